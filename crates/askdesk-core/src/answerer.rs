@@ -1,0 +1,109 @@
+//! The [`Answerer`] trait and the one-shot channel through which an answerer decides later.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tokio::sync::oneshot;
+
+use crate::error::UserQuestionError;
+use crate::types::{Answer, Request, RequestId};
+
+/// Something on the waterfall that may answer a request.
+///
+/// `offer` must not block: an answerer that needs time (a human, a socket peer) returns
+/// [`Offer::Later`] and decides through the [`Responder`]. An answerer whose responder is dropped
+/// without a decision has delegated; so has one that is unregistered while holding a request.
+pub trait Answerer: Send + Sync + 'static {
+    /// Offers a request to this answerer.
+    fn offer(&self, request: &Arc<Request>) -> Offer;
+
+    /// The request this answerer holds settled without it (the asker cancelled, its agent went,
+    /// the broker is shutting down): drop it. Any later decision is discarded.
+    fn withdraw(&self, request: RequestId) {
+        let _ = request;
+    }
+}
+
+/// An answerer's reply to an offer.
+pub enum Offer {
+    /// Decided at once (rules, policies, do-not-disturb).
+    Now(Decision),
+    /// Decided later through the [`Responder`] paired with this receiver.
+    Later(DecisionReceiver),
+}
+
+/// What an answerer decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Claims the request with this answer.
+    Claim(Answer),
+    /// Passes the request to the next answerer.
+    Delegate,
+    /// Fails the ask.
+    Fail(Failure),
+}
+
+/// How an answerer fails an ask.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// A domain error: reaches the asker unchanged, code and message.
+    Domain(UserQuestionError),
+    /// Anything else: reaches the asker as an internal error carrying this message.
+    Internal(String),
+}
+
+/// Creates the channel an answerer decides through when it returns [`Offer::Later`].
+pub fn decision_channel() -> (Responder, DecisionReceiver) {
+    let (tx, rx) = oneshot::channel();
+    (Responder(tx), DecisionReceiver(rx))
+}
+
+/// The sending half: decide once. Dropping it undecided counts as delegating.
+#[derive(Debug)]
+pub struct Responder(oneshot::Sender<Decision>);
+
+impl Responder {
+    /// Sends the decision. `Err` gives it back when the request had already settled (a late answer).
+    pub fn decide(self, decision: Decision) -> Result<(), Decision> {
+        self.0.send(decision)
+    }
+
+    /// Whether the request already settled without this answerer.
+    pub fn is_withdrawn(&self) -> bool {
+        self.0.is_closed()
+    }
+}
+
+/// The receiving half, awaited by the service. Resolves to `Delegate` when the responder is dropped.
+#[derive(Debug)]
+pub struct DecisionReceiver(oneshot::Receiver<Decision>);
+
+impl Future for DecisionReceiver {
+    type Output = Decision;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Decision> {
+        Pin::new(&mut self.0).poll(cx).map(|result| result.unwrap_or(Decision::Delegate))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn dropped_responder_delegates() {
+        let (responder, receiver) = decision_channel();
+        drop(responder);
+        assert_eq!(receiver.await, Decision::Delegate);
+    }
+
+    #[tokio::test]
+    async fn late_decision_comes_back() {
+        let (responder, receiver) = decision_channel();
+        drop(receiver);
+        assert!(responder.is_withdrawn());
+        assert_eq!(responder.decide(Decision::Delegate), Err(Decision::Delegate));
+    }
+}

@@ -1,0 +1,491 @@
+//! [`Service`]: `ask()` in the order of SPEC section 2 and the answerer waterfall of SPEC section 4.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use tokio_util::sync::CancellationToken;
+
+use crate::answerer::{Answerer, Decision, Failure, Offer};
+use crate::error::{AskError, RegistryError, UserQuestionError};
+use crate::registry::{AgentRegistration, AgentSummary, Handle, Registry};
+use crate::types::{AgentInfo, Answer, Question, Request, RequestId};
+use crate::validate::{check_answer, check_intents, check_shape, Limits};
+
+/// How the service is set up.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub limits: Limits,
+}
+
+/// A batch of questions, optionally asked for a registered agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AskRequest {
+    pub questions: Vec<Question>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Handle>,
+}
+
+/// Which requests an answerer receives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Every request, with or without an agent.
+    All,
+    /// Only requests made for an agent.
+    Agents,
+    /// Only this agent's requests; the answerer is removed when the agent goes.
+    Agent(Handle),
+}
+
+/// How an answerer joins the waterfall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswererRegistration {
+    pub scope: Scope,
+    /// Prepended answerers come first, newest first; the others follow in registration order.
+    pub prepend: bool,
+    pub label: Option<String>,
+}
+
+/// Names a registered answerer; `answerer-<n>` on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AnswererId(pub u64);
+
+/// An answerer as `status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswererSummary {
+    pub answerer: AnswererId,
+    pub label: String,
+    /// `all`, `agents` or `agent:<id>`.
+    pub scope: String,
+    pub prepend: bool,
+}
+
+/// A pending request as `status` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingSummary {
+    pub request: RequestId,
+    pub agent: Option<AgentInfo>,
+    pub questions: usize,
+    pub asked_at: SystemTime,
+    /// The label of the answerer holding the request right now.
+    pub holder: Option<String>,
+}
+
+/// The askdesk service: the agent registry, the answerer chain and the pending requests.
+///
+/// Cheap to clone; every clone is the same service. No lock is held across an `.await`.
+#[derive(Clone, Default)]
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    limits: Limits,
+    state: Mutex<State>,
+    next_request: AtomicU64,
+    closing: CancellationToken,
+}
+
+#[derive(Default)]
+struct State {
+    registry: Registry,
+    chain: Chain,
+    pending: HashMap<RequestId, Pending>,
+}
+
+struct Pending {
+    request: Arc<Request>,
+    holder: Option<Arc<Entry>>,
+}
+
+struct Entry {
+    id: AnswererId,
+    label: String,
+    /// The agent id of an agent-scoped answerer.
+    scope: EntryScope,
+    prepend: bool,
+    answerer: Arc<dyn Answerer>,
+    /// Cancelled when the answerer is unregistered: a request it holds moves on.
+    gone: CancellationToken,
+}
+
+enum EntryScope {
+    All,
+    Agents,
+    Agent(String),
+}
+
+impl EntryScope {
+    fn admits(&self, agent: Option<&AgentInfo>) -> bool {
+        match (self, agent) {
+            (EntryScope::All, _) => true,
+            (EntryScope::Agents, agent) => agent.is_some(),
+            (EntryScope::Agent(id), Some(agent)) => *id == agent.id,
+            (EntryScope::Agent(_), None) => false,
+        }
+    }
+}
+
+/// The waterfall, kept in chain order so `ask` takes a snapshot with one reference-count bump.
+#[derive(Default)]
+struct Chain {
+    /// In registration order; the chain walks them newest first.
+    prepended: Vec<Arc<Entry>>,
+    /// In registration order.
+    appended: Vec<Arc<Entry>>,
+    snapshot: Arc<[Arc<Entry>]>,
+    next_id: u64,
+}
+
+impl Chain {
+    fn rebuild(&mut self) {
+        self.snapshot = self.prepended.iter().rev().chain(self.appended.iter()).cloned().collect();
+    }
+
+    fn remove_where(&mut self, mut doomed: impl FnMut(&Entry) -> bool) -> usize {
+        let before = self.prepended.len() + self.appended.len();
+        for list in [&mut self.prepended, &mut self.appended] {
+            list.retain(|entry| {
+                let remove = doomed(entry);
+                if remove {
+                    entry.gone.cancel();
+                }
+                !remove
+            });
+        }
+        let removed = before - self.prepended.len() - self.appended.len();
+        if removed > 0 {
+            self.rebuild();
+        }
+        removed
+    }
+}
+
+impl Service {
+    pub fn new(config: Config) -> Self {
+        Service { inner: Arc::new(Inner { limits: config.limits, ..Default::default() }) }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock was held cannot leave the state half-written: every critical
+        // section either completes its edits or makes none, so a poisoned lock is still sound.
+        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    // ----- agents (SPEC 3) -----
+
+    /// Registers a live agent; `owner` makes it a delegated child.
+    pub fn register_agent(&self, registration: AgentRegistration) -> Result<Handle, RegistryError> {
+        self.state().registry.register(registration)
+    }
+
+    /// Unregisters the agent and every agent it owns, transitively. Their pending asks settle
+    /// `ASK_ABORTED` and the answerers scoped to them are removed. Returns the ids removed.
+    pub fn unregister_agent(&self, handle: &Handle) -> Result<Vec<String>, RegistryError> {
+        let mut state = self.state();
+        let removed = state.registry.unregister(handle)?;
+        state.chain.remove_where(|entry| matches!(&entry.scope, EntryScope::Agent(id) if removed.contains(id)));
+        Ok(removed)
+    }
+
+    /// Whether the handle names the registry's exact live instance.
+    pub fn is_live(&self, handle: &Handle) -> bool {
+        self.state().registry.lookup(handle).is_some()
+    }
+
+    /// Every live agent, in registration order.
+    pub fn agents(&self) -> Vec<AgentSummary> {
+        self.state().registry.list()
+    }
+
+    /// The ids of the live agents with no owner: the only ones that may ask the human.
+    pub fn roots(&self) -> Vec<String> {
+        self.state().registry.roots()
+    }
+
+    // ----- answerers (SPEC 4) -----
+
+    /// Adds an answerer to the waterfall. An agent scope must name a live agent.
+    pub fn register_answerer(
+        &self,
+        registration: AnswererRegistration,
+        answerer: Arc<dyn Answerer>,
+    ) -> Result<AnswererId, RegistryError> {
+        let mut state = self.state();
+        let scope = match registration.scope {
+            Scope::All => EntryScope::All,
+            Scope::Agents => EntryScope::Agents,
+            Scope::Agent(handle) => {
+                if state.registry.lookup(&handle).is_none() {
+                    return Err(RegistryError::NotLive { id: handle.id });
+                }
+                EntryScope::Agent(handle.id)
+            }
+        };
+        let chain = &mut state.chain;
+        chain.next_id += 1;
+        let id = AnswererId(chain.next_id);
+        let entry = Arc::new(Entry {
+            id,
+            label: registration.label.unwrap_or_else(|| id.to_string()),
+            scope,
+            prepend: registration.prepend,
+            answerer,
+            gone: CancellationToken::new(),
+        });
+        if registration.prepend {
+            chain.prepended.push(entry);
+        } else {
+            chain.appended.push(entry);
+        }
+        chain.rebuild();
+        Ok(id)
+    }
+
+    /// Removes an answerer; a request it holds moves down the chain. Returns whether it was registered.
+    pub fn unregister_answerer(&self, id: AnswererId) -> bool {
+        self.state().chain.remove_where(|entry| entry.id == id) > 0
+    }
+
+    /// The answerers in chain order.
+    pub fn answerers(&self) -> Vec<AnswererSummary> {
+        let snapshot = self.state().chain.snapshot.clone();
+        snapshot
+            .iter()
+            .map(|entry| AnswererSummary {
+                answerer: entry.id,
+                label: entry.label.clone(),
+                scope: match &entry.scope {
+                    EntryScope::All => "all".to_owned(),
+                    EntryScope::Agents => "agents".to_owned(),
+                    EntryScope::Agent(id) => format!("agent:{id}"),
+                },
+                prepend: entry.prepend,
+            })
+            .collect()
+    }
+
+    /// The requests waiting for an answer, oldest first.
+    pub fn pending(&self) -> Vec<PendingSummary> {
+        let state = self.state();
+        let mut pending: Vec<PendingSummary> = state
+            .pending
+            .values()
+            .map(|p| PendingSummary {
+                request: p.request.id,
+                agent: p.request.agent.clone(),
+                questions: p.request.questions.len(),
+                asked_at: p.request.asked_at,
+                holder: p.holder.as_ref().map(|h| h.label.clone()),
+            })
+            .collect();
+        pending.sort_by_key(|p| p.request);
+        pending
+    }
+
+    /// Settles every pending ask with `SHUTTING_DOWN` and refuses new ones.
+    pub fn shutdown(&self) {
+        self.inner.closing.cancel();
+    }
+
+    // ----- ask (SPEC 2) -----
+
+    /// Asks the human, through the waterfall, in the order of SPEC section 2.
+    ///
+    /// `cancel` is the asker's: cancelling it settles the ask `ASK_ABORTED` at once, whatever the
+    /// answerer holding it is doing, and that answerer is told to drop it. Dropping the returned
+    /// future does the same. The ask settles exactly once: by returning.
+    pub fn ask(
+        &self,
+        request: AskRequest,
+        cancel: &CancellationToken,
+    ) -> impl Future<Output = Result<Answer, AskError>> + Send + 'static {
+        let started = self.start(request, cancel);
+        let inner = self.inner.clone();
+        let cancel = cancel.clone();
+        async move {
+            let (request, agent_gone, chain) = started?;
+            let mut guard = PendingGuard { inner: &inner, id: request.id, holder: None };
+            for entry in chain.iter() {
+                if entry.gone.is_cancelled() || !entry.scope.admits(request.agent.as_ref()) {
+                    continue;
+                }
+                let decision = match entry.answerer.offer(&request) {
+                    Offer::Now(decision) => decision,
+                    Offer::Later(receiver) => {
+                        guard.hold(entry);
+                        let decision = tokio::select! {
+                            biased;
+                            _ = cancel.cancelled() => return Err(UserQuestionError::aborted().into()),
+                            _ = gone(&agent_gone) => return Err(UserQuestionError::aborted().into()),
+                            _ = inner.closing.cancelled() => return Err(UserQuestionError::shutting_down().into()),
+                            _ = entry.gone.cancelled() => Decision::Delegate,
+                            decision = receiver => decision,
+                        };
+                        guard.release();
+                        decision
+                    }
+                };
+                match decision {
+                    Decision::Delegate => continue,
+                    Decision::Claim(answer) => return Ok(check_answer(&request.questions, answer)?),
+                    Decision::Fail(Failure::Domain(error)) => return Err(error.into()),
+                    Decision::Fail(Failure::Internal(message)) => {
+                        return Err(AskError::Internal { answerer: entry.label.clone(), message })
+                    }
+                }
+            }
+            Err(UserQuestionError::no_provider().into())
+        }
+    }
+
+    /// The checks before dispatch, in SPEC order; on success the request is pending.
+    #[allow(clippy::type_complexity)]
+    fn start(
+        &self,
+        request: AskRequest,
+        cancel: &CancellationToken,
+    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), AskError> {
+        let AskRequest { questions, agent } = request;
+        check_shape(&questions, &self.inner.limits)?;
+        if cancel.is_cancelled() {
+            return Err(UserQuestionError::aborted().into());
+        }
+        if self.inner.closing.is_cancelled() {
+            return Err(UserQuestionError::shutting_down().into());
+        }
+        if questions.is_empty() {
+            return Err(UserQuestionError::empty_questions().into());
+        }
+        let mut state = self.state();
+        let (agent, agent_gone) = match &agent {
+            None => (None, None),
+            Some(handle) => {
+                let live = state.registry.lookup(handle).ok_or_else(UserQuestionError::caller_not_live)?;
+                if !live.is_root() {
+                    return Err(UserQuestionError::delegated_caller().into());
+                }
+                (Some(live.info(&handle.id)), Some(live.gone.clone()))
+            }
+        };
+        check_intents(&questions)?;
+        let id = RequestId(self.inner.next_request.fetch_add(1, Ordering::Relaxed) + 1);
+        let request = Arc::new(Request { id, questions, agent, asked_at: SystemTime::now() });
+        state.pending.insert(id, Pending { request: request.clone(), holder: None });
+        Ok((request, agent_gone, state.chain.snapshot.clone()))
+    }
+}
+
+async fn gone(token: &Option<CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Keeps a request in the pending table while its ask runs; when the ask ends while an answerer
+/// still holds the request (cancelled, aborted, dropped), that answerer is told to drop it.
+struct PendingGuard<'a> {
+    inner: &'a Inner,
+    id: RequestId,
+    holder: Option<Arc<Entry>>,
+}
+
+impl PendingGuard<'_> {
+    fn hold(&mut self, entry: &Arc<Entry>) {
+        self.holder = Some(entry.clone());
+        if let Some(pending) = lock(self.inner).pending.get_mut(&self.id) {
+            pending.holder = Some(entry.clone());
+        }
+    }
+
+    fn release(&mut self) {
+        self.holder = None;
+    }
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        lock(self.inner).pending.remove(&self.id);
+        if let Some(holder) = self.holder.take() {
+            holder.answerer.withdraw(self.id);
+        }
+    }
+}
+
+fn lock(inner: &Inner) -> MutexGuard<'_, State> {
+    inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl fmt::Display for AnswererId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "answerer-{}", self.0)
+    }
+}
+
+impl std::str::FromStr for AnswererId {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        s.strip_prefix("answerer-")
+            .and_then(|n| n.parse().ok())
+            .map(AnswererId)
+            .ok_or_else(|| format!("{s:?} is not an answerer id"))
+    }
+}
+
+impl Serialize for AnswererId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for AnswererId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for Scope {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct AgentScope<'a> {
+            agent: &'a Handle,
+        }
+        match self {
+            Scope::All => serializer.serialize_str("all"),
+            Scope::Agents => serializer.serialize_str("agents"),
+            Scope::Agent(agent) => AgentScope { agent }.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scope {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct AgentScope {
+            agent: Handle,
+        }
+        const EXPECTED: &str = r#"expected "all", "agents" or { "agent": { "id", "instance" } }"#;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        match value {
+            serde_json::Value::String(s) if s == "all" => Ok(Scope::All),
+            serde_json::Value::String(s) if s == "agents" => Ok(Scope::Agents),
+            value @ serde_json::Value::Object(_) => serde_json::from_value::<AgentScope>(value)
+                .map(|s| Scope::Agent(s.agent))
+                .map_err(|_| serde::de::Error::custom(EXPECTED)),
+            _ => Err(serde::de::Error::custom(EXPECTED)),
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Wire-shaped question, answer and request types (SPEC section 1), camelCase on the wire.
+
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One question of a batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Question {
+    /// Unique within the batch; the answer item names it.
+    pub id: String,
+    /// The question itself, one line.
+    pub question: String,
+    /// A short heading shown above the question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// Supporting markdown shown with the question; never an option label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The choices. Empty means a free-text question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<QuestionOption>,
+    /// Whether several options may be selected.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multi_select: bool,
+    /// What kind of decision this question is, for UIs that present it specially.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<Intent>,
+}
+
+/// One choice of a question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The presentation intent of a question (SPEC 1.3).
+///
+/// `kind` is kept as a string so unknown kinds pass through to answerers unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Intent {
+    pub kind: String,
+    /// The option label that means "approve".
+    pub approve: String,
+}
+
+impl Intent {
+    /// The kind a plan under review carries.
+    pub const PLAN_REVIEW: &'static str = "plan-review";
+
+    pub fn is_plan_review(&self) -> bool {
+        self.kind == Self::PLAN_REVIEW
+    }
+}
+
+/// The human's answer to a whole batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    pub answers: Vec<AnswerItem>,
+}
+
+/// The answer to one question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerItem {
+    pub id: String,
+    pub selected: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<String>,
+}
+
+impl AnswerItem {
+    /// The answer of a skipped question: the shape is kept, nothing is chosen.
+    pub fn skipped(id: impl Into<String>) -> Self {
+        AnswerItem { id: id.into(), selected: Vec::new(), custom: None }
+    }
+}
+
+/// Identifies one dispatched request for as long as the service runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RequestId(pub u64);
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "r{}", self.0)
+    }
+}
+
+/// What an answerer is told about the asking agent: never its instance token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInfo {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A validated request as offered to answerers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub id: RequestId,
+    pub questions: Vec<Question>,
+    pub agent: Option<AgentInfo>,
+    pub asked_at: SystemTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round_trip<T>(value: Value)
+    where
+        T: Serialize + for<'de> Deserialize<'de>,
+    {
+        let parsed: T = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), value);
+    }
+
+    #[test]
+    fn minimal_question_is_exact() {
+        round_trip::<Question>(json!({ "id": "q", "question": "Proceed?" }));
+    }
+
+    #[test]
+    fn full_question_is_exact() {
+        round_trip::<Question>(json!({
+            "id": "plan",
+            "question": "Approve the plan?",
+            "header": "Plan",
+            "detail": "# Steps",
+            "options": [
+                { "label": "Approve (Recommended)", "description": "go ahead" },
+                { "label": "Keep planning" }
+            ],
+            "multiSelect": true,
+            "intent": { "kind": "plan-review", "approve": "Approve (Recommended)" }
+        }));
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        let q: Question = serde_json::from_value(json!({
+            "id": "q", "question": "?", "colour": "blue", "options": [{ "label": "a", "x": 1 }]
+        }))
+        .unwrap();
+        assert_eq!(serde_json::to_value(&q).unwrap(), json!({ "id": "q", "question": "?", "options": [{ "label": "a" }] }));
+    }
+
+    #[test]
+    fn answer_omits_absent_custom() {
+        round_trip::<Answer>(json!({ "answers": [{ "id": "cleanup", "selected": ["Yes"] }] }));
+        round_trip::<Answer>(json!({ "answers": [{ "id": "c", "selected": [], "custom": "later" }] }));
+        let compact = serde_json::to_string(&Answer { answers: vec![AnswerItem::skipped("cleanup")] }).unwrap();
+        assert_eq!(compact, r#"{"answers":[{"id":"cleanup","selected":[]}]}"#);
+    }
+
+    #[test]
+    fn agent_info_never_carries_instance() {
+        round_trip::<AgentInfo>(json!({ "id": "a", "label": "coder", "meta": { "cwd": "/src" } }));
+        round_trip::<AgentInfo>(json!({ "id": "a" }));
+    }
+
+    #[test]
+    fn request_id_is_a_bare_number() {
+        assert_eq!(serde_json::to_value(RequestId(7)).unwrap(), json!(7));
+    }
+}
