@@ -203,6 +203,11 @@ impl Service {
         self.state().registry.lookup(handle).is_some()
     }
 
+    /// What answerers are told about the live agent the handle names.
+    pub fn agent_info(&self, handle: &Handle) -> Option<AgentInfo> {
+        self.state().registry.lookup(handle).map(|agent| agent.info(&handle.id))
+    }
+
     /// Every live agent, in registration order.
     pub fn agents(&self) -> Vec<AgentSummary> {
         self.state().registry.list()
@@ -310,12 +315,23 @@ impl Service {
         request: AskRequest,
         cancel: &CancellationToken,
     ) -> impl Future<Output = Result<Answer, AskError>> + Send + 'static {
-        let started = self.start(request, cancel);
-        let inner = self.inner.clone();
+        // The guard is made here, not in the async block, so that a future dropped before its
+        // first poll still takes its request out of the pending table.
+        let started = self.start(request, cancel).map(|(request, agent_gone, chain)| {
+            let guard = PendingGuard { inner: self.inner.clone(), id: request.id, holder: None };
+            (request, agent_gone, chain, guard)
+        });
         let cancel = cancel.clone();
         async move {
-            let (request, agent_gone, chain) = started?;
-            let mut guard = PendingGuard { inner: &inner, id: request.id, holder: None };
+            let (request, agent_gone, chain, mut guard) = started?;
+            // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
+            // an answerer that decides at once must not claim a request that already settled.
+            if cancel.is_cancelled() || agent_gone.as_ref().is_some_and(CancellationToken::is_cancelled) {
+                return Err(UserQuestionError::aborted().into());
+            }
+            if guard.inner.closing.is_cancelled() {
+                return Err(UserQuestionError::shutting_down().into());
+            }
             for entry in chain.iter() {
                 if entry.gone.is_cancelled() || !entry.scope.admits(request.agent.as_ref()) {
                     continue;
@@ -328,7 +344,7 @@ impl Service {
                             biased;
                             _ = cancel.cancelled() => return Err(UserQuestionError::aborted().into()),
                             _ = gone(&agent_gone) => return Err(UserQuestionError::aborted().into()),
-                            _ = inner.closing.cancelled() => return Err(UserQuestionError::shutting_down().into()),
+                            _ = guard.inner.closing.cancelled() => return Err(UserQuestionError::shutting_down().into()),
                             _ = entry.gone.cancelled() => Decision::Delegate,
                             decision = receiver => decision,
                         };
@@ -395,16 +411,16 @@ async fn gone(token: &Option<CancellationToken>) {
 
 /// Keeps a request in the pending table while its ask runs; when the ask ends while an answerer
 /// still holds the request (cancelled, aborted, dropped), that answerer is told to drop it.
-struct PendingGuard<'a> {
-    inner: &'a Inner,
+struct PendingGuard {
+    inner: Arc<Inner>,
     id: RequestId,
     holder: Option<Arc<Entry>>,
 }
 
-impl PendingGuard<'_> {
+impl PendingGuard {
     fn hold(&mut self, entry: &Arc<Entry>) {
         self.holder = Some(entry.clone());
-        if let Some(pending) = lock(self.inner).pending.get_mut(&self.id) {
+        if let Some(pending) = lock(&self.inner).pending.get_mut(&self.id) {
             pending.holder = Some(entry.clone());
         }
     }
@@ -414,9 +430,9 @@ impl PendingGuard<'_> {
     }
 }
 
-impl Drop for PendingGuard<'_> {
+impl Drop for PendingGuard {
     fn drop(&mut self) {
-        lock(self.inner).pending.remove(&self.id);
+        lock(&self.inner).pending.remove(&self.id);
         if let Some(holder) = self.holder.take() {
             holder.answerer.withdraw(self.id);
         }

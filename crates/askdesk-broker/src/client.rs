@@ -1,0 +1,339 @@
+//! The Rust client library: connect to a broker, register agents, ask, and serve as an answerer.
+//!
+//! One [`Client`] is one connection. Requests run concurrently on it; a reader task matches
+//! responses to requests by id and hands broker-sent requests to the [`Incoming`] queue.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use askdesk_core::{AgentInfo, AgentRegistration, Answer, AskRequest, Handle, Question, Scope};
+use futures_util::StreamExt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+use tokio::net::UnixStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::{AnyDelimiterCodec, FramedRead};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION, USER_QUESTION_ERROR};
+
+/// What a client call can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// No broker listens at the path: start `askdesk serve` or the desktop app.
+    #[error("askdesk is not running (no broker at {}); start the desktop app or run `askdesk serve`", path.display())]
+    NotRunning { path: PathBuf },
+    /// The connection failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The broker answered with an error.
+    #[error(transparent)]
+    Rpc(#[from] RpcError),
+    /// The broker closed the connection before answering.
+    #[error("the askdesk broker closed the connection")]
+    Closed,
+    /// The broker's reply did not have the expected shape.
+    #[error("unexpected reply from the broker: {0}")]
+    Protocol(String),
+}
+
+impl ClientError {
+    /// The `UserQuestionError` code (`NO_PROVIDER`, ...), when this is one.
+    pub fn question_code(&self) -> Option<&str> {
+        match self {
+            ClientError::Rpc(error) if error.code == USER_QUESTION_ERROR => error.data_code(),
+            _ => None,
+        }
+    }
+}
+
+pub type Result<T, E = ClientError> = std::result::Result<T, E>;
+
+/// One connection to the broker. Cheap to clone; clones share the connection.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    out: mpsc::Sender<Vec<u8>>,
+    next_id: AtomicI64,
+    state: Mutex<State>,
+    closed: CancellationToken,
+}
+
+#[derive(Default)]
+struct State {
+    waiting: HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>,
+    /// Where broker-sent requests go once this connection registered an answerer.
+    incoming: Option<mpsc::Sender<IncomingRequest>>,
+    /// Cancellation of the broker-sent requests being served, by their id.
+    serving: HashMap<Id, CancellationToken>,
+}
+
+impl Client {
+    /// Connects to the broker at `path` and performs `initialize`.
+    pub async fn connect(path: &Path, client_name: &str) -> Result<Client> {
+        let stream = UnixStream::connect(path).await.map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => ClientError::NotRunning { path: path.to_owned() },
+            _ => ClientError::Io(e),
+        })?;
+        let client = Client::over(stream);
+        client
+            .call(
+                "initialize",
+                json!({
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "client": { "name": client_name, "version": env!("CARGO_PKG_VERSION") },
+                }),
+            )
+            .await?;
+        Ok(client)
+    }
+
+    /// Runs the protocol over a connected stream, without `initialize`.
+    pub fn over(stream: UnixStream) -> Client {
+        let (read, mut write) = stream.into_split();
+        let (out, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
+        let inner = Arc::new(Inner {
+            out,
+            next_id: AtomicI64::new(1),
+            state: Mutex::default(),
+            closed: CancellationToken::new(),
+        });
+        let closed = inner.closed.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    line = outgoing.recv() => match line {
+                        Some(line) => if write.write_all(&line).await.is_err() { break },
+                        None => break,
+                    },
+                    _ = closed.cancelled() => break,
+                }
+            }
+        });
+        let client = Client { inner };
+        let reader = client.downgrade();
+        tokio::spawn(async move {
+            let mut lines = FramedRead::new(read, AnyDelimiterCodec::new(b"\n".to_vec(), Vec::new()));
+            while let Some(Ok(line)) = lines.next().await {
+                let Some(client) = reader.upgrade().map(|inner| Client { inner }) else { return };
+                if !line.iter().all(u8::is_ascii_whitespace) {
+                    client.dispatch(&line).await;
+                }
+            }
+            if let Some(client) = reader.upgrade().map(|inner| Client { inner }) {
+                client.inner.closed.cancel();
+                let mut state = client.state();
+                state.waiting.clear(); // Dropped senders report `Closed`.
+                state.incoming = None;
+                for token in state.serving.values() {
+                    token.cancel();
+                }
+            }
+        });
+        client
+    }
+
+    fn downgrade(&self) -> std::sync::Weak<Inner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Resolves when the broker closed the connection.
+    pub async fn closed(&self) {
+        self.inner.closed.cancelled().await
+    }
+
+    async fn send(&self, message: Message) -> Result<()> {
+        self.inner.out.send(protocol::encode(&message)).await.map_err(|_| ClientError::Closed)
+    }
+
+    async fn dispatch(&self, line: &[u8]) {
+        match protocol::parse(line) {
+            Ok(Message::Response(Response { id: Id::Number(id), result })) => {
+                if let Some(waiting) = self.state().waiting.remove(&id) {
+                    let _ = waiting.send(result);
+                }
+            }
+            Ok(Message::Response(response)) => {
+                tracing::warn!(?response, "the broker reported an error for no request of ours")
+            }
+            Ok(Message::Request(request)) => {
+                let cancelled = CancellationToken::new();
+                let incoming = {
+                    let mut state = self.state();
+                    let incoming = state.incoming.clone();
+                    if incoming.is_some() {
+                        state.serving.insert(request.id.clone(), cancelled.clone());
+                    }
+                    incoming
+                };
+                let served = IncomingRequest {
+                    id: request.id.clone(),
+                    method: request.method,
+                    params: request.params,
+                    cancelled,
+                    client: self.clone(),
+                };
+                match incoming {
+                    Some(incoming) => {
+                        if let Err(mpsc::error::SendError(served)) = incoming.send(served).await {
+                            served.reply(Ok(None)).await;
+                        }
+                    }
+                    None => {
+                        let error = RpcError::method_not_found(&served.method);
+                        let _ = self.send(Message::Response(Response { id: request.id, result: Err(error) })).await;
+                    }
+                }
+            }
+            Ok(Message::Notification(Notification { method, params })) if method == "$/cancelRequest" => {
+                if let Some(id) = params.get("id").cloned().and_then(|id| serde_json::from_value::<Id>(id).ok()) {
+                    if let Some(token) = self.state().serving.get(&id) {
+                        token.cancel();
+                    }
+                }
+            }
+            Ok(Message::Notification(_)) => {}
+            Err(bad) => tracing::warn!(error = %bad.error, "unreadable message from the broker"),
+        }
+    }
+
+    /// Calls a method and waits for its result.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value> {
+        self.call_cancellable(method, params, &CancellationToken::new()).await
+    }
+
+    /// Calls a method; cancelling `cancel` sends `$/cancelRequest` and keeps waiting for the
+    /// broker's final response (for an ask, `ASK_ABORTED`).
+    pub async fn call_cancellable(&self, method: &str, params: Value, cancel: &CancellationToken) -> Result<Value> {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, mut rx) = oneshot::channel();
+        self.state().waiting.insert(id, tx);
+        let request = protocol::Request { id: Id::Number(id), method: method.to_owned(), params };
+        if let Err(error) = self.send(Message::Request(request)).await {
+            self.state().waiting.remove(&id);
+            return Err(error);
+        }
+        let result = tokio::select! {
+            result = &mut rx => result,
+            _ = cancel.cancelled() => {
+                let note = Notification { method: "$/cancelRequest".into(), params: json!({ "id": id }) };
+                let _ = self.send(Message::Notification(note)).await;
+                rx.await
+            }
+        };
+        match result {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(ClientError::Rpc(error)),
+            Err(_) => Err(ClientError::Closed),
+        }
+    }
+
+    pub async fn ping(&self) -> Result<()> {
+        self.call("ping", json!({})).await.map(drop)
+    }
+
+    pub async fn register_agent(&self, registration: &AgentRegistration) -> Result<Handle> {
+        let value = self.call("agents/register", to_value(registration)).await?;
+        parse(value)
+    }
+
+    pub async fn unregister_agent(&self, handle: &Handle) -> Result<()> {
+        self.call("agents/unregister", json!({ "agent": handle })).await.map(drop)
+    }
+
+    /// Asks the human. Cancelling `cancel` withdraws the ask; the result is then `ASK_ABORTED`.
+    pub async fn ask(&self, request: &AskRequest, cancel: &CancellationToken) -> Result<Answer> {
+        let value = self.call_cancellable("user-questions/ask", to_value(request), cancel).await?;
+        parse(value)
+    }
+
+    /// Joins the waterfall as an answerer; requests arrive on the returned [`Incoming`].
+    pub async fn register_answerer(&self, scope: Scope, prepend: bool, label: Option<&str>) -> Result<(String, Incoming)> {
+        let (tx, rx) = mpsc::channel(64);
+        self.state().incoming.get_or_insert(tx);
+        let mut params = json!({ "scope": scope, "prepend": prepend });
+        if let Some(label) = label {
+            params["label"] = json!(label);
+        }
+        #[derive(Deserialize)]
+        struct Registered {
+            answerer: String,
+        }
+        let Registered { answerer } = parse(self.call("answerers/register", params).await?)?;
+        Ok((answerer, Incoming { rx }))
+    }
+
+    /// The broker's `askdesk/status`: version, connections, agents, answerers, pending requests.
+    pub async fn status(&self) -> Result<Value> {
+        self.call("askdesk/status", json!({})).await
+    }
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).expect("protocol types serialize")
+}
+
+fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| ClientError::Protocol(e.to_string()))
+}
+
+/// The requests the broker sends this connection as an answerer.
+pub struct Incoming {
+    rx: mpsc::Receiver<IncomingRequest>,
+}
+
+impl Incoming {
+    /// The next request; `None` once the connection closed.
+    pub async fn next(&mut self) -> Option<IncomingRequest> {
+        self.rx.recv().await
+    }
+}
+
+/// The params of `user-questions/request`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RequestParams {
+    pub questions: Vec<Question>,
+    #[serde(default)]
+    pub agent: Option<AgentInfo>,
+}
+
+/// One request from the broker to this answerer. Reply exactly once; dropping it unanswered
+/// leaves the broker waiting until the connection closes, so always reply (`Ok(None)` delegates).
+pub struct IncomingRequest {
+    id: Id,
+    method: String,
+    /// The raw params (`{ questions, agent? }`).
+    pub params: Value,
+    /// Cancelled when the broker withdraws the request (`$/cancelRequest`) or the connection closes.
+    pub cancelled: CancellationToken,
+    client: Client,
+}
+
+impl IncomingRequest {
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The questions and the asking agent.
+    pub fn request(&self) -> Result<RequestParams, serde_json::Error> {
+        serde_json::from_value(self.params.clone())
+    }
+
+    /// Claims with `Ok(Some(answer))`, delegates with `Ok(None)`, fails with `Err`.
+    pub async fn reply(self, result: Result<Option<Answer>, RpcError>) {
+        self.client.state().serving.remove(&self.id);
+        let result = result.map(|answer| answer.map(|a| to_value(&a)).unwrap_or(Value::Null));
+        let _ = self.client.send(Message::Response(Response { id: self.id, result })).await;
+    }
+}

@@ -1,0 +1,22 @@
+//! askdesk-broker: serves the askdesk [`Service`](askdesk_core::Service) over a local socket.
+//!
+//! - [`protocol`]: JSON-RPC 2.0 messages, one per line, and the error codes of SPEC 5.3. The only
+//!   module that knows JSON-RPC's shape.
+//! - [`transport`]: where the socket lives, its directory and permission checks, peer uid checks,
+//!   stale-socket recovery; the [`Listener`] the server accepts from.
+//! - [`server`]: [`run`], one task per connection, the method dispatch table, and the socket
+//!   answerer that relays requests to answerer connections.
+//! - [`journal`]: the history journal, JSON lines flushed to disk before an answer is delivered.
+//! - [`client`]: the Rust client library used by the CLI, the MCP server and tests.
+//! - [`error`]: this crate's error type.
+
+pub mod client;
+pub mod error;
+pub mod journal;
+pub mod protocol;
+pub mod server;
+pub mod transport;
+
+pub use error::{Error, Result};
+pub use server::{run, serve_connection, ServerConfig};
+pub use transport::{bind, socket_path, Listener};

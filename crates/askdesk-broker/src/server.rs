@@ -1,0 +1,692 @@
+//! The broker: accepts connections, runs one task per connection, dispatches methods (SPEC 5.4),
+//! and relays requests to answerer connections (SPEC 5.5) through [`SocketAnswerer`].
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use askdesk_core::{
+    decision_channel, AgentInfo, AgentRegistration, Answer, Answerer, AnswererId, AnswererRegistration,
+    AskError, AskRequest, Decision, ErrorCode, Failure, Handle, Offer, Question, Request, RequestId, Scope,
+    Service, UserQuestionError,
+};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::journal::{millis, Journal, Outcome, Record, RecordedError};
+use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
+use crate::transport::Listener;
+
+/// How the broker is set up. The defaults are SPEC's.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// The longest line accepted; a longer one gets Invalid Request and the connection closes.
+    pub max_message_bytes: usize,
+    pub max_connections: usize,
+    pub max_pending_per_connection: usize,
+    /// Where settled requests are recorded; `None` records nothing.
+    pub journal: Option<Journal>,
+    /// Called for the `askdesk/focus` extension (the desktop app shows its window); `None` makes
+    /// that method unknown.
+    pub focus: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_message_bytes: 4 * 1024 * 1024,
+            max_connections: 256,
+            max_pending_per_connection: 64,
+            journal: None,
+            focus: None,
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("max_connections", &self.max_connections)
+            .field("max_pending_per_connection", &self.max_pending_per_connection)
+            .field("journal", &self.journal)
+            .field("focus", &self.focus.is_some())
+            .finish()
+    }
+}
+
+/// Serves `service` on `listener` until `shutdown` is cancelled.
+///
+/// On shutdown it stops accepting, settles every pending ask with `SHUTTING_DOWN` (the asker gets
+/// that error), lets every connection task end, and removes the socket file. Returns only when
+/// every connection task has ended.
+pub async fn run(listener: Listener, service: Service, config: ServerConfig, shutdown: CancellationToken) {
+    let server = Server::new(service, config, shutdown.clone());
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok(stream) => server.spawn_connection(stream),
+                Err(error) => {
+                    // Usually out of file descriptors: back off instead of spinning.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            },
+        }
+    }
+    server.shared.service.shutdown();
+    server.shared.tracker.close();
+    server.shared.tracker.wait().await;
+    listener.remove();
+    tracing::info!("broker stopped");
+}
+
+/// Serves one already-accepted stream (any transport, or an in-memory pair in tests) until it
+/// closes or `shutdown` is cancelled.
+pub async fn serve_connection<S>(stream: S, service: Service, config: ServerConfig, shutdown: CancellationToken)
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let server = Server::new(service, config, shutdown);
+    server.spawn_connection(stream);
+    server.shared.tracker.close();
+    server.shared.tracker.wait().await;
+}
+
+struct Server {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    service: Service,
+    config: ServerConfig,
+    shutdown: CancellationToken,
+    connections: Arc<Semaphore>,
+    tracker: TaskTracker,
+}
+
+impl Server {
+    fn new(service: Service, config: ServerConfig, shutdown: CancellationToken) -> Server {
+        let connections = Arc::new(Semaphore::new(config.max_connections));
+        Server { shared: Arc::new(Shared { service, config, shutdown, connections, tracker: TaskTracker::new() }) }
+    }
+
+    fn spawn_connection<S>(&self, stream: S)
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let shared = self.shared.clone();
+        match shared.connections.clone().try_acquire_owned() {
+            Ok(permit) => {
+                self.shared.tracker.spawn(connection(stream, shared, permit));
+            }
+            Err(_) => {
+                self.shared.tracker.spawn(async move {
+                    let (_, mut write) = tokio::io::split(stream);
+                    let error = RpcError::limit(
+                        "connections",
+                        format_args!("the broker serves at most {} connections", shared.config.max_connections),
+                    );
+                    let line = protocol::encode(&Message::Response(Response { id: Id::Null, result: Err(error) }));
+                    let _ = write.write_all(&line).await;
+                    let _ = write.shutdown().await;
+                });
+            }
+        }
+    }
+}
+
+/// Queue depth between a connection's handlers and its writer.
+const OUTGOING_QUEUE: usize = 256;
+/// How many withdrawn requests per answerer connection are remembered to recognise late answers.
+const WITHDRAWN_MEMORY: usize = 256;
+
+async fn connection<S>(stream: S, shared: Arc<Shared>, _permit: OwnedSemaphorePermit)
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (read, mut write) = tokio::io::split(stream);
+    let (out, mut outgoing) = mpsc::channel::<Vec<u8>>(OUTGOING_QUEUE);
+    let closing = CancellationToken::new();
+    let writer = {
+        let closing = closing.clone();
+        tokio::spawn(async move {
+            loop {
+                let line = tokio::select! {
+                    biased;
+                    line = outgoing.recv() => line,
+                    _ = closing.cancelled() => outgoing.try_recv().ok(),
+                };
+                let Some(line) = line else { break };
+                if write.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+            let _ = write.shutdown().await;
+        })
+    };
+    let conn = Arc::new(Conn { shared: shared.clone(), out, state: Mutex::default(), asks: TaskTracker::new() });
+    let codec = AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), Vec::new(), shared.config.max_message_bytes);
+    let mut lines = FramedRead::new(read, codec);
+    loop {
+        let frame = tokio::select! {
+            _ = shared.shutdown.cancelled() => {
+                // Pending asks settle SHUTTING_DOWN and their responses still go out below.
+                shared.service.shutdown();
+                break;
+            }
+            frame = lines.next() => frame,
+        };
+        match frame {
+            None => break,
+            Some(Ok(line)) => {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                conn.handle_line(&line).await;
+            }
+            Some(Err(AnyDelimiterCodecError::MaxChunkLengthExceeded)) => {
+                let error = RpcError::invalid_request(format!(
+                    "message over the limit of {} bytes; closing the connection",
+                    shared.config.max_message_bytes
+                ));
+                conn.send(Message::Response(Response { id: Id::Null, result: Err(error) })).await;
+                break;
+            }
+            Some(Err(AnyDelimiterCodecError::Io(error))) => {
+                tracing::debug!(%error, "connection read failed");
+                break;
+            }
+        }
+    }
+    conn.close();
+    conn.asks.close();
+    conn.asks.wait().await;
+    closing.cancel();
+    let _ = writer.await;
+}
+
+/// One connection's shared state.
+struct Conn {
+    shared: Arc<Shared>,
+    out: mpsc::Sender<Vec<u8>>,
+    state: Mutex<ConnState>,
+    /// The tasks running this connection's asks.
+    asks: TaskTracker,
+}
+
+#[derive(Default)]
+struct ConnState {
+    initialized: bool,
+    client: Option<String>,
+    agents: Vec<Handle>,
+    answerers: Vec<AnswererId>,
+    /// This connection's pending asks, by the id it gave them, for `$/cancelRequest`.
+    asks: HashMap<Id, CancellationToken>,
+    /// Requests sent to this connection as an answerer, awaiting its response.
+    outgoing: HashMap<i64, Outgoing>,
+    /// Recently withdrawn outgoing requests, to recognise (and record) late answers.
+    withdrawn: VecDeque<(i64, Arc<Request>)>,
+    next_outgoing: i64,
+    closed: bool,
+}
+
+struct Outgoing {
+    request: Arc<Request>,
+    responder: askdesk_core::Responder,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParams {
+    protocol_version: u64,
+    client: ClientInfo,
+}
+
+#[derive(Deserialize)]
+struct ClientInfo {
+    name: String,
+    #[serde(default)]
+    version: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct UnregisterAgentParams {
+    agent: Handle,
+}
+
+#[derive(Deserialize)]
+struct RegisterAnswererParams {
+    scope: Scope,
+    #[serde(default)]
+    prepend: bool,
+    #[serde(default)]
+    label: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct UnregisterAnswererParams {
+    answerer: String,
+}
+
+#[derive(Deserialize)]
+struct CancelParams {
+    id: Id,
+}
+
+#[derive(Serialize)]
+struct RequestParams<'a> {
+    questions: &'a [Question],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'a AgentInfo>,
+}
+
+impl Conn {
+    fn state(&self) -> MutexGuard<'_, ConnState> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn service(&self) -> &Service {
+        &self.shared.service
+    }
+
+    async fn send(&self, message: Message) {
+        // A closed writer means the peer is gone; its cleanup runs from the reader loop.
+        let _ = self.out.send(protocol::encode(&message)).await;
+    }
+
+    async fn reply(&self, id: Id, result: Result<Value, RpcError>) {
+        self.send(Message::Response(Response { id, result })).await;
+    }
+
+    async fn handle_line(self: &Arc<Self>, line: &[u8]) {
+        match protocol::parse(line) {
+            Err(bad) => self.reply(bad.id, Err(bad.error)).await,
+            Ok(Message::Request(request)) => self.handle_request(request.id, request.method, request.params).await,
+            Ok(Message::Notification(notification)) => self.handle_notification(notification),
+            Ok(Message::Response(response)) => self.handle_response(response),
+        }
+    }
+
+    /// The dispatch table: every method the broker serves, in one place.
+    async fn handle_request(self: &Arc<Self>, id: Id, method: String, params: Value) {
+        if !matches!(method.as_str(), "initialize" | "ping") && !self.state().initialized {
+            return self.reply(id, Err(RpcError::not_initialized(&method))).await;
+        }
+        let result = match method.as_str() {
+            // Session.
+            "initialize" => self.initialize(params),
+            "ping" => Ok(json!({})),
+            // Agents (SPEC 3).
+            "agents/register" => self.register_agent(params),
+            "agents/unregister" => self.unregister_agent(params),
+            "agents/list" => Ok(json!({ "agents": self.service().agents() })),
+            // Answerers (SPEC 4).
+            "answerers/register" => self.register_answerer(params),
+            "answerers/unregister" => self.unregister_answerer(params),
+            // Questions: the only method that waits, so it runs beside the reader.
+            "user-questions/ask" => return self.start_ask(id, params).await,
+            // askdesk's own extensions.
+            "askdesk/status" => Ok(self.status()),
+            "askdesk/focus" if self.shared.config.focus.is_some() => {
+                (self.shared.config.focus.as_ref().expect("guarded"))();
+                Ok(json!({}))
+            }
+            _ => Err(RpcError::method_not_found(&method)),
+        };
+        self.reply(id, result).await;
+    }
+
+    fn handle_notification(&self, notification: Notification) {
+        match notification.method.as_str() {
+            "$/cancelRequest" => match protocol::params::<CancelParams>(notification.params) {
+                Ok(CancelParams { id }) => {
+                    if let Some(token) = self.state().asks.get(&id) {
+                        token.cancel();
+                    }
+                }
+                Err(error) => tracing::debug!(%error, "ignored a malformed $/cancelRequest"),
+            },
+            // Unknown notifications, `$/` or not, are ignored (SPEC 5.3).
+            other => tracing::debug!(method = other, "ignored an unknown notification"),
+        }
+    }
+
+    fn initialize(&self, params: Value) -> Result<Value, RpcError> {
+        let params: InitializeParams = protocol::params(params)?;
+        if params.protocol_version != PROTOCOL_VERSION {
+            return Err(RpcError::invalid_params(format!(
+                "protocolVersion: this broker speaks version {PROTOCOL_VERSION}, not {}",
+                params.protocol_version
+            )));
+        }
+        let client = match params.client.version {
+            Some(version) => format!("{} {version}", params.client.name),
+            None => params.client.name,
+        };
+        let mut state = self.state();
+        state.initialized = true;
+        state.client = Some(client);
+        Ok(json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "server": { "name": "askdesk", "version": env!("CARGO_PKG_VERSION") },
+        }))
+    }
+
+    fn register_agent(&self, params: Value) -> Result<Value, RpcError> {
+        let registration: AgentRegistration = protocol::params(params)?;
+        if registration.id.is_empty() {
+            return Err(RpcError::invalid_params("id: expected a non-empty string"));
+        }
+        let handle = self.service().register_agent(registration).map_err(|e| RpcError::registry(&e))?;
+        self.state().agents.push(handle.clone());
+        Ok(serde_json::to_value(handle).expect("a handle serializes"))
+    }
+
+    fn unregister_agent(&self, params: Value) -> Result<Value, RpcError> {
+        let UnregisterAgentParams { agent } = protocol::params(params)?;
+        self.service().unregister_agent(&agent).map_err(|e| RpcError::registry(&e))?;
+        self.state().agents.retain(|h| h != &agent);
+        Ok(Value::Null)
+    }
+
+    fn register_answerer(self: &Arc<Self>, params: Value) -> Result<Value, RpcError> {
+        let RegisterAnswererParams { scope, prepend, label } = protocol::params(params)?;
+        let answerer = Arc::new(SocketAnswerer { conn: self.clone() });
+        let id = self
+            .service()
+            .register_answerer(AnswererRegistration { scope, prepend, label }, answerer)
+            .map_err(|e| RpcError::registry(&e))?;
+        let mut state = self.state();
+        if state.closed {
+            // The connection closed while registering: do not leave an answerer nobody serves.
+            drop(state);
+            self.service().unregister_answerer(id);
+        } else {
+            state.answerers.push(id);
+        }
+        Ok(json!({ "answerer": id }))
+    }
+
+    fn unregister_answerer(&self, params: Value) -> Result<Value, RpcError> {
+        let UnregisterAnswererParams { answerer } = protocol::params(params)?;
+        let not_ours = || RpcError::invalid_params(format!("answerer: {answerer:?} is not registered on this connection"));
+        let id: AnswererId = answerer.parse().map_err(|_| not_ours())?;
+        let mut state = self.state();
+        let before = state.answerers.len();
+        state.answerers.retain(|a| *a != id);
+        if state.answerers.len() == before {
+            return Err(not_ours());
+        }
+        drop(state);
+        self.service().unregister_answerer(id);
+        Ok(Value::Null)
+    }
+
+    async fn start_ask(self: &Arc<Self>, id: Id, params: Value) {
+        let request: AskRequest = match protocol::params(params) {
+            Ok(request) => request,
+            Err(error) => return self.reply(id, Err(error)).await,
+        };
+        let cancel = CancellationToken::new();
+        let refusal = {
+            let mut state = self.state();
+            let max = self.shared.config.max_pending_per_connection;
+            if state.asks.len() >= max {
+                Some(RpcError::limit("pending-asks", format_args!("at most {max} pending asks per connection")))
+            } else if state.asks.contains_key(&id) {
+                Some(RpcError::invalid_request("id: already used by a pending request of this connection"))
+            } else {
+                state.asks.insert(id.clone(), cancel.clone());
+                None
+            }
+        };
+        if let Some(error) = refusal {
+            return self.reply(id, Err(error)).await;
+        }
+        let conn = self.clone();
+        self.asks.spawn(async move {
+            let asked_at = SystemTime::now();
+            // The journal needs the questions after `ask` has consumed them.
+            let journaled = conn.shared.config.journal.as_ref().map(|journal| {
+                let agent = request.agent.as_ref().and_then(|h| conn.service().agent_info(h));
+                (journal.clone(), request.questions.clone(), agent)
+            });
+            let result = conn.service().ask(request, &cancel).await;
+            if let Some((journal, questions, agent)) = journaled {
+                if let Some(record) = settled_record(asked_at, agent, questions, &result) {
+                    append(journal, record).await;
+                }
+            }
+            conn.state().asks.remove(&id);
+            let result = result
+                .map(|answer| serde_json::to_value(answer).expect("answers serialize"))
+                .map_err(|error| RpcError::from(&error));
+            conn.reply(id, result).await;
+        });
+    }
+
+    fn handle_response(&self, response: Response) {
+        let Id::Number(id) = response.id else {
+            return tracing::debug!(id = ?response.id, "ignored a response to no request of ours");
+        };
+        let mut state = self.state();
+        if let Some(Outgoing { request, responder }) = state.outgoing.remove(&id) {
+            drop(state);
+            if let Err(Decision::Claim(answer)) = responder.decide(decision(response.result)) {
+                self.record_late(&request, answer);
+            }
+        } else if let Some(at) = state.withdrawn.iter().position(|(n, _)| *n == id) {
+            let (_, request) = state.withdrawn.remove(at).expect("position found");
+            drop(state);
+            if let Decision::Claim(answer) = decision(response.result) {
+                self.record_late(&request, answer);
+            }
+        } else {
+            tracing::debug!(id, "ignored a response to no pending request");
+        }
+    }
+
+    fn record_late(&self, request: &Request, answer: Answer) {
+        tracing::info!(request = %request.id, "discarded an answer that came after the request settled");
+        if let Some(journal) = &self.shared.config.journal {
+            let record = Record {
+                asked_at: millis(request.asked_at),
+                settled_at: millis(SystemTime::now()),
+                agent: request.agent.clone(),
+                questions: request.questions.clone(),
+                outcome: Outcome::LateAnswer,
+                answer: Some(answer),
+                error: None,
+                answerer: self.state().client.clone(),
+            };
+            tokio::spawn(append(journal.clone(), record));
+        }
+    }
+
+    fn status(&self) -> Value {
+        let now = SystemTime::now();
+        let pending: Vec<Value> = self
+            .service()
+            .pending()
+            .into_iter()
+            .map(|p| {
+                let age = now.duration_since(p.asked_at).unwrap_or_default();
+                json!({
+                    "request": p.request,
+                    "agent": p.agent,
+                    "questions": p.questions,
+                    "holder": p.holder,
+                    "ageMs": age.as_millis() as u64,
+                })
+            })
+            .collect();
+        let connections = self.shared.config.max_connections - self.shared.connections.available_permits();
+        json!({
+            "server": { "name": "askdesk", "version": env!("CARGO_PKG_VERSION") },
+            "socket": crate::transport::socket_path(),
+            "connections": connections,
+            "agents": self.service().agents(),
+            "answerers": self.service().answerers(),
+            "pending": pending,
+        })
+    }
+
+    /// The peer is gone (or the broker is stopping): cancel its asks, move the requests it held
+    /// down the chain, and unregister its agents (with everything they own).
+    fn close(&self) {
+        let (asks, answerers, agents, outgoing) = {
+            let mut state = self.state();
+            state.closed = true;
+            (
+                std::mem::take(&mut state.asks),
+                std::mem::take(&mut state.answerers),
+                std::mem::take(&mut state.agents),
+                std::mem::take(&mut state.outgoing),
+            )
+        };
+        for token in asks.values() {
+            token.cancel();
+        }
+        for answerer in answerers {
+            self.service().unregister_answerer(answerer);
+        }
+        drop(outgoing); // Dropped responders delegate.
+        for agent in agents {
+            // Already gone when an owner's cascade or an explicit unregister took it first.
+            let _ = self.service().unregister_agent(&agent);
+        }
+    }
+}
+
+/// What an answerer connection's response means for the waterfall.
+fn decision(result: Result<Value, RpcError>) -> Decision {
+    match result {
+        Ok(Value::Null) => Decision::Delegate,
+        Ok(value) => match serde_path_to_error::deserialize::<_, Answer>(value) {
+            Ok(answer) => Decision::Claim(answer),
+            Err(error) => Decision::Fail(Failure::Domain(UserQuestionError::bad_answer(format_args!(
+                "{}: {}",
+                error.path(),
+                error.inner()
+            )))),
+        },
+        Err(error) => match error.data_code() {
+            Some(code) => Decision::Fail(Failure::Domain(UserQuestionError::new(ErrorCode::parse(code), error.message))),
+            None => Decision::Fail(Failure::Internal(error.message)),
+        },
+    }
+}
+
+fn settled_record(
+    asked_at: SystemTime,
+    agent: Option<AgentInfo>,
+    questions: Vec<Question>,
+    result: &Result<Answer, AskError>,
+) -> Option<Record> {
+    let (outcome, answer, error) = match result {
+        Ok(answer) => (Outcome::Answered, Some(answer.clone()), None),
+        // A malformed request was never a question to anyone.
+        Err(AskError::Invalid(_)) => return None,
+        Err(AskError::Question(e)) => {
+            let outcome = match e.code {
+                ErrorCode::AskCancelled => Outcome::Dismissed,
+                ErrorCode::AskAborted => Outcome::Withdrawn,
+                _ => Outcome::Failed,
+            };
+            (outcome, None, Some(RecordedError { code: Some(e.code.as_str().to_owned()), message: e.message.clone() }))
+        }
+        Err(AskError::Internal { message, .. }) => {
+            (Outcome::Failed, None, Some(RecordedError { code: None, message: message.clone() }))
+        }
+    };
+    Some(Record {
+        asked_at: millis(asked_at),
+        settled_at: millis(SystemTime::now()),
+        agent,
+        questions,
+        outcome,
+        answer,
+        error,
+        answerer: None,
+    })
+}
+
+/// Appends off the async path; a journal failure is logged, never lost silently, and never
+/// withholds the agent's answer.
+async fn append(journal: Journal, record: Record) {
+    match tokio::task::spawn_blocking(move || journal.append(&record)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => tracing::error!(%error, "could not record a settled request in the history journal"),
+        Err(error) => tracing::error!(%error, "the journal writer panicked"),
+    }
+}
+
+/// An answerer that lives at the other end of a connection (SPEC 5.5).
+struct SocketAnswerer {
+    conn: Arc<Conn>,
+}
+
+impl Answerer for SocketAnswerer {
+    fn offer(&self, request: &Arc<Request>) -> Offer {
+        let (responder, receiver) = decision_channel();
+        let id = {
+            let mut state = self.conn.state();
+            if state.closed {
+                return Offer::Now(Decision::Delegate);
+            }
+            state.next_outgoing += 1;
+            let id = state.next_outgoing;
+            state.outgoing.insert(id, Outgoing { request: request.clone(), responder });
+            id
+        };
+        let params = RequestParams { questions: &request.questions, agent: request.agent.as_ref() };
+        let message = Message::Request(protocol::Request {
+            id: Id::Number(id),
+            method: "user-questions/request".into(),
+            params: serde_json::to_value(params).expect("requests serialize"),
+        });
+        self.conn.send_soon(message);
+        Offer::Later(receiver)
+    }
+
+    fn withdraw(&self, request: RequestId) {
+        let id = {
+            let mut state = self.conn.state();
+            let Some(id) = state.outgoing.iter().find(|(_, o)| o.request.id == request).map(|(id, _)| *id) else {
+                return;
+            };
+            let outgoing = state.outgoing.remove(&id).expect("found above");
+            if state.withdrawn.len() == WITHDRAWN_MEMORY {
+                state.withdrawn.pop_front();
+            }
+            state.withdrawn.push_back((id, outgoing.request));
+            id
+        };
+        self.conn.send_soon(Message::Notification(Notification {
+            method: "$/cancelRequest".into(),
+            params: json!({ "id": id }),
+        }));
+    }
+}
+
+impl Conn {
+    /// Queues a message from a synchronous context, waiting for room in the queue off this path.
+    fn send_soon(&self, message: Message) {
+        let line = protocol::encode(&message);
+        if let Err(mpsc::error::TrySendError::Full(line)) = self.out.try_send(line) {
+            let out = self.out.clone();
+            tokio::spawn(async move {
+                let _ = out.send(line).await;
+            });
+        }
+    }
+}
