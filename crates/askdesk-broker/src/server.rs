@@ -207,9 +207,17 @@ where
             }
         }
     }
-    conn.close();
-    conn.asks.close();
-    conn.asks.wait().await;
+    if shared.shutdown.is_cancelled() {
+        // Let the asks settle SHUTTING_DOWN and answer their askers before the peer is let go.
+        conn.asks.close();
+        conn.asks.wait().await;
+        conn.close();
+    } else {
+        // The peer is gone: its asks are aborted, not answered.
+        conn.close();
+        conn.asks.close();
+        conn.asks.wait().await;
+    }
     closing.cancel();
     let _ = writer.await;
 }
