@@ -200,7 +200,9 @@ mod tests {
         let mut registry = Registry::default();
         let a = registry.register(reg("a", None)).unwrap();
         assert!(registry.lookup(&a).is_some());
-        let forged = Handle { id: "a".into(), instance: format!("{}0", &a.instance[..31]) };
+        // The last character changed to another hex digit: one off, so never the real token.
+        let last = if a.instance.ends_with('0') { '1' } else { '0' };
+        let forged = Handle { id: "a".into(), instance: format!("{}{last}", &a.instance[..31]) };
         assert!(registry.lookup(&forged).is_none());
         registry.unregister(&a).unwrap();
         assert!(registry.lookup(&a).is_none());

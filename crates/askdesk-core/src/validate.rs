@@ -42,10 +42,10 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
         }
         Ok(())
     };
-    let mut ids = HashSet::with_capacity(questions.len());
+    let mut ids = Seen::new(questions.len());
     for (i, q) in questions.iter().enumerate() {
         text(&|| format!("questions[{i}].id"), &q.id, true)?;
-        if !ids.insert(q.id.as_str()) {
+        if ids.repeats(&questions[..i], |q| &q.id, &q.id) {
             return Err(ShapeError::new(format!("questions[{i}].id"), format!("duplicate question id {:?}", q.id)));
         }
         text(&|| format!("questions[{i}].question"), &q.question, true)?;
@@ -61,10 +61,10 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
                 format!("at most {} options are allowed, got {}", limits.max_options, q.options.len()),
             ));
         }
-        let mut labels = HashSet::with_capacity(q.options.len());
+        let mut labels = Seen::new(q.options.len());
         for (j, option) in q.options.iter().enumerate() {
             text(&|| format!("questions[{i}].options[{j}].label"), &option.label, true)?;
-            if !labels.insert(option.label.as_str()) {
+            if labels.repeats(&q.options[..j], |o| &o.label, &option.label) {
                 return Err(ShapeError::new(
                     format!("questions[{i}].options[{j}].label"),
                     format!("duplicate option label {:?}", option.label),
@@ -80,6 +80,35 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
         }
     }
     Ok(())
+}
+
+/// Finds repeated keys (question ids, option labels) in field order.
+///
+/// Short lists, the common case, are scanned without allocating; longer ones (limits can be
+/// raised) use a set so the check stays linear.
+enum Seen<'a> {
+    Scan,
+    Set(HashSet<&'a str>),
+}
+
+impl<'a> Seen<'a> {
+    const SCAN_UP_TO: usize = 16;
+
+    fn new(len: usize) -> Self {
+        if len <= Self::SCAN_UP_TO {
+            Seen::Scan
+        } else {
+            Seen::Set(HashSet::with_capacity(len))
+        }
+    }
+
+    /// Whether `key`, the key of the item after `earlier`, is the key of one of `earlier`.
+    fn repeats<T>(&mut self, earlier: &[T], key_of: impl Fn(&T) -> &String, key: &'a str) -> bool {
+        match self {
+            Seen::Scan => earlier.iter().any(|item| key_of(item) == key),
+            Seen::Set(set) => !set.insert(key),
+        }
+    }
 }
 
 /// Checks step 5 of SPEC 2 for every question in batch order, 5a before 5b.
