@@ -19,7 +19,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{AnyDelimiterCodec, FramedRead};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION, USER_QUESTION_ERROR};
+use crate::protocol::{
+    self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION, USER_QUESTION_ERROR,
+};
 
 /// What a client call can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -78,10 +80,16 @@ struct State {
 impl Client {
     /// Connects to the broker at `path` and performs `initialize`.
     pub async fn connect(path: &Path, client_name: &str) -> Result<Client> {
-        let stream = UnixStream::connect(path).await.map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => ClientError::NotRunning { path: path.to_owned() },
-            _ => ClientError::Io(e),
-        })?;
+        let stream = UnixStream::connect(path)
+            .await
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
+                    ClientError::NotRunning {
+                        path: path.to_owned(),
+                    }
+                }
+                _ => ClientError::Io(e),
+            })?;
         let client = Client::over(stream);
         client
             .call(
@@ -120,9 +128,12 @@ impl Client {
         let client = Client { inner };
         let reader = client.downgrade();
         tokio::spawn(async move {
-            let mut lines = FramedRead::new(read, AnyDelimiterCodec::new(b"\n".to_vec(), Vec::new()));
+            let mut lines =
+                FramedRead::new(read, AnyDelimiterCodec::new(b"\n".to_vec(), Vec::new()));
             while let Some(Ok(line)) = lines.next().await {
-                let Some(client) = reader.upgrade().map(|inner| Client { inner }) else { return };
+                let Some(client) = reader.upgrade().map(|inner| Client { inner }) else {
+                    return;
+                };
                 if !line.iter().all(u8::is_ascii_whitespace) {
                     client.dispatch(&line).await;
                 }
@@ -145,7 +156,10 @@ impl Client {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Resolves when the broker closed the connection.
@@ -154,18 +168,43 @@ impl Client {
     }
 
     async fn send(&self, message: Message) -> Result<()> {
-        self.inner.out.send(protocol::encode(&message)).await.map_err(|_| ClientError::Closed)
+        self.inner
+            .out
+            .send(protocol::encode(&message))
+            .await
+            .map_err(|_| ClientError::Closed)
     }
 
     async fn dispatch(&self, line: &[u8]) {
         match protocol::parse(line) {
-            Ok(Message::Response(Response { id: Id::Number(id), result })) => {
+            Ok(Message::Response(Response {
+                id: Id::Number(id),
+                result,
+            })) => {
                 if let Some(waiting) = self.state().waiting.remove(&id) {
                     let _ = waiting.send(result);
                 }
             }
+            Ok(Message::Response(Response {
+                id: Id::Null,
+                result: Err(error),
+            })) if matches!(
+                error.code,
+                protocol::LIMIT_REACHED | protocol::INVALID_REQUEST
+            ) =>
+            {
+                // The broker refuses the whole connection (too many connections, or a line over
+                // its limit) and is closing it: every request still waiting gets that reason.
+                let waiting = std::mem::take(&mut self.state().waiting);
+                for (_, waiting) in waiting {
+                    let _ = waiting.send(Err(error.clone()));
+                }
+            }
             Ok(Message::Response(response)) => {
-                tracing::warn!(?response, "the broker reported an error for no request of ours")
+                tracing::warn!(
+                    ?response,
+                    "the broker reported an error for no request of ours"
+                )
             }
             Ok(Message::Request(request)) => {
                 let cancelled = CancellationToken::new();
@@ -192,12 +231,23 @@ impl Client {
                     }
                     None => {
                         let error = RpcError::method_not_found(&served.method);
-                        let _ = self.send(Message::Response(Response { id: request.id, result: Err(error) })).await;
+                        let _ = self
+                            .send(Message::Response(Response {
+                                id: request.id,
+                                result: Err(error),
+                            }))
+                            .await;
                     }
                 }
             }
-            Ok(Message::Notification(Notification { method, params })) if method == "$/cancelRequest" => {
-                if let Some(id) = params.get("id").cloned().and_then(|id| serde_json::from_value::<Id>(id).ok()) {
+            Ok(Message::Notification(Notification { method, params }))
+                if method == "$/cancelRequest" =>
+            {
+                if let Some(id) = params
+                    .get("id")
+                    .cloned()
+                    .and_then(|id| serde_json::from_value::<Id>(id).ok())
+                {
                     if let Some(token) = self.state().serving.get(&id) {
                         token.cancel();
                     }
@@ -210,16 +260,26 @@ impl Client {
 
     /// Calls a method and waits for its result.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value> {
-        self.call_cancellable(method, params, &CancellationToken::new()).await
+        self.call_cancellable(method, params, &CancellationToken::new())
+            .await
     }
 
     /// Calls a method; cancelling `cancel` sends `$/cancelRequest` and keeps waiting for the
     /// broker's final response (for an ask, `ASK_ABORTED`).
-    pub async fn call_cancellable(&self, method: &str, params: Value, cancel: &CancellationToken) -> Result<Value> {
+    pub async fn call_cancellable(
+        &self,
+        method: &str,
+        params: Value,
+        cancel: &CancellationToken,
+    ) -> Result<Value> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
         self.state().waiting.insert(id, tx);
-        let request = protocol::Request { id: Id::Number(id), method: method.to_owned(), params };
+        let request = protocol::Request {
+            id: Id::Number(id),
+            method: method.to_owned(),
+            params,
+        };
         if let Err(error) = self.send(Message::Request(request)).await {
             self.state().waiting.remove(&id);
             return Err(error);
@@ -249,17 +309,26 @@ impl Client {
     }
 
     pub async fn unregister_agent(&self, handle: &Handle) -> Result<()> {
-        self.call("agents/unregister", json!({ "agent": handle })).await.map(drop)
+        self.call("agents/unregister", json!({ "agent": handle }))
+            .await
+            .map(drop)
     }
 
     /// Asks the human. Cancelling `cancel` withdraws the ask; the result is then `ASK_ABORTED`.
     pub async fn ask(&self, request: &AskRequest, cancel: &CancellationToken) -> Result<Answer> {
-        let value = self.call_cancellable("user-questions/ask", to_value(request), cancel).await?;
+        let value = self
+            .call_cancellable("user-questions/ask", to_value(request), cancel)
+            .await?;
         parse(value)
     }
 
     /// Joins the waterfall as an answerer; requests arrive on the returned [`Incoming`].
-    pub async fn register_answerer(&self, scope: Scope, prepend: bool, label: Option<&str>) -> Result<(String, Incoming)> {
+    pub async fn register_answerer(
+        &self,
+        scope: Scope,
+        prepend: bool,
+        label: Option<&str>,
+    ) -> Result<(String, Incoming)> {
         let (tx, rx) = mpsc::channel(64);
         self.state().incoming.get_or_insert(tx);
         let mut params = json!({ "scope": scope, "prepend": prepend });
@@ -334,6 +403,12 @@ impl IncomingRequest {
     pub async fn reply(self, result: Result<Option<Answer>, RpcError>) {
         self.client.state().serving.remove(&self.id);
         let result = result.map(|answer| answer.map(|a| to_value(&a)).unwrap_or(Value::Null));
-        let _ = self.client.send(Message::Response(Response { id: self.id, result })).await;
+        let _ = self
+            .client
+            .send(Message::Response(Response {
+                id: self.id,
+                result,
+            }))
+            .await;
     }
 }

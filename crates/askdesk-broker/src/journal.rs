@@ -76,7 +76,9 @@ pub struct Record {
 
 /// Milliseconds since the Unix epoch.
 pub fn millis(time: SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    time.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// The append-only journal. Cheap to clone; appends are serialized.
@@ -109,7 +111,11 @@ impl Journal {
     pub fn open_with_limit(dir: &Path, max_bytes: u64) -> Result<Journal> {
         fs::create_dir_all(dir).map_err(Error::io(dir))?;
         let journal = Journal {
-            inner: Arc::new(Inner { dir: dir.to_owned(), max_bytes, file: Mutex::new(None) }),
+            inner: Arc::new(Inner {
+                dir: dir.to_owned(),
+                max_bytes,
+                file: Mutex::new(None),
+            }),
         };
         let path = journal.path();
         let mut file = open_append(&path)?;
@@ -117,7 +123,9 @@ impl Journal {
         if len > 0 {
             let mut last = [0u8; 1];
             let mut reader = File::open(&path).map_err(Error::io(&path))?;
-            reader.seek(SeekFrom::Start(len - 1)).map_err(Error::io(&path))?;
+            reader
+                .seek(SeekFrom::Start(len - 1))
+                .map_err(Error::io(&path))?;
             reader.read_exact(&mut last).map_err(Error::io(&path))?;
             if last[0] != b'\n' {
                 tracing::warn!(path = %path.display(), "the journal's last line is torn (a crash mid-write); it is skipped");
@@ -156,36 +164,57 @@ impl Journal {
 
     /// Every readable record, oldest first. Unreadable lines (a torn write) are skipped with a warning.
     pub fn read(&self) -> Result<Vec<Record>> {
-        let mut records = Vec::new();
-        for path in [self.inner.dir.join(ROTATED_NAME), self.path()] {
-            let text = match fs::read(&path) {
-                Ok(bytes) => bytes,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(Error::Io { path, source: e }),
-            };
-            for (number, line) in text.split(|b| *b == b'\n').enumerate() {
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                match serde_json::from_slice::<Record>(line) {
-                    Ok(record) => records.push(record),
-                    Err(error) => tracing::warn!(path = %path.display(), line = number + 1, %error, "skipped an unreadable journal line"),
-                }
-            }
-        }
-        Ok(records)
+        read_dir(&self.inner.dir)
     }
 }
 
+/// The records of the journal in the default directory, without creating anything (empty when
+/// there is no journal yet).
+pub fn read_default() -> Result<Vec<Record>> {
+    read_dir(&default_dir()?)
+}
+
+/// The records of the journal in `dir`, oldest first, without creating anything.
+pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
+    let mut records = Vec::new();
+    for path in [dir.join(ROTATED_NAME), dir.join(FILE_NAME)] {
+        let text = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::Io { path, source: e }),
+        };
+        for (number, line) in text.split(|b| *b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<Record>(line) {
+                Ok(record) => records.push(record),
+                Err(error) => {
+                    tracing::warn!(path = %path.display(), line = number + 1, %error, "skipped an unreadable journal line")
+                }
+            }
+        }
+    }
+    Ok(records)
+}
+
 fn open_append(path: &Path) -> Result<File> {
-    OpenOptions::new().create(true).append(true).open(path).map_err(Error::io(path))
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(Error::io(path))
 }
 
 fn default_dir() -> Result<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| Path::new(&h).join(".local/share")))
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| Path::new(&h).join(".local/share"))
+        })
         .ok_or(Error::NoDataDir)?;
     Ok(data.join("askdesk"))
 }
@@ -199,7 +228,10 @@ mod tests {
             asked_at: n,
             settled_at: n + 1,
             agent: None,
-            questions: vec![serde_json::from_value(serde_json::json!({"id": "q", "question": "?"})).unwrap()],
+            questions: vec![serde_json::from_value(
+                serde_json::json!({"id": "q", "question": "?"}),
+            )
+            .unwrap()],
             outcome,
             answer: None,
             error: None,
@@ -213,7 +245,12 @@ mod tests {
         let journal = Journal::open(tmp.path()).unwrap();
         journal.append(&record(Outcome::Answered, 1)).unwrap();
         journal.append(&record(Outcome::LateAnswer, 2)).unwrap();
-        let got: Vec<_> = journal.read().unwrap().into_iter().map(|r| (r.asked_at, r.outcome)).collect();
+        let got: Vec<_> = journal
+            .read()
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.asked_at, r.outcome))
+            .collect();
         assert_eq!(got, vec![(1, Outcome::Answered), (2, Outcome::LateAnswer)]);
         let text = fs::read_to_string(journal.path()).unwrap();
         assert!(text.contains(r#""outcome":"late-answer""#), "{text}");
@@ -223,10 +260,19 @@ mod tests {
     fn torn_last_line_is_skipped_and_fenced() {
         let tmp = tempfile::tempdir().unwrap();
         let first = serde_json::to_string(&record(Outcome::Answered, 1)).unwrap();
-        fs::write(tmp.path().join(FILE_NAME), format!("{first}\n{{\"askedAt\":2,\"sett")).unwrap();
+        fs::write(
+            tmp.path().join(FILE_NAME),
+            format!("{first}\n{{\"askedAt\":2,\"sett"),
+        )
+        .unwrap();
         let journal = Journal::open(tmp.path()).unwrap();
         journal.append(&record(Outcome::Failed, 3)).unwrap();
-        let got: Vec<_> = journal.read().unwrap().into_iter().map(|r| r.asked_at).collect();
+        let got: Vec<_> = journal
+            .read()
+            .unwrap()
+            .into_iter()
+            .map(|r| r.asked_at)
+            .collect();
         assert_eq!(got, vec![1, 3]);
     }
 
@@ -237,7 +283,10 @@ mod tests {
         for n in 0..100 {
             journal.append(&record(Outcome::Answered, n)).unwrap();
         }
-        let total: u64 = fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+        let total: u64 = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
         assert!(total < 2 * 1000 + 400, "journal grew to {total} bytes");
         let got = journal.read().unwrap();
         assert_eq!(got.last().unwrap().asked_at, 99);

@@ -84,7 +84,11 @@ pub struct RpcError {
 
 impl RpcError {
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), data: None }
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     pub fn with_data(mut self, data: Value) -> Self {
@@ -122,7 +126,8 @@ impl RpcError {
     }
 
     pub fn user_question(error: &UserQuestionError) -> Self {
-        Self::new(USER_QUESTION_ERROR, error.message.clone()).with_data(json!({ "code": error.code.as_str() }))
+        Self::new(USER_QUESTION_ERROR, error.message.clone())
+            .with_data(json!({ "code": error.code.as_str() }))
     }
 
     pub fn internal(answerer: &str, message: impl Into<String>) -> Self {
@@ -140,7 +145,9 @@ impl From<&AskError> for RpcError {
         match error {
             AskError::Invalid(shape) => RpcError::invalid_params(shape.to_string()),
             AskError::Question(question) => RpcError::user_question(question),
-            AskError::Internal { answerer, message } => RpcError::internal(answerer, message.clone()),
+            AskError::Internal { answerer, message } => {
+                RpcError::internal(answerer, message.clone())
+            }
         }
     }
 }
@@ -154,11 +161,18 @@ pub struct BadMessage {
 
 /// Parses one line (without its newline).
 pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
-    let value: Value = serde_json::from_slice(line)
-        .map_err(|e| BadMessage { id: Id::Null, error: RpcError::parse_error(e) })?;
+    let value: Value = serde_json::from_slice(line).map_err(|e| BadMessage {
+        id: Id::Null,
+        error: RpcError::parse_error(e),
+    })?;
     let mut object = match value {
         Value::Object(object) => object,
-        Value::Array(_) => return Err(invalid(Id::Null, "batches are not supported: send one JSON-RPC object per line")),
+        Value::Array(_) => {
+            return Err(invalid(
+                Id::Null,
+                "batches are not supported: send one JSON-RPC object per line",
+            ))
+        }
         _ => return Err(invalid(Id::Null, "expected a JSON-RPC 2.0 object")),
     };
     let id = match object.remove("id") {
@@ -169,7 +183,10 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
         ),
     };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(invalid(id.unwrap_or(Id::Null), r#"jsonrpc: expected "2.0""#));
+        return Err(invalid(
+            id.unwrap_or(Id::Null),
+            r#"jsonrpc: expected "2.0""#,
+        ));
     }
     if let Some(method) = object.remove("method") {
         let Value::String(method) = method else {
@@ -177,7 +194,10 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
         };
         let params = object.remove("params").unwrap_or(Value::Null);
         if !matches!(params, Value::Object(_) | Value::Array(_) | Value::Null) {
-            return Err(invalid(id.unwrap_or(Id::Null), "params: expected an object or an array"));
+            return Err(invalid(
+                id.unwrap_or(Id::Null),
+                "params: expected an object or an array",
+            ));
         }
         return Ok(match id {
             Some(id) => Message::Request(Request { id, method, params }),
@@ -185,21 +205,36 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
         });
     }
     let Some(id) = id else {
-        return Err(invalid(Id::Null, "expected a method, or an id with a result or an error"));
+        return Err(invalid(
+            Id::Null,
+            "expected a method, or an id with a result or an error",
+        ));
     };
     if let Some(error) = object.remove("error") {
         let error = serde_json::from_value::<RpcError>(error)
             .map_err(|_| invalid(id.clone(), "error: expected { code, message, data? }"))?;
-        return Ok(Message::Response(Response { id, result: Err(error) }));
+        return Ok(Message::Response(Response {
+            id,
+            result: Err(error),
+        }));
     }
     match object.remove("result") {
-        Some(result) => Ok(Message::Response(Response { id, result: Ok(result) })),
-        None => Err(invalid(id, "expected a method, or an id with a result or an error")),
+        Some(result) => Ok(Message::Response(Response {
+            id,
+            result: Ok(result),
+        })),
+        None => Err(invalid(
+            id,
+            "expected a method, or an id with a result or an error",
+        )),
     }
 }
 
 fn invalid(id: Id, detail: &str) -> BadMessage {
-    BadMessage { id, error: RpcError::invalid_request(detail) }
+    BadMessage {
+        id,
+        error: RpcError::invalid_request(detail),
+    }
 }
 
 /// Encodes a message as one line, newline included.
@@ -208,7 +243,10 @@ pub fn encode(message: &Message) -> Vec<u8> {
     object.insert("jsonrpc".into(), Value::from("2.0"));
     match message {
         Message::Request(Request { id, method, params }) => {
-            object.insert("id".into(), serde_json::to_value(id).expect("ids serialize"));
+            object.insert(
+                "id".into(),
+                serde_json::to_value(id).expect("ids serialize"),
+            );
             object.insert("method".into(), Value::from(method.as_str()));
             if !params.is_null() {
                 object.insert("params".into(), params.clone());
@@ -221,10 +259,16 @@ pub fn encode(message: &Message) -> Vec<u8> {
             }
         }
         Message::Response(Response { id, result }) => {
-            object.insert("id".into(), serde_json::to_value(id).expect("ids serialize"));
+            object.insert(
+                "id".into(),
+                serde_json::to_value(id).expect("ids serialize"),
+            );
             match result {
                 Ok(value) => object.insert("result".into(), value.clone()),
-                Err(error) => object.insert("error".into(), serde_json::to_value(error).expect("errors serialize")),
+                Err(error) => object.insert(
+                    "error".into(),
+                    serde_json::to_value(error).expect("errors serialize"),
+                ),
             };
         }
     }
@@ -235,7 +279,11 @@ pub fn encode(message: &Message) -> Vec<u8> {
 
 /// Deserializes params, naming the offending field's path on failure (`questions[0].options[1].label: ...`).
 pub fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
-    let params = if params.is_null() { Value::Object(Map::new()) } else { params };
+    let params = if params.is_null() {
+        Value::Object(Map::new())
+    } else {
+        params
+    };
     serde_path_to_error::deserialize(params).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
@@ -261,52 +309,103 @@ mod tests {
         use Message::*;
         check(
             r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#,
-            Ok(Request(super::Request { id: Id::Number(1), method: "ping".into(), params: json!({}) })),
+            Ok(Request(super::Request {
+                id: Id::Number(1),
+                method: "ping".into(),
+                params: json!({}),
+            })),
         );
         check(
             r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#,
-            Ok(Request(super::Request { id: Id::String("a".into()), method: "ping".into(), params: Value::Null })),
+            Ok(Request(super::Request {
+                id: Id::String("a".into()),
+                method: "ping".into(),
+                params: Value::Null,
+            })),
         );
         check(
             r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}"#,
-            Ok(Notification(super::Notification { method: "$/cancelRequest".into(), params: json!({"id": 3}) })),
+            Ok(Notification(super::Notification {
+                method: "$/cancelRequest".into(),
+                params: json!({"id": 3}),
+            })),
         );
         check(
             r#"{"jsonrpc":"2.0","id":4,"result":null}"#,
-            Ok(Response(super::Response { id: Id::Number(4), result: Ok(Value::Null) })),
+            Ok(Response(super::Response {
+                id: Id::Number(4),
+                result: Ok(Value::Null),
+            })),
         );
         check(
             r#"{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"}}"#,
-            Ok(Response(super::Response { id: Id::Number(4), result: Err(RpcError::new(-1, "no")) })),
+            Ok(Response(super::Response {
+                id: Id::Number(4),
+                result: Err(RpcError::new(-1, "no")),
+            })),
         );
         check("{not json", Err((Id::Null, PARSE_ERROR)));
         check("\u{0}", Err((Id::Null, PARSE_ERROR)));
         check("[]", Err((Id::Null, INVALID_REQUEST)));
-        check(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Err((Id::Null, INVALID_REQUEST)));
+        check(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            Err((Id::Null, INVALID_REQUEST)),
+        );
         check("7", Err((Id::Null, INVALID_REQUEST)));
-        check(r#"{"id":5,"method":"ping"}"#, Err((Id::Number(5), INVALID_REQUEST)));
-        check(r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#, Err((Id::Number(5), INVALID_REQUEST)));
-        check(r#"{"jsonrpc":"2.0","id":5,"method":7}"#, Err((Id::Number(5), INVALID_REQUEST)));
-        check(r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":3}"#, Err((Id::Number(5), INVALID_REQUEST)));
-        check(r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#, Err((Id::Null, INVALID_REQUEST)));
-        check(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, Err((Id::Null, INVALID_REQUEST)));
+        check(
+            r#"{"id":5,"method":"ping"}"#,
+            Err((Id::Number(5), INVALID_REQUEST)),
+        );
+        check(
+            r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#,
+            Err((Id::Number(5), INVALID_REQUEST)),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":5,"method":7}"#,
+            Err((Id::Number(5), INVALID_REQUEST)),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":3}"#,
+            Err((Id::Number(5), INVALID_REQUEST)),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#,
+            Err((Id::Null, INVALID_REQUEST)),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            Err((Id::Null, INVALID_REQUEST)),
+        );
         check(r#"{"jsonrpc":"2.0"}"#, Err((Id::Null, INVALID_REQUEST)));
-        check(r#"{"jsonrpc":"2.0","id":2}"#, Err((Id::Number(2), INVALID_REQUEST)));
+        check(
+            r#"{"jsonrpc":"2.0","id":2}"#,
+            Err((Id::Number(2), INVALID_REQUEST)),
+        );
     }
 
     #[test]
     fn encode_is_exact() {
         let cases = [
             (
-                Message::Request(Request { id: Id::Number(1), method: "ping".into(), params: json!({}) }),
+                Message::Request(Request {
+                    id: Id::Number(1),
+                    method: "ping".into(),
+                    params: json!({}),
+                }),
                 r#"{"id":1,"jsonrpc":"2.0","method":"ping","params":{}}"#,
             ),
             (
-                Message::Notification(Notification { method: "$/cancelRequest".into(), params: json!({"id": 1}) }),
+                Message::Notification(Notification {
+                    method: "$/cancelRequest".into(),
+                    params: json!({"id": 1}),
+                }),
                 r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#,
             ),
             (
-                Message::Response(Response { id: Id::Null, result: Err(RpcError::parse_error("x")) }),
+                Message::Response(Response {
+                    id: Id::Null,
+                    result: Err(RpcError::parse_error("x")),
+                }),
                 r#"{"error":{"code":-32700,"message":"parse error: x"},"id":null,"jsonrpc":"2.0"}"#,
             ),
             (
@@ -331,9 +430,17 @@ mod tests {
         struct P {
             questions: Vec<askdesk_core::Question>,
         }
-        let err = params::<P>(json!({"questions": [{"id": "a", "question": "?", "options": [{"label": 7}]}]})).unwrap_err();
+        let err = params::<P>(
+            json!({"questions": [{"id": "a", "question": "?", "options": [{"label": 7}]}]}),
+        )
+        .unwrap_err();
         assert_eq!(err.code, INVALID_PARAMS);
-        assert!(err.message.starts_with("questions[0].options[0].label: invalid type: integer `7`"), "{}", err.message);
+        assert!(
+            err.message
+                .starts_with("questions[0].options[0].label: invalid type: integer `7`"),
+            "{}",
+            err.message
+        );
         let err = params::<P>(Value::Null).unwrap_err();
         assert_eq!(err.message, "missing field `questions`");
     }

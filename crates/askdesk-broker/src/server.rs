@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use askdesk_core::{
-    decision_channel, AgentInfo, AgentRegistration, Answer, Answerer, AnswererId, AnswererRegistration,
-    AskError, AskRequest, Decision, ErrorCode, Failure, Handle, Offer, Question, Request, RequestId, Scope,
-    Service, UserQuestionError,
+    decision_channel, AgentInfo, AgentRegistration, Answer, Answerer, AnswererId,
+    AnswererRegistration, AskError, AskRequest, Decision, ErrorCode, Failure, Handle, Offer,
+    Question, Request, RequestId, Scope, Service, UserQuestionError,
 };
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -55,7 +55,10 @@ impl fmt::Debug for ServerConfig {
         f.debug_struct("ServerConfig")
             .field("max_message_bytes", &self.max_message_bytes)
             .field("max_connections", &self.max_connections)
-            .field("max_pending_per_connection", &self.max_pending_per_connection)
+            .field(
+                "max_pending_per_connection",
+                &self.max_pending_per_connection,
+            )
             .field("journal", &self.journal)
             .field("focus", &self.focus.is_some())
             .finish()
@@ -67,7 +70,12 @@ impl fmt::Debug for ServerConfig {
 /// On shutdown it stops accepting, settles every pending ask with `SHUTTING_DOWN` (the asker gets
 /// that error), lets every connection task end, and removes the socket file. Returns only when
 /// every connection task has ended.
-pub async fn run(listener: Listener, service: Service, config: ServerConfig, shutdown: CancellationToken) {
+pub async fn run(
+    listener: Listener,
+    service: Service,
+    config: ServerConfig,
+    shutdown: CancellationToken,
+) {
     let server = Server::new(service, config, shutdown.clone());
     loop {
         tokio::select! {
@@ -91,8 +99,12 @@ pub async fn run(listener: Listener, service: Service, config: ServerConfig, shu
 
 /// Serves one already-accepted stream (any transport, or an in-memory pair in tests) until it
 /// closes or `shutdown` is cancelled.
-pub async fn serve_connection<S>(stream: S, service: Service, config: ServerConfig, shutdown: CancellationToken)
-where
+pub async fn serve_connection<S>(
+    stream: S,
+    service: Service,
+    config: ServerConfig,
+    shutdown: CancellationToken,
+) where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let server = Server::new(service, config, shutdown);
@@ -116,7 +128,15 @@ struct Shared {
 impl Server {
     fn new(service: Service, config: ServerConfig, shutdown: CancellationToken) -> Server {
         let connections = Arc::new(Semaphore::new(config.max_connections));
-        Server { shared: Arc::new(Shared { service, config, shutdown, connections, tracker: TaskTracker::new() }) }
+        Server {
+            shared: Arc::new(Shared {
+                service,
+                config,
+                shutdown,
+                connections,
+                tracker: TaskTracker::new(),
+            }),
+        }
     }
 
     fn spawn_connection<S>(&self, stream: S)
@@ -126,16 +146,24 @@ impl Server {
         let shared = self.shared.clone();
         match shared.connections.clone().try_acquire_owned() {
             Ok(permit) => {
-                self.shared.tracker.spawn(connection(stream, shared, permit));
+                self.shared
+                    .tracker
+                    .spawn(connection(stream, shared, permit));
             }
             Err(_) => {
                 self.shared.tracker.spawn(async move {
                     let (_, mut write) = tokio::io::split(stream);
                     let error = RpcError::limit(
                         "connections",
-                        format_args!("the broker serves at most {} connections", shared.config.max_connections),
+                        format_args!(
+                            "the broker serves at most {} connections",
+                            shared.config.max_connections
+                        ),
                     );
-                    let line = protocol::encode(&Message::Response(Response { id: Id::Null, result: Err(error) }));
+                    let line = protocol::encode(&Message::Response(Response {
+                        id: Id::Null,
+                        result: Err(error),
+                    }));
                     let _ = write.write_all(&line).await;
                     let _ = write.shutdown().await;
                 });
@@ -173,8 +201,17 @@ where
             let _ = write.shutdown().await;
         })
     };
-    let conn = Arc::new(Conn { shared: shared.clone(), out, state: Mutex::default(), asks: TaskTracker::new() });
-    let codec = AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), Vec::new(), shared.config.max_message_bytes);
+    let conn = Arc::new(Conn {
+        shared: shared.clone(),
+        out,
+        state: Mutex::default(),
+        asks: TaskTracker::new(),
+    });
+    let codec = AnyDelimiterCodec::new_with_max_length(
+        b"\n".to_vec(),
+        Vec::new(),
+        shared.config.max_message_bytes,
+    );
     let mut lines = FramedRead::new(read, codec);
     loop {
         let frame = tokio::select! {
@@ -198,7 +235,11 @@ where
                     "message over the limit of {} bytes; closing the connection",
                     shared.config.max_message_bytes
                 ));
-                conn.send(Message::Response(Response { id: Id::Null, result: Err(error) })).await;
+                conn.send(Message::Response(Response {
+                    id: Id::Null,
+                    result: Err(error),
+                }))
+                .await;
                 break;
             }
             Some(Err(AnyDelimiterCodecError::Io(error))) => {
@@ -299,7 +340,9 @@ struct RequestParams<'a> {
 
 impl Conn {
     fn state(&self) -> MutexGuard<'_, ConnState> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn service(&self) -> &Service {
@@ -318,7 +361,10 @@ impl Conn {
     async fn handle_line(self: &Arc<Self>, line: &[u8]) {
         match protocol::parse(line) {
             Err(bad) => self.reply(bad.id, Err(bad.error)).await,
-            Ok(Message::Request(request)) => self.handle_request(request.id, request.method, request.params).await,
+            Ok(Message::Request(request)) => {
+                self.handle_request(request.id, request.method, request.params)
+                    .await
+            }
             Ok(Message::Notification(notification)) => self.handle_notification(notification),
             Ok(Message::Response(response)) => self.handle_response(response),
         }
@@ -327,7 +373,9 @@ impl Conn {
     /// The dispatch table: every method the broker serves, in one place.
     async fn handle_request(self: &Arc<Self>, id: Id, method: String, params: Value) {
         if !matches!(method.as_str(), "initialize" | "ping") && !self.state().initialized {
-            return self.reply(id, Err(RpcError::not_initialized(&method))).await;
+            return self
+                .reply(id, Err(RpcError::not_initialized(&method)))
+                .await;
         }
         let result = match method.as_str() {
             // Session.
@@ -394,24 +442,40 @@ impl Conn {
         if registration.id.is_empty() {
             return Err(RpcError::invalid_params("id: expected a non-empty string"));
         }
-        let handle = self.service().register_agent(registration).map_err(|e| RpcError::registry(&e))?;
+        let handle = self
+            .service()
+            .register_agent(registration)
+            .map_err(|e| RpcError::registry(&e))?;
         self.state().agents.push(handle.clone());
         Ok(serde_json::to_value(handle).expect("a handle serializes"))
     }
 
     fn unregister_agent(&self, params: Value) -> Result<Value, RpcError> {
         let UnregisterAgentParams { agent } = protocol::params(params)?;
-        self.service().unregister_agent(&agent).map_err(|e| RpcError::registry(&e))?;
+        self.service()
+            .unregister_agent(&agent)
+            .map_err(|e| RpcError::registry(&e))?;
         self.state().agents.retain(|h| h != &agent);
         Ok(Value::Null)
     }
 
     fn register_answerer(self: &Arc<Self>, params: Value) -> Result<Value, RpcError> {
-        let RegisterAnswererParams { scope, prepend, label } = protocol::params(params)?;
+        let RegisterAnswererParams {
+            scope,
+            prepend,
+            label,
+        } = protocol::params(params)?;
         let answerer = Arc::new(SocketAnswerer { conn: self.clone() });
         let id = self
             .service()
-            .register_answerer(AnswererRegistration { scope, prepend, label }, answerer)
+            .register_answerer(
+                AnswererRegistration {
+                    scope,
+                    prepend,
+                    label,
+                },
+                answerer,
+            )
             .map_err(|e| RpcError::registry(&e))?;
         let mut state = self.state();
         if state.closed {
@@ -426,7 +490,11 @@ impl Conn {
 
     fn unregister_answerer(&self, params: Value) -> Result<Value, RpcError> {
         let UnregisterAnswererParams { answerer } = protocol::params(params)?;
-        let not_ours = || RpcError::invalid_params(format!("answerer: {answerer:?} is not registered on this connection"));
+        let not_ours = || {
+            RpcError::invalid_params(format!(
+                "answerer: {answerer:?} is not registered on this connection"
+            ))
+        };
         let id: AnswererId = answerer.parse().map_err(|_| not_ours())?;
         let mut state = self.state();
         let before = state.answerers.len();
@@ -449,9 +517,14 @@ impl Conn {
             let mut state = self.state();
             let max = self.shared.config.max_pending_per_connection;
             if state.asks.len() >= max {
-                Some(RpcError::limit("pending-asks", format_args!("at most {max} pending asks per connection")))
+                Some(RpcError::limit(
+                    "pending-asks",
+                    format_args!("at most {max} pending asks per connection"),
+                ))
             } else if state.asks.contains_key(&id) {
-                Some(RpcError::invalid_request("id: already used by a pending request of this connection"))
+                Some(RpcError::invalid_request(
+                    "id: already used by a pending request of this connection",
+                ))
             } else {
                 state.asks.insert(id.clone(), cancel.clone());
                 None
@@ -465,7 +538,10 @@ impl Conn {
             let asked_at = SystemTime::now();
             // The journal needs the questions after `ask` has consumed them.
             let journaled = conn.shared.config.journal.as_ref().map(|journal| {
-                let agent = request.agent.as_ref().and_then(|h| conn.service().agent_info(h));
+                let agent = request
+                    .agent
+                    .as_ref()
+                    .and_then(|h| conn.service().agent_info(h));
                 (journal.clone(), request.questions.clone(), agent)
             });
             let result = conn.service().ask(request, &cancel).await;
@@ -537,7 +613,8 @@ impl Conn {
                 })
             })
             .collect();
-        let connections = self.shared.config.max_connections - self.shared.connections.available_permits();
+        let connections =
+            self.shared.config.max_connections - self.shared.connections.available_permits();
         json!({
             "server": { "name": "askdesk", "version": env!("CARGO_PKG_VERSION") },
             "socket": crate::transport::socket_path(),
@@ -581,14 +658,15 @@ fn decision(result: Result<Value, RpcError>) -> Decision {
         Ok(Value::Null) => Decision::Delegate,
         Ok(value) => match serde_path_to_error::deserialize::<_, Answer>(value) {
             Ok(answer) => Decision::Claim(answer),
-            Err(error) => Decision::Fail(Failure::Domain(UserQuestionError::bad_answer(format_args!(
-                "{}: {}",
-                error.path(),
-                error.inner()
-            )))),
+            Err(error) => Decision::Fail(Failure::Domain(UserQuestionError::bad_answer(
+                format_args!("{}: {}", error.path(), error.inner()),
+            ))),
         },
         Err(error) => match error.data_code() {
-            Some(code) => Decision::Fail(Failure::Domain(UserQuestionError::new(ErrorCode::parse(code), error.message))),
+            Some(code) => Decision::Fail(Failure::Domain(UserQuestionError::new(
+                ErrorCode::parse(code),
+                error.message,
+            ))),
             None => Decision::Fail(Failure::Internal(error.message)),
         },
     }
@@ -610,11 +688,23 @@ fn settled_record(
                 ErrorCode::AskAborted => Outcome::Withdrawn,
                 _ => Outcome::Failed,
             };
-            (outcome, None, Some(RecordedError { code: Some(e.code.as_str().to_owned()), message: e.message.clone() }))
+            (
+                outcome,
+                None,
+                Some(RecordedError {
+                    code: Some(e.code.as_str().to_owned()),
+                    message: e.message.clone(),
+                }),
+            )
         }
-        Err(AskError::Internal { message, .. }) => {
-            (Outcome::Failed, None, Some(RecordedError { code: None, message: message.clone() }))
-        }
+        Err(AskError::Internal { message, .. }) => (
+            Outcome::Failed,
+            None,
+            Some(RecordedError {
+                code: None,
+                message: message.clone(),
+            }),
+        ),
     };
     Some(Record {
         asked_at: millis(asked_at),
@@ -633,7 +723,9 @@ fn settled_record(
 async fn append(journal: Journal, record: Record) {
     match tokio::task::spawn_blocking(move || journal.append(&record)).await {
         Ok(Ok(())) => {}
-        Ok(Err(error)) => tracing::error!(%error, "could not record a settled request in the history journal"),
+        Ok(Err(error)) => {
+            tracing::error!(%error, "could not record a settled request in the history journal")
+        }
         Err(error) => tracing::error!(%error, "the journal writer panicked"),
     }
 }
@@ -653,10 +745,19 @@ impl Answerer for SocketAnswerer {
             }
             state.next_outgoing += 1;
             let id = state.next_outgoing;
-            state.outgoing.insert(id, Outgoing { request: request.clone(), responder });
+            state.outgoing.insert(
+                id,
+                Outgoing {
+                    request: request.clone(),
+                    responder,
+                },
+            );
             id
         };
-        let params = RequestParams { questions: &request.questions, agent: request.agent.as_ref() };
+        let params = RequestParams {
+            questions: &request.questions,
+            agent: request.agent.as_ref(),
+        };
         let message = Message::Request(protocol::Request {
             id: Id::Number(id),
             method: "user-questions/request".into(),
@@ -669,7 +770,12 @@ impl Answerer for SocketAnswerer {
     fn withdraw(&self, request: RequestId) {
         let id = {
             let mut state = self.conn.state();
-            let Some(id) = state.outgoing.iter().find(|(_, o)| o.request.id == request).map(|(id, _)| *id) else {
+            let Some(id) = state
+                .outgoing
+                .iter()
+                .find(|(_, o)| o.request.id == request)
+                .map(|(id, _)| *id)
+            else {
                 return;
             };
             let outgoing = state.outgoing.remove(&id).expect("found above");

@@ -22,7 +22,9 @@ pub fn socket_path() -> PathBuf {
     if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").filter(|p| !p.is_empty()) {
         return Path::new(&runtime).join("askdesk").join("askdesk.sock");
     }
-    std::env::temp_dir().join(format!("askdesk-{}", current_uid())).join("askdesk.sock")
+    std::env::temp_dir()
+        .join(format!("askdesk-{}", current_uid()))
+        .join("askdesk.sock")
 }
 
 /// The effective uid of this process.
@@ -54,8 +56,12 @@ impl Listener {
             let (stream, _) = self.inner.accept().await?;
             match stream.peer_cred() {
                 Ok(cred) if cred.uid() == current_uid() || cred.uid() == 0 => return Ok(stream),
-                Ok(cred) => tracing::warn!(uid = cred.uid(), "refused a connection from another user"),
-                Err(error) => tracing::warn!(%error, "refused a connection whose peer could not be identified"),
+                Ok(cred) => {
+                    tracing::warn!(uid = cred.uid(), "refused a connection from another user")
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "refused a connection whose peer could not be identified")
+                }
             }
             drop(stream);
         }
@@ -76,29 +82,52 @@ impl Listener {
 /// Fails with [`Error::AlreadyRunning`] when a live broker answers on `path`; a socket file left by
 /// a dead broker is replaced. Must be called inside a Tokio runtime.
 pub fn bind(path: &Path) -> Result<Listener> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     secure_dir(dir)?;
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_socket() => {
             // A live broker accepts; a dead one's file refuses the connection.
             if std::os::unix::net::UnixStream::connect(path).is_ok() {
-                return Err(Error::AlreadyRunning { path: path.to_owned() });
+                return Err(Error::AlreadyRunning {
+                    path: path.to_owned(),
+                });
             }
             tracing::info!(path = %path.display(), "replacing a stale socket left by a broker that is gone");
             fs::remove_file(path).map_err(Error::io(path))?;
         }
-        Ok(_) => return Err(Error::NotASocket { path: path.to_owned() }),
+        Ok(_) => {
+            return Err(Error::NotASocket {
+                path: path.to_owned(),
+            })
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::Io { path: path.to_owned(), source: e }),
+        Err(e) => {
+            return Err(Error::Io {
+                path: path.to_owned(),
+                source: e,
+            })
+        }
     }
     let inner = UnixListener::bind(path).map_err(|e| match e.kind() {
         // Another broker won the race between our probe and our bind.
-        io::ErrorKind::AddrInUse => Error::AlreadyRunning { path: path.to_owned() },
-        _ => Error::Io { path: path.to_owned(), source: e },
+        io::ErrorKind::AddrInUse => Error::AlreadyRunning {
+            path: path.to_owned(),
+        },
+        _ => Error::Io {
+            path: path.to_owned(),
+            source: e,
+        },
     })?;
     fs::set_permissions(path, fs::Permissions::from_mode(0o600)).map_err(Error::io(path))?;
     let meta = fs::symlink_metadata(path).map_err(Error::io(path))?;
-    Ok(Listener { inner, path: path.to_owned(), identity: (meta.dev(), meta.ino()) })
+    Ok(Listener {
+        inner,
+        path: path.to_owned(),
+        identity: (meta.dev(), meta.ino()),
+    })
 }
 
 /// Creates `dir` 0700 if missing; refuses one not owned by this user or open to others.
@@ -111,21 +140,38 @@ fn secure_dir(dir: &Path) -> Result<()> {
             if let Some(parent) = dir.parent() {
                 fs::create_dir_all(parent).map_err(Error::io(parent))?;
             }
-            fs::DirBuilder::new().mode(0o700).create(dir).map_err(Error::io(dir))?;
+            fs::DirBuilder::new()
+                .mode(0o700)
+                .create(dir)
+                .map_err(Error::io(dir))?;
         }
-        Err(e) => return Err(Error::Io { path: dir.to_owned(), source: e }),
+        Err(e) => {
+            return Err(Error::Io {
+                path: dir.to_owned(),
+                source: e,
+            })
+        }
     }
     let meta = fs::symlink_metadata(dir).map_err(Error::io(dir))?;
-    let unsafe_dir = |problem: String| Error::UnsafeDirectory { dir: dir.to_owned(), problem };
+    let unsafe_dir = |problem: String| Error::UnsafeDirectory {
+        dir: dir.to_owned(),
+        problem,
+    };
     if !meta.is_dir() {
         return Err(unsafe_dir("it is not a directory (or is a symlink)".into()));
     }
     if meta.uid() != current_uid() {
-        return Err(unsafe_dir(format!("it is owned by uid {}, not by uid {}", meta.uid(), current_uid())));
+        return Err(unsafe_dir(format!(
+            "it is owned by uid {}, not by uid {}",
+            meta.uid(),
+            current_uid()
+        )));
     }
     let mode = meta.mode() & 0o777;
     if mode & 0o077 != 0 {
-        return Err(unsafe_dir(format!("its mode {mode:04o} lets other users in; it must be 0700")));
+        return Err(unsafe_dir(format!(
+            "its mode {mode:04o} lets other users in; it must be 0700"
+        )));
     }
     Ok(())
 }
@@ -153,7 +199,11 @@ mod tests {
         fs::create_dir(&dir).unwrap();
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
         let err = bind(&dir.join("askdesk.sock")).unwrap_err();
-        assert!(err.to_string().contains("its mode 0755 lets other users in"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("its mode 0755 lets other users in"),
+            "{err}"
+        );
     }
 
     #[tokio::test]
@@ -174,7 +224,10 @@ mod tests {
         let dir = tmp.path().join("run");
         fs::DirBuilder::new().mode(0o700).create(&dir).unwrap();
         fs::write(dir.join("askdesk.sock"), b"precious").unwrap();
-        assert!(matches!(bind(&dir.join("askdesk.sock")), Err(Error::NotASocket { .. })));
+        assert!(matches!(
+            bind(&dir.join("askdesk.sock")),
+            Err(Error::NotASocket { .. })
+        ));
         assert_eq!(fs::read(dir.join("askdesk.sock")).unwrap(), b"precious");
     }
 }

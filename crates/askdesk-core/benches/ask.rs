@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use askdesk_core::{
-    Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config, Decision, Offer, Question,
-    QuestionOption, Request, RequestId, Scope, Service,
+    Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config, Decision, Offer,
+    Question, QuestionOption, Request, RequestId, Scope, Service,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -32,7 +32,10 @@ impl Answerer for Claims {
 }
 
 fn request() -> AskRequest {
-    let option = |label: &str| QuestionOption { label: label.into(), description: None };
+    let option = |label: &str| QuestionOption {
+        label: label.into(),
+        description: None,
+    };
     AskRequest {
         questions: vec![Question {
             id: "cleanup".into(),
@@ -68,7 +71,9 @@ async fn empty_round_trip(x: u64) -> u64 {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
     runtime.block_on(async {
         let service = Service::new(Config::default());
         let template = request();

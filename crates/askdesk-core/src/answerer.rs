@@ -84,7 +84,9 @@ impl Future for DecisionReceiver {
     type Output = Decision;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Decision> {
-        Pin::new(&mut self.0).poll(cx).map(|result| result.unwrap_or(Decision::Delegate))
+        Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|result| result.unwrap_or(Decision::Delegate))
     }
 }
 
@@ -104,6 +106,9 @@ mod tests {
         let (responder, receiver) = decision_channel();
         drop(receiver);
         assert!(responder.is_withdrawn());
-        assert_eq!(responder.decide(Decision::Delegate), Err(Decision::Delegate));
+        assert_eq!(
+            responder.decide(Decision::Delegate),
+            Err(Decision::Delegate)
+        );
     }
 }

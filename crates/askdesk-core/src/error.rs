@@ -102,15 +102,24 @@ pub struct UserQuestionError {
 
 impl UserQuestionError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        UserQuestionError { code, message: message.into() }
+        UserQuestionError {
+            code,
+            message: message.into(),
+        }
     }
 
     pub fn aborted() -> Self {
-        Self::new(ErrorCode::AskAborted, "ask_user_question was aborted before the user answered")
+        Self::new(
+            ErrorCode::AskAborted,
+            "ask_user_question was aborted before the user answered",
+        )
     }
 
     pub fn empty_questions() -> Self {
-        Self::new(ErrorCode::EmptyQuestions, "ask_user_question requires at least one question")
+        Self::new(
+            ErrorCode::EmptyQuestions,
+            "ask_user_question requires at least one question",
+        )
     }
 
     pub fn caller_not_live() -> Self {
@@ -144,19 +153,31 @@ impl UserQuestionError {
     }
 
     pub fn no_provider() -> Self {
-        Self::new(ErrorCode::NoProvider, "no user-questions answerer accepted the request")
+        Self::new(
+            ErrorCode::NoProvider,
+            "no user-questions answerer accepted the request",
+        )
     }
 
     pub fn cancelled_by_user() -> Self {
-        Self::new(ErrorCode::AskCancelled, "the user cancelled ask_user_question")
+        Self::new(
+            ErrorCode::AskCancelled,
+            "the user cancelled ask_user_question",
+        )
     }
 
     pub fn bad_answer(problem: impl fmt::Display) -> Self {
-        Self::new(ErrorCode::BadAnswer, format!("the answerer sent a bad answer: {problem}"))
+        Self::new(
+            ErrorCode::BadAnswer,
+            format!("the answerer sent a bad answer: {problem}"),
+        )
     }
 
     pub fn shutting_down() -> Self {
-        Self::new(ErrorCode::ShuttingDown, "askdesk shut down before the user answered")
+        Self::new(
+            ErrorCode::ShuttingDown,
+            "askdesk shut down before the user answered",
+        )
     }
 }
 
@@ -172,7 +193,10 @@ pub struct ShapeError {
 
 impl ShapeError {
     pub fn new(path: impl Into<String>, problem: impl Into<String>) -> Self {
-        ShapeError { path: path.into(), problem: problem.into() }
+        ShapeError {
+            path: path.into(),
+            problem: problem.into(),
+        }
     }
 }
 
@@ -230,8 +254,14 @@ mod tests {
         for code in ErrorCode::KNOWN {
             assert_eq!(ErrorCode::parse(code.as_str()), code);
         }
-        assert_eq!(ErrorCode::parse("RATE_LIMITED"), ErrorCode::Other("RATE_LIMITED".into()));
-        assert_eq!(serde_json::to_string(&ErrorCode::NoProvider).unwrap(), r#""NO_PROVIDER""#);
+        assert_eq!(
+            ErrorCode::parse("RATE_LIMITED"),
+            ErrorCode::Other("RATE_LIMITED".into())
+        );
+        assert_eq!(
+            serde_json::to_string(&ErrorCode::NoProvider).unwrap(),
+            r#""NO_PROVIDER""#
+        );
     }
 
     #[test]
@@ -245,7 +275,13 @@ mod tests {
 
     #[test]
     fn shape_error_names_path() {
-        let e = ShapeError::new("questions[0].options[1].label", "expected a non-empty string");
-        assert_eq!(e.to_string(), "questions[0].options[1].label: expected a non-empty string");
+        let e = ShapeError::new(
+            "questions[0].options[1].label",
+            "expected a non-empty string",
+        );
+        assert_eq!(
+            e.to_string(),
+            "questions[0].options[1].label: expected a non-empty string"
+        );
     }
 }

@@ -18,12 +18,16 @@ pub mod service;
 pub mod types;
 pub mod validate;
 
-pub use answerer::{decision_channel, Answerer, Decision, DecisionReceiver, Failure, Offer, Responder};
+pub use answerer::{
+    decision_channel, Answerer, Decision, DecisionReceiver, Failure, Offer, Responder,
+};
 pub use error::{AskError, ErrorCode, RegistryError, ShapeError, UserQuestionError};
 pub use registry::{AgentRegistration, AgentSummary, Handle};
 pub use service::{
     AnswererId, AnswererRegistration, AnswererSummary, AskRequest, Config, PendingSummary, Scope,
     Service,
 };
-pub use types::{AgentInfo, Answer, AnswerItem, Intent, Question, QuestionOption, Request, RequestId};
+pub use types::{
+    AgentInfo, Answer, AnswerItem, Intent, Question, QuestionOption, Request, RequestId,
+};
 pub use validate::Limits;

@@ -59,7 +59,11 @@ pub(crate) struct Agent {
 
 impl Agent {
     pub(crate) fn info(&self, id: &str) -> AgentInfo {
-        AgentInfo { id: id.to_owned(), label: self.label.clone(), meta: self.meta.clone() }
+        AgentInfo {
+            id: id.to_owned(),
+            label: self.label.clone(),
+            meta: self.meta.clone(),
+        }
     }
 
     /// A *root* is a live agent with no owner. Only a root may ask the human: an owned child
@@ -81,20 +85,34 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    pub(crate) fn register(&mut self, registration: AgentRegistration) -> Result<Handle, RegistryError> {
-        let AgentRegistration { id, owner, label, meta } = registration;
+    pub(crate) fn register(
+        &mut self,
+        registration: AgentRegistration,
+    ) -> Result<Handle, RegistryError> {
+        let AgentRegistration {
+            id,
+            owner,
+            label,
+            meta,
+        } = registration;
         if self.agents.contains_key(&id) {
             return Err(RegistryError::IdTaken { id });
         }
         if let Some(owner) = &owner {
             if self.lookup(owner).is_none() {
-                return Err(RegistryError::NotLive { id: owner.id.clone() });
+                return Err(RegistryError::NotLive {
+                    id: owner.id.clone(),
+                });
             }
         }
         let instance = new_instance_token();
         let owner = owner.map(|h| h.id);
         if let Some(owner) = &owner {
-            self.agents.get_mut(owner).expect("owner checked live above").children.insert(id.clone());
+            self.agents
+                .get_mut(owner)
+                .expect("owner checked live above")
+                .children
+                .insert(id.clone());
         }
         self.next_seq += 1;
         let agent = Agent {
@@ -112,7 +130,9 @@ impl Registry {
 
     /// The live agent the handle names, if the handle is its exact current instance.
     pub(crate) fn lookup(&self, handle: &Handle) -> Option<&Agent> {
-        self.agents.get(&handle.id).filter(|agent| tokens_equal(&agent.instance, &handle.instance))
+        self.agents
+            .get(&handle.id)
+            .filter(|agent| tokens_equal(&agent.instance, &handle.instance))
     }
 
     /// Unregisters the agent and, transitively, every agent it owns.
@@ -120,7 +140,9 @@ impl Registry {
     /// Returns the ids removed (the agent first, then its descendants); their `gone` tokens are cancelled.
     pub(crate) fn unregister(&mut self, handle: &Handle) -> Result<Vec<String>, RegistryError> {
         if self.lookup(handle).is_none() {
-            return Err(RegistryError::NotLive { id: handle.id.clone() });
+            return Err(RegistryError::NotLive {
+                id: handle.id.clone(),
+            });
         }
         let root = self.agents.remove(&handle.id).expect("looked up above");
         if let Some(owner) = &root.owner {
@@ -143,8 +165,12 @@ impl Registry {
 
     /// The live agents with no owner, in registration order.
     pub(crate) fn roots(&self) -> Vec<String> {
-        let mut roots: Vec<(&u64, &String)> =
-            self.agents.iter().filter(|(_, a)| a.is_root()).map(|(id, a)| (&a.seq, id)).collect();
+        let mut roots: Vec<(&u64, &String)> = self
+            .agents
+            .iter()
+            .filter(|(_, a)| a.is_root())
+            .map(|(id, a)| (&a.seq, id))
+            .collect();
         roots.sort();
         roots.into_iter().map(|(_, id)| id.clone()).collect()
     }
@@ -175,7 +201,11 @@ fn new_instance_token() -> String {
 
 /// Compares tokens without stopping at the first difference, so timing tells nothing.
 fn tokens_equal(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 #[cfg(test)]
@@ -183,7 +213,11 @@ mod tests {
     use super::*;
 
     fn reg(id: &str, owner: Option<&Handle>) -> AgentRegistration {
-        AgentRegistration { id: id.into(), owner: owner.cloned(), ..Default::default() }
+        AgentRegistration {
+            id: id.into(),
+            owner: owner.cloned(),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -202,12 +236,18 @@ mod tests {
         assert!(registry.lookup(&a).is_some());
         // The last character changed to another hex digit: one off, so never the real token.
         let last = if a.instance.ends_with('0') { '1' } else { '0' };
-        let forged = Handle { id: "a".into(), instance: format!("{}{last}", &a.instance[..31]) };
+        let forged = Handle {
+            id: "a".into(),
+            instance: format!("{}{last}", &a.instance[..31]),
+        };
         assert!(registry.lookup(&forged).is_none());
         registry.unregister(&a).unwrap();
         assert!(registry.lookup(&a).is_none());
         let again = registry.register(reg("a", None)).unwrap();
-        assert!(registry.lookup(&a).is_none(), "a replaced handle is not live");
+        assert!(
+            registry.lookup(&a).is_none(),
+            "a replaced handle is not live"
+        );
         assert!(registry.lookup(&again).is_some());
     }
 
@@ -215,9 +255,18 @@ mod tests {
     fn id_taken_and_dead_owner() {
         let mut registry = Registry::default();
         let a = registry.register(reg("a", None)).unwrap();
-        assert_eq!(registry.register(reg("a", None)), Err(RegistryError::IdTaken { id: "a".into() }));
-        let stale = Handle { id: "a".into(), instance: "00".into() };
-        assert_eq!(registry.register(reg("b", Some(&stale))), Err(RegistryError::NotLive { id: "a".into() }));
+        assert_eq!(
+            registry.register(reg("a", None)),
+            Err(RegistryError::IdTaken { id: "a".into() })
+        );
+        let stale = Handle {
+            id: "a".into(),
+            instance: "00".into(),
+        };
+        assert_eq!(
+            registry.register(reg("b", Some(&stale))),
+            Err(RegistryError::NotLive { id: "a".into() })
+        );
         assert!(registry.register(reg("b", Some(&a))).is_ok());
     }
 
@@ -236,13 +285,19 @@ mod tests {
         assert!(gone.is_cancelled());
         assert!(registry.lookup(&grandchild).is_none());
         assert!(registry.lookup(&sibling).is_some());
-        assert_eq!(registry.agents["root"].children, BTreeSet::from(["sibling".to_owned()]));
+        assert_eq!(
+            registry.agents["root"].children,
+            BTreeSet::from(["sibling".to_owned()])
+        );
 
         let removed = registry.unregister(&root).unwrap();
         assert_eq!(removed, vec!["root".to_owned(), "sibling".to_owned()]);
         assert_eq!(registry.roots(), vec!["other".to_owned()]);
         assert!(registry.lookup(&other).is_some());
-        assert_eq!(registry.unregister(&root), Err(RegistryError::NotLive { id: "root".into() }));
+        assert_eq!(
+            registry.unregister(&root),
+            Err(RegistryError::NotLive { id: "root".into() })
+        );
     }
 
     #[test]
@@ -253,7 +308,17 @@ mod tests {
         registry.register(reg("a", None)).unwrap();
         assert_eq!(registry.roots(), vec!["z".to_owned(), "a".to_owned()]);
         let list = registry.list();
-        let shape: Vec<_> = list.iter().map(|a| (a.id.as_str(), a.owner.as_deref(), a.root)).collect();
-        assert_eq!(shape, vec![("z", None, true), ("y", Some("z"), false), ("a", None, true)]);
+        let shape: Vec<_> = list
+            .iter()
+            .map(|a| (a.id.as_str(), a.owner.as_deref(), a.root))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                ("z", None, true),
+                ("y", Some("z"), false),
+                ("a", None, true)
+            ]
+        );
     }
 }

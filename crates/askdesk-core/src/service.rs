@@ -145,7 +145,13 @@ struct Chain {
 
 impl Chain {
     fn rebuild(&mut self) {
-        self.snapshot = self.prepended.iter().rev().chain(self.appended.iter()).cloned().collect();
+        self.snapshot = self
+            .prepended
+            .iter()
+            .rev()
+            .chain(self.appended.iter())
+            .cloned()
+            .collect();
     }
 
     fn remove_where(&mut self, mut doomed: impl FnMut(&Entry) -> bool) -> usize {
@@ -169,7 +175,12 @@ impl Chain {
 
 impl Service {
     pub fn new(config: Config) -> Self {
-        Service { inner: Arc::new(Inner { limits: config.limits, ..Default::default() }) }
+        Service {
+            inner: Arc::new(Inner {
+                limits: config.limits,
+                ..Default::default()
+            }),
+        }
     }
 
     pub fn limits(&self) -> Limits {
@@ -179,7 +190,10 @@ impl Service {
     fn state(&self) -> MutexGuard<'_, State> {
         // A panic while the lock was held cannot leave the state half-written: every critical
         // section either completes its edits or makes none, so a poisoned lock is still sound.
-        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     // ----- agents (SPEC 3) -----
@@ -194,7 +208,9 @@ impl Service {
     pub fn unregister_agent(&self, handle: &Handle) -> Result<Vec<String>, RegistryError> {
         let mut state = self.state();
         let removed = state.registry.unregister(handle)?;
-        state.chain.remove_where(|entry| matches!(&entry.scope, EntryScope::Agent(id) if removed.contains(id)));
+        state.chain.remove_where(
+            |entry| matches!(&entry.scope, EntryScope::Agent(id) if removed.contains(id)),
+        );
         Ok(removed)
     }
 
@@ -205,7 +221,10 @@ impl Service {
 
     /// What answerers are told about the live agent the handle names.
     pub fn agent_info(&self, handle: &Handle) -> Option<AgentInfo> {
-        self.state().registry.lookup(handle).map(|agent| agent.info(&handle.id))
+        self.state()
+            .registry
+            .lookup(handle)
+            .map(|agent| agent.info(&handle.id))
     }
 
     /// Every live agent, in registration order.
@@ -317,16 +336,26 @@ impl Service {
     ) -> impl Future<Output = Result<Answer, AskError>> + Send + 'static {
         // The guard is made here, not in the async block, so that a future dropped before its
         // first poll still takes its request out of the pending table.
-        let started = self.start(request, cancel).map(|(request, agent_gone, chain)| {
-            let guard = PendingGuard { inner: self.inner.clone(), id: request.id, holder: None };
-            (request, agent_gone, chain, guard)
-        });
+        let started = self
+            .start(request, cancel)
+            .map(|(request, agent_gone, chain)| {
+                let guard = PendingGuard {
+                    inner: self.inner.clone(),
+                    id: request.id,
+                    holder: None,
+                };
+                (request, agent_gone, chain, guard)
+            });
         let cancel = cancel.clone();
         async move {
             let (request, agent_gone, chain, mut guard) = started?;
             // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
             // an answerer that decides at once must not claim a request that already settled.
-            if cancel.is_cancelled() || agent_gone.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            if cancel.is_cancelled()
+                || agent_gone
+                    .as_ref()
+                    .is_some_and(CancellationToken::is_cancelled)
+            {
                 return Err(UserQuestionError::aborted().into());
             }
             if guard.inner.closing.is_cancelled() {
@@ -354,10 +383,15 @@ impl Service {
                 };
                 match decision {
                     Decision::Delegate => continue,
-                    Decision::Claim(answer) => return Ok(check_answer(&request.questions, answer)?),
+                    Decision::Claim(answer) => {
+                        return Ok(check_answer(&request.questions, answer)?)
+                    }
                     Decision::Fail(Failure::Domain(error)) => return Err(error.into()),
                     Decision::Fail(Failure::Internal(message)) => {
-                        return Err(AskError::Internal { answerer: entry.label.clone(), message })
+                        return Err(AskError::Internal {
+                            answerer: entry.label.clone(),
+                            message,
+                        })
                     }
                 }
             }
@@ -387,7 +421,10 @@ impl Service {
         let (agent, agent_gone) = match &agent {
             None => (None, None),
             Some(handle) => {
-                let live = state.registry.lookup(handle).ok_or_else(UserQuestionError::caller_not_live)?;
+                let live = state
+                    .registry
+                    .lookup(handle)
+                    .ok_or_else(UserQuestionError::caller_not_live)?;
                 if !live.is_root() {
                     return Err(UserQuestionError::delegated_caller().into());
                 }
@@ -396,8 +433,19 @@ impl Service {
         };
         check_intents(&questions)?;
         let id = RequestId(self.inner.next_request.fetch_add(1, Ordering::Relaxed) + 1);
-        let request = Arc::new(Request { id, questions, agent, asked_at: SystemTime::now() });
-        state.pending.insert(id, Pending { request: request.clone(), holder: None });
+        let request = Arc::new(Request {
+            id,
+            questions,
+            agent,
+            asked_at: SystemTime::now(),
+        });
+        state.pending.insert(
+            id,
+            Pending {
+                request: request.clone(),
+                holder: None,
+            },
+        );
         Ok((request, agent_gone, state.chain.snapshot.clone()))
     }
 }
@@ -440,7 +488,10 @@ impl Drop for PendingGuard {
 }
 
 fn lock(inner: &Inner) -> MutexGuard<'_, State> {
-    inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    inner
+        .state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl fmt::Display for AnswererId {

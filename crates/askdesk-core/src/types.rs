@@ -79,7 +79,11 @@ pub struct AnswerItem {
 impl AnswerItem {
     /// The answer of a skipped question: the shape is kept, nothing is chosen.
     pub fn skipped(id: impl Into<String>) -> Self {
-        AnswerItem { id: id.into(), selected: Vec::new(), custom: None }
+        AnswerItem {
+            id: id.into(),
+            selected: Vec::new(),
+            custom: None,
+        }
     }
 }
 
@@ -154,14 +158,22 @@ mod tests {
             "id": "q", "question": "?", "colour": "blue", "options": [{ "label": "a", "x": 1 }]
         }))
         .unwrap();
-        assert_eq!(serde_json::to_value(&q).unwrap(), json!({ "id": "q", "question": "?", "options": [{ "label": "a" }] }));
+        assert_eq!(
+            serde_json::to_value(&q).unwrap(),
+            json!({ "id": "q", "question": "?", "options": [{ "label": "a" }] })
+        );
     }
 
     #[test]
     fn answer_omits_absent_custom() {
         round_trip::<Answer>(json!({ "answers": [{ "id": "cleanup", "selected": ["Yes"] }] }));
-        round_trip::<Answer>(json!({ "answers": [{ "id": "c", "selected": [], "custom": "later" }] }));
-        let compact = serde_json::to_string(&Answer { answers: vec![AnswerItem::skipped("cleanup")] }).unwrap();
+        round_trip::<Answer>(
+            json!({ "answers": [{ "id": "c", "selected": [], "custom": "later" }] }),
+        );
+        let compact = serde_json::to_string(&Answer {
+            answers: vec![AnswerItem::skipped("cleanup")],
+        })
+        .unwrap();
         assert_eq!(compact, r#"{"answers":[{"id":"cleanup","selected":[]}]}"#);
     }
 

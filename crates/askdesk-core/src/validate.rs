@@ -16,7 +16,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_questions: 64, max_options: 64, max_field_bytes: 256 * 1024 }
+        Limits {
+            max_questions: 64,
+            max_options: 64,
+            max_field_bytes: 256 * 1024,
+        }
     }
 }
 
@@ -27,7 +31,11 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
     if questions.len() > limits.max_questions {
         return Err(ShapeError::new(
             "questions",
-            format!("at most {} questions are allowed, got {}", limits.max_questions, questions.len()),
+            format!(
+                "at most {} questions are allowed, got {}",
+                limits.max_questions,
+                questions.len()
+            ),
         ));
     }
     let text = |path: &dyn Fn() -> String, value: &str, required: bool| -> Result<(), ShapeError> {
@@ -37,7 +45,11 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
         if value.len() > limits.max_field_bytes {
             return Err(ShapeError::new(
                 path(),
-                format!("text of {} bytes is over the limit of {} bytes", value.len(), limits.max_field_bytes),
+                format!(
+                    "text of {} bytes is over the limit of {} bytes",
+                    value.len(),
+                    limits.max_field_bytes
+                ),
             ));
         }
         Ok(())
@@ -46,7 +58,10 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
     for (i, q) in questions.iter().enumerate() {
         text(&|| format!("questions[{i}].id"), &q.id, true)?;
         if ids.repeats(&questions[..i], |q| &q.id, &q.id) {
-            return Err(ShapeError::new(format!("questions[{i}].id"), format!("duplicate question id {:?}", q.id)));
+            return Err(ShapeError::new(
+                format!("questions[{i}].id"),
+                format!("duplicate question id {:?}", q.id),
+            ));
         }
         text(&|| format!("questions[{i}].question"), &q.question, true)?;
         if let Some(header) = &q.header {
@@ -58,12 +73,20 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
         if q.options.len() > limits.max_options {
             return Err(ShapeError::new(
                 format!("questions[{i}].options"),
-                format!("at most {} options are allowed, got {}", limits.max_options, q.options.len()),
+                format!(
+                    "at most {} options are allowed, got {}",
+                    limits.max_options,
+                    q.options.len()
+                ),
             ));
         }
         let mut labels = Seen::new(q.options.len());
         for (j, option) in q.options.iter().enumerate() {
-            text(&|| format!("questions[{i}].options[{j}].label"), &option.label, true)?;
+            text(
+                &|| format!("questions[{i}].options[{j}].label"),
+                &option.label,
+                true,
+            )?;
             if labels.repeats(&q.options[..j], |o| &o.label, &option.label) {
                 return Err(ShapeError::new(
                     format!("questions[{i}].options[{j}].label"),
@@ -71,12 +94,24 @@ pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeE
                 ));
             }
             if let Some(description) = &option.description {
-                text(&|| format!("questions[{i}].options[{j}].description"), description, false)?;
+                text(
+                    &|| format!("questions[{i}].options[{j}].description"),
+                    description,
+                    false,
+                )?;
             }
         }
         if let Some(intent) = &q.intent {
-            text(&|| format!("questions[{i}].intent.kind"), &intent.kind, true)?;
-            text(&|| format!("questions[{i}].intent.approve"), &intent.approve, false)?;
+            text(
+                &|| format!("questions[{i}].intent.kind"),
+                &intent.kind,
+                true,
+            )?;
+            text(
+                &|| format!("questions[{i}].intent.approve"),
+                &intent.approve,
+                false,
+            )?;
         }
     }
     Ok(())
@@ -116,7 +151,11 @@ pub fn check_intents(questions: &[Question]) -> Result<(), UserQuestionError> {
     for q in questions {
         let Some(intent) = &q.intent else { continue };
         if !q.options.iter().any(|o| o.label == intent.approve) {
-            return Err(UserQuestionError::bad_intent_approve(&q.id, &intent.kind, &intent.approve));
+            return Err(UserQuestionError::bad_intent_approve(
+                &q.id,
+                &intent.kind,
+                &intent.approve,
+            ));
         }
         if q.detail.is_none() {
             return Err(UserQuestionError::bad_intent_detail(&q.id, &intent.kind));
@@ -201,8 +240,14 @@ mod tests {
         let cases: Vec<(Value, Result<(), &str>)> = vec![
             (json!([]), Ok(())),
             (json!([{ "id": "a", "question": "?" }]), Ok(())),
-            (json!([{ "id": "", "question": "?" }]), Err("questions[0].id: expected a non-empty string")),
-            (json!([{ "id": "a", "question": "" }]), Err("questions[0].question: expected a non-empty string")),
+            (
+                json!([{ "id": "", "question": "?" }]),
+                Err("questions[0].id: expected a non-empty string"),
+            ),
+            (
+                json!([{ "id": "a", "question": "" }]),
+                Err("questions[0].question: expected a non-empty string"),
+            ),
             (
                 json!([{ "id": "a", "question": "?" }, { "id": "a", "question": "?" }]),
                 Err("questions[1].id: duplicate question id \"a\""),
@@ -221,19 +266,40 @@ mod tests {
             ),
         ];
         for (input, expected) in cases {
-            assert_eq!(shape(input.clone()), expected.map_err(str::to_owned), "input: {input}");
+            assert_eq!(
+                shape(input.clone()),
+                expected.map_err(str::to_owned),
+                "input: {input}"
+            );
         }
     }
 
     #[test]
     fn limits_are_enforced() {
-        let limits = Limits { max_questions: 2, max_options: 1, max_field_bytes: 4 };
-        let too_many = questions(json!([{ "id": "a", "question": "?" }, { "id": "b", "question": "?" }, { "id": "c", "question": "?" }]));
-        assert_eq!(check_shape(&too_many, &limits).unwrap_err().path, "questions");
-        let options = questions(json!([{ "id": "a", "question": "?", "options": [{ "label": "x" }, { "label": "y" }] }]));
-        assert_eq!(check_shape(&options, &limits).unwrap_err().path, "questions[0].options");
+        let limits = Limits {
+            max_questions: 2,
+            max_options: 1,
+            max_field_bytes: 4,
+        };
+        let too_many = questions(
+            json!([{ "id": "a", "question": "?" }, { "id": "b", "question": "?" }, { "id": "c", "question": "?" }]),
+        );
+        assert_eq!(
+            check_shape(&too_many, &limits).unwrap_err().path,
+            "questions"
+        );
+        let options = questions(
+            json!([{ "id": "a", "question": "?", "options": [{ "label": "x" }, { "label": "y" }] }]),
+        );
+        assert_eq!(
+            check_shape(&options, &limits).unwrap_err().path,
+            "questions[0].options"
+        );
         let long = questions(json!([{ "id": "a", "question": "?", "detail": "12345" }]));
-        assert_eq!(check_shape(&long, &limits).unwrap_err().path, "questions[0].detail");
+        assert_eq!(
+            check_shape(&long, &limits).unwrap_err().path,
+            "questions[0].detail"
+        );
         let fits = questions(json!([{ "id": "a", "question": "?", "detail": "1234" }]));
         assert_eq!(check_shape(&fits, &limits), Ok(()));
     }
@@ -256,32 +322,78 @@ mod tests {
             answer(json!({ "answers": [{ "id": "b", "selected": [], "custom": "hi" }, { "id": "a", "selected": ["No"] }] })),
         )
         .unwrap();
-        assert_eq!(got, answer(json!({ "answers": [{ "id": "a", "selected": ["No"] }, { "id": "b", "selected": [], "custom": "hi" }] })));
+        assert_eq!(
+            got,
+            answer(
+                json!({ "answers": [{ "id": "a", "selected": ["No"] }, { "id": "b", "selected": [], "custom": "hi" }] })
+            )
+        );
     }
 
     #[test]
     fn answer_rules() {
         let ok: &[(bool, Value)] = &[
-            (false, json!([{ "id": "a", "selected": ["Yes"] }, { "id": "b", "selected": [] }])),
-            (false, json!([{ "id": "a", "selected": [], "custom": "maybe" }, { "id": "b", "selected": [] }])),
-            (true, json!([{ "id": "a", "selected": ["Yes", "No"], "custom": "and more" }, { "id": "b", "selected": [] }])),
-            (true, json!([{ "id": "a", "selected": [] }, { "id": "b", "selected": [] }])),
+            (
+                false,
+                json!([{ "id": "a", "selected": ["Yes"] }, { "id": "b", "selected": [] }]),
+            ),
+            (
+                false,
+                json!([{ "id": "a", "selected": [], "custom": "maybe" }, { "id": "b", "selected": [] }]),
+            ),
+            (
+                true,
+                json!([{ "id": "a", "selected": ["Yes", "No"], "custom": "and more" }, { "id": "b", "selected": [] }]),
+            ),
+            (
+                true,
+                json!([{ "id": "a", "selected": [] }, { "id": "b", "selected": [] }]),
+            ),
         ];
         for (multi, items) in ok {
             let result = check_answer(&yes_no(*multi), answer(json!({ "answers": items })));
             assert!(result.is_ok(), "{items}: {result:?}");
         }
         let bad: &[(bool, Value, &str)] = &[
-            (false, json!([{ "id": "a", "selected": ["Yes"] }]), "expected 2 answer items"),
-            (false, json!([{ "id": "a", "selected": [] }, { "id": "a", "selected": [] }]), "no answer item for question \"b\""),
-            (false, json!([{ "id": "a", "selected": ["Maybe"] }, { "id": "b", "selected": [] }]), "has no option \"Maybe\""),
-            (false, json!([{ "id": "a", "selected": ["Yes", "No"] }, { "id": "b", "selected": [] }]), "single-select but 2 labels"),
-            (false, json!([{ "id": "a", "selected": ["Yes"], "custom": "x" }, { "id": "b", "selected": [] }]), "with custom text, selected must be empty"),
-            (true, json!([{ "id": "a", "selected": [] }, { "id": "b", "selected": ["Yes"] }]), "question \"b\" has no option \"Yes\""),
-            (false, json!([{ "id": "a", "selected": [] }, { "id": "c", "selected": [] }]), "no answer item for question \"b\""),
+            (
+                false,
+                json!([{ "id": "a", "selected": ["Yes"] }]),
+                "expected 2 answer items",
+            ),
+            (
+                false,
+                json!([{ "id": "a", "selected": [] }, { "id": "a", "selected": [] }]),
+                "no answer item for question \"b\"",
+            ),
+            (
+                false,
+                json!([{ "id": "a", "selected": ["Maybe"] }, { "id": "b", "selected": [] }]),
+                "has no option \"Maybe\"",
+            ),
+            (
+                false,
+                json!([{ "id": "a", "selected": ["Yes", "No"] }, { "id": "b", "selected": [] }]),
+                "single-select but 2 labels",
+            ),
+            (
+                false,
+                json!([{ "id": "a", "selected": ["Yes"], "custom": "x" }, { "id": "b", "selected": [] }]),
+                "with custom text, selected must be empty",
+            ),
+            (
+                true,
+                json!([{ "id": "a", "selected": [] }, { "id": "b", "selected": ["Yes"] }]),
+                "question \"b\" has no option \"Yes\"",
+            ),
+            (
+                false,
+                json!([{ "id": "a", "selected": [] }, { "id": "c", "selected": [] }]),
+                "no answer item for question \"b\"",
+            ),
         ];
         for (multi, items, needle) in bad {
-            let err = check_answer(&yes_no(*multi), answer(json!({ "answers": items }))).unwrap_err();
+            let err =
+                check_answer(&yes_no(*multi), answer(json!({ "answers": items }))).unwrap_err();
             assert_eq!(err.code, ErrorCode::BadAnswer);
             assert!(err.message.contains(needle), "{items}: {}", err.message);
         }
@@ -295,7 +407,10 @@ mod tests {
             { "id": "q", "question": "?", "options": [{ "label": "Go" }], "intent": { "kind": "plan-review", "approve": "Go" } }
         ]));
         let err = check_intents(&both_wrong).unwrap_err();
-        assert_eq!(err.message, r#"question p declares intent plan-review whose approve label "Ship" names none of its options"#);
+        assert_eq!(
+            err.message,
+            r#"question p declares intent plan-review whose approve label "Ship" names none of its options"#
+        );
         let no_detail = &both_wrong[2..];
         assert_eq!(
             check_intents(no_detail).unwrap_err().message,
@@ -309,7 +424,14 @@ mod tests {
         use proptest::prelude::*;
 
         fn batch() -> impl Strategy<Value = Vec<Question>> {
-            prop::collection::vec((prop::collection::btree_set("[a-d]{1,2}", 0..5), any::<bool>()), 1..5).prop_map(|qs| {
+            prop::collection::vec(
+                (
+                    prop::collection::btree_set("[a-d]{1,2}", 0..5),
+                    any::<bool>(),
+                ),
+                1..5,
+            )
+            .prop_map(|qs| {
                 qs.into_iter()
                     .enumerate()
                     .map(|(i, (labels, multi))| Question {
@@ -317,7 +439,13 @@ mod tests {
                         question: "?".into(),
                         header: None,
                         detail: None,
-                        options: labels.into_iter().map(|label| crate::types::QuestionOption { label, description: None }).collect(),
+                        options: labels
+                            .into_iter()
+                            .map(|label| crate::types::QuestionOption {
+                                label,
+                                description: None,
+                            })
+                            .collect(),
                         multi_select: multi,
                         intent: None,
                     })

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use askdesk_core::{
-    decision_channel, AgentRegistration, Answer, AnswerItem, Answerer, AnswererRegistration, Config,
-    Decision, Offer, Request, Scope, Service,
+    decision_channel, AgentRegistration, Answer, AnswerItem, Answerer, AnswererRegistration,
+    Config, Decision, Offer, Request, Scope, Service,
 };
 use common::*;
 use tokio_util::sync::CancellationToken;
@@ -23,7 +23,11 @@ fn echo(request: &Request) -> Answer {
         answers: request
             .questions
             .iter()
-            .map(|q| AnswerItem { id: q.id.clone(), selected: vec![], custom: Some(format!("{}|{agent}", q.id)) })
+            .map(|q| AnswerItem {
+                id: q.id.clone(),
+                selected: vec![],
+                custom: Some(format!("{}|{agent}", q.id)),
+            })
             .collect(),
     }
 }
@@ -67,15 +71,37 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
     let service = Service::new(Config::default());
     let log = Log::default();
     let agents: Vec<_> = (0..AGENTS)
-        .map(|i| service.register_agent(AgentRegistration { id: format!("agent-{i}"), ..Default::default() }).unwrap())
+        .map(|i| {
+            service
+                .register_agent(AgentRegistration {
+                    id: format!("agent-{i}"),
+                    ..Default::default()
+                })
+                .unwrap()
+        })
         .collect();
-    let registration = AnswererRegistration { scope: Scope::All, prepend: false, label: Some("flaky".into()) };
-    service.register_answerer(registration, Arc::new(Flaky { offers: AtomicUsize::new(0) })).unwrap();
+    let registration = AnswererRegistration {
+        scope: Scope::All,
+        prepend: false,
+        label: Some("flaky".into()),
+    };
+    service
+        .register_answerer(
+            registration,
+            Arc::new(Flaky {
+                offers: AtomicUsize::new(0),
+            }),
+        )
+        .unwrap();
     let (_, mut echoer) = register(&service, "echo", Script::Hold, Scope::All, false, &log);
 
     let mut asks = Vec::with_capacity(ASKS);
     for i in 0..ASKS {
-        let agent = if i % 3 == 0 { None } else { Some(&agents[i % AGENTS]) };
+        let agent = if i % 3 == 0 {
+            None
+        } else {
+            Some(&agents[i % AGENTS])
+        };
         let questions = vec![question(&format!("q{i}")), question(&format!("extra-{i}"))];
         let ask = service.ask(ask_request(questions, agent), &CancellationToken::new());
         let expected_agent = agent.map_or("-".to_owned(), |h| h.id.clone());
@@ -88,7 +114,10 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
         held.push(echoer.next().await);
     }
     assert_eq!(service.pending().len(), ASKS, "all asks pending at once");
-    assert!(service.pending().iter().all(|p| p.holder.as_deref() == Some("echo")));
+    assert!(service
+        .pending()
+        .iter()
+        .all(|p| p.holder.as_deref() == Some("echo")));
 
     // Answer them from many tasks at once, in an order unrelated to the asking order.
     held.reverse();
@@ -105,7 +134,9 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
             for h in batch {
                 tokio::task::yield_now().await;
                 let answer = echo(&h.request);
-                h.responder.decide(Decision::Claim(answer)).expect("decided before the request settled");
+                h.responder
+                    .decide(Decision::Claim(answer))
+                    .expect("decided before the request settled");
                 decided.fetch_add(1, Ordering::Relaxed);
             }
         }));
@@ -121,15 +152,27 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
         let answer = result.unwrap_or_else(|e| panic!("ask {i}: {e:?}"));
         let expected = Answer {
             answers: vec![
-                AnswerItem { id: format!("q{i}"), selected: vec![], custom: Some(format!("q{i}|{agent}")) },
-                AnswerItem { id: format!("extra-{i}"), selected: vec![], custom: Some(format!("extra-{i}|{agent}")) },
+                AnswerItem {
+                    id: format!("q{i}"),
+                    selected: vec![],
+                    custom: Some(format!("q{i}|{agent}")),
+                },
+                AnswerItem {
+                    id: format!("extra-{i}"),
+                    selected: vec![],
+                    custom: Some(format!("extra-{i}|{agent}")),
+                },
             ],
         };
         assert_eq!(answer, expected, "ask {i} got someone else's answer");
         settled[i] += 1;
     }
     assert!(settled.iter().all(|&n| n == 1));
-    assert_eq!(log.offered().len(), ASKS, "each request offered to the echo once");
+    assert_eq!(
+        log.offered().len(),
+        ASKS,
+        "each request offered to the echo once"
+    );
     assert!(log.withdrawn().is_empty());
     assert!(service.pending().is_empty());
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use askdesk_core::{
-    decision_channel, AnswerItem, Answer, Answerer, AnswererId, AnswererRegistration, AskError,
+    decision_channel, Answer, AnswerItem, Answerer, AnswererId, AnswererRegistration, AskError,
     AskRequest, Decision, Failure, Handle, Intent, Offer, Question, QuestionOption, Request,
     RequestId, Responder, Scope, Service,
 };
@@ -16,7 +16,8 @@ use tokio::sync::mpsc;
 // constructors, so that a changed constructor fails the tests.
 pub const ABORTED: &str = "ask_user_question was aborted before the user answered";
 pub const EMPTY: &str = "ask_user_question requires at least one question";
-pub const NOT_LIVE: &str = "human interaction requires the exact live calling agent when an agent is supplied";
+pub const NOT_LIVE: &str =
+    "human interaction requires the exact live calling agent when an agent is supplied";
 pub const DELEGATED: &str = "human interaction is unavailable while the calling agent is owned by another live agent; include the unresolved question or decision in the child agent's final result";
 pub const NO_PROVIDER: &str = "no user-questions answerer accepted the request";
 pub const CANCELLED: &str = "the user cancelled ask_user_question";
@@ -36,7 +37,10 @@ pub fn question(id: &str) -> Question {
 }
 
 pub fn option(label: &str) -> QuestionOption {
-    QuestionOption { label: label.to_owned(), description: None }
+    QuestionOption {
+        label: label.to_owned(),
+        description: None,
+    }
 }
 
 /// A question with an intent of `kind` whose options are "Approve" and "Revise".
@@ -48,25 +52,43 @@ pub fn with_intent(id: &str, kind: &str, approve: &str, detail: Option<&str>) ->
         detail: detail.map(str::to_owned),
         options: vec![option("Approve"), option("Revise")],
         multi_select: false,
-        intent: Some(Intent { kind: kind.to_owned(), approve: approve.to_owned() }),
+        intent: Some(Intent {
+            kind: kind.to_owned(),
+            approve: approve.to_owned(),
+        }),
     }
 }
 
 /// A rule-abiding answer to `questions`: every question skipped.
 pub fn skipped(questions: &[Question]) -> Answer {
-    Answer { answers: questions.iter().map(|q| AnswerItem::skipped(q.id.clone())).collect() }
+    Answer {
+        answers: questions
+            .iter()
+            .map(|q| AnswerItem::skipped(q.id.clone()))
+            .collect(),
+    }
 }
 
 pub fn ask_request(questions: Vec<Question>, agent: Option<&Handle>) -> AskRequest {
-    AskRequest { questions, agent: agent.cloned() }
+    AskRequest {
+        questions,
+        agent: agent.cloned(),
+    }
 }
 
 /// Asserts that `result` is the domain error with exactly this code and message.
 #[track_caller]
-pub fn assert_question_error<T: std::fmt::Debug>(result: Result<T, AskError>, code: &str, message: &str) {
+pub fn assert_question_error<T: std::fmt::Debug>(
+    result: Result<T, AskError>,
+    code: &str,
+    message: &str,
+) {
     match result {
         Err(AskError::Question(error)) => {
-            assert_eq!((error.code.as_str(), error.message.as_str()), (code, message));
+            assert_eq!(
+                (error.code.as_str(), error.message.as_str()),
+                (code, message)
+            );
         }
         other => panic!("expected {code} {message:?}, got {other:?}"),
     }
@@ -179,7 +201,10 @@ impl Answerer for Scripted {
             Script::Hold => {
                 let (responder, receiver) = decision_channel();
                 // When the test dropped its end the responder is dropped too: that delegates.
-                let _ = self.holds.send(Held { request: request.clone(), responder });
+                let _ = self.holds.send(Held {
+                    request: request.clone(),
+                    responder,
+                });
                 Offer::Later(receiver)
             }
         }
@@ -192,7 +217,12 @@ impl Answerer for Scripted {
 
 pub fn scripted(name: &str, script: Script, log: &Log) -> (Arc<Scripted>, Holds) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let answerer = Scripted { name: name.to_owned(), script, log: log.clone(), holds: tx };
+    let answerer = Scripted {
+        name: name.to_owned(),
+        script,
+        log: log.clone(),
+        holds: tx,
+    };
     (Arc::new(answerer), Holds(rx))
 }
 
@@ -206,7 +236,13 @@ pub fn register(
     log: &Log,
 ) -> (AnswererId, Holds) {
     let (answerer, holds) = scripted(name, script, log);
-    let registration = AnswererRegistration { scope, prepend, label: Some(name.to_owned()) };
-    let id = service.register_answerer(registration, answerer).expect("the answerer registers");
+    let registration = AnswererRegistration {
+        scope,
+        prepend,
+        label: Some(name.to_owned()),
+    };
+    let id = service
+        .register_answerer(registration, answerer)
+        .expect("the answerer registers");
     (id, holds)
 }

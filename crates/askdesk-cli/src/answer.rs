@@ -1,0 +1,331 @@
+//! `askdesk answer`: a headless answerer on the broker's waterfall, by policy or by an external command.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+
+use askdesk_broker::client::IncomingRequest;
+use askdesk_broker::protocol::{self, RpcError};
+use askdesk_core::{Answer, AnswerItem, Question, Scope, UserQuestionError};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+use tokio::task::JoinSet;
+
+use crate::cli::{AnswerArgs, Policy, ScopeArg};
+use crate::connect::connect;
+use crate::exit::{Error, Result};
+
+/// What the answerer sends back for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Claim(Answer),
+    Delegate,
+    Fail(RpcError),
+}
+
+impl Reply {
+    fn into_result(self) -> Result<Option<Answer>, RpcError> {
+        match self {
+            Reply::Claim(answer) => Ok(Some(answer)),
+            Reply::Delegate => Ok(None),
+            Reply::Fail(error) => Err(error),
+        }
+    }
+}
+
+/// How requests are answered.
+#[derive(Debug, Clone)]
+enum How {
+    Policy(Policy),
+    Exec(Arc<str>),
+}
+
+pub async fn run(args: AnswerArgs, socket: PathBuf) -> Result<()> {
+    let how = match &args.exec {
+        Some(command) => How::Exec(command.as_str().into()),
+        None => How::Policy(args.policy),
+    };
+    let scope = match args.scope {
+        ScopeArg::All => Scope::All,
+        ScopeArg::Agents => Scope::Agents,
+    };
+    let client = connect(&socket, "answer").await?;
+    let (answerer, mut incoming) = client
+        .register_answerer(scope, args.prepend, Some(&args.label))
+        .await?;
+    tracing::info!(%answerer, "answering requests");
+    if args.count == Some(0) {
+        return Ok(());
+    }
+
+    let interrupted = crate::serve::interrupted();
+    tokio::pin!(interrupted);
+    let mut tasks = JoinSet::new();
+    let mut handled = 0u64;
+    loop {
+        tokio::select! {
+            _ = &mut interrupted => break,
+            next = incoming.next() => match next {
+                Some(request) => {
+                    tasks.spawn(handle(request, how.clone()));
+                }
+                None => return Err(Error::Internal("the broker closed the connection".into())),
+            },
+            Some(done) = tasks.join_next() => {
+                if matches!(done, Ok(true)) {
+                    handled += 1;
+                    if args.count.is_some_and(|count| handled >= count) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // Replies are written by the client's writer task in order: once a ping's reply is back, every
+    // reply queued before it has reached the broker, and exiting cannot lose one.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), client.ping()).await;
+    Ok(())
+}
+
+/// Decides one request and replies; `false` when the request was withdrawn first.
+async fn handle(request: IncomingRequest, how: How) -> bool {
+    let cancelled = request.cancelled.clone();
+    let reply = tokio::select! {
+        _ = cancelled.cancelled() => return false,
+        reply = decide(&request, &how) => reply,
+    };
+    if let Reply::Fail(error) = &reply {
+        tracing::info!(code = error.code, message = %error.message, "failing a request");
+    }
+    request.reply(reply.into_result()).await;
+    true
+}
+
+async fn decide(request: &IncomingRequest, how: &How) -> Reply {
+    match how {
+        How::Policy(policy) => match request.request() {
+            Ok(params) => apply_policy(*policy, &params.questions),
+            Err(error) => Reply::Fail(RpcError::new(
+                protocol::INTERNAL_ERROR,
+                format!("askdesk answer could not read the request: {error}"),
+            )),
+        },
+        How::Exec(command) => match exec(command, &request.params).await {
+            Ok(reply) => reply,
+            Err(message) => Reply::Fail(RpcError::new(protocol::INTERNAL_ERROR, message)),
+        },
+    }
+}
+
+/// A policy's reply to a batch.
+pub fn apply_policy(policy: Policy, questions: &[Question]) -> Reply {
+    let pick = |question: &Question, choose: fn(&Question) -> Option<&str>| match choose(question) {
+        Some(label) => AnswerItem {
+            id: question.id.clone(),
+            selected: vec![label.to_owned()],
+            custom: None,
+        },
+        None => AnswerItem::skipped(&question.id),
+    };
+    let answer_each = |choose: fn(&Question) -> Option<&str>| {
+        Reply::Claim(Answer {
+            answers: questions.iter().map(|q| pick(q, choose)).collect(),
+        })
+    };
+    match policy {
+        Policy::First => answer_each(first_option),
+        Policy::Recommended => answer_each(|q| {
+            q.options
+                .iter()
+                .find(|o| o.label.trim_end().ends_with("(Recommended)"))
+                .map(|o| o.label.as_str())
+                .or_else(|| first_option(q))
+        }),
+        Policy::Skip => answer_each(|_| None),
+        Policy::Dismiss => Reply::Fail(RpcError::user_question(
+            &UserQuestionError::cancelled_by_user(),
+        )),
+        Policy::Delegate => Reply::Delegate,
+    }
+}
+
+fn first_option(question: &Question) -> Option<&str> {
+    question.options.first().map(|o| o.label.as_str())
+}
+
+/// Runs `sh -c command` with the request on stdin; its stdout is the reply.
+async fn exec(command: &str, params: &Value) -> Result<Reply, String> {
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // A withdrawn request drops this future: the command is killed with it.
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot run `sh -c {command}`: {e}"))?;
+    let input = serde_json::to_vec(params).expect("a JSON value serializes");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // A command that does not read its stdin must still be able to answer: ignore a broken pipe.
+    let writer = async move {
+        let _ = stdin.write_all(&input).await;
+        let _ = stdin.shutdown().await;
+    };
+    let (_, output) = tokio::join!(writer, child.wait_with_output());
+    let output = output.map_err(|e| format!("`{command}` failed: {e}"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = stderr.trim();
+        let status = output
+            .status
+            .code()
+            .map_or_else(|| "a signal".to_owned(), |c| format!("status {c}"));
+        return Err(if stderr.is_empty() {
+            format!("`{command}` exited with {status}")
+        } else {
+            format!(
+                "`{command}` exited with {status}: {}",
+                truncate(stderr, 500)
+            )
+        });
+    }
+    parse_reply(&String::from_utf8_lossy(&output.stdout))
+        .map_err(|e| format!("`{command}` printed {e}"))
+}
+
+/// What an `--exec` command may print: an answer, `null`, or `{"error": {"code"?, "message"}}`.
+pub fn parse_reply(stdout: &str) -> Result<Reply, String> {
+    #[derive(Deserialize)]
+    struct Failure {
+        code: Option<String>,
+        message: String,
+    }
+    let value: Value = serde_json::from_str(stdout.trim())
+        .map_err(|e| format!("something that is not JSON ({e})"))?;
+    if value.is_null() {
+        return Ok(Reply::Delegate);
+    }
+    if let Some(error) = value.get("error") {
+        let failure: Failure = serde_json::from_value(error.clone())
+            .map_err(|e| format!("an error that is not {{\"code\", \"message\"}} ({e})"))?;
+        return Ok(Reply::Fail(match failure.code {
+            Some(code) => RpcError::new(protocol::USER_QUESTION_ERROR, failure.message)
+                .with_data(json!({ "code": code })),
+            None => RpcError::new(protocol::INTERNAL_ERROR, failure.message),
+        }));
+    }
+    let answer: Answer = serde_json::from_value(value)
+        .map_err(|e| format!("something that is not an answer, null or an error ({e})"))?;
+    Ok(Reply::Claim(answer))
+}
+
+fn truncate(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch() -> Vec<Question> {
+        serde_json::from_value(json!([
+            { "id": "a", "question": "?", "options": [{ "label": "One" }, { "label": "Two (Recommended)" }] },
+            { "id": "b", "question": "?", "options": [{ "label": "Only" }], "multiSelect": true },
+            { "id": "c", "question": "free text?" }
+        ]))
+        .unwrap()
+    }
+
+    fn claimed(policy: Policy) -> Value {
+        match apply_policy(policy, &batch()) {
+            Reply::Claim(answer) => serde_json::to_value(answer).unwrap(),
+            other => panic!("{policy:?} gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn policies_answer_as_documented() {
+        assert_eq!(
+            claimed(Policy::First),
+            json!({ "answers": [
+                { "id": "a", "selected": ["One"] }, { "id": "b", "selected": ["Only"] }, { "id": "c", "selected": [] }
+            ]})
+        );
+        assert_eq!(
+            claimed(Policy::Recommended),
+            json!({ "answers": [
+                { "id": "a", "selected": ["Two (Recommended)"] }, { "id": "b", "selected": ["Only"] },
+                { "id": "c", "selected": [] }
+            ]})
+        );
+        assert_eq!(
+            claimed(Policy::Skip),
+            json!({ "answers": [{ "id": "a", "selected": [] }, { "id": "b", "selected": [] }, { "id": "c", "selected": [] }]})
+        );
+        assert_eq!(apply_policy(Policy::Delegate, &batch()), Reply::Delegate);
+        let Reply::Fail(error) = apply_policy(Policy::Dismiss, &batch()) else {
+            panic!("dismiss must fail")
+        };
+        assert_eq!(error.code, protocol::USER_QUESTION_ERROR);
+        assert_eq!(error.data_code(), Some("ASK_CANCELLED"));
+        assert_eq!(error.message, "the user cancelled ask_user_question");
+    }
+
+    #[test]
+    fn exec_output_is_parsed() {
+        assert_eq!(parse_reply(" null\n").unwrap(), Reply::Delegate);
+        assert_eq!(
+            parse_reply(r#"{"answers":[{"id":"a","selected":["One"],"custom":"x"}]}"#).unwrap(),
+            Reply::Claim(Answer {
+                answers: vec![AnswerItem {
+                    id: "a".into(),
+                    selected: vec!["One".into()],
+                    custom: Some("x".into())
+                }]
+            })
+        );
+        let Reply::Fail(domain) =
+            parse_reply(r#"{"error":{"code":"RATE_LIMITED","message":"slow down"}}"#).unwrap()
+        else {
+            panic!("expected a failure")
+        };
+        assert_eq!(
+            (domain.code, domain.data_code(), domain.message.as_str()),
+            (-32001, Some("RATE_LIMITED"), "slow down")
+        );
+        let Reply::Fail(internal) = parse_reply(r#"{"error":{"message":"broken"}}"#).unwrap()
+        else {
+            panic!("expected a failure")
+        };
+        assert_eq!(internal.code, protocol::INTERNAL_ERROR);
+        for bad in ["", "yes", "[]", r#"{"answers":7}"#, r#"{"error":"x"}"#] {
+            assert!(parse_reply(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn exec_runs_the_command_with_the_request() {
+        let params = json!({ "questions": [{ "id": "a", "question": "?" }] });
+        // The command echoes the question id back as the answer's id.
+        let reply = exec(r#"id=$(sed 's/.*"id":"\([^"]*\)".*/\1/'); printf '{"answers":[{"id":"%s","selected":[]}]}' "$id""#, &params)
+            .await
+            .unwrap();
+        assert_eq!(
+            reply,
+            Reply::Claim(Answer {
+                answers: vec![AnswerItem::skipped("a")]
+            })
+        );
+        let failed = exec("echo oops >&2; exit 3", &params).await.unwrap_err();
+        assert!(
+            failed.contains("status 3") && failed.contains("oops"),
+            "{failed}"
+        );
+        assert_eq!(exec("echo null", &params).await.unwrap(), Reply::Delegate);
+    }
+}

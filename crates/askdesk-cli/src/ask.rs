@@ -1,0 +1,425 @@
+//! `askdesk ask`: one batch of questions from flags or JSON, the answer JSON on stdout.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use askdesk_broker::protocol::RpcError;
+use askdesk_core::{
+    AgentRegistration, AskRequest, Handle, Intent, Question, QuestionOption, UserQuestionError,
+};
+use serde_json::{Map, Value};
+use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::AskArgs;
+use crate::connect::{connect, current_dir};
+use crate::exit::{Error, Result};
+
+/// The option labels a plan review offers when no `--option` is given.
+pub const APPROVE: &str = "Approve";
+pub const KEEP_PLANNING: &str = "Keep planning";
+
+pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
+    let questions = match &args.json {
+        Some(path) => parse_batch(&read_input(path).await?)?,
+        None => {
+            let detail = match &args.detail_file {
+                Some(path) => Some(read_input(path).await?),
+                None => args.detail.clone(),
+            };
+            vec![question_from_flags(&args, detail)?]
+        }
+    };
+    let agent = agent_plan(&args)?;
+
+    let client = connect(&socket, "ask").await?;
+    let (handle, registered) = match agent {
+        AgentPlan::None => (None, false),
+        AgentPlan::Existing(handle) => (Some(handle), false),
+        AgentPlan::Register(registration) => {
+            (Some(client.register_agent(&registration).await?), true)
+        }
+    };
+
+    let cancel = CancellationToken::new();
+    let watcher = tokio::spawn(cancel_on_interrupt(
+        cancel.clone(),
+        args.timeout.map(Duration::from_secs_f64),
+    ));
+    let result = client
+        .ask(
+            &AskRequest {
+                questions,
+                agent: handle.clone(),
+            },
+            &cancel,
+        )
+        .await;
+    watcher.abort();
+    if let (true, Some(handle)) = (registered, &handle) {
+        // Closing the connection would unregister it too; this makes it immediate.
+        let _ = client.unregister_agent(handle).await;
+    }
+    match result {
+        Ok(answer) => {
+            let text = if args.pretty {
+                serde_json::to_string_pretty(&answer)
+            } else {
+                serde_json::to_string(&answer)
+            };
+            println!("{}", text.expect("an answer serializes"));
+            Ok(())
+        }
+        Err(error) => match Error::from(error) {
+            // However the client reports a cancellation we asked for, it is an abort.
+            Error::Client(_) if cancel.is_cancelled() => Err(Error::Rpc(RpcError::user_question(
+                &UserQuestionError::aborted(),
+            ))),
+            error => Err(error),
+        },
+    }
+}
+
+/// Cancels the ask on Ctrl-C, SIGTERM, or when the timeout passes.
+async fn cancel_on_interrupt(cancel: CancellationToken, timeout: Option<Duration>) {
+    let timeout = async {
+        match timeout {
+            Some(timeout) => tokio::time::sleep(timeout).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = crate::serve::interrupted() => {}
+        _ = timeout => {}
+    }
+    cancel.cancel();
+}
+
+/// Reads a file, or stdin for `-`.
+pub async fn read_input(path: &Path) -> Result<String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        tokio::io::stdin()
+            .read_to_string(&mut text)
+            .await
+            .map_err(|e| Error::Input(format!("cannot read stdin: {e}")))?;
+        Ok(text)
+    } else {
+        tokio::fs::read_to_string(path)
+            .await
+            .map_err(|e| Error::Input(format!("cannot read {}: {e}", path.display())))
+    }
+}
+
+/// A batch as JSON: `{"questions": [...]}` or a bare array of questions.
+pub fn parse_batch(text: &str) -> Result<Vec<Question>> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| Error::Input(format!("--json: not JSON: {e}")))?;
+    let questions = match value {
+        Value::Array(_) => value,
+        Value::Object(mut object) => object.remove("questions").ok_or_else(|| {
+            Error::Input("--json: expected {\"questions\": [...]} or an array of questions".into())
+        })?,
+        _ => {
+            return Err(Error::Input(
+                "--json: expected {\"questions\": [...]} or an array of questions".into(),
+            ))
+        }
+    };
+    serde_json::from_value(questions).map_err(|e| Error::Input(format!("--json: questions: {e}")))
+}
+
+/// The one question the flags describe.
+pub fn question_from_flags(args: &AskArgs, detail: Option<String>) -> Result<Question> {
+    let text = args
+        .positional
+        .clone()
+        .or_else(|| args.question.clone())
+        .ok_or_else(|| {
+            Error::Usage(
+                "give a question (QUESTION or --question TEXT) or a batch (--json FILE)".into(),
+            )
+        })?;
+    let mut options: Vec<QuestionOption> =
+        args.options.iter().map(|spec| parse_option(spec)).collect();
+    let intent = if args.plan_review {
+        let approve = match (&args.approve, options.is_empty()) {
+            (approve, true) => {
+                let approve = approve.clone().unwrap_or_else(|| APPROVE.to_owned());
+                options = vec![
+                    QuestionOption {
+                        label: approve.clone(),
+                        description: Some("Go ahead with this plan".into()),
+                    },
+                    QuestionOption {
+                        label: KEEP_PLANNING.to_owned(),
+                        description: Some("Revise the plan first; say what to change".into()),
+                    },
+                ];
+                approve
+            }
+            (Some(approve), false) => approve.clone(),
+            (None, false) => {
+                return Err(Error::Usage(
+                    "--plan-review with --option needs --approve LABEL".into(),
+                ));
+            }
+        };
+        Some(Intent {
+            kind: Intent::PLAN_REVIEW.to_owned(),
+            approve,
+        })
+    } else {
+        None
+    };
+    Ok(Question {
+        id: args.id.clone(),
+        question: text,
+        header: args.header.clone(),
+        detail,
+        options,
+        multi_select: args.multi,
+        intent,
+    })
+}
+
+/// `LABEL` or `LABEL=DESCRIPTION`; the first `=` splits.
+pub fn parse_option(spec: &str) -> QuestionOption {
+    match spec.split_once('=') {
+        Some((label, description)) => QuestionOption {
+            label: label.to_owned(),
+            description: Some(description.to_owned()),
+        },
+        None => QuestionOption {
+            label: spec.to_owned(),
+            description: None,
+        },
+    }
+}
+
+/// Whom the ask is made for.
+#[derive(Debug, PartialEq)]
+pub enum AgentPlan {
+    None,
+    /// An agent registered elsewhere (`--agent-id` with `--agent-instance`).
+    Existing(Handle),
+    /// An agent this command registers for the duration of the ask.
+    Register(AgentRegistration),
+}
+
+pub fn agent_plan(args: &AskArgs) -> Result<AgentPlan> {
+    if let (Some(id), Some(instance)) = (&args.agent_id, &args.agent_instance) {
+        return Ok(AgentPlan::Existing(Handle {
+            id: id.clone(),
+            instance: instance.clone(),
+        }));
+    }
+    if args.agent_id.is_none()
+        && args.agent_label.is_none()
+        && args.owner.is_none()
+        && args.meta.is_empty()
+    {
+        return Ok(AgentPlan::None);
+    }
+    let owner = args.owner.as_deref().map(parse_handle).transpose()?;
+    let mut meta = Map::new();
+    if let Some(cwd) = current_dir() {
+        meta.insert("cwd".into(), Value::String(cwd));
+    }
+    meta.insert("pid".into(), Value::from(std::process::id()));
+    for pair in &args.meta {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| Error::Usage(format!("--meta {pair:?}: expected KEY=VALUE")))?;
+        meta.insert(key.to_owned(), Value::String(value.to_owned()));
+    }
+    Ok(AgentPlan::Register(AgentRegistration {
+        id: args
+            .agent_id
+            .clone()
+            .unwrap_or_else(|| format!("askdesk-ask-{}", std::process::id())),
+        owner,
+        label: args.agent_label.clone(),
+        meta: Some(meta),
+    }))
+}
+
+/// `ID:INSTANCE`; the last `:` splits, since instance tokens never contain one.
+fn parse_handle(spec: &str) -> Result<Handle> {
+    match spec.rsplit_once(':') {
+        Some((id, instance)) if !id.is_empty() && !instance.is_empty() => Ok(Handle {
+            id: id.to_owned(),
+            instance: instance.to_owned(),
+        }),
+        _ => Err(Error::Usage(format!(
+            "--owner {spec:?}: expected ID:INSTANCE"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+    use serde_json::json;
+
+    fn ask_args(argv: &[&str]) -> AskArgs {
+        let mut full = vec!["askdesk", "ask"];
+        full.extend_from_slice(argv);
+        match Cli::try_parse_from(full).expect("parses").command {
+            Command::Ask(args) => *args,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    fn flags_to_json(argv: &[&str]) -> Value {
+        let args = ask_args(argv);
+        serde_json::to_value(question_from_flags(&args, args.detail.clone()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn flags_make_one_question() {
+        let cases = [
+            (
+                vec!["Proceed?"],
+                json!({ "id": "q1", "question": "Proceed?" }),
+            ),
+            (
+                vec![
+                    "--id",
+                    "cleanup",
+                    "-q",
+                    "Delete?",
+                    "-o",
+                    "Yes (Recommended)=frees 2 GB",
+                    "-o",
+                    "No",
+                ],
+                json!({ "id": "cleanup", "question": "Delete?", "options": [
+                    { "label": "Yes (Recommended)", "description": "frees 2 GB" }, { "label": "No" }
+                ]}),
+            ),
+            (
+                vec![
+                    "Which?", "--multi", "--header", "Langs", "--detail", "*md*", "-o", "a=b=c",
+                    "-o", "d",
+                ],
+                json!({ "id": "q1", "question": "Which?", "header": "Langs", "detail": "*md*", "multiSelect": true,
+                        "options": [{ "label": "a", "description": "b=c" }, { "label": "d" }] }),
+            ),
+            (
+                vec!["Plan ok?", "--plan-review", "--detail", "# Plan"],
+                json!({ "id": "q1", "question": "Plan ok?", "detail": "# Plan",
+                        "options": [
+                            { "label": "Approve", "description": "Go ahead with this plan" },
+                            { "label": "Keep planning", "description": "Revise the plan first; say what to change" }
+                        ],
+                        "intent": { "kind": "plan-review", "approve": "Approve" } }),
+            ),
+            (
+                vec![
+                    "Plan ok?",
+                    "--plan-review",
+                    "--approve",
+                    "Ship",
+                    "-o",
+                    "Ship",
+                    "-o",
+                    "Wait",
+                ],
+                json!({ "id": "q1", "question": "Plan ok?",
+                        "options": [{ "label": "Ship" }, { "label": "Wait" }],
+                        "intent": { "kind": "plan-review", "approve": "Ship" } }),
+            ),
+        ];
+        for (argv, expected) in cases {
+            assert_eq!(flags_to_json(&argv), expected, "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn inconsistent_flags_are_usage_errors() {
+        let no_question = ask_args(&["-o", "Yes"]);
+        assert!(matches!(
+            question_from_flags(&no_question, None),
+            Err(Error::Usage(_))
+        ));
+        let no_approve = ask_args(&["Plan?", "--plan-review", "-o", "A"]);
+        assert!(matches!(
+            question_from_flags(&no_approve, None),
+            Err(Error::Usage(_))
+        ));
+        for argv in [
+            vec!["askdesk", "ask", "Q", "--json", "-"],
+            vec!["askdesk", "ask", "Q", "--approve", "A"],
+            vec!["askdesk", "ask", "Q", "--agent-instance", "t"],
+            vec!["askdesk", "ask", "Q", "-q", "Q2"],
+        ] {
+            assert!(
+                Cli::try_parse_from(&argv).is_err(),
+                "{argv:?} should not parse"
+            );
+        }
+    }
+
+    #[test]
+    fn json_batches_come_in_two_shapes() {
+        let wrapped =
+            parse_batch(r#"{"questions":[{"id":"a","question":"?","multiSelect":true}]}"#).unwrap();
+        let bare = parse_batch(r#"[{"id":"a","question":"?","multiSelect":true}]"#).unwrap();
+        assert_eq!(wrapped, bare);
+        assert!(wrapped[0].multi_select);
+        assert_eq!(parse_batch("[]").unwrap(), vec![]);
+        for bad in ["nope", "7", r#"{"qs":[]}"#, r#"[{"id":1}]"#] {
+            assert!(matches!(parse_batch(bad), Err(Error::Input(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn agent_flags_pick_a_plan() {
+        assert_eq!(agent_plan(&ask_args(&["Q"])).unwrap(), AgentPlan::None);
+        assert_eq!(
+            agent_plan(&ask_args(&[
+                "Q",
+                "--agent-id",
+                "a",
+                "--agent-instance",
+                "t"
+            ]))
+            .unwrap(),
+            AgentPlan::Existing(Handle {
+                id: "a".into(),
+                instance: "t".into()
+            })
+        );
+        let AgentPlan::Register(reg) = agent_plan(&ask_args(&[
+            "Q",
+            "--agent-label",
+            "bot",
+            "--owner",
+            "p:x:tok",
+            "--meta",
+            "repo=r",
+        ]))
+        .unwrap() else {
+            panic!("expected a registration");
+        };
+        assert_eq!(reg.id, format!("askdesk-ask-{}", std::process::id()));
+        assert_eq!(reg.label.as_deref(), Some("bot"));
+        assert_eq!(
+            reg.owner,
+            Some(Handle {
+                id: "p:x".into(),
+                instance: "tok".into()
+            })
+        );
+        let meta = reg.meta.unwrap();
+        assert_eq!(meta["repo"], "r");
+        assert!(meta["cwd"].is_string());
+        assert!(matches!(
+            agent_plan(&ask_args(&["Q", "--owner", "nocolon"])),
+            Err(Error::Usage(_))
+        ));
+    }
+}

@@ -1,0 +1,323 @@
+//! The command line: every command, flag, help text and example.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "askdesk",
+    version,
+    about = "Let AI agents on this computer stop and ask you a structured question",
+    long_about = "askdesk lets AI agents running on this computer stop in the middle of a tool call and ask \
+                  the human a structured question. This command talks to the askdesk broker (embedded in \
+                  the desktop app, or run headless with `askdesk serve`) over a local socket.",
+    after_help = "Examples:
+  askdesk serve                                   # a broker without a GUI
+  askdesk ask 'Delete the build cache?' -o Yes -o No
+  askdesk answer --policy first                    # answer every request with its first option
+  askdesk status
+  askdesk history --limit 10
+  claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client"
+)]
+pub struct Cli {
+    /// The broker's socket [default: $XDG_RUNTIME_DIR/askdesk/askdesk.sock, else /tmp/askdesk-<uid>/askdesk.sock]
+    #[arg(long, global = true, env = "ASKDESK_SOCKET", value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Serve(ServeArgs),
+    // Boxed: its many flags would make every command as large as `ask`.
+    Ask(Box<AskArgs>),
+    Answer(AnswerArgs),
+    Status(StatusArgs),
+    History(HistoryArgs),
+    Mcp(McpArgs),
+}
+
+/// Run the broker without a GUI, in the foreground
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The broker has no answerer of its own: run `askdesk answer` (or the desktop app's \
+                        answerer) next to it, or every ask fails NO_PROVIDER. Logs go to stderr \
+                        (ASKDESK_LOG=debug for more). SIGINT or SIGTERM stops it: pending asks settle \
+                        SHUTTING_DOWN and the socket is removed.
+
+Exit status: 0 after a clean stop; 1 when it cannot start (another broker is live on the socket, or \
+the socket directory is unsafe); 2 usage error.
+
+Examples:
+  askdesk serve
+  askdesk serve --no-history
+  ASKDESK_SOCKET=/tmp/t/askdesk.sock askdesk serve"
+)]
+pub struct ServeArgs {
+    /// Do not record settled requests in the history journal
+    #[arg(long)]
+    pub no_history: bool,
+    /// The most client connections served at once
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_connections: usize,
+    /// The most asks one connection may have pending at once (0 refuses every ask: for tests)
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_pending: usize,
+}
+
+/// Ask one batch of questions and print the answer as JSON
+#[derive(Debug, Args)]
+#[command(after_help = ASK_AFTER_HELP)]
+pub struct AskArgs {
+    /// The question (or use --question)
+    #[arg(value_name = "QUESTION", conflicts_with_all = ["question", "json"])]
+    pub positional: Option<String>,
+    /// The question
+    #[arg(short, long, value_name = "TEXT", conflicts_with = "json")]
+    pub question: Option<String>,
+    /// The question's id, named again in the answer
+    #[arg(long, value_name = "ID", default_value = "q1", conflicts_with = "json")]
+    pub id: String,
+    /// An option: its label, optionally `=` and a description; repeat for more. The first `=` splits.
+    #[arg(
+        short,
+        long = "option",
+        value_name = "LABEL[=DESCRIPTION]",
+        conflicts_with = "json"
+    )]
+    pub options: Vec<String>,
+    /// Several options may be chosen
+    #[arg(short, long, conflicts_with = "json")]
+    pub multi: bool,
+    /// A short heading shown above the question
+    #[arg(long, value_name = "TEXT", conflicts_with = "json")]
+    pub header: Option<String>,
+    /// Supporting markdown shown with the question, inline
+    #[arg(long, value_name = "MARKDOWN", conflicts_with_all = ["json", "detail_file"])]
+    pub detail: Option<String>,
+    /// Supporting markdown shown with the question, from a file (`-` reads stdin)
+    #[arg(long, value_name = "PATH|-", conflicts_with = "json")]
+    pub detail_file: Option<PathBuf>,
+    /// Ask for a plan review: the detail is the plan; without options, offers "Approve" and "Keep planning"
+    #[arg(long, conflicts_with = "json")]
+    pub plan_review: bool,
+    /// The option label that approves the plan (required with --plan-review and --option)
+    #[arg(long, value_name = "LABEL", requires = "plan_review")]
+    pub approve: Option<String>,
+    /// The whole batch as JSON: `{"questions":[...]}` or a bare array (`-` reads stdin)
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<PathBuf>,
+    /// Ask as an agent with this id: registered as a root agent for the duration of the ask
+    #[arg(long, value_name = "ID")]
+    pub agent_id: Option<String>,
+    /// The agent's display label (registers an agent; the id defaults to `askdesk-ask-<pid>`)
+    #[arg(long, value_name = "TEXT")]
+    pub agent_label: Option<String>,
+    /// Ask as an agent registered elsewhere: its instance token (with --agent-id); nothing is registered
+    #[arg(long, value_name = "TOKEN", requires = "agent_id", conflicts_with_all = ["agent_label", "owner", "meta"])]
+    pub agent_instance: Option<String>,
+    /// Register the agent as owned by this live agent (a delegated child; its asks fail DELEGATED_CALLER)
+    #[arg(long, value_name = "ID:INSTANCE")]
+    pub owner: Option<String>,
+    /// Extra display information about the agent (`cwd` is added from the current directory); repeatable
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Give up after this many seconds (the ask is cancelled: exit 10)
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Print the answer indented
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+// The table is spelled out here because `concat!` takes only literals; a test checks that it is
+// exactly `exit::TABLE`.
+const ASK_AFTER_HELP: &str = concat!(
+        "Prints the answer JSON on stdout, e.g. {\"answers\":[{\"id\":\"q1\",\"selected\":[\"Yes\"]}]}. \
+On failure prints `Error: <message>` on stderr and exits with the status of its error code. \
+Ctrl-C while waiting cancels the ask (exit 10).
+
+",
+        "Exit status:
+   0  the answer was printed
+   2  usage error (bad flags)
+   3  no broker is running (start one: `askdesk serve`, or open the askdesk desktop app)
+   4  invalid params: the questions break the shape rules, or --json/--detail-file is unreadable or not a batch
+   5  agent registry error (AGENT_ID_TAKEN: the --agent-id is live already; AGENT_NOT_LIVE)
+   6  a broker limit was reached (connections, pending asks)
+  10  ASK_ABORTED       the ask was cancelled (Ctrl-C, --timeout) before the user answered
+  11  EMPTY_QUESTIONS   the batch has no question
+  12  CALLER_NOT_LIVE   --agent-id/--agent-instance name no live agent
+  13  DELEGATED_CALLER  the agent is owned by another live agent (--owner)
+  14  BAD_INTENT        the plan-review intent is inconsistent (approve label, detail)
+  15  NO_PROVIDER       no answerer accepted the request
+  16  ASK_CANCELLED     the user dismissed the questions
+  17  BAD_ANSWER        an answerer sent an answer that breaks the rules
+  18  SHUTTING_DOWN     the broker shut down before the user answered
+  19  any other error code an answerer brought
+  20  internal error: an answerer failed, the connection broke, or an I/O error",
+        "
+
+Examples:
+  askdesk ask 'Delete the build cache?' -o 'Yes (Recommended)=frees 2 GB' -o No
+  askdesk ask --id langs --multi -q 'Which languages?' -o Rust -o Go -o Python
+  askdesk ask 'What should the release be called?'          # free text: the answer has `custom`
+  askdesk ask --plan-review --detail-file PLAN.md 'Approve this plan?'
+  askdesk ask --agent-label 'release bot' 'Ship it?' -o Yes -o No
+  echo '[{\"id\":\"a\",\"question\":\"Proceed?\",\"options\":[{\"label\":\"Yes\"}]}]' | askdesk ask --json -
+  askdesk ask --timeout 60 'Still there?' -o Yes || echo \"exit $?\""
+);
+
+/// Answer requests headlessly, with a policy or an external command
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Registers as an answerer on the broker's waterfall and answers every request it is \
+offered until Ctrl-C (or --count requests). With --exec, CMD runs via `sh -c` once per request: the \
+request JSON {\"questions\":[...],\"agent\":{...}} is written to its stdin and its stdout must be an \
+answer JSON ({\"answers\":[...]}) to claim the request, `null` to pass it to the next answerer, or \
+{\"error\":{\"code\":\"CODE\",\"message\":\"...\"}} to fail it with that error code. A non-zero exit \
+fails the request as an internal error. A request that is withdrawn (the asker cancelled) kills CMD.
+
+Policies:
+  first        the first option of each question; questions without options are skipped
+  recommended  the option whose label ends with \"(Recommended)\", else the first
+  skip         every question skipped (selected: [])
+  dismiss      fail the request ASK_CANCELLED, as a human dismissing it would
+  delegate     pass every request to the next answerer
+
+Exit status: 0 after Ctrl-C or --count requests; 2 usage error; 3 no broker is running; 20 the broker \
+closed the connection.
+
+Examples:
+  askdesk answer --policy recommended --prepend --label autopilot
+  askdesk answer --scope agents --policy dismiss
+  askdesk answer --count 1 --exec 'jq -c \"{answers: [.questions[] | {id, selected: []}]}\"'"
+)]
+pub struct AnswerArgs {
+    /// Which requests to receive: every one, or only those asked for an agent
+    #[arg(long, value_enum, default_value_t = ScopeArg::All)]
+    pub scope: ScopeArg,
+    /// Go first in the waterfall (before the desktop app's answerer)
+    #[arg(long)]
+    pub prepend: bool,
+    /// The label `askdesk status` and the history show for this answerer
+    #[arg(long, value_name = "TEXT", default_value = "askdesk answer")]
+    pub label: String,
+    /// How to answer
+    #[arg(long, value_enum, default_value_t = Policy::First, conflicts_with = "exec")]
+    pub policy: Policy,
+    /// Answer with a command, run via `sh -c` for each request (see below)
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+    /// Exit after handling this many requests
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    All,
+    Agents,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    First,
+    Recommended,
+    Skip,
+    Dismiss,
+    Delegate,
+}
+
+/// Show what the broker holds: connections, agents, answerers, pending requests
+#[derive(Debug, Args)]
+#[command(after_help = "Exit status: 0, or 3 when no broker is running.
+
+Examples:
+  askdesk status
+  askdesk status --json | jq .pending")]
+pub struct StatusArgs {
+    /// Print the broker's status object as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Show the history of settled requests, newest first
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads the journal under $XDG_DATA_HOME/askdesk/ (no broker needed). Outcomes: \
+answered, dismissed, withdrawn, failed, late-answer.
+
+Examples:
+  askdesk history
+  askdesk history --outcome dismissed --limit 5
+  askdesk history --agent release-bot --json | jq .answer"
+)]
+pub struct HistoryArgs {
+    /// JSON lines (one record per line, newest first)
+    #[arg(long)]
+    pub json: bool,
+    /// Only requests of this agent (its id or its label)
+    #[arg(long, value_name = "ID|LABEL")]
+    pub agent: Option<String>,
+    /// Only requests that settled this way
+    #[arg(long, value_enum)]
+    pub outcome: Option<OutcomeArg>,
+    /// At most this many records
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutcomeArg {
+    Answered,
+    Dismissed,
+    Withdrawn,
+    Failed,
+    LateAnswer,
+}
+
+/// Serve MCP over stdio: the tools ask_user_question and review_plan, forwarded to the broker
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Speaks MCP on stdin/stdout (logs on stderr). Each MCP session registers one root \
+agent with the broker, labelled with the client's name, with the current directory as meta.cwd. When no \
+broker is running and a display is available, starts askdesk-desktop (next to this executable or on \
+PATH) and waits for it up to 10 seconds; otherwise each call fails with an `Error:` saying how to start \
+askdesk.
+
+Examples:
+  claude mcp add askdesk -- askdesk mcp
+  # ~/.codex/config.toml
+  [mcp_servers.askdesk]
+  command = \"askdesk\"
+  args = [\"mcp\"]"
+)]
+pub struct McpArgs {
+    /// Never start the desktop app; fail calls while no broker runs
+    #[arg(long)]
+    pub no_launch: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn ask_help_carries_the_exit_table() {
+        assert!(
+            ASK_AFTER_HELP.contains(exit::TABLE),
+            "ask --help and exit::TABLE disagree"
+        );
+    }
+}

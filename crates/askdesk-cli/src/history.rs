@@ -1,0 +1,256 @@
+//! `askdesk history`: the journal of settled requests, newest first, as a table or JSON lines.
+
+use askdesk_broker::journal::{self, Outcome, Record};
+use askdesk_core::Answer;
+
+use crate::cli::{HistoryArgs, OutcomeArg};
+use crate::exit::{Error, Result};
+
+pub async fn run(args: HistoryArgs) -> Result<()> {
+    let records = tokio::task::spawn_blocking(journal::read_default)
+        .await
+        .map_err(|e| Error::Internal(format!("reading the history failed: {e}")))??;
+    let records = select(records, &args);
+    if args.json {
+        for record in &records {
+            println!(
+                "{}",
+                serde_json::to_string(record).expect("a record serializes")
+            );
+        }
+    } else {
+        print!("{}", table(&records));
+    }
+    Ok(())
+}
+
+/// Newest first, filtered, limited.
+pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
+    let outcome = args.outcome.map(|o| match o {
+        OutcomeArg::Answered => Outcome::Answered,
+        OutcomeArg::Dismissed => Outcome::Dismissed,
+        OutcomeArg::Withdrawn => Outcome::Withdrawn,
+        OutcomeArg::Failed => Outcome::Failed,
+        OutcomeArg::LateAnswer => Outcome::LateAnswer,
+    });
+    records
+        .into_iter()
+        .rev()
+        .filter(|r| outcome.is_none_or(|o| r.outcome == o))
+        .filter(|r| match &args.agent {
+            None => true,
+            Some(wanted) => r
+                .agent
+                .as_ref()
+                .is_some_and(|a| a.id == *wanted || a.label.as_deref() == Some(wanted.as_str())),
+        })
+        .take(args.limit.unwrap_or(usize::MAX))
+        .collect()
+}
+
+pub fn table(records: &[Record]) -> String {
+    if records.is_empty() {
+        return "no history yet\n".to_owned();
+    }
+    let rows: Vec<[String; 5]> = records
+        .iter()
+        .map(|r| {
+            [
+                when(r.asked_at),
+                r.agent
+                    .as_ref()
+                    .map(|a| a.label.clone().unwrap_or_else(|| a.id.clone()))
+                    .unwrap_or_else(|| "-".into()),
+                r.outcome.as_str().to_owned(),
+                clip(
+                    r.questions
+                        .first()
+                        .map(|q| q.question.as_str())
+                        .unwrap_or(""),
+                    48,
+                ) + if r.questions.len() > 1 {
+                    " (+more)"
+                } else {
+                    ""
+                },
+                clip(&summary(r), 60),
+            ]
+        })
+        .collect();
+    let header = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER"];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(header.map(String::from)).chain(rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The answer in a few words, or the error.
+fn summary(record: &Record) -> String {
+    if let Some(answer) = &record.answer {
+        return answer_summary(answer);
+    }
+    match &record.error {
+        Some(error) => match &error.code {
+            Some(code) => format!("{code}: {}", error.message),
+            None => error.message.clone(),
+        },
+        None => String::new(),
+    }
+}
+
+pub fn answer_summary(answer: &Answer) -> String {
+    let items: Vec<String> = answer
+        .answers
+        .iter()
+        .map(|item| {
+            let mut parts = item.selected.clone();
+            if let Some(custom) = &item.custom {
+                parts.push(format!("\"{custom}\""));
+            }
+            if parts.is_empty() {
+                format!("{}: (skipped)", item.id)
+            } else {
+                format!("{}: {}", item.id, parts.join(", "))
+            }
+        })
+        .collect();
+    items.join("; ")
+}
+
+fn clip(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        one_line.chars().take(max - 1).collect::<String>() + "…"
+    }
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
+pub fn when(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(
+        asked_at: u64,
+        agent: Option<&str>,
+        outcome: &str,
+        answer: Option<serde_json::Value>,
+    ) -> Record {
+        serde_json::from_value(json!({
+            "askedAt": asked_at, "settledAt": asked_at + 5,
+            "agent": agent.map(|a| json!({ "id": a, "label": format!("{a} bot") })),
+            "questions": [{ "id": "q1", "question": "Proceed   with\nthe cleanup?" }],
+            "outcome": outcome,
+            "answer": answer,
+            "error": if outcome == "dismissed" {
+                json!({ "code": "ASK_CANCELLED", "message": "the user cancelled ask_user_question" })
+            } else { json!(null) },
+        }))
+        .unwrap()
+    }
+
+    fn args(argv: &[&str]) -> HistoryArgs {
+        use clap::Parser;
+        let mut full = vec!["askdesk", "history"];
+        full.extend_from_slice(argv);
+        match crate::cli::Cli::try_parse_from(full).unwrap().command {
+            crate::cli::Command::History(args) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn journal() -> Vec<Record> {
+        vec![
+            record(
+                1_000,
+                Some("a"),
+                "answered",
+                Some(json!({ "answers": [{ "id": "q1", "selected": ["Yes"] }] })),
+            ),
+            record(2_000, None, "dismissed", None),
+            record(
+                3_000,
+                Some("b"),
+                "answered",
+                Some(json!({ "answers": [{ "id": "q1", "selected": [], "custom": "later" }] })),
+            ),
+        ]
+    }
+
+    #[test]
+    fn filters_newest_first() {
+        let ids = |records: Vec<Record>| records.iter().map(|r| r.asked_at).collect::<Vec<_>>();
+        assert_eq!(ids(select(journal(), &args(&[]))), [3_000, 2_000, 1_000]);
+        assert_eq!(ids(select(journal(), &args(&["--limit", "1"]))), [3_000]);
+        assert_eq!(
+            ids(select(journal(), &args(&["--outcome", "dismissed"]))),
+            [2_000]
+        );
+        assert_eq!(ids(select(journal(), &args(&["--agent", "a"]))), [1_000]);
+        assert_eq!(
+            ids(select(journal(), &args(&["--agent", "b bot"]))),
+            [3_000]
+        );
+    }
+
+    #[test]
+    fn table_shows_one_line_per_record() {
+        let text = table(&select(journal(), &args(&[])));
+        let expected = "\
+WHEN (UTC)           AGENT  OUTCOME    QUESTION                   ANSWER
+1970-01-01 00:00:03  b bot  answered   Proceed with the cleanup?  q1: \"later\"
+1970-01-01 00:00:02  -      dismissed  Proceed with the cleanup?  ASK_CANCELLED: the user cancelled ask_user_question
+1970-01-01 00:00:01  a bot  answered   Proceed with the cleanup?  q1: Yes
+";
+        assert_eq!(text, expected);
+        assert_eq!(table(&[]), "no history yet\n");
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(when(0), "1970-01-01 00:00:00");
+        assert_eq!(when(1_796_219_110_000), "2026-12-02 13:45:10");
+        assert_eq!(when(951_782_400_000), "2000-02-29 00:00:00");
+    }
+}

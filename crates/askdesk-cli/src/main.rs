@@ -1,0 +1,94 @@
+//! `askdesk`: the command-line client of the askdesk broker, and the MCP server over stdio.
+//!
+//! - [`cli`]: the command line (clap derive), with the help text and examples of every command.
+//! - [`exit`]: the exit statuses and the one error type every command fails with.
+//! - [`serve`]: `askdesk serve`, the broker without a GUI.
+//! - [`ask`]: `askdesk ask`, one batch of questions from flags or JSON.
+//! - [`answer`]: `askdesk answer`, a headless answerer with a policy or an external command.
+//! - [`status`]: `askdesk status`, what a running broker holds.
+//! - [`history`]: `askdesk history`, the journal of settled requests.
+//! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
+//! - [`connect`]: connecting to the broker, with the "no broker running" advice.
+//!
+//! Only protocol output goes to stdout (answers, tables, JSON); logs and errors go to stderr.
+
+mod answer;
+mod ask;
+mod cli;
+mod connect;
+mod exit;
+mod history;
+mod mcp;
+mod serve;
+mod status;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::exit::Status;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help and version to stdout with success, usage errors to stderr.
+            let _ = error.print();
+            return if error.use_stderr() {
+                Status::Usage.into()
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    init_tracing(&cli.command);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("Error: cannot start the async runtime: {error}");
+            return Status::Internal.into();
+        }
+    };
+    let socket = cli.socket.unwrap_or_else(askdesk_broker::socket_path);
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Serve(args) => serve::run(args, socket).await,
+            Command::Ask(args) => ask::run(*args, socket).await,
+            Command::Answer(args) => answer::run(args, socket).await,
+            Command::Status(args) => status::run(args, socket).await,
+            Command::History(args) => history::run(args).await,
+            Command::Mcp(args) => mcp::run(args, socket).await,
+        }
+    });
+    // Pending reads of stdin (answer --exec children, the MCP transport) must not keep the
+    // process alive once the command has finished.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("Error: {error}");
+            error.status().into()
+        }
+    }
+}
+
+/// Logs go to stderr. `serve` logs at info by default, the other commands only warnings;
+/// `ASKDESK_LOG` (an `EnvFilter` directive such as `debug` or `askdesk_broker=trace`) overrides.
+fn init_tracing(command: &Command) {
+    let default = match command {
+        Command::Serve(_) => "info",
+        _ => "warn",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ASKDESK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .init();
+}

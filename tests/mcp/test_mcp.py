@@ -1,0 +1,488 @@
+"""End-to-end test of `askdesk mcp` with the official MCP Python SDK.
+
+Starts a real `askdesk serve` on a private temporary socket, a scripted answerer on
+that socket (askproto from the shared conformance suite), and `askdesk mcp` as an MCP
+stdio server driven by `mcp.ClientSession`. Prints one line per case and a closing
+'N passed, N failed' line; exits non-zero when any case fails.
+
+Usage: test_mcp.py ASKDESK_BINARY [-k SUBSTRING]
+"""
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+import mcp_types as types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+# askproto.py, the protocol client of the shared conformance suite (SHARED_DIR as scripts/test.sh has it).
+CONFORMANCE = os.path.join(os.environ.get("SHARED_DIR") or os.path.join(REPO, "..", "shared"), "conformance")
+sys.path.insert(0, CONFORMANCE)
+from askproto import Conn  # noqa: E402
+
+CLIENT_INFO = types.Implementation(name="askdesk-mcp-test", version="1.2.3")
+HOLD = object()  # an answerer policy result: keep the request, never reply
+
+
+class Answerer(threading.Thread):
+    """An answerer connection whose behaviour each case sets with `policy(params)`."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.conn = Conn(path)
+        self.conn.initialize("scripted-answerer")
+        self.conn.call("answerers/register", {"scope": "all", "label": "scripted"})
+        self.policy = lambda params: None
+        self.requests = queue.Queue()  # every user-questions/request, as received
+        self.cancels = queue.Queue()  # every $/cancelRequest
+        self.stopped = False
+        self.start()
+
+    def run(self):
+        while not self.stopped:
+            try:
+                msg = self.conn.next_incoming(timeout=0.2)
+            except queue.Empty:
+                continue
+            if msg.get("method") == "$/cancelRequest":
+                self.cancels.put(msg["params"]["id"])
+            elif msg.get("method") == "user-questions/request":
+                self.requests.put(msg)
+                try:
+                    result = self.policy(msg["params"])
+                except Exception as error:  # a failed expectation fails the ask, and so the case
+                    traceback.print_exc()
+                    result = {"error": {"code": -32603, "message": f"scripted answerer: {error!r}"}}
+                if result is HOLD:
+                    continue
+                if isinstance(result, dict) and "error" in result:
+                    self.conn.reply(msg, error=result["error"])
+                else:
+                    self.conn.reply(msg, result)
+
+    def stop(self):
+        self.stopped = True
+        self.conn.close()
+
+
+class World:
+    """The broker, the answerer and the environment for `askdesk mcp`."""
+
+    def __init__(self, binary):
+        self.binary = binary
+        self.dir = tempfile.mkdtemp(prefix="askdesk-mcp-")
+        os.chmod(self.dir, 0o700)
+        self.socket = os.path.join(self.dir, "run", "askdesk.sock")
+        self.env = {
+            "ASKDESK_SOCKET": self.socket,
+            "XDG_DATA_HOME": os.path.join(self.dir, "data"),
+            "XDG_RUNTIME_DIR": self.dir,
+            "ASKDESK_LOG": "info",
+        }
+        self.broker_log = open(os.path.join(self.dir, "broker.log"), "wb")
+        self._start_broker()
+
+    def _start_broker(self):
+        binary = self.binary
+        self.broker = subprocess.Popen(
+            [binary, "serve"], env={**os.environ, **self.env}, stdout=self.broker_log, stderr=subprocess.STDOUT
+        )
+        deadline = time.time() + 30
+        while True:
+            if self.broker.poll() is not None:
+                raise RuntimeError(f"askdesk serve exited with {self.broker.returncode}")
+            try:
+                Conn(self.socket, timeout=2).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise RuntimeError("askdesk serve never opened its socket")
+                time.sleep(0.05)
+        self.answerer = Answerer(self.socket)
+
+    def restart_broker(self):
+        """Stops the broker and starts a new one (with a new answerer) on the same socket."""
+        self.answerer.stop()
+        self.broker.terminate()
+        self.broker.wait(10)
+        self._start_broker()
+
+    def server(self, *extra, env=None):
+        return StdioServerParameters(command=self.binary, args=["mcp", *extra], env={**self.env, **(env or {})}, cwd=self.dir)
+
+    def agents(self):
+        c = Conn(self.socket)
+        c.initialize("probe")
+        try:
+            return c.call("agents/list", {})["agents"]
+        finally:
+            c.close()
+
+    def close(self):
+        self.answerer.stop()
+        self.broker.terminate()
+        try:
+            self.broker.wait(10)
+        except subprocess.TimeoutExpired:
+            self.broker.kill()
+        self.broker_log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+async def session_call(world, fn, server=None):
+    """Runs `fn(session)` in a fresh MCP session of `askdesk mcp`."""
+    errlog = open(os.path.join(world.dir, "mcp.log"), "a")
+    try:
+        async with stdio_client(server or world.server(), errlog=errlog) as (read, write):
+            async with ClientSession(read, write, client_info=CLIENT_INFO) as session:
+                await session.initialize()
+                return await fn(session)
+    finally:
+        errlog.close()
+
+
+def text_of(result):
+    assert len(result.content) == 1, result
+    return result.content[0].text
+
+
+def first_option_answer(params):
+    return {"answers": [{"id": q["id"], "selected": [q["options"][0]["label"]]} for q in params["questions"]]}
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+@case
+async def tools_are_listed_with_schemas(world):
+    async def run(session):
+        return (await session.list_tools()).tools
+
+    tools = {t.name: t for t in await session_call(world, run)}
+    assert set(tools) == {"ask_user_question", "review_plan"}, tools
+    ask = tools["ask_user_question"]
+    schema = ask.input_schema
+    assert schema["type"] == "object" and schema["required"] == ["questions"], schema
+    text = json.dumps(schema)
+    for field in ("multi_select", "header", "options", "label", "description", "id", "question"):
+        assert f'"{field}"' in text, (field, text)
+    assert "(Recommended)" in ask.description, ask.description
+    plan = tools["review_plan"].input_schema
+    assert plan["required"] == ["plan"] and "question" in plan["properties"], plan
+
+
+@case
+async def two_questions_answered(world):
+    def policy(params):
+        by_id = {q["id"]: q for q in params["questions"]}
+        assert by_id["langs"]["multiSelect"] is True, by_id
+        return {"answers": [
+            {"id": "langs", "selected": ["Rust", "Go"]},
+            {"id": "cleanup", "selected": ["Yes"]},
+        ]}
+
+    world.answerer.policy = policy
+
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [
+            {"id": "cleanup", "question": "Delete the build cache?", "header": "Cleanup",
+             "options": [{"label": "Yes", "description": "frees 2 GB"}, {"label": "No"}]},
+            {"id": "langs", "question": "Which languages?", "multi_select": True,
+             "options": [{"label": "Rust"}, {"label": "Go"}, {"label": "Python"}]},
+        ]})
+
+    result = await session_call(world, run)
+    assert not result.is_error, result
+    assert text_of(result) == '{"answers":[{"id":"cleanup","selected":["Yes"]},{"id":"langs","selected":["Rust","Go"]}]}', result
+    request = world.answerer.requests.get(timeout=5)["params"]
+    agent = request["agent"]
+    assert agent["label"] == "askdesk-mcp-test 1.2.3", agent
+    assert os.path.realpath(agent["meta"]["cwd"]) == os.path.realpath(world.dir), agent
+    assert isinstance(agent["meta"]["pid"], int), agent
+    assert "multi_select" not in request["questions"][1], request
+
+
+@case
+async def free_text_answer_keeps_custom(world):
+    world.answerer.policy = lambda params: {"answers": [{"id": "name", "selected": [], "custom": "Aurora"}]}
+
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"id": "name", "question": "Release name?"}]})
+
+    result = await session_call(world, run)
+    assert not result.is_error and text_of(result) == '{"answers":[{"id":"name","selected":[],"custom":"Aurora"}]}', result
+
+
+@case
+async def empty_batch_is_an_error_text(world):
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": []})
+
+    result = await session_call(world, run)
+    assert result.is_error, result
+    assert text_of(result) == "Error: ask_user_question requires at least one question", result
+
+
+@case
+async def no_provider_is_an_error_text(world):
+    world.answerer.policy = lambda params: None  # delegate: the chain is exhausted
+
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "Proceed?"}]})
+
+    result = await session_call(world, run)
+    assert result.is_error, result
+    assert text_of(result) == "Error: no user-questions answerer accepted the request", result
+
+
+@case
+async def dismissal_is_an_error_text(world):
+    world.answerer.policy = lambda params: {"error": {
+        "code": -32001, "message": "the user cancelled ask_user_question", "data": {"code": "ASK_CANCELLED"}}}
+
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "Proceed?"}]})
+
+    result = await session_call(world, run)
+    assert result.is_error and text_of(result) == "Error: the user cancelled ask_user_question", result
+
+
+@case
+async def bad_arguments_are_an_error_text(world):
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"question": "no id"}]})
+
+    result = await session_call(world, run)
+    assert result.is_error and text_of(result).startswith("Error: "), result
+
+
+@case
+async def review_plan_approved(world):
+    plan = "# Plan\n\n- [ ] migrate the schema\n- [ ] backfill\n"
+
+    def policy(params):
+        (q,) = params["questions"]
+        assert q["intent"] == {"kind": "plan-review", "approve": "Approve"}, q
+        assert q["detail"] == plan, q
+        assert [o["label"] for o in q["options"]] == ["Approve", "Keep planning"], q
+        assert q["question"] == "Ship the migration plan?", q
+        return {"answers": [{"id": q["id"], "selected": ["Approve"]}]}
+
+    world.answerer.policy = policy
+
+    async def run(session):
+        return await session.call_tool("review_plan", {"plan": plan, "question": "Ship the migration plan?"})
+
+    result = await session_call(world, run)
+    assert not result.is_error, result
+    assert "APPROVED" in text_of(result) and "NOT" not in text_of(result), result
+
+
+@case
+async def review_plan_rejected_with_feedback(world):
+    world.answerer.policy = lambda params: {"answers": [
+        {"id": params["questions"][0]["id"], "selected": [], "custom": "Split the backfill into batches."}]}
+
+    async def run(session):
+        return await session.call_tool("review_plan", {"plan": "# Plan\n- do it all at once"})
+
+    result = await session_call(world, run)
+    text = text_of(result)
+    assert not result.is_error, result
+    assert "did NOT approve" in text and "Split the backfill into batches." in text, text
+
+
+@case
+async def progress_is_sent_while_waiting(world):
+    def slow(params):
+        time.sleep(6.5)
+        return first_option_answer(params)
+
+    world.answerer.policy = slow
+    seen = []
+
+    async def on_progress(progress, total, message):
+        seen.append((progress, message))
+
+    async def run(session):
+        return await session.call_tool(
+            "ask_user_question",
+            {"questions": [{"id": "q", "question": "Slow?", "options": [{"label": "Yes"}]}]},
+            progress_callback=on_progress,
+        )
+
+    result = await session_call(world, run)
+    assert text_of(result) == '{"answers":[{"id":"q","selected":["Yes"]}]}', result
+    assert len(seen) >= 1, seen
+    assert "waiting" in (seen[0][1] or ""), seen
+
+
+@case
+async def cancellation_withdraws_the_ask(world):
+    world.answerer.policy = lambda params: HOLD
+
+    async def run(session):
+        try:
+            await session.call_tool(
+                "ask_user_question",
+                {"questions": [{"id": "q", "question": "Wait forever?"}]},
+                read_timeout_seconds=1.5,
+            )
+        except Exception:  # the SDK raises on its timeout and sends notifications/cancelled
+            pass
+        else:
+            raise AssertionError("the call should have timed out")
+        # Still inside the session: the withdrawal must come from the MCP cancellation, not from
+        # the session ending.
+        request = await anyio.to_thread.run_sync(lambda: world.answerer.requests.get(timeout=5))
+        cancelled = await anyio.to_thread.run_sync(lambda: world.answerer.cancels.get(timeout=5))
+        assert cancelled == request["id"], (cancelled, request)
+        # The session goes on working after a cancelled call.
+        world.answerer.policy = first_option_answer
+        result = await session.call_tool("ask_user_question", {"questions": [{"id": "n", "question": "?", "options": [{"label": "Next"}]}]})
+        assert text_of(result) == '{"answers":[{"id":"n","selected":["Next"]}]}', result
+
+    await session_call(world, run)
+
+
+@case
+async def session_end_unregisters_the_agent(world):
+    world.answerer.policy = first_option_answer
+
+    async def run(session):
+        await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "?", "options": [{"label": "A"}]}]})
+        return [a for a in world.agents() if a.get("label") == "askdesk-mcp-test 1.2.3"]
+
+    during = await session_call(world, run)
+    assert len(during) == 1 and during[0]["root"] is True, during
+    deadline = time.time() + 5
+    while any(a.get("label") == "askdesk-mcp-test 1.2.3" for a in world.agents()):
+        assert time.time() < deadline, world.agents()
+        time.sleep(0.1)
+
+
+@case
+async def broker_restart_is_survived(world):
+    world.answerer.policy = first_option_answer
+    call = {"questions": [{"id": "q", "question": "?", "options": [{"label": "A"}]}]}
+
+    async def run(session):
+        first = await session.call_tool("ask_user_question", call)
+        await anyio.to_thread.run_sync(world.restart_broker)
+        world.answerer.policy = first_option_answer
+        second = await session.call_tool("ask_user_question", call)
+        return first, second
+
+    first, second = await session_call(world, run)
+    expected = '{"answers":[{"id":"q","selected":["A"]}]}'
+    assert text_of(first) == expected and text_of(second) == expected, (first, second)
+    agents = [a for a in world.agents() if a.get("label") == "askdesk-mcp-test 1.2.3"]
+    assert agents == [], agents  # the session ended: unregistered on the new broker too
+
+
+@case
+async def no_broker_says_how_to_start_one(world):
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "?"}]})
+
+    missing = os.path.join(world.dir, "nowhere", "askdesk.sock")
+    result = await session_call(world, run, server=world.server("--no-launch", env={"ASKDESK_SOCKET": missing}))
+    text = text_of(result)
+    assert result.is_error and text.startswith("Error: no askdesk broker is running"), text
+    assert "askdesk serve" in text, text
+
+
+@case
+async def missing_broker_starts_the_desktop_app(world):
+    # A stand-in desktop app beside a copy of the binary: it records its pid and runs a broker on
+    # the socket it inherits.
+    bindir = os.path.join(world.dir, "bin")
+    os.mkdir(bindir)
+    shutil.copy(world.binary, os.path.join(bindir, "askdesk"))
+    pidfile = os.path.join(world.dir, "desktop.pid")
+    desktop = os.path.join(bindir, "askdesk-desktop")
+    with open(desktop, "w") as f:
+        f.write(f"#!/bin/sh\necho $$ > {pidfile}\nexec {bindir}/askdesk serve --no-history\n")
+    os.chmod(desktop, 0o755)
+    socket = os.path.join(world.dir, "launched", "askdesk.sock")
+    params = StdioServerParameters(
+        command=os.path.join(bindir, "askdesk"), args=["mcp"], cwd=world.dir,
+        env={**world.env, "ASKDESK_SOCKET": socket, "DISPLAY": ":99"},
+    )
+
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "?"}]})
+
+    try:
+        result = await session_call(world, run, server=params)
+        # The launched broker has no answerer: reaching it at all gives NO_PROVIDER.
+        assert result.is_error and text_of(result) == "Error: no user-questions answerer accepted the request", result
+        assert os.path.exists(pidfile), "the desktop app was not started"
+    finally:
+        if os.path.exists(pidfile):
+            with open(pidfile) as f:
+                os.kill(int(f.read().strip()), 15)
+
+
+@case
+async def no_display_no_launch(world):
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "?"}]})
+
+    missing = os.path.join(world.dir, "nowhere", "askdesk.sock")
+    # No DISPLAY nor WAYLAND_DISPLAY reaches the server (the SDK passes a minimal environment).
+    result = await session_call(world, run, server=world.server(env={"ASKDESK_SOCKET": missing}))
+    assert result.is_error and text_of(result).startswith("Error: no askdesk broker is running"), result
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    binary = os.path.abspath(argv[1])
+    only = argv[argv.index("-k") + 1] if "-k" in argv else None
+    passed = failed = 0
+    for fn in CASES:
+        if only and only not in fn.__name__:
+            continue
+        world = None
+        try:
+            world = World(binary)
+            anyio.run(fn, world)
+            passed += 1
+            print(f"ok   {fn.__name__}", flush=True)
+        except BaseException as error:  # noqa: B036 - report every failure, including cancellations
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            failed += 1
+            print(f"FAIL {fn.__name__}\n{traceback.format_exc()}", flush=True)
+            if world is not None:
+                for name in ("broker.log", "mcp.log"):
+                    path = os.path.join(world.dir, name)
+                    if os.path.exists(path):
+                        with open(path, errors="replace") as f:
+                            print(f"--- {name} (tail)\n{f.read()[-2000:]}", flush=True)
+        finally:
+            if world is not None:
+                world.close()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
