@@ -1,0 +1,20 @@
+//! Build script: tauri-build embeds the config and generates `allow-<command>` permissions for the
+//! app's own commands, so the capability file can grant exactly those and nothing else.
+const COMMANDS: &[&str] = &[
+    "get_queue",
+    "get_settings",
+    "submit",
+    "dismiss",
+    "set_dnd",
+    "get_history",
+    "open_link",
+    "hide_window",
+];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri-build failed");
+}

@@ -1,0 +1,590 @@
+//! The GUI answerer: holds the requests the human has not answered yet and decides for the human.
+//!
+//! [`GuiAnswerer`] sits on the service's waterfall. `offer` never blocks: it queues the request
+//! with its [`Responder`] and returns [`Offer::Later`]; the human answers through the commands
+//! (`submit`, `dismiss`) or a notification action. Everything visible (window, tray, events,
+//! notifications, the journal) happens behind the [`Presenter`] trait, so this module knows
+//! nothing of Tauri and is tested with a recording presenter.
+//!
+//! Invariant: the state mutex is never held while calling the presenter or deciding, and never
+//! across an `.await` (this module has none).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use askdesk_core::validate::check_answer;
+use askdesk_core::{
+    decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Intent, Offer, Request,
+    RequestId, Responder, UserQuestionError,
+};
+use serde::Serialize;
+
+use crate::markdown::{self, Heading};
+
+/// What the GUI answerer asks of the world around it. Implementations must not block: they run
+/// on the broker's tasks.
+pub trait Presenter: Send + Sync + 'static {
+    /// A request joined the queue (`waiting` requests now).
+    fn added(&self, request: &Arc<Request>, waiting: usize);
+    /// A request left the queue.
+    fn removed(&self, request: RequestId, why: Removal, waiting: usize);
+    /// The human answered a request that had already settled; the answer was discarded.
+    fn late_answer(&self, request: &Arc<Request>, answer: &Answer);
+    /// Do not disturb was switched.
+    fn dnd_changed(&self, on: bool);
+}
+
+/// Why a request left the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Removal {
+    /// The human answered it.
+    Answered,
+    /// The human dismissed the whole batch.
+    Dismissed,
+    /// It settled without the human: the asker cancelled, its agent went, or the broker stopped.
+    Withdrawn,
+    /// The human answered after it had settled.
+    Late,
+}
+
+/// Why a submitted answer was not delivered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SubmitError {
+    /// The request is no longer waiting (withdrawn by the agent or settled); nothing to do.
+    #[error("this request is no longer waiting: the agent withdrew it before the answer arrived")]
+    Late,
+    /// The answer breaks the answer rules; the page should let the human fix it.
+    #[error(transparent)]
+    Invalid(UserQuestionError),
+}
+
+/// How many withdrawn requests are remembered so a racing answer can still be journaled.
+const RECENT_WITHDRAWN: usize = 32;
+
+/// The desktop's own answerer. Cheap to clone; every clone is the same queue.
+#[derive(Clone)]
+pub struct GuiAnswerer {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    presenter: Arc<dyn Presenter>,
+}
+
+#[derive(Default)]
+struct State {
+    waiting: BTreeMap<RequestId, Waiting>,
+    recent: VecDeque<Arc<Request>>,
+    dnd: bool,
+}
+
+struct Waiting {
+    request: Arc<Request>,
+    responder: Responder,
+    view: RequestView,
+}
+
+impl GuiAnswerer {
+    pub fn new(presenter: Arc<dyn Presenter>) -> Self {
+        GuiAnswerer {
+            shared: Arc::new(Shared {
+                state: Mutex::default(),
+                presenter,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Every critical section below completes its edit or makes none, so a poisoned lock is sound.
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The waiting requests, oldest first, as the page shows them.
+    pub fn queue(&self) -> Vec<RequestView> {
+        self.state()
+            .waiting
+            .values()
+            .map(|w| w.view.clone())
+            .collect()
+    }
+
+    /// How many requests wait.
+    pub fn waiting(&self) -> usize {
+        self.state().waiting.len()
+    }
+
+    /// The waiting request with this id, if any.
+    pub fn request(&self, id: RequestId) -> Option<Arc<Request>> {
+        self.state().waiting.get(&id).map(|w| w.request.clone())
+    }
+
+    pub fn dnd(&self) -> bool {
+        self.state().dnd
+    }
+
+    /// Switches do not disturb: while on, new requests are delegated down the waterfall at once.
+    /// Requests already waiting stay.
+    pub fn set_dnd(&self, on: bool) {
+        let changed = std::mem::replace(&mut self.state().dnd, on) != on;
+        if changed {
+            self.shared.presenter.dnd_changed(on);
+        }
+    }
+
+    /// Claims the request with the human's answer.
+    pub fn submit(&self, id: RequestId, answer: Answer) -> Result<(), SubmitError> {
+        let taken = {
+            let mut state = self.state();
+            match state.waiting.get(&id) {
+                Some(waiting) => {
+                    let answer = check_answer(&waiting.request.questions, answer.clone())
+                        .map_err(SubmitError::Invalid)?;
+                    let waiting = state.waiting.remove(&id).expect("checked above");
+                    Ok((waiting, answer, state.waiting.len()))
+                }
+                None => Err(state.recent.iter().find(|r| r.id == id).cloned()),
+            }
+        };
+        match taken {
+            Ok((waiting, answer, left)) => {
+                match waiting.responder.decide(Decision::Claim(answer)) {
+                    Ok(()) => {
+                        self.shared.presenter.removed(id, Removal::Answered, left);
+                        Ok(())
+                    }
+                    // The request settled between the lookup and the decision: the answer is late.
+                    Err(refused) => {
+                        if let Decision::Claim(answer) = &refused {
+                            self.shared.presenter.late_answer(&waiting.request, answer);
+                        }
+                        self.shared.presenter.removed(id, Removal::Late, left);
+                        Err(SubmitError::Late)
+                    }
+                }
+            }
+            Err(Some(withdrawn)) => {
+                self.shared.presenter.late_answer(&withdrawn, &answer);
+                Err(SubmitError::Late)
+            }
+            Err(None) => Err(SubmitError::Late),
+        }
+    }
+
+    /// The human dismissed the whole batch: the ask fails `ASK_CANCELLED`.
+    pub fn dismiss(&self, id: RequestId) -> Result<(), SubmitError> {
+        let taken = {
+            let mut state = self.state();
+            state.waiting.remove(&id).map(|w| (w, state.waiting.len()))
+        };
+        let Some((waiting, left)) = taken else {
+            return Err(SubmitError::Late);
+        };
+        let decided = waiting.responder.decide(Decision::Fail(Failure::Domain(
+            UserQuestionError::cancelled_by_user(),
+        )));
+        let why = if decided.is_ok() {
+            Removal::Dismissed
+        } else {
+            Removal::Late
+        };
+        self.shared.presenter.removed(id, why, left);
+        decided.map_err(|_| SubmitError::Late)
+    }
+}
+
+impl Answerer for GuiAnswerer {
+    fn offer(&self, request: &Arc<Request>) -> Offer {
+        let view = RequestView::new(request);
+        let (responder, receiver) = decision_channel();
+        let waiting = {
+            let mut state = self.state();
+            if state.dnd {
+                return Offer::Now(Decision::Delegate);
+            }
+            state.waiting.insert(
+                request.id,
+                Waiting {
+                    request: request.clone(),
+                    responder,
+                    view,
+                },
+            );
+            state.waiting.len()
+        };
+        self.shared.presenter.added(request, waiting);
+        Offer::Later(receiver)
+    }
+
+    fn withdraw(&self, id: RequestId) {
+        let left = {
+            let mut state = self.state();
+            let Some(waiting) = state.waiting.remove(&id) else {
+                return;
+            };
+            if state.recent.len() == RECENT_WITHDRAWN {
+                state.recent.pop_front();
+            }
+            state.recent.push_back(waiting.request);
+            state.waiting.len()
+        };
+        self.shared.presenter.removed(id, Removal::Withdrawn, left);
+    }
+}
+
+/// A waiting request as the page receives it. Only `detailHtml` is HTML (sanitized); every
+/// other string is shown as text.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestView {
+    pub request: RequestId,
+    pub agent: Option<AgentInfo>,
+    /// Milliseconds since the Unix epoch.
+    pub asked_at: u64,
+    pub questions: Vec<QuestionView>,
+}
+
+/// One question as the page receives it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionView {
+    pub id: String,
+    pub question: String,
+    pub header: Option<String>,
+    /// `detail` rendered and sanitized.
+    pub detail_html: Option<String>,
+    pub outline: Vec<Heading>,
+    pub options: Vec<OptionView>,
+    pub multi_select: bool,
+    pub intent: Option<Intent>,
+    /// Whether the page should show the plan-review pane.
+    pub plan_review: bool,
+}
+
+/// One option as the page receives it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionView {
+    /// Sent back unchanged, "(Recommended)" and all.
+    pub label: String,
+    pub description: Option<String>,
+    pub recommended: bool,
+}
+
+impl RequestView {
+    pub fn new(request: &Request) -> Self {
+        RequestView {
+            request: request.id,
+            agent: request.agent.clone(),
+            asked_at: millis(request.asked_at),
+            questions: request
+                .questions
+                .iter()
+                .map(|q| {
+                    let rendered = q.detail.as_deref().map(markdown::render);
+                    QuestionView {
+                        id: q.id.clone(),
+                        question: q.question.clone(),
+                        header: q.header.clone(),
+                        outline: rendered
+                            .as_ref()
+                            .map(|r| r.outline.clone())
+                            .unwrap_or_default(),
+                        detail_html: rendered.map(|r| r.html),
+                        options: q
+                            .options
+                            .iter()
+                            .map(|o| OptionView {
+                                label: o.label.clone(),
+                                description: o.description.clone(),
+                                recommended: o.label.trim_end().ends_with("(Recommended)"),
+                            })
+                            .collect(),
+                        multi_select: q.multi_select,
+                        plan_review: q.intent.as_ref().is_some_and(Intent::is_plan_review),
+                        intent: q.intent.clone(),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 for a time before it).
+pub fn millis(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use askdesk_core::{
+        AnswerItem, AnswererRegistration, AskError, AskRequest, Config, ErrorCode, Question,
+        QuestionOption, Scope, Service,
+    };
+    use std::time::Duration;
+    use tokio_util::sync::CancellationToken;
+
+    #[derive(Default)]
+    struct Recorder {
+        events: Mutex<Vec<String>>,
+    }
+
+    impl Recorder {
+        fn events(&self) -> Vec<String> {
+            self.events.lock().unwrap().clone()
+        }
+        fn push(&self, event: String) {
+            self.events.lock().unwrap().push(event);
+        }
+    }
+
+    impl Presenter for Recorder {
+        fn added(&self, request: &Arc<Request>, waiting: usize) {
+            self.push(format!("added {} ({waiting})", request.id));
+        }
+        fn removed(&self, request: RequestId, why: Removal, waiting: usize) {
+            self.push(format!("removed {request} {why:?} ({waiting})"));
+        }
+        fn late_answer(&self, request: &Arc<Request>, answer: &Answer) {
+            self.push(format!(
+                "late {} {}",
+                request.id,
+                serde_json::to_string(answer).unwrap()
+            ));
+        }
+        fn dnd_changed(&self, on: bool) {
+            self.push(format!("dnd {on}"));
+        }
+    }
+
+    fn setup() -> (Service, GuiAnswerer, Arc<Recorder>) {
+        let service = Service::new(Config::default());
+        let recorder = Arc::new(Recorder::default());
+        let gui = GuiAnswerer::new(recorder.clone());
+        service
+            .register_answerer(
+                AnswererRegistration {
+                    scope: Scope::All,
+                    prepend: false,
+                    label: Some("desktop".into()),
+                },
+                Arc::new(gui.clone()),
+            )
+            .unwrap();
+        (service, gui, recorder)
+    }
+
+    fn question(id: &str, options: &[&str]) -> Question {
+        Question {
+            id: id.into(),
+            question: format!("{id}?"),
+            header: None,
+            detail: Some("**bold** <script>x()</script>".into()),
+            options: options
+                .iter()
+                .map(|l| QuestionOption {
+                    label: (*l).into(),
+                    description: None,
+                })
+                .collect(),
+            multi_select: false,
+            intent: None,
+        }
+    }
+
+    fn ask(
+        service: &Service,
+        questions: Vec<Question>,
+    ) -> (
+        tokio::task::JoinHandle<Result<Answer, AskError>>,
+        CancellationToken,
+    ) {
+        let cancel = CancellationToken::new();
+        let fut = service.ask(
+            AskRequest {
+                questions,
+                agent: None,
+            },
+            &cancel,
+        );
+        (tokio::spawn(fut), cancel)
+    }
+
+    async fn wait_queued(gui: &GuiAnswerer, n: usize) -> Vec<RequestView> {
+        for _ in 0..200 {
+            let queue = gui.queue();
+            if queue.len() == n {
+                return queue;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("queue never reached {n}");
+    }
+
+    #[tokio::test]
+    async fn submit_claims_with_the_answer() {
+        let (service, gui, recorder) = setup();
+        let (task, _cancel) = ask(
+            &service,
+            vec![
+                question("a", &["Yes (Recommended)", "No"]),
+                question("b", &[]),
+            ],
+        );
+        let queue = wait_queued(&gui, 1).await;
+        let view = &queue[0];
+        assert!(view.questions[0].options[0].recommended);
+        assert!(!view.questions[0].options[1].recommended);
+        let html = view.questions[0].detail_html.as_deref().unwrap();
+        assert!(
+            html.contains("<strong>bold</strong>") && !html.contains("script"),
+            "{html}"
+        );
+        // Items in any order come back in question order.
+        let answer = Answer {
+            answers: vec![
+                AnswerItem {
+                    id: "b".into(),
+                    selected: vec![],
+                    custom: Some("free".into()),
+                },
+                AnswerItem {
+                    id: "a".into(),
+                    selected: vec!["Yes (Recommended)".into()],
+                    custom: None,
+                },
+            ],
+        };
+        gui.submit(view.request, answer).unwrap();
+        let got = task.await.unwrap().unwrap();
+        assert_eq!(
+            got.answers[0].selected,
+            vec!["Yes (Recommended)".to_string()]
+        );
+        assert_eq!(got.answers[1].custom.as_deref(), Some("free"));
+        assert!(gui.queue().is_empty());
+        assert_eq!(
+            recorder.events(),
+            vec![
+                "added r1 (1)".to_string(),
+                "removed r1 Answered (0)".to_string()
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_bad_answer_is_refused_and_the_request_stays() {
+        let (service, gui, _) = setup();
+        let (task, cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        let bad = Answer {
+            answers: vec![AnswerItem {
+                id: "a".into(),
+                selected: vec!["Maybe".into()],
+                custom: None,
+            }],
+        };
+        assert!(
+            matches!(gui.submit(id, bad), Err(SubmitError::Invalid(e)) if e.code == ErrorCode::BadAnswer)
+        );
+        assert_eq!(gui.waiting(), 1);
+        cancel.cancel();
+        let err = task.await.unwrap().unwrap_err();
+        assert_eq!(err.code(), Some(&ErrorCode::AskAborted));
+    }
+
+    #[tokio::test]
+    async fn dismiss_fails_ask_cancelled() {
+        let (service, gui, recorder) = setup();
+        let (task, _cancel) = ask(&service, vec![question("a", &["Yes"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        gui.dismiss(id).unwrap();
+        let err = task.await.unwrap().unwrap_err();
+        assert_eq!(
+            err,
+            AskError::Question(UserQuestionError::cancelled_by_user())
+        );
+        assert_eq!(
+            recorder.events().last().unwrap(),
+            "removed r1 Dismissed (0)"
+        );
+        assert_eq!(gui.dismiss(id), Err(SubmitError::Late));
+    }
+
+    #[tokio::test]
+    async fn do_not_disturb_delegates_new_requests() {
+        let (service, gui, recorder) = setup();
+        gui.set_dnd(true);
+        let (task, _cancel) = ask(&service, vec![question("a", &["Yes"])]);
+        let err = task.await.unwrap().unwrap_err();
+        assert_eq!(err.code(), Some(&ErrorCode::NoProvider));
+        assert_eq!(recorder.events(), vec!["dnd true".to_string()]);
+        gui.set_dnd(false);
+        let (task, _cancel) = ask(&service, vec![question("a", &["Yes"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        gui.dismiss(id).unwrap();
+        assert!(task.await.unwrap().is_err());
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_ask_is_withdrawn_and_a_late_answer_is_recorded() {
+        let (service, gui, recorder) = setup();
+        let (task, cancel) = ask(&service, vec![question("a", &["Yes"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        cancel.cancel();
+        assert_eq!(
+            task.await.unwrap().unwrap_err().code(),
+            Some(&ErrorCode::AskAborted)
+        );
+        assert!(gui.queue().is_empty());
+        let answer = Answer {
+            answers: vec![AnswerItem {
+                id: "a".into(),
+                selected: vec!["Yes".into()],
+                custom: None,
+            }],
+        };
+        assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));
+        assert_eq!(
+            recorder.events(),
+            vec![
+                "added r1 (1)".to_string(),
+                "removed r1 Withdrawn (0)".to_string(),
+                r#"late r1 {"answers":[{"id":"a","selected":["Yes"]}]}"#.to_string(),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn several_requests_queue_side_by_side() {
+        let (service, gui, _) = setup();
+        let (first, _c1) = ask(&service, vec![question("a", &["One"])]);
+        let (second, _c2) = ask(&service, vec![question("a", &["Two"])]);
+        let queue = wait_queued(&gui, 2).await;
+        let pick = |label: &str| Answer {
+            answers: vec![AnswerItem {
+                id: "a".into(),
+                selected: vec![label.into()],
+                custom: None,
+            }],
+        };
+        gui.submit(queue[1].request, pick("Two")).unwrap();
+        gui.submit(queue[0].request, pick("One")).unwrap();
+        assert_eq!(
+            first.await.unwrap().unwrap().answers[0].selected,
+            vec!["One".to_string()]
+        );
+        assert_eq!(
+            second.await.unwrap().unwrap().answers[0].selected,
+            vec!["Two".to_string()]
+        );
+    }
+}

@@ -1,0 +1,662 @@
+"""askdesk desktop end-to-end tests: the real app in a real window on Xvfb, a real notification bus.
+
+run.sh starts the services (Xvfb, a private D-Bus session bus, dunst, dbus-monitor, tauri-driver) and
+calls this file; each test drives the page through WebDriver, asks over the socket with askproto, and
+watches the bus log. Prints one line per test and a final "N passed, N failed" line.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+for candidate in (os.environ.get("ASKDESK_CONFORMANCE"), os.path.join(HERE, "..", "..", "..", "shared", "conformance"),
+                  "/work/shared/conformance"):
+    if candidate and os.path.exists(os.path.join(candidate, "askproto.py")):
+        sys.path.insert(0, candidate)
+        break
+
+from askproto import Conn, RpcError  # noqa: E402
+import samples  # noqa: E402
+from webdriver import CONTROL, ENTER, Session, WebDriverError, element_id  # noqa: E402
+
+
+class Ctx:
+    """What every test gets: the page, the socket path, the bus log, and a few helpers."""
+
+    def __init__(self, args, page):
+        self.args = args
+        self.page = page
+        self.socket = os.environ["ASKDESK_SOCKET"]
+        self.conns = []
+        self.agent_seq = 0
+
+    # ----- asking -----
+    def conn(self, name="e2e"):
+        c = Conn(self.socket, timeout=60)
+        c.initialize(name)
+        self.conns.append(c)
+        return c
+
+    def agent(self, conn, which):
+        a = dict(samples.AGENTS[which])
+        self.agent_seq += 1
+        return conn.call("agents/register", {"id": f"{a['id']}-{self.agent_seq}", "label": a["label"], "meta": a["meta"]})
+
+    def ask(self, questions, agent=None, conn=None):
+        """Starts an ask; returns (conn, request id, future) where future() waits for the outcome."""
+        conn = conn or self.conn()
+        params = {"questions": questions}
+        if agent:
+            params["agent"] = self.agent(conn, agent)
+        rid = conn.start("user-questions/ask", params)
+        box = {}
+
+        def wait():
+            try:
+                box["result"] = conn.wait(rid, timeout=120)
+            except Exception as e:  # noqa: BLE001 - the test inspects it
+                box["error"] = e
+
+        t = threading.Thread(target=wait, daemon=True)
+        t.start()
+
+        def outcome(timeout=15):
+            t.join(timeout)
+            if t.is_alive():
+                raise AssertionError("the asker got no reply")
+            return box
+        return conn, rid, outcome
+
+    # ----- page -----
+    def show(self, qid, timeout=15):
+        return self.page.wait_for(f'[data-qid="{qid}"]', timeout)
+
+    def option(self, qid, label):
+        el = self.page.js(
+            "const inputs = document.querySelectorAll('[data-qid=\"' + arguments[0] + '\"] input.option-input');"
+            "return [...inputs].find((i) => i.value === arguments[1]) || null;", qid, label)
+        if not el:
+            raise AssertionError(f"no option {label!r} in question {qid!r}")
+        return element_id(el)
+
+    def other_box(self, qid):
+        return self.page.find(f'[data-qid="{qid}"] textarea.other-input')
+
+    def queue_count(self):
+        return int(self.page.js("return document.getElementById('queue-count').textContent"))
+
+    def wait_queue(self, n, timeout=10):
+        self.page.until("return document.getElementById('queue-count').textContent === arguments[0]", str(n),
+                        timeout=timeout, message=f"queue never showed {n}")
+
+    def open_request_of(self, agent_label):
+        """Clicks the queue entry of the agent with this label."""
+        item = self.page.until(
+            "return [...document.querySelectorAll('.queue-item')]"
+            ".find((li) => li.querySelector('.queue-who').textContent === arguments[0]) || null;",
+            agent_label, message=f"no queue entry for {agent_label}")
+        self.page.click(element_id(item))
+
+    def shot(self, name, whole_screen=False, top=False, scroll_to=None):
+        """Saves a screenshot: the window as WebKit renders it, or the whole screen (for notifications)."""
+        if not self.args.screenshots:
+            return
+        path = os.path.join(self.args.screenshots, f"{name}.png")
+        # No leftover toast from an earlier step, no hover tooltip where the last click was.
+        self.page.js("document.getElementById('toast').hidden = true;"
+                     "if (arguments[0]) document.getElementById('request-form').scrollTop = 0;"
+                     "const target = arguments[1] && document.querySelector(arguments[1]);"
+                     "if (target) target.scrollIntoView({block: 'start'});", top, scroll_to)
+        self.page.cmd("POST", "/actions", {"actions": [{"type": "pointer", "id": "mouse", "actions": [
+            {"type": "pointerMove", "x": 2, "y": 2, "origin": "viewport"}]}]})
+        time.sleep(0.8)
+        if whole_screen:
+            subprocess.run(["import", "-display", os.environ["DISPLAY"], "-window", "root", path], check=True)
+        else:
+            self.page.screenshot(path)
+
+    # ----- bus -----
+    def bus_log(self):
+        with open(self.args.bus_log, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def notification_id(self, summary, timeout=10):
+        """The id the server gave the Notify call whose summary is `summary`."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            found = find_notification(self.bus_log(), summary)
+            if found is not None:
+                return found
+            time.sleep(0.2)
+        raise AssertionError(f"no Notify call with summary {summary!r} on the bus")
+
+    def close(self):
+        for c in self.conns:
+            c.close()
+
+
+def find_notification(log, summary):
+    """Parses dbus-monitor output: the returned id of the last Notify call with this summary."""
+    blocks = re.split(r"\n(?=(?:method call|method return|signal|error) )", log)
+    calls = {}
+    found = None
+    for block in blocks:
+        head = block.split("\n", 1)[0]
+        if head.startswith("method call") and "member=Notify" in head:
+            strings = re.findall(r'^\s+string "(.*)"$', block, re.M)
+            sender = re.search(r"sender=(\S+)", head).group(1)
+            serial = re.search(r" serial=(\d+)", head).group(1)
+            if len(strings) >= 3 and strings[2] == summary:
+                calls[(sender, serial)] = True
+        elif head.startswith("method return"):
+            dest = re.search(r"destination=(\S+)", head)
+            reply = re.search(r"reply_serial=(\d+)", head)
+            if dest and reply and (dest.group(1), reply.group(1)) in calls:
+                m = re.search(r"uint32 (\d+)", block)
+                if m:
+                    found = int(m.group(1))
+    return found
+
+
+def closed_on_bus(log, nid):
+    """Whether the app asked the server to close notification `nid`, or the server reported it closed."""
+    for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
+        head = block.split("\n", 1)[0]
+        if ("member=CloseNotification" in head or "member=NotificationClosed" in head) and \
+                re.search(rf"uint32 {nid}\b", block):
+            return True
+    return False
+
+
+def expect_error(box, code):
+    err = box.get("error")
+    assert isinstance(err, RpcError), f"expected {code}, got {box}"
+    assert err.data.get("code") == code, f"expected {code}, got {err.code} {err.message} {err.data}"
+    return err
+
+
+def answer_of(box):
+    assert "result" in box, f"expected an answer, got {box.get('error')!r}"
+    return box["result"]
+
+
+# ----------------------------------------------------------------------------------------------
+# tests
+
+def test_batch_answer_reaches_the_asker(ctx):
+    """ask -> Notify names the agent -> dialog shows it -> picks and custom text -> exactly that answer."""
+    _, _, outcome = ctx.ask(samples.BATCH, agent="coder")
+    nid = ctx.notification_id("claude-code asks")
+    assert nid > 0
+    ctx.show("scope")
+    page = ctx.page
+    assert "claude-code" in page.text(page.find("#asker"))
+    assert "/home/dana/src/askdesk" in page.text(page.find("#asker"))
+    assert "feat/journal-sqlite" in page.text(page.find("#asker"))
+    # The detail is rendered markdown.
+    assert page.js("return document.querySelector('[data-qid=\"scope\"] .md code') !== null")
+    page.click(ctx.option("scope", "server"))
+    page.click(ctx.option("scope", "client"))
+    page.type(ctx.other_box("scope"), "also the CLI")
+    ctx.shot("dialog-batch", top=True)
+    page.click(ctx.option("release", "Patch (0.2.5)"))
+    page.type(ctx.other_box("notes"), "Mention the new error codes")
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [
+        {"id": "scope", "selected": ["server", "client"], "custom": "also the CLI"},
+        {"id": "release", "selected": ["Patch (0.2.5)"]},
+        {"id": "notes", "selected": [], "custom": "Mention the new error codes"},
+    ]}, got
+    ctx.wait_queue(0)
+    assert closed_on_bus_eventually(ctx, nid)
+
+
+def closed_on_bus_eventually(ctx, nid, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if closed_on_bus(ctx.bus_log(), nid):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_single_select_custom_overrides_and_keyboard(ctx):
+    """Digits pick an option, typed "Other" text overrides it (selected empty), Ctrl+Enter submits."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    ctx.shot("dialog-single")
+    ctx.page.keys("2")
+    assert ctx.page.js("return document.querySelectorAll('[data-qid=\"migrate\"] input:checked')[0].value") == \
+        "Offline, in one transaction"
+    ctx.page.type(ctx.other_box("migrate"), "Wait until Monday")
+    ctx.page.keys(ENTER, modifier=CONTROL)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Wait until Monday"}]}, got
+
+
+def test_recommended_label_comes_back_unchanged(ctx):
+    _, _, outcome = ctx.ask(samples.SINGLE)
+    ctx.show("migrate")
+    assert ctx.page.find_all(".option.recommended"), "the recommended option is not highlighted"
+    ctx.page.click(ctx.option("migrate", "Online, in batches (Recommended)"))
+    ctx.page.click(ctx.page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": ["Online, in batches (Recommended)"]}]}, got
+
+
+def test_skip_keeps_the_shape(ctx):
+    _, _, outcome = ctx.ask(samples.BATCH[1:])
+    ctx.show("release")
+    ctx.page.click(ctx.page.find('[data-qid="release"] .skip'))
+    ctx.page.type(ctx.other_box("notes"), "nothing")
+    ctx.page.click(ctx.page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "release", "selected": []}, {"id": "notes", "selected": [], "custom": "nothing"}]}, got
+
+
+def test_notification_action_answers_in_place(ctx):
+    """ActionInvoked on the bus for the notification answers a single-select question."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
+    nid = ctx.notification_id("review-bot asks")
+    ctx.show("migrate")
+    ctx.shot("notification", whole_screen=True)
+    box = None
+    for _ in range(20):
+        # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
+        subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:choose-1"], check=True)
+        try:
+            box = outcome(timeout=0.5)
+            break
+        except AssertionError:
+            continue
+    assert box is not None, "the notification action did not answer"
+    assert answer_of(box) == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}, box
+    ctx.wait_queue(0)
+
+
+def test_activating_a_notification_opens_its_request(ctx):
+    """The notification's default action shows the window with that request selected."""
+    _, _, first = ctx.ask([dict(samples.SINGLE[0], id="older")], agent="coder")
+    ctx.show("older")
+    _, _, second = ctx.ask([{"id": "newer", "question": "Rotate the API keys today?",
+                             "options": [{"label": "Yes"}, {"label": "No"}, {"label": "Tomorrow"}]}], agent="reviewer")
+    ctx.wait_queue(2)
+    nid = ctx.notification_id("review-bot asks")
+    assert ctx.page.find_all('[data-qid="older"]'), "the older request should still be shown"
+    ctx.page.keys("\ue00c")
+    ctx.page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+    deadline = time.time() + 10
+    while time.time() < deadline and not ctx.page.find_all('[data-qid="newer"]'):
+        subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:default"], check=True)
+        time.sleep(0.5)
+    ctx.show("newer", timeout=1)
+    ctx.page.until("return document.visibilityState === 'visible'", message="the window was not shown")
+    ctx.page.click(ctx.option("newer", "Tomorrow"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(second()) == {"answers": [{"id": "newer", "selected": ["Tomorrow"]}]}
+    ctx.show("older")
+    ctx.page.click(ctx.page.find("#dismiss"))
+    expect_error(first(), "ASK_CANCELLED")
+
+
+def test_cancel_withdraws_dialog_and_notification(ctx):
+    conn, rid, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    nid = ctx.notification_id("claude-code asks")
+    ctx.show("migrate")
+    conn.notify("$/cancelRequest", {"id": rid})
+    expect_error(outcome(), "ASK_ABORTED")
+    ctx.wait_queue(0)
+    toast = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent")
+    assert "Withdrawn" in toast, toast
+    assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+    assert not ctx.page.find_all('[data-qid="migrate"]')
+
+
+def test_two_agents_are_queued_and_answered_separately(ctx):
+    _, _, first = ctx.ask([dict(samples.SINGLE[0], id="first")], agent="coder")
+    ctx.wait_queue(1)
+    _, _, second = ctx.ask([{"id": "second", "question": "Publish the website now?", "header": "Deploy",
+                             "options": [{"label": "Publish"}, {"label": "Hold"}]}], agent="reviewer")
+    ctx.wait_queue(2)
+    ctx.open_request_of("review-bot")
+    ctx.show("second")
+    ctx.shot("dialog-queue")
+    ctx.page.click(ctx.option("second", "Hold"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(second()) == {"answers": [{"id": "second", "selected": ["Hold"]}]}
+    ctx.wait_queue(1)
+    ctx.show("first")
+    ctx.page.click(ctx.option("first", "Offline, in one transaction"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(first()) == {"answers": [{"id": "first", "selected": ["Offline, in one transaction"]}]}
+
+
+def test_dismiss_fails_ask_cancelled(ctx):
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    ctx.page.click(ctx.page.find("#dismiss"))
+    err = expect_error(outcome(), "ASK_CANCELLED")
+    assert err.message == "the user cancelled ask_user_question", err.message
+    ctx.wait_queue(0)
+
+
+def test_do_not_disturb_delegates(ctx):
+    page = ctx.page
+    page.click(page.find("#dnd"))
+    page.until("return document.getElementById('dnd').checked")
+    time.sleep(0.3)
+    try:
+        _, _, outcome = ctx.ask(samples.SINGLE)
+        expect_error(outcome(), "NO_PROVIDER")
+        # With another answerer after the GUI, the request moves on to it.
+        helper = ctx.conn("helper")
+        helper.call("answerers/register", {"scope": "all", "label": "helper"})
+
+        def answer_one():
+            req = helper.next_incoming(timeout=15)
+            helper.reply(req, {"answers": [{"id": "migrate", "selected": ["Skip the migration for now"]}]})
+        t = threading.Thread(target=answer_one, daemon=True)
+        t.start()
+        _, _, outcome = ctx.ask(samples.SINGLE)
+        assert answer_of(outcome()) == {"answers": [{"id": "migrate", "selected": ["Skip the migration for now"]}]}
+        assert ctx.queue_count() == 0
+        helper.close()
+    finally:
+        page.click(page.find("#dnd"))
+        page.until("return !document.getElementById('dnd').checked")
+        time.sleep(0.3)
+
+
+def test_second_launch_exits_and_first_keeps_serving(ctx):
+    started = time.time()
+    proc = subprocess.run([ctx.args.app], env=os.environ.copy(), capture_output=True, timeout=30)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert time.time() - started < 30
+    c = ctx.conn("after-second-launch")
+    assert c.call("ping", {}) == {}
+    _, _, outcome = ctx.ask(samples.SINGLE, conn=c)
+    ctx.show("migrate")
+    ctx.page.click(ctx.option("migrate", "Offline, in one transaction"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(outcome())["answers"][0]["selected"] == ["Offline, in one transaction"]
+
+
+def test_escape_hides_the_window_and_a_second_launch_shows_it(ctx):
+    """Esc hides the window (the request stays queued); a second launch asks the first to show it."""
+    _, _, outcome = ctx.ask(samples.SINGLE)
+    ctx.show("migrate")
+    ctx.page.until("return document.visibilityState === 'visible'", message="the window is not visible")
+    ctx.page.keys("\ue00c")
+    ctx.page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+    assert ctx.queue_count() == 1, "Esc must not dismiss"
+    proc = subprocess.run([ctx.args.app], env=os.environ.copy(), capture_output=True, timeout=30)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    ctx.page.until("return document.visibilityState === 'visible'", message="the second launch did not show the window")
+    ctx.page.click(ctx.option("migrate", "Skip the migration for now"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(outcome())["answers"][0]["selected"] == ["Skip the migration for now"]
+
+
+def dbus(*args):
+    """One D-Bus call with dbus-send; "" when it fails (some peers, like dbus-monitor, never reply)."""
+    try:
+        out = subprocess.run(["dbus-send", "--session", "--print-reply", "--reply-timeout=1000", *args],
+                             capture_output=True, text=True, timeout=5)
+    except subprocess.TimeoutExpired:
+        return ""
+    return out.stdout if out.returncode == 0 else ""
+
+
+def find_tray_item():
+    """(bus name, object path) of the app's StatusNotifierItem (libayatana-appindicator)."""
+    names = re.findall(r'string "(:[0-9.]+)"', dbus("--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                     "org.freedesktop.DBus.ListNames"))
+    for name in names:
+        nodes = re.findall(r'node name="([^"]+)"', dbus(f"--dest={name}", "/org/ayatana/NotificationItem",
+                                                       "org.freedesktop.DBus.Introspectable.Introspect"))
+        for node in nodes:
+            if "askdesk" in node:
+                return name, f"/org/ayatana/NotificationItem/{node}"
+    return None
+
+
+def tray_label(name, path):
+    out = dbus(f"--dest={name}", path, "org.freedesktop.DBus.Properties.Get",
+               "string:org.kde.StatusNotifierItem", "string:XAyatanaLabel")
+    m = re.search(r'string "(.*)"', out)
+    return m.group(1) if m else None
+
+
+def test_tray_shows_the_count_and_its_menu_switches_do_not_disturb(ctx):
+    found = None
+    deadline = time.time() + 10
+    while found is None and time.time() < deadline:
+        found = find_tray_item()
+        time.sleep(0.2)
+    assert found, "no tray item on the bus"
+    name, path = found
+    _, _, outcome = ctx.ask(samples.SINGLE)
+    ctx.show("migrate")
+    deadline = time.time() + 10
+    while tray_label(name, path) != "1" and time.time() < deadline:
+        time.sleep(0.2)
+    assert tray_label(name, path) == "1", tray_label(name, path)
+    layout = dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.GetLayout", "int32:0", "int32:-1", "array:string:")
+    items = {}
+    for chunk in layout.split("struct {")[1:]:
+        item_id = re.search(r"int32 (\d+)", chunk)
+        label = re.search(r'string "label"\s+variant\s+string "([^"]*)"', chunk)
+        if item_id and label:
+            items[label.group(1)] = int(item_id.group(1))
+    assert {"Open askdesk", "Do not disturb", "Quit askdesk"} <= set(items), layout
+    dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.Event", f"int32:{items['Do not disturb']}",
+         "string:clicked", "variant:int32:0", "uint32:0")
+    try:
+        ctx.page.until("return document.getElementById('dnd').checked", message="the tray did not switch do not disturb on")
+    finally:
+        ctx.page.click(ctx.page.find("#dnd"))
+        ctx.page.until("return !document.getElementById('dnd').checked")
+    ctx.page.click(ctx.page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
+    deadline = time.time() + 10
+    while tray_label(name, path) != "" and time.time() < deadline:
+        time.sleep(0.2)
+    assert tray_label(name, path) == "", tray_label(name, path)
+
+
+def test_tray_quit_settles_waiting_requests_and_removes_the_socket(ctx):
+    """Last test: Quit stops the broker; a waiting ask settles SHUTTING_DOWN and the socket goes."""
+    name, path = find_tray_item()
+    _, _, outcome = ctx.ask(samples.SINGLE)
+    ctx.show("migrate")
+    layout = dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.GetLayout", "int32:0", "int32:-1", "array:string:")
+    quit_id = next(int(re.search(r"int32 (\d+)", chunk).group(1)) for chunk in layout.split("struct {")[1:]
+                   if 'string "Quit askdesk"' in chunk)
+    dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.Event", f"int32:{quit_id}",
+         "string:clicked", "variant:int32:0", "uint32:0")
+    err = expect_error(outcome(), "SHUTTING_DOWN")
+    assert err.message == "askdesk shut down before the user answered", err.message
+    deadline = time.time() + 10
+    while os.path.exists(ctx.socket) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not os.path.exists(ctx.socket), "the socket file is still there"
+
+
+def test_plan_review_renders_and_approve_returns_the_label(ctx):
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    doc = '[data-qid="plan"] .plan-doc'
+    page.wait_for(doc)
+    counts = page.js(
+        "const d = document.querySelector(arguments[0]);"
+        "return {h1: d.querySelectorAll('h1').length, h2: d.querySelectorAll('h2').length,"
+        " table: d.querySelectorAll('table').length, code: d.querySelectorAll('pre code').length,"
+        " tasks: d.querySelectorAll('input[type=checkbox][disabled]').length,"
+        " outline: document.querySelectorAll('[data-qid=\"plan\"] .outline-link').length};", doc)
+    assert counts == {"h1": 1, "h2": 5, "table": 1, "code": 1, "tasks": 3, "outline": 6}, counts
+    ctx.shot("plan-review", scroll_to='[data-qid="plan"] .plan-doc #md-h-3')
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+
+
+def test_plan_feedback_returns_as_custom(ctx):
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    ctx.page.type(ctx.page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Use WAL mode and keep the JSON export."}]}
+
+
+def test_plan_mixed_with_questions_has_one_submit(ctx):
+    _, _, outcome = ctx.ask(samples.MIXED, agent="coder")
+    ctx.show("plan")
+    ctx.show("tests")
+    ctx.page.click(ctx.page.find('[data-qid="plan"] .plan-approve'))
+    time.sleep(0.3)
+    assert ctx.queue_count() == 1, "approve must not submit a mixed batch on its own"
+    ctx.page.click(ctx.option("tests", "Yes (Recommended)"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": ["Approve plan (Recommended)"]},
+        {"id": "tests", "selected": ["Yes (Recommended)"]},
+    ]}
+
+
+def test_xss_plan_runs_nothing(ctx):
+    _, _, outcome = ctx.ask(samples.XSS_REVIEW)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .plan-doc h2')
+    time.sleep(1.0)
+    report = page.js(
+        "const d = document.querySelector('[data-qid=\"plan\"] .plan-doc');"
+        "const on = [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name)));"
+        "return {pwned: window.__pwned === undefined ? null : String(window.__pwned), on: on.length,"
+        " bad: d.querySelectorAll('script, iframe, svg, img, form, object, embed, style').length,"
+        " hrefs: [...d.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')),"
+        " styled: d.querySelectorAll('[style]').length, text: d.textContent.includes('Real step')};")
+    assert report == {"pwned": None, "on": 0, "bad": 0, "hrefs": [], "styled": 0, "text": True}, report
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
+
+
+def test_late_answer_is_refused_and_recorded(ctx):
+    conn, rid, outcome = ctx.ask([{"id": "late", "question": "Still there?", "options": [{"label": "Yes"}]}])
+    ctx.show("late")
+    request = ctx.page.js("return Number(document.querySelector('.queue-item.active').dataset.request)")
+    conn.notify("$/cancelRequest", {"id": rid})
+    expect_error(outcome(), "ASK_ABORTED")
+    ctx.wait_queue(0)
+    result = ctx.page.js(
+        "return window.__TAURI__.core.invoke('submit', {request: arguments[0],"
+        " answer: {answers: [{id: 'late', selected: ['Yes']}]}}).then(() => 'ok', (e) => e.kind);", request)
+    assert result == "late", result
+
+
+def test_history_lists_settled_requests_with_filters(ctx):
+    page = ctx.page
+    page.click(page.find("#nav-history"))
+    page.wait_for(".history-item")
+    outcomes = page.js("return [...document.querySelectorAll('.history-item')].map((e) => e.dataset.outcome)")
+    for needed in ("answered", "dismissed", "withdrawn", "late-answer"):
+        assert needed in outcomes, (needed, outcomes)
+    # Newest first: the late answer (recorded last) is on top.
+    assert outcomes[0] == "late-answer", outcomes
+    page.js("const s = document.getElementById('history-outcome'); s.value = 'dismissed';"
+            "s.dispatchEvent(new Event('change'));")
+    shown = page.js("return [...document.querySelectorAll('.history-item')].map((e) => e.dataset.outcome)")
+    assert shown and set(shown) == {"dismissed"}, shown
+    page.js("const s = document.getElementById('history-outcome'); s.value = '';"
+            "s.dispatchEvent(new Event('change'));")
+    page.js("const s = document.getElementById('history-agent'); s.value = 'review-bot';"
+            "s.dispatchEvent(new Event('change'));")
+    agents = page.js("return [...document.querySelectorAll('.history-agent')].map((e) => e.textContent)")
+    assert agents and set(agents) == {"review-bot"}, agents
+    page.js("const s = document.getElementById('history-agent'); s.value = '';"
+            "s.dispatchEvent(new Event('change'));")
+    ctx.shot("history")
+    page.click(page.find("#nav-queue"))
+
+
+TESTS = [
+    test_batch_answer_reaches_the_asker,
+    test_single_select_custom_overrides_and_keyboard,
+    test_recommended_label_comes_back_unchanged,
+    test_skip_keeps_the_shape,
+    test_notification_action_answers_in_place,
+    test_activating_a_notification_opens_its_request,
+    test_cancel_withdraws_dialog_and_notification,
+    test_two_agents_are_queued_and_answered_separately,
+    test_dismiss_fails_ask_cancelled,
+    test_do_not_disturb_delegates,
+    test_second_launch_exits_and_first_keeps_serving,
+    test_escape_hides_the_window_and_a_second_launch_shows_it,
+    test_tray_shows_the_count_and_its_menu_switches_do_not_disturb,
+    test_plan_review_renders_and_approve_returns_the_label,
+    test_plan_feedback_returns_as_custom,
+    test_plan_mixed_with_questions_has_one_submit,
+    test_xss_plan_runs_nothing,
+    test_late_answer_is_refused_and_recorded,
+    test_history_lists_settled_requests_with_filters,
+    test_tray_quit_settles_waiting_requests_and_removes_the_socket,
+]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", required=True)
+    parser.add_argument("--driver", required=True)
+    parser.add_argument("--bus-log", required=True)
+    parser.add_argument("--screenshots")
+    parser.add_argument("-k", dest="only", help="run only tests whose name contains this")
+    args = parser.parse_args()
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+
+    page = Session(args.driver, args.app)
+    passed = failed = 0
+    try:
+        page.until("return document.body.dataset.ready === 'true'", timeout=30, message="the page never became ready")
+        for test in TESTS:
+            if args.only and args.only not in test.__name__:
+                continue
+            ctx = Ctx(args, page)
+            started = time.time()
+            try:
+                test(ctx)
+                passed += 1
+                print(f"PASS {test.__name__} ({time.time() - started:.1f}s)", flush=True)
+            except Exception:  # noqa: BLE001 - report and go on
+                failed += 1
+                print(f"FAIL {test.__name__}", flush=True)
+                traceback.print_exc()
+                # Leave a clean queue for the next test.
+                try:
+                    page.js("document.getElementById('nav-queue').click()")
+                    for _ in range(10):
+                        if not page.find_all("#view-request:not([hidden])"):
+                            break
+                        page.click(page.find("#dismiss"))
+                        time.sleep(0.3)
+                except Exception:  # noqa: BLE001 - best effort
+                    pass
+            finally:
+                ctx.close()
+    finally:
+        page.quit()
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

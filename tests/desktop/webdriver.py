@@ -1,0 +1,143 @@
+"""askdesk desktop tests: a minimal W3C WebDriver client over plain HTTP (urllib), enough to drive tauri-driver."""
+import base64
+import http.client
+import json
+import time
+import urllib.error
+import urllib.request
+
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+
+
+class WebDriverError(Exception):
+    pass
+
+
+def element_id(reference):
+    """The id in a web element reference (W3C key, or the legacy "ELEMENT" key)."""
+    if isinstance(reference, dict):
+        for key in (ELEMENT, "ELEMENT"):
+            if key in reference:
+                return reference[key]
+    raise WebDriverError(f"not an element reference: {reference!r}")
+
+
+class Session:
+    """One WebDriver session: tauri-driver starts the app for it and ends the app with it."""
+
+    def __init__(self, url, application, timeout=60):
+        self.url = url.rstrip("/")
+        caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": application}}}}
+        deadline = time.time() + timeout
+        while True:
+            try:
+                value = self._raw("POST", "/session", caps)
+                break
+            except (urllib.error.URLError, ConnectionError) as e:
+                if time.time() > deadline:
+                    raise WebDriverError(f"no WebDriver session: {e}")
+                time.sleep(0.5)
+        self.id = value["sessionId"]
+
+    def _raw(self, method, path, body=None):
+        # tauri-driver forwards over pooled keep-alive connections that WebKitWebDriver may have
+        # dropped; such a request never reached the driver, so sending it again is safe.
+        for attempt in range(4):
+            try:
+                return self._once(method, path, body)
+            except (http.client.RemoteDisconnected, ConnectionResetError) as e:
+                if attempt == 3:
+                    raise WebDriverError(f"{method} {path}: {e}")
+                time.sleep(0.3)
+            except WebDriverError as e:
+                if attempt == 3 or "Connection reset" not in str(e) and "connection error" not in str(e):
+                    raise
+                time.sleep(0.3)
+
+    def _once(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                payload = json.loads(resp.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            text = e.read().decode(errors="replace")
+            raise WebDriverError(f"{method} {path}: HTTP {e.code}: {text[:500]}")
+        return payload.get("value")
+
+    def cmd(self, method, path, body=None):
+        return self._raw(method, f"/session/{self.id}{path}", body)
+
+    # ----- elements -----
+    def find_all(self, css):
+        return [element_id(e) for e in self.cmd("POST", "/elements", {"using": "css selector", "value": css})]
+
+    def find(self, css):
+        found = self.find_all(css)
+        if not found:
+            raise WebDriverError(f"no element matches {css!r}")
+        return found[0]
+
+    def wait_for(self, css, timeout=10):
+        deadline = time.time() + timeout
+        while True:
+            found = self.find_all(css)
+            if found:
+                return found[0]
+            if time.time() > deadline:
+                raise WebDriverError(f"timed out waiting for {css!r}")
+            time.sleep(0.2)
+
+    def click(self, element):
+        self.cmd("POST", f"/element/{element}/click", {})
+
+    def type(self, element, text):
+        self.cmd("POST", f"/element/{element}/value", {"text": text})
+
+    def text(self, element):
+        return self.cmd("GET", f"/element/{element}/text")
+
+    # ----- script, keys, window -----
+    def js(self, script, *args):
+        return self.cmd("POST", "/execute/sync", {"script": script, "args": list(args)})
+
+    def until(self, script, *args, timeout=10, message=None):
+        deadline = time.time() + timeout
+        while True:
+            value = self.js(script, *args)
+            if value:
+                return value
+            if time.time() > deadline:
+                raise WebDriverError(message or f"timed out waiting for script: {script[:80]}")
+            time.sleep(0.2)
+
+    def keys(self, *keys, modifier=None):
+        """Presses each key in turn, optionally while holding a modifier (e.g. '\\ue009' Control)."""
+        actions = []
+        if modifier:
+            actions.append({"type": "keyDown", "value": modifier})
+        for key in keys:
+            actions += [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]
+        if modifier:
+            actions.append({"type": "keyUp", "value": modifier})
+        self.cmd("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})
+        self.cmd("DELETE", "/actions")
+
+    def window_rect(self):
+        return self.cmd("GET", "/window/rect")
+
+    def screenshot(self, path):
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self.cmd("GET", "/screenshot")))
+
+    def quit(self):
+        try:
+            self.cmd("DELETE", "")
+        except Exception:  # noqa: BLE001 - the app may already have quit
+            pass
+
+
+CONTROL = "\ue009"
+ENTER = "\ue007"
+ESCAPE = "\ue00c"

@@ -1,0 +1,290 @@
+// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History.
+import { api, available, listen } from './bridge.js';
+import { h, agentName, waited, metaText } from './dom.js';
+import { plainQuestion } from './question.js';
+import { planQuestion } from './plan.js';
+import { renderHistory } from './history.js';
+
+const $ = (id) => document.getElementById(id);
+const els = {
+  queueList: $('queue-list'), queueCount: $('queue-count'), navQueue: $('nav-queue'), navHistory: $('nav-history'),
+  dnd: $('dnd'), empty: $('view-empty'), request: $('view-request'), history: $('view-history'),
+  asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'),
+  historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
+  toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
+};
+
+const state = {
+  queue: [],            // RequestView[] from the backend, oldest first
+  current: null,        // the request id shown
+  mode: 'queue',        // 'queue' | 'history'
+  forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
+  history: [],
+  busy: false,
+};
+
+// ----- queue -----
+
+async function refreshQueue() {
+  state.queue = await api.queue();
+  const ids = new Set(state.queue.map((v) => v.request));
+  for (const id of [...state.forms.keys()]) if (!ids.has(id)) state.forms.delete(id);
+  if (!ids.has(state.current)) state.current = state.queue.length ? state.queue[0].request : null;
+  renderSidebar();
+  if (state.mode === 'queue') renderMain();
+}
+
+function renderSidebar() {
+  els.queueCount.textContent = String(state.queue.length);
+  els.queueCount.classList.toggle('zero', state.queue.length === 0);
+  els.queueList.replaceChildren(...state.queue.map((view) => {
+    const first = view.questions[0];
+    const item = h('li', {
+      class: `queue-item${view.request === state.current && state.mode === 'queue' ? ' active' : ''}`,
+      role: 'option', tabindex: '0', dataset: { request: String(view.request) },
+      'aria-selected': String(view.request === state.current),
+    },
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, initial(agentName(view.agent))),
+      h('span', { class: 'queue-text' },
+        h('span', { class: 'queue-who' }, agentName(view.agent)),
+        h('span', { class: 'queue-what' }, first.header || first.question)),
+      h('span', { class: 'queue-meta' },
+        h('span', { class: 'queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt)),
+        view.questions.length > 1 ? h('span', { class: 'queue-n' }, `${view.questions.length} q`) : null));
+    const open = () => { state.current = view.request; state.mode = 'queue'; renderSidebar(); renderMain(); };
+    item.addEventListener('click', open);
+    item.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(); } });
+    return item;
+  }));
+  els.navQueue.classList.toggle('active', state.mode === 'queue');
+  els.navHistory.classList.toggle('active', state.mode === 'history');
+}
+
+function initial(name) {
+  return (name.trim()[0] || '?').toUpperCase();
+}
+
+// ----- main view -----
+
+function renderMain() {
+  els.history.hidden = state.mode !== 'history';
+  const view = state.mode === 'queue' ? state.queue.find((v) => v.request === state.current) : null;
+  els.empty.hidden = state.mode !== 'queue' || Boolean(view);
+  els.request.hidden = !view;
+  if (!view) {
+    els.form.replaceChildren();
+    return;
+  }
+  renderAsker(view);
+  const form = formFor(view);
+  if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
+  els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
+}
+
+function renderAsker(view) {
+  const agent = view.agent;
+  const meta = (agent && agent.meta) || {};
+  const repo = metaText(meta, 'repo');
+  const branch = metaText(meta, 'branch');
+  const chips = [
+    metaText(meta, 'cwd') ? chip('folder', metaText(meta, 'cwd'), true) : null,
+    repo || branch ? chip('repo', [repo, branch].filter(Boolean).join(' · '), true) : null,
+    metaText(meta, 'model') ? chip('model', metaText(meta, 'model')) : null,
+    metaText(meta, 'pid') ? chip('pid', metaText(meta, 'pid'), true) : null,
+  ];
+  els.asker.replaceChildren(
+    h('span', { class: 'avatar large', 'aria-hidden': 'true' }, initial(agentName(agent))),
+    h('div', { class: 'asker-text' },
+      h('div', { class: 'asker-title' },
+        h('span', { class: 'asker-name' }, agentName(agent)),
+        h('span', { class: 'asker-verb' }, view.questions.length > 1 ? `asks ${view.questions.length} questions` : 'asks'),
+        agent && agent.label && agent.label !== agent.id ? h('span', { class: 'asker-id mono' }, agent.id) : null),
+      h('div', { class: 'chips' }, chips)),
+    h('div', { class: 'asker-age' },
+      h('span', { class: 'age-label' }, 'waiting'),
+      h('span', { class: 'age-value queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt))));
+}
+
+function chip(kind, text, mono = false) {
+  return h('span', { class: `chip ${kind}`, title: text }, h('span', { class: 'chip-kind' }, kind), h('span', { class: mono ? 'mono' : '' }, text));
+}
+
+function formFor(view) {
+  let form = state.forms.get(view.request);
+  if (form) return form;
+  const alone = view.questions.length === 1;
+  const questions = view.questions.map((q, i) =>
+    q.planReview ? planQuestion(q, i, { alone, submitNow: () => submit() }) : plainQuestion(q, i));
+  const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];
+  form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions };
+  state.forms.set(view.request, form);
+  return form;
+}
+
+function currentForm() {
+  return state.current === null ? null : state.forms.get(state.current);
+}
+
+async function submit() {
+  const form = currentForm();
+  if (!form || state.busy) return;
+  const items = form.questions.map((c) => c.answer());
+  const missing = form.questions.filter((_, i) => !items[i]);
+  if (missing.length) {
+    missing.forEach((c) => c.markMissing());
+    missing[0].focus();
+    toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
+    return;
+  }
+  const request = state.current;
+  state.busy = true;
+  try {
+    await api.submit(request, { answers: items });
+    toast('Answer sent.');
+  } catch (error) {
+    if (error && error.kind === 'late') toast('Too late: the agent withdrew this question before your answer arrived. It is kept in History.', 'warn');
+    else toast(`Not sent: ${(error && error.message) || error}`, 'error');
+  } finally {
+    state.busy = false;
+    await refreshQueue();
+  }
+}
+
+async function dismiss() {
+  if (state.current === null || state.busy) return;
+  state.busy = true;
+  try {
+    await api.dismiss(state.current);
+    toast('Dismissed: the agent was told you declined.');
+  } catch (error) {
+    toast((error && error.message) || String(error), 'warn');
+  } finally {
+    state.busy = false;
+    await refreshQueue();
+  }
+}
+
+// ----- history -----
+
+async function showHistory() {
+  state.mode = 'history';
+  renderSidebar();
+  renderMain();
+  try {
+    state.history = await api.history();
+  } catch (error) {
+    toast(`History unavailable: ${(error && error.message) || error}`, 'error');
+    state.history = [];
+  }
+  drawHistory();
+}
+
+function drawHistory() {
+  renderHistory(state.history, { list: els.historyList, agentSelect: els.historyAgent, outcomeSelect: els.historyOutcome });
+}
+
+// ----- toast, links -----
+
+let toastTimer = null;
+function toast(message, tone = 'info') {
+  els.toast.textContent = message;
+  els.toast.dataset.tone = tone;
+  els.toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { els.toast.hidden = true; }, tone === 'info' ? 3500 : 7000);
+}
+
+let pendingUrl = null;
+function askOpen(url) {
+  pendingUrl = url;
+  els.confirmUrl.textContent = url;
+  els.confirm.hidden = false;
+  els.confirmOk.focus();
+}
+function closeConfirm() {
+  els.confirm.hidden = true;
+  pendingUrl = null;
+}
+
+// Links in rendered markdown never navigate the window: they open in the browser after a confirm.
+document.addEventListener('click', (e) => {
+  const link = e.target instanceof Element ? e.target.closest('a[href]') : null;
+  if (!link) return;
+  e.preventDefault();
+  if (link.closest('.md')) askOpen(link.href);
+});
+els.confirmCancel.addEventListener('click', closeConfirm);
+els.confirmOk.addEventListener('click', async () => {
+  const url = pendingUrl;
+  closeConfirm();
+  try { await api.openLink(url); } catch (error) { toast(`Could not open the link: ${(error && error.message) || error}`, 'error'); }
+});
+
+// ----- keyboard -----
+
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape') {
+    e.preventDefault();
+    if (!els.confirm.hidden) closeConfirm(); else api.hide();
+    return;
+  }
+  if (!els.confirm.hidden) return;
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    if (state.mode === 'queue') submit();
+    return;
+  }
+  const typing = e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement ||
+    (e.target instanceof HTMLInputElement && !['radio', 'checkbox'].includes(e.target.type));
+  if (typing || e.ctrlKey || e.altKey || e.metaKey || state.mode !== 'queue') return;
+  if (/^[1-9]$/.test(e.key)) {
+    const form = currentForm();
+    if (!form) return;
+    const inside = form.questions.find((c) => c.node.contains(document.activeElement));
+    const target = inside || form.questions.find((c) => !c.answer()) || form.questions[0];
+    if (target.pick(Number(e.key))) e.preventDefault();
+  }
+});
+
+// ----- wiring -----
+
+els.submit.addEventListener('click', submit);
+els.dismiss.addEventListener('click', dismiss);
+els.form.addEventListener('submit', (e) => e.preventDefault());
+els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSidebar(); renderMain(); });
+els.navHistory.addEventListener('click', showHistory);
+els.historyAgent.addEventListener('change', drawHistory);
+els.historyOutcome.addEventListener('change', drawHistory);
+els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
+
+setInterval(() => {
+  for (const el of document.querySelectorAll('.queue-age[data-since]')) el.textContent = waited(Number(el.dataset.since));
+}, 20000);
+
+async function start() {
+  if (!available()) {
+    toast('The askdesk backend is not reachable from this page.', 'error');
+    return;
+  }
+  await listen('queue-changed', () => refreshQueue());
+  await listen('request-withdrawn', (p) => {
+    toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
+  });
+  await listen('focus-request', async (p) => {
+    await refreshQueue();
+    if (state.queue.some((v) => v.request === p.request)) {
+      state.current = p.request;
+      state.mode = 'queue';
+      renderSidebar();
+      renderMain();
+    }
+  });
+  await listen('dnd-changed', (on) => { els.dnd.checked = on; });
+  await listen('history-changed', () => { if (state.mode === 'history') showHistory(); });
+  const settings = await api.settings();
+  els.dnd.checked = settings.dnd;
+  await refreshQueue();
+  document.body.dataset.ready = 'true';
+}
+
+start();

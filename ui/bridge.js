@@ -1,0 +1,26 @@
+// askdesk UI: the only module that talks to the backend (Tauri commands and events).
+
+const tauri = window.__TAURI__;
+
+export function available() {
+  return Boolean(tauri && tauri.core && tauri.event);
+}
+
+export function invoke(command, args = {}) {
+  return tauri.core.invoke(command, args);
+}
+
+export function listen(event, handler) {
+  return tauri.event.listen(event, (e) => handler(e.payload));
+}
+
+export const api = {
+  queue: () => invoke('get_queue'),
+  settings: () => invoke('get_settings'),
+  submit: (request, answer) => invoke('submit', { request, answer }),
+  dismiss: (request) => invoke('dismiss', { request }),
+  setDnd: (on) => invoke('set_dnd', { on }),
+  history: () => invoke('get_history'),
+  openLink: (url) => invoke('open_link', { url }),
+  hide: () => invoke('hide_window'),
+};

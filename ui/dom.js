@@ -1,0 +1,56 @@
+// askdesk UI: small DOM helpers. Every string goes in as text; nothing here parses HTML.
+
+/** Creates an element; `props` become attributes (`class`, `text`, `on<event>` handled), children are nodes or text. */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Who asks: the agent's label, else its id, else "a script". */
+export function agentName(agent) {
+  if (!agent) return 'a script';
+  return (agent.label && agent.label.trim()) || agent.id;
+}
+
+/** "just now", "4 min", "2 h 5 min", "3 days". */
+export function waited(sinceMillis, now = Date.now()) {
+  const seconds = Math.max(0, Math.round((now - sinceMillis) / 1000));
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.round(hours / 24);
+  return days === 1 ? '1 day' : `${days} days`;
+}
+
+/** A label without its "(Recommended)" suffix, for display only (the answer keeps the label). */
+export function displayLabel(label) {
+  return label.replace(/\s*\(Recommended\)\s*$/, '');
+}
+
+/** A local date and time, short. */
+export function when(millis) {
+  const d = new Date(millis);
+  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** A string meta value, or null. */
+export function metaText(meta, key) {
+  const v = meta && meta[key];
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}

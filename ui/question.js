@@ -1,0 +1,116 @@
+// askdesk UI: one ordinary question (single or multi select, free-text "Other", skip) and its answer.
+import { h, displayLabel } from './dom.js';
+
+/**
+ * Renders a question card. Returns a controller:
+ *   node, id, answer() -> AnswerItem | null (null: not answered yet), pick(n) for digit keys,
+ *   focus(), markMissing().
+ */
+export function plainQuestion(q, index) {
+  const name = `q${index}`;
+  const multi = q.multiSelect;
+  const type = multi ? 'checkbox' : 'radio';
+  const hasOptions = q.options.length > 0;
+  let skipped = false;
+
+  const inputs = q.options.map((o) => h('input', { type, name, value: o.label, class: 'option-input' }));
+  const otherText = h('textarea', {
+    class: 'other-input',
+    rows: 2,
+    placeholder: !hasOptions ? 'Type your answer…' : multi ? 'Add something of your own…' : 'Type your own answer instead…',
+    'aria-label': hasOptions ? `Other answer to: ${q.question}` : `Answer to: ${q.question}`,
+  });
+  const otherInput = hasOptions ? h('input', { type, name, value: '', class: 'option-input other-choice' }) : null;
+
+  const optionRows = q.options.map((o, i) =>
+    h('label', { class: `option${o.recommended ? ' recommended' : ''}` },
+      inputs[i],
+      h('span', { class: 'option-key', 'aria-hidden': 'true' }, i < 9 ? String(i + 1) : ''),
+      h('span', { class: 'option-body' },
+        h('span', { class: 'option-title' },
+          h('span', { class: 'option-label' }, displayLabel(o.label)),
+          o.recommended ? h('span', { class: 'pill accent' }, 'Recommended') : null),
+        o.description ? h('span', { class: 'option-desc' }, o.description) : null)));
+
+  const otherRow = hasOptions
+    ? h('label', { class: 'option other' },
+        otherInput,
+        h('span', { class: 'option-key', 'aria-hidden': 'true' }, q.options.length < 9 ? String(q.options.length + 1) : ''),
+        h('span', { class: 'option-body' },
+          h('span', { class: 'option-title' }, h('span', { class: 'option-label' }, 'Other')),
+          otherText))
+    : h('div', { class: 'free-text' }, otherText);
+
+  // Typing in "Other" chooses it; choosing "Other" puts the cursor in its box.
+  otherText.addEventListener('input', () => {
+    if (otherInput && otherText.value.trim() && !otherInput.checked) otherInput.checked = true;
+    card.classList.remove('missing');
+  });
+  if (otherInput) otherInput.addEventListener('change', () => { if (otherInput.checked) otherText.focus(); });
+  for (const input of inputs) input.addEventListener('change', () => card.classList.remove('missing'));
+
+  const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
+  const skippedNote = h('span', { class: 'skipped-note' }, 'Skipped — the agent gets no answer to this one.');
+  skipButton.addEventListener('click', () => setSkipped(!skipped));
+
+  const card = h('fieldset', { class: 'question card', dataset: { qid: q.id } },
+    q.header ? h('div', { class: 'q-header' }, q.header) : null,
+    h('legend', { class: 'q-text' }, q.question),
+    q.detailHtml ? detail(q.detailHtml) : null,
+    hasOptions ? h('div', { class: 'options', role: multi ? 'group' : 'radiogroup' }, optionRows, otherRow) : otherRow,
+    h('div', { class: 'q-foot' },
+      multi ? h('span', { class: 'q-kind' }, 'Choose any') : hasOptions ? h('span', { class: 'q-kind' }, 'Choose one') : null,
+      skippedNote, skipButton));
+
+  function setSkipped(on) {
+    skipped = on;
+    card.classList.toggle('skipped', on);
+    card.classList.remove('missing');
+    for (const input of [...inputs, otherInput, otherText]) if (input) input.disabled = on;
+    skipButton.textContent = on ? 'Undo skip' : 'Skip this question';
+  }
+
+  return {
+    id: q.id,
+    node: card,
+    answer() {
+      if (skipped) return { id: q.id, selected: [] };
+      const text = otherText.value.trim();
+      if (!hasOptions) return text ? { id: q.id, selected: [], custom: text } : null;
+      const chosen = q.options.filter((_, i) => inputs[i].checked).map((o) => o.label);
+      const other = otherInput.checked && text ? text : null;
+      if (!multi) {
+        // SPEC 1: for a single-select question, custom overrides the choice and selected is empty.
+        if (otherInput.checked) return other ? { id: q.id, selected: [], custom: other } : null;
+        return chosen.length ? { id: q.id, selected: chosen } : null;
+      }
+      if (!chosen.length && !other) return null;
+      return other ? { id: q.id, selected: chosen, custom: other } : { id: q.id, selected: chosen };
+    },
+    pick(n) {
+      if (skipped || !hasOptions) return false;
+      const all = [...inputs, otherInput];
+      const input = all[n - 1];
+      if (!input) return false;
+      input.checked = multi ? !input.checked : true;
+      input.dispatchEvent(new Event('change'));
+      if (input === otherInput && input.checked) otherText.focus(); else input.focus();
+      return true;
+    },
+    focus() {
+      const target = inputs.find((i) => i.checked) || inputs[0] || otherText;
+      target.focus();
+    },
+    markMissing() {
+      card.classList.add('missing');
+      card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    },
+  };
+}
+
+/** The sanitized markdown the backend rendered: the only HTML this page inserts. */
+export function detail(html) {
+  const el = h('div', { class: 'md detail' });
+  el.innerHTML = html;
+  return el;
+}
