@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# scripts/test.sh: installs what is missing, then runs every check askdesk has: formatting,
+# clippy, the workspace's tests (unit, integration and end-to-end, src-tauri included), the
+# protocol conformance suite from ../shared, and the MCP and desktop end-to-end suites.
+# Every step runs even when an earlier one failed; the exit status is non-zero if any failed.
+#
+# Environment: SHARED_DIR (default ../shared beside the repository) holds conformance/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+# shellcheck source=scripts/setup.sh
+. scripts/setup.sh
+
+ensure_apt_packages "${TAURI_APT_PACKAGES[@]}" "${TEST_APT_PACKAGES[@]}" || { log "installing packages failed"; exit 1; }
+ensure_rust || { log "setting up Rust failed"; exit 1; }
+ensure_tauri_driver || { log "installing tauri-driver failed"; exit 1; }
+
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+export PYTHONDONTWRITEBYTECODE=1
+# End-to-end suites find the binaries here.
+export ASKDESK_BIN="$root/target/debug/askdesk"
+
+results=()
+failed=0
+passed=0
+started=$SECONDS
+
+# step NAME COMMAND...: runs one check and records how it went.
+step() {
+  local name=$1 t0=$SECONDS
+  shift
+  log "$name"
+  if "$@"; then
+    results+=("ok    $name ($((SECONDS - t0)) s)")
+    passed=$((passed + 1))
+  else
+    results+=("FAIL  $name ($((SECONDS - t0)) s)")
+    failed=$((failed + 1))
+  fi
+}
+
+conformance() {
+  local shared=${SHARED_DIR:-$root/../shared}
+  if [ ! -f "$shared/conformance/conformance.py" ]; then
+    log "no conformance suite at $shared/conformance (set SHARED_DIR)"
+    return 1
+  fi
+  python3 "$shared/conformance/conformance.py" -- target/debug/askdesk serve
+}
+
+fmt_check() {
+  local unformatted
+  unformatted=$(cargo fmt --all -- --check -l) || {
+    printf '%s\n' "$unformatted"
+    log "unformatted files above: run \`cargo fmt --all\`"
+    return 1
+  }
+}
+
+step "cargo fmt --check" fmt_check
+# One debug build of the whole workspace (the desktop app included); the tests below reuse it.
+step "cargo build --workspace" cargo build --workspace --all-targets
+step "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
+step "cargo test --workspace" cargo test --workspace --no-fail-fast
+step "conformance suite" conformance
+for suite in mcp desktop; do
+  if [ -x "tests/$suite/run.sh" ]; then
+    step "$suite end-to-end (tests/$suite/run.sh)" "tests/$suite/run.sh"
+  elif [ -e "tests/$suite/run.sh" ]; then
+    step "$suite end-to-end (tests/$suite/run.sh)" bash "tests/$suite/run.sh"
+  fi
+done
+
+printf '\n'
+printf '%s\n' "${results[@]}"
+printf 'total %d s\n' "$((SECONDS - started))"
+printf 'checks: %d passed, %d failed\n' "$passed" "$failed"
+[ "$failed" -eq 0 ]

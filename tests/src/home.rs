@@ -1,0 +1,157 @@
+//! A private directory for one test's broker, and the `askdesk` commands that live in it.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+/// The `askdesk` binary under test.
+///
+/// `$ASKDESK_BIN` when set (a relative path is taken from the workspace root, where the scripts
+/// run, not from `tests/`, where cargo runs tests); otherwise `askdesk` in the cargo profile directory this test (or bench)
+/// executable was built into (`target/<profile>/deps/<test>` or `target/<profile>/<bin>`), which is
+/// where `cargo build -p askdesk-cli` puts it. The scripts build it before running the tests.
+pub fn askdesk_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("ASKDESK_BIN").filter(|bin| !bin.is_empty()) {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("tests/ is inside the workspace");
+        return workspace.join(bin);
+    }
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    let candidates: Vec<PathBuf> = exe
+        .ancestors()
+        .skip(1)
+        .take(2)
+        .map(|dir| dir.join("askdesk"))
+        .collect();
+    candidates
+        .iter()
+        .find(|bin| bin.is_file())
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!(
+                "the askdesk binary was not found (looked at {candidates:?}); build it first with \
+             `cargo build -p askdesk-cli` (or set ASKDESK_BIN)"
+            )
+        })
+}
+
+/// A fresh 0700 directory holding one broker's socket, data and runtime directories.
+///
+/// Removed when dropped.
+pub struct Home {
+    dir: tempfile::TempDir,
+    socket: PathBuf,
+}
+
+impl Home {
+    /// A new home whose socket is `<dir>/run/askdesk.sock` (the `run` directory does not exist yet:
+    /// the broker creates it).
+    pub fn new() -> Home {
+        let dir = tempfile::Builder::new()
+            .prefix("askdesk-e2e-")
+            .tempdir()
+            .expect("a temp dir");
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).expect("chmod 0700");
+        let socket = dir.path().join("run").join("askdesk.sock");
+        Home { dir, socket }
+    }
+
+    /// The same home with the socket somewhere else (a path the test prepared).
+    pub fn with_socket(mut self, socket: impl Into<PathBuf>) -> Home {
+        self.socket = socket.into();
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The socket path given to every command as `$ASKDESK_SOCKET`.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// `$XDG_DATA_HOME` of every command (the history journal lives under `askdesk/` in it).
+    pub fn data_home(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// `$XDG_RUNTIME_DIR` of every command.
+    pub fn runtime_dir(&self) -> PathBuf {
+        self.dir.path().join("xdg-runtime")
+    }
+
+    /// `askdesk <args>` with the socket and the XDG directories pointing into this home.
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = Command::new(askdesk_bin());
+        cmd.args(args)
+            .env("ASKDESK_SOCKET", &self.socket)
+            .env("XDG_DATA_HOME", self.data_home())
+            .env("XDG_RUNTIME_DIR", self.runtime_dir())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null());
+        cmd
+    }
+}
+
+impl Default for Home {
+    fn default() -> Self {
+        Home::new()
+    }
+}
+
+/// Runs `cmd` to completion with stdout and stderr captured; kills it and panics if it takes
+/// longer than `limit`.
+pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
+    run_with_stdin(cmd, None, limit)
+}
+
+/// Like [`run_with_timeout`], writing `input` (when given) to the command's stdin and closing it.
+pub fn run_with_stdin(cmd: &mut Command, input: Option<&[u8]>, limit: Duration) -> Output {
+    if input.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the command");
+    if let Some(input) = input {
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        let input = input.to_vec();
+        // A separate writer so a child that does not read its input cannot block us.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Collecting on another thread drains both pipes while we wait, so a chatty child cannot block.
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(limit) {
+        Ok(output) => output.expect("collect the output"),
+        Err(_) => {
+            // SAFETY: kill(2) on the pid of a child we spawned and have not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let output = rx
+                .recv()
+                .expect("the collector thread ends")
+                .expect("collect the output");
+            panic!(
+                "{cmd:?} did not finish within {limit:?}; stdout: {} stderr: {}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+}

@@ -1,0 +1,720 @@
+//! The `askdesk` command line against a real broker: every exit status of `askdesk ask`, `ask`
+//! against `answer --policy first`, `--json -` batches, `status`, and `history`.
+
+use std::process::Output;
+use std::time::Duration;
+
+use askdesk_e2e::{answer_first, q, run_with_stdin, Background, Broker, Conn, Home};
+use serde_json::{json, Value};
+
+const CLI_LIMIT: Duration = Duration::from_secs(30);
+
+/// Runs `askdesk <args>` in `home` off the async runtime (so test connections keep answering
+/// meanwhile); the future owns everything, so it can also be spawned while the test goes on.
+fn run(
+    home: &Home,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> impl std::future::Future<Output = Output> + Send + 'static {
+    let mut cmd = home.command(args);
+    let stdin = stdin.map(|s| s.as_bytes().to_vec());
+    async move {
+        tokio::task::spawn_blocking(move || run_with_stdin(&mut cmd, stdin.as_deref(), CLI_LIMIT))
+            .await
+            .unwrap()
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts the exit status and that stderr ends with `Error: <message>` (when a message is given).
+#[track_caller]
+fn assert_exit(output: &Output, status: i32, message: Option<&str>) {
+    assert_eq!(
+        output.status.code(),
+        Some(status),
+        "expected exit {status}; stdout: {} stderr: {}",
+        stdout(output),
+        stderr(output)
+    );
+    if status != 0 {
+        assert!(
+            output.stdout.is_empty(),
+            "nothing on stdout on failure: {}",
+            stdout(output)
+        );
+    }
+    if let Some(message) = message {
+        let err = stderr(output);
+        let last = err.lines().last().unwrap_or("");
+        assert_eq!(last, format!("Error: {message}"), "stderr: {err}");
+    }
+}
+
+/// Waits until the broker's chain has `count` answerers.
+async fn wait_for_answerers(conn: &Conn, count: usize, mut background: Option<&mut Background>) {
+    let deadline = tokio::time::Instant::now() + askdesk_e2e::PATIENCE;
+    loop {
+        let status = conn.call("askdesk/status", json!({})).await.unwrap();
+        if status["answerers"]
+            .as_array()
+            .is_some_and(|a| a.len() == count)
+        {
+            return;
+        }
+        if let Some(background) = background.as_deref_mut() {
+            if let Some(exit) = background.try_status() {
+                panic!("the answerer exited with {exit}: {}", background.log());
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no answerer registered: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn with_policy(broker: &Broker, policy: &str, observer: &Conn) -> Background {
+    let mut answerer = broker.spawn_cli(&[
+        "answer",
+        "--policy",
+        policy,
+        "--label",
+        &format!("policy-{policy}"),
+    ]);
+    wait_for_answerers(observer, 1, Some(&mut answerer)).await;
+    answerer
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_against_answer_policy_first_end_to_end() {
+    let broker = Broker::start();
+    let observer = broker.conn().await;
+    let _answerer = with_policy(&broker, "first", &observer).await;
+    let home = broker.home();
+
+    let output = run(
+        home,
+        &[
+            "ask",
+            "Delete the build cache?",
+            "-o",
+            "Yes (Recommended)=frees 2 GB",
+            "-o",
+            "No",
+        ],
+        None,
+    )
+    .await;
+    assert_exit(&output, 0, None);
+    assert_eq!(
+        stdout(&output),
+        "{\"answers\":[{\"id\":\"q1\",\"selected\":[\"Yes (Recommended)\"]}]}\n"
+    );
+
+    let output = run(
+        home,
+        &[
+            "ask", "--id", "langs", "--multi", "-q", "Which?", "-o", "Rust", "-o", "Go",
+        ],
+        None,
+    )
+    .await;
+    assert_exit(&output, 0, None);
+    assert_eq!(
+        stdout(&output),
+        "{\"answers\":[{\"id\":\"langs\",\"selected\":[\"Rust\"]}]}\n"
+    );
+
+    // A free-text question: policy `first` skips it.
+    let output = run(home, &["ask", "What should the release be called?"], None).await;
+    assert_exit(&output, 0, None);
+    assert_eq!(
+        stdout(&output),
+        "{\"answers\":[{\"id\":\"q1\",\"selected\":[]}]}\n"
+    );
+
+    let output = run(home, &["ask", "--pretty", "Go?", "-o", "Yes"], None).await;
+    assert_exit(&output, 0, None);
+    let pretty: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        pretty,
+        json!({ "answers": [{ "id": "q1", "selected": ["Yes"] }] })
+    );
+    assert!(
+        stdout(&output).lines().count() > 1,
+        "--pretty indents: {}",
+        stdout(&output)
+    );
+
+    // A plan review: the detail from stdin, the default Approve / Keep planning options.
+    let output = run(
+        home,
+        &[
+            "ask",
+            "--plan-review",
+            "--detail-file",
+            "-",
+            "Approve this plan?",
+        ],
+        Some("# Plan\n\n1. do it\n"),
+    )
+    .await;
+    assert_exit(&output, 0, None);
+    assert_eq!(
+        stdout(&output),
+        "{\"answers\":[{\"id\":\"q1\",\"selected\":[\"Approve\"]}]}\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_sends_the_question_and_agent_the_flags_describe() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "inspector")
+        .await;
+    let home = broker.home().path().to_owned();
+    let cli = tokio::spawn({
+        let mut cmd = broker.cli([
+            "ask",
+            "--header",
+            "Cleanup",
+            "--detail",
+            "Frees **2 GB**",
+            "--agent-id",
+            "release-bot-1",
+            "--agent-label",
+            "release bot",
+            "--meta",
+            "repo=askdesk",
+            "Delete the cache?",
+            "-o",
+            "Yes=frees space",
+            "-o",
+            "No",
+        ]);
+        cmd.current_dir(&home);
+        async move {
+            tokio::task::spawn_blocking(move || run_with_stdin(&mut cmd, None, CLI_LIMIT))
+                .await
+                .unwrap()
+        }
+    });
+    let request = answerer.next_request().await;
+    assert_eq!(
+        request["params"]["questions"],
+        json!([{
+            "id": "q1",
+            "question": "Delete the cache?",
+            "header": "Cleanup",
+            "detail": "Frees **2 GB**",
+            "options": [{ "label": "Yes", "description": "frees space" }, { "label": "No" }]
+        }])
+    );
+    let agent = &request["params"]["agent"];
+    assert_eq!(agent["id"], "release-bot-1", "{agent}");
+    assert_eq!(agent["label"], "release bot", "{agent}");
+    assert_eq!(agent["meta"]["repo"], "askdesk", "{agent}");
+    let cwd = std::fs::canonicalize(&home).unwrap();
+    let got_cwd =
+        std::fs::canonicalize(agent["meta"]["cwd"].as_str().expect("meta.cwd is set")).unwrap();
+    assert_eq!(got_cwd, cwd, "meta.cwd is the current directory");
+    answerer
+        .reply(
+            &request,
+            json!({ "answers": [{ "id": "q1", "selected": ["No"] }] }),
+        )
+        .await;
+    let output = cli.await.unwrap();
+    assert_exit(&output, 0, None);
+    assert_eq!(
+        stdout(&output),
+        "{\"answers\":[{\"id\":\"q1\",\"selected\":[\"No\"]}]}\n"
+    );
+    // The agent lived only for the ask.
+    let list = answerer.call("agents/list", json!({})).await.unwrap();
+    assert_eq!(list, json!({ "agents": [] }));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_json_batches_from_stdin_and_files() {
+    let broker = Broker::start();
+    let observer = broker.conn().await;
+    let _answerer = with_policy(&broker, "first", &observer).await;
+    let home = broker.home();
+    let mut multi = q("langs", "Which?", &["Rust", "Go"]);
+    multi["multiSelect"] = json!(true);
+    let batch = json!([
+        q("cleanup", "Delete?", &["Yes", "No"]),
+        multi,
+        q("name", "Name?", &[])
+    ]);
+    let expected = "{\"answers\":[{\"id\":\"cleanup\",\"selected\":[\"Yes\"]},{\"id\":\"langs\",\"selected\":[\"Rust\"]},{\"id\":\"name\",\"selected\":[]}]}\n";
+
+    let output = run(home, &["ask", "--json", "-"], Some(&batch.to_string())).await;
+    assert_exit(&output, 0, None);
+    assert_eq!(stdout(&output), expected);
+
+    let wrapped = json!({ "questions": batch }).to_string();
+    let output = run(home, &["ask", "--json", "-"], Some(&wrapped)).await;
+    assert_exit(&output, 0, None);
+    assert_eq!(stdout(&output), expected);
+
+    let file = home.path().join("batch.json");
+    std::fs::write(&file, &wrapped).unwrap();
+    let output = run(home, &["ask", "--json", file.to_str().unwrap()], None).await;
+    assert_exit(&output, 0, None);
+    assert_eq!(stdout(&output), expected);
+}
+
+/// Each row of the exit-status table of `askdesk ask --help`.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_exit_status_of_ask() {
+    let help = run(&Home::new(), &["ask", "--help"], None).await;
+    assert_exit(&help, 0, None);
+    for row in [
+        "   0  ",
+        "   2  ",
+        "   3  ",
+        "   4  ",
+        "   5  ",
+        "   6  ",
+        "  10  ASK_ABORTED",
+        "  11  EMPTY_QUESTIONS",
+        "  12  CALLER_NOT_LIVE",
+        "  13  DELEGATED_CALLER",
+        "  14  BAD_INTENT",
+        "  15  NO_PROVIDER",
+        "  16  ASK_CANCELLED",
+        "  17  BAD_ANSWER",
+        "  18  SHUTTING_DOWN",
+        "  19  ",
+        "  20  ",
+    ] {
+        assert!(
+            stdout(&help).contains(row),
+            "ask --help lists {row:?}: {}",
+            stdout(&help)
+        );
+    }
+
+    // 2: usage.
+    let output = run(&Home::new(), &["ask", "--no-such-flag", "Go?"], None).await;
+    assert_exit(&output, 2, None);
+    let output = run(&Home::new(), &["ask"], None).await;
+    assert_exit(&output, 2, None);
+
+    // 3: no broker.
+    let lonely = Home::new();
+    let output = run(&lonely, &["ask", "Go?", "-o", "Yes"], None).await;
+    assert_exit(&output, 3, None);
+    assert!(
+        stderr(&output).contains(&lonely.socket().display().to_string()),
+        "names the socket: {}",
+        stderr(&output)
+    );
+
+    let mut broker = Broker::start();
+    let conn = broker.conn().await;
+    let home = broker.home();
+
+    // 4: invalid params (shape rules), and a --json that is not a batch.
+    let output = run(
+        home,
+        &["ask", "--json", "-"],
+        Some(r#"[{"id":"a","question":"?","options":[{"label":"x"},{"label":""}]}]"#),
+    )
+    .await;
+    assert_exit(
+        &output,
+        4,
+        Some("questions[0].options[1].label: expected a non-empty string"),
+    );
+    let output = run(home, &["ask", "--json", "-"], Some(r#"{"nope":1}"#)).await;
+    assert_exit(&output, 4, None);
+    let output = run(home, &["ask", "--json", "-"], Some("not json")).await;
+    assert_exit(&output, 4, None);
+
+    // 5: agent registry error.
+    let root = conn.register_agent(json!({ "id": "taken" })).await;
+    let output = run(
+        home,
+        &["ask", "--agent-id", "taken", "Go?", "-o", "Yes"],
+        None,
+    )
+    .await;
+    assert_exit(&output, 5, None);
+
+    // 11, 12, 13, 14, 15: the checks of ask(), with SPEC 2's messages.
+    let output = run(home, &["ask", "--json", "-"], Some("[]")).await;
+    assert_exit(
+        &output,
+        11,
+        Some("ask_user_question requires at least one question"),
+    );
+    let output = run(
+        home,
+        &[
+            "ask",
+            "--agent-id",
+            "taken",
+            "--agent-instance",
+            "forged",
+            "Go?",
+            "-o",
+            "Yes",
+        ],
+        None,
+    )
+    .await;
+    assert_exit(
+        &output,
+        12,
+        Some("human interaction requires the exact live calling agent when an agent is supplied"),
+    );
+    let owner = format!("taken:{}", root["instance"].as_str().unwrap());
+    let output = run(
+        home,
+        &[
+            "ask",
+            "--agent-id",
+            "kid",
+            "--owner",
+            &owner,
+            "Go?",
+            "-o",
+            "Yes",
+        ],
+        None,
+    )
+    .await;
+    assert_exit(
+        &output,
+        13,
+        Some("human interaction is unavailable while the calling agent is owned by another live agent; include the unresolved question or decision in the child agent's final result"),
+    );
+    let output = run(home, &["ask", "--plan-review", "Approve this plan?"], None).await;
+    assert_exit(
+        &output,
+        14,
+        Some("question q1 declares intent plan-review without the detail it reviews"),
+    );
+    let bad_intent = r##"[{"id":"p","question":"?","detail":"# P","options":[{"label":"Approve"}],"intent":{"kind":"plan-review","approve":"Ship"}}]"##;
+    let output = run(home, &["ask", "--json", "-"], Some(bad_intent)).await;
+    assert_exit(
+        &output,
+        14,
+        Some(
+            r#"question p declares intent plan-review whose approve label "Ship" names none of its options"#,
+        ),
+    );
+    let output = run(home, &["ask", "Go?", "-o", "Yes"], None).await;
+    assert_exit(
+        &output,
+        15,
+        Some("no user-questions answerer accepted the request"),
+    );
+
+    // 16: the answerer dismissed it.
+    {
+        let mut dismisser = broker.spawn_cli(&["answer", "--policy", "dismiss"]);
+        wait_for_answerers(&conn, 1, Some(&mut dismisser)).await;
+        let output = run(home, &["ask", "Go?", "-o", "Yes"], None).await;
+        assert_exit(&output, 16, Some("the user cancelled ask_user_question"));
+    }
+    wait_for_answerers(&conn, 0, None).await;
+
+    // 10, 17, 19, 20: a socket answerer the test drives.
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "scripted")
+        .await;
+    let asking = tokio::spawn(run(
+        home,
+        &["ask", "--timeout", "0.5", "Go?", "-o", "Yes"],
+        None,
+    ));
+    let request = answerer.next_request().await;
+    let output = asking.await.unwrap();
+    assert_exit(
+        &output,
+        10,
+        Some("ask_user_question was aborted before the user answered"),
+    );
+    assert_eq!(
+        answerer.next_incoming().await["method"],
+        "$/cancelRequest",
+        "the timeout cancelled it at the answerer"
+    );
+    drop(request);
+
+    let replies = [
+        (
+            json!({ "result": { "answers": [{ "id": "q1", "selected": ["Maybe"] }] } }),
+            17,
+            None,
+        ),
+        (
+            json!({ "error": { "code": -32001, "message": "the human is on holiday", "data": { "code": "ON_HOLIDAY" } } }),
+            19,
+            Some("the human is on holiday"),
+        ),
+        (
+            json!({ "error": { "code": -32000, "message": "the bridge broke" } }),
+            20,
+            None,
+        ),
+    ];
+    for (reply, status, message) in replies {
+        let asking = tokio::spawn(run(home, &["ask", "Go?", "-o", "Yes"], None));
+        let request = answerer.next_request().await;
+        let mut response = reply.clone();
+        response["jsonrpc"] = json!("2.0");
+        response["id"] = request["id"].clone();
+        answerer.send(&response).await;
+        let output = asking.await.unwrap();
+        assert_exit(&output, status, message);
+        if status == 20 {
+            assert!(
+                stderr(&output).contains("the bridge broke"),
+                "carries the answerer's message: {}",
+                stderr(&output)
+            );
+        }
+    }
+
+    // 10 again: Ctrl-C (SIGINT) while waiting cancels the ask.
+    let asking = home
+        .command(["ask", "Still there?", "-o", "Yes"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let request = answerer.next_request().await;
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(asking.id() as libc::pid_t, libc::SIGINT) };
+    let output = tokio::task::spawn_blocking(move || asking.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_exit(
+        &output,
+        10,
+        Some("ask_user_question was aborted before the user answered"),
+    );
+    let note = answerer.next_incoming().await;
+    assert_eq!(note["params"]["id"], request["id"], "{note}");
+
+    // 18: the broker shut down while the ask waited.
+    let asking = tokio::spawn(run(home, &["ask", "Go?", "-o", "Yes"], None));
+    answerer.next_request().await;
+    broker.signal(libc::SIGTERM);
+    let output = asking.await.unwrap();
+    assert_exit(
+        &output,
+        18,
+        Some("askdesk shut down before the user answered"),
+    );
+    broker.wait_exit(Duration::from_secs(10)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exit_status_6_when_a_limit_is_reached() {
+    let broker = Broker::start_with(&["--max-connections", "1"]);
+    let _holder = broker.admitted_conn().await;
+    let output = run(broker.home(), &["ask", "Go?", "-o", "Yes"], None).await;
+    assert_exit(&output, 6, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_shows_agents_answerers_and_pending_requests() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("agents"), true, "night shift")
+        .await;
+    let asker = broker.conn().await;
+    let root = asker
+        .register_agent(json!({ "id": "builder", "label": "Build bot", "meta": { "cwd": "/src" } }))
+        .await;
+    asker
+        .register_agent(json!({ "id": "builder-child", "owner": root }))
+        .await;
+    let pending = asker
+        .start(
+            "user-questions/ask",
+            askdesk_e2e::ask(vec![q("a", "Deploy?", &["Yes"])], Some(&root)),
+        )
+        .await;
+    let request = answerer.next_request().await;
+
+    let output = run(broker.home(), &["status"], None).await;
+    assert_exit(&output, 0, None);
+    let text = stdout(&output);
+    for needle in [
+        "askdesk ",
+        "agents: 2",
+        "builder",
+        "Build bot",
+        "builder-child",
+        "answerers (chain order): 1",
+        "night shift",
+        "scope=agents",
+        "prepended",
+        "pending requests: 1",
+        "1 question",
+        "held by night shift",
+    ] {
+        assert!(text.contains(needle), "status shows {needle:?}:\n{text}");
+    }
+    assert!(
+        !text.contains(root["instance"].as_str().unwrap()),
+        "no instance tokens:\n{text}"
+    );
+
+    let output = run(broker.home(), &["status", "--json"], None).await;
+    assert_exit(&output, 0, None);
+    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(status["server"]["name"], "askdesk");
+    assert_eq!(status["agents"].as_array().unwrap().len(), 2, "{status}");
+    assert_eq!(status["answerers"][0]["label"], "night shift", "{status}");
+    assert_eq!(status["pending"].as_array().unwrap().len(), 1, "{status}");
+    assert_eq!(status["pending"][0]["agent"]["id"], "builder", "{status}");
+
+    answerer
+        .reply(&request, answer_first(&request["params"]))
+        .await;
+    asker.wait(pending).await.unwrap();
+    let output = run(broker.home(), &["status", "--json"], None).await;
+    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(status["pending"], json!([]), "{status}");
+
+    let output = run(&Home::new(), &["status"], None).await;
+    assert_exit(&output, 3, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_lists_settled_requests_newest_first() {
+    let broker = Broker::start();
+    let observer = broker.conn().await;
+    let home = broker.home();
+    // Failed: nobody answers yet.
+    let output = run(
+        home,
+        &["ask", "--id", "early", "Anyone there?", "-o", "Yes"],
+        None,
+    )
+    .await;
+    assert_exit(&output, 15, None);
+    let answerer = with_policy(&broker, "first", &observer).await;
+    let output = run(
+        home,
+        &[
+            "ask",
+            "--id",
+            "cleanup",
+            "Delete the build cache?",
+            "-o",
+            "Yes",
+            "-o",
+            "No",
+        ],
+        None,
+    )
+    .await;
+    assert_exit(&output, 0, None);
+    let output = run(
+        home,
+        &[
+            "ask",
+            "--agent-label",
+            "release bot",
+            "--id",
+            "ship",
+            "Ship 1.2?",
+            "-o",
+            "Ship",
+            "-o",
+            "Wait",
+        ],
+        None,
+    )
+    .await;
+    assert_exit(&output, 0, None);
+    drop(answerer);
+
+    let journal = home.data_home().join("askdesk").join("history.jsonl");
+    assert!(journal.is_file(), "the journal is at {}", journal.display());
+
+    let output = run(home, &["history", "--json"], None).await;
+    assert_exit(&output, 0, None);
+    let records: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 3, "{records:?}");
+    let first_ids: Vec<&str> = records
+        .iter()
+        .map(|r| r["questions"][0]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(first_ids, ["ship", "cleanup", "early"], "newest first");
+    assert_eq!(records[0]["outcome"], "answered");
+    assert_eq!(
+        records[0]["answer"],
+        json!({ "answers": [{ "id": "ship", "selected": ["Ship"] }] })
+    );
+    assert_eq!(
+        records[0]["agent"]["label"], "release bot",
+        "{}",
+        records[0]
+    );
+    assert_eq!(records[1]["outcome"], "answered");
+    assert_eq!(
+        records[1]["answer"],
+        json!({ "answers": [{ "id": "cleanup", "selected": ["Yes"] }] })
+    );
+    assert_eq!(records[2]["outcome"], "failed");
+    assert_eq!(records[2]["error"]["code"], "NO_PROVIDER", "{}", records[2]);
+
+    let output = run(home, &["history"], None).await;
+    assert_exit(&output, 0, None);
+    let table = stdout(&output);
+    for needle in [
+        "OUTCOME",
+        "answered",
+        "failed",
+        "Delete the build cache?",
+        "Ship 1.2?",
+        "release bot",
+        "NO_PROVIDER",
+    ] {
+        assert!(table.contains(needle), "history shows {needle:?}:\n{table}");
+    }
+    let output = run(
+        home,
+        &["history", "--json", "--outcome", "answered", "--limit", "1"],
+        None,
+    )
+    .await;
+    let filtered: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(filtered.len(), 1);
+    assert_eq!(filtered[0]["questions"][0]["id"], "ship");
+    let output = run(home, &["history", "--json", "--agent", "release bot"], None).await;
+    assert_eq!(stdout(&output).lines().count(), 1, "{}", stdout(&output));
+
+    // History needs no broker.
+    let data_only = Home::new();
+    let output = run(&data_only, &["history"], None).await;
+    assert_exit(&output, 0, None);
+}

@@ -1,0 +1,203 @@
+//! The Rust client library (`askdesk_broker::client`) against the real broker binary: connect,
+//! ask, answer, cancel, agents, and its error mapping.
+
+use std::time::Duration;
+
+use askdesk_broker::client::{Client, ClientError};
+use askdesk_core::{
+    AgentRegistration, Answer, AnswerItem, AskRequest, Question, QuestionOption, Scope,
+};
+use askdesk_e2e::{Broker, Home};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn question(id: &str, labels: &[&str]) -> Question {
+    serde_json::from_value(json!({
+        "id": id,
+        "question": "Proceed?",
+        "options": labels.iter().map(|l| json!({ "label": l })).collect::<Vec<_>>(),
+    }))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connecting_without_a_broker_is_not_running() {
+    let home = Home::new();
+    match Client::connect(home.socket(), "e2e").await {
+        Err(ClientError::NotRunning { path }) => assert_eq!(path, home.socket()),
+        Err(other) => panic!("expected NotRunning, got {other:?}"),
+        Ok(_) => panic!("connected to nothing"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_and_answer_through_the_client_library() {
+    let broker = Broker::start();
+    let answerer = Client::connect(broker.socket(), "e2e-answerer")
+        .await
+        .unwrap();
+    let (id, mut incoming) = answerer
+        .register_answerer(Scope::Agents, false, Some("library"))
+        .await
+        .unwrap();
+    assert!(!id.is_empty());
+    let asker = Client::connect(broker.socket(), "e2e-asker").await.unwrap();
+    let handle = asker
+        .register_agent(&AgentRegistration {
+            id: "lib-agent".into(),
+            label: Some("Library".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let request = AskRequest {
+        questions: vec![question("q", &["Yes", "No"])],
+        agent: Some(handle.clone()),
+    };
+    let asking = tokio::spawn({
+        let asker = asker.clone();
+        async move { asker.ask(&request, &CancellationToken::new()).await }
+    });
+    let incoming_request = tokio::time::timeout(askdesk_e2e::PATIENCE, incoming.next())
+        .await
+        .unwrap()
+        .unwrap();
+    let params = incoming_request.request().unwrap();
+    assert_eq!(
+        params.questions[0].options,
+        vec![
+            QuestionOption {
+                label: "Yes".into(),
+                description: None
+            },
+            QuestionOption {
+                label: "No".into(),
+                description: None
+            }
+        ]
+    );
+    assert_eq!(
+        params.agent.as_ref().map(|a| a.id.as_str()),
+        Some("lib-agent")
+    );
+    assert_eq!(
+        params.agent.as_ref().and_then(|a| a.label.as_deref()),
+        Some("Library")
+    );
+    let answer = Answer {
+        answers: vec![AnswerItem {
+            id: "q".into(),
+            selected: vec!["No".into()],
+            custom: None,
+        }],
+    };
+    incoming_request.reply(Ok(Some(answer.clone()))).await;
+    assert_eq!(asking.await.unwrap().unwrap(), answer);
+
+    let list = asker.call("agents/list", json!({})).await.unwrap();
+    assert_eq!(
+        list,
+        json!({ "agents": [{ "id": "lib-agent", "owner": null, "root": true, "label": "Library" }] })
+    );
+    asker.unregister_agent(&handle).await.unwrap();
+    assert_eq!(
+        asker.call("agents/list", json!({})).await.unwrap(),
+        json!({ "agents": [] })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn domain_errors_carry_their_code() {
+    let broker = Broker::start();
+    let client = Client::connect(broker.socket(), "e2e").await.unwrap();
+    let error = client
+        .ask(
+            &AskRequest {
+                questions: vec![question("q", &["Yes"])],
+                agent: None,
+            },
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.question_code(), Some("NO_PROVIDER"), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "no user-questions answerer accepted the request"
+    );
+    let error = client
+        .ask(
+            &AskRequest {
+                questions: vec![],
+                agent: None,
+            },
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.question_code(), Some("EMPTY_QUESTIONS"), "{error:?}");
+    client
+        .register_agent(&AgentRegistration {
+            id: "x".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    match client
+        .register_agent(&AgentRegistration {
+            id: "x".into(),
+            ..Default::default()
+        })
+        .await
+    {
+        Err(ClientError::Rpc(rpc)) => {
+            assert_eq!(rpc.code, -32003);
+            assert_eq!(rpc.data_code(), Some("AGENT_ID_TAKEN"));
+        }
+        other => panic!("expected AGENT_ID_TAKEN, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_an_ask_withdraws_it_at_the_answerer() {
+    let broker = Broker::start();
+    let answerer = Client::connect(broker.socket(), "e2e-answerer")
+        .await
+        .unwrap();
+    let (_, mut incoming) = answerer
+        .register_answerer(Scope::All, false, Some("slow"))
+        .await
+        .unwrap();
+    let asker = Client::connect(broker.socket(), "e2e-asker").await.unwrap();
+    let cancel = CancellationToken::new();
+    let asking = tokio::spawn({
+        let (asker, cancel) = (asker.clone(), cancel.clone());
+        async move {
+            asker
+                .ask(
+                    &AskRequest {
+                        questions: vec![question("q", &["Yes"])],
+                        agent: None,
+                    },
+                    &cancel,
+                )
+                .await
+        }
+    });
+    let held = tokio::time::timeout(askdesk_e2e::PATIENCE, incoming.next())
+        .await
+        .unwrap()
+        .unwrap();
+    cancel.cancel();
+    let result = tokio::time::timeout(Duration::from_secs(5), asking)
+        .await
+        .expect("the ask settles promptly")
+        .unwrap();
+    let error = result.expect_err("a cancelled ask fails");
+    assert_eq!(error.question_code(), Some("ASK_ABORTED"), "{error:?}");
+    tokio::time::timeout(askdesk_e2e::PATIENCE, held.cancelled.cancelled())
+        .await
+        .expect("the answerer is told");
+    // The connection is still usable afterwards.
+    asker.ping().await.unwrap();
+}
