@@ -10,9 +10,10 @@ use std::time::Duration;
 /// The `askdesk` binary under test.
 ///
 /// `$ASKDESK_BIN` when set (a relative path is taken from the workspace root, where the scripts
-/// run, not from `tests/`, where cargo runs tests); otherwise `askdesk` in the cargo profile directory this test (or bench)
-/// executable was built into (`target/<profile>/deps/<test>` or `target/<profile>/<bin>`), which is
-/// where `cargo build -p askdesk-cli` puts it. The scripts build it before running the tests.
+/// run, not from `tests/`, where cargo runs tests); otherwise `askdesk` in the cargo profile
+/// directory this test (or bench) executable was built into (`target/<profile>/deps/<test>` or
+/// `target/<profile>/<bin>`), which is where `cargo build -p askdesk-cli` puts it. The scripts
+/// build it before running the tests.
 pub fn askdesk_bin() -> PathBuf {
     if let Some(bin) = std::env::var_os("ASKDESK_BIN").filter(|bin| !bin.is_empty()) {
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))

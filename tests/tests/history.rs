@@ -1,9 +1,10 @@
 //! The history journal against a real `askdesk serve`: every way a request settles (answered,
 //! dismissed, withdrawn, failed, late answer) lands in `$XDG_DATA_HOME/askdesk/history.jsonl` with
 //! its questions, agent, answer and error; a settled request is on disk before its asker hears of
-//! it and survives `kill -9`; a torn last line is skipped with a warning and never stops the
-//! broker; `askdesk history` lists the journal newest first as a table or JSON lines, filtered by
-//! outcome, agent and count.
+//! it and survives `kill -9`; an answer that races its asker's cancellation is delivered or
+//! journaled as a late answer, never lost; a torn last line is skipped with a warning and never
+//! stops the broker; `askdesk history` lists the journal newest first as a table or JSON lines,
+//! filtered by outcome, agent and count, and creates nothing.
 
 use std::io::Write;
 use std::os::unix::net::UnixStream as StdUnixStream;
@@ -20,7 +21,7 @@ const ABORTED: &str = "ask_user_question was aborted before the user answered";
 const DISMISSED: &str = "the user cancelled ask_user_question";
 const NO_PROVIDER: &str = "no user-questions answerer accepted the request";
 
-// ----- small private helpers -----
+// ----- reading the journal and the log, running commands -----
 
 fn journal_path(home: &Home) -> PathBuf {
     home.data_home().join("askdesk").join("history.jsonl")
@@ -758,7 +759,7 @@ async fn history_without_a_journal_prints_nothing_and_creates_nothing() {
 // ----- 4. `askdesk history` -----
 
 /// A table's rows as cells, split at the header's column starts.
-fn table_rows(table: &str) -> (Vec<String>, Vec<Vec<String>>) {
+fn table_rows(table: &str) -> Vec<Vec<String>> {
     let mut lines = table.lines();
     let header = lines.next().expect("a header line");
     let columns = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER"];
@@ -771,7 +772,7 @@ fn table_rows(table: &str) -> (Vec<String>, Vec<Vec<String>>) {
             header[..byte].chars().count()
         })
         .collect();
-    let rows = lines
+    lines
         .map(|line| {
             let chars: Vec<char> = line.chars().collect();
             (0..starts.len())
@@ -786,8 +787,7 @@ fn table_rows(table: &str) -> (Vec<String>, Vec<Vec<String>>) {
                 })
                 .collect()
         })
-        .collect();
-    (columns.iter().map(|c| c.to_string()).collect(), rows)
+        .collect()
 }
 
 /// Milliseconds since the epoch as `YYYY-MM-DD HH:MM:SS` UTC, counted year by year.
@@ -795,7 +795,7 @@ fn utc(ms: u64) -> String {
     let secs = ms / 1000;
     let mut days = secs / 86_400;
     let rem = secs % 86_400;
-    let leap = |y: u64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let leap = |y: u64| (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
     let mut year = 1970;
     while days >= if leap(year) { 366 } else { 365 } {
         days -= if leap(year) { 366 } else { 365 };
@@ -845,7 +845,7 @@ async fn history_prints_a_table_and_json_newest_first_and_filters() {
     let output = askdesk(home, &["history"]).await;
     assert_success(&output);
     let table = text(&output.stdout);
-    let (_, rows) = table_rows(&table);
+    let rows = table_rows(&table);
     assert_eq!(
         rows.len(),
         newest_first.len(),
@@ -956,7 +956,7 @@ async fn history_prints_a_table_and_json_newest_first_and_filters() {
     // The table filters the same way.
     let output = askdesk(home, &["history", "--outcome", "dismissed"]).await;
     assert_success(&output);
-    let (_, rows) = table_rows(&text(&output.stdout));
+    let rows = table_rows(&text(&output.stdout));
     assert_eq!(rows.len(), 1, "{}", text(&output.stdout));
     assert_eq!(rows[0][2], "dismissed");
     assert_eq!(rows[0][4], format!("ASK_CANCELLED: {DISMISSED}"));

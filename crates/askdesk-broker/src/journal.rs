@@ -118,7 +118,11 @@ impl Journal {
             }),
         };
         let path = journal.path();
+        let created = !path.exists();
         let mut file = open_append(&path)?;
+        if created {
+            sync_dir(dir)?;
+        }
         let len = file.metadata().map_err(Error::io(&path))?.len();
         if len > 0 {
             let mut last = [0u8; 1];
@@ -158,6 +162,7 @@ impl Journal {
             let rotated = self.inner.dir.join(ROTATED_NAME);
             fs::rename(&path, &rotated).map_err(Error::io(&rotated))?;
             *guard = Some(open_append(&path)?);
+            sync_dir(&self.inner.dir)?;
         }
         Ok(())
     }
@@ -196,6 +201,13 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
         }
     }
     Ok(records)
+}
+
+/// Makes a new or renamed file's directory entry durable, not only its contents.
+fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(Error::io(dir))
 }
 
 fn open_append(path: &Path) -> Result<File> {

@@ -43,10 +43,16 @@ fn main() -> ExitCode {
         }
     };
     init_tracing(&cli.command);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // The broker runs on one thread: a round trip then wakes no other thread, which keeps its
+    // latency near the raw socket floor; its only blocking work (the journal) goes to the
+    // blocking pool. The clients are I/O bound and use the default runtime.
+    let runtime = match &cli.command {
+        Command::Serve(_) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    }
+    .enable_all()
+    .build();
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("Error: cannot start the async runtime: {error}");

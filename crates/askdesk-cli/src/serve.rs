@@ -4,13 +4,15 @@ use std::path::PathBuf;
 
 use askdesk_broker::journal::Journal;
 use askdesk_broker::ServerConfig;
-use askdesk_core::{Config, Service};
+use askdesk_core::{Config, Limits, Service};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::ServeArgs;
 use crate::exit::Result;
 
 pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
+    // Before the socket exists: a signal as soon as it accepts must already stop us cleanly.
+    let interrupted = interrupted();
     let listener = askdesk_broker::bind(&socket)?;
     let journal = if args.no_history {
         None
@@ -31,9 +33,17 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
             }
         }
     };
+    let service_config = Config {
+        limits: Limits {
+            max_questions: args.max_questions,
+            max_options: args.max_options,
+            max_field_bytes: args.max_field_bytes,
+        },
+    };
     let config = ServerConfig {
         max_connections: args.max_connections,
         max_pending_per_connection: args.max_pending,
+        max_message_bytes: args.max_message_bytes,
         journal,
         ..ServerConfig::default()
     };
@@ -41,11 +51,11 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
     let shutdown = CancellationToken::new();
     let server = tokio::spawn(askdesk_broker::run(
         listener,
-        Service::new(Config::default()),
+        Service::new(service_config),
         config,
         shutdown.clone(),
     ));
-    interrupted().await;
+    interrupted.await;
     tracing::info!("stopping: pending asks settle SHUTTING_DOWN");
     shutdown.cancel();
     server
@@ -55,24 +65,23 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
 }
 
 /// Resolves on the first SIGINT (Ctrl-C) or SIGTERM.
-pub async fn interrupted() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
+///
+/// The handlers are installed when this is called, not when the future is first polled, so a
+/// signal that arrives in between still stops the command cleanly. Call it inside the runtime.
+pub fn interrupted() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    async move {
+        match (term, int) {
+            (Ok(mut term), Ok(mut int)) => {
                 tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
                     _ = term.recv() => {}
+                    _ = int.recv() => {}
                 }
             }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+            // Without signal handlers the default actions stay: the process simply ends.
+            _ => std::future::pending().await,
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
     }
 }

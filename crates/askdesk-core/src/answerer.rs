@@ -80,6 +80,15 @@ impl Responder {
 #[derive(Debug)]
 pub struct DecisionReceiver(oneshot::Receiver<Decision>);
 
+impl DecisionReceiver {
+    /// Closes the channel, so a later `decide` gets its decision back (a late answer), and returns
+    /// a decision that was sent before the close, if any.
+    pub fn close_and_take(&mut self) -> Option<Decision> {
+        self.0.close();
+        self.0.try_recv().ok()
+    }
+}
+
 impl Future for DecisionReceiver {
     type Output = Decision;
 

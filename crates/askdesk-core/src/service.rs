@@ -367,15 +367,29 @@ impl Service {
                 }
                 let decision = match entry.answerer.offer(&request) {
                     Offer::Now(decision) => decision,
-                    Offer::Later(receiver) => {
+                    Offer::Later(mut receiver) => {
                         guard.hold(entry);
-                        let decision = tokio::select! {
+                        let waited = tokio::select! {
                             biased;
-                            _ = cancel.cancelled() => return Err(UserQuestionError::aborted().into()),
-                            _ = gone(&agent_gone) => return Err(UserQuestionError::aborted().into()),
-                            _ = guard.inner.closing.cancelled() => return Err(UserQuestionError::shutting_down().into()),
-                            _ = entry.gone.cancelled() => Decision::Delegate,
-                            decision = receiver => decision,
+                            _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
+                            _ = gone(&agent_gone) => Err(Some(UserQuestionError::aborted())),
+                            _ = guard.inner.closing.cancelled() => Err(Some(UserQuestionError::shutting_down())),
+                            _ = entry.gone.cancelled() => Err(None),
+                            decision = &mut receiver => Ok(decision),
+                        };
+                        let decision = match waited {
+                            Ok(decision) => decision,
+                            // A decision the answerer sent before this task saw the stop is not
+                            // lost (an answerer that replies and then disconnects, an answer that
+                            // crosses the asker's cancel); one sent after the close comes back to
+                            // its answerer as late.
+                            Err(stop) => match (receiver.close_and_take(), stop) {
+                                (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => {
+                                    decision
+                                }
+                                (_, Some(error)) => return Err(error.into()),
+                                (_, None) => Decision::Delegate,
+                            },
                         };
                         guard.release();
                         decision

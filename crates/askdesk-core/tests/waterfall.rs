@@ -547,3 +547,58 @@ async fn request_ids_are_distinct_and_increasing() {
     }
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
 }
+
+/// Decisions that reach the channel before the ask task runs again, racing a stop signal.
+/// On the current-thread runtime the spawned ask cannot run between the two calls, so the race
+/// is exact: both events are visible when the ask next polls.
+#[tokio::test]
+async fn a_decision_sent_before_a_stop_is_not_lost() {
+    // Claim, then the answerer leaves (an answerer that replies and disconnects).
+    let service = Service::new(Config::default());
+    let log = Log::default();
+    let (id, mut holds) = register(&service, "phone", Script::Hold, Scope::All, false, &log);
+    let ask = tokio::spawn(service.ask(
+        ask_request(vec![question("q")], None),
+        &CancellationToken::new(),
+    ));
+    let held = holds.next().await;
+    held.responder
+        .decide(Decision::Claim(custom("q", "sent, then gone")))
+        .unwrap();
+    assert!(service.unregister_answerer(id));
+    assert_eq!(ask.await.unwrap(), Ok(custom("q", "sent, then gone")));
+
+    // Claim crossing the asker's cancel: the human's answer is delivered, not dropped.
+    let (_, mut holds) = register(&service, "gui", Script::Hold, Scope::All, false, &log);
+    let cancel = CancellationToken::new();
+    let ask = tokio::spawn(service.ask(ask_request(vec![question("q")], None), &cancel));
+    let held = holds.next().await;
+    held.responder
+        .decide(Decision::Claim(custom("q", "crossed the cancel")))
+        .unwrap();
+    cancel.cancel();
+    assert_eq!(ask.await.unwrap(), Ok(custom("q", "crossed the cancel")));
+
+    // A delegation crossing the cancel does not move the request on: the ask is aborted.
+    let cancel = CancellationToken::new();
+    let ask = tokio::spawn(service.ask(ask_request(vec![question("q")], None), &cancel));
+    let held = holds.next().await;
+    held.responder.decide(Decision::Delegate).unwrap();
+    cancel.cancel();
+    let result = ask.await.unwrap();
+    assert_eq!(
+        result.unwrap_err().code(),
+        Some(&askdesk_core::ErrorCode::AskAborted)
+    );
+
+    // After the stop was seen, a decision comes back to its answerer as late.
+    let cancel = CancellationToken::new();
+    let ask = tokio::spawn(service.ask(ask_request(vec![question("q")], None), &cancel));
+    let held = holds.next().await;
+    cancel.cancel();
+    assert!(ask.await.unwrap().is_err());
+    assert!(held
+        .responder
+        .decide(Decision::Claim(custom("q", "too late")))
+        .is_err());
+}
