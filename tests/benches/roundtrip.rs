@@ -1,5 +1,6 @@
 //! Ask round-trip benchmark: `askdesk serve` (release build) with one socket answerer, next to the
-//! floor measured in the same run, the same bytes relayed through two raw Unix-socket hops.
+//! floor measured in the same run, the same bytes relayed through two raw Unix-socket hops by a
+//! relay process (so both paths cross the same process boundaries).
 //!
 //! Run with `./scripts/bench.sh` (it builds `askdesk` in release first), or
 //! `cargo build --release -p askdesk-cli && cargo bench -p askdesk-e2e --bench roundtrip`.
@@ -25,6 +26,10 @@ const ROUNDS: usize = 10;
 const PER_ROUND: usize = 2_000;
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == RELAY_PROCESS) {
+        return relay_process(Path::new(&args[at + 1]));
+    }
     // `cargo bench` passes `--bench`; a filter argument that is not ours is ignored.
     let with_journal = std::env::args().any(|a| a == "--with-history");
     println!("askdesk binary: {}", askdesk_bin().display());
@@ -32,7 +37,10 @@ fn main() {
     let broker = Broker::start_in(Home::new(), args);
 
     let mut via_broker = BrokerPath::connect(broker.socket());
-    let mut via_relay = RelayPath::start();
+    // The floor's relay runs in a process of its own, as the broker does: both paths then make
+    // the same process switches, and the difference is what the broker does with the bytes.
+    let relay_dir = tempfile::tempdir().expect("a temporary directory");
+    let mut via_relay = RelayPath::start_process(relay_dir.path());
     for i in 0..WARMUP {
         via_broker.round_trip(i);
         via_relay.round_trip(i);
@@ -74,7 +82,7 @@ fn main() {
     let ratio50 = bp50.as_secs_f64() / rp50.as_secs_f64();
     let ratio99 = bp99.as_secs_f64() / rp99.as_secs_f64();
     println!(
-        "ask round trip{}: p50 {} µs p99 {} µs | raw 2-hop floor: p50 {} µs p99 {} µs | ratio p50 {:.2} p99 {:.2}",
+        "ask round trip{}: p50 {} µs p99 {} µs | raw 2-hop floor (relay process): p50 {} µs p99 {} µs | ratio p50 {:.2} p99 {:.2}",
         if with_journal { " (history journal on)" } else { "" },
         bp50.as_micros(),
         bp99.as_micros(),
@@ -84,7 +92,7 @@ fn main() {
         ratio99
     );
     println!(
-        "ping round trip: p50 {} µs p99 {} µs | raw 1-hop echo: p50 {} µs p99 {} µs | ratio p50 {:.2} p99 {:.2}",
+        "ping round trip: p50 {} µs p99 {} µs | raw 1-hop echo (a thread of this process): p50 {} µs p99 {} µs | ratio p50 {:.2} p99 {:.2}",
         pp50.as_micros(),
         pp99.as_micros(),
         ep50.as_micros(),
@@ -289,6 +297,43 @@ impl EchoPath {
     }
 }
 
+/// The argument that makes this binary the floor's relay process.
+const RELAY_PROCESS: &str = "--relay-process";
+
+/// Copies lines unparsed in both directions, one thread each, until either side closes.
+fn relay(front: UnixStream, back: UnixStream) -> [thread::JoinHandle<()>; 2] {
+    let copy = |from: UnixStream, mut to: UnixStream| {
+        thread::spawn(move || {
+            let mut reader = BufReader::new(from);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                if reader.read_until(b'\n', &mut buf).unwrap_or(0) == 0
+                    || to.write_all(&buf).is_err()
+                {
+                    return;
+                }
+            }
+        })
+    };
+    [
+        copy(front.try_clone().unwrap(), back.try_clone().unwrap()),
+        copy(back, front),
+    ]
+}
+
+/// The relay process: accepts the asker on `<dir>/front.sock`, connects to the answerer on
+/// `<dir>/back.sock`, relays until the benchmark ends.
+fn relay_process(dir: &Path) {
+    let listener =
+        std::os::unix::net::UnixListener::bind(dir.join("front.sock")).expect("bind front.sock");
+    let (front, _) = listener.accept().expect("the asker connects");
+    let back = UnixStream::connect(dir.join("back.sock")).expect("the answerer listens");
+    for copier in relay(front, back) {
+        let _ = copier.join();
+    }
+}
+
 struct RelayPath {
     stream: UnixStream,
     reader: BufReader<UnixStream>,
@@ -296,30 +341,31 @@ struct RelayPath {
 }
 
 impl RelayPath {
-    /// asker <-> relay <-> answerer over two socket pairs; the relay copies lines unparsed.
-    fn start() -> RelayPath {
-        let (asker, relay_front) = UnixStream::pair().unwrap();
-        let (relay_back, answerer) = UnixStream::pair().unwrap();
-        thread::spawn(move || serve_answers(answerer));
-        let copy = |from: UnixStream, mut to: UnixStream| {
-            thread::spawn(move || {
-                let mut reader = BufReader::new(from);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    if reader.read_until(b'\n', &mut buf).unwrap_or(0) == 0
-                        || to.write_all(&buf).is_err()
-                    {
-                        return;
-                    }
+    /// asker <-> relay process <-> answerer thread: the same process hops as through the broker.
+    fn start_process(dir: &Path) -> RelayPath {
+        let back =
+            std::os::unix::net::UnixListener::bind(dir.join("back.sock")).expect("bind back.sock");
+        let mut child =
+            std::process::Command::new(std::env::current_exe().expect("this benchmark's path"))
+                .arg(RELAY_PROCESS)
+                .arg(dir)
+                .spawn()
+                .expect("start the relay process");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let asker = loop {
+            match UnixStream::connect(dir.join("front.sock")) {
+                Ok(stream) => break stream,
+                Err(_) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
+                Err(error) => {
+                    let _ = child.kill();
+                    panic!("the relay process never listened: {error}");
                 }
-            })
+            }
         };
-        copy(
-            relay_front.try_clone().unwrap(),
-            relay_back.try_clone().unwrap(),
-        );
-        copy(relay_back, relay_front);
+        let (answerer, _) = back.accept().expect("the relay connects");
+        thread::spawn(move || serve_answers(answerer));
+        // The child ends when the asker's socket closes with this process.
+        std::mem::forget(child);
         let reader = BufReader::new(asker.try_clone().unwrap());
         RelayPath {
             stream: asker,

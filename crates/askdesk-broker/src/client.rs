@@ -167,10 +167,10 @@ impl Client {
         self.inner.closed.cancelled().await
     }
 
-    async fn send(&self, message: Message) -> Result<()> {
+    async fn send(&self, line: Vec<u8>) -> Result<()> {
         self.inner
             .out
-            .send(protocol::encode(&message))
+            .send(line)
             .await
             .map_err(|_| ClientError::Closed)
     }
@@ -182,7 +182,7 @@ impl Client {
                 result,
             })) => {
                 if let Some(waiting) = self.state().waiting.remove(&id) {
-                    let _ = waiting.send(result);
+                    let _ = waiting.send(result.map(|raw| protocol::value(&raw)));
                 }
             }
             Ok(Message::Response(Response {
@@ -219,7 +219,10 @@ impl Client {
                 let served = IncomingRequest {
                     id: request.id.clone(),
                     method: request.method,
-                    params: request.params,
+                    params: request
+                        .params
+                        .as_deref()
+                        .map_or(Value::Null, protocol::value),
                     cancelled,
                     client: self.clone(),
                 };
@@ -232,10 +235,7 @@ impl Client {
                     None => {
                         let error = RpcError::method_not_found(&served.method);
                         let _ = self
-                            .send(Message::Response(Response {
-                                id: request.id,
-                                result: Err(error),
-                            }))
+                            .send(protocol::encode_response::<Value>(&request.id, Err(&error)))
                             .await;
                     }
                 }
@@ -243,11 +243,11 @@ impl Client {
             Ok(Message::Notification(Notification { method, params }))
                 if method == "$/cancelRequest" =>
             {
-                if let Some(id) = params
-                    .get("id")
-                    .cloned()
-                    .and_then(|id| serde_json::from_value::<Id>(id).ok())
-                {
+                #[derive(serde::Deserialize)]
+                struct Cancel {
+                    id: Id,
+                }
+                if let Ok(Cancel { id }) = protocol::params::<Cancel>(params.as_deref()) {
                     if let Some(token) = self.state().serving.get(&id) {
                         token.cancel();
                     }
@@ -275,20 +275,16 @@ impl Client {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
         self.state().waiting.insert(id, tx);
-        let request = protocol::Request {
-            id: Id::Number(id),
-            method: method.to_owned(),
-            params,
-        };
-        if let Err(error) = self.send(Message::Request(request)).await {
+        let line = protocol::encode_request(&Id::Number(id), method, Some(&params));
+        if let Err(error) = self.send(line).await {
             self.state().waiting.remove(&id);
             return Err(error);
         }
         let result = tokio::select! {
             result = &mut rx => result,
             _ = cancel.cancelled() => {
-                let note = Notification { method: "$/cancelRequest".into(), params: json!({ "id": id }) };
-                let _ = self.send(Message::Notification(note)).await;
+                let note = protocol::encode_notification("$/cancelRequest", Some(&json!({ "id": id })));
+                let _ = self.send(note).await;
                 rx.await
             }
         };
@@ -405,10 +401,7 @@ impl IncomingRequest {
         let result = result.map(|answer| answer.map(|a| to_value(&a)).unwrap_or(Value::Null));
         let _ = self
             .client
-            .send(Message::Response(Response {
-                id: self.id,
-                result,
-            }))
+            .send(protocol::encode_response(&self.id, result.as_ref()))
             .await;
     }
 }

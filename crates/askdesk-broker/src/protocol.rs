@@ -5,7 +5,8 @@
 
 use askdesk_core::{AskError, RegistryError, UserQuestionError};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
 
 /// The line is not JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -44,32 +45,35 @@ impl From<u64> for Id {
     }
 }
 
-/// One JSON-RPC message.
-#[derive(Debug, Clone, PartialEq)]
+/// One JSON-RPC message, as read from a line.
+///
+/// Params and results stay raw JSON text until a handler deserializes them into its own type, so a
+/// batch of questions is parsed once, straight into `Question`s, never into an intermediate tree.
+#[derive(Debug, Clone)]
 pub enum Message {
     Request(Request),
     Notification(Notification),
     Response(Response),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Request {
     pub id: Id,
     pub method: String,
-    /// `Value::Null` when the message had no params.
-    pub params: Value,
+    /// `None` when the message had no params.
+    pub params: Option<Box<RawValue>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Notification {
     pub method: String,
-    pub params: Value,
+    pub params: Option<Box<RawValue>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Response {
     pub id: Id,
-    pub result: Result<Value, RpcError>,
+    pub result: Result<Box<RawValue>, RpcError>,
 }
 
 /// A JSON-RPC error object.
@@ -159,46 +163,93 @@ pub struct BadMessage {
     pub error: RpcError,
 }
 
+/// The fields of a JSON-RPC message; unknown fields are ignored.
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Box<RawValue>>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Box<RawValue>>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+/// Tells a field that is present as `null` from one that is absent.
+fn present<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
+}
+
 /// Parses one line (without its newline).
 pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
-    let value: Value = serde_json::from_slice(line).map_err(|e| BadMessage {
-        id: Id::Null,
-        error: RpcError::parse_error(e),
-    })?;
-    let mut object = match value {
-        Value::Object(object) => object,
-        Value::Array(_) => {
-            return Err(invalid(
-                Id::Null,
-                "batches are not supported: send one JSON-RPC object per line",
-            ))
+    let first = line.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let envelope: Envelope = match serde_json::from_slice(line) {
+        Ok(envelope) if first == Some(b'{') => envelope,
+        // Valid JSON that is not an object (serde would read an array as a struct's fields).
+        Ok(_) => return Err(not_an_object(first)),
+        Err(e) if e.is_data() => match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+            Ok(_) if first == Some(b'{') => {
+                return Err(invalid(
+                    Id::Null,
+                    &format!("not a JSON-RPC 2.0 message: {e}"),
+                ))
+            }
+            Ok(_) => return Err(not_an_object(first)),
+            Err(e) => {
+                return Err(BadMessage {
+                    id: Id::Null,
+                    error: RpcError::parse_error(e),
+                })
+            }
+        },
+        Err(e) => {
+            return Err(BadMessage {
+                id: Id::Null,
+                error: RpcError::parse_error(e),
+            })
         }
-        _ => return Err(invalid(Id::Null, "expected a JSON-RPC 2.0 object")),
     };
-    let id = match object.remove("id") {
+    let Envelope {
+        jsonrpc,
+        id,
+        method,
+        params,
+        result,
+        error,
+    } = envelope;
+    let id = match id {
         None => None,
         Some(value) => Some(
             serde_json::from_value::<Id>(value)
                 .map_err(|_| invalid(Id::Null, "id: expected a string, an integer or null"))?,
         ),
     };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Err(invalid(
             id.unwrap_or(Id::Null),
             r#"jsonrpc: expected "2.0""#,
         ));
     }
-    if let Some(method) = object.remove("method") {
+    if let Some(method) = method {
         let Value::String(method) = method else {
             return Err(invalid(id.unwrap_or(Id::Null), "method: expected a string"));
         };
-        let params = object.remove("params").unwrap_or(Value::Null);
-        if !matches!(params, Value::Object(_) | Value::Array(_) | Value::Null) {
-            return Err(invalid(
-                id.unwrap_or(Id::Null),
-                "params: expected an object or an array",
-            ));
+        if let Some(params) = &params {
+            if !matches!(params.get().as_bytes().first(), Some(b'{' | b'[' | b'n')) {
+                return Err(invalid(
+                    id.unwrap_or(Id::Null),
+                    "params: expected an object or an array",
+                ));
+            }
         }
+        let params = params.filter(|p| p.get() != "null");
         return Ok(match id {
             Some(id) => Message::Request(Request { id, method, params }),
             None => Message::Notification(Notification { method, params }),
@@ -210,7 +261,7 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
             "expected a method, or an id with a result or an error",
         ));
     };
-    if let Some(error) = object.remove("error") {
+    if let Some(error) = error {
         let error = serde_json::from_value::<RpcError>(error)
             .map_err(|_| invalid(id.clone(), "error: expected { code, message, data? }"))?;
         return Ok(Message::Response(Response {
@@ -218,7 +269,7 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
             result: Err(error),
         }));
     }
-    match object.remove("result") {
+    match result {
         Some(result) => Ok(Message::Response(Response {
             id,
             result: Ok(result),
@@ -230,6 +281,17 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
     }
 }
 
+fn not_an_object(first: Option<u8>) -> BadMessage {
+    if first == Some(b'[') {
+        invalid(
+            Id::Null,
+            "batches are not supported: send one JSON-RPC object per line",
+        )
+    } else {
+        invalid(Id::Null, "expected a JSON-RPC 2.0 object")
+    }
+}
+
 fn invalid(id: Id, detail: &str) -> BadMessage {
     BadMessage {
         id,
@@ -237,121 +299,195 @@ fn invalid(id: Id, detail: &str) -> BadMessage {
     }
 }
 
-/// Encodes a message as one line, newline included.
-pub fn encode(message: &Message) -> Vec<u8> {
-    let mut object = Map::new();
-    object.insert("jsonrpc".into(), Value::from("2.0"));
-    match message {
-        Message::Request(Request { id, method, params }) => {
-            object.insert(
-                "id".into(),
-                serde_json::to_value(id).expect("ids serialize"),
-            );
-            object.insert("method".into(), Value::from(method.as_str()));
-            if !params.is_null() {
-                object.insert("params".into(), params.clone());
-            }
-        }
-        Message::Notification(Notification { method, params }) => {
-            object.insert("method".into(), Value::from(method.as_str()));
-            if !params.is_null() {
-                object.insert("params".into(), params.clone());
-            }
-        }
-        Message::Response(Response { id, result }) => {
-            object.insert(
-                "id".into(),
-                serde_json::to_value(id).expect("ids serialize"),
-            );
-            match result {
-                Ok(value) => object.insert("result".into(), value.clone()),
-                Err(error) => object.insert(
-                    "error".into(),
-                    serde_json::to_value(error).expect("errors serialize"),
-                ),
-            };
-        }
-    }
-    let mut line = serde_json::to_vec(&Value::Object(object)).expect("a JSON value serializes");
+#[derive(Serialize)]
+struct OutRequest<'a, P> {
+    jsonrpc: &'static str,
+    id: &'a Id,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<P>,
+}
+
+#[derive(Serialize)]
+struct OutNotification<'a, P> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<P>,
+}
+
+#[derive(Serialize)]
+struct OutResponse<'a, R> {
+    jsonrpc: &'static str,
+    id: &'a Id,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<R>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a RpcError>,
+}
+
+fn line(message: &impl Serialize) -> Vec<u8> {
+    let mut line = serde_json::to_vec(message).expect("protocol messages serialize");
     line.push(b'\n');
     line
 }
 
+/// Encodes a request as one line, newline included.
+pub fn encode_request(id: &Id, method: &str, params: Option<&impl Serialize>) -> Vec<u8> {
+    line(&OutRequest {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+}
+
+/// Encodes a notification as one line, newline included.
+pub fn encode_notification(method: &str, params: Option<&impl Serialize>) -> Vec<u8> {
+    line(&OutNotification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+}
+
+/// Encodes a response as one line, newline included.
+pub fn encode_response<R: Serialize>(id: &Id, result: Result<&R, &RpcError>) -> Vec<u8> {
+    match result {
+        Ok(result) => line(&OutResponse {
+            jsonrpc: "2.0",
+            id,
+            result: Some(result),
+            error: None,
+        }),
+        Err(error) => line(&OutResponse::<&R> {
+            jsonrpc: "2.0",
+            id,
+            result: None,
+            error: Some(error),
+        }),
+    }
+}
+
+/// Encodes a message as one line, newline included.
+pub fn encode(message: &Message) -> Vec<u8> {
+    match message {
+        Message::Request(Request { id, method, params }) => {
+            encode_request(id, method, params.as_ref())
+        }
+        Message::Notification(Notification { method, params }) => {
+            encode_notification(method, params.as_ref())
+        }
+        Message::Response(Response { id, result }) => encode_response(id, result.as_ref()),
+    }
+}
+
 /// Deserializes params, naming the offending field's path on failure (`questions[0].options[1].label: ...`).
-pub fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
-    let params = if params.is_null() {
-        Value::Object(Map::new())
-    } else {
-        params
-    };
-    serde_path_to_error::deserialize(params).map_err(|e| {
+/// Absent params read as `{}`.
+pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, RpcError> {
+    let text = params.map_or("{}", RawValue::get);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
+        let problem = without_position(&e.into_inner());
         if path == "." {
-            RpcError::invalid_params(inner.to_string())
+            RpcError::invalid_params(problem)
         } else {
-            RpcError::invalid_params(format!("{path}: {inner}"))
+            RpcError::invalid_params(format!("{path}: {problem}"))
         }
     })
+}
+
+/// A serde_json error's text without its " at line L column C" suffix: params are one line, and
+/// the field path says where the problem is.
+pub fn without_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    match text.strip_suffix(&suffix) {
+        Some(text) => text.to_owned(),
+        None => text,
+    }
+}
+
+/// Raw JSON text as a value tree, for callers that want one.
+pub fn value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).expect("raw values hold valid JSON")
+}
+
+/// JSON text from anything serializable, for building messages by hand.
+pub fn raw(value: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).expect("values serialize")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn check(line: &str, expected: Result<Message, (Id, i64)>) {
-        let got = parse(line.as_bytes()).map_err(|bad| (bad.id, bad.error.code));
+    /// A message as a value tree, so cases can be compared.
+    fn shape(message: &Message) -> Value {
+        let raw = |p: &Option<Box<RawValue>>| p.as_deref().map(value).unwrap_or(Value::Null);
+        match message {
+            Message::Request(r) => {
+                json!({ "request": { "id": r.id, "method": r.method, "params": raw(&r.params) } })
+            }
+            Message::Notification(n) => {
+                json!({ "notification": { "method": n.method, "params": raw(&n.params) } })
+            }
+            Message::Response(r) => match &r.result {
+                Ok(result) => json!({ "response": { "id": r.id, "result": value(result) } }),
+                Err(error) => json!({ "response": { "id": r.id, "error": error } }),
+            },
+        }
+    }
+
+    fn check(line: &str, expected: Result<Value, (Id, i64)>) {
+        let got = parse(line.as_bytes())
+            .map(|m| shape(&m))
+            .map_err(|bad| (bad.id, bad.error.code));
         assert_eq!(got, expected, "line: {line}");
     }
 
     #[test]
     fn parse_cases() {
-        use Message::*;
         check(
             r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#,
-            Ok(Request(super::Request {
-                id: Id::Number(1),
-                method: "ping".into(),
-                params: json!({}),
-            })),
+            Ok(json!({ "request": { "id": 1, "method": "ping", "params": {} } })),
         );
         check(
             r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#,
-            Ok(Request(super::Request {
-                id: Id::String("a".into()),
-                method: "ping".into(),
-                params: Value::Null,
-            })),
+            Ok(json!({ "request": { "id": "a", "method": "ping", "params": null } })),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping","params":null}"#,
+            Ok(json!({ "request": { "id": null, "method": "ping", "params": null } })),
         );
         check(
             r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}"#,
-            Ok(Notification(super::Notification {
-                method: "$/cancelRequest".into(),
-                params: json!({"id": 3}),
-            })),
+            Ok(json!({ "notification": { "method": "$/cancelRequest", "params": { "id": 3 } } })),
         );
         check(
             r#"{"jsonrpc":"2.0","id":4,"result":null}"#,
-            Ok(Response(super::Response {
-                id: Id::Number(4),
-                result: Ok(Value::Null),
-            })),
+            Ok(json!({ "response": { "id": 4, "result": null } })),
         );
         check(
             r#"{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"}}"#,
-            Ok(Response(super::Response {
-                id: Id::Number(4),
-                result: Err(RpcError::new(-1, "no")),
-            })),
+            Ok(json!({ "response": { "id": 4, "error": { "code": -1, "message": "no" } } })),
+        );
+        check(
+            r#" {"jsonrpc":"2.0","id":1,"method":"ping","extra":[1]} "#,
+            Ok(json!({ "request": { "id": 1, "method": "ping", "params": null } })),
         );
         check("{not json", Err((Id::Null, PARSE_ERROR)));
         check("\u{0}", Err((Id::Null, PARSE_ERROR)));
+        check("", Err((Id::Null, PARSE_ERROR)));
         check("[]", Err((Id::Null, INVALID_REQUEST)));
         check(
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
             Err((Id::Null, INVALID_REQUEST)),
         );
+        check(r#"["2.0", 1, "ping"]"#, Err((Id::Null, INVALID_REQUEST)));
         check("7", Err((Id::Null, INVALID_REQUEST)));
+        check(r#""text""#, Err((Id::Null, INVALID_REQUEST)));
         check(
             r#"{"id":5,"method":"ping"}"#,
             Err((Id::Number(5), INVALID_REQUEST)),
@@ -369,11 +505,19 @@ mod tests {
             Err((Id::Number(5), INVALID_REQUEST)),
         );
         check(
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}"#,
+            Err((Id::Number(5), INVALID_REQUEST)),
+        );
+        check(
             r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#,
             Err((Id::Null, INVALID_REQUEST)),
         );
         check(
             r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            Err((Id::Null, INVALID_REQUEST)),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
             Err((Id::Null, INVALID_REQUEST)),
         );
         check(r#"{"jsonrpc":"2.0"}"#, Err((Id::Null, INVALID_REQUEST)));
@@ -385,42 +529,43 @@ mod tests {
 
     #[test]
     fn encode_is_exact() {
-        let cases = [
+        let params = json!({ "id": 1 });
+        let cases: [(Vec<u8>, &str); 5] = [
             (
-                Message::Request(Request {
-                    id: Id::Number(1),
-                    method: "ping".into(),
-                    params: json!({}),
-                }),
-                r#"{"id":1,"jsonrpc":"2.0","method":"ping","params":{}}"#,
+                encode_request(&Id::Number(1), "ping", Some(&json!({}))),
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#,
             ),
             (
-                Message::Notification(Notification {
-                    method: "$/cancelRequest".into(),
-                    params: json!({"id": 1}),
-                }),
+                encode_request(&Id::Number(2), "ping", None::<&Value>),
+                r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+            ),
+            (
+                encode_notification("$/cancelRequest", Some(&params)),
                 r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#,
             ),
             (
-                Message::Response(Response {
-                    id: Id::Null,
-                    result: Err(RpcError::parse_error("x")),
-                }),
-                r#"{"error":{"code":-32700,"message":"parse error: x"},"id":null,"jsonrpc":"2.0"}"#,
+                encode_response::<Value>(&Id::Null, Err(&RpcError::parse_error("x"))),
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: x"}}"#,
             ),
             (
-                Message::Response(Response {
-                    id: Id::String("7".into()),
-                    result: Err(RpcError::user_question(&UserQuestionError::no_provider())),
-                }),
-                r#"{"error":{"code":-32001,"data":{"code":"NO_PROVIDER"},"message":"no user-questions answerer accepted the request"},"id":"7","jsonrpc":"2.0"}"#,
+                encode_response::<Value>(
+                    &Id::String("7".into()),
+                    Err(&RpcError::user_question(&UserQuestionError::no_provider())),
+                ),
+                r#"{"jsonrpc":"2.0","id":"7","error":{"code":-32001,"message":"no user-questions answerer accepted the request","data":{"code":"NO_PROVIDER"}}}"#,
             ),
         ];
-        for (message, expected) in cases {
-            let line = encode(&message);
+        for (line, expected) in cases {
             assert_eq!(std::str::from_utf8(&line).unwrap(), format!("{expected}\n"));
-            assert_eq!(parse(&line[..line.len() - 1]).unwrap(), message);
+            // What is encoded parses back to the same message.
+            let message = parse(&line[..line.len() - 1]).unwrap();
+            assert_eq!(encode(&message), line);
         }
+        let null = encode_response(&Id::Number(3), Ok(&Value::Null));
+        assert_eq!(
+            std::str::from_utf8(&null).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":null}\n"
+        );
     }
 
     #[test]
@@ -430,10 +575,9 @@ mod tests {
         struct P {
             questions: Vec<askdesk_core::Question>,
         }
-        let err = params::<P>(
-            json!({"questions": [{"id": "a", "question": "?", "options": [{"label": 7}]}]}),
-        )
-        .unwrap_err();
+        let bad =
+            raw(&json!({"questions": [{"id": "a", "question": "?", "options": [{"label": 7}]}]}));
+        let err = params::<P>(Some(&bad)).unwrap_err();
         assert_eq!(err.code, INVALID_PARAMS);
         assert!(
             err.message
@@ -441,7 +585,7 @@ mod tests {
             "{}",
             err.message
         );
-        let err = params::<P>(Value::Null).unwrap_err();
+        let err = params::<P>(None).unwrap_err();
         assert_eq!(err.message, "missing field `questions`");
     }
 }

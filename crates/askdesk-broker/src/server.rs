@@ -23,6 +23,7 @@ use tokio_util::task::TaskTracker;
 use crate::journal::{millis, Journal, Outcome, Record, RecordedError};
 use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
 use crate::transport::Listener;
+use serde_json::value::RawValue;
 
 /// How the broker is set up. The defaults are SPEC's.
 #[derive(Clone)]
@@ -160,10 +161,7 @@ impl Server {
                             shared.config.max_connections
                         ),
                     );
-                    let line = protocol::encode(&Message::Response(Response {
-                        id: Id::Null,
-                        result: Err(error),
-                    }));
+                    let line = protocol::encode_response::<Value>(&Id::Null, Err(&error));
                     let _ = write.write_all(&line).await;
                     let _ = write.shutdown().await;
                 });
@@ -235,11 +233,8 @@ where
                     "message over the limit of {} bytes; closing the connection",
                     shared.config.max_message_bytes
                 ));
-                conn.send(Message::Response(Response {
-                    id: Id::Null,
-                    result: Err(error),
-                }))
-                .await;
+                conn.send(protocol::encode_response::<Value>(&Id::Null, Err(&error)))
+                    .await;
                 break;
             }
             Some(Err(AnyDelimiterCodecError::Io(error))) => {
@@ -349,18 +344,19 @@ impl Conn {
         &self.shared.service
     }
 
-    async fn send(&self, message: Message) {
+    async fn send(&self, line: Vec<u8>) {
         // A closed writer means the peer is gone; its cleanup runs from the reader loop.
-        let _ = self.out.send(protocol::encode(&message)).await;
+        let _ = self.out.send(line).await;
     }
 
-    async fn reply(&self, id: Id, result: Result<Value, RpcError>) {
-        self.send(Message::Response(Response { id, result })).await;
+    async fn reply<T: Serialize>(&self, id: Id, result: Result<T, RpcError>) {
+        self.send(protocol::encode_response(&id, result.as_ref()))
+            .await;
     }
 
     async fn handle_line(self: &Arc<Self>, line: &[u8]) {
         match protocol::parse(line) {
-            Err(bad) => self.reply(bad.id, Err(bad.error)).await,
+            Err(bad) => self.reply::<Value>(bad.id, Err(bad.error)).await,
             Ok(Message::Request(request)) => {
                 self.handle_request(request.id, request.method, request.params)
                     .await
@@ -371,10 +367,16 @@ impl Conn {
     }
 
     /// The dispatch table: every method the broker serves, in one place.
-    async fn handle_request(self: &Arc<Self>, id: Id, method: String, params: Value) {
+    async fn handle_request(
+        self: &Arc<Self>,
+        id: Id,
+        method: String,
+        params: Option<Box<RawValue>>,
+    ) {
+        let params = params.as_deref();
         if !matches!(method.as_str(), "initialize" | "ping") && !self.state().initialized {
             return self
-                .reply(id, Err(RpcError::not_initialized(&method)))
+                .reply::<Value>(id, Err(RpcError::not_initialized(&method)))
                 .await;
         }
         let result = match method.as_str() {
@@ -403,20 +405,22 @@ impl Conn {
 
     fn handle_notification(&self, notification: Notification) {
         match notification.method.as_str() {
-            "$/cancelRequest" => match protocol::params::<CancelParams>(notification.params) {
-                Ok(CancelParams { id }) => {
-                    if let Some(token) = self.state().asks.get(&id) {
-                        token.cancel();
+            "$/cancelRequest" => {
+                match protocol::params::<CancelParams>(notification.params.as_deref()) {
+                    Ok(CancelParams { id }) => {
+                        if let Some(token) = self.state().asks.get(&id) {
+                            token.cancel();
+                        }
                     }
+                    Err(error) => tracing::debug!(%error, "ignored a malformed $/cancelRequest"),
                 }
-                Err(error) => tracing::debug!(%error, "ignored a malformed $/cancelRequest"),
-            },
+            }
             // Unknown notifications, `$/` or not, are ignored (SPEC 5.3).
             other => tracing::debug!(method = other, "ignored an unknown notification"),
         }
     }
 
-    fn initialize(&self, params: Value) -> Result<Value, RpcError> {
+    fn initialize(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
         let params: InitializeParams = protocol::params(params)?;
         if params.protocol_version != PROTOCOL_VERSION {
             return Err(RpcError::invalid_params(format!(
@@ -437,7 +441,7 @@ impl Conn {
         }))
     }
 
-    fn register_agent(&self, params: Value) -> Result<Value, RpcError> {
+    fn register_agent(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
         let registration: AgentRegistration = protocol::params(params)?;
         if registration.id.is_empty() {
             return Err(RpcError::invalid_params("id: expected a non-empty string"));
@@ -450,7 +454,7 @@ impl Conn {
         Ok(serde_json::to_value(handle).expect("a handle serializes"))
     }
 
-    fn unregister_agent(&self, params: Value) -> Result<Value, RpcError> {
+    fn unregister_agent(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
         let UnregisterAgentParams { agent } = protocol::params(params)?;
         self.service()
             .unregister_agent(&agent)
@@ -459,7 +463,7 @@ impl Conn {
         Ok(Value::Null)
     }
 
-    fn register_answerer(self: &Arc<Self>, params: Value) -> Result<Value, RpcError> {
+    fn register_answerer(self: &Arc<Self>, params: Option<&RawValue>) -> Result<Value, RpcError> {
         let RegisterAnswererParams {
             scope,
             prepend,
@@ -488,7 +492,7 @@ impl Conn {
         Ok(json!({ "answerer": id }))
     }
 
-    fn unregister_answerer(&self, params: Value) -> Result<Value, RpcError> {
+    fn unregister_answerer(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
         let UnregisterAnswererParams { answerer } = protocol::params(params)?;
         let not_ours = || {
             RpcError::invalid_params(format!(
@@ -507,10 +511,10 @@ impl Conn {
         Ok(Value::Null)
     }
 
-    async fn start_ask(self: &Arc<Self>, id: Id, params: Value) {
+    async fn start_ask(self: &Arc<Self>, id: Id, params: Option<&RawValue>) {
         let request: AskRequest = match protocol::params(params) {
             Ok(request) => request,
-            Err(error) => return self.reply(id, Err(error)).await,
+            Err(error) => return self.reply::<Value>(id, Err(error)).await,
         };
         let cancel = CancellationToken::new();
         let refusal = {
@@ -531,7 +535,7 @@ impl Conn {
             }
         };
         if let Some(error) = refusal {
-            return self.reply(id, Err(error)).await;
+            return self.reply::<Value>(id, Err(error)).await;
         }
         let conn = self.clone();
         self.asks.spawn(async move {
@@ -551,10 +555,8 @@ impl Conn {
                 }
             }
             conn.state().asks.remove(&id);
-            let result = result
-                .map(|answer| serde_json::to_value(answer).expect("answers serialize"))
-                .map_err(|error| RpcError::from(&error));
-            conn.reply(id, result).await;
+            conn.reply(id, result.map_err(|error| RpcError::from(&error)))
+                .await;
         });
     }
 
@@ -653,13 +655,19 @@ impl Conn {
 }
 
 /// What an answerer connection's response means for the waterfall.
-fn decision(result: Result<Value, RpcError>) -> Decision {
+fn decision(result: Result<Box<RawValue>, RpcError>) -> Decision {
     match result {
-        Ok(Value::Null) => Decision::Delegate,
-        Ok(value) => match serde_path_to_error::deserialize::<_, Answer>(value) {
+        Ok(raw) if raw.get() == "null" => Decision::Delegate,
+        Ok(raw) => match serde_path_to_error::deserialize::<_, Answer>(
+            &mut serde_json::Deserializer::from_str(raw.get()),
+        ) {
             Ok(answer) => Decision::Claim(answer),
             Err(error) => Decision::Fail(Failure::Domain(UserQuestionError::bad_answer(
-                format_args!("{}: {}", error.path(), error.inner()),
+                format_args!(
+                    "{}: {}",
+                    error.path(),
+                    protocol::without_position(error.inner())
+                ),
             ))),
         },
         Err(error) => match error.data_code() {
@@ -758,12 +766,11 @@ impl Answerer for SocketAnswerer {
             questions: &request.questions,
             agent: request.agent.as_ref(),
         };
-        let message = Message::Request(protocol::Request {
-            id: Id::Number(id),
-            method: "user-questions/request".into(),
-            params: serde_json::to_value(params).expect("requests serialize"),
-        });
-        self.conn.send_soon(message);
+        self.conn.send_soon(protocol::encode_request(
+            &Id::Number(id),
+            "user-questions/request",
+            Some(&params),
+        ));
         Offer::Later(receiver)
     }
 
@@ -785,17 +792,16 @@ impl Answerer for SocketAnswerer {
             state.withdrawn.push_back((id, outgoing.request));
             id
         };
-        self.conn.send_soon(Message::Notification(Notification {
-            method: "$/cancelRequest".into(),
-            params: json!({ "id": id }),
-        }));
+        self.conn.send_soon(protocol::encode_notification(
+            "$/cancelRequest",
+            Some(&json!({ "id": id })),
+        ));
     }
 }
 
 impl Conn {
-    /// Queues a message from a synchronous context, waiting for room in the queue off this path.
-    fn send_soon(&self, message: Message) {
-        let line = protocol::encode(&message);
+    /// Queues a line from a synchronous context, waiting for room in the queue off this path.
+    fn send_soon(&self, line: Vec<u8>) {
         if let Err(mpsc::error::TrySendError::Full(line)) = self.out.try_send(line) {
             let out = self.out.clone();
             tokio::spawn(async move {
