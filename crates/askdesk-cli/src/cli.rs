@@ -145,32 +145,14 @@ pub struct AskArgs {
     pub pretty: bool,
 }
 
-// The table is spelled out here because `concat!` takes only literals; a test checks that it is
-// exactly `exit::TABLE`.
+// The exit-status table comes from `exit::exit_table!`, the one place it is written.
 const ASK_AFTER_HELP: &str = concat!(
         "Prints the answer JSON on stdout, e.g. {\"answers\":[{\"id\":\"q1\",\"selected\":[\"Yes\"]}]}. \
 On failure prints `Error: <message>` on stderr and exits with the status of its error code. \
 Ctrl-C while waiting cancels the ask (exit 10).
 
 ",
-        "Exit status:
-   0  the answer was printed
-   2  usage error (bad flags)
-   3  no broker is running (start one: `askdesk serve`, or open the askdesk desktop app)
-   4  invalid params: the questions break the shape rules, or --json/--detail-file is unreadable or not a batch
-   5  agent registry error (AGENT_ID_TAKEN: the --agent-id is live already; AGENT_NOT_LIVE)
-   6  a broker limit was reached (connections, pending asks)
-  10  ASK_ABORTED       the ask was cancelled (Ctrl-C, --timeout) before the user answered
-  11  EMPTY_QUESTIONS   the batch has no question
-  12  CALLER_NOT_LIVE   --agent-id/--agent-instance name no live agent
-  13  DELEGATED_CALLER  the agent is owned by another live agent (--owner)
-  14  BAD_INTENT        the plan-review intent is inconsistent (approve label, detail)
-  15  NO_PROVIDER       no answerer accepted the request
-  16  ASK_CANCELLED     the user dismissed the questions
-  17  BAD_ANSWER        an answerer sent an answer that breaks the rules
-  18  SHUTTING_DOWN     the broker shut down before the user answered
-  19  any other error code an answerer brought
-  20  internal error: an answerer failed, the connection broke, or an I/O error",
+        crate::exit::exit_table!(),
         "
 
 Examples:
@@ -327,9 +309,15 @@ mod tests {
 
     #[test]
     fn ask_help_carries_the_exit_table() {
+        let mut cli = Cli::command();
+        let help = cli
+            .find_subcommand_mut("ask")
+            .expect("the ask command exists")
+            .render_long_help()
+            .to_string();
         assert!(
-            ASK_AFTER_HELP.contains(exit::TABLE),
-            "ask --help and exit::TABLE disagree"
+            help.contains(exit::TABLE),
+            "`askdesk ask --help` lacks the exit table:\n{help}"
         );
     }
 }

@@ -78,10 +78,11 @@ impl Status {
     }
 }
 
-/// The exit-status table as `askdesk ask --help` and the README show it; tests check it against
-/// [`Status`] and the help text.
-#[cfg(test)]
-pub const TABLE: &str = "\
+/// The exit-status table as `askdesk ask --help` and the README show it, as a literal so that
+/// `concat!` can place it in the help text; tests check it against [`Status`].
+macro_rules! exit_table {
+    () => {
+        "\
 Exit status:
    0  the answer was printed
    2  usage error (bad flags)
@@ -99,7 +100,13 @@ Exit status:
   17  BAD_ANSWER        an answerer sent an answer that breaks the rules
   18  SHUTTING_DOWN     the broker shut down before the user answered
   19  any other error code an answerer brought
-  20  internal error: an answerer failed, the connection broke, or an I/O error";
+  20  internal error: an answerer failed, the connection broke, or an I/O error"
+    };
+}
+pub(crate) use exit_table;
+
+#[cfg(test)]
+pub const TABLE: &str = exit_table!();
 
 /// Everything a command can fail with.
 #[derive(Debug, thiserror::Error)]
