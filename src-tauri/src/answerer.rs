@@ -10,7 +10,7 @@
 //! across an `.await` (this module has none).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use askdesk_core::validate::check_answer;
@@ -84,7 +84,9 @@ struct State {
 struct Waiting {
     request: Arc<Request>,
     responder: Responder,
-    view: RequestView,
+    /// Rendered off the broker's runtime (markdown and highlighting take time): by the desktop
+    /// thread when it hears of the request, or by the first `queue()` that needs it.
+    view: Arc<OnceLock<RequestView>>,
 }
 
 impl GuiAnswerer {
@@ -107,11 +109,30 @@ impl GuiAnswerer {
 
     /// The waiting requests, oldest first, as the page shows them.
     pub fn queue(&self) -> Vec<RequestView> {
-        self.state()
+        let waiting: Vec<(Arc<Request>, Arc<OnceLock<RequestView>>)> = self
+            .state()
             .waiting
             .values()
-            .map(|w| w.view.clone())
+            .map(|w| (w.request.clone(), w.view.clone()))
+            .collect();
+        // Rendering happens outside the lock, so the broker is never held up by it.
+        waiting
+            .into_iter()
+            .map(|(request, view)| view.get_or_init(|| RequestView::new(&request)).clone())
             .collect()
+    }
+
+    /// Renders a waiting request's view ahead of the page asking for it. Call it off the async
+    /// runtime: markdown rendering and code highlighting are CPU work.
+    pub fn prepare(&self, id: RequestId) {
+        let waiting = self
+            .state()
+            .waiting
+            .get(&id)
+            .map(|w| (w.request.clone(), w.view.clone()));
+        if let Some((request, view)) = waiting {
+            view.get_or_init(|| RequestView::new(&request));
+        }
     }
 
     /// How many requests wait.
@@ -200,7 +221,6 @@ impl GuiAnswerer {
 
 impl Answerer for GuiAnswerer {
     fn offer(&self, request: &Arc<Request>) -> Offer {
-        let view = RequestView::new(request);
         let (responder, receiver) = decision_channel();
         let waiting = {
             let mut state = self.state();
@@ -212,7 +232,7 @@ impl Answerer for GuiAnswerer {
                 Waiting {
                     request: request.clone(),
                     responder,
-                    view,
+                    view: Arc::default(),
                 },
             );
             state.waiting.len()

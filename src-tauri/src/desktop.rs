@@ -147,6 +147,10 @@ impl Worker {
         for event in events {
             match event {
                 Event::Added(request, waiting) => {
+                    // Render the page's view here, off the broker's runtime, before the page asks.
+                    if let Some(gui) = self.app.try_state::<GuiAnswerer>() {
+                        gui.prepare(request.id);
+                    }
                     let spec = notify::spec_for(&request);
                     who.insert(request.id, spec.title.trim_end_matches(" asks").to_owned());
                     self.notifier.show(spec);

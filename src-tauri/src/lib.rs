@@ -101,6 +101,7 @@ pub fn run() {
         })
         .setup(move |app| {
             let handle = app.handle().clone();
+            markdown::warm_up();
             WebviewWindowBuilder::new(app, MAIN_WINDOW, WebviewUrl::App("index.html".into()))
                 .title("askdesk")
                 .inner_size(1100.0, 760.0)

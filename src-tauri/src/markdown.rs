@@ -10,14 +10,22 @@
 //! - images are dropped (the CSP would block remote ones anyway): a markdown image becomes its alt
 //!   text, a raw `<img>` disappears;
 //! - task-list checkboxes stay, always disabled; headings get ids (prefixed `md-`) so the plan pane
-//!   can show an outline.
+//!   can show an outline;
+//! - fenced code in a language syntect knows is highlighted here, as `<span>`s with `hl-` classes
+//!   (ui/style.css colours them; the CSP forbids inline styles); the only classes that survive are
+//!   `hl-*` on `span`/`code` and `language-*` on `code`.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    html, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd,
+};
 use serde::Serialize;
+use syntect::html::{ClassStyle, ClassedHTMLGenerator};
+use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::util::LinesWithEndings;
 
 /// Sanitized HTML plus the headings it contains.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,6 +46,35 @@ pub struct Heading {
 /// The prefix ammonia puts on every id, so markdown cannot clobber ids of the page itself.
 const ID_PREFIX: &str = "md-";
 
+/// The prefix of every highlighting class (`hl-keyword`, `hl-string`, ...).
+const HL_PREFIX: &str = "hl-";
+
+/// How many bytes of code one document may have highlighted; blocks past it are shown plain.
+/// Highlighting is regex work per line (about 0.1 s per KiB of Rust in a debug build) and `render`
+/// runs when a request is offered, so its cost must stay bounded.
+pub const HIGHLIGHT_BUDGET_BYTES: usize = 16 * 1024;
+
+/// syntect's bundled grammars, loaded once ([`warm_up`] does it early, off the broker's path).
+static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
+
+/// Loads the grammars on a thread of their own, so the first request with code does not wait.
+pub fn warm_up() {
+    let spawned = std::thread::Builder::new()
+        .name("askdesk-syntaxes".into())
+        .spawn(|| LazyLock::force(&SYNTAXES).syntaxes().len());
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "grammars load on first use");
+    }
+}
+
+/// A fenced code block being collected for highlighting.
+struct Fence<'a> {
+    info: CowStr<'a>,
+    lang: String,
+    syntax: &'static SyntaxReference,
+    text: String,
+}
+
 /// Renders markdown to sanitized HTML and collects its headings.
 pub fn render(markdown: &str) -> Rendered {
     let options =
@@ -46,8 +83,44 @@ pub fn render(markdown: &str) -> Rendered {
     // The heading being read: its level, anchor and text so far.
     let mut heading: Option<Heading> = None;
     let mut events: Vec<Event<'_>> = Vec::new();
+    // The fenced code block being collected, when its language is one syntect knows.
+    let mut fence: Option<Fence<'_>> = None;
+    let mut budget = HIGHLIGHT_BUDGET_BYTES;
     for event in Parser::new_ext(markdown, options) {
+        if let Some(open) = fence.as_mut() {
+            match event {
+                Event::Text(text) => open.text.push_str(&text),
+                Event::End(TagEnd::CodeBlock) => {
+                    if let Some(done) = fence.take() {
+                        match highlighted_block(&done, &mut budget) {
+                            Some(block) => events.push(Event::Html(CowStr::from(block))),
+                            None => events.extend([
+                                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(done.info))),
+                                Event::Text(CowStr::from(done.text)),
+                                Event::End(TagEnd::CodeBlock),
+                            ]),
+                        }
+                    }
+                }
+                // A code block holds only text; anything else is passed through unchanged.
+                other => events.push(other),
+            }
+            continue;
+        }
         match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                match fence_language(&info) {
+                    Some((lang, syntax)) => {
+                        fence = Some(Fence {
+                            lang: lang.to_owned(),
+                            syntax,
+                            text: String::new(),
+                            info,
+                        })
+                    }
+                    None => events.push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))),
+                }
+            }
             Event::Start(Tag::Heading {
                 level,
                 classes,
@@ -93,6 +166,53 @@ pub fn render(markdown: &str) -> Rendered {
     }
 }
 
+/// The language of a fence's info string (its first word) and its grammar, when syntect has one
+/// other than plain text and the name is a safe class suffix.
+fn fence_language(info: &str) -> Option<(&str, &'static SyntaxReference)> {
+    let lang = info.split_whitespace().next()?;
+    let lang = lang.split(',').next()?;
+    if !is_class_word(lang) {
+        return None;
+    }
+    let syntaxes: &'static SyntaxSet = &SYNTAXES;
+    let syntax = syntaxes.find_syntax_by_token(lang)?;
+    (syntax.name != "Plain Text").then_some((lang, syntax))
+}
+
+/// `<pre><code class="language-x">` with the code as classed spans, taken from `budget`; `None`
+/// (the block is then rendered plain, as pulldown-cmark does) when the block is more than the
+/// budget left or the grammar fails on it.
+fn highlighted_block(fence: &Fence<'_>, budget: &mut usize) -> Option<String> {
+    *budget = budget.checked_sub(fence.text.len())?;
+    let spans = highlight(fence.syntax, &fence.text)?;
+    Some(format!(
+        "<pre><code class=\"language-{}\">{spans}</code></pre>\n",
+        fence.lang
+    ))
+}
+
+fn highlight(syntax: &SyntaxReference, code: &str) -> Option<String> {
+    let mut generator = ClassedHTMLGenerator::new_with_class_style(
+        syntax,
+        &SYNTAXES,
+        ClassStyle::SpacedPrefixed { prefix: HL_PREFIX },
+    );
+    for line in LinesWithEndings::from(code) {
+        generator
+            .parse_html_for_line_which_includes_newline(line)
+            .ok()?;
+    }
+    Some(generator.finalize())
+}
+
+/// Letters, digits and `+#-_.`: what may follow `language-` or `hl-` in a class.
+fn is_class_word(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+#-_.".contains(c))
+}
+
 fn level_number(level: HeadingLevel) -> u8 {
     match level {
         HeadingLevel::H1 => 1,
@@ -112,6 +232,7 @@ static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .add_tag_attributes("input", ["type", "checked", "disabled"])
         .set_tag_attribute_value("input", "disabled", "")
         .add_tag_attributes("code", ["class"])
+        .add_tag_attributes("span", ["class"])
         .url_schemes(HashSet::from(["http", "https", "mailto"]))
         .url_relative(ammonia::UrlRelative::Deny)
         .link_rel(Some("noopener noreferrer"))
@@ -123,20 +244,34 @@ static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     builder
 });
 
-/// Keeps only checkbox inputs and `language-*` classes on code; everything else ammonia allowed.
+/// Keeps only checkbox inputs, `hl-*` classes on spans and code and `language-*` classes on code;
+/// everything else ammonia allowed.
 fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Option<Cow<'u, str>> {
     match (element, attribute) {
         ("input", "type") => (value == "checkbox").then_some(Cow::Borrowed(value)),
-        ("code", "class") => {
-            let ok = value.strip_prefix("language-").is_some_and(|lang| {
-                !lang.is_empty()
-                    && lang
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "+#-_.".contains(c))
-            });
-            ok.then_some(Cow::Borrowed(value))
-        }
+        ("code", "class") => keep_classes(value, &[HL_PREFIX, "language-"]),
+        ("span", "class") => keep_classes(value, &[HL_PREFIX]),
         _ => Some(Cow::Borrowed(value)),
+    }
+}
+
+/// The classes of `value` that start with one of `prefixes` and are safe words; none left drops
+/// the attribute.
+fn keep_classes<'u>(value: &'u str, prefixes: &[&str]) -> Option<Cow<'u, str>> {
+    let kept: Vec<&str> = value
+        .split_ascii_whitespace()
+        .filter(|class| {
+            prefixes
+                .iter()
+                .any(|prefix| class.strip_prefix(prefix).is_some_and(is_class_word))
+        })
+        .collect();
+    if kept.is_empty() {
+        None
+    } else if kept.len() == 1 && kept[0] == value {
+        Some(Cow::Borrowed(value))
+    } else {
+        Some(Cow::Owned(kept.join(" ")))
     }
 }
 
@@ -295,9 +430,141 @@ mod tests {
                 r#"type="checkbox""#,
                 "disabled",
                 r#"<code class="language-rust">"#,
-                "fn main() {}",
+                "main",
             ],
             &["style="],
+        );
+    }
+
+    /// The text of `html` with every tag taken out and the five entities decoded.
+    fn text_of(html: &str) -> String {
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                _ if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        text.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    #[test]
+    fn fenced_rust_is_highlighted_with_hl_classes() {
+        let code = "fn main() {\n    // greet\n    let n: u32 = 42;\n    if n > 1 {\n        return;\n    }\n    println!(\"hi {n}\");\n}\n";
+        let html = render(&format!("```rust\n{code}```\n")).html;
+        assert!(
+            html.starts_with(r#"<pre><code class="language-rust"><span class="hl-"#),
+            "{html}"
+        );
+        for class in [
+            "hl-keyword",
+            "hl-comment",
+            "hl-constant hl-numeric",
+            "hl-string",
+            "hl-entity hl-name hl-function",
+        ] {
+            assert!(html.contains(class), "{html} lacks {class}");
+        }
+        // The spans only add markup: the text is the code, unchanged.
+        assert_eq!(text_of(&html).trim_end(), code.trim_end());
+        assert!(!html.contains("style="), "{html}");
+    }
+
+    #[test]
+    fn unknown_or_absent_languages_stay_plain() {
+        check(
+            "```no-such-language\nlet x = 1;\n```\n",
+            &[r#"<code class="language-no-such-language">let x = 1;"#],
+            &["<span"],
+        );
+        check(
+            "```\nlet x = 1;\n```\n",
+            &["<pre><code>let x = 1;"],
+            &["<span", "class="],
+        );
+        check(
+            "    indented <b>\n",
+            &["<pre><code>indented &lt;b&gt;"],
+            &["<span"],
+        );
+    }
+
+    #[test]
+    fn code_past_the_highlight_budget_stays_plain() {
+        let small = "let a = 1;\n";
+        let big = "let b = 2;\n".repeat(HIGHLIGHT_BUDGET_BYTES / 11);
+        let html = render(&format!("```rust\n{small}```\n\n```rust\n{big}```\n")).html;
+        let blocks: Vec<&str> = html.split("<pre>").skip(1).collect();
+        assert_eq!(blocks.len(), 2, "{html}");
+        assert!(blocks[0].contains("<span class=\"hl-"), "{}", blocks[0]);
+        assert!(
+            blocks[1].starts_with(r#"<code class="language-rust">let b = 2;"#),
+            "{}",
+            &blocks[1][..80]
+        );
+        assert!(!blocks[1].contains("<span"));
+    }
+
+    #[test]
+    fn markup_inside_code_blocks_stays_text() {
+        let evil = "</code></pre><img src=x onerror=alert(1)><script>alert(2)</script>";
+        for lang in ["rust", "html", "js", "", "unknown"] {
+            let input = format!("```{lang}\n{evil}\n```\n");
+            let html = render(&input).html;
+            assert!(
+                !html.contains("<img") && !html.contains("<script") && !html.contains("</pre><"),
+                "{input:?} -> {html}"
+            );
+            // Only the block's own elements: every `<` of the code arrives as `&lt;`.
+            let tags: HashSet<&str> = html
+                .split('<')
+                .skip(1)
+                .map(|tag| {
+                    let name = tag.trim_start_matches('/');
+                    &name[..name.find([' ', '>']).unwrap_or(name.len())]
+                })
+                .collect();
+            assert!(
+                tags.is_subset(&HashSet::from(["pre", "code", "span"])),
+                "{input:?} -> {html}"
+            );
+            assert_eq!(text_of(&html).trim_end(), evil, "{input:?} -> {html}");
+            // The highlighted version is one block, ending where the fence ends.
+            assert_eq!(html.matches("<pre>").count(), 1, "{html}");
+        }
+    }
+
+    #[test]
+    fn classes_are_limited_to_hl_and_languages() {
+        check(
+            r#"<span class="evil hl-keyword">a</span><span class="evil">b</span><span class="hl-">c</span>"#,
+            &[
+                r#"<span class="hl-keyword">a</span>"#,
+                "<span>b</span>",
+                "<span>c</span>",
+            ],
+            &["evil", r#"class="hl-""#],
+        );
+        check(
+            r#"<code class="hl-x language-go bogus">x</code><p class="hl-keyword">p</p><div class="language-x">d</div>"#,
+            &[
+                r#"<code class="hl-x language-go">x</code>"#,
+                "<p>p</p>",
+                "<div>d</div>",
+            ],
+            &["bogus"],
+        );
+        check(
+            r#"<span class="hl-a&quot; onclick=&quot;x()">a</span><span class='hl-"x'>b</span>"#,
+            &[],
+            &["onclick", "class="],
         );
     }
 

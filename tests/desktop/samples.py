@@ -69,7 +69,7 @@ CREATE TABLE record (
   asked_at    INTEGER NOT NULL,
   settled_at  INTEGER NOT NULL,
   agent_id    TEXT,
-  outcome     TEXT NOT NULL,
+  outcome     TEXT NOT NULL DEFAULT 'answered',
   body        TEXT NOT NULL  -- the JSON record, unchanged
 );
 CREATE INDEX record_settled ON record (settled_at DESC);

@@ -2,11 +2,17 @@
 
 run.sh starts the services (Xvfb, a private D-Bus session bus, dunst, dbus-monitor, tauri-driver) and
 calls this file; each test drives the page through WebDriver, asks over the socket with askproto, and
-watches the bus log. Prints one line per test and a final "N passed, N failed" line.
+watches the bus log. A test that ends the app (kill -9, Quit) sets ctx.app_gone and the next test
+gets a fresh app in a new WebDriver session. Prints one line per test and a final "N passed, N failed"
+line.
 """
 import argparse
+import json
 import os
 import re
+import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -35,6 +41,8 @@ class Ctx:
         self.socket = os.environ["ASKDESK_SOCKET"]
         self.conns = []
         self.agent_seq = 0
+        # Set by a test that ends the app: the harness starts a fresh one for the next test.
+        self.app_gone = False
 
     # ----- asking -----
     def conn(self, name="e2e"):
@@ -478,6 +486,7 @@ def test_tray_quit_settles_waiting_requests_and_removes_the_socket(ctx):
     name, path = find_tray_item()
     _, _, outcome = ctx.ask(samples.SINGLE)
     ctx.show("migrate")
+    ctx.app_gone = True
     layout = dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.GetLayout", "int32:0", "int32:-1", "array:string:")
     quit_id = next(int(re.search(r"int32 (\d+)", chunk).group(1)) for chunk in layout.split("struct {")[1:]
                    if 'string "Quit askdesk"' in chunk)
@@ -504,9 +513,20 @@ def test_plan_review_renders_and_approve_returns_the_label(ctx):
         " tasks: d.querySelectorAll('input[type=checkbox][disabled]').length,"
         " outline: document.querySelectorAll('[data-qid=\"plan\"] .outline-link').length};", doc)
     assert counts == {"h1": 1, "h2": 5, "table": 1, "code": 1, "tasks": 3, "outline": 6}, counts
+    # The fenced SQL is highlighted in Rust; style.css colours its classes (no inline styles).
+    colours = page.js(
+        "const code = document.querySelector(arguments[0] + ' pre code.language-sql');"
+        "const colour = (sel) => { const el = code.querySelector(sel); return el && getComputedStyle(el).color; };"
+        "return {code: getComputedStyle(code).color, keyword: colour('.hl-keyword'), comment: colour('.hl-comment'),"
+        " string: colour('.hl-string'), styled: code.querySelectorAll('[style]').length};", doc)
+    assert colours["keyword"] and colours["comment"] and colours["string"], colours
+    assert len({colours["code"], colours["keyword"], colours["comment"], colours["string"]}) == 4, colours
+    assert colours["styled"] == 0, colours
     ctx.shot("plan-review", scroll_to='[data-qid="plan"] .plan-doc #md-h-3')
     page.click(page.find('[data-qid="plan"] .plan-approve'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    # The next tests ask with the same question id: the answered form must be gone first.
+    ctx.wait_queue(0)
 
 
 def test_plan_feedback_returns_as_custom(ctx):
@@ -515,6 +535,7 @@ def test_plan_feedback_returns_as_custom(ctx):
     ctx.page.type(ctx.page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
     ctx.page.click(ctx.page.find("#submit"))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Use WAL mode and keep the JSON export."}]}
+    ctx.wait_queue(0)
 
 
 def test_plan_mixed_with_questions_has_one_submit(ctx):
@@ -530,6 +551,7 @@ def test_plan_mixed_with_questions_has_one_submit(ctx):
         {"id": "plan", "selected": ["Approve plan (Recommended)"]},
         {"id": "tests", "selected": ["Yes (Recommended)"]},
     ]}
+    ctx.wait_queue(0)
 
 
 def test_xss_plan_runs_nothing(ctx):
@@ -588,6 +610,93 @@ def test_history_lists_settled_requests_with_filters(ctx):
     page.click(page.find("#nav-queue"))
 
 
+def journal_path():
+    return os.path.join(os.environ["XDG_DATA_HOME"], "askdesk", "history.jsonl")
+
+
+def raw_asker(path, questions):
+    """An asker on a plain socket: initializes, sends one ask, and from then on reads nothing."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(10)
+    sock.connect(path)
+    sock.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                              "params": {"protocolVersion": 1, "client": {"name": "crash-asker", "version": "0"}}})
+                  + "\n").encode())
+    reply = b""
+    while not reply.endswith(b"\n"):
+        chunk = sock.recv(4096)
+        assert chunk, "the broker closed the connection during initialize"
+        reply += chunk
+    assert "result" in json.loads(reply), reply
+    sock.sendall((json.dumps({"jsonrpc": "2.0", "id": 2, "method": "user-questions/ask",
+                              "params": {"questions": questions}}) + "\n").encode())
+    return sock
+
+
+def server_pid(sock):
+    """The pid of the process listening on the socket's other end (SO_PEERCRED)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, _uid, _gid = struct.unpack("3i", creds)
+    return pid
+
+
+def process_ended(pid):
+    """Whether `pid` is gone or a zombie (its parent, WebKitWebDriver, reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+def test_kill_after_submit_leaves_a_complete_journal_line(ctx):
+    """SIGKILL of the app after the human submits, before the asker reads, leaves the answer in the journal."""
+    question = {"id": "crash", "question": "Keep the answer through a crash?",
+                "options": [{"label": "Keep it"}, {"label": "Drop it"}]}
+    asker = raw_asker(ctx.socket, [question])
+    try:
+        pid = server_pid(asker)
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            assert os.path.basename(f.read().split(b"\0")[0]) == os.path.basename(ctx.args.app).encode(), pid
+        ctx.show("crash")
+        ctx.page.click(ctx.option("crash", "Keep it"))
+        ctx.page.type(ctx.other_box("crash"), "and say so")
+        ctx.page.click(ctx.page.find("#submit"))
+        submitted = {"answers": [{"id": "crash", "selected": [], "custom": "and say so"}]}
+
+        def answered_line():
+            try:
+                with open(journal_path(), encoding="utf-8") as f:
+                    lines = f.read().splitlines()
+            except FileNotFoundError:
+                return None
+            for line in lines:
+                if '"crash"' in line and '"answered"' in line:
+                    return line
+            return None
+        deadline = time.time() + 10
+        while answered_line() is None and time.time() < deadline:
+            time.sleep(0.05)
+        assert answered_line() is not None, "the answer never reached the journal"
+
+        ctx.app_gone = True
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.time() + 10
+        while not process_ended(pid) and time.time() < deadline:
+            time.sleep(0.05)
+        assert process_ended(pid), f"the app (pid {pid}) survived SIGKILL"
+
+        with open(journal_path(), "rb") as f:
+            data = f.read()
+        assert data.endswith(b"\n"), f"the journal ends in a torn line: {data[-200:]!r}"
+        last = json.loads(data.splitlines()[-1])
+        assert last["outcome"] == "answered", last
+        assert [q["id"] for q in last["questions"]] == ["crash"], last
+        assert last["answer"] == submitted, last
+    finally:
+        asker.close()
+
+
 TESTS = [
     test_batch_answer_reaches_the_asker,
     test_single_select_custom_overrides_and_keyboard,
@@ -608,8 +717,16 @@ TESTS = [
     test_xss_plan_runs_nothing,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
+    test_kill_after_submit_leaves_a_complete_journal_line,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
+
+
+def start_app(args):
+    """A WebDriver session: tauri-driver starts the app for it; returns once the page is ready."""
+    page = Session(args.driver, args.app)
+    page.until("return document.body.dataset.ready === 'true'", timeout=30, message="the page never became ready")
+    return page
 
 
 def main():
@@ -623,13 +740,24 @@ def main():
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
 
-    page = Session(args.driver, args.app)
+    page = start_app(args)
     passed = failed = 0
     try:
-        page.until("return document.body.dataset.ready === 'true'", timeout=30, message="the page never became ready")
+        app_gone = False
         for test in TESTS:
             if args.only and args.only not in test.__name__:
                 continue
+            if app_gone:
+                # The previous test ended the app: this one gets a fresh app in a new session.
+                page.quit()
+                try:
+                    page = start_app(args)
+                except Exception:  # noqa: BLE001 - report it as this test's failure
+                    failed += 1
+                    print(f"FAIL {test.__name__} (no fresh app)", flush=True)
+                    traceback.print_exc()
+                    continue
+                app_gone = False
             ctx = Ctx(args, page)
             started = time.time()
             try:
@@ -640,8 +768,10 @@ def main():
                 failed += 1
                 print(f"FAIL {test.__name__}", flush=True)
                 traceback.print_exc()
-                # Leave a clean queue for the next test.
+                # Leave a clean queue for the next test (an app that was ended is replaced instead).
                 try:
+                    if ctx.app_gone:
+                        raise WebDriverError("the app was ended")
                     page.js("document.getElementById('nav-queue').click()")
                     for _ in range(10):
                         if not page.find_all("#view-request:not([hidden])"):
@@ -652,6 +782,7 @@ def main():
                     pass
             finally:
                 ctx.close()
+                app_gone = ctx.app_gone
     finally:
         page.quit()
     print(f"{passed} passed, {failed} failed", flush=True)
