@@ -13,5 +13,8 @@ if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check mcp
 fi
 
-cargo build --quiet -p askdesk-cli
+# SKIP_BUILD=1 uses the binary as it is (scripts/test.sh has built the whole workspace already).
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    cargo build --quiet -p askdesk-cli
+fi
 exec "$venv/bin/python" "$repo/tests/mcp/test_mcp.py" "$repo/target/debug/askdesk" "$@"
