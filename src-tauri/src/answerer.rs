@@ -9,9 +9,9 @@
 //! Invariant: the state mutex is never held while calling the presenter or deciding, and never
 //! across an `.await` (this module has none).
 
+use askdesk_broker::journal::millis;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use askdesk_core::validate::check_answer;
 use askdesk_core::{
@@ -333,13 +333,6 @@ impl RequestView {
                 .collect(),
         }
     }
-}
-
-/// Milliseconds since the Unix epoch (0 for a time before it).
-pub fn millis(time: SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
-use askdesk_broker::journal::{millis, Journal, Outcome, Record};
+use askdesk_broker::journal::{Journal, Record};
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
 use serde::Serialize;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
@@ -194,16 +194,7 @@ impl Worker {
     /// Records the discarded answer (SPEC 2: a late answer is recorded in history as such).
     fn record_late(&self, request: &Request, answer: Answer) {
         let Some(journal) = &self.journal else { return };
-        let record = Record {
-            asked_at: millis(request.asked_at),
-            settled_at: millis(std::time::SystemTime::now()),
-            agent: request.agent.clone(),
-            questions: request.questions.clone(),
-            outcome: Outcome::LateAnswer,
-            answer: Some(answer),
-            error: None,
-            answerer: Some("desktop".into()),
-        };
+        let record = Record::late_answer(request, answer, Some("desktop".into()));
         if let Err(error) = journal.append(&record) {
             tracing::warn!(%error, "the late answer could not be recorded");
         }

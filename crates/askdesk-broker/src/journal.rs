@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use askdesk_core::{AgentInfo, Answer, Question};
+use askdesk_core::{AgentInfo, Answer, Question, Request};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -72,6 +72,22 @@ pub struct Record {
     /// The answerer that claimed the request or sent the late answer, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answerer: Option<String>,
+}
+
+impl Record {
+    /// The record of an answer that arrived after its request had settled (and was discarded).
+    pub fn late_answer(request: &Request, answer: Answer, answerer: Option<String>) -> Record {
+        Record {
+            asked_at: millis(request.asked_at),
+            settled_at: millis(SystemTime::now()),
+            agent: request.agent.clone(),
+            questions: request.questions.clone(),
+            outcome: Outcome::LateAnswer,
+            answer: Some(answer),
+            error: None,
+            answerer,
+        }
+    }
 }
 
 /// Milliseconds since the Unix epoch.

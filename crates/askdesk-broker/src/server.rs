@@ -584,16 +584,7 @@ impl Conn {
     fn record_late(&self, request: &Request, answer: Answer) {
         tracing::info!(request = %request.id, "discarded an answer that came after the request settled");
         if let Some(journal) = &self.shared.config.journal {
-            let record = Record {
-                asked_at: millis(request.asked_at),
-                settled_at: millis(SystemTime::now()),
-                agent: request.agent.clone(),
-                questions: request.questions.clone(),
-                outcome: Outcome::LateAnswer,
-                answer: Some(answer),
-                error: None,
-                answerer: self.state().client.clone(),
-            };
+            let record = Record::late_answer(request, answer, self.state().client.clone());
             tokio::spawn(append(journal.clone(), record));
         }
     }

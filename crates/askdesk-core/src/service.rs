@@ -188,12 +188,7 @@ impl Service {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        // A panic while the lock was held cannot leave the state half-written: every critical
-        // section either completes its edits or makes none, so a poisoned lock is still sound.
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.inner)
     }
 
     // ----- agents (SPEC 3) -----
@@ -502,6 +497,8 @@ impl Drop for PendingGuard {
 }
 
 fn lock(inner: &Inner) -> MutexGuard<'_, State> {
+    // A panic while the lock was held cannot leave the state half-written: every critical
+    // section either completes its edits or makes none, so a poisoned lock is still sound.
     inner
         .state
         .lock()
