@@ -16,9 +16,10 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::codec::{AnyDelimiterCodec, FramedRead};
+use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
+use crate::framing::LineCodec;
 use crate::protocol::{
     self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION, USER_QUESTION_ERROR,
 };
@@ -128,8 +129,8 @@ impl Client {
         let client = Client { inner };
         let reader = client.downgrade();
         tokio::spawn(async move {
-            let mut lines =
-                FramedRead::new(read, AnyDelimiterCodec::new(b"\n".to_vec(), Vec::new()));
+            // The broker is trusted to bound its own lines.
+            let mut lines = FramedRead::new(read, LineCodec::new(usize::MAX));
             while let Some(Ok(line)) = lines.next().await {
                 let Some(client) = reader.upgrade().map(|inner| Client { inner }) else {
                     return;

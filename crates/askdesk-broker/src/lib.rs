@@ -1,18 +1,22 @@
 //! askdesk-broker: serves the askdesk [`Service`](askdesk_core::Service) over a local socket.
 //!
+//! - [`framing`]: splits a byte stream into newline-terminated lines, with a size limit.
 //! - [`protocol`]: JSON-RPC 2.0 messages, one per line, and the error codes of SPEC 5.3. The only
 //!   module that knows JSON-RPC's shape.
 //! - [`transport`]: where the socket lives, its directory and permission checks, peer uid checks,
 //!   stale-socket recovery; the [`Listener`] the server accepts from.
 //! - [`server`]: [`run`], one task per connection, the method dispatch table, and the socket
-//!   answerer that relays requests to answerer connections.
+//!   answerer that relays requests to answerer connections; each connection's outgoing lines go
+//!   through an `outbox` (written in place, queued when the socket is full).
 //! - [`journal`]: the history journal, JSON lines flushed to disk before an answer is delivered.
 //! - [`client`]: the Rust client library used by the CLI, the MCP server and tests.
 //! - [`error`]: this crate's error type.
 
 pub mod client;
 pub mod error;
+pub mod framing;
 pub mod journal;
+mod outbox;
 pub mod protocol;
 pub mod server;
 pub mod transport;

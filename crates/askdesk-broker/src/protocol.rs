@@ -163,21 +163,22 @@ pub struct BadMessage {
     pub error: RpcError,
 }
 
-/// The fields of a JSON-RPC message; unknown fields are ignored.
+/// The fields of a JSON-RPC message; unknown fields are ignored. Small fields are borrowed from
+/// the line and read only once the message's kind is known.
 #[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    jsonrpc: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default)]
-    method: Option<Value>,
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
     #[serde(default, deserialize_with = "present")]
     params: Option<Box<RawValue>>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Box<RawValue>>,
-    #[serde(default)]
-    error: Option<Value>,
+    #[serde(default, borrow)]
+    error: Option<&'a RawValue>,
 }
 
 /// Tells a field that is present as `null` from one that is absent.
@@ -185,6 +186,15 @@ fn present<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(deserializer).map(Some)
+}
+
+/// Reads a request id: a string, an integer or null.
+fn read_id(raw: &RawValue) -> Option<Id> {
+    match raw.get().as_bytes().first() {
+        Some(b'"') => serde_json::from_str(raw.get()).ok().map(Id::String),
+        Some(b'n') => Some(Id::Null),
+        _ => serde_json::from_str(raw.get()).ok().map(Id::Number),
+    }
 }
 
 /// Parses one line (without its newline).
@@ -226,19 +236,23 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
     } = envelope;
     let id = match id {
         None => None,
-        Some(value) => Some(
-            serde_json::from_value::<Id>(value)
-                .map_err(|_| invalid(Id::Null, "id: expected a string, an integer or null"))?,
+        Some(raw) => Some(
+            read_id(raw)
+                .ok_or_else(|| invalid(Id::Null, "id: expected a string, an integer or null"))?,
         ),
     };
-    if jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+    let version_ok = jsonrpc.is_some_and(|raw| {
+        raw.get() == r#""2.0""#
+            || serde_json::from_str::<String>(raw.get()).is_ok_and(|v| v == "2.0")
+    });
+    if !version_ok {
         return Err(invalid(
             id.unwrap_or(Id::Null),
             r#"jsonrpc: expected "2.0""#,
         ));
     }
     if let Some(method) = method {
-        let Value::String(method) = method else {
+        let Ok(method) = serde_json::from_str::<String>(method.get()) else {
             return Err(invalid(id.unwrap_or(Id::Null), "method: expected a string"));
         };
         if let Some(params) = &params {
@@ -262,7 +276,7 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
         ));
     };
     if let Some(error) = error {
-        let error = serde_json::from_value::<RpcError>(error)
+        let error = serde_json::from_str::<RpcError>(error.get())
             .map_err(|_| invalid(id.clone(), "error: expected { code, message, data? }"))?;
         return Ok(Message::Response(Response {
             id,
@@ -327,7 +341,9 @@ struct OutResponse<'a, R> {
 }
 
 fn line(message: &impl Serialize) -> Vec<u8> {
-    let mut line = serde_json::to_vec(message).expect("protocol messages serialize");
+    // Most messages fit; growing from serde_json's default of 128 bytes costs copies.
+    let mut line = Vec::with_capacity(512);
+    serde_json::to_writer(&mut line, message).expect("protocol messages serialize");
     line.push(b'\n');
     line
 }
@@ -385,17 +401,36 @@ pub fn encode(message: &Message) -> Vec<u8> {
 /// Deserializes params, naming the offending field's path on failure (`questions[0].options[1].label: ...`).
 /// Absent params read as `{}`.
 pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, RpcError> {
-    let text = params.map_or("{}", RawValue::get);
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-        let path = e.path().to_string();
-        let problem = without_position(&e.into_inner());
+    from_str_with_path(params.map_or("{}", RawValue::get)).map_err(|(path, problem)| {
         if path == "." {
             RpcError::invalid_params(problem)
         } else {
             RpcError::invalid_params(format!("{path}: {problem}"))
         }
     })
+}
+
+/// Deserializes JSON text; on failure gives the offending field's path (`.` for the top level)
+/// and the problem, without serde_json's line and column.
+///
+/// Tracking the path costs as much as the parse itself, so it is done only for text that already
+/// failed: deserialization is deterministic, and the second pass fails at the same place.
+pub fn from_str_with_path<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<T, (String, String)> {
+    let plain = match serde_json::from_str(text) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Err(error) => {
+            let path = error.path().to_string();
+            Err((path, without_position(&error.into_inner())))
+        }
+        // Unreachable by determinism; report the first pass's error rather than panic.
+        Ok(_) => Err((".".to_owned(), without_position(&plain))),
+    }
 }
 
 /// A serde_json error's text without its " at line L column C" suffix: params are one line, and

@@ -1,8 +1,9 @@
 //! The broker: accepts connections, runs one task per connection, dispatches methods (SPEC 5.4),
-//! and relays requests to answerer connections (SPEC 5.5) through [`SocketAnswerer`].
+//! and relays requests to answerer connections (SPEC 5.5) through `SocketAnswerer`.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
@@ -15,12 +16,14 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
-use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::framing::{FramingError, LineCodec};
 use crate::journal::{millis, Journal, Outcome, Record, RecordedError};
+use crate::outbox::Outbox;
 use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
 use crate::transport::Listener;
 use serde_json::value::RawValue;
@@ -170,8 +173,11 @@ impl Server {
     }
 }
 
-/// Queue depth between a connection's handlers and its writer.
+/// Lines a peer may leave unread before the connection's handlers wait for it.
 const OUTGOING_QUEUE: usize = 256;
+
+/// A connection's writing half, whatever the transport.
+type BoxedWrite = Pin<Box<dyn AsyncWrite + Send>>;
 /// How many withdrawn requests per answerer connection are remembered to recognise late answers.
 const WITHDRAWN_MEMORY: usize = 256;
 
@@ -179,38 +185,19 @@ async fn connection<S>(stream: S, shared: Arc<Shared>, _permit: OwnedSemaphorePe
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
-    let (read, mut write) = tokio::io::split(stream);
-    let (out, mut outgoing) = mpsc::channel::<Vec<u8>>(OUTGOING_QUEUE);
-    let closing = CancellationToken::new();
-    let writer = {
-        let closing = closing.clone();
-        tokio::spawn(async move {
-            loop {
-                let line = tokio::select! {
-                    biased;
-                    line = outgoing.recv() => line,
-                    _ = closing.cancelled() => outgoing.try_recv().ok(),
-                };
-                let Some(line) = line else { break };
-                if write.write_all(&line).await.is_err() {
-                    break;
-                }
-            }
-            let _ = write.shutdown().await;
-        })
-    };
+    let (read, write) = tokio::io::split(stream);
+    let out: Arc<Outbox<BoxedWrite>> = Arc::new(Outbox::new(Box::pin(write), OUTGOING_QUEUE));
+    let flusher = tokio::spawn({
+        let out = out.clone();
+        async move { out.flush().await }
+    });
     let conn = Arc::new(Conn {
         shared: shared.clone(),
-        out,
+        out: out.clone(),
         state: Mutex::default(),
         asks: TaskTracker::new(),
     });
-    let codec = AnyDelimiterCodec::new_with_max_length(
-        b"\n".to_vec(),
-        Vec::new(),
-        shared.config.max_message_bytes,
-    );
-    let mut lines = FramedRead::new(read, codec);
+    let mut lines = FramedRead::new(read, LineCodec::new(shared.config.max_message_bytes));
     loop {
         let frame = tokio::select! {
             _ = shared.shutdown.cancelled() => {
@@ -228,7 +215,7 @@ where
                 }
                 conn.handle_line(&line).await;
             }
-            Some(Err(AnyDelimiterCodecError::MaxChunkLengthExceeded)) => {
+            Some(Err(FramingError::TooLong(_))) => {
                 let error = RpcError::invalid_request(format!(
                     "message over the limit of {} bytes; closing the connection",
                     shared.config.max_message_bytes
@@ -237,7 +224,7 @@ where
                     .await;
                 break;
             }
-            Some(Err(AnyDelimiterCodecError::Io(error))) => {
+            Some(Err(FramingError::Io(error))) => {
                 tracing::debug!(%error, "connection read failed");
                 break;
             }
@@ -254,14 +241,14 @@ where
         conn.asks.close();
         conn.asks.wait().await;
     }
-    closing.cancel();
-    let _ = writer.await;
+    out.close();
+    let _ = flusher.await;
 }
 
 /// One connection's shared state.
 struct Conn {
     shared: Arc<Shared>,
-    out: mpsc::Sender<Vec<u8>>,
+    out: Arc<Outbox<BoxedWrite>>,
     state: Mutex<ConnState>,
     /// The tasks running this connection's asks.
     asks: TaskTracker,
@@ -345,8 +332,8 @@ impl Conn {
     }
 
     async fn send(&self, line: Vec<u8>) {
-        // A closed writer means the peer is gone; its cleanup runs from the reader loop.
-        let _ = self.out.send(line).await;
+        // A failed write means the peer is gone; its cleanup runs from the reader loop.
+        self.out.send(line).await;
     }
 
     async fn reply<T: Serialize>(&self, id: Id, result: Result<T, RpcError>) {
@@ -649,16 +636,10 @@ impl Conn {
 fn decision(result: Result<Box<RawValue>, RpcError>) -> Decision {
     match result {
         Ok(raw) if raw.get() == "null" => Decision::Delegate,
-        Ok(raw) => match serde_path_to_error::deserialize::<_, Answer>(
-            &mut serde_json::Deserializer::from_str(raw.get()),
-        ) {
+        Ok(raw) => match protocol::from_str_with_path::<Answer>(raw.get()) {
             Ok(answer) => Decision::Claim(answer),
-            Err(error) => Decision::Fail(Failure::Domain(UserQuestionError::bad_answer(
-                format_args!(
-                    "{}: {}",
-                    error.path(),
-                    protocol::without_position(error.inner())
-                ),
+            Err((path, problem)) => Decision::Fail(Failure::Domain(UserQuestionError::bad_answer(
+                format_args!("{path}: {problem}"),
             ))),
         },
         Err(error) => match error.data_code() {
@@ -791,13 +772,8 @@ impl Answerer for SocketAnswerer {
 }
 
 impl Conn {
-    /// Queues a line from a synchronous context, waiting for room in the queue off this path.
+    /// Sends a line from a synchronous context, without waiting for room.
     fn send_soon(&self, line: Vec<u8>) {
-        if let Err(mpsc::error::TrySendError::Full(line)) = self.out.try_send(line) {
-            let out = self.out.clone();
-            tokio::spawn(async move {
-                let _ = out.send(line).await;
-            });
-        }
+        self.out.push(line);
     }
 }
