@@ -362,3 +362,77 @@ fn a_signal_as_soon_as_the_socket_accepts_is_a_clean_stop() {
         );
     }
 }
+
+/// A peer that sends and stops reading fills its socket: the broker queues what it cannot write,
+/// then stops reading from that peer only. Another connection is served meanwhile, and the slow
+/// peer gets every response, whole and in order, once it reads again.
+#[test]
+fn a_peer_that_stops_reading_holds_up_only_itself_and_loses_nothing() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    // Far more response bytes than the socket buffers and the broker's queue hold together.
+    const PINGS: usize = 40_000;
+    let broker = Broker::start();
+    let slow = UnixStream::connect(broker.socket()).expect("connect");
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let mut slow = slow.try_clone().unwrap();
+        let written = written.clone();
+        std::thread::spawn(move || {
+            let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": { "protocolVersion": 1, "client": { "name": "slow reader" } } });
+            slow.write_all(format!("{init}\n").as_bytes()).unwrap();
+            for id in 1..=PINGS {
+                let ping = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+                slow.write_all(ping.as_bytes()).unwrap();
+                written.store(id, Ordering::SeqCst);
+            }
+        })
+    };
+    // Wait until the writer is stuck: the broker has stopped reading from this peer.
+    let mut last = usize::MAX;
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = written.load(Ordering::SeqCst);
+        if now == last {
+            break;
+        }
+        assert!(
+            now < PINGS,
+            "every ping was taken while nothing was read: no back-pressure"
+        );
+        last = now;
+    }
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let other = broker.conn().await;
+        let pong = tokio::time::timeout(Duration::from_secs(5), other.call("ping", json!({})))
+            .await
+            .expect("another connection is served while one is stuck");
+        assert_eq!(pong.unwrap(), json!({}));
+    });
+
+    slow.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut reader = BufReader::new(slow);
+    let mut line = String::new();
+    for expected in 0..=PINGS {
+        line.clear();
+        reader.read_line(&mut line).expect("a response line");
+        let response: serde_json::Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("response {expected} is not whole JSON ({e}): {line:?}"));
+        assert_eq!(
+            response["id"],
+            json!(expected),
+            "responses in order: {line}"
+        );
+        assert!(response.get("result").is_some(), "{line}");
+    }
+    writer
+        .join()
+        .expect("the writer finished once the broker read again");
+}

@@ -8,6 +8,7 @@
 //! - [`server`]: [`run`], one task per connection, the method dispatch table, and the socket
 //!   answerer that relays requests to answerer connections; each connection's outgoing lines go
 //!   through an `outbox` (written in place, queued when the socket is full).
+//! - [`socket`]: an accepted peer's socket, watched for readability only (writes go straight out).
 //! - [`journal`]: the history journal, JSON lines flushed to disk before an answer is delivered.
 //! - [`client`]: the Rust client library used by the CLI, the MCP server and tests.
 //! - [`error`]: this crate's error type.
@@ -19,6 +20,7 @@ pub mod journal;
 mod outbox;
 pub mod protocol;
 pub mod server;
+pub mod socket;
 pub mod transport;
 
 pub use error::{Error, Result};

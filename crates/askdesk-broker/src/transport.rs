@@ -9,9 +9,10 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use tokio::net::{UnixListener, UnixStream};
+use tokio::net::UnixListener;
 
 use crate::error::{Error, Result};
+use crate::socket::Socket;
 
 /// The socket path of SPEC 5.1: `$ASKDESK_SOCKET`, else `$XDG_RUNTIME_DIR/askdesk/askdesk.sock`,
 /// else `<tmp>/askdesk-<uid>/askdesk.sock`.
@@ -43,7 +44,7 @@ pub struct Listener {
 }
 
 /// The peer's uid was accepted; this is the stream to serve.
-pub type Stream = UnixStream;
+pub type Stream = Socket;
 
 impl Listener {
     pub fn path(&self) -> &Path {
@@ -55,7 +56,9 @@ impl Listener {
         loop {
             let (stream, _) = self.inner.accept().await?;
             match stream.peer_cred() {
-                Ok(cred) if cred.uid() == current_uid() || cred.uid() == 0 => return Ok(stream),
+                Ok(cred) if cred.uid() == current_uid() || cred.uid() == 0 => {
+                    return Socket::new(stream.into_std()?)
+                }
                 Ok(cred) => {
                     tracing::warn!(uid = cred.uid(), "refused a connection from another user")
                 }
