@@ -3,8 +3,10 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Waker};
 use std::time::SystemTime;
 
 use askdesk_core::{
@@ -525,7 +527,7 @@ impl Conn {
             return self.reply::<Value>(id, Err(error)).await;
         }
         let conn = self.clone();
-        self.asks.spawn(async move {
+        let ask = self.asks.track_future(async move {
             let asked_at = SystemTime::now();
             // The journal needs the questions after `ask` has consumed them.
             let journaled = conn.shared.config.journal.as_ref().map(|journal| {
@@ -545,6 +547,18 @@ impl Conn {
             conn.reply(id, result.map_err(|error| RpcError::from(&error)))
                 .await;
         });
+        // Run the ask up to its first wait right here, so the question is on its way to the
+        // answerer before a task is spawned for the rest. Nothing is lost by the inert waker:
+        // the spawned task polls the ask again at once, and every wait it is in checks its
+        // state and registers the task's own waker then.
+        let mut ask = Box::pin(ask);
+        if ask
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+            .is_pending()
+        {
+            tokio::spawn(ask);
+        }
     }
 
     fn handle_response(&self, response: Response) {
