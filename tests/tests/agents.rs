@@ -407,6 +407,11 @@ async fn unregistering_an_owner_cascades() {
         .register_answerer(json!({ "agent": root }), true, "owner-scoped")
         .await;
     let status = conn.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(
+        status["socket"].as_str(),
+        broker.socket().to_str(),
+        "the socket served: {status}"
+    );
     let labels = |status: &Value| -> Vec<String> {
         status["answerers"]
             .as_array()

@@ -201,3 +201,24 @@ async fn cancelling_an_ask_withdraws_it_at_the_answerer() {
     // The connection is still usable afterwards.
     asker.ping().await.unwrap();
 }
+
+/// A broker at its connection limit refuses at once, often before the client's `initialize` is
+/// even waiting for a reply: the client still reports the refusal, never a bare closed connection.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_connection_reports_the_limit_whenever_the_refusal_arrives() {
+    let broker = Broker::start_with(&["--max-connections", "1"]);
+    let _holder = broker.admitted_conn().await;
+    for attempt in 0..30 {
+        match Client::connect(broker.socket(), "e2e").await {
+            Err(ClientError::Rpc(error)) => {
+                assert_eq!(
+                    error.data_code(),
+                    Some("LIMIT"),
+                    "attempt {attempt}: {error:?}"
+                )
+            }
+            Err(other) => panic!("attempt {attempt}: expected the limit error, got {other:?}"),
+            Ok(_) => panic!("attempt {attempt}: admitted past the limit"),
+        }
+    }
+}

@@ -76,6 +76,9 @@ struct State {
     incoming: Option<mpsc::Sender<IncomingRequest>>,
     /// Cancellation of the broker-sent requests being served, by their id.
     serving: HashMap<Id, CancellationToken>,
+    /// The broker refused this connection (it may say so before any request is sent): every
+    /// request, waiting or later, gets this error.
+    refused: Option<RpcError>,
 }
 
 impl Client {
@@ -195,8 +198,13 @@ impl Client {
             ) =>
             {
                 // The broker refuses the whole connection (too many connections, or a line over
-                // its limit) and is closing it: every request still waiting gets that reason.
-                let waiting = std::mem::take(&mut self.state().waiting);
+                // its limit) and is closing it: every request waiting, or made later, gets that
+                // reason.
+                let waiting = {
+                    let mut state = self.state();
+                    state.refused = Some(error.clone());
+                    std::mem::take(&mut state.waiting)
+                };
                 for (_, waiting) in waiting {
                     let _ = waiting.send(Err(error.clone()));
                 }
@@ -275,11 +283,21 @@ impl Client {
     ) -> Result<Value> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
-        self.state().waiting.insert(id, tx);
+        {
+            let mut state = self.state();
+            if let Some(error) = &state.refused {
+                return Err(ClientError::Rpc(error.clone()));
+            }
+            state.waiting.insert(id, tx);
+        }
         let line = protocol::encode_request(&Id::Number(id), method, Some(&params));
         if let Err(error) = self.send(line).await {
             self.state().waiting.remove(&id);
-            return Err(error);
+            // The connection ended, but a refusal read before the end still says why.
+            return match rx.try_recv() {
+                Ok(Err(refusal)) => Err(ClientError::Rpc(refusal)),
+                _ => Err(error),
+            };
         }
         let result = tokio::select! {
             result = &mut rx => result,

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Waker};
@@ -82,7 +83,8 @@ pub async fn run(
     config: ServerConfig,
     shutdown: CancellationToken,
 ) {
-    let server = Server::new(service, config, shutdown.clone());
+    let socket = Some(listener.path().to_owned());
+    let server = Server::new(service, config, socket, shutdown.clone());
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -113,7 +115,7 @@ pub async fn serve_connection<S>(
 ) where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
-    let server = Server::new(service, config, shutdown);
+    let server = Server::new(service, config, None, shutdown);
     server.spawn_connection(stream);
     server.shared.tracker.close();
     server.shared.tracker.wait().await;
@@ -126,18 +128,26 @@ struct Server {
 struct Shared {
     service: Service,
     config: ServerConfig,
+    /// The socket served, for `askdesk/status` (`None` for a stream served on its own).
+    socket: Option<PathBuf>,
     shutdown: CancellationToken,
     connections: Arc<Semaphore>,
     tracker: TaskTracker,
 }
 
 impl Server {
-    fn new(service: Service, config: ServerConfig, shutdown: CancellationToken) -> Server {
+    fn new(
+        service: Service,
+        config: ServerConfig,
+        socket: Option<PathBuf>,
+        shutdown: CancellationToken,
+    ) -> Server {
         let connections = Arc::new(Semaphore::new(config.max_connections));
         Server {
             shared: Arc::new(Shared {
                 service,
                 config,
+                socket,
                 shutdown,
                 connections,
                 tracker: TaskTracker::new(),
@@ -611,7 +621,7 @@ impl Conn {
             self.shared.config.max_connections - self.shared.connections.available_permits();
         json!({
             "server": { "name": "askdesk", "version": env!("CARGO_PKG_VERSION") },
-            "socket": crate::transport::socket_path(),
+            "socket": self.shared.socket,
             "connections": connections,
             "agents": self.service().agents(),
             "answerers": self.service().answerers(),
