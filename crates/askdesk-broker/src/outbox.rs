@@ -2,7 +2,7 @@
 //! for the connection's flusher task when it does not.
 //!
 //! Writing in place saves a task switch per message and puts the bytes on the wire before the
-//! sender's own clean-up runs, which is most of the broker's latency on a round trip. Only one side
+//! sender's own clean-up runs; both show on a round trip. Only one side
 //! writes at a time (the lock), and lines never interleave or reorder: a line is written in place
 //! only when nothing is queued, and the flusher alone writes while something is.
 

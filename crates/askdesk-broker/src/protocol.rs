@@ -512,6 +512,23 @@ mod tests {
             r#" {"jsonrpc":"2.0","id":1,"method":"ping","extra":[1]} "#,
             Ok(json!({ "request": { "id": 1, "method": "ping", "params": null } })),
         );
+        // Fields are read from the line as written: escapes are decoded.
+        check(
+            r#"{"jsonrpc":"2\u002e0","id":"a\"b","method":"pi\u006eg"}"#,
+            Ok(json!({ "request": { "id": "a\"b", "method": "ping", "params": null } })),
+        );
+        check(
+            r#"{"jsonrpc":null,"id":6,"method":"ping"}"#,
+            Err((Id::Number(6), INVALID_REQUEST)),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"}"#,
+            Ok(json!({ "request": { "id": i64::MIN, "method": "ping", "params": null } })),
+        );
+        check(
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+            Err((Id::Null, INVALID_REQUEST)),
+        );
         check("{not json", Err((Id::Null, PARSE_ERROR)));
         check("\u{0}", Err((Id::Null, PARSE_ERROR)));
         check("", Err((Id::Null, PARSE_ERROR)));
