@@ -100,9 +100,11 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         let mut written = 0;
         while written < line.len() {
             match Pin::new(&mut state.write).poll_write(&mut cx, &line[written..]) {
-                Poll::Ready(Ok(0)) => return self.fail(state, io::ErrorKind::WriteZero.into()),
+                Poll::Ready(Ok(0)) => {
+                    return self.fail(&mut state, io::ErrorKind::WriteZero.into())
+                }
                 Poll::Ready(Ok(n)) => written += n,
-                Poll::Ready(Err(error)) => return self.fail(state, error),
+                Poll::Ready(Err(error)) => return self.fail(&mut state, error),
                 Poll::Pending => break,
             }
         }
@@ -112,7 +114,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         } else {
             match Pin::new(&mut state.write).poll_flush(&mut cx) {
                 Poll::Ready(Ok(())) => return,
-                Poll::Ready(Err(error)) => return self.fail(state, error),
+                Poll::Ready(Err(error)) => return self.fail(&mut state, error),
                 Poll::Pending => state.unflushed = true,
             }
         }
@@ -121,14 +123,14 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         }
     }
 
-    fn fail(&self, mut state: MutexGuard<'_, State<W>>, error: io::Error) {
+    /// Writing failed: the peer is gone. Drops what is queued and lets everyone waiting go on.
+    fn fail(&self, state: &mut State<W>, error: io::Error) {
         tracing::debug!(%error, "connection write failed");
         state.failed = true;
         state.queue.clear();
         if let Some(flusher) = state.flusher.take() {
             flusher.wake();
         }
-        drop(state);
         self.room.notify_waiters();
     }
 
@@ -156,12 +158,8 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
             }
             if let Some(line) = state.queue.front() {
                 match Pin::new(&mut state.write).poll_write(cx, &line[state.written..]) {
-                    Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => {
-                        state.failed = true;
-                        state.queue.clear();
-                        self.room.notify_waiters();
-                        return Poll::Ready(());
-                    }
+                    Poll::Ready(Ok(0)) => self.fail(state, io::ErrorKind::WriteZero.into()),
+                    Poll::Ready(Err(error)) => self.fail(state, error),
                     Poll::Ready(Ok(n)) => {
                         state.written += n;
                         if state.written == line.len() {
@@ -176,7 +174,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
             } else if state.unflushed {
                 match Pin::new(&mut state.write).poll_flush(cx) {
                     Poll::Ready(Ok(())) => state.unflushed = false,
-                    Poll::Ready(Err(_)) => state.failed = true,
+                    Poll::Ready(Err(error)) => self.fail(state, error),
                     Poll::Pending => return Poll::Pending,
                 }
             } else if state.closing {

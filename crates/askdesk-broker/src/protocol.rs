@@ -435,7 +435,7 @@ pub fn from_str_with_path<T: serde::de::DeserializeOwned>(
 
 /// A serde_json error's text without its " at line L column C" suffix: params are one line, and
 /// the field path says where the problem is.
-pub fn without_position(error: &serde_json::Error) -> String {
+fn without_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let suffix = format!(" at line {} column {}", error.line(), error.column());
     match text.strip_suffix(&suffix) {

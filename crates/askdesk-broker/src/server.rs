@@ -762,7 +762,7 @@ impl Answerer for SocketAnswerer {
             questions: &request.questions,
             agent: request.agent.as_ref(),
         };
-        self.conn.send_soon(protocol::encode_request(
+        self.conn.out.push(protocol::encode_request(
             &Id::Number(id),
             "user-questions/request",
             Some(&params),
@@ -788,16 +788,9 @@ impl Answerer for SocketAnswerer {
             state.withdrawn.push_back((id, outgoing.request));
             id
         };
-        self.conn.send_soon(protocol::encode_notification(
+        self.conn.out.push(protocol::encode_notification(
             "$/cancelRequest",
             Some(&json!({ "id": id })),
         ));
-    }
-}
-
-impl Conn {
-    /// Sends a line from a synchronous context, without waiting for room.
-    fn send_soon(&self, line: Vec<u8>) {
-        self.out.push(line);
     }
 }
