@@ -16,7 +16,10 @@ pub const REVIEW_PLAN: &str = "review_plan";
 
 // ----- arguments -----
 
-/// The arguments of `ask_user_question`: the harness tool's, snake_case.
+// The arguments of `ask_user_question`: the harness tool's, snake_case. The doc comments of the
+// argument and result types are the schemas' descriptions, which models read.
+
+/// Questions for the user, asked together.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AskUserQuestionArgs {
     /// The questions, shown together as one batch in this order (1 to 64).
@@ -34,8 +37,7 @@ pub struct McpQuestion {
     /// A very short heading shown above the question (a few words).
     #[serde(default)]
     pub header: Option<String>,
-    /// The choices, usually 2 to 4 and at most 64. The recommended one goes first and ends its
-    /// label with "(Recommended)". Omit for a free-text question.
+    /// The choices, usually 2 to 4 and at most 64; the recommended one first, its label ending in "(Recommended)". Omit for a free-text question.
     #[serde(default)]
     #[schemars(length(max = 64))]
     pub options: Vec<McpOption>,
@@ -54,7 +56,7 @@ pub struct McpOption {
     pub description: Option<String>,
 }
 
-/// The arguments of `review_plan`.
+/// A plan for the user to review.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReviewPlanArgs {
     /// The plan, as markdown (headings, lists, task lists, tables, code blocks).
@@ -100,7 +102,7 @@ pub fn arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, String
 
 // ----- results -----
 
-/// The structured result of `ask_user_question`: the answer, as the broker returns it.
+/// The user's answer.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct AnswerOutput {
     /// One item per question, in question order.
@@ -141,7 +143,7 @@ impl From<&Answer> for AnswerOutput {
     }
 }
 
-/// The structured result of `review_plan`.
+/// The user's verdict on the plan.
 #[derive(Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PlanVerdict {
     /// Whether the user approved the plan.
