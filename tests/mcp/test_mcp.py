@@ -117,8 +117,12 @@ class World:
         self.broker.wait(10)
         self._start_broker()
 
-    def server(self, *extra, env=None):
-        return StdioServerParameters(command=self.binary, args=["mcp", *extra], env={**self.env, **(env or {})}, cwd=self.dir)
+    def server(self, *extra, env=None, default_log=False):
+        """`askdesk mcp` as a stdio server; with `default_log`, at its own default log level."""
+        env = {**self.env, **(env or {})}
+        if default_log:
+            env.pop("ASKDESK_LOG")
+        return StdioServerParameters(command=self.binary, args=["mcp", *extra], env=env, cwd=self.dir)
 
     def agents(self):
         c = Conn(self.socket)
@@ -139,9 +143,9 @@ class World:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-async def session_call(world, fn, server=None):
-    """Runs `fn(session)` in a fresh MCP session of `askdesk mcp`."""
-    errlog = open(os.path.join(world.dir, "mcp.log"), "a")
+async def session_call(world, fn, server=None, errlog_name="mcp.log"):
+    """Runs `fn(session)` in a fresh MCP session of `askdesk mcp`, its stderr appended to `errlog_name`."""
+    errlog = open(os.path.join(world.dir, errlog_name), "a")
     try:
         async with stdio_client(server or world.server(), errlog=errlog) as (read, write):
             async with ClientSession(read, write, client_info=CLIENT_INFO) as session:
@@ -154,6 +158,26 @@ async def session_call(world, fn, server=None):
 def text_of(result):
     assert len(result.content) == 1, result
     return result.content[0].text
+
+
+def unportable(schema, at=""):
+    """Every construct of `schema` that strict tool converters reject, as 'pointer: problem'."""
+    found = []
+    if isinstance(schema, dict):
+        for key in ("$ref", "$defs", "definitions", "$schema"):
+            if key in schema:
+                found.append(f"{at}: uses {key}")
+        kind = schema.get("type")
+        if kind is not None and not isinstance(kind, str):
+            found.append(f"{at}: has the type {kind!r}, not one name")
+        if kind == "null" or ("default" in schema and schema["default"] is None):
+            found.append(f"{at}: admits null")
+        for key, child in schema.items():
+            found += unportable(child, f"{at}/{key}")
+    elif isinstance(schema, list):
+        for i, child in enumerate(schema):
+            found += unportable(child, f"{at}/{i}")
+    return found
 
 
 def first_option_answer(params):
@@ -184,6 +208,24 @@ async def tools_are_listed_with_schemas(world):
     assert "(Recommended)" in ask.description, ask.description
     plan = tools["review_plan"].input_schema
     assert plan["required"] == ["plan"] and "question" in plan["properties"], plan
+    # Portable: self-contained, one type per schema, the description's limits as constraints.
+    for tool in tools.values():
+        for which, schema in (("input", tool.input_schema), ("output", tool.output_schema)):
+            assert schema is not None and schema["type"] == "object", (tool.name, which, schema)
+            assert unportable(schema) == [], (tool.name, which, unportable(schema), schema)
+    questions = ask.input_schema["properties"]["questions"]
+    assert (questions["minItems"], questions["maxItems"]) == (1, 64), questions
+    assert questions["items"]["properties"]["options"]["maxItems"] == 64, questions
+    assert "1 to 64 questions" in ask.description and "at most 64" in ask.description, ask.description
+    assert questions["items"]["properties"]["multi_select"]["type"] == "boolean", questions
+    # Structured results and honest annotations.
+    assert ask.output_schema["required"] == ["answers"], ask.output_schema
+    assert tools["review_plan"].output_schema["required"] == ["approved"], tools["review_plan"].output_schema
+    assert tools["review_plan"].output_schema["properties"]["feedback"]["type"] == "string"
+    for tool in tools.values():
+        hints = tool.annotations
+        assert tool.title and hints.title == tool.title, tool
+        assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (True, False, True), hints
 
 
 @case
@@ -209,6 +251,7 @@ async def two_questions_answered(world):
     result = await session_call(world, run)
     assert not result.is_error, result
     assert text_of(result) == '{"answers":[{"id":"cleanup","selected":["Yes"]},{"id":"langs","selected":["Rust","Go"]}]}', result
+    assert result.structured_content == json.loads(text_of(result)), result
     request = world.answerer.requests.get(timeout=5)["params"]
     agent = request["agent"]
     assert agent["label"] == "askdesk-mcp-test 1.2.3", agent
@@ -226,6 +269,7 @@ async def free_text_answer_keeps_custom(world):
 
     result = await session_call(world, run)
     assert not result.is_error and text_of(result) == '{"answers":[{"id":"name","selected":[],"custom":"Aurora"}]}', result
+    assert result.structured_content == {"answers": [{"id": "name", "selected": [], "custom": "Aurora"}]}, result
 
 
 @case
@@ -263,12 +307,22 @@ async def dismissal_is_an_error_text(world):
 
 
 @case
-async def bad_arguments_are_an_error_text(world):
+async def bad_arguments_name_the_field(world):
     async def run(session):
-        return await session.call_tool("ask_user_question", {"questions": [{"question": "no id"}]})
+        wrong_type = await session.call_tool("ask_user_question", {"questions": [
+            {"id": "a", "question": "?"}, {"id": "b", "question": "?", "multi_select": "yes"}]})
+        missing = await session.call_tool("ask_user_question", {"questions": [{"question": "no id"}]})
+        plan = await session.call_tool("review_plan", {"plan": 7})
+        return wrong_type, missing, plan
 
-    result = await session_call(world, run)
-    assert result.is_error and text_of(result).startswith("Error: "), result
+    wrong_type, missing, plan = await session_call(world, run)
+    for result in (wrong_type, missing, plan):
+        assert result.is_error and result.structured_content is None, result
+    assert text_of(wrong_type) == (
+        'Error: invalid arguments: questions[1].multi_select: invalid type: string "yes", expected a boolean'), wrong_type
+    assert text_of(missing) == "Error: invalid arguments: questions[0]: missing field `id`", missing
+    assert text_of(plan) == "Error: invalid arguments: plan: invalid type: integer `7`, expected a string", plan
+    assert world.answerer.requests.empty(), "a bad call reached the answerer"
 
 
 @case
@@ -291,6 +345,7 @@ async def review_plan_approved(world):
     result = await session_call(world, run)
     assert not result.is_error, result
     assert "APPROVED" in text_of(result) and "NOT" not in text_of(result), result
+    assert result.structured_content == {"approved": True}, result
 
 
 @case
@@ -305,31 +360,75 @@ async def review_plan_rejected_with_feedback(world):
     text = text_of(result)
     assert not result.is_error, result
     assert "did NOT approve" in text and "Split the backfill into batches." in text, text
+    assert result.structured_content == {"approved": False, "feedback": "Split the backfill into batches."}, result
 
 
 @case
-async def progress_is_sent_while_waiting(world):
-    def slow(params):
-        time.sleep(6.5)
+async def progress_starts_at_once_and_goes_on(world):
+    released = threading.Event()
+
+    def held(params):  # the human answers only when the test says so
+        released.wait(30)
         return first_option_answer(params)
 
-    world.answerer.policy = slow
+    world.answerer.policy = held
     seen = []
+    first = anyio.Event()
 
     async def on_progress(progress, total, message):
         seen.append((progress, message))
+        first.set()
 
     async def run(session):
-        return await session.call_tool(
-            "ask_user_question",
-            {"questions": [{"id": "q", "question": "Slow?", "options": [{"label": "Yes"}]}]},
-            progress_callback=on_progress,
-        )
+        outcome = {}
+
+        async def call():
+            outcome["result"] = await session.call_tool(
+                "ask_user_question",
+                {"questions": [{"id": "q", "question": "Slow?", "options": [{"label": "Yes"}]}]},
+                progress_callback=on_progress,
+            )
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(call)
+            # The first notification does not wait for the first 5-second period to end.
+            with anyio.fail_after(4):
+                await first.wait()
+            await anyio.sleep(5.5)  # the next one comes a period later
+            released.set()
+        return outcome["result"]
 
     result = await session_call(world, run)
     assert text_of(result) == '{"answers":[{"id":"q","selected":["Yes"]}]}', result
-    assert len(seen) >= 1, seen
-    assert "waiting" in (seen[0][1] or ""), seen
+    assert len(seen) >= 2, seen
+    assert all("waiting" in (message or "") for _, message in seen), seen
+    assert [p for p, _ in seen] == sorted(set(p for p, _ in seen)), seen  # strictly increasing
+
+
+@case
+async def client_mistakes_keep_stderr_quiet(world):
+    from mcp import MCPError
+
+    world.answerer.policy = first_option_answer
+
+    async def run(session):
+        try:
+            await session.call_tool("no_such_tool", {})
+        except MCPError as error:
+            unknown = error
+        else:
+            raise AssertionError("an unknown tool should be a protocol error")
+        bad = await session.call_tool("ask_user_question", {"questions": "none"})
+        good = await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "?", "options": [{"label": "A"}]}]})
+        return unknown, bad, good
+
+    unknown, bad, good = await session_call(world, run, server=world.server(default_log=True), errlog_name="quiet.log")
+    assert unknown.code == -32602 and 'unknown tool "no_such_tool"' in unknown.message, unknown
+    assert bad.is_error and text_of(bad).startswith("Error: invalid arguments: questions: "), bad
+    assert text_of(good) == '{"answers":[{"id":"q","selected":["A"]}]}', good
+    with open(os.path.join(world.dir, "quiet.log")) as f:
+        stderr = f.read()
+    assert stderr == "", f"askdesk mcp wrote to stderr:\n{stderr}"
 
 
 @case

@@ -82,11 +82,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr. `serve` logs at info by default, the other commands only warnings;
-/// `ASKDESK_LOG` (an `EnvFilter` directive such as `debug` or `askdesk_broker=trace`) overrides.
+/// Logs go to stderr. `serve` logs at info by default, `mcp` what [`mcp::DEFAULT_LOG_FILTER`]
+/// keeps, the other commands only warnings; `ASKDESK_LOG` (an `EnvFilter` directive such as
+/// `debug` or `askdesk_broker=trace`) overrides.
 fn init_tracing(command: &Command) {
     let default = match command {
         Command::Serve(_) => "info",
+        Command::Mcp(_) => mcp::DEFAULT_LOG_FILTER,
         _ => "warn",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("ASKDESK_LOG")
