@@ -9,6 +9,7 @@
 //! - [`history`]: `askdesk history`, the journal of settled requests.
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
+//! - [`launch`]: starting the desktop app when no broker runs (for `mcp` and `hook`).
 //!
 //! Only protocol output goes to stdout (answers, tables, JSON); logs and errors go to stderr.
 
@@ -18,6 +19,7 @@ mod cli;
 mod connect;
 mod exit;
 mod history;
+mod launch;
 mod mcp;
 mod serve;
 mod status;

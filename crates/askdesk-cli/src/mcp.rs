@@ -5,7 +5,7 @@
 //! (without starting anything) or at the first call (starting the desktop app if need be), and is
 //! made again if the broker restarts. When the session ends the agent is unregistered.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,12 +33,8 @@ use crate::exit::{Error, Result};
 
 /// How often a waiting call tells the client it is still alive.
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
-/// How long a call waits for a desktop app it started to open the socket.
-const LAUNCH_WAIT: Duration = Duration::from_secs(10);
 /// A failed launch is not retried sooner than this.
 const LAUNCH_RETRY: Duration = Duration::from_secs(30);
-/// The desktop app's executable.
-const DESKTOP_EXE: &str = "askdesk-desktop";
 
 pub async fn run(args: McpArgs, socket: PathBuf) -> Result<()> {
     let bridge = Arc::new(Bridge::new(socket, !args.no_launch));
@@ -432,10 +428,7 @@ impl Bridge {
         let not_running = || Error::NoBroker {
             path: self.socket.clone(),
         };
-        let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-        let Some(exe) = desktop_exe().filter(|_| has_display) else {
+        let Some(exe) = crate::launch::launchable() else {
             return Err(not_running());
         };
         {
@@ -445,41 +438,7 @@ impl Bridge {
             }
             *last = Some(Instant::now());
         }
-        tracing::info!(exe = %exe.display(), "no broker running: starting the desktop app");
-        let mut command = tokio::process::Command::new(&exe);
-        command
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        #[cfg(unix)]
-        command.process_group(0); // the app outlives this MCP session and its client's signals
-        let mut child = command.spawn().map_err(|e| {
-            Error::Internal(format!(
-                "cannot start {}: {e}; start askdesk yourself",
-                exe.display()
-            ))
-        })?;
-        // Reap it if it exits while this process runs.
-        tokio::spawn(async move {
-            let _ = child.wait().await;
-        });
-        let deadline = Instant::now() + LAUNCH_WAIT;
-        loop {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            match Client::connect(&self.socket, "askdesk mcp").await {
-                Ok(client) => return Ok(client),
-                Err(ClientError::NotRunning { .. }) if Instant::now() < deadline => continue,
-                Err(ClientError::NotRunning { .. }) => {
-                    return Err(Error::Internal(format!(
-                        "started {} but no broker opened {} within {}s; start askdesk with `askdesk serve` or the desktop app",
-                        exe.display(),
-                        self.socket.display(),
-                        LAUNCH_WAIT.as_secs()
-                    )))
-                }
-                Err(error) => return Err(error.into()),
-            }
-        }
+        crate::launch::start_and_connect(&exe, &self.socket, "askdesk mcp").await
     }
 }
 
@@ -527,31 +486,6 @@ pub fn agent_registration(id: &str, client_info: Option<&Implementation>) -> Age
         owner: None,
         label: Some(label),
         meta: Some(meta),
-    }
-}
-
-/// `askdesk-desktop` next to this executable, else on PATH.
-fn desktop_exe() -> Option<PathBuf> {
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join(DESKTOP_EXE)));
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join(DESKTOP_EXE));
-    beside.into_iter().chain(on_path).find(|p| is_executable(p))
-}
-
-fn is_executable(path: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        path.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        path.is_file()
     }
 }
 
