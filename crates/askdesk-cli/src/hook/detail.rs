@@ -216,14 +216,14 @@ fn line_ops<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<(char, &'a str)> {
             ops.push((' ', a[i]));
             i += 1;
             j += 1;
-        } else if j < b.len()
-            && (i == a.len() || lcs[i * width + j + 1] >= lcs[(i + 1) * width + j])
+        } else if i < a.len()
+            && (j == b.len() || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1])
         {
-            ops.push(('+', b[j]));
-            j += 1;
-        } else {
             ops.push(('-', a[i]));
             i += 1;
+        } else {
+            ops.push(('+', b[j]));
+            j += 1;
         }
     }
     // Show removals before additions within each changed run, as diff tools do.
