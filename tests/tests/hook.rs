@@ -420,6 +420,40 @@ async fn a_killed_hook_withdraws_its_question() {
     );
 }
 
+/// A client that kills only the shell running the hook command orphans the hook: the question
+/// is withdrawn all the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_orphaned_hook_withdraws_its_question() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    // `; exit` keeps the shell from replacing itself with askdesk.
+    let command = format!(
+        "'{}' hook claude-code; exit",
+        askdesk_e2e::askdesk_bin().display()
+    );
+    let mut shell = std::process::Command::new("sh");
+    shell
+        .args(["-c", &command])
+        .env("ASKDESK_SOCKET", broker.socket())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = shell.spawn().expect("spawn sh");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(fixture("claude-bash").as_bytes()).unwrap();
+    drop(stdin);
+    let request = script.next_request().await;
+    child.kill().expect("kill the shell");
+    child.wait().unwrap();
+    let cancel = script.next_incoming().await;
+    assert_eq!(
+        cancel,
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
+    );
+}
+
 /// Parallel tool calls: two prompts of one session pending at once both reach the human, as the
 /// same agent.
 #[tokio::test(flavor = "multi_thread")]
@@ -548,6 +582,13 @@ fn install_merges_is_idempotent_backs_up_and_uninstalls_only_ours() {
     assert_eq!(groups.len(), 2);
     assert_eq!(groups[1]["matcher"], "ExitPlanMode|Bash");
     assert_eq!(groups[1]["hooks"][0]["timeout"], 600);
+
+    let before = read(&settings);
+    let output = install_cmd(&home, &["uninstall", "claude-code", "--print"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed, serde_json::from_str::<Value>(original).unwrap());
+    assert_eq!(read(&settings), before, "--print writes nothing");
 
     let output = install_cmd(&home, &["uninstall", "claude-code"]);
     assert!(output.status.success(), "{}", text(&output.stderr));

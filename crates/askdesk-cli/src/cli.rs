@@ -362,6 +362,9 @@ pub struct UninstallArgs {
     /// The client whose settings lose the hook
     #[arg(value_enum)]
     pub client: crate::hook::HookClient,
+    /// Print the file as it would be instead of changing it
+    #[arg(long)]
+    pub print: bool,
     /// The settings file (as for install)
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,

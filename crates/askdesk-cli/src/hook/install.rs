@@ -77,6 +77,11 @@ pub fn uninstall(args: &UninstallArgs) -> Result<()> {
             hooks.remove("PermissionRequest");
         }
     }
+    if args.print {
+        eprintln!("{} without the askdesk hook:", path.display());
+        println!("{}", pretty(&root));
+        return Ok(());
+    }
     let backup = save(&path, &root, true)?;
     println!(
         "Removed the askdesk hook for {} from {}.",

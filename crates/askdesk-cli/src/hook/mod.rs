@@ -69,17 +69,24 @@ async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Resu
     let broker = connect(client, socket, !args.no_launch).await?;
     let agent = register(&broker, client, &input).await?;
     // The client kills this process when the person answers in the terminal or the hook times
-    // out: the connection then closes, which withdraws the question (ASK_ABORTED).
+    // out: the connection then closes, which withdraws the question (ASK_ABORTED). When it kills
+    // only the shell that runs this command, this process is orphaned: that withdraws it too.
+    let orphaned = CancellationToken::new();
+    let watcher = tokio::spawn(cancel_when_orphaned(orphaned.clone()));
     let answer = broker
         .ask(
             &AskRequest {
                 questions: prompt.questions.clone(),
                 agent: Some(agent.clone()),
             },
-            &CancellationToken::new(),
+            &orphaned,
         )
         .await;
+    watcher.abort();
     let _ = broker.unregister_agent(&agent).await;
+    if orphaned.is_cancelled() {
+        return Err("the client stopped waiting for this prompt".into());
+    }
     let answer = answer.map_err(|error| explain(&error))?;
     let decision = prompt::decide(&input, &prompt, &answer).map_err(|none| none.0)?;
     Ok(decision.output())
@@ -163,6 +170,22 @@ fn registration(client: HookClient, input: &HookInput, id: &str) -> AgentRegistr
         owner: None,
         label: Some(client.label().into()),
         meta: Some(meta),
+    }
+}
+
+/// How often the hook checks that the client still waits for it.
+const PARENT_CHECK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Cancels `token` once this process's parent is gone (it was reparented).
+async fn cancel_when_orphaned(token: CancellationToken) {
+    let parent = parent_pid();
+    let mut ticks = tokio::time::interval(PARENT_CHECK);
+    loop {
+        ticks.tick().await;
+        if parent_pid() != parent {
+            token.cancel();
+            return;
+        }
     }
 }
 
