@@ -393,6 +393,55 @@ async fn no_answerer_no_broker_and_bad_input_fall_open() {
     }
 }
 
+/// With no broker but a display, the hook starts the desktop app (here a stand-in beside a copy of
+/// the binary that runs `askdesk serve`) and asks there; that broker has no answerer, so the hook
+/// still falls open, saying so.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_broker_with_a_display_starts_the_desktop_app() {
+    let home = Home::new();
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let askdesk = bin.join("askdesk");
+    std::fs::copy(askdesk_e2e::askdesk_bin(), &askdesk).unwrap();
+    let pidfile = home.path().join("desktop.pid");
+    let desktop = bin.join("askdesk-desktop");
+    std::fs::write(
+        &desktop,
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec '{}' serve --no-history\n",
+            pidfile.display(),
+            askdesk.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &desktop,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new(&askdesk);
+    cmd.args(["hook", "claude-code"])
+        .env("ASKDESK_SOCKET", home.socket())
+        .env("XDG_DATA_HOME", home.data_home())
+        .env("XDG_RUNTIME_DIR", home.runtime_dir())
+        .env("DISPLAY", ":99");
+    let input = fixture("claude-bash");
+    let output = tokio::task::spawn_blocking(move || {
+        askdesk_e2e::run_with_stdin(&mut cmd, Some(input.as_bytes()), HOOK_LIMIT)
+    })
+    .await
+    .unwrap();
+    let pid: Option<libc::pid_t> = std::fs::read_to_string(&pidfile)
+        .ok()
+        .and_then(|text| text.trim().parse().ok());
+    if let Some(pid) = pid {
+        // SAFETY: kill(2) on the stand-in app, which runs in a process group of its own.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+    assert!(pid.is_some(), "the desktop app was not started");
+    assert_fell_open(&output, "no answerer took the question");
+}
+
 /// The client kills the hook when the person answers in the terminal first (or on its timeout):
 /// the question is withdrawn from the answerer.
 #[tokio::test(flavor = "multi_thread")]
