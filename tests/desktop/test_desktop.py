@@ -723,6 +723,7 @@ def run_hook(ctx, fixture, client="claude-code"):
             proc.kill()
             raise AssertionError("askdesk hook did not finish")
         return proc.returncode, box["out"].decode(), box["err"].decode()
+    done.proc = proc
     return text, done
 
 
@@ -780,6 +781,20 @@ def test_hook_tool_approvals_show_the_command_and_the_diff(ctx):
     ctx.wait_queue(0)
 
 
+def test_hook_killed_by_the_client_withdraws_the_question(ctx):
+    """Answering in the terminal first makes the client kill the hook: the question leaves the
+    dialog and its notification closes."""
+    _, done = run_hook(ctx, "claude-bash")
+    nid = ctx.notification_id("Claude Code asks")
+    ctx.show("permission")
+    done.proc.send_signal(signal.SIGTERM)
+    status, out, _ = done()
+    assert out == "", out
+    ctx.wait_queue(0)
+    assert not ctx.page.find_all('[data-qid="permission"]')
+    assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+
+
 TESTS = [
     test_batch_answer_reaches_the_asker,
     test_single_select_custom_overrides_and_keyboard,
@@ -800,6 +815,7 @@ TESTS = [
     test_xss_plan_runs_nothing,
     test_hook_plan_is_approved_in_the_pane,
     test_hook_tool_approvals_show_the_command_and_the_diff,
+    test_hook_killed_by_the_client_withdraws_the_question,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
     test_kill_after_submit_leaves_a_complete_journal_line,
