@@ -5,6 +5,7 @@
 # Exits non-zero on failure; the last line printed is "N passed, N failed".
 #
 # Environment: ASKDESK_DESKTOP_BIN (default target/debug/askdesk-desktop, built if missing),
+# ASKDESK_CLI_BIN (default target/debug/askdesk, built with the app, for the hook tests),
 # SCREENSHOTS=<dir> to save screenshots, SKIP_BUILD=1 to use the binary as is.
 # Extra arguments go to test_desktop.py (e.g. -k plan).
 set -euo pipefail
@@ -12,6 +13,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 APP="${ASKDESK_DESKTOP_BIN:-$ROOT/target/debug/askdesk-desktop}"
+CLI="${ASKDESK_CLI_BIN:-$ROOT/target/debug/askdesk}"
 
 fail() { echo "run.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
@@ -19,9 +21,10 @@ for tool in Xvfb dbus-daemon dbus-monitor dbus-send dunst WebKitWebDriver python
   command -v "$tool" >/dev/null || fail "missing $tool (apt-get install xvfb dbus-x11 dunst webkit2gtk-driver imagemagick)"
 done
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  (cd "$ROOT" && cargo build -p askdesk-desktop) || fail "cargo build -p askdesk-desktop failed"
+  (cd "$ROOT" && cargo build -p askdesk-desktop -p askdesk-cli) || fail "cargo build -p askdesk-desktop failed"
 fi
 [ -x "$APP" ] || fail "no app binary at $APP"
+[ -x "$CLI" ] || fail "no askdesk binary at $CLI"
 if ! command -v tauri-driver >/dev/null; then
   cargo install tauri-driver --locked || fail "cargo install tauri-driver failed"
 fi
@@ -104,6 +107,6 @@ tauri-driver --port "$PORT" --native-port "$NATIVE_PORT" --native-driver "$(comm
   >"$WORK/tauri-driver.log" 2>&1 &
 PIDS+=($!)
 
-ARGS=(--app "$APP" --driver "http://127.0.0.1:$PORT" --bus-log "$WORK/bus-monitor.log")
+ARGS=(--app "$APP" --cli "$CLI" --driver "http://127.0.0.1:$PORT" --bus-log "$WORK/bus-monitor.log")
 if [ -n "${SCREENSHOTS:-}" ]; then ARGS+=(--screenshots "$SCREENSHOTS"); fi
 python3 "$HERE/test_desktop.py" "${ARGS[@]}" "$@"

@@ -18,7 +18,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   askdesk answer --policy first                    # answer every request with its first option
   askdesk status
   askdesk history --limit 10
-  claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client"
+  claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client
+  askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk"
 )]
 pub struct Cli {
     /// The broker's socket [default: $XDG_RUNTIME_DIR/askdesk/askdesk.sock, else /tmp/askdesk-<uid>/askdesk.sock]
@@ -38,6 +39,7 @@ pub enum Command {
     Status(StatusArgs),
     History(HistoryArgs),
     Mcp(McpArgs),
+    Hook(HookArgs),
 }
 
 /// Run the broker without a GUI, in the foreground
@@ -298,6 +300,78 @@ pub struct McpArgs {
     /// Never start the desktop app; fail calls while no broker runs
     #[arg(long)]
     pub no_launch: bool,
+}
+
+// ----- askdesk hook -----
+
+/// Answer Claude Code's and Codex's permission prompts in askdesk (their PermissionRequest hook)
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The client runs `askdesk hook claude-code` (or `codex`) for each permission \
+prompt: plan approval, AskUserQuestion, and \"may I run this tool?\". It reads the hook's JSON on \
+stdin, asks you through askdesk, and prints the client's decision JSON. Whenever askdesk cannot \
+decide (no broker and no display, you dismiss or skip the question, bad input) it prints nothing, \
+exits 0 and says why on stderr: the client then shows its own prompt.
+
+Examples:
+  askdesk hook install claude-code                 # merge the hook into ~/.claude/settings.json
+  askdesk hook install codex --print               # show the ~/.codex/hooks.json entry instead
+  askdesk hook uninstall claude-code"
+)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub command: HookCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Answer one Claude Code PermissionRequest (hook input on stdin, decision on stdout)
+    ClaudeCode(HookRunArgs),
+    /// Answer one Codex PermissionRequest (hook input on stdin, decision on stdout)
+    Codex(HookRunArgs),
+    /// Add the hook to the client's settings (merged, idempotent, previous file backed up)
+    Install(InstallArgs),
+    /// Remove askdesk's hook from the client's settings, and nothing else
+    Uninstall(UninstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookRunArgs {
+    /// Never start the desktop app; without a broker the client shows its own prompt
+    #[arg(long)]
+    pub no_launch: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The client whose settings get the hook
+    #[arg(value_enum)]
+    pub client: crate::hook::HookClient,
+    /// Print the snippet to merge instead of changing any file
+    #[arg(long)]
+    pub print: bool,
+    /// Which tools' prompts come to askdesk: `*` for all, or names such as `ExitPlanMode|AskUserQuestion|Bash`
+    #[arg(long, value_name = "TOOLS", default_value = "*")]
+    pub matcher: String,
+    /// Seconds the client lets the hook wait for you before it shows its own prompt
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    pub timeout: u64,
+    /// The settings file [default: ~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json]
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// The client whose settings lose the hook
+    #[arg(value_enum)]
+    pub client: crate::hook::HookClient,
+    /// Print the file as it would be instead of changing it
+    #[arg(long)]
+    pub print: bool,
+    /// The settings file (as for install)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 //! - [`history`]: `askdesk history`, the journal of settled requests.
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
+//! - [`hook`]: `askdesk hook`, Claude Code's and Codex's permission prompts answered in askdesk.
+//! - [`launch`]: starting the desktop app when no broker runs (for `mcp` and `hook`).
 //!
 //! Only protocol output goes to stdout (answers, tables, JSON); logs and errors go to stderr.
 
@@ -18,6 +20,8 @@ mod cli;
 mod connect;
 mod exit;
 mod history;
+mod hook;
+mod launch;
 mod mcp;
 mod serve;
 mod status;
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
             Command::Status(args) => status::run(args, socket).await,
             Command::History(args) => history::run(args).await,
             Command::Mcp(args) => mcp::run(args, socket).await,
+            Command::Hook(args) => hook::run(args, socket).await,
         }
     });
     // Pending reads of stdin (answer --exec children, the MCP transport) must not keep the

@@ -1,18 +1,15 @@
-//! Starting the desktop app when an MCP call needs a broker and none runs.
+//! Starting the desktop app when an MCP call needs a broker and none runs, at most once per
+//! [`LAUNCH_RETRY`]; the launch itself is [`crate::launch`]'s.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use askdesk_broker::client::{Client, ClientError};
+use askdesk_broker::client::Client;
 
 use crate::exit::{Error, Result};
 
-/// How long a call waits for a desktop app it started to open the socket.
-const LAUNCH_WAIT: Duration = Duration::from_secs(10);
 /// A failed launch is not retried sooner than this.
 const LAUNCH_RETRY: Duration = Duration::from_secs(30);
-/// The desktop app's executable.
-const DESKTOP_EXE: &str = "askdesk-desktop";
 
 /// Starts the desktop app at most once per [`LAUNCH_RETRY`].
 #[derive(Default)]
@@ -26,10 +23,7 @@ impl Launcher {
         let not_running = || Error::NoBroker {
             path: socket.to_owned(),
         };
-        let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-        let Some(exe) = desktop_exe().filter(|_| has_display) else {
+        let Some(exe) = crate::launch::launchable() else {
             return Err(not_running());
         };
         {
@@ -39,65 +33,6 @@ impl Launcher {
             }
             *last = Some(Instant::now());
         }
-        tracing::info!(exe = %exe.display(), "no broker running: starting the desktop app");
-        let mut command = tokio::process::Command::new(&exe);
-        command
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        #[cfg(unix)]
-        command.process_group(0); // the app outlives this MCP session and its client's signals
-        let mut child = command.spawn().map_err(|e| {
-            Error::Internal(format!(
-                "cannot start {}: {e}; start askdesk yourself",
-                exe.display()
-            ))
-        })?;
-        // Reap it if it exits while this process runs.
-        tokio::spawn(async move {
-            let _ = child.wait().await;
-        });
-        let deadline = Instant::now() + LAUNCH_WAIT;
-        loop {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            match Client::connect(socket, client_name).await {
-                Ok(client) => return Ok(client),
-                Err(ClientError::NotRunning { .. }) if Instant::now() < deadline => continue,
-                Err(ClientError::NotRunning { .. }) => {
-                    return Err(Error::Internal(format!(
-                        "started {} but no broker opened {} within {}s; start askdesk with `askdesk serve` or the desktop app",
-                        exe.display(),
-                        socket.display(),
-                        LAUNCH_WAIT.as_secs()
-                    )))
-                }
-                Err(error) => return Err(error.into()),
-            }
-        }
-    }
-}
-
-/// `askdesk-desktop` next to this executable, else on PATH.
-fn desktop_exe() -> Option<PathBuf> {
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join(DESKTOP_EXE)));
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join(DESKTOP_EXE));
-    beside.into_iter().chain(on_path).find(|p| is_executable(p))
-}
-
-fn is_executable(path: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        path.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        path.is_file()
+        crate::launch::start_and_connect(&exe, socket, client_name).await
     }
 }

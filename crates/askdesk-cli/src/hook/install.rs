@@ -1,0 +1,335 @@
+//! `askdesk hook install|uninstall`: our `PermissionRequest` entry merged into Claude Code's
+//! `settings.json` or Codex's `hooks.json`, never clobbering what is there, idempotent, with a
+//! backup of the previous file.
+
+use std::path::{Path, PathBuf};
+
+use super::json::Json;
+use super::HookClient;
+use crate::cli::{InstallArgs, UninstallArgs};
+use crate::exit::{Error, Result};
+
+/// The suffix of the copy of the previous file kept next to it.
+const BACKUP_SUFFIX: &str = ".askdesk-backup";
+
+pub fn install(args: &InstallArgs) -> Result<()> {
+    let path = settings_path(args.client, args.config.as_deref())?;
+    let group = group(&args.matcher, args.timeout, &our_command(args.client)?);
+    if args.print {
+        let snippet = Json::object([(
+            "hooks",
+            Json::object([("PermissionRequest", Json::Array(vec![group]))]),
+        )]);
+        eprintln!("Merge this into {}:", path.display());
+        println!("{}", pretty(&snippet));
+        return Ok(());
+    }
+    let (mut root, existed) = load(&path)?;
+    let list = permission_requests(&mut root, &path)?;
+    let installed = list.iter().filter(|g| holds_ours(g, args.client)).count();
+    if installed == 1 && list.contains(&group) {
+        println!(
+            "The askdesk hook for {} is installed in {} already; nothing changed.",
+            args.client,
+            path.display()
+        );
+        return Ok(());
+    }
+    let at = remove_ours(list, args.client).unwrap_or(list.len());
+    list.insert(at, group);
+    let backup = save(&path, &root, existed)?;
+    println!(
+        "Installed the askdesk hook for {} in {} (PermissionRequest, matcher {:?}, timeout {} s).",
+        args.client,
+        path.display(),
+        args.matcher,
+        args.timeout
+    );
+    if let Some(backup) = backup {
+        println!("The previous file is kept as {}.", backup.display());
+    }
+    if args.client == HookClient::Codex {
+        println!(
+            "Codex runs a new hook only once you trust it: open /hooks in Codex and trust askdesk's PermissionRequest hook."
+        );
+    }
+    Ok(())
+}
+
+pub fn uninstall(args: &UninstallArgs) -> Result<()> {
+    let path = settings_path(args.client, args.config.as_deref())?;
+    let (mut root, existed) = load(&path)?;
+    let found = existed && {
+        let list = permission_requests(&mut root, &path)?;
+        remove_ours(list, args.client).is_some()
+    };
+    if !found {
+        println!(
+            "The askdesk hook for {} is not installed in {}; nothing changed.",
+            args.client,
+            path.display()
+        );
+        return Ok(());
+    }
+    // Drop the containers our entry leaves empty; anything else of the user's stays.
+    if let Some(hooks) = root.get_mut("hooks") {
+        if matches!(hooks.get("PermissionRequest"), Some(Json::Array(list)) if list.is_empty()) {
+            hooks.remove("PermissionRequest");
+        }
+    }
+    if args.print {
+        eprintln!("{} without the askdesk hook:", path.display());
+        println!("{}", pretty(&root));
+        return Ok(());
+    }
+    let backup = save(&path, &root, true)?;
+    println!(
+        "Removed the askdesk hook for {} from {}.",
+        args.client,
+        path.display()
+    );
+    if let Some(backup) = backup {
+        println!("The previous file is kept as {}.", backup.display());
+    }
+    Ok(())
+}
+
+/// Where the client reads its hooks: `~/.claude/settings.json`, or `$CODEX_HOME/hooks.json`
+/// (`~/.codex/hooks.json`), unless `--config` names the file.
+fn settings_path(client: HookClient, config: Option<&Path>) -> Result<PathBuf> {
+    if let Some(config) = config {
+        return Ok(config.to_owned());
+    }
+    let home = || {
+        std::env::var_os("HOME")
+            .filter(|home| !home.is_empty())
+            .map(PathBuf::from)
+            .ok_or_else(|| Error::Usage("HOME is not set; name the file with --config".into()))
+    };
+    Ok(match client {
+        HookClient::ClaudeCode => home()?.join(".claude").join("settings.json"),
+        HookClient::Codex => match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
+            Some(dir) => PathBuf::from(dir).join("hooks.json"),
+            None => home()?.join(".codex").join("hooks.json"),
+        },
+    })
+}
+
+/// The command the client runs: this executable, by absolute path, and `hook <client>`.
+fn our_command(client: HookClient) -> Result<String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Internal(format!("cannot tell where askdesk is installed: {e}")))?;
+    Ok(format!(
+        "{} hook {}",
+        shell_quote(&exe.display().to_string()),
+        client.slug()
+    ))
+}
+
+/// `{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout": ...}]}`.
+fn group(matcher: &str, timeout: u64, command: &str) -> Json {
+    Json::object([
+        ("matcher", Json::str(matcher)),
+        (
+            "hooks",
+            Json::Array(vec![Json::object([
+                ("type", Json::str("command")),
+                ("command", Json::str(command)),
+                ("timeout", Json::from(timeout)),
+            ])]),
+        ),
+    ])
+}
+
+/// The file's JSON object (an empty one when the file does not exist), and whether it existed.
+fn load(path: &Path) -> Result<(Json, bool)> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((Json::Object(Vec::new()), false))
+        }
+        Err(e) => {
+            return Err(Error::Internal(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )))
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok((Json::Object(Vec::new()), true));
+    }
+    match serde_json::from_str::<Json>(&text) {
+        Ok(root @ Json::Object(_)) => Ok((root, true)),
+        Ok(_) => Err(Error::Input(format!(
+            "{} is not a JSON object; it was left unchanged",
+            path.display()
+        ))),
+        Err(e) => Err(Error::Input(format!(
+            "{} is not valid JSON ({e}); it was left unchanged",
+            path.display()
+        ))),
+    }
+}
+
+/// `hooks.PermissionRequest`, created empty when missing; an error when either has another type.
+fn permission_requests<'a>(root: &'a mut Json, path: &Path) -> Result<&'a mut Vec<Json>> {
+    let unexpected = |what: &str| {
+        Error::Input(format!(
+            "{what} in {} is not what askdesk expects; it was left unchanged",
+            path.display()
+        ))
+    };
+    let hooks = root
+        .field_or("hooks", Json::Object(Vec::new()))
+        .filter(|hooks| matches!(hooks, Json::Object(_)))
+        .ok_or_else(|| unexpected("\"hooks\" (not an object)"))?;
+    hooks
+        .field_or("PermissionRequest", Json::Array(Vec::new()))
+        .and_then(Json::as_array_mut)
+        .ok_or_else(|| unexpected("\"hooks.PermissionRequest\" (not an array)"))
+}
+
+/// Removes our handlers from every group, and the groups they leave empty; returns the index of
+/// the first group that held one.
+fn remove_ours(list: &mut Vec<Json>, client: HookClient) -> Option<usize> {
+    let first = list.iter().position(|g| holds_ours(g, client))?;
+    list.retain_mut(|group| {
+        let Some(handlers) = group.get_mut("hooks").and_then(Json::as_array_mut) else {
+            return true;
+        };
+        let before = handlers.len();
+        handlers.retain(|handler| !is_ours(handler, client));
+        !(handlers.is_empty() && before > 0)
+    });
+    Some(first.min(list.len()))
+}
+
+fn holds_ours(group: &Json, client: HookClient) -> bool {
+    match group.get("hooks") {
+        Some(Json::Array(handlers)) => handlers.iter().any(|h| is_ours(h, client)),
+        _ => false,
+    }
+}
+
+/// Whether a handler runs `askdesk hook <client>` (whatever path askdesk has).
+fn is_ours(handler: &Json, client: HookClient) -> bool {
+    let Some(command) = handler.get("command").and_then(Json::as_str) else {
+        return false;
+    };
+    let words: Vec<String> = command
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_owned())
+        .collect();
+    words.windows(2).enumerate().any(|(i, pair)| {
+        pair[0] == "hook"
+            && pair[1] == client.slug()
+            && words[..i].iter().any(|w| {
+                Path::new(w)
+                    .file_name()
+                    .is_some_and(|name| name == "askdesk")
+            })
+    })
+}
+
+/// Writes `root` to `path` through a temporary file and a rename, keeping the previous file as
+/// `<path>.askdesk-backup`; returns the backup's path.
+fn save(path: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
+    let io = |what: &str, e: std::io::Error| Error::Internal(format!("cannot {what}: {e}"));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| io(&format!("create {}", dir.display()), e))?;
+    }
+    let backup = if existed {
+        let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()));
+        std::fs::copy(path, &backup).map_err(|e| {
+            io(
+                &format!("back up {} to {}", path.display(), backup.display()),
+                e,
+            )
+        })?;
+        Some(backup)
+    } else {
+        None
+    };
+    let temporary = PathBuf::from(format!("{}.askdesk-tmp", path.display()));
+    std::fs::write(&temporary, format!("{}\n", pretty(root)))
+        .map_err(|e| io(&format!("write {}", temporary.display()), e))?;
+    if let Some(backup) = &backup {
+        // The new file keeps the old one's permissions (settings may hold secrets).
+        if let Ok(meta) = std::fs::metadata(backup) {
+            let _ = std::fs::set_permissions(&temporary, meta.permissions());
+        }
+    }
+    std::fs::rename(&temporary, path).map_err(|e| io(&format!("replace {}", path.display()), e))?;
+    Ok(backup)
+}
+
+fn pretty(json: &Json) -> String {
+    serde_json::to_string_pretty(json).expect("JSON serializes")
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    let plain = text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c));
+    if plain && !text.is_empty() {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Json {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn our_handlers_are_recognized_wherever_askdesk_lives() {
+        let handler = |command: &str| Json::object([("command", Json::str(command))]);
+        let c = HookClient::ClaudeCode;
+        assert!(is_ours(&handler("/usr/bin/askdesk hook claude-code"), c));
+        assert!(is_ours(
+            &handler("'/opt/my tools/askdesk' hook claude-code"),
+            c
+        ));
+        assert!(is_ours(&handler("askdesk --socket /s hook claude-code"), c));
+        assert!(!is_ours(&handler("/usr/bin/askdesk hook codex"), c));
+        assert!(!is_ours(&handler("other-tool hook claude-code"), c));
+        assert!(!is_ours(&Json::object([("type", Json::str("command"))]), c));
+    }
+
+    #[test]
+    fn removal_keeps_the_users_handlers() {
+        let mut root = parse(
+            r#"{"hooks":{"PermissionRequest":[
+                {"matcher":"Bash","hooks":[{"type":"command","command":"mine.sh"},{"type":"command","command":"askdesk hook claude-code"}]},
+                {"matcher":"*","hooks":[{"type":"command","command":"askdesk hook claude-code"}]},
+                {"matcher":"*","hooks":[]}]}}"#,
+        );
+        let list = permission_requests(&mut root, Path::new("s.json")).unwrap();
+        assert_eq!(remove_ours(list, HookClient::ClaudeCode), Some(0));
+        assert_eq!(
+            serde_json::to_string(&root).unwrap(),
+            r#"{"hooks":{"PermissionRequest":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine.sh"}]},{"matcher":"*","hooks":[]}]}}"#
+        );
+    }
+
+    #[test]
+    fn unexpected_shapes_are_errors() {
+        for text in [r#"{"hooks":[]}"#, r#"{"hooks":{"PermissionRequest":{}}}"#] {
+            let mut root = parse(text);
+            let error = permission_requests(&mut root, Path::new("s.json")).unwrap_err();
+            assert!(error.to_string().contains("left unchanged"), "{error}");
+        }
+    }
+
+    #[test]
+    fn paths_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("/usr/bin/askdesk"), "/usr/bin/askdesk");
+        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+    }
+}

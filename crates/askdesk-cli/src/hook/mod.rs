@@ -1,0 +1,238 @@
+//! `askdesk hook`: the agents' own permission prompts answered in askdesk, and the hook's
+//! installation into the agents' settings.
+//!
+//! - [`prompt`]: a `PermissionRequest` hook input as questions, and the answer as the client's
+//!   decision JSON.
+//! - [`detail`]: the markdown that shows what a tool call will do (command, diff, URL, arguments).
+//! - [`install`]: `askdesk hook install|uninstall`, merging our entry into the client's settings.
+//! - [`json`]: JSON that keeps its key order, so a settings file is rewritten as it was.
+//!
+//! `askdesk hook claude-code` and `askdesk hook codex` fail open: whatever goes wrong (no broker,
+//! bad input, the human dismisses or skips), they print nothing, exit 0 and say why in one line
+//! on stderr, and the client shows its own prompt. Only a decision the human made is printed.
+
+mod detail;
+mod install;
+mod json;
+mod prompt;
+
+use std::path::{Path, PathBuf};
+
+use askdesk_broker::client::{Client, ClientError};
+use askdesk_core::{AgentRegistration, AskRequest, Handle, RegistryError};
+use serde_json::{Map, Value};
+use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::{HookArgs, HookCommand, HookRunArgs};
+use crate::exit::Result;
+pub use prompt::HookClient;
+use prompt::HookInput;
+
+/// The most bytes of hook input read; a plan or a file write beyond this is not a prompt we show.
+const INPUT_LIMIT: u64 = 16 * 1024 * 1024;
+/// How many agents of one session may ask at once (parallel tool calls) before a prompt gives up.
+const AGENTS_PER_SESSION: u32 = 64;
+
+pub async fn run(args: HookArgs, socket: PathBuf) -> Result<()> {
+    match args.command {
+        HookCommand::ClaudeCode(run) => {
+            answer(HookClient::ClaudeCode, run, &socket).await;
+            Ok(())
+        }
+        HookCommand::Codex(run) => {
+            answer(HookClient::Codex, run, &socket).await;
+            Ok(())
+        }
+        HookCommand::Install(args) => install::install(&args),
+        HookCommand::Uninstall(args) => install::uninstall(&args),
+    }
+}
+
+/// Answers one prompt: the decision on stdout, or nothing and the reason on stderr.
+async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) {
+    match decision(client, &args, socket).await {
+        Ok(line) => println!("{line}"),
+        Err(reason) => eprintln!("askdesk hook: {reason}; {client} shows its own prompt instead"),
+    }
+}
+
+async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Result<String, String> {
+    let mut text = String::new();
+    tokio::io::stdin()
+        .take(INPUT_LIMIT)
+        .read_to_string(&mut text)
+        .await
+        .map_err(|e| format!("cannot read the hook input: {e}"))?;
+    let input = HookInput::parse(&text)?;
+    let prompt = prompt::prompt(client, &input)?;
+    let broker = connect(client, socket, !args.no_launch).await?;
+    let agent = register(&broker, client, &input).await?;
+    // The client kills this process when the person answers in the terminal or the hook times
+    // out: the connection then closes, which withdraws the question (ASK_ABORTED). When it kills
+    // only the shell that runs this command, this process is orphaned: that withdraws it too.
+    let orphaned = CancellationToken::new();
+    let watcher = tokio::spawn(cancel_when_orphaned(orphaned.clone()));
+    let answer = broker
+        .ask(
+            &AskRequest {
+                questions: prompt.questions.clone(),
+                agent: Some(agent.clone()),
+            },
+            &orphaned,
+        )
+        .await;
+    watcher.abort();
+    let _ = broker.unregister_agent(&agent).await;
+    if orphaned.is_cancelled() {
+        return Err("the client stopped waiting for this prompt".into());
+    }
+    let answer = answer.map_err(|error| explain(&error))?;
+    let decision = prompt::decide(&input, &prompt, &answer).map_err(|none| none.0)?;
+    Ok(decision.output())
+}
+
+/// Connects to the broker, starting the desktop app when none runs and a display is there.
+async fn connect(client: HookClient, socket: &Path, launch: bool) -> Result<Client, String> {
+    let name = format!("askdesk hook {}", client.slug());
+    match Client::connect(socket, &name).await {
+        Ok(broker) => Ok(broker),
+        Err(ClientError::NotRunning { .. }) => match crate::launch::launchable().filter(|_| launch)
+        {
+            Some(exe) => crate::launch::start_and_connect(&exe, socket, &name)
+                .await
+                .map_err(|e| e.to_string()),
+            None => Err(format!(
+                "no askdesk broker is running at {} and the desktop app cannot be started here",
+                socket.display()
+            )),
+        },
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// Registers the prompt's root agent.
+///
+/// Each prompt registers its own agent with the same label and meta, and an id derived from the
+/// session: `<client>-<session_id>`, or `<client>-<session_id>-2`, `-3`, ... while the lower ids
+/// are live. Two prompts of one session pending at once (parallel tool calls) are then both
+/// asked, and the human sees the same agent; each agent lives only as long as its prompt.
+async fn register(
+    broker: &Client,
+    client: HookClient,
+    input: &HookInput,
+) -> Result<Handle, String> {
+    let base = agent_id(client, input);
+    let taken = RegistryError::IdTaken { id: String::new() }.code();
+    let mut registration = registration(client, input, &base);
+    for n in 2..=AGENTS_PER_SESSION + 1 {
+        match broker.register_agent(&registration).await {
+            Err(ClientError::Rpc(error)) if error.data_code() == Some(taken) => {
+                registration.id = format!("{base}-{n}");
+            }
+            result => return result.map_err(|e| e.to_string()),
+        }
+    }
+    Err(format!(
+        "{AGENTS_PER_SESSION} prompts of session {base} are pending already"
+    ))
+}
+
+fn agent_id(client: HookClient, input: &HookInput) -> String {
+    match input.session_id.as_deref().filter(|s| !s.is_empty()) {
+        Some(session) => format!("{}-{session}", client.slug()),
+        None => format!("{}-{}", client.slug(), parent_pid()),
+    }
+}
+
+/// The agent a prompt asks as: labelled after the client, with the session's directory, the
+/// tool, and the transcript when the client names one.
+fn registration(client: HookClient, input: &HookInput, id: &str) -> AgentRegistration {
+    let mut meta = Map::new();
+    let cwd = input.cwd.clone().or_else(crate::connect::current_dir);
+    let fields = [
+        ("cwd", cwd),
+        ("tool", Some(input.tool_name.clone())),
+        ("transcript", input.transcript_path.clone()),
+        ("session", input.session_id.clone()),
+        ("model", input.model.clone()),
+        ("permissionMode", input.permission_mode.clone()),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value.filter(|v| !v.is_empty()) {
+            meta.insert(key.into(), Value::String(value));
+        }
+    }
+    meta.insert("client".into(), Value::String(client.slug().into()));
+    meta.insert("via".into(), Value::String("hook".into()));
+    AgentRegistration {
+        id: id.to_owned(),
+        owner: None,
+        label: Some(client.label().into()),
+        meta: Some(meta),
+    }
+}
+
+/// How often the hook checks that the client still waits for it.
+const PARENT_CHECK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Cancels `token` once this process's parent is gone (it was reparented).
+async fn cancel_when_orphaned(token: CancellationToken) {
+    let parent = parent_pid();
+    let mut ticks = tokio::time::interval(PARENT_CHECK);
+    loop {
+        ticks.tick().await;
+        if parent_pid() != parent {
+            token.cancel();
+            return;
+        }
+    }
+}
+
+fn parent_pid() -> u32 {
+    #[cfg(unix)]
+    {
+        std::os::unix::process::parent_id()
+    }
+    #[cfg(not(unix))]
+    {
+        std::process::id()
+    }
+}
+
+/// Why an ask gave no answer, for the stderr line.
+fn explain(error: &ClientError) -> String {
+    match error.question_code() {
+        Some("NO_PROVIDER") => {
+            "no answerer took the question (askdesk is on do-not-disturb, or nothing answers)"
+                .into()
+        }
+        Some("ASK_CANCELLED") => "the question was dismissed in askdesk".into(),
+        _ => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn agents_are_named_after_the_session() {
+        let input = HookInput::parse(
+            &json!({ "session_id": "abc", "transcript_path": "/t.jsonl", "cwd": "/work",
+                     "tool_name": "Bash", "tool_input": { "command": "ls" } })
+            .to_string(),
+        )
+        .unwrap();
+        assert_eq!(agent_id(HookClient::ClaudeCode, &input), "claude-code-abc");
+        let reg = registration(HookClient::Codex, &input, "codex-abc");
+        assert_eq!(reg.label.as_deref(), Some("Codex"));
+        assert_eq!(reg.owner, None);
+        assert_eq!(
+            Value::Object(reg.meta.unwrap()),
+            json!({ "cwd": "/work", "tool": "Bash", "transcript": "/t.jsonl", "session": "abc",
+                    "client": "codex", "via": "hook" })
+        );
+    }
+}

@@ -1,0 +1,615 @@
+//! A client's permission prompt as askdesk questions, and the human's answer as the client's
+//! decision JSON: the plan review (`ExitPlanMode`), `AskUserQuestion`, and every other tool.
+
+use askdesk_core::{Answer, AnswerItem, Intent, Question, QuestionOption};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::detail;
+use super::json::Json;
+
+/// The client whose hook is running; it decides the labels and what a decision may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookClient {
+    ClaudeCode,
+    Codex,
+}
+
+impl HookClient {
+    /// How the human sees the asking agent.
+    pub fn label(self) -> &'static str {
+        match self {
+            HookClient::ClaudeCode => "Claude Code",
+            HookClient::Codex => "Codex",
+        }
+    }
+
+    /// The command-line name (`askdesk hook <slug>`), also the prefix of the agent ids.
+    pub fn slug(self) -> &'static str {
+        match self {
+            HookClient::ClaudeCode => "claude-code",
+            HookClient::Codex => "codex",
+        }
+    }
+}
+
+impl std::fmt::Display for HookClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// The hook's stdin: the fields both clients send for `PermissionRequest` (unknown ones ignored).
+#[derive(Debug, Clone, Deserialize)]
+pub struct HookInput {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub transcript_path: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub hook_event_name: Option<String>,
+    #[serde(default)]
+    pub permission_mode: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    pub tool_name: String,
+    pub tool_input: Map<String, Value>,
+    /// Claude Code: the "always allow" rules its own prompt would offer.
+    #[serde(default)]
+    pub permission_suggestions: Vec<Value>,
+    /// `tool_input` with its keys in the client's order, echoed back in `updatedInput`.
+    #[serde(skip, default = "empty_object")]
+    pub echo: Json,
+}
+
+fn empty_object() -> Json {
+    Json::Object(Vec::new())
+}
+
+impl HookInput {
+    /// Parses the hook's stdin; the error says what is wrong with it.
+    pub fn parse(text: &str) -> Result<HookInput, String> {
+        let mut input: HookInput = serde_json::from_str(text)
+            .map_err(|e| format!("the hook input is not a PermissionRequest object: {e}"))?;
+        #[derive(Deserialize)]
+        struct Echo {
+            tool_input: Json,
+        }
+        input.echo = serde_json::from_str::<Echo>(text)
+            .map_err(|e| format!("the hook input is not a PermissionRequest object: {e}"))?
+            .tool_input;
+        match input.hook_event_name.as_deref() {
+            None | Some("PermissionRequest") => Ok(input),
+            Some(other) => Err(format!(
+                "the hook input is a {other} event; askdesk answers PermissionRequest only"
+            )),
+        }
+    }
+}
+
+/// The plan-review options (Claude Code's `ExitPlanMode`).
+pub const APPROVE_ASK: &str = "Approve, ask before edits";
+pub const APPROVE_ACCEPT: &str = "Approve, accept edits";
+pub const KEEP_PLANNING: &str = "Keep planning";
+/// The options of a tool approval.
+pub const ALLOW_ONCE: &str = "Allow once";
+pub const ALLOW_SESSION: &str = "Always allow in this session";
+pub const DENY: &str = "Deny";
+
+/// What the prompt is, which decides how an answer becomes a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Plan,
+    /// `AskUserQuestion`: the question texts, in batch order (ids are `q1`, `q2`, ...).
+    Questions(Vec<String>),
+    /// Any other tool; `always` when "Always allow in this session" is offered.
+    Tool {
+        always: bool,
+    },
+}
+
+/// The questions one prompt asks the human.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    pub kind: Kind,
+    pub questions: Vec<Question>,
+}
+
+/// The client's decision, as its hook output carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "behavior", rename_all = "camelCase")]
+pub enum Decision {
+    #[serde(rename_all = "camelCase")]
+    Allow {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        updated_input: Option<Json>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        updated_permissions: Option<Vec<Value>>,
+    },
+    Deny {
+        message: String,
+    },
+}
+
+impl Decision {
+    /// The line the hook prints:
+    /// `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{...}}}`.
+    pub fn output(&self) -> String {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Output<'a> {
+            hook_specific_output: Specific<'a>,
+        }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Specific<'a> {
+            hook_event_name: &'static str,
+            decision: &'a Decision,
+        }
+        serde_json::to_string(&Output {
+            hook_specific_output: Specific {
+                hook_event_name: "PermissionRequest",
+                decision: self,
+            },
+        })
+        .expect("a decision serializes")
+    }
+}
+
+/// Why an answer gives no decision: the client then shows its own prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoDecision(pub String);
+
+/// The questions for a hook input.
+pub fn prompt(client: HookClient, input: &HookInput) -> Result<Prompt, String> {
+    match (client, input.tool_name.as_str()) {
+        (HookClient::ClaudeCode, "ExitPlanMode") => plan_prompt(input),
+        (HookClient::ClaudeCode, "AskUserQuestion") => questions_prompt(input),
+        _ => Ok(tool_prompt(client, input)),
+    }
+}
+
+fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
+    let plan = input
+        .tool_input
+        .get("plan")
+        .and_then(Value::as_str)
+        .filter(|plan| !plan.trim().is_empty())
+        .ok_or("ExitPlanMode input has no tool_input.plan text")?;
+    let option = |label: &str, description: &str| QuestionOption {
+        label: label.to_owned(),
+        description: Some(description.to_owned()),
+    };
+    Ok(Prompt {
+        kind: Kind::Plan,
+        questions: vec![Question {
+            id: "plan".into(),
+            question: "Approve this plan?".into(),
+            header: Some("Plan review".into()),
+            detail: Some(plan.to_owned()),
+            options: vec![
+                option(APPROVE_ASK, "Leave plan mode; each edit still asks first"),
+                option(
+                    APPROVE_ACCEPT,
+                    "Leave plan mode and accept file edits for this session",
+                ),
+                option(
+                    KEEP_PLANNING,
+                    "Stay in plan mode; say in the feedback what to change",
+                ),
+            ],
+            multi_select: false,
+            intent: Some(Intent {
+                kind: Intent::PLAN_REVIEW.into(),
+                approve: APPROVE_ASK.into(),
+            }),
+        }],
+    })
+}
+
+/// One question of `AskUserQuestion`'s input.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AskedQuestion {
+    question: String,
+    #[serde(default)]
+    header: Option<String>,
+    #[serde(default)]
+    options: Vec<AskedOption>,
+    #[serde(default)]
+    multi_select: bool,
+}
+
+#[derive(Deserialize)]
+struct AskedOption {
+    label: String,
+    #[serde(default)]
+    description: Option<String>,
+    /// A preview of what the option means, as markdown.
+    #[serde(default)]
+    markdown: Option<String>,
+}
+
+fn questions_prompt(input: &HookInput) -> Result<Prompt, String> {
+    let asked: Vec<AskedQuestion> = input
+        .tool_input
+        .get("questions")
+        .cloned()
+        .ok_or("AskUserQuestion input has no tool_input.questions")
+        .and_then(|value| {
+            serde_json::from_value(value)
+                .map_err(|_| "AskUserQuestion input has malformed tool_input.questions")
+        })?;
+    if asked.is_empty() {
+        return Err("AskUserQuestion input has no questions".into());
+    }
+    let texts = asked.iter().map(|q| q.question.clone()).collect();
+    let questions = asked
+        .into_iter()
+        .enumerate()
+        .map(|(index, asked)| {
+            // Options carry no detail of their own on the wire: their previews go in the
+            // question's detail, one section per option.
+            let previews: Vec<String> = asked
+                .options
+                .iter()
+                .filter_map(|o| {
+                    let markdown = o.markdown.as_deref()?.trim();
+                    (!markdown.is_empty()).then(|| format!("**{}**\n\n{markdown}", o.label))
+                })
+                .collect();
+            Question {
+                id: format!("q{}", index + 1),
+                question: asked.question,
+                header: asked.header.filter(|h| !h.is_empty()),
+                detail: (!previews.is_empty()).then(|| previews.join("\n\n---\n\n")),
+                options: asked
+                    .options
+                    .into_iter()
+                    .map(|o| QuestionOption {
+                        label: o.label,
+                        description: o.description.filter(|d| !d.is_empty()),
+                    })
+                    .collect(),
+                multi_select: asked.multi_select,
+                intent: None,
+            }
+        })
+        .collect();
+    Ok(Prompt {
+        kind: Kind::Questions(texts),
+        questions,
+    })
+}
+
+fn tool_prompt(client: HookClient, input: &HookInput) -> Prompt {
+    let always = client == HookClient::ClaudeCode && !input.permission_suggestions.is_empty();
+    let shown = detail::describe(&input.tool_name, &input.tool_input);
+    let mut options = vec![QuestionOption {
+        label: ALLOW_ONCE.into(),
+        description: Some("Let it run this time; ask again next time".into()),
+    }];
+    if always {
+        options.push(QuestionOption {
+            label: ALLOW_SESSION.into(),
+            description: Some(detail::suggestions(&input.permission_suggestions)),
+        });
+    }
+    options.push(QuestionOption {
+        label: DENY.into(),
+        description: Some("Do not run it; type feedback instead to tell the agent why".into()),
+    });
+    Prompt {
+        kind: Kind::Tool { always },
+        questions: vec![Question {
+            id: "permission".into(),
+            question: shown.question,
+            header: Some(shown.header),
+            detail: Some(shown.detail),
+            options,
+            multi_select: false,
+            intent: None,
+        }],
+    }
+}
+
+/// The decision the human's answer makes, or why it makes none.
+pub fn decide(input: &HookInput, prompt: &Prompt, answer: &Answer) -> Result<Decision, NoDecision> {
+    let first = answer.answers.first();
+    match &prompt.kind {
+        Kind::Plan => {
+            let item = first.ok_or_else(skipped)?;
+            match (item.selected.first().map(String::as_str), feedback(item)) {
+                (Some(APPROVE_ASK), _) => Ok(allow_echo(input, None)),
+                (Some(APPROVE_ACCEPT), _) => Ok(allow_echo(
+                    input,
+                    Some(vec![serde_json::json!({
+                        "type": "setMode", "mode": "acceptEdits", "destination": "session"
+                    })]),
+                )),
+                (Some(_), Some(text)) | (None, Some(text)) => Ok(Decision::Deny {
+                    message: text.to_owned(),
+                }),
+                (Some(KEEP_PLANNING), None) => Ok(Decision::Deny {
+                    message:
+                        "The user wants to keep planning and gave no feedback; ask what to change."
+                            .into(),
+                }),
+                _ => Err(skipped()),
+            }
+        }
+        Kind::Questions(texts) => {
+            let mut answers = Vec::new();
+            for (text, item) in texts.iter().zip(&answer.answers) {
+                let mut parts: Vec<&str> = item.selected.iter().map(String::as_str).collect();
+                parts.extend(feedback(item));
+                if !parts.is_empty() {
+                    answers.push((text.clone(), Json::str(parts.join(", "))));
+                }
+            }
+            if answers.is_empty() {
+                return Err(skipped());
+            }
+            let mut updated = input.echo.clone();
+            updated.remove("answers");
+            if let Json::Object(fields) = &mut updated {
+                fields.push(("answers".into(), Json::Object(answers)));
+            }
+            Ok(Decision::Allow {
+                updated_input: Some(updated),
+                updated_permissions: None,
+            })
+        }
+        Kind::Tool { always } => {
+            let item = first.ok_or_else(skipped)?;
+            match (item.selected.first().map(String::as_str), feedback(item)) {
+                (_, Some(text)) => Ok(Decision::Deny {
+                    message: text.to_owned(),
+                }),
+                (Some(ALLOW_ONCE), None) => Ok(Decision::Allow {
+                    updated_input: None,
+                    updated_permissions: None,
+                }),
+                (Some(ALLOW_SESSION), None) if *always => Ok(Decision::Allow {
+                    updated_input: None,
+                    updated_permissions: Some(for_session(&input.permission_suggestions)),
+                }),
+                (Some(DENY), None) => Ok(Decision::Deny {
+                    message: format!("The user denied this {} call.", input.tool_name),
+                }),
+                _ => Err(skipped()),
+            }
+        }
+    }
+}
+
+fn skipped() -> NoDecision {
+    NoDecision("the question was skipped".into())
+}
+
+/// The free text the human typed, if any.
+fn feedback(item: &AnswerItem) -> Option<&str> {
+    item.custom
+        .as_deref()
+        .filter(|text| !text.trim().is_empty())
+}
+
+/// `allow` echoing the tool input unchanged: Claude Code ignores a bare `allow` for a tool that
+/// needs the user (ExitPlanMode).
+fn allow_echo(input: &HookInput, updated_permissions: Option<Vec<Value>>) -> Decision {
+    Decision::Allow {
+        updated_input: Some(input.echo.clone()),
+        updated_permissions,
+    }
+}
+
+/// The client's own suggestions, scoped to this session whatever settings file they named.
+fn for_session(suggestions: &[Value]) -> Vec<Value> {
+    suggestions
+        .iter()
+        .map(|suggestion| {
+            let mut suggestion = suggestion.clone();
+            if let Value::Object(fields) = &mut suggestion {
+                fields.insert("destination".into(), Value::String("session".into()));
+            }
+            suggestion
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn input(value: Value) -> HookInput {
+        HookInput::parse(&value.to_string()).expect("a valid input")
+    }
+
+    fn item(selected: &[&str], custom: Option<&str>) -> AnswerItem {
+        AnswerItem {
+            id: "x".into(),
+            selected: selected.iter().map(|s| s.to_string()).collect(),
+            custom: custom.map(Into::into),
+        }
+    }
+
+    fn check(client: HookClient, hook: Value, items: Vec<AnswerItem>, expected: Option<Value>) {
+        let hook = input(hook);
+        let prompt = prompt(client, &hook).expect("a prompt");
+        let got = decide(&hook, &prompt, &Answer { answers: items });
+        match expected {
+            Some(expected) => {
+                let line = got.expect("a decision").output();
+                assert_eq!(
+                    serde_json::from_str::<Value>(&line).unwrap(),
+                    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": expected } })
+                );
+            }
+            None => assert!(got.is_err(), "{got:?}"),
+        }
+    }
+
+    fn plan() -> Value {
+        json!({ "session_id": "s", "hook_event_name": "PermissionRequest", "tool_name": "ExitPlanMode",
+                "tool_input": { "plan": "# Plan\n- one" } })
+    }
+
+    #[test]
+    fn plan_answers_become_decisions() {
+        let c = HookClient::ClaudeCode;
+        let echoed = json!({ "plan": "# Plan\n- one" });
+        check(
+            c,
+            plan(),
+            vec![item(&[APPROVE_ASK], None)],
+            Some(json!({ "behavior": "allow", "updatedInput": echoed })),
+        );
+        check(
+            c,
+            plan(),
+            vec![item(&[APPROVE_ACCEPT], None)],
+            Some(json!({ "behavior": "allow", "updatedInput": echoed,
+                           "updatedPermissions": [{ "type": "setMode", "mode": "acceptEdits", "destination": "session" }] })),
+        );
+        check(
+            c,
+            plan(),
+            vec![item(&[], Some("split step 2"))],
+            Some(json!({ "behavior": "deny", "message": "split step 2" })),
+        );
+        check(
+            c,
+            plan(),
+            vec![item(&[KEEP_PLANNING], None)],
+            Some(
+                json!({ "behavior": "deny", "message": "The user wants to keep planning and gave no feedback; ask what to change." }),
+            ),
+        );
+        check(c, plan(), vec![item(&[], None)], None);
+    }
+
+    #[test]
+    fn plan_question_is_a_plan_review() {
+        let prompt = prompt(HookClient::ClaudeCode, &input(plan())).unwrap();
+        let q = &prompt.questions[0];
+        assert_eq!(q.detail.as_deref(), Some("# Plan\n- one"));
+        assert_eq!(q.intent.as_ref().unwrap().approve, APPROVE_ASK);
+        assert!(q.options.iter().any(|o| o.label == APPROVE_ACCEPT));
+        let empty = json!({ "tool_name": "ExitPlanMode", "tool_input": { "plan": " " } });
+        assert!(super::prompt(HookClient::ClaudeCode, &input(empty)).is_err());
+    }
+
+    #[test]
+    fn ask_user_question_answers_map_question_text_to_labels() {
+        let hook = json!({ "tool_name": "AskUserQuestion", "tool_input": { "questions": [
+            { "question": "Which database?", "header": "DB", "multiSelect": false,
+              "options": [{ "label": "Postgres", "description": "server", "markdown": "```sql\nselect 1;\n```" },
+                          { "label": "SQLite" }] },
+            { "question": "Which targets?", "header": "Targets", "multiSelect": true,
+              "options": [{ "label": "Linux" }, { "label": "macOS" }, { "label": "Windows" }] },
+            { "question": "Anything else?", "options": [{ "label": "No" }] }
+        ]}});
+        let prompt = prompt(HookClient::ClaudeCode, &input(hook.clone())).unwrap();
+        assert_eq!(
+            prompt.questions[0].detail.as_deref(),
+            Some("**Postgres**\n\n```sql\nselect 1;\n```")
+        );
+        assert!(prompt.questions[1].multi_select);
+        let mut updated = hook["tool_input"].clone();
+        updated["answers"] =
+            json!({ "Which database?": "use DuckDB", "Which targets?": "Linux, Windows, BSD" });
+        check(
+            HookClient::ClaudeCode,
+            hook,
+            vec![
+                item(&[], Some("use DuckDB")),
+                item(&["Linux", "Windows"], Some("BSD")),
+                item(&[], None),
+            ],
+            Some(json!({ "behavior": "allow", "updatedInput": updated })),
+        );
+    }
+
+    #[test]
+    fn tool_answers_become_decisions() {
+        let suggestion = json!({ "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "npm test:*" }],
+                                 "behavior": "allow", "destination": "localSettings" });
+        let bash = json!({ "tool_name": "Bash", "tool_input": { "command": "npm test" },
+                           "permission_suggestions": [suggestion] });
+        let c = HookClient::ClaudeCode;
+        check(
+            c,
+            bash.clone(),
+            vec![item(&[ALLOW_ONCE], None)],
+            Some(json!({ "behavior": "allow" })),
+        );
+        let mut session = suggestion.clone();
+        session["destination"] = json!("session");
+        check(
+            c,
+            bash.clone(),
+            vec![item(&[ALLOW_SESSION], None)],
+            Some(json!({ "behavior": "allow", "updatedPermissions": [session] })),
+        );
+        check(
+            c,
+            bash.clone(),
+            vec![item(&[DENY], None)],
+            Some(json!({ "behavior": "deny", "message": "The user denied this Bash call." })),
+        );
+        check(
+            c,
+            bash.clone(),
+            vec![item(&[], Some("use cargo instead"))],
+            Some(json!({ "behavior": "deny", "message": "use cargo instead" })),
+        );
+        check(c, bash, vec![item(&[], None)], None);
+    }
+
+    #[test]
+    fn always_allow_only_when_the_client_suggests_rules() {
+        let codex = json!({ "tool_name": "Bash", "tool_input": { "command": "ls" },
+                            "permission_suggestions": [{ "type": "addRules" }] });
+        let prompt = prompt(HookClient::Codex, &input(codex.clone())).unwrap();
+        let labels: Vec<_> = prompt.questions[0]
+            .options
+            .iter()
+            .map(|o| o.label.as_str())
+            .collect();
+        assert_eq!(labels, [ALLOW_ONCE, DENY]);
+        // Even a forged "always" answer makes no decision where it was not offered.
+        check(
+            HookClient::Codex,
+            codex,
+            vec![item(&[ALLOW_SESSION], None)],
+            None,
+        );
+        let bare = json!({ "tool_name": "Bash", "tool_input": { "command": "ls" } });
+        let prompt = super::prompt(HookClient::ClaudeCode, &input(bare)).unwrap();
+        assert_eq!(prompt.questions[0].options.len(), 2);
+    }
+
+    #[test]
+    fn bad_inputs_are_refused_with_a_reason() {
+        for (text, needle) in [
+            ("not json", "not a PermissionRequest object"),
+            ("{\"tool_name\":\"Bash\"}", "tool_input"),
+            (
+                "{\"tool_name\":\"Bash\",\"tool_input\":[]}",
+                "not a PermissionRequest object",
+            ),
+            (
+                "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{}}",
+                "PreToolUse event",
+            ),
+        ] {
+            let error = HookInput::parse(text).unwrap_err();
+            assert!(error.contains(needle), "{text}: {error}");
+        }
+        let bad = json!({ "tool_name": "AskUserQuestion", "tool_input": { "questions": "?" } });
+        assert!(prompt(HookClient::ClaudeCode, &input(bad)).is_err());
+    }
+}

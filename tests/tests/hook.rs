@@ -1,0 +1,712 @@
+//! `askdesk hook claude-code|codex` end to end: each fixture of `tests/hooks/` is fed to the real
+//! hook binary against a real `askdesk serve`, a scripted socket answerer plays the human, and the
+//! hook's exact stdout, stderr and exit status are checked; then `askdesk hook install|uninstall`
+//! on a temporary HOME.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::Duration;
+
+use askdesk_e2e::{Broker, Conn, Home, PATIENCE};
+use serde_json::{json, Value};
+
+/// How long a hook may take to print its decision once answered.
+const HOOK_LIMIT: Duration = Duration::from_secs(30);
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("hooks")
+        .join(format!("{name}.json"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// The hook as the client runs it: the input on stdin (then closed), and no display, so it never
+/// starts the desktop app.
+fn spawn_hook(broker: &Broker, client: &str, input: &str, extra: &[&str]) -> Child {
+    let mut cmd = broker.cli(["hook", client].iter().chain(extra));
+    cmd.env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn askdesk hook");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin
+        .write_all(input.as_bytes())
+        .expect("write the hook input");
+    drop(stdin);
+    child
+}
+
+/// Waits for the hook to exit and collects what it printed; kills it and fails after the limit.
+async fn finish(child: Child) -> Output {
+    let pid = child.id() as libc::pid_t;
+    let waited = tokio::task::spawn_blocking(move || child.wait_with_output());
+    match tokio::time::timeout(HOOK_LIMIT, waited).await {
+        Ok(output) => output.unwrap().expect("collect the hook's output"),
+        Err(_) => {
+            // SAFETY: kill(2) on the pid of a child we spawned and have not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("askdesk hook did not finish within {HOOK_LIMIT:?}");
+        }
+    }
+}
+
+async fn answerer(broker: &Broker) -> Conn {
+    let conn = broker.conn().await;
+    conn.register_answerer(json!("all"), false, "script").await;
+    conn
+}
+
+/// Runs one prompt: the hook asks, the answerer receives the request and replies `answer(request)`;
+/// returns the request's params and the hook's output.
+async fn prompt(client: &str, name: &str, answer: impl FnOnce(&Value) -> Value) -> (Value, Output) {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let hook = spawn_hook(&broker, client, &fixture(name), &[]);
+    let request = script.next_request().await;
+    script.reply(&request, answer(&request["params"])).await;
+    (request["params"].clone(), finish(hook).await)
+}
+
+/// An answer item for the batch's only question.
+fn one(params: &Value, selected: &[&str], custom: Option<&str>) -> Value {
+    let mut item = json!({ "id": params["questions"][0]["id"], "selected": selected });
+    if let Some(custom) = custom {
+        item["custom"] = json!(custom);
+    }
+    json!({ "answers": [item] })
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The hook printed exactly this decision, said nothing on stderr and exited 0.
+fn assert_decision(output: &Output, decision: &str) {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        text(&output.stdout),
+        format!(
+            "{{\"hookSpecificOutput\":{{\"hookEventName\":\"PermissionRequest\",\"decision\":{decision}}}}}\n"
+        )
+    );
+    assert_eq!(text(&output.stderr), "");
+}
+
+/// The hook printed nothing, exited 0, and said why in one stderr line containing `reason`.
+fn assert_fell_open(output: &Output, reason: &str) {
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(text(&output.stdout), "", "a fail-open hook prints nothing");
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "one stderr line: {stderr}");
+    assert!(
+        stderr.starts_with("askdesk hook: ") && stderr.contains(reason),
+        "stderr lacks {reason:?}: {stderr}"
+    );
+}
+
+const PLAN_INPUT: &str = r##"{"plan":"# Add a cart export\n\n1. Add `export_csv()` to `cart.rs`\n2. Wire it to the **Export** button\n3. Test both paths"}"##;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_approval_echoes_the_input() {
+    let (params, output) = prompt("claude-code", "claude-plan", |p| {
+        one(p, &["Approve, ask before edits"], None)
+    })
+    .await;
+    let question = &params["questions"][0];
+    assert_eq!(
+        question["intent"],
+        json!({ "kind": "plan-review", "approve": "Approve, ask before edits" })
+    );
+    assert_eq!(
+        question["detail"],
+        "# Add a cart export\n\n1. Add `export_csv()` to `cart.rs`\n2. Wire it to the **Export** button\n3. Test both paths"
+    );
+    let labels: Vec<&str> = question["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "Approve, ask before edits",
+            "Approve, accept edits",
+            "Keep planning"
+        ]
+    );
+    let agent = &params["agent"];
+    assert_eq!(agent["id"], "claude-code-3f2a9c1e-plan");
+    assert_eq!(agent["label"], "Claude Code");
+    assert_eq!(
+        agent["meta"],
+        json!({ "cwd": "/home/dev/shop", "tool": "ExitPlanMode",
+                "transcript": "/home/dev/.claude/projects/shop/3f2a9c1e-plan.jsonl",
+                "session": "3f2a9c1e-plan", "permissionMode": "plan",
+                "client": "claude-code", "via": "hook" })
+    );
+    assert_decision(
+        &output,
+        &format!(r#"{{"behavior":"allow","updatedInput":{PLAN_INPUT}}}"#),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_approval_with_accept_edits_sets_the_mode() {
+    let (_, output) = prompt("claude-code", "claude-plan", |p| {
+        one(p, &["Approve, accept edits"], None)
+    })
+    .await;
+    assert_decision(
+        &output,
+        &format!(
+            r#"{{"behavior":"allow","updatedInput":{PLAN_INPUT},"updatedPermissions":[{{"destination":"session","mode":"acceptEdits","type":"setMode"}}]}}"#
+        ),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_feedback_denies_with_the_feedback() {
+    let (_, output) = prompt("claude-code", "claude-plan", |p| {
+        one(
+            p,
+            &[],
+            Some("Export JSON too, and keep the button hidden behind a flag."),
+        )
+    })
+    .await;
+    assert_decision(
+        &output,
+        r#"{"behavior":"deny","message":"Export JSON too, and keep the button hidden behind a flag."}"#,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_user_question_answers_by_question_text() {
+    let (params, output) = prompt("claude-code", "claude-questions", |p| {
+        let ids: Vec<&Value> = p["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| &q["id"])
+            .collect();
+        json!({ "answers": [
+            { "id": ids[0], "selected": [], "custom": "DuckDB, in memory" },
+            { "id": ids[1], "selected": ["CSV", "Parquet"] }
+        ]})
+    })
+    .await;
+    assert_eq!(
+        params["questions"],
+        json!([
+            { "id": "q1", "question": "Which storage should the export use?", "header": "Storage",
+              "detail": "**SQLite**\n\n```sql\nCREATE TABLE cart (id INTEGER PRIMARY KEY);\n```",
+              "options": [{ "label": "SQLite", "description": "One file next to the app" },
+                          { "label": "Postgres", "description": "The shared server" }] },
+            { "id": "q2", "question": "Which formats should it write?", "header": "Formats",
+              "options": [{ "label": "CSV" }, { "label": "JSON" }, { "label": "Parquet" }],
+              "multiSelect": true }
+        ])
+    );
+    let input = fixture("claude-questions");
+    let tool_input =
+        &input[input.find(r#""tool_input":"#).unwrap() + 13..input.trim_end().len() - 1];
+    let updated = format!(
+        r#"{},"answers":{{"Which storage should the export use?":"DuckDB, in memory","Which formats should it write?":"CSV, Parquet"}}}}"#,
+        &tool_input[..tool_input.len() - 1]
+    );
+    assert_decision(
+        &output,
+        &format!(r#"{{"behavior":"allow","updatedInput":{updated}}}"#),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bash_is_allowed_once_for_the_session_or_denied() {
+    let (params, output) = prompt("claude-code", "claude-bash", |p| {
+        one(p, &["Allow once"], None)
+    })
+    .await;
+    let question = &params["questions"][0];
+    assert_eq!(question["question"], "Allow Bash?");
+    assert_eq!(
+        question["detail"],
+        "Run the test suite\n\n```sh\ncargo test --workspace\n```"
+    );
+    assert_eq!(
+        question["options"],
+        json!([
+            { "label": "Allow once", "description": "Let it run this time; ask again next time" },
+            { "label": "Always allow in this session", "description": "Allow Bash(cargo test:*) until this session ends" },
+            { "label": "Deny", "description": "Do not run it; type feedback instead to tell the agent why" }
+        ])
+    );
+    assert_decision(&output, r#"{"behavior":"allow"}"#);
+
+    let (_, output) = prompt("claude-code", "claude-bash", |p| {
+        one(p, &["Always allow in this session"], None)
+    })
+    .await;
+    assert_decision(
+        &output,
+        r#"{"behavior":"allow","updatedPermissions":[{"behavior":"allow","destination":"session","rules":[{"ruleContent":"cargo test:*","toolName":"Bash"}],"type":"addRules"}]}"#,
+    );
+
+    let (_, output) = prompt("claude-code", "claude-bash", |p| {
+        one(p, &[], Some("Run only the cart tests"))
+    })
+    .await;
+    assert_decision(
+        &output,
+        r#"{"behavior":"deny","message":"Run only the cart tests"}"#,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn edit_shows_a_unified_diff() {
+    let (params, output) = prompt("claude-code", "claude-edit", |p| one(p, &["Deny"], None)).await;
+    assert_eq!(params["questions"][0]["question"], "Allow Edit?");
+    assert_eq!(
+        params["questions"][0]["detail"],
+        "Edit `/home/dev/shop/src/cart.rs`\n\n```diff\n--- /home/dev/shop/src/cart.rs\n+++ /home/dev/shop/src/cart.rs\n@@ -1,3 +1,7 @@\n pub fn total(&self) -> u64 {\n-    self.items.iter().map(|i| i.price).sum()\n+    self.items.iter().map(|i| i.price * i.quantity).sum()\n }\n+\n+pub fn export_csv(&self) -> String {\n+    String::new()\n+}\n```"
+    );
+    assert_eq!(
+        params["questions"][0]["options"][1]["description"],
+        "Allow acceptEdits mode until this session ends"
+    );
+    assert_decision(
+        &output,
+        r#"{"behavior":"deny","message":"The user denied this Edit call."}"#,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_tools_show_server_tool_and_arguments() {
+    let (params, output) = prompt("claude-code", "claude-mcp", |p| {
+        one(p, &["Allow once"], None)
+    })
+    .await;
+    let question = &params["questions"][0];
+    assert_eq!(
+        question["question"],
+        "Allow the MCP tool create_issue of github?"
+    );
+    assert_eq!(question["header"], "MCP: github");
+    assert_eq!(
+        question["detail"],
+        "Call `create_issue` on the MCP server `github` with:\n\n```json\n{\n  \"labels\": [\n    \"bug\"\n  ],\n  \"repo\": \"dev/shop\",\n  \"title\": \"Export fails on empty carts\"\n}\n```"
+    );
+    // No suggestions in the input: no "always".
+    assert_eq!(question["options"].as_array().unwrap().len(), 2);
+    assert_decision(&output, r#"{"behavior":"allow"}"#);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codex_shell_and_network_prompts() {
+    let (params, output) = prompt("codex", "codex-shell", |p| one(p, &["Allow once"], None)).await;
+    assert_eq!(params["agent"]["id"], "codex-0199a5c2-shell");
+    assert_eq!(params["agent"]["label"], "Codex");
+    assert_eq!(params["agent"]["meta"]["model"], "gpt-5");
+    assert_eq!(
+        params["questions"][0]["detail"],
+        "Free disk space before the build\n\n```sh\nrm -rf target/debug/incremental\n```"
+    );
+    assert_decision(&output, r#"{"behavior":"allow"}"#);
+
+    let (params, output) = prompt("codex", "codex-network", |p| {
+        one(p, &[], Some("Use the vendored copy instead"))
+    })
+    .await;
+    assert_eq!(
+        params["questions"][0]["question"],
+        "Allow network access to crates.io?"
+    );
+    assert!(params["agent"]["meta"].get("transcript").is_none());
+    assert_decision(
+        &output,
+        r#"{"behavior":"deny","message":"Use the vendored copy instead"}"#,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dismissed_and_skipped_prompts_fall_open() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let hook = spawn_hook(&broker, "claude-code", &fixture("claude-plan"), &[]);
+    let request = script.next_request().await;
+    script
+        .reply_error(
+            &request,
+            json!({ "code": -32001, "message": "the user cancelled ask_user_question",
+                    "data": { "code": "ASK_CANCELLED" } }),
+        )
+        .await;
+    assert_fell_open(&finish(hook).await, "dismissed");
+
+    let hook = spawn_hook(&broker, "claude-code", &fixture("claude-bash"), &[]);
+    let request = script.next_request().await;
+    script
+        .reply(&request, one(&request["params"], &[], None))
+        .await;
+    assert_fell_open(&finish(hook).await, "skipped");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_answerer_no_broker_and_bad_input_fall_open() {
+    let broker = Broker::start();
+    let hook = spawn_hook(&broker, "claude-code", &fixture("claude-bash"), &[]);
+    assert_fell_open(&finish(hook).await, "no answerer took the question");
+
+    let hook = spawn_hook(&broker, "codex", "{\"tool_name\": 7}", &[]);
+    assert_fell_open(&finish(hook).await, "not a PermissionRequest object");
+
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        "{\"hook_event_name\":\"Stop\",\"tool_name\":\"Bash\",\"tool_input\":{}}",
+        &[],
+    );
+    assert_fell_open(&finish(hook).await, "PermissionRequest only");
+
+    // A socket nobody listens on, with and without --no-launch (and no display either way).
+    let home = Home::new();
+    let gone = Broker::start_in(home, &[]);
+    let socket = gone.socket().to_owned();
+    let mut stopped = gone;
+    stopped.signal(libc::SIGTERM);
+    stopped.wait_exit(PATIENCE).await;
+    for extra in [&[][..], &["--no-launch"][..]] {
+        let hook = spawn_hook(&stopped, "claude-code", &fixture("claude-plan"), extra);
+        let output = finish(hook).await;
+        assert_fell_open(
+            &output,
+            &format!("no askdesk broker is running at {}", socket.display()),
+        );
+    }
+}
+
+/// With no broker but a display, the hook starts the desktop app (here a stand-in beside a copy of
+/// the binary that runs `askdesk serve`) and asks there; that broker has no answerer, so the hook
+/// still falls open, saying so.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_broker_with_a_display_starts_the_desktop_app() {
+    let home = Home::new();
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let askdesk = bin.join("askdesk");
+    std::fs::copy(askdesk_e2e::askdesk_bin(), &askdesk).unwrap();
+    let pidfile = home.path().join("desktop.pid");
+    let desktop = bin.join("askdesk-desktop");
+    std::fs::write(
+        &desktop,
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec '{}' serve --no-history\n",
+            pidfile.display(),
+            askdesk.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &desktop,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new(&askdesk);
+    cmd.args(["hook", "claude-code"])
+        .env("ASKDESK_SOCKET", home.socket())
+        .env("XDG_DATA_HOME", home.data_home())
+        .env("XDG_RUNTIME_DIR", home.runtime_dir())
+        .env("DISPLAY", ":99");
+    let input = fixture("claude-bash");
+    let output = tokio::task::spawn_blocking(move || {
+        askdesk_e2e::run_with_stdin(&mut cmd, Some(input.as_bytes()), HOOK_LIMIT)
+    })
+    .await
+    .unwrap();
+    let pid: Option<libc::pid_t> = std::fs::read_to_string(&pidfile)
+        .ok()
+        .and_then(|text| text.trim().parse().ok());
+    if let Some(pid) = pid {
+        // SAFETY: kill(2) on the stand-in app, which runs in a process group of its own.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+    assert!(pid.is_some(), "the desktop app was not started");
+    assert_fell_open(&output, "no answerer took the question");
+}
+
+/// The client kills the hook when the person answers in the terminal first (or on its timeout):
+/// the question is withdrawn from the answerer.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_hook_withdraws_its_question() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    for signal in [libc::SIGTERM, libc::SIGKILL] {
+        let hook = spawn_hook(&broker, "claude-code", &fixture("claude-plan"), &[]);
+        let request = script.next_request().await;
+        // SAFETY: kill(2) on the pid of a child we spawned and have not reaped yet.
+        assert_eq!(unsafe { libc::kill(hook.id() as libc::pid_t, signal) }, 0);
+        let output = finish(hook).await;
+        assert_eq!(text(&output.stdout), "", "a killed hook prints nothing");
+        let cancel = script.next_incoming().await;
+        assert_eq!(
+            cancel,
+            json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
+        );
+    }
+    let agents = script.call("agents/list", json!({})).await.unwrap();
+    assert_eq!(
+        agents,
+        json!({ "agents": [] }),
+        "the prompts' agents are gone"
+    );
+}
+
+/// A client that kills only the shell running the hook command orphans the hook: the question
+/// is withdrawn all the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_orphaned_hook_withdraws_its_question() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    // `; exit` keeps the shell from replacing itself with askdesk.
+    let command = format!(
+        "'{}' hook claude-code; exit",
+        askdesk_e2e::askdesk_bin().display()
+    );
+    let mut shell = std::process::Command::new("sh");
+    shell
+        .args(["-c", &command])
+        .env("ASKDESK_SOCKET", broker.socket())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = shell.spawn().expect("spawn sh");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(fixture("claude-bash").as_bytes()).unwrap();
+    drop(stdin);
+    let request = script.next_request().await;
+    child.kill().expect("kill the shell");
+    child.wait().unwrap();
+    let cancel = script.next_incoming().await;
+    assert_eq!(
+        cancel,
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
+    );
+}
+
+/// Parallel tool calls: two prompts of one session pending at once both reach the human, as the
+/// same agent.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_prompts_of_one_session_are_both_asked() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let first = spawn_hook(&broker, "claude-code", &fixture("claude-bash"), &[]);
+    let a = script.next_request().await;
+    let second = spawn_hook(&broker, "claude-code", &fixture("claude-bash"), &[]);
+    let b = script.next_request().await;
+    let ids = [&a["params"]["agent"]["id"], &b["params"]["agent"]["id"]];
+    assert_eq!(
+        ids,
+        [
+            &json!("claude-code-3f2a9c1e-bash"),
+            &json!("claude-code-3f2a9c1e-bash-2")
+        ]
+    );
+    assert_eq!(a["params"]["agent"]["label"], b["params"]["agent"]["label"]);
+    assert_eq!(a["params"]["agent"]["meta"], b["params"]["agent"]["meta"]);
+    script
+        .reply(&b, one(&b["params"], &[], Some("not now")))
+        .await;
+    script
+        .reply(&a, one(&a["params"], &["Allow once"], None))
+        .await;
+    assert_decision(&finish(first).await, r#"{"behavior":"allow"}"#);
+    assert_decision(
+        &finish(second).await,
+        r#"{"behavior":"deny","message":"not now"}"#,
+    );
+}
+
+// ----- install / uninstall -----
+
+fn install_cmd(home: &Home, args: &[&str]) -> Output {
+    let mut cmd = home.command(["hook"].iter().chain(args));
+    cmd.env("HOME", home.path()).env_remove("CODEX_HOME");
+    askdesk_e2e::run_with_timeout(&mut cmd, HOOK_LIMIT)
+}
+
+fn our_command(client: &str) -> String {
+    format!("{} hook {client}", askdesk_e2e::askdesk_bin().display())
+}
+
+fn read(path: &PathBuf) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+#[test]
+fn install_merges_is_idempotent_backs_up_and_uninstalls_only_ours() {
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = r#"{
+  "model": "opus",
+  "permissions": {
+    "allow": ["Bash(ls:*)"]
+  },
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "audit.sh" }] }
+    ],
+    "PermissionRequest": [
+      { "matcher": "Write", "hooks": [{ "type": "command", "command": "notify.sh" }] }
+    ]
+  }
+}
+"#;
+    std::fs::write(&settings, original).unwrap();
+
+    let output = install_cmd(&home, &["install", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let installed: Value = serde_json::from_str(&read(&settings)).unwrap();
+    let mut expected: Value = serde_json::from_str(original).unwrap();
+    expected["hooks"]["PermissionRequest"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "matcher": "*", "hooks": [{ "type": "command",
+            "command": our_command("claude-code"), "timeout": 1800 }] }));
+    assert_eq!(installed, expected);
+    let written = read(&settings);
+    let order: Vec<usize> = [
+        "\"model\"",
+        "\"permissions\"",
+        "\"hooks\"",
+        "\"PreToolUse\"",
+    ]
+    .iter()
+    .map(|key| written.find(key).expect("key kept"))
+    .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "key order kept:\n{written}"
+    );
+    let backup = home
+        .path()
+        .join(".claude")
+        .join("settings.json.askdesk-backup");
+    assert_eq!(read(&backup), original, "the backup is the previous file");
+
+    // Again: nothing changes.
+    let output = install_cmd(&home, &["install", "claude-code"]);
+    assert!(
+        text(&output.stdout).contains("already; nothing changed"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert_eq!(read(&settings), written);
+
+    // A different matcher replaces our entry in place; there is still one.
+    let output = install_cmd(
+        &home,
+        &[
+            "install",
+            "claude-code",
+            "--matcher",
+            "ExitPlanMode|Bash",
+            "--timeout",
+            "600",
+        ],
+    );
+    assert!(output.status.success());
+    let changed: Value = serde_json::from_str(&read(&settings)).unwrap();
+    let groups = changed["hooks"]["PermissionRequest"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[1]["matcher"], "ExitPlanMode|Bash");
+    assert_eq!(groups[1]["hooks"][0]["timeout"], 600);
+
+    let before = read(&settings);
+    let output = install_cmd(&home, &["uninstall", "claude-code", "--print"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed, serde_json::from_str::<Value>(original).unwrap());
+    assert_eq!(read(&settings), before, "--print writes nothing");
+
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let after: Value = serde_json::from_str(&read(&settings)).unwrap();
+    assert_eq!(after, serde_json::from_str::<Value>(original).unwrap());
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(
+        text(&output.stdout).contains("not installed"),
+        "{}",
+        text(&output.stdout)
+    );
+}
+
+#[test]
+fn install_creates_codex_hooks_and_print_changes_nothing() {
+    let home = Home::new();
+    let hooks = home.path().join(".codex").join("hooks.json");
+    let output = install_cmd(&home, &["install", "codex", "--print"]);
+    assert!(output.status.success());
+    let snippet: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let group = json!({ "matcher": "*", "hooks": [{ "type": "command",
+        "command": our_command("codex"), "timeout": 1800 }] });
+    assert_eq!(
+        snippet,
+        json!({ "hooks": { "PermissionRequest": [group] } })
+    );
+    assert!(!hooks.exists(), "--print writes nothing");
+
+    let output = install_cmd(&home, &["install", "codex"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("/hooks"),
+        "tells about trusting the hook"
+    );
+    let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
+    assert_eq!(
+        written,
+        json!({ "hooks": { "PermissionRequest": [group] } })
+    );
+    assert!(!home
+        .path()
+        .join(".codex")
+        .join("hooks.json.askdesk-backup")
+        .exists());
+
+    let output = install_cmd(&home, &["uninstall", "codex"]);
+    assert!(output.status.success());
+    let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
+    assert_eq!(written, json!({ "hooks": {} }));
+}
+
+#[test]
+fn install_refuses_a_file_it_cannot_merge() {
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    for bad in [
+        "{ \"model\": ",
+        "[]",
+        "{\"hooks\": {\"PermissionRequest\": {}}}",
+    ] {
+        std::fs::write(&settings, bad).unwrap();
+        let output = install_cmd(&home, &["install", "claude-code"]);
+        assert!(!output.status.success(), "{bad}");
+        assert!(
+            text(&output.stderr).contains("left unchanged"),
+            "{}",
+            text(&output.stderr)
+        );
+        assert_eq!(read(&settings), bad, "the file is untouched");
+    }
+}
