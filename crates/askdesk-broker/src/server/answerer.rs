@@ -4,28 +4,24 @@
 
 use std::sync::Arc;
 
+use std::borrow::Cow;
+
 use askdesk_core::{
-    decision_channel, AgentInfo, Answer, Answerer, Decision, ErrorCode, Failure, Offer, Question,
-    Request, RequestId, UserQuestionError,
+    decision_channel, Answer, Answerer, Decision, ErrorCode, Failure, Offer, Request, RequestId,
+    UserQuestionError,
 };
-use serde::Serialize;
-use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::connection::{Conn, Outgoing};
 use crate::journal::Record;
+use crate::protocol::methods::{
+    CancelParams, CancelRequest, QuestionRequest, RequestMethod, RequestParams,
+};
 use crate::protocol::{self, Id, Response, RpcError};
 use crate::settled;
 
 /// How many withdrawn requests per answerer connection are remembered to recognise late answers.
 const WITHDRAWN_MEMORY: usize = 256;
-
-#[derive(Serialize)]
-struct RequestParams<'a> {
-    questions: &'a [Question],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    agent: Option<&'a AgentInfo>,
-}
 
 /// An answerer that lives at the other end of a connection (SPEC 5.5).
 pub(super) struct SocketAnswerer {
@@ -58,14 +54,15 @@ impl Answerer for SocketAnswerer {
             id
         };
         let params = RequestParams {
-            questions: &request.questions,
-            agent: request.agent.as_ref(),
+            questions: Cow::Borrowed(&request.questions),
+            agent: request.agent.as_ref().map(Cow::Borrowed),
         };
-        self.conn.out.push(protocol::encode_request(
-            &Id::Number(id),
-            "user-questions/request",
-            Some(&params),
-        ));
+        self.conn
+            .out
+            .push(protocol::encode_request::<QuestionRequest>(
+                &Id::Number(id),
+                &params,
+            ));
         Offer::Later(receiver)
     }
 
@@ -87,10 +84,11 @@ impl Answerer for SocketAnswerer {
             state.withdrawn.push_back((id, outgoing.request));
             id
         };
-        self.conn.out.push(protocol::encode_notification(
-            "$/cancelRequest",
-            Some(&json!({ "id": id })),
-        ));
+        self.conn
+            .out
+            .push(protocol::encode_notification::<CancelRequest>(
+                &CancelParams { id: Id::Number(id) },
+            ));
     }
 }
 
@@ -127,16 +125,20 @@ impl Conn {
     }
 }
 
-/// What an answerer connection's response means for the waterfall.
+/// What an answerer connection's response to a `user-questions/request` means for the waterfall.
 fn decision(result: Result<Box<RawValue>, RpcError>) -> Decision {
     match result {
-        Ok(raw) if raw.get() == "null" => Decision::Delegate,
-        Ok(raw) => match protocol::from_str_with_path::<Answer>(raw.get()) {
-            Ok(answer) => Decision::Claim(answer),
-            Err((path, problem)) => Decision::Fail(Failure::Domain(UserQuestionError::bad_answer(
-                format_args!("{path}: {problem}"),
-            ))),
-        },
+        Ok(raw) => {
+            match protocol::from_str_with_path::<<QuestionRequest as RequestMethod>::Result>(
+                raw.get(),
+            ) {
+                Ok(Some(answer)) => Decision::Claim(answer),
+                Ok(None) => Decision::Delegate,
+                Err((path, problem)) => Decision::Fail(Failure::Domain(
+                    UserQuestionError::bad_answer(format_args!("{path}: {problem}")),
+                )),
+            }
+        }
         Err(error) => match error.data_code() {
             Some(code) => Decision::Fail(Failure::Domain(UserQuestionError::new(
                 ErrorCode::parse(code),

@@ -7,8 +7,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use askdesk_core::{AnswererId, Handle, Request, Service};
 use futures_util::StreamExt;
-use serde::Serialize;
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::codec::FramedRead;
@@ -18,6 +16,7 @@ use tokio_util::task::TaskTracker;
 use super::Shared;
 use crate::framing::{FramingError, LineCodec};
 use crate::outbox::Outbox;
+use crate::protocol::methods::RequestMethod;
 use crate::protocol::{self, Id, Message, RpcError};
 
 /// Lines a peer may leave unread before the connection's handlers wait for it.
@@ -67,8 +66,7 @@ where
                     "message over the limit of {} bytes; closing the connection",
                     shared.config.max_message_bytes
                 ));
-                conn.send(protocol::encode_response::<Value>(&Id::Null, Err(&error)))
-                    .await;
+                conn.send(protocol::encode_error(&Id::Null, &error)).await;
                 break;
             }
             Some(Err(FramingError::Io(error))) => {
@@ -140,14 +138,24 @@ impl Conn {
         self.out.send(line).await;
     }
 
-    pub(super) async fn reply<T: Serialize>(&self, id: Id, result: Result<T, RpcError>) {
-        self.send(protocol::encode_response(&id, result.as_ref()))
+    /// Answers request `id` of method `M`.
+    pub(super) async fn reply<M: RequestMethod>(
+        &self,
+        id: &Id,
+        result: Result<M::Result, RpcError>,
+    ) {
+        self.send(protocol::encode_response::<M>(id, result.as_ref()))
             .await;
+    }
+
+    /// Answers request `id` with an error.
+    pub(super) async fn reply_error(&self, id: &Id, error: RpcError) {
+        self.send(protocol::encode_error(id, &error)).await;
     }
 
     async fn handle_line(self: &Arc<Self>, line: &[u8]) {
         match protocol::parse(line) {
-            Err(bad) => self.reply::<Value>(bad.id, Err(bad.error)).await,
+            Err(bad) => self.reply_error(&bad.id, bad.error).await,
             Ok(Message::Request(request)) => {
                 self.handle_request(request.id, request.method, request.params)
                     .await

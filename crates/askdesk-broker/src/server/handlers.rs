@@ -5,59 +5,25 @@ use std::sync::Arc;
 use std::task::{Context, Waker};
 use std::time::SystemTime;
 
-use askdesk_core::{
-    AgentRegistration, AnswererId, AnswererRegistration, AskRequest, Handle, Scope,
-};
-use serde::Deserialize;
+use askdesk_core::{AgentRegistration, AnswererId, AnswererRegistration, Handle};
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::answerer::SocketAnswerer;
 use super::connection::Conn;
+use crate::protocol::methods::{
+    AgentList, AgentsList, AgentsRegister, AgentsUnregister, AnswerersRegister,
+    AnswerersUnregister, Ask, CancelParams, CancelRequest, ClientInfo, Empty, Focus, Initialize,
+    InitializeParams, InitializeResult, NotificationMethod, PendingRequest, Ping,
+    RegisterAnswererParams, RegisteredAnswerer, RequestMethod, ServerInfo, Status, StatusResult,
+    UnregisterAgentParams, UnregisterAnswererParams,
+};
 use crate::protocol::{self, Id, Notification, RpcError, PROTOCOL_VERSION};
 use crate::settled;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InitializeParams {
-    protocol_version: u64,
-    client: ClientInfo,
-}
-
-#[derive(Deserialize)]
-struct ClientInfo {
-    name: String,
-    #[serde(default)]
-    version: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct UnregisterAgentParams {
-    agent: Handle,
-}
-
-#[derive(Deserialize)]
-struct RegisterAnswererParams {
-    scope: Scope,
-    #[serde(default)]
-    prepend: bool,
-    #[serde(default)]
-    label: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct UnregisterAnswererParams {
-    answerer: String,
-}
-
-#[derive(Deserialize)]
-struct CancelParams {
-    id: Id,
-}
-
 impl Conn {
-    /// The dispatch table: every method the broker serves, in one place.
+    /// The dispatch table: every method the broker serves, in one place. Each handler gets its
+    /// method's params already read; what no handler takes is `MethodNotFound`.
     pub(super) async fn handle_request(
         self: &Arc<Self>,
         id: Id,
@@ -65,39 +31,55 @@ impl Conn {
         params: Option<Box<RawValue>>,
     ) {
         let params = params.as_deref();
-        if !matches!(method.as_str(), "initialize" | "ping") && !self.state().initialized {
+        let method = method.as_str();
+        if !matches!(method, Initialize::NAME | Ping::NAME) && !self.state().initialized {
             return self
-                .reply::<Value>(id, Err(RpcError::not_initialized(&method)))
+                .reply_error(&id, RpcError::not_initialized(method))
                 .await;
         }
-        let result = match method.as_str() {
+        let line = match method {
             // Session.
-            "initialize" => self.initialize(params),
-            "ping" => Ok(json!({})),
+            Initialize::NAME => respond::<Initialize>(&id, params, |p| self.initialize(p)),
+            Ping::NAME => respond::<Ping>(&id, params, |Empty {}| Ok(Empty {})),
             // Agents (SPEC 3).
-            "agents/register" => self.register_agent(params),
-            "agents/unregister" => self.unregister_agent(params),
-            "agents/list" => Ok(json!({ "agents": self.service().agents() })),
-            // Answerers (SPEC 4).
-            "answerers/register" => self.register_answerer(params),
-            "answerers/unregister" => self.unregister_answerer(params),
-            // Questions: the only method that waits, so it runs beside the reader.
-            "user-questions/ask" => return self.start_ask(id, params).await,
-            // askdesk's own extensions.
-            "askdesk/status" => Ok(self.status()),
-            "askdesk/focus" if self.shared.config.focus.is_some() => {
-                (self.shared.config.focus.as_ref().expect("guarded"))();
-                Ok(json!({}))
+            AgentsRegister::NAME => {
+                respond::<AgentsRegister>(&id, params, |p| self.register_agent(p))
             }
-            _ => Err(RpcError::method_not_found(&method)),
+            AgentsUnregister::NAME => {
+                respond::<AgentsUnregister>(&id, params, |p| self.unregister_agent(p))
+            }
+            AgentsList::NAME => respond::<AgentsList>(&id, params, |Empty {}| {
+                Ok(AgentList {
+                    agents: self.service().agents(),
+                })
+            }),
+            // Answerers (SPEC 4).
+            AnswerersRegister::NAME => {
+                respond::<AnswerersRegister>(&id, params, |p| self.register_answerer(p))
+            }
+            AnswerersUnregister::NAME => {
+                respond::<AnswerersUnregister>(&id, params, |p| self.unregister_answerer(p))
+            }
+            // Questions: the only method that waits, so it runs beside the reader.
+            Ask::NAME => return self.start_ask(id, params).await,
+            // askdesk's own extensions.
+            Status::NAME => respond::<Status>(&id, params, |Empty {}| Ok(self.status())),
+            Focus::NAME if self.shared.config.focus.is_some() => {
+                respond::<Focus>(&id, params, |Empty {}| {
+                    (self.shared.config.focus.as_ref().expect("guarded"))();
+                    Ok(Empty {})
+                })
+            }
+            _ => protocol::encode_error(&id, &RpcError::method_not_found(method)),
         };
-        self.reply(id, result).await;
+        self.send(line).await;
     }
 
     pub(super) fn handle_notification(&self, notification: Notification) {
         match notification.method.as_str() {
-            "$/cancelRequest" => {
-                match protocol::params::<CancelParams>(notification.params.as_deref()) {
+            CancelRequest::NAME => {
+                match protocol::notification_params::<CancelRequest>(notification.params.as_deref())
+                {
                     Ok(CancelParams { id }) => {
                         if let Some(token) = self.state().asks.get(&id) {
                             token.cancel();
@@ -111,29 +93,28 @@ impl Conn {
         }
     }
 
-    fn initialize(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
-        let params: InitializeParams = protocol::params(params)?;
+    fn initialize(&self, params: InitializeParams) -> Result<InitializeResult, RpcError> {
         if params.protocol_version != PROTOCOL_VERSION {
             return Err(RpcError::invalid_params(format!(
                 "protocolVersion: this broker speaks version {PROTOCOL_VERSION}, not {}",
                 params.protocol_version
             )));
         }
-        let client = match params.client.version {
-            Some(version) => format!("{} {version}", params.client.name),
-            None => params.client.name,
+        let ClientInfo { name, version } = params.client;
+        let client = match version {
+            Some(version) => format!("{name} {version}"),
+            None => name,
         };
         let mut state = self.state();
         state.initialized = true;
         state.client = Some(client);
-        Ok(json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "server": { "name": "askdesk", "version": env!("CARGO_PKG_VERSION") },
-        }))
+        Ok(InitializeResult {
+            protocol_version: PROTOCOL_VERSION,
+            server: server_info(),
+        })
     }
 
-    fn register_agent(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
-        let registration: AgentRegistration = protocol::params(params)?;
+    fn register_agent(&self, registration: AgentRegistration) -> Result<Handle, RpcError> {
         if registration.id.is_empty() {
             return Err(RpcError::invalid_params("id: expected a non-empty string"));
         }
@@ -142,24 +123,27 @@ impl Conn {
             .register_agent(registration)
             .map_err(|e| RpcError::registry(&e))?;
         self.state().agents.push(handle.clone());
-        Ok(serde_json::to_value(handle).expect("a handle serializes"))
+        Ok(handle)
     }
 
-    fn unregister_agent(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
-        let UnregisterAgentParams { agent } = protocol::params(params)?;
+    fn unregister_agent(&self, params: UnregisterAgentParams) -> Result<(), RpcError> {
+        let UnregisterAgentParams { agent } = params;
         self.service()
             .unregister_agent(&agent)
             .map_err(|e| RpcError::registry(&e))?;
         self.state().agents.retain(|h| h != &agent);
-        Ok(Value::Null)
+        Ok(())
     }
 
-    fn register_answerer(self: &Arc<Self>, params: Option<&RawValue>) -> Result<Value, RpcError> {
+    fn register_answerer(
+        self: &Arc<Self>,
+        params: RegisterAnswererParams,
+    ) -> Result<RegisteredAnswerer, RpcError> {
         let RegisterAnswererParams {
             scope,
             prepend,
             label,
-        } = protocol::params(params)?;
+        } = params;
         let answerer = Arc::new(SocketAnswerer::new(self.clone()));
         let id = self
             .service()
@@ -180,11 +164,11 @@ impl Conn {
         } else {
             state.answerers.push(id);
         }
-        Ok(json!({ "answerer": id }))
+        Ok(RegisteredAnswerer { answerer: id })
     }
 
-    fn unregister_answerer(&self, params: Option<&RawValue>) -> Result<Value, RpcError> {
-        let UnregisterAnswererParams { answerer } = protocol::params(params)?;
+    fn unregister_answerer(&self, params: UnregisterAnswererParams) -> Result<(), RpcError> {
+        let UnregisterAnswererParams { answerer } = params;
         let not_ours = || {
             RpcError::invalid_params(format!(
                 "answerer: {answerer:?} is not registered on this connection"
@@ -199,13 +183,13 @@ impl Conn {
         }
         drop(state);
         self.service().unregister_answerer(id);
-        Ok(Value::Null)
+        Ok(())
     }
 
     async fn start_ask(self: &Arc<Self>, id: Id, params: Option<&RawValue>) {
-        let request: AskRequest = match protocol::params(params) {
+        let request = match protocol::request_params::<Ask>(params) {
             Ok(request) => request,
-            Err(error) => return self.reply::<Value>(id, Err(error)).await,
+            Err(error) => return self.reply_error(&id, error).await,
         };
         let cancel = CancellationToken::new();
         let refusal = {
@@ -226,7 +210,7 @@ impl Conn {
             }
         };
         if let Some(error) = refusal {
-            return self.reply::<Value>(id, Err(error)).await;
+            return self.reply_error(&id, error).await;
         }
         let conn = self.clone();
         let ask = self.asks.track_future(async move {
@@ -246,7 +230,7 @@ impl Conn {
                 }
             }
             conn.state().asks.remove(&id);
-            conn.reply(id, result.map_err(|error| RpcError::from(&error)))
+            conn.reply::<Ask>(&id, result.map_err(|error| RpcError::from(&error)))
                 .await;
         });
         // Run the ask up to its first wait right here, so the question is on its way to the
@@ -263,32 +247,51 @@ impl Conn {
         }
     }
 
-    fn status(&self) -> Value {
+    fn status(&self) -> StatusResult {
         let now = SystemTime::now();
-        let pending: Vec<Value> = self
+        let pending = self
             .service()
             .pending()
             .into_iter()
-            .map(|p| {
-                let age = now.duration_since(p.asked_at).unwrap_or_default();
-                json!({
-                    "request": p.request,
-                    "agent": p.agent,
-                    "questions": p.questions,
-                    "holder": p.holder,
-                    "ageMs": age.as_millis() as u64,
-                })
+            .map(|p| PendingRequest {
+                request: p.request,
+                agent: p.agent,
+                questions: p.questions,
+                holder: p.holder,
+                age_ms: now
+                    .duration_since(p.asked_at)
+                    .unwrap_or_default()
+                    .as_millis() as u64,
             })
             .collect();
         let connections =
             self.shared.config.max_connections - self.shared.connections.available_permits();
-        json!({
-            "server": { "name": "askdesk", "version": env!("CARGO_PKG_VERSION") },
-            "socket": self.shared.socket,
-            "connections": connections,
-            "agents": self.service().agents(),
-            "answerers": self.service().answerers(),
-            "pending": pending,
-        })
+        StatusResult {
+            server: server_info(),
+            socket: self.shared.socket.display().to_string(),
+            connections,
+            agents: self.service().agents(),
+            answerers: self.service().answerers(),
+            pending,
+        }
     }
+}
+
+/// This broker, as `initialize` and `askdesk/status` name it.
+fn server_info() -> ServerInfo {
+    ServerInfo {
+        name: "askdesk".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    }
+}
+
+/// The response line to request `id` of method `M`: its params read (invalid params name the
+/// field path), then `handler`'s result or error.
+fn respond<M: RequestMethod>(
+    id: &Id,
+    params: Option<&RawValue>,
+    handler: impl FnOnce(M::Params<'static>) -> Result<M::Result, RpcError>,
+) -> Vec<u8> {
+    let result = protocol::request_params::<M>(params).and_then(handler);
+    protocol::encode_response::<M>(id, result.as_ref())
 }

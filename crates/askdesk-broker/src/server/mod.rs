@@ -14,7 +14,6 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -139,7 +138,7 @@ where
                     "connections",
                     format_args!("the broker serves at most {max} connections"),
                 );
-                let line = protocol::encode_response::<Value>(&Id::Null, Err(&error));
+                let line = protocol::encode_error(&Id::Null, &error);
                 let _ = write.write_all(&line).await;
                 let _ = write.shutdown().await;
             });
