@@ -1,9 +1,9 @@
 //! The broker: the accept loop, and admission of each connection under the connection limit.
 //!
-//! - [`connection`]: one connection's task: reads lines, keeps the connection's state (its asks,
+//! - `connection`: one connection's task: reads lines, keeps the connection's state (its asks,
 //!   agents, answerers and the requests relayed to it), cleans up when the peer goes.
-//! - [`handlers`]: the dispatch table (SPEC 5.4) and one handler per method.
-//! - [`answerer`]: `SocketAnswerer`, which relays requests to answerer connections (SPEC 5.5) and
+//! - `handlers`: the dispatch table (SPEC 5.4) and one handler per method.
+//! - `answerer`: `SocketAnswerer`, which relays requests to answerer connections (SPEC 5.5) and
 //!   reads their responses as decisions.
 
 mod answerer;
