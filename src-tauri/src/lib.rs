@@ -17,13 +17,13 @@ pub mod markdown;
 pub mod notify;
 pub mod settings;
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use askdesk_broker::client::{Client, ClientError};
 use askdesk_broker::journal::Journal;
+use askdesk_broker::protocol::methods::{Empty, Focus};
 use askdesk_broker::ServerConfig;
 use askdesk_core::{AnswererRegistration, Config, Service};
 use tauri::async_runtime::JoinHandle;
@@ -205,35 +205,19 @@ async fn exit_on_signal(app: tauri::AppHandle) {
     app.exit(0);
 }
 
-/// Asks the running instance to show its window (`askdesk/focus`), with a plain blocking client:
+/// Asks the running instance to show its window (`askdesk/focus`), waiting a few seconds at most:
 /// this runs before anything else exists.
-fn focus_running(path: &Path) -> std::io::Result<()> {
-    let stream = UnixStream::connect(path)?;
-    stream.set_read_timeout(Some(Duration::from_secs(3)))?;
-    stream.set_write_timeout(Some(Duration::from_secs(3)))?;
-    let mut writer = &stream;
-    writer.write_all(
-        concat!(
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"client":{"name":"askdesk-desktop"}}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":2,"method":"askdesk/focus","params":{}}"#,
-            "\n"
-        )
-        .as_bytes(),
-    )?;
-    for line in BufReader::new(&stream).lines() {
-        let reply: serde_json::Value =
-            serde_json::from_str(&line?).map_err(std::io::Error::other)?;
-        if reply["id"] == 2 {
-            return match reply.get("error") {
-                Some(error) => Err(std::io::Error::other(error.to_string())),
-                None => Ok(()),
-            };
+fn focus_running(path: &Path) -> Result<(), ClientError> {
+    tauri::async_runtime::block_on(async {
+        let focus = async {
+            let client = Client::connect(path, "askdesk-desktop").await?;
+            client.call::<Focus>(&Empty {}).await
+        };
+        match tokio::time::timeout(Duration::from_secs(3), focus).await {
+            Ok(focused) => focused.map(drop),
+            Err(_) => Err(ClientError::Io(std::io::ErrorKind::TimedOut.into())),
         }
-    }
-    Err(std::io::Error::other(
-        "the running instance closed the connection",
-    ))
+    })
 }
 
 fn init_tracing() {

@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use askdesk_broker::client::{Client, ClientError};
+use askdesk_broker::protocol::methods::{AgentList, AgentsList, Empty};
 use askdesk_core::{
-    AgentRegistration, Answer, AnswerItem, AskRequest, Question, QuestionOption, Scope,
+    AgentRegistration, AgentSummary, Answer, AnswerItem, AskRequest, Question, QuestionOption,
+    Scope,
 };
 use askdesk_e2e::{Broker, Home};
 use serde_json::json;
@@ -62,7 +64,7 @@ async fn ask_and_answer_through_the_client_library() {
         .await
         .unwrap()
         .unwrap();
-    let params = incoming_request.request().unwrap();
+    let params = &incoming_request.params;
     assert_eq!(
         params.questions[0].options,
         vec![
@@ -94,15 +96,23 @@ async fn ask_and_answer_through_the_client_library() {
     incoming_request.reply(Ok(Some(answer.clone()))).await;
     assert_eq!(asking.await.unwrap().unwrap(), answer);
 
-    let list = asker.call("agents/list", json!({})).await.unwrap();
+    let list = asker.call::<AgentsList>(&Empty {}).await.unwrap();
     assert_eq!(
         list,
-        json!({ "agents": [{ "id": "lib-agent", "owner": null, "root": true, "label": "Library" }] })
+        AgentList {
+            agents: vec![AgentSummary {
+                id: "lib-agent".into(),
+                owner: None,
+                root: true,
+                label: Some("Library".into()),
+                meta: None,
+            }]
+        }
     );
     asker.unregister_agent(&handle).await.unwrap();
     assert_eq!(
-        asker.call("agents/list", json!({})).await.unwrap(),
-        json!({ "agents": [] })
+        asker.call::<AgentsList>(&Empty {}).await.unwrap(),
+        AgentList { agents: vec![] }
     );
 }
 

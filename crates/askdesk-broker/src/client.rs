@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use askdesk_core::{AgentInfo, AgentRegistration, Answer, AskRequest, Handle, Question, Scope};
+use askdesk_core::{AgentRegistration, Answer, AskRequest, Handle, Scope};
 use futures_util::StreamExt;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::value::RawValue;
 use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, oneshot};
@@ -20,9 +19,13 @@ use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 use crate::framing::LineCodec;
-use crate::protocol::{
-    self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION, USER_QUESTION_ERROR,
+use crate::protocol::methods::{
+    AgentsRegister, AgentsUnregister, AnswerersRegister, Ask, CancelParams, CancelRequest,
+    ClientInfo, Empty, Initialize, InitializeParams, NotificationMethod, Ping, QuestionRequest,
+    RegisterAnswererParams, RegisteredAnswerer, RequestMethod, RequestParams, Status, StatusResult,
+    UnregisterAgentParams,
 };
+use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
 
 /// What a client call can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +51,7 @@ impl ClientError {
     /// The `UserQuestionError` code (`NO_PROVIDER`, ...), when this is one.
     pub fn question_code(&self) -> Option<&str> {
         match self {
-            ClientError::Rpc(error) if error.code == USER_QUESTION_ERROR => error.data_code(),
+            ClientError::Rpc(error) => error.question_code(),
             _ => None,
         }
     }
@@ -71,7 +74,7 @@ struct Inner {
 
 #[derive(Default)]
 struct State {
-    waiting: HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>,
+    waiting: HashMap<i64, oneshot::Sender<Result<Box<RawValue>, RpcError>>>,
     /// Where broker-sent requests go once this connection registered an answerer.
     incoming: Option<mpsc::Sender<IncomingRequest>>,
     /// Cancellation of the broker-sent requests being served, by their id.
@@ -96,13 +99,13 @@ impl Client {
             })?;
         let client = Client::over(stream);
         client
-            .call(
-                "initialize",
-                json!({
-                    "protocolVersion": PROTOCOL_VERSION,
-                    "client": { "name": client_name, "version": env!("CARGO_PKG_VERSION") },
-                }),
-            )
+            .call::<Initialize>(&InitializeParams {
+                protocol_version: PROTOCOL_VERSION,
+                client: ClientInfo {
+                    name: client_name.to_owned(),
+                    version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+                },
+            })
             .await?;
         Ok(client)
     }
@@ -186,17 +189,13 @@ impl Client {
                 result,
             })) => {
                 if let Some(waiting) = self.state().waiting.remove(&id) {
-                    let _ = waiting.send(result.map(|raw| protocol::value(&raw)));
+                    let _ = waiting.send(result);
                 }
             }
             Ok(Message::Response(Response {
                 id: Id::Null,
                 result: Err(error),
-            })) if matches!(
-                error.code,
-                protocol::LIMIT_REACHED | protocol::INVALID_REQUEST
-            ) =>
-            {
+            })) if error.refuses_connection() => {
                 // The broker refuses the whole connection (too many connections, or a line over
                 // its limit) and is closing it: every request waiting, or made later, gets that
                 // reason.
@@ -215,48 +214,13 @@ impl Client {
                     "the broker reported an error for no request of ours"
                 )
             }
-            Ok(Message::Request(request)) => {
-                let cancelled = CancellationToken::new();
-                let incoming = {
-                    let mut state = self.state();
-                    let incoming = state.incoming.clone();
-                    if incoming.is_some() {
-                        state.serving.insert(request.id.clone(), cancelled.clone());
-                    }
-                    incoming
-                };
-                let served = IncomingRequest {
-                    id: request.id.clone(),
-                    method: request.method,
-                    params: request
-                        .params
-                        .as_deref()
-                        .map_or(Value::Null, protocol::value),
-                    cancelled,
-                    client: self.clone(),
-                };
-                match incoming {
-                    Some(incoming) => {
-                        if let Err(mpsc::error::SendError(served)) = incoming.send(served).await {
-                            served.reply(Ok(None)).await;
-                        }
-                    }
-                    None => {
-                        let error = RpcError::method_not_found(&served.method);
-                        let _ = self
-                            .send(protocol::encode_response::<Value>(&request.id, Err(&error)))
-                            .await;
-                    }
-                }
-            }
+            Ok(Message::Request(request)) => self.serve(request).await,
             Ok(Message::Notification(Notification { method, params }))
-                if method == "$/cancelRequest" =>
+                if method == CancelRequest::NAME =>
             {
-                #[derive(serde::Deserialize)]
-                struct Cancel {
-                    id: Id,
-                }
-                if let Ok(Cancel { id }) = protocol::params::<Cancel>(params.as_deref()) {
+                if let Ok(CancelParams { id }) =
+                    protocol::notification_params::<CancelRequest>(params.as_deref())
+                {
                     if let Some(token) = self.state().serving.get(&id) {
                         token.cancel();
                     }
@@ -267,20 +231,52 @@ impl Client {
         }
     }
 
-    /// Calls a method and waits for its result.
-    pub async fn call(&self, method: &str, params: Value) -> Result<Value> {
-        self.call_cancellable(method, params, &CancellationToken::new())
+    /// A request from the broker: `user-questions/request` goes to the [`Incoming`] queue once
+    /// this connection registered an answerer; anything else is answered with an error here.
+    async fn serve(&self, request: protocol::Request) {
+        let incoming = self.state().incoming.clone();
+        let params = match (request.method.as_str(), incoming) {
+            (QuestionRequest::NAME, Some(incoming)) => {
+                protocol::request_params::<QuestionRequest>(request.params.as_deref())
+                    .map(|params| (params, incoming))
+            }
+            (method, _) => Err(RpcError::method_not_found(method)),
+        };
+        let (params, incoming) = match params {
+            Ok(ready) => ready,
+            Err(error) => {
+                let _ = self.send(protocol::encode_error(&request.id, &error)).await;
+                return;
+            }
+        };
+        let cancelled = CancellationToken::new();
+        self.state()
+            .serving
+            .insert(request.id.clone(), cancelled.clone());
+        let served = IncomingRequest {
+            id: request.id,
+            params,
+            cancelled,
+            client: self.clone(),
+        };
+        if let Err(mpsc::error::SendError(served)) = incoming.send(served).await {
+            served.reply(Ok(None)).await;
+        }
+    }
+
+    /// Calls method `M` and waits for its result.
+    pub async fn call<M: RequestMethod>(&self, params: &M::Params<'_>) -> Result<M::Result> {
+        self.call_cancellable::<M>(params, &CancellationToken::new())
             .await
     }
 
-    /// Calls a method; cancelling `cancel` sends `$/cancelRequest` and keeps waiting for the
+    /// Calls method `M`; cancelling `cancel` sends `$/cancelRequest` and keeps waiting for the
     /// broker's final response (for an ask, `ASK_ABORTED`).
-    pub async fn call_cancellable(
+    pub async fn call_cancellable<M: RequestMethod>(
         &self,
-        method: &str,
-        params: Value,
+        params: &M::Params<'_>,
         cancel: &CancellationToken,
-    ) -> Result<Value> {
+    ) -> Result<M::Result> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
         {
@@ -290,7 +286,7 @@ impl Client {
             }
             state.waiting.insert(id, tx);
         }
-        let line = protocol::encode_request(&Id::Number(id), method, Some(&params));
+        let line = protocol::encode_request::<M>(&Id::Number(id), params);
         if let Err(error) = self.send(line).await {
             self.state().waiting.remove(&id);
             // The connection ended, but a refusal read before the end still says why.
@@ -302,39 +298,39 @@ impl Client {
         let result = tokio::select! {
             result = &mut rx => result,
             _ = cancel.cancelled() => {
-                let note = protocol::encode_notification("$/cancelRequest", Some(&json!({ "id": id })));
+                let note = protocol::encode_notification::<CancelRequest>(&CancelParams {
+                    id: Id::Number(id),
+                });
                 let _ = self.send(note).await;
                 rx.await
             }
         };
         match result {
-            Ok(Ok(value)) => Ok(value),
+            Ok(Ok(raw)) => serde_json::from_str(raw.get())
+                .map_err(|e| ClientError::Protocol(format!("{}: {e}", M::NAME))),
             Ok(Err(error)) => Err(ClientError::Rpc(error)),
             Err(_) => Err(ClientError::Closed),
         }
     }
 
     pub async fn ping(&self) -> Result<()> {
-        self.call("ping", json!({})).await.map(drop)
+        self.call::<Ping>(&Empty {}).await.map(drop)
     }
 
     pub async fn register_agent(&self, registration: &AgentRegistration) -> Result<Handle> {
-        let value = self.call("agents/register", to_value(registration)).await?;
-        parse(value)
+        self.call::<AgentsRegister>(registration).await
     }
 
     pub async fn unregister_agent(&self, handle: &Handle) -> Result<()> {
-        self.call("agents/unregister", json!({ "agent": handle }))
-            .await
-            .map(drop)
+        self.call::<AgentsUnregister>(&UnregisterAgentParams {
+            agent: handle.clone(),
+        })
+        .await
     }
 
     /// Asks the human. Cancelling `cancel` withdraws the ask; the result is then `ASK_ABORTED`.
     pub async fn ask(&self, request: &AskRequest, cancel: &CancellationToken) -> Result<Answer> {
-        let value = self
-            .call_cancellable("user-questions/ask", to_value(request), cancel)
-            .await?;
-        parse(value)
+        self.call_cancellable::<Ask>(request, cancel).await
     }
 
     /// Joins the waterfall as an answerer; requests arrive on the returned [`Incoming`].
@@ -346,30 +342,19 @@ impl Client {
     ) -> Result<(String, Incoming)> {
         let (tx, rx) = mpsc::channel(64);
         self.state().incoming.get_or_insert(tx);
-        let mut params = json!({ "scope": scope, "prepend": prepend });
-        if let Some(label) = label {
-            params["label"] = json!(label);
-        }
-        #[derive(Deserialize)]
-        struct Registered {
-            answerer: String,
-        }
-        let Registered { answerer } = parse(self.call("answerers/register", params).await?)?;
-        Ok((answerer, Incoming { rx }))
+        let params = RegisterAnswererParams {
+            scope,
+            prepend,
+            label: label.map(str::to_owned),
+        };
+        let RegisteredAnswerer { answerer } = self.call::<AnswerersRegister>(&params).await?;
+        Ok((answerer.to_string(), Incoming { rx }))
     }
 
     /// The broker's `askdesk/status`: version, connections, agents, answerers, pending requests.
-    pub async fn status(&self) -> Result<Value> {
-        self.call("askdesk/status", json!({})).await
+    pub async fn status(&self) -> Result<StatusResult> {
+        self.call::<Status>(&Empty {}).await
     }
-}
-
-fn to_value<T: serde::Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).expect("protocol types serialize")
-}
-
-fn parse<T: serde::de::DeserializeOwned>(value: Value) -> Result<T> {
-    serde_json::from_value(value).map_err(|e| ClientError::Protocol(e.to_string()))
 }
 
 /// The requests the broker sends this connection as an answerer.
@@ -384,43 +369,28 @@ impl Incoming {
     }
 }
 
-/// The params of `user-questions/request`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct RequestParams {
-    pub questions: Vec<Question>,
-    #[serde(default)]
-    pub agent: Option<AgentInfo>,
-}
-
-/// One request from the broker to this answerer. Reply exactly once; dropping it unanswered
-/// leaves the broker waiting until the connection closes, so always reply (`Ok(None)` delegates).
+/// One `user-questions/request` from the broker to this answerer. Reply exactly once; dropping it
+/// unanswered leaves the broker waiting until the connection closes, so always reply (`Ok(None)`
+/// delegates).
 pub struct IncomingRequest {
     id: Id,
-    method: String,
-    /// The raw params (`{ questions, agent? }`).
-    pub params: Value,
+    /// The questions and the asking agent.
+    pub params: RequestParams<'static>,
     /// Cancelled when the broker withdraws the request (`$/cancelRequest`) or the connection closes.
     pub cancelled: CancellationToken,
     client: Client,
 }
 
 impl IncomingRequest {
-    pub fn method(&self) -> &str {
-        &self.method
-    }
-
-    /// The questions and the asking agent.
-    pub fn request(&self) -> Result<RequestParams, serde_json::Error> {
-        serde_json::from_value(self.params.clone())
-    }
-
     /// Claims with `Ok(Some(answer))`, delegates with `Ok(None)`, fails with `Err`.
     pub async fn reply(self, result: Result<Option<Answer>, RpcError>) {
         self.client.state().serving.remove(&self.id);
-        let result = result.map(|answer| answer.map(|a| to_value(&a)).unwrap_or(Value::Null));
         let _ = self
             .client
-            .send(protocol::encode_response(&self.id, result.as_ref()))
+            .send(protocol::encode_response::<QuestionRequest>(
+                &self.id,
+                result.as_ref(),
+            ))
             .await;
     }
 }

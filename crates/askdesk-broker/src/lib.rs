@@ -2,14 +2,17 @@
 //!
 //! - [`framing`]: splits a byte stream into newline-terminated lines, with a size limit.
 //! - [`protocol`]: JSON-RPC 2.0 messages, one per line, and the error codes of SPEC 5.3. The only
-//!   module that knows JSON-RPC's shape.
+//!   module that knows JSON-RPC's shape; [`protocol::methods`] defines each method's name, params
+//!   and result once, for the server, the client and every caller.
 //! - [`transport`]: where the socket lives, its directory and permission checks, peer uid checks,
 //!   stale-socket recovery; the [`Listener`] the server accepts from.
-//! - [`server`]: [`run`], one task per connection, the method dispatch table, and the socket
-//!   answerer that relays requests to answerer connections; each connection's outgoing lines go
-//!   through an `outbox` (written in place, queued when the socket is full).
+//! - [`server`]: [`run`], the accept loop; inside it one task per connection, the method dispatch
+//!   table, and the socket answerer that relays requests to answerer connections. Each
+//!   connection's outgoing lines go through an `outbox` (written in place, queued when the socket
+//!   is full).
 //! - [`socket`]: an accepted peer's socket, watched for readability only (writes go straight out).
-//! - [`journal`]: the history journal, JSON lines flushed to disk before an answer is delivered.
+//! - [`journal`]: the history journal, JSON lines flushed to disk before an answer is delivered;
+//!   `settled` turns a settled ask into its record and appends it off the async path.
 //! - [`client`]: the Rust client library used by the CLI, the MCP server and tests.
 //! - [`error`]: this crate's error type.
 
@@ -20,9 +23,10 @@ pub mod journal;
 mod outbox;
 pub mod protocol;
 pub mod server;
+mod settled;
 pub mod socket;
 pub mod transport;
 
 pub use error::{Error, Result};
-pub use server::{run, serve_connection, ServerConfig};
+pub use server::{run, ServerConfig};
 pub use transport::{bind, socket_path, Listener};

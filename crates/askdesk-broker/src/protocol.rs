@@ -1,12 +1,18 @@
 //! JSON-RPC 2.0 messages, one per line (SPEC 5.2), and the error codes of SPEC 5.3.
 //!
-//! Architecture invariant: this is the only module that knows the shape of a JSON-RPC message.
-//! The server and the client exchange [`Message`]s and [`RpcError`]s, never raw `jsonrpc` objects.
+//! Architecture invariant: this is the only module that knows the shape of a JSON-RPC message
+//! and picks error numbers. The server and the client exchange [`Message`]s and [`RpcError`]s,
+//! never raw `jsonrpc` objects; each method's name, params and result are defined once, in
+//! [`methods`], and lines are encoded from those types.
+
+pub mod methods;
 
 use askdesk_core::{AskError, RegistryError, UserQuestionError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
+
+use methods::{NotificationMethod, RequestMethod};
 
 /// The line is not JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -37,12 +43,6 @@ pub enum Id {
     Number(i64),
     String(String),
     Null,
-}
-
-impl From<u64> for Id {
-    fn from(n: u64) -> Self {
-        Id::Number(n as i64)
-    }
 }
 
 /// One JSON-RPC message, as read from a line.
@@ -138,9 +138,29 @@ impl RpcError {
         Self::new(INTERNAL_ERROR, message).with_data(json!({ "answerer": answerer }))
     }
 
+    /// An answerer's failure of a `user-questions/request` without a domain code (SPEC 5.5): the
+    /// broker fails the ask as an internal error carrying `message`.
+    pub fn answerer_failure(message: impl Into<String>) -> Self {
+        Self::new(INTERNAL_ERROR, message)
+    }
+
     /// The code in `data.code`, for domain and registry errors.
     pub fn data_code(&self) -> Option<&str> {
         self.data.as_ref()?.get("code")?.as_str()
+    }
+
+    /// The `UserQuestionError` code (`NO_PROVIDER`, ...), when this is one.
+    pub fn question_code(&self) -> Option<&str> {
+        match self.code {
+            USER_QUESTION_ERROR => self.data_code(),
+            _ => None,
+        }
+    }
+
+    /// Whether this error, sent with a null id, is the broker refusing the whole connection (too
+    /// many connections, or a line over its limit) as it closes it.
+    pub fn refuses_connection(&self) -> bool {
+        matches!(self.code, LIMIT_REACHED | INVALID_REQUEST)
     }
 }
 
@@ -348,8 +368,31 @@ fn line(message: &impl Serialize) -> Vec<u8> {
     line
 }
 
-/// Encodes a request as one line, newline included.
-pub fn encode_request(id: &Id, method: &str, params: Option<&impl Serialize>) -> Vec<u8> {
+/// Encodes a request of method `M` as one line, newline included.
+pub fn encode_request<M: RequestMethod>(id: &Id, params: &M::Params<'_>) -> Vec<u8> {
+    request_line(id, M::NAME, Some(params))
+}
+
+/// Encodes a notification of method `N` as one line, newline included.
+pub fn encode_notification<N: NotificationMethod>(params: &N::Params) -> Vec<u8> {
+    notification_line(N::NAME, Some(params))
+}
+
+/// Encodes the response to a request of method `M` as one line, newline included.
+pub fn encode_response<M: RequestMethod>(
+    id: &Id,
+    result: Result<&M::Result, &RpcError>,
+) -> Vec<u8> {
+    response_line(id, result)
+}
+
+/// Encodes an error response as one line, newline included (`id` is null when the request's id
+/// could not be read).
+pub fn encode_error(id: &Id, error: &RpcError) -> Vec<u8> {
+    response_line::<()>(id, Err(error))
+}
+
+fn request_line(id: &Id, method: &str, params: Option<&impl Serialize>) -> Vec<u8> {
     line(&OutRequest {
         jsonrpc: "2.0",
         id,
@@ -358,8 +401,7 @@ pub fn encode_request(id: &Id, method: &str, params: Option<&impl Serialize>) ->
     })
 }
 
-/// Encodes a notification as one line, newline included.
-pub fn encode_notification(method: &str, params: Option<&impl Serialize>) -> Vec<u8> {
+fn notification_line(method: &str, params: Option<&impl Serialize>) -> Vec<u8> {
     line(&OutNotification {
         jsonrpc: "2.0",
         method,
@@ -367,8 +409,7 @@ pub fn encode_notification(method: &str, params: Option<&impl Serialize>) -> Vec
     })
 }
 
-/// Encodes a response as one line, newline included.
-pub fn encode_response<R: Serialize>(id: &Id, result: Result<&R, &RpcError>) -> Vec<u8> {
+fn response_line<R: Serialize>(id: &Id, result: Result<&R, &RpcError>) -> Vec<u8> {
     match result {
         Ok(result) => line(&OutResponse {
             jsonrpc: "2.0",
@@ -385,17 +426,18 @@ pub fn encode_response<R: Serialize>(id: &Id, result: Result<&R, &RpcError>) -> 
     }
 }
 
-/// Encodes a message as one line, newline included.
-pub fn encode(message: &Message) -> Vec<u8> {
-    match message {
-        Message::Request(Request { id, method, params }) => {
-            encode_request(id, method, params.as_ref())
-        }
-        Message::Notification(Notification { method, params }) => {
-            encode_notification(method, params.as_ref())
-        }
-        Message::Response(Response { id, result }) => encode_response(id, result.as_ref()),
-    }
+/// Reads the params of a request of method `M`, naming the offending field's path on failure.
+pub fn request_params<M: RequestMethod>(
+    params: Option<&RawValue>,
+) -> Result<M::Params<'static>, RpcError> {
+    self::params(params)
+}
+
+/// Reads the params of a notification of method `N`, naming the offending field's path on failure.
+pub fn notification_params<N: NotificationMethod>(
+    params: Option<&RawValue>,
+) -> Result<N::Params, RpcError> {
+    self::params(params)
 }
 
 /// Deserializes params, naming the offending field's path on failure (`questions[0].options[1].label: ...`).
@@ -444,19 +486,30 @@ fn without_position(error: &serde_json::Error) -> String {
     }
 }
 
-/// Raw JSON text as a value tree, for callers that want one.
-pub fn value(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).expect("raw values hold valid JSON")
-}
-
-/// JSON text from anything serializable, for building messages by hand.
-pub fn raw(value: &impl Serialize) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).expect("values serialize")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn value(raw: &RawValue) -> Value {
+        serde_json::from_str(raw.get()).expect("raw values hold valid JSON")
+    }
+
+    fn raw(value: &impl Serialize) -> Box<RawValue> {
+        serde_json::value::to_raw_value(value).expect("values serialize")
+    }
+
+    /// Encodes a parsed message back into its line.
+    fn encode(message: &Message) -> Vec<u8> {
+        match message {
+            Message::Request(Request { id, method, params }) => {
+                request_line(id, method, params.as_ref())
+            }
+            Message::Notification(Notification { method, params }) => {
+                notification_line(method, params.as_ref())
+            }
+            Message::Response(Response { id, result }) => response_line(id, result.as_ref()),
+        }
+    }
 
     /// A message as a value tree, so cases can be compared.
     fn shape(message: &Message) -> Value {
@@ -584,25 +637,25 @@ mod tests {
         let params = json!({ "id": 1 });
         let cases: [(Vec<u8>, &str); 5] = [
             (
-                encode_request(&Id::Number(1), "ping", Some(&json!({}))),
+                request_line(&Id::Number(1), "ping", Some(&json!({}))),
                 r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#,
             ),
             (
-                encode_request(&Id::Number(2), "ping", None::<&Value>),
+                request_line(&Id::Number(2), "ping", None::<&Value>),
                 r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
             ),
             (
-                encode_notification("$/cancelRequest", Some(&params)),
+                notification_line("$/cancelRequest", Some(&params)),
                 r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#,
             ),
             (
-                encode_response::<Value>(&Id::Null, Err(&RpcError::parse_error("x"))),
+                encode_error(&Id::Null, &RpcError::parse_error("x")),
                 r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: x"}}"#,
             ),
             (
-                encode_response::<Value>(
+                encode_error(
                     &Id::String("7".into()),
-                    Err(&RpcError::user_question(&UserQuestionError::no_provider())),
+                    &RpcError::user_question(&UserQuestionError::no_provider()),
                 ),
                 r#"{"jsonrpc":"2.0","id":"7","error":{"code":-32001,"message":"no user-questions answerer accepted the request","data":{"code":"NO_PROVIDER"}}}"#,
             ),
@@ -613,7 +666,7 @@ mod tests {
             let message = parse(&line[..line.len() - 1]).unwrap();
             assert_eq!(encode(&message), line);
         }
-        let null = encode_response(&Id::Number(3), Ok(&Value::Null));
+        let null = response_line(&Id::Number(3), Ok(&Value::Null));
         assert_eq!(
             std::str::from_utf8(&null).unwrap(),
             "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":null}\n"

@@ -34,11 +34,6 @@ impl Socket {
         let read = unsafe { AsyncFd::register_with_interest(stream, Interest::READABLE)? };
         Ok(Socket { read, write: None })
     }
-
-    /// The socket itself, for peer credentials and the like.
-    pub fn get_ref(&self) -> &UnixStream {
-        self.read.get_ref()
-    }
 }
 
 impl AsyncRead for Socket {

@@ -2,7 +2,7 @@
 //! socket, a uid check on every peer, stale-socket recovery, and no stealing from a live broker.
 //!
 //! Only Unix stream sockets are built today. A Windows named pipe would be one more module that
-//! yields the same `AsyncRead + AsyncWrite` streams to [`crate::server::serve_connection`].
+//! yields the same `AsyncRead + AsyncWrite` streams for the server to serve.
 
 use std::fs;
 use std::io;
@@ -43,16 +43,13 @@ pub struct Listener {
     identity: (u64, u64),
 }
 
-/// The peer's uid was accepted; this is the stream to serve.
-pub type Stream = Socket;
-
 impl Listener {
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// Accepts the next peer of this user (or root). Peers of other uids are closed without a byte.
-    pub async fn accept(&self) -> io::Result<Stream> {
+    pub async fn accept(&self) -> io::Result<Socket> {
         loop {
             let (stream, _) = self.inner.accept().await?;
             match stream.peer_cred() {

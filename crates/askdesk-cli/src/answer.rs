@@ -5,10 +5,11 @@ use std::process::Stdio;
 use std::sync::Arc;
 
 use askdesk_broker::client::IncomingRequest;
-use askdesk_broker::protocol::{self, RpcError};
-use askdesk_core::{Answer, AnswerItem, Question, Scope, UserQuestionError};
+use askdesk_broker::protocol::methods::RequestParams;
+use askdesk_broker::protocol::RpcError;
+use askdesk_core::{Answer, AnswerItem, ErrorCode, Question, Scope, UserQuestionError};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::task::JoinSet;
 
@@ -104,16 +105,10 @@ async fn handle(request: IncomingRequest, how: How) -> bool {
 
 async fn decide(request: &IncomingRequest, how: &How) -> Reply {
     match how {
-        How::Policy(policy) => match request.request() {
-            Ok(params) => apply_policy(*policy, &params.questions),
-            Err(error) => Reply::Fail(RpcError::new(
-                protocol::INTERNAL_ERROR,
-                format!("askdesk answer could not read the request: {error}"),
-            )),
-        },
+        How::Policy(policy) => apply_policy(*policy, &request.params.questions),
         How::Exec(command) => match exec(command, &request.params).await {
             Ok(reply) => reply,
-            Err(message) => Reply::Fail(RpcError::new(protocol::INTERNAL_ERROR, message)),
+            Err(message) => Reply::Fail(RpcError::answerer_failure(message)),
         },
     }
 }
@@ -155,7 +150,7 @@ fn first_option(question: &Question) -> Option<&str> {
 }
 
 /// Runs `sh -c command` with the request on stdin; its stdout is the reply.
-async fn exec(command: &str, params: &Value) -> Result<Reply, String> {
+async fn exec(command: &str, params: &RequestParams<'_>) -> Result<Reply, String> {
     let mut child = tokio::process::Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -166,7 +161,7 @@ async fn exec(command: &str, params: &Value) -> Result<Reply, String> {
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot run `sh -c {command}`: {e}"))?;
-    let input = serde_json::to_vec(params).expect("a JSON value serializes");
+    let input = serde_json::to_vec(params).expect("request params serialize");
     let mut stdin = child.stdin.take().expect("stdin is piped");
     // A command that does not read its stdin must still be able to answer: ignore a broken pipe.
     let writer = async move {
@@ -211,9 +206,11 @@ pub fn parse_reply(stdout: &str) -> Result<Reply, String> {
         let failure: Failure = serde_json::from_value(error.clone())
             .map_err(|e| format!("an error that is not {{\"code\", \"message\"}} ({e})"))?;
         return Ok(Reply::Fail(match failure.code {
-            Some(code) => RpcError::new(protocol::USER_QUESTION_ERROR, failure.message)
-                .with_data(json!({ "code": code })),
-            None => RpcError::new(protocol::INTERNAL_ERROR, failure.message),
+            Some(code) => RpcError::user_question(&UserQuestionError::new(
+                ErrorCode::parse(&code),
+                failure.message,
+            )),
+            None => RpcError::answerer_failure(failure.message),
         }));
     }
     let answer: Answer = serde_json::from_value(value)
@@ -231,6 +228,8 @@ fn truncate(text: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use askdesk_broker::protocol;
+    use serde_json::json;
 
     fn batch() -> Vec<Question> {
         serde_json::from_value(json!([
@@ -310,7 +309,9 @@ mod tests {
 
     #[tokio::test]
     async fn exec_runs_the_command_with_the_request() {
-        let params = json!({ "questions": [{ "id": "a", "question": "?" }] });
+        let params: RequestParams =
+            serde_json::from_value(json!({ "questions": [{ "id": "a", "question": "?" }] }))
+                .unwrap();
         // The command echoes the question id back as the answer's id.
         let reply = exec(r#"id=$(sed 's/.*"id":"\([^"]*\)".*/\1/'); printf '{"answers":[{"id":"%s","selected":[]}]}' "$id""#, &params)
             .await

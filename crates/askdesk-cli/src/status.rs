@@ -3,6 +3,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use askdesk_broker::protocol::methods::StatusResult;
+use askdesk_core::AgentSummary;
 use serde_json::Value;
 
 use crate::cli::StatusArgs;
@@ -15,7 +17,7 @@ pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&status).expect("a JSON value serializes")
+            serde_json::to_string_pretty(&status).expect("a status serializes")
         );
     } else {
         print!("{}", render(&status));
@@ -23,75 +25,51 @@ pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
     Ok(())
 }
 
-/// The status object (the broker's `askdesk/status` result) as text.
-pub fn render(status: &Value) -> String {
+/// The status (the broker's `askdesk/status` result) as text.
+pub fn render(status: &StatusResult) -> String {
     let mut out = String::new();
-    let server = &status["server"];
     let _ = writeln!(
         out,
-        "{} {}{}",
-        server["name"].as_str().unwrap_or("askdesk"),
-        server["version"].as_str().unwrap_or("?"),
-        status["socket"]
-            .as_str()
-            .map(|s| format!(" at {s}"))
-            .unwrap_or_default()
+        "{} {} at {}",
+        status.server.name, status.server.version, status.socket
     );
-    if let Some(connections) = status["connections"].as_u64() {
-        let _ = writeln!(out, "connections: {connections}");
+    let _ = writeln!(out, "connections: {}", status.connections);
+
+    let _ = writeln!(out, "agents: {}", status.agents.len());
+    for root in status.agents.iter().filter(|a| a.owner.is_none()) {
+        agent_tree(&mut out, &status.agents, root, 1);
     }
 
-    let agents = status["agents"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let _ = writeln!(out, "agents: {}", agents.len());
-    let roots = agents.iter().filter(|a| a["owner"].is_null());
-    for root in roots {
-        agent_tree(&mut out, agents, root, 1);
-    }
-
-    let answerers = status["answerers"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let _ = writeln!(out, "answerers (chain order): {}", answerers.len());
-    for (n, answerer) in answerers.iter().enumerate() {
+    let _ = writeln!(out, "answerers (chain order): {}", status.answerers.len());
+    for (n, answerer) in status.answerers.iter().enumerate() {
         let _ = writeln!(
             out,
             "  {}. {}  scope={}{}",
             n + 1,
-            text(&answerer["label"]),
-            text(&answerer["scope"]),
-            if answerer["prepend"].as_bool() == Some(true) {
-                "  prepended"
-            } else {
-                ""
-            }
+            answerer.label,
+            answerer.scope,
+            if answerer.prepend { "  prepended" } else { "" }
         );
     }
 
-    let pending = status["pending"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let _ = writeln!(out, "pending requests: {}", pending.len());
-    for request in pending {
-        let agent = match &request["agent"] {
-            Value::Null => "no agent".to_owned(),
-            agent => agent_name(agent),
+    let _ = writeln!(out, "pending requests: {}", status.pending.len());
+    for request in &status.pending {
+        let agent = match &request.agent {
+            None => "no agent".to_owned(),
+            Some(agent) => agent_name(&agent.id, agent.label.as_deref()),
         };
-        let questions = request["questions"].as_u64().unwrap_or(0);
+        let questions = request.questions;
         let _ = writeln!(
             out,
             "  #{}  {}  {} question{}  waiting {}{}",
-            text(&request["request"]),
+            request.request.0,
             agent,
             questions,
             if questions == 1 { "" } else { "s" },
-            age(request["ageMs"].as_u64().unwrap_or(0)),
-            request["holder"]
-                .as_str()
+            age(request.age_ms),
+            request
+                .holder
+                .as_ref()
                 .map(|h| format!("  held by {h}"))
                 .unwrap_or_default()
         );
@@ -99,8 +77,8 @@ pub fn render(status: &Value) -> String {
     out
 }
 
-fn agent_tree(out: &mut String, agents: &[Value], agent: &Value, depth: usize) {
-    let meta = match agent["meta"].as_object() {
+fn agent_tree(out: &mut String, agents: &[AgentSummary], agent: &AgentSummary, depth: usize) {
+    let meta = match &agent.meta {
         Some(meta) if !meta.is_empty() => {
             let pairs: Vec<String> = meta
                 .iter()
@@ -115,21 +93,24 @@ fn agent_tree(out: &mut String, agents: &[Value], agent: &Value, depth: usize) {
         out,
         "{}{}{role}{meta}",
         "  ".repeat(depth),
-        agent_name(agent)
+        agent_name(&agent.id, agent.label.as_deref())
     );
-    let id = &agent["id"];
-    for child in agents.iter().filter(|a| a["owner"] == *id) {
+    for child in agents
+        .iter()
+        .filter(|a| a.owner.as_deref() == Some(agent.id.as_str()))
+    {
         agent_tree(out, agents, child, depth + 1);
     }
 }
 
-fn agent_name(agent: &Value) -> String {
-    match agent["label"].as_str() {
-        Some(label) => format!("{label} [{}]", text(&agent["id"])),
-        None => text(&agent["id"]),
+fn agent_name(id: &str, label: Option<&str>) -> String {
+    match label {
+        Some(label) => format!("{label} [{id}]"),
+        None => id.to_owned(),
     }
 }
 
+/// A free-form `meta` value as text: strings without their quotes.
 fn text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
@@ -155,7 +136,7 @@ mod tests {
 
     #[test]
     fn renders_tree_chain_and_pending() {
-        let status = json!({
+        let status = serde_json::from_value(json!({
             "server": { "name": "askdesk", "version": "0.1.0" },
             "socket": "/run/user/1000/askdesk/askdesk.sock",
             "connections": 3,
@@ -169,9 +150,11 @@ mod tests {
                 { "answerer": "answerer-1", "label": "desktop", "scope": "all", "prepend": false }
             ],
             "pending": [
-                { "request": 4, "agent": { "id": "a", "label": "coder" }, "questions": 2, "holder": "desktop", "ageMs": 75_000 }
+                { "request": 4, "agent": { "id": "a", "label": "coder" }, "questions": 2, "holder": "desktop", "ageMs": 75_000 },
+                { "request": 5, "agent": null, "questions": 1, "holder": null, "ageMs": 0 }
             ]
-        });
+        }))
+        .unwrap();
         let expected = "\
 askdesk 0.1.0 at /run/user/1000/askdesk/askdesk.sock
 connections: 3
@@ -182,8 +165,9 @@ agents: 3
 answerers (chain order): 2
   1. autopilot  scope=agents  prepended
   2. desktop  scope=all
-pending requests: 1
+pending requests: 2
   #4  coder [a]  2 questions  waiting 1m 15s  held by desktop
+  #5  no agent  1 question  waiting 0s
 ";
         assert_eq!(render(&status), expected);
     }
