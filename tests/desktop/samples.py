@@ -140,3 +140,19 @@ AGENTS = {
     "reviewer": {"id": "review-bot", "label": "review-bot",
                  "meta": {"cwd": "/home/dana/src/website", "repo": "website", "branch": "main"}},
 }
+
+# A revision of PLAN: step 3 rewritten, the binary-size risk dropped, a WAL risk added; the schema is unchanged.
+PLAN_REVISED = PLAN.replace(
+    "3. Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).",
+    "3. Switch `Journal::append` to a prepared `INSERT` inside one transaction per second, keeping the fsync "
+    "guarantee (`synchronous=FULL`).",
+).replace(
+    "| Binary grows by ~1 MB | certain | acceptable; measured 0.9 MB |\n", "",
+).replace(
+    "| Two app instances write at once | very low | single-instance lock already prevents it |\n",
+    "| Two app instances write at once | very low | single-instance lock already prevents it |\n"
+    "| A WAL file is left behind | low | checkpoint on exit |\n",
+)
+assert PLAN_REVISED.count("one transaction per second") == 1 and "WAL file" in PLAN_REVISED and "Binary grows" not in PLAN_REVISED
+
+PLAN_REVIEW_REVISED = [dict(PLAN_REVIEW[0], detail=PLAN_REVISED)]

@@ -572,6 +572,222 @@ def test_xss_plan_runs_nothing(ctx):
     expect_error(outcome(), "ASK_CANCELLED")
 
 
+# ----- plan comments and revisions -----
+
+# One agent id for the comment and revision tests: the second is a revision of the first's plan.
+PLANNER_ID = f"planner-{os.getpid()}"
+
+
+def ask_as(ctx, questions, agent_id, label="claude-code"):
+    """Starts an ask as an agent with this exact id (a thread is keyed by it); returns outcome()."""
+    conn = ctx.conn()
+    meta = dict(samples.AGENTS["coder"]["meta"])
+    handle = conn.call("agents/register", {"id": agent_id, "label": label, "meta": meta})
+    rid = conn.start("user-questions/ask", {"questions": questions, "agent": handle})
+    box = {}
+
+    def wait():
+        try:
+            box["result"] = conn.wait(rid, timeout=120)
+        except Exception as e:  # noqa: BLE001 - the test inspects it
+            box["error"] = e
+
+    t = threading.Thread(target=wait, daemon=True)
+    t.start()
+
+    def outcome(timeout=15):
+        t.join(timeout)
+        if t.is_alive():
+            raise AssertionError("the asker got no reply")
+        return box
+    return outcome
+
+
+DOC = '[data-qid="plan"] .plan-doc:not(.plan-older)'
+
+
+def block_keys(page):
+    return page.js(f"return [...document.querySelectorAll('{DOC} [data-block]')].map((e) => e.dataset.block)")
+
+
+def block_key_of(page, text):
+    """The key of the first block whose text contains `text`."""
+    key = page.js(
+        f"const el = [...document.querySelectorAll('{DOC} [data-block]')].find((e) => e.textContent.includes(arguments[0]));"
+        "return el ? el.dataset.block : null;", text)
+    assert key, f"no block with {text!r}"
+    return key
+
+
+def comment_by_keyboard(ctx, steps, text):
+    """Presses j `steps` times in the focused plan, c, types the comment and saves it with Ctrl+Enter."""
+    page = ctx.page
+    page.keys(*(["j"] * steps))
+    page.keys("c")
+    box = page.wait_for('[data-qid="plan"] .note-input')
+    assert page.js("return document.activeElement.classList.contains('note-input')"), "the comment box has no focus"
+    page.type(box, text)
+    page.keys(ENTER, modifier=CONTROL)
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')"
+               " && document.activeElement.classList.contains('plan-doc')",
+               message="the comment was not saved back to the plan")
+
+
+def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, PLANNER_ID)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    keys = block_keys(page)
+    step3 = block_key_of(page, "Switch Journal::append")
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    row2 = block_key_of(page, "Binary grows by ~1 MB")
+    # The plan takes the focus with Tab like any control; here it is focused directly.
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(step3) + 1, "Batch the inserts in one transaction per second.")
+    comment_by_keyboard(ctx, keys.index(line6) - keys.index(step3), "Make outcome a CHECK over the known names.")
+    # By mouse: click the row, select part of its last cell, click the block's Comment button.
+    page.click(page.find(f'{DOC} [data-block="{row2}"] td:last-child'))
+    page.js(f"const td = document.querySelector('{DOC} [data-block=\"{row2}\"] td:last-child');"
+            "const text = td.firstChild; const at = text.data.indexOf('measured');"
+            "const range = document.createRange(); range.setStart(text, at); range.setEnd(text, text.data.length);"
+            "const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);"
+            "td.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));")
+    button = page.find('[data-qid="plan"] .block-comment-btn')
+    assert page.text(button) == "+ Comment on selection", page.text(button)
+    page.click(button)
+    page.type(page.find('[data-qid="plan"] .note-input'), "Measure it on the release build.")
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    # Edit before submitting: the second comment gets a better text.
+    page.click(page.find(f'[data-qid="plan"] .plan-notes[data-for="{line6}"] .note-edit'))
+    box = page.find('[data-qid="plan"] .note-input')
+    page.js("document.querySelector('[data-qid=\"plan\"] .note-input').value = ''")
+    page.type(box, "Make outcome a CHECK over the five outcome names.")
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    listed = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item')].map((li) =>"
+                     " [li.querySelector('.comment-path').textContent, li.querySelector('.comment-text').textContent])")
+    assert listed == [["Steps › 3", "Batch the inserts in one transaction per second."],
+                      ["Schema › line 6", "Make outcome a CHECK over the five outcome names."],
+                      ["Risks › row 2", "Measure it on the release build."]], listed
+    # Each note sits beside its block.
+    beside = page.js(
+        f"const doc = document.querySelector('{DOC}');"
+        "return {step: !!doc.querySelector('[data-block=\"' + arguments[0] + '\"] > .plan-notes .plan-note'),"
+        " line: !!doc.querySelector('pre + .plan-notes[data-for=\"' + arguments[1] + '\"]'),"
+        " row: !!doc.querySelector('[data-block=\"' + arguments[2] + '\"] + .note-row .plan-note')};", step3, line6, row2)
+    assert beside == {"step": True, "line": True, "row": True}, beside
+    page.type(page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
+    ctx.shot("plan-comments", scroll_to=f'{DOC} #md-h-3')
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find("#submit"))
+    expected = (
+        "> **Steps › 3**\n"
+        "> Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n\n"
+        "Batch the inserts in one transaction per second.\n\n"
+        "> **Schema › line 6**\n"
+        ">   outcome     TEXT NOT NULL DEFAULT 'answered',\n\n"
+        "Make outcome a CHECK over the five outcome names.\n\n"
+        "> **Risks › row 2**\n"
+        "> measured 0.9 MB\n\n"
+        "Measure it on the release build.\n\n"
+        "---\n\n"
+        "Use WAL mode and keep the JSON export."
+    )
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "plan", "selected": [], "custom": expected}]}, json.dumps(got, indent=1)
+    ctx.wait_queue(0)
+
+
+def test_plan_revision_shows_changes_and_past_comments(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW_REVISED, PLANNER_ID)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    view = page.js(
+        f"const doc = document.querySelector('{DOC}'); const bar = document.querySelector('[data-qid=\"plan\"] .revision-bar');"
+        "const texts = (sel) => [...doc.querySelectorAll(sel)].map((e) => e.textContent.replace(/\\s+/g, ' ').trim());"
+        "return {title: bar.querySelector('.revision-title').textContent,"
+        " plus: bar.querySelector('.diff-badge .plus').textContent, minus: bar.querySelector('.diff-badge .minus').textContent,"
+        " changed: texts('.diff-changed'), added: texts('.diff-added'), moved: texts('.diff-moved'),"
+        " removed: texts('.diff-removed .ghost-text'), showing: doc.classList.contains('showing-changes')};")
+    assert view["title"] == "Changes since your last review", view
+    assert (view["plus"], view["minus"]) == ("+2", "−2"), view
+    assert view["showing"], view
+    assert len(view["changed"]) == 1 and "one transaction per second" in view["changed"][0], view
+    assert len(view["added"]) == 1 and "A WAL file is left behind" in view["added"][0], view
+    assert view["moved"] == [], view
+    assert len(view["removed"]) == 1 and "Binary grows by ~1 MB" in view["removed"][0], view
+    # Last round's comments: addressed beside the changed step, placed beside the unchanged line, gone listed.
+    step3 = block_key_of(page, "one transaction per second")
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    past = page.js(
+        f"const doc = document.querySelector('{DOC}');"
+        "const note = (sel) => { const n = doc.querySelector(sel); return n ? n.querySelector('.note-text').textContent : null; };"
+        "return {addressed: note('[data-block=\"' + arguments[0] + '\"] > .plan-notes .plan-note.past.addressed'),"
+        " placed: note('.plan-notes[data-for=\"' + arguments[1] + '\"] .plan-note.past.placed'),"
+        " gone: [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item.past.gone .comment-text')].map((e) => e.textContent)};",
+        step3, line6)
+    assert past == {"addressed": "Batch the inserts in one transaction per second.",
+                    "placed": "Make outcome a CHECK over the five outcome names.",
+                    "gone": ["Measure it on the release build."]}, past
+    ctx.shot("plan-revision", scroll_to=f'{DOC} #md-h-3')
+    # The toggle goes back to the clean plan and returns.
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    clean = page.js(f"const doc = document.querySelector('{DOC}');"
+                    "return [doc.classList.contains('showing-changes'), doc.querySelectorAll('.diff-removed').length]")
+    assert clean == [False, 0], clean
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    page.until(f"return document.querySelectorAll('{DOC} .diff-removed').length === 1")
+    # The earlier version is one click away.
+    page.click(page.find('[data-qid="plan"] .version-link'))
+    older = page.js("const o = document.querySelector('[data-qid=\"plan\"] .plan-older');"
+                    "return [o.hidden, o.textContent.includes('Binary grows by ~1 MB'),"
+                    " document.querySelector('[data-qid=\"plan\"] .older-bar').textContent]")
+    assert older[0] is False and older[1], older
+    assert "Version 1 · feedback sent" in older[2], older
+    page.click(page.find('[data-qid="plan"] .older-back'))
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+    # History shows the thread as one entry with the decision at each version.
+    page.click(page.find("#nav-history"))
+    entry = page.until(
+        "const items = [...document.querySelectorAll('.history-item.plan-thread')];"
+        "const mine = items.find((li) => li.querySelectorAll('.thread-version').length === 2"
+        " && li.textContent.includes('one transaction per second'));"
+        "return mine ? [...mine.querySelectorAll('.thread-version .decision')].map((e) => e.textContent) : null;",
+        message="no plan thread with two versions in History")
+    assert entry == ["feedback sent", "approved"], entry
+    page.click(page.find("#nav-queue"))
+
+
+def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"{PLANNER_ID}-xss")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    evil = "<img src=x onerror=\"window.__pwned = 'comment'\"><b>bold</b><script>window.__pwned = 1</script>"
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, 2, evil)
+    time.sleep(0.5)
+    report = page.js(
+        "const note = document.querySelector('[data-qid=\"plan\"] .plan-note .note-text');"
+        "const item = document.querySelector('[data-qid=\"plan\"] .comment-item .comment-text');"
+        "return {pwned: window.__pwned === undefined ? null : String(window.__pwned),"
+        " note: note.textContent, item: item.textContent, children: note.children.length + item.children.length,"
+        " bad: document.querySelectorAll('[data-qid=\"plan\"] img, [data-qid=\"plan\"] script, [data-qid=\"plan\"] b').length};")
+    assert report == {"pwned": None, "note": evil, "item": evil, "children": 0, "bad": 0}, report
+    # Approving with a comment on a single-select review asks once; dropping it approves plainly.
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
+    assert choices == ["drop", "feedback"], choices
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    assert not page.find_all(".plan-notes-modal")
+    ctx.wait_queue(0)
+
+
 def test_late_answer_is_refused_and_recorded(ctx):
     conn, rid, outcome = ctx.ask([{"id": "late", "question": "Still there?", "options": [{"label": "Yes"}]}])
     ctx.show("late")
@@ -715,6 +931,9 @@ TESTS = [
     test_plan_feedback_returns_as_custom,
     test_plan_mixed_with_questions_has_one_submit,
     test_xss_plan_runs_nothing,
+    test_plan_comments_by_keyboard_and_mouse_become_feedback,
+    test_plan_revision_shows_changes_and_past_comments,
+    test_plan_comment_is_text_and_approve_asks_about_it,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
     test_kill_after_submit_leaves_a_complete_journal_line,
