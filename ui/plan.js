@@ -16,6 +16,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   const approveLabel = q.intent.approve;
   const others = q.options.filter((o) => o.label !== approveLabel);
   const blocks = new Map((q.blocks || []).map((b) => [b.key, b]));
+  const order = new Map((q.blocks || []).map((b, i) => [b.key, i]));
   const revision = q.revision || null;
   const changes = revision ? revision.changes : null;
   const changed = changes ? changes.marks.length + changes.removedBlocks.length > 0 : false;
@@ -263,7 +264,8 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       blockEl(key)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
       doc.focus({ preventScroll: true });
     };
-    const mine = comments.map((c) => {
+    const inOrder = [...comments].sort((a, b) => order.get(a.block) - order.get(b.block) || a.id - b.id);
+    const mine = inOrder.map((c) => {
       const block = blocks.get(c.block);
       return h('li', { class: 'comment-item', dataset: { comment: String(c.id) } },
         h('button', { type: 'button', class: 'comment-jump', onclick: jump(c.block) },
@@ -276,7 +278,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     const past = revision ? revision.comments : [];
     const placed = past.filter((c) => c.placement !== 'gone');
     const gone = past.filter((c) => c.placement === 'gone');
-    commentList.replaceChildren(
+    commentList.replaceChildren(...[
       ...(mine.length ? mine : [h('li', { class: 'comment-empty' }, 'Select a block (J/K or a click) and press C, or select text inside it, to comment.')]),
       placed.length ? h('li', { class: 'comment-sub' }, 'From your last review') : null,
       ...placed.map((c) => h('li', { class: `comment-item past ${c.placement}` },
@@ -288,7 +290,8 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
         h('div', { class: 'comment-static' },
           h('span', { class: 'comment-path' }, c.path),
           h('span', { class: 'note-quote' }, c.quote),
-          h('span', { class: 'comment-text' }, c.text)))));
+          h('span', { class: 'comment-text' }, c.text)))),
+    ].filter(Boolean));
     commentHint.textContent = comments.length
       ? `${comments.length === 1 ? 'Your comment goes' : `Your ${comments.length} comments go`} back with Keep planning, quoted from the plan.`
       : '';
@@ -337,15 +340,15 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
           changed ? h('span', {
             class: 'diff-badge',
             title: `${changes.added} added · ${changes.changed} changed · ${changes.removed} removed${changes.moved ? ` · ${changes.moved} moved` : ''}`,
-          }, h('span', { class: 'plus' }, `+${changes.plus}`), h('span', { class: 'minus' }, `−${changes.minus}`)) : null,
-          changed ? toggle : null),
+          }, h('span', { class: 'plus' }, `+${changes.plus}`), h('span', { class: 'minus' }, `−${changes.minus}`)) : null),
         h('div', { class: 'revision-versions' },
           h('span', { class: 'version-now' }, `Version ${revision.version}`),
           h('span', { class: 'muted' }, ' · earlier:'),
           revision.previous.map((v) => h('button', {
             type: 'button', class: 'version-link', title: v.decision ? `Version ${v.version}: ${v.decision}` : `Version ${v.version}`,
             onclick: () => showVersion(v),
-          }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null))))
+          }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null)),
+          changed ? toggle : null))
     : null;
 
   // ----- outline and decision -----

@@ -639,24 +639,26 @@ def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
     page = ctx.page
     page.wait_for(f"{DOC} [data-block]")
     keys = block_keys(page)
+    empty = page.js("return document.querySelector('[data-qid=\"plan\"] .plan-comments').textContent")
+    assert empty == "Comments 0Select a block (J/K or a click) and press C, or select text inside it, to comment.", empty
     step3 = block_key_of(page, "Switch Journal::append")
     line6 = block_key_of(page, "outcome     TEXT NOT NULL")
-    row2 = block_key_of(page, "Binary grows by ~1 MB")
+    step2 = block_key_of(page, "one-time importer")
     # The plan takes the focus with Tab like any control; here it is focused directly.
     page.js(f"document.querySelector('{DOC}').focus()")
     comment_by_keyboard(ctx, keys.index(step3) + 1, "Batch the inserts in one transaction per second.")
     comment_by_keyboard(ctx, keys.index(line6) - keys.index(step3), "Make outcome a CHECK over the known names.")
-    # By mouse: click the row, select part of its last cell, click the block's Comment button.
-    page.click(page.find(f'{DOC} [data-block="{row2}"] td:last-child'))
-    page.js(f"const td = document.querySelector('{DOC} [data-block=\"{row2}\"] td:last-child');"
-            "const text = td.firstChild; const at = text.data.indexOf('measured');"
-            "const range = document.createRange(); range.setStart(text, at); range.setEnd(text, text.data.length);"
+    # By mouse: click the step, select part of its text, click the block's Comment button.
+    page.click(page.find(f'{DOC} [data-block="{step2}"]'))
+    page.js(f"const li = document.querySelector('{DOC} [data-block=\"{step2}\"]');"
+            "const text = li.firstChild; const at = text.data.indexOf('one-time importer');"
+            "const range = document.createRange(); range.setStart(text, at); range.setEnd(text, at + 17);"
             "const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);"
-            "td.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));")
+            "li.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));")
     button = page.find('[data-qid="plan"] .block-comment-btn')
     assert page.text(button) == "+ Comment on selection", page.text(button)
     page.click(button)
-    page.type(page.find('[data-qid="plan"] .note-input'), "Measure it on the release build.")
+    page.type(page.find('[data-qid="plan"] .note-input'), "Import in batches of 10k rows, as the online migration does.")
     page.click(page.find('[data-qid="plan"] .note-save'))
     # Edit before submitting: the second comment gets a better text.
     page.click(page.find(f'[data-qid="plan"] .plan-notes[data-for="{line6}"] .note-edit'))
@@ -666,30 +668,32 @@ def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
     page.click(page.find('[data-qid="plan"] .note-save'))
     listed = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item')].map((li) =>"
                      " [li.querySelector('.comment-path').textContent, li.querySelector('.comment-text').textContent])")
-    assert listed == [["Steps › 3", "Batch the inserts in one transaction per second."],
-                      ["Schema › line 6", "Make outcome a CHECK over the five outcome names."],
-                      ["Risks › row 2", "Measure it on the release build."]], listed
+    # Listed in the plan's order, whatever the order they were written in.
+    assert listed == [["Steps › 2", "Import in batches of 10k rows, as the online migration does."],
+                      ["Steps › 3", "Batch the inserts in one transaction per second."],
+                      ["Schema › line 6", "Make outcome a CHECK over the five outcome names."]], listed
     # Each note sits beside its block.
     beside = page.js(
         f"const doc = document.querySelector('{DOC}');"
-        "return {step: !!doc.querySelector('[data-block=\"' + arguments[0] + '\"] > .plan-notes .plan-note'),"
-        " line: !!doc.querySelector('pre + .plan-notes[data-for=\"' + arguments[1] + '\"]'),"
-        " row: !!doc.querySelector('[data-block=\"' + arguments[2] + '\"] + .note-row .plan-note')};", step3, line6, row2)
-    assert beside == {"step": True, "line": True, "row": True}, beside
+        "const quote = (key) => { const n = doc.querySelector('[data-block=\"' + key + '\"] > .plan-notes .plan-note');"
+        " return n ? (n.querySelector('.note-quote') || {}).textContent || '' : null; };"
+        "return {step2: quote(arguments[0]), step3: quote(arguments[1]),"
+        " line: !!doc.querySelector('pre + .plan-notes[data-for=\"' + arguments[2] + '\"]')};", step2, step3, line6)
+    assert beside == {"step2": "one-time importer", "step3": "", "line": True}, beside
     page.type(page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
     ctx.shot("plan-comments", scroll_to=f'{DOC} #md-h-3')
     page.click(ctx.option("plan", "Keep planning"))
     page.click(page.find("#submit"))
     expected = (
+        "> **Steps › 2**\n"
+        "> one-time importer\n\n"
+        "Import in batches of 10k rows, as the online migration does.\n\n"
         "> **Steps › 3**\n"
         "> Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n\n"
         "Batch the inserts in one transaction per second.\n\n"
         "> **Schema › line 6**\n"
         ">   outcome     TEXT NOT NULL DEFAULT 'answered',\n\n"
         "Make outcome a CHECK over the five outcome names.\n\n"
-        "> **Risks › row 2**\n"
-        "> measured 0.9 MB\n\n"
-        "Measure it on the release build.\n\n"
         "---\n\n"
         "Use WAL mode and keep the JSON export."
     )
@@ -714,9 +718,9 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
     assert (view["plus"], view["minus"]) == ("+2", "−2"), view
     assert view["showing"], view
     assert len(view["changed"]) == 1 and "one transaction per second" in view["changed"][0], view
-    assert len(view["added"]) == 1 and "A WAL file is left behind" in view["added"][0], view
+    assert len(view["added"]) == 1 and "askdesk history --export" in view["added"][0], view
     assert view["moved"] == [], view
-    assert len(view["removed"]) == 1 and "Binary grows by ~1 MB" in view["removed"][0], view
+    assert len(view["removed"]) == 1 and "one-time importer" in view["removed"][0], view
     # Last round's comments: addressed beside the changed step, placed beside the unchanged line, gone listed.
     step3 = block_key_of(page, "one transaction per second")
     line6 = block_key_of(page, "outcome     TEXT NOT NULL")
@@ -729,8 +733,11 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
         step3, line6)
     assert past == {"addressed": "Batch the inserts in one transaction per second.",
                     "placed": "Make outcome a CHECK over the five outcome names.",
-                    "gone": ["Measure it on the release build."]}, past
+                    "gone": ["Import in batches of 10k rows, as the online migration does."]}, past
     ctx.shot("plan-revision", scroll_to=f'{DOC} #md-h-3')
+    # The removed step stands where it was without taking a number: the next step is still 2.
+    numbers = page.js(f"return [...document.querySelectorAll('{DOC} ol > li')].map((li) => getComputedStyle(li).display)")
+    assert numbers.count("list-item") == 4 and numbers.count("block") == 1, numbers
     # The toggle goes back to the clean plan and returns.
     page.click(page.find('[data-qid="plan"] .revision-toggle'))
     clean = page.js(f"const doc = document.querySelector('{DOC}');"
@@ -741,7 +748,7 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
     # The earlier version is one click away.
     page.click(page.find('[data-qid="plan"] .version-link'))
     older = page.js("const o = document.querySelector('[data-qid=\"plan\"] .plan-older');"
-                    "return [o.hidden, o.textContent.includes('Binary grows by ~1 MB'),"
+                    "return [o.hidden, o.textContent.includes('one-time importer'),"
                     " document.querySelector('[data-qid=\"plan\"] .older-bar').textContent]")
     assert older[0] is False and older[1], older
     assert "Version 1 · feedback sent" in older[2], older
