@@ -9,7 +9,7 @@
 //! thread's next version; a later plan-review request with the same key is a revision of it.
 //!
 //! Threads live in memory: [`PlanThreads`] keeps the last [`MAX_THREADS`] threads (by their latest
-//! version) and the last [`MAX_VERSIONS`] versions of each. History rebuilds threads from the
+//! version), the last [`MAX_VERSIONS`] versions of each, and about [`MAX_KEPT_BYTES`] in all. History rebuilds threads from the
 //! journal with the same key ([`history_entries`]), so it survives a restart.
 
 use std::collections::HashMap;
@@ -26,10 +26,13 @@ use crate::plan_diff::{self, Status};
 pub const MAX_THREADS: usize = 64;
 /// How many versions of a thread are remembered.
 pub const MAX_VERSIONS: usize = 20;
-/// The longest comment or quote the page may send, in bytes (the feedback must fit an answer field).
-pub const MAX_COMMENT_BYTES: usize = 16 * 1024;
+/// The longest comment or quote the page may send, in bytes.
+pub const MAX_COMMENT_BYTES: usize = 8 * 1024;
 /// The most comments on one version.
-pub const MAX_COMMENTS: usize = 200;
+pub const MAX_COMMENTS: usize = 100;
+/// About how many bytes of plans, renderings and comments the threads keep in all; the oldest
+/// versions of the least recently active threads are forgotten past it.
+pub const MAX_KEPT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The key of the thread a request of this agent belongs to: `meta.session` when it is a
 /// non-empty string, else the agent id.
@@ -341,9 +344,15 @@ impl PlanThreads {
             comments: Vec::new(),
             decision: None,
         });
-        let mut forgotten: Vec<RequestId> = Vec::new();
+        // Only the newest two versions keep their rendering (the diff needs the one before);
+        // older ones are rendered again when a revision view lists them.
+        let versions = thread.versions.len();
+        for version in thread.versions.iter_mut().take(versions.saturating_sub(2)) {
+            version.rendered = None;
+        }
         if thread.versions.len() > MAX_VERSIONS {
-            forgotten.push(thread.versions.remove(0).request);
+            let gone = thread.versions.remove(0).request;
+            inner.requests.remove(&gone);
         }
         inner.requests.insert(request.id, key);
         if inner.threads.len() > MAX_THREADS {
@@ -353,12 +362,12 @@ impl PlanThreads {
                 .min_by_key(|(_, t)| t.last_active)
                 .map(|(k, _)| k.clone());
             if let Some(thread) = oldest.and_then(|k| inner.threads.remove(&k)) {
-                forgotten.extend(thread.versions.iter().map(|v| v.request));
+                for version in &thread.versions {
+                    inner.requests.remove(&version.request);
+                }
             }
         }
-        for id in forgotten {
-            inner.requests.remove(&id);
-        }
+        inner.fit(request.id);
     }
 
     /// Records this version's rendering, so the next revision need not render it again.
@@ -420,6 +429,7 @@ impl PlanThreads {
         let mut inner = self.inner();
         if let Some(version) = version_mut(&mut inner, request) {
             version.comments = comments;
+            inner.fit(request);
         }
     }
 
@@ -437,6 +447,57 @@ impl PlanThreads {
         if let Some(version) = version_mut(&mut inner, request) {
             version.decision.get_or_insert_with(|| how.to_owned());
         }
+    }
+}
+
+impl Inner {
+    /// Forgets the oldest versions of the least recently active threads until what is kept fits
+    /// in [`MAX_KEPT_BYTES`]; the version of `keep` (the one just touched) always stays.
+    fn fit(&mut self, keep: RequestId) {
+        let mut total: usize = self
+            .threads
+            .values()
+            .flat_map(|t| &t.versions)
+            .map(Version::bytes)
+            .sum();
+        while total > MAX_KEPT_BYTES {
+            let victim = self
+                .threads
+                .iter()
+                .filter(|(_, t)| t.versions.first().is_some_and(|v| v.request != keep))
+                .min_by_key(|(_, t)| t.last_active)
+                .map(|(k, _)| k.clone());
+            let Some(key) = victim else { break };
+            let Some(thread) = self.threads.get_mut(&key) else {
+                break;
+            };
+            let gone = thread.versions.remove(0);
+            total -= gone.bytes();
+            self.requests.remove(&gone.request);
+            if thread.versions.is_empty() {
+                self.threads.remove(&key);
+            }
+        }
+    }
+}
+
+impl Version {
+    /// About how much memory the version holds: its plan, its rendering and its comments.
+    fn bytes(&self) -> usize {
+        let plan = self.question.detail.as_ref().map_or(0, String::len);
+        let rendered = self.rendered.as_ref().map_or(0, |r| {
+            r.html.len()
+                + r.blocks
+                    .iter()
+                    .map(|b| b.text.len() + b.path.len())
+                    .sum::<usize>()
+        });
+        let comments: usize = self
+            .comments
+            .iter()
+            .map(|c| c.text.len() + c.quote.len() + c.path.len())
+            .sum();
+        plan + rendered + comments
     }
 }
 
@@ -825,6 +886,39 @@ mod tests {
             threads.inner().threads["agent:busy"].versions.len(),
             MAX_VERSIONS
         );
+        assert_eq!(
+            threads.inner().requests.len(),
+            MAX_THREADS - 1 + MAX_VERSIONS
+        );
+    }
+
+    #[test]
+    fn big_plans_are_forgotten_oldest_first_past_the_byte_budget() {
+        let threads = PlanThreads::default();
+        let big = format!("# Plan\n\n{}\n", "word ".repeat(MAX_KEPT_BYTES / 5 / 3));
+        for n in 0..4u64 {
+            threads.arrived(&request(n, agent(&format!("a{n}"), None), &big));
+        }
+        let inner = threads.inner();
+        let kept: usize = inner
+            .threads
+            .values()
+            .flat_map(|t| &t.versions)
+            .map(Version::bytes)
+            .sum();
+        assert!(kept <= MAX_KEPT_BYTES, "{kept}");
+        // The newest stays, the oldest went first.
+        assert!(inner.threads.contains_key("agent:a3"));
+        assert!(!inner.threads.contains_key("agent:a0"));
+        assert!(!inner.requests.contains_key(&RequestId(0)));
+        drop(inner);
+        // A single plan over the budget is still kept: the one just asked is never dropped.
+        let huge = format!("# Plan\n\n{}\n", "word ".repeat(MAX_KEPT_BYTES / 4));
+        threads.arrived(&request(9, agent("huge", None), &huge));
+        assert_eq!(threads.inner().threads.len(), 1);
+        assert!(threads
+            .revision(RequestId(9), &markdown::render("x"))
+            .is_none());
     }
 
     #[test]
