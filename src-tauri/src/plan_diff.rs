@@ -1,8 +1,8 @@
 //! The block diff between two versions of a plan: which blocks were added, removed, changed or moved.
 //!
-//! Plans are compared by their blocks ([`markdown::Block`]: headings, paragraphs, list items,
-//! table rows, lines of code), never as raw text, so the page can mark the rendered plan. Blocks
-//! are paired in three passes:
+//! Plans are compared by their blocks ([`Block`]: headings, paragraphs, list items, table rows,
+//! lines of code), never as raw text, so the page can mark the rendered plan. Blocks are paired in
+//! three passes:
 //!
 //! 1. the same kind and the same text, in order (a step moved elsewhere is still the same step);
 //! 2. the same kind and similar text (word or letter-pair overlap of at least [`SIMILAR`]): the

@@ -795,6 +795,32 @@ def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
     ctx.wait_queue(0)
 
 
+def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
+    # A multi-select plan question may answer an approval with `custom` beside it (SPEC 1), so the
+    # comments can go as notes with the approval; the answer keeps its shape.
+    question = dict(samples.PLAN_REVIEW[0], multiSelect=True)
+    outcome = ask_as(ctx, [question], f"{PLANNER_ID}-notes")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    keys = block_keys(page)
+    step4 = block_key_of(page, "Page the History view")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(step4) + 1, "Keep the default page at 200 records.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
+    assert choices == ["send", "drop"], choices
+    page.click(page.find('.plan-notes-modal [data-choice="send"]'))
+    assert answer_of(outcome()) == {"answers": [{
+        "id": "plan",
+        "selected": ["Approve plan (Recommended)"],
+        "custom": "> **Steps › 4**\n> Page the History view: `get_history(offset, limit)`.\n\n"
+                  "Keep the default page at 200 records.",
+    }]}
+    ctx.wait_queue(0)
+
+
 def test_late_answer_is_refused_and_recorded(ctx):
     conn, rid, outcome = ctx.ask([{"id": "late", "question": "Still there?", "options": [{"label": "Yes"}]}])
     ctx.show("late")
@@ -941,6 +967,7 @@ TESTS = [
     test_plan_comments_by_keyboard_and_mouse_become_feedback,
     test_plan_revision_shows_changes_and_past_comments,
     test_plan_comment_is_text_and_approve_asks_about_it,
+    test_plan_multi_select_approval_carries_comments_as_notes,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
     test_kill_after_submit_leaves_a_complete_journal_line,
