@@ -135,7 +135,12 @@ async function submit() {
       if (c.prepare && !(await c.prepare())) return;
     }
   } catch (error) {
-    toast(`Not sent: ${(error && error.message) || error}`, 'error');
+    if (error && error.kind === 'late') {
+      toast('Too late: the agent withdrew this question before your answer arrived.', 'warn');
+      await refreshQueue();
+    } else {
+      toast(`Not sent: ${(error && error.message) || error}`, 'error');
+    }
     return;
   } finally {
     state.busy = false;

@@ -156,7 +156,7 @@ impl GuiAnswerer {
             .waiting
             .get(&id)
             .map(|w| (w.request.clone(), w.view.clone()));
-        let (request, view) = view.ok_or(CommentError::NoPlan)?;
+        let (request, view) = view.ok_or(CommentError::NotWaiting)?;
         let view = view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
         let question =
             plan_thread::plan_question(&request.questions).ok_or(CommentError::NoPlan)?;
@@ -630,6 +630,53 @@ mod tests {
                 "removed r1 Withdrawn (0)".to_string(),
                 r#"late r1 {"answers":[{"id":"a","selected":["Yes"]}]}"#.to_string(),
             ]
+        );
+    }
+
+    #[tokio::test]
+    async fn plan_comments_become_feedback_quoted_from_the_plan() {
+        let (service, gui, _) = setup();
+        let mut plan = question("plan", &["Approve", "Keep planning"]);
+        plan.detail = Some("# Plan\n\n## Steps\n\n1. Read\n2. Write <b>it</b>\n".into());
+        plan.intent = Some(Intent {
+            kind: "plan-review".into(),
+            approve: "Approve".into(),
+        });
+        let (task, cancel) = ask(&service, vec![plan]);
+        let view = wait_queued(&gui, 1).await.remove(0);
+        let blocks = &view.questions[0].blocks;
+        let key = |text: &str| blocks.iter().find(|b| b.text == text).unwrap().key.clone();
+        // No agent: no thread and no revision, but comments work all the same.
+        assert!(view.questions[0].revision.is_none());
+        let text = gui
+            .plan_feedback(
+                view.request,
+                vec![CommentInput {
+                    block: key("Write it"),
+                    quote: None,
+                    text: "<script>x()</script> is text".into(),
+                }],
+                "General.",
+            )
+            .unwrap();
+        assert_eq!(
+            text,
+            "> **Steps › 2**\n> Write it\n\n<script>x()</script> is text\n\n---\n\nGeneral."
+        );
+        let unknown = CommentInput {
+            block: "s9.li9".into(),
+            quote: None,
+            text: "x".into(),
+        };
+        assert!(matches!(
+            gui.plan_feedback(view.request, vec![unknown], ""),
+            Err(CommentError::NoBlock { index: 0, .. })
+        ));
+        cancel.cancel();
+        assert!(task.await.unwrap().is_err());
+        assert_eq!(
+            gui.plan_feedback(view.request, Vec::new(), ""),
+            Err(CommentError::NotWaiting)
         );
     }
 

@@ -36,7 +36,11 @@ impl CommandError {
 
 impl From<CommentError> for CommandError {
     fn from(error: CommentError) -> Self {
-        CommandError::new("invalid", error)
+        let kind = match error {
+            CommentError::NotWaiting => "late",
+            _ => "invalid",
+        };
+        CommandError::new(kind, error)
     }
 }
 

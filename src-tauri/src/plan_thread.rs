@@ -73,7 +73,10 @@ pub struct CommentInput {
 /// Why comments were refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommentError {
-    /// The request is not a waiting plan review; the page should submit without comments.
+    /// The request is not waiting any more (the agent withdrew it); nothing to send.
+    #[error("this request is no longer waiting: the agent withdrew it before the answer arrived")]
+    NotWaiting,
+    /// The request has no plan under review; the page should submit without comments.
     #[error("this request has no plan under review")]
     NoPlan,
     /// A comment names a block the plan does not have; the page is out of step with its plan.
