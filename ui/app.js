@@ -128,6 +128,8 @@ function currentForm() {
 async function submit() {
   const form = currentForm();
   if (!form || state.busy) return;
+  // The request this form answers, even if the queue moves on while a question below is open.
+  const request = state.current;
   // A plan review turns its comments into feedback text first (and may ask about them).
   state.busy = true;
   try {
@@ -153,7 +155,6 @@ async function submit() {
     toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
     return;
   }
-  const request = state.current;
   state.busy = true;
   try {
     await api.submit(request, { answers: items });
