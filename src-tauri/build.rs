@@ -7,6 +7,7 @@ const COMMANDS: &[&str] = &[
     "dismiss",
     "set_dnd",
     "get_history",
+    "plan_feedback",
     "open_link",
     "hide_window",
 ];

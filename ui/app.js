@@ -114,7 +114,7 @@ function formFor(view) {
   if (form) return form;
   const alone = view.questions.length === 1;
   const questions = view.questions.map((q, i) =>
-    q.planReview ? planQuestion(q, i, { alone, submitNow: () => submit() }) : plainQuestion(q, i));
+    q.planReview ? planQuestion(q, i, { alone, submitNow: () => submit(), request: view.request }) : plainQuestion(q, i));
   const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];
   form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions };
   state.forms.set(view.request, form);
@@ -128,6 +128,25 @@ function currentForm() {
 async function submit() {
   const form = currentForm();
   if (!form || state.busy) return;
+  // The request this form answers, even if the queue moves on while a question below is open.
+  const request = state.current;
+  // A plan review turns its comments into feedback text first (and may ask about them).
+  state.busy = true;
+  try {
+    for (const c of form.questions) {
+      if (c.prepare && !(await c.prepare())) return;
+    }
+  } catch (error) {
+    if (error && error.kind === 'late') {
+      toast('Too late: the agent withdrew this question before your answer arrived.', 'warn');
+      await refreshQueue();
+    } else {
+      toast(`Not sent: ${(error && error.message) || error}`, 'error');
+    }
+    return;
+  } finally {
+    state.busy = false;
+  }
   const items = form.questions.map((c) => c.answer());
   const missing = form.questions.filter((_, i) => !items[i]);
   if (missing.length) {
@@ -136,7 +155,6 @@ async function submit() {
     toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
     return;
   }
-  const request = state.current;
   state.busy = true;
   try {
     await api.submit(request, { answers: items });

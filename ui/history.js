@@ -1,4 +1,4 @@
-// askdesk UI: the History view: settled requests from the journal, newest first, filtered by agent and outcome.
+// askdesk UI: the History view: settled requests and plan threads from the journal, newest first, filtered by agent and outcome.
 import { h, agentName, when, displayLabel } from './dom.js';
 
 const OUTCOME_NAMES = {
@@ -9,23 +9,54 @@ const OUTCOME_NAMES = {
   'late-answer': 'Late answer',
 };
 
-/** Renders `records` (newest first) into the history list, honouring the two filters. */
-export function renderHistory(records, { list, agentSelect, outcomeSelect }) {
+/** The record an entry is filtered and sorted by: itself, or a plan thread's latest version. */
+function latest(entry) {
+  return entry.kind === 'plan-thread' ? entry.versions[entry.versions.length - 1] : entry;
+}
+
+/** Renders `entries` (newest first) into the history list, honouring the two filters. */
+export function renderHistory(entries, { list, agentSelect, outcomeSelect }) {
+  const records = entries.map(latest);
   const agents = [...new Set(records.map((r) => agentName(r.agent)))].sort();
   const keep = agentSelect.value;
   agentSelect.replaceChildren(h('option', { value: '' }, 'All agents'), ...agents.map((a) => h('option', { value: a }, a)));
   agentSelect.value = agents.includes(keep) ? keep : '';
 
-  const shown = records.filter((r) =>
-    (!agentSelect.value || agentName(r.agent) === agentSelect.value) &&
-    (!outcomeSelect.value || r.outcome === outcomeSelect.value));
+  const shown = entries.filter((e) => {
+    const r = latest(e);
+    return (!agentSelect.value || agentName(r.agent) === agentSelect.value) &&
+      (!outcomeSelect.value || r.outcome === outcomeSelect.value);
+  });
 
   if (!shown.length) {
     list.replaceChildren(h('li', { class: 'history-empty' },
       records.length ? 'Nothing matches these filters.' : 'Nothing has been asked yet.'));
     return;
   }
-  list.replaceChildren(...shown.map(entry));
+  list.replaceChildren(...shown.map((e) => (e.kind === 'plan-thread' ? thread(e) : entry(e))));
+}
+
+/** A plan thread: one entry, its versions oldest first with the decision at each. */
+function thread(t) {
+  const last = latest(t);
+  const q = last.questions.find((x) => x.intent && x.intent.kind === 'plan-review') || last.questions[0];
+  return h('li', { class: 'history-item card plan-thread', dataset: { outcome: last.outcome } },
+    h('div', { class: 'history-top' },
+      h('span', { class: `pill outcome ${last.outcome}` }, OUTCOME_NAMES[last.outcome] || last.outcome),
+      h('span', { class: 'pill thread' }, `Plan · ${t.versions.length} version${t.versions.length === 1 ? '' : 's'}`),
+      h('span', { class: 'history-agent' }, agentName(last.agent)),
+      last.agent && last.agent.meta && last.agent.meta.cwd
+        ? h('span', { class: 'history-cwd mono' }, String(last.agent.meta.cwd)) : null,
+      h('span', { class: 'history-when', title: `asked ${when(last.askedAt)}` }, when(last.settledAt))),
+    h('div', { class: 'thread-question' }, q.header ? h('span', { class: 'q-header inline' }, q.header) : null, q.question),
+    h('ol', { class: 'thread-versions' }, t.versions.map((v, i) => {
+      const item = ((v.answer && v.answer.answers) || []).find((a) => a.id === q.id);
+      return h('li', { class: 'thread-version' },
+        h('span', { class: 'version-number' }, `v${i + 1}`),
+        h('span', { class: `pill decision ${v.decision.startsWith('approved') ? 'ok' : ''}` }, v.decision),
+        item && item.custom ? h('span', { class: 'version-feedback' }, item.custom) : null,
+        h('span', { class: 'history-when' }, when(v.settledAt)));
+    })));
 }
 
 function entry(record) {

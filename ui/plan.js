@@ -1,19 +1,357 @@
-// askdesk UI: the plan-review pane: the plan as a document with its outline, and the decision beside it.
-import { h, displayLabel } from './dom.js';
+// askdesk UI: the plan-review pane: the plan with its outline, comments anchored to its blocks, the changes since the last review, and the decision beside it.
+import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
+import { api } from './bridge.js';
+
+// Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
+// backend (markdown.rs, plan_thread.rs). The page only places them: every string from the plan
+// or a comment goes in as text; the only HTML inserted is the sanitized plan itself.
 
 /**
  * Renders a plan-review question. `alone` is true when the plan is the whole batch: then Approve
- * answers at once through `submitNow`. Returns the same controller shape as plainQuestion.
+ * answers at once through `submitNow`. Returns the same controller shape as plainQuestion, plus
+ * `prepare()`, which the form awaits before it reads `answer()`.
  */
-export function planQuestion(q, index, { alone, submitNow }) {
+export function planQuestion(q, index, { alone, submitNow, request }) {
   const approveLabel = q.intent.approve;
   const others = q.options.filter((o) => o.label !== approveLabel);
+  const blocks = new Map((q.blocks || []).map((b) => [b.key, b]));
+  const order = new Map((q.blocks || []).map((b, i) => [b.key, i]));
+  const revision = q.revision || null;
+  const changes = revision ? revision.changes : null;
+  const changed = changes ? changes.marks.length + changes.removedBlocks.length > 0 : false;
   let selected = null;
   let skipped = false;
+  let comments = [];          // { id, block, quote (null: the whole block), text }
+  let nextComment = 1;
+  let editing = null;         // { id (null: new), block, quote }
+  let current = null;         // the key of the block under the cursor
+  let showChanges = changed;  // a revision opens on its changes
+  let notesChoice = null;     // asked once: 'send' | 'drop' | 'feedback'
+  let prepared = null;        // the feedback text the backend made for this submit
 
   const doc = detail(q.detailHtml || '');
   doc.classList.add('plan-doc');
+  doc.tabIndex = 0;
+  doc.setAttribute('aria-label', 'Plan. J and K move between blocks, C comments on the selected block.');
+  const older = h('div', { class: 'md detail plan-doc plan-older', hidden: true });
+  const commentButton = h('button', { type: 'button', class: 'block-comment-btn', hidden: true, tabindex: '-1' }, '+ Comment');
+
+  const blockEl = (key) => doc.querySelector(`[data-block="${CSS.escape(key)}"]`);
+  const navigable = () => [...doc.querySelectorAll('[data-block]')];
+
+  // ----- changes since the last review -----
+
+  function decorate() {
+    for (const el of doc.querySelectorAll('.diff-added, .diff-changed, .diff-moved')) {
+      el.classList.remove('diff-added', 'diff-changed', 'diff-moved');
+    }
+    for (const el of doc.querySelectorAll('.diff-removed')) el.remove();
+    doc.classList.toggle('showing-changes', Boolean(changes && showChanges));
+    if (!changes || !showChanges) return;
+    for (const mark of changes.marks) {
+      const el = blockEl(mark.key);
+      if (el) el.classList.add(`diff-${mark.status}`);
+    }
+    for (const gone of changes.removedBlocks) {
+      const before = gone.before ? blockEl(gone.before) : null;
+      const ghost = ghostFor(gone, before);
+      if (before && before.closest('pre') && ghost.tagName !== 'SPAN') before.closest('pre').before(ghost);
+      else if (before) before.before(ghost);
+      else doc.append(ghost);
+    }
+  }
+
+  /** A removed block, shown as struck-through text where it stood, in an element that fits there. */
+  function ghostFor(gone, before) {
+    const label = h('span', { class: 'ghost-label' }, 'removed');
+    const text = h('span', { class: 'ghost-text' }, gone.text);
+    const title = `Removed: ${gone.path}`;
+    if (before && before.tagName === 'LI') return h('li', { class: 'diff-removed', title }, label, text);
+    if (before && before.tagName === 'TR') {
+      return h('tr', { class: 'diff-removed', title }, h('td', { colspan: String(Math.max(1, before.children.length)) }, label, text));
+    }
+    if (before && before.closest('pre') && gone.kind === 'line') {
+      return h('span', { class: 'diff-removed code-line', title }, text);
+    }
+    return h('div', { class: `diff-removed ghost-${gone.kind}`, title }, label, text);
+  }
+
+  // ----- comments beside their blocks -----
+
+  function notesFor(key) {
+    const mine = comments.filter((c) => c.block === key).map(noteNode);
+    const past = revision ? revision.comments.filter((c) => c.key === key).map(pastNode) : [];
+    const editor = editing && editing.block === key ? editorNode() : null;
+    if (!mine.length && !past.length && !editor) return null;
+    return h('div', { class: 'plan-notes', dataset: { for: key } }, past, mine, editor);
+  }
+
+  function noteNode(c) {
+    if (editing && editing.id === c.id) return null;
+    return h('div', { class: 'plan-note', dataset: { comment: String(c.id) } },
+      c.quote ? h('div', { class: 'note-quote' }, c.quote) : null,
+      h('div', { class: 'note-text' }, c.text),
+      h('div', { class: 'note-actions' },
+        h('button', { type: 'button', class: 'link note-edit', onclick: () => edit(c) }, 'Edit'),
+        h('button', { type: 'button', class: 'link note-remove', onclick: () => remove(c) }, 'Remove')));
+  }
+
+  function pastNode(c) {
+    const addressed = c.placement === 'addressed';
+    return h('div', { class: `plan-note past ${c.placement}` },
+      h('div', { class: 'note-head' },
+        h('span', { class: `pill ${addressed ? 'ok' : ''}` }, addressed ? 'Addressed' : 'Last review'),
+        addressed ? h('span', { class: 'note-why' }, 'the block changed since') : null),
+      c.narrowed ? h('div', { class: 'note-quote' }, c.quote) : null,
+      h('div', { class: 'note-text' }, c.text));
+  }
+
+  function editorNode() {
+    const block = blocks.get(editing.block);
+    const existing = editing.id === null ? null : comments.find((c) => c.id === editing.id);
+    const box = h('textarea', {
+      class: 'note-input other-input',
+      rows: 3,
+      placeholder: 'Your comment on this part of the plan…',
+      'aria-label': `Comment on ${block ? block.path : 'the block'}`,
+    });
+    box.value = existing ? existing.text : '';
+    const save = () => {
+      const text = box.value.trim();
+      if (!text) { box.focus(); return; }
+      if (existing) existing.text = text;
+      else comments.push({ id: nextComment++, block: editing.block, quote: editing.quote, text });
+      editing = null;
+      changedComments();
+      doc.focus({ preventScroll: true });
+    };
+    const cancel = () => { editing = null; changedComments(); doc.focus({ preventScroll: true }); };
+    box.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); e.stopPropagation(); save(); }
+      else if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); cancel(); }
+    });
+    return h('div', { class: 'plan-note editor' },
+      editing.quote ? h('div', { class: 'note-quote' }, editing.quote) : null,
+      box,
+      h('div', { class: 'note-actions' },
+        h('span', { class: 'note-keys' }, 'Ctrl+Enter saves · Esc cancels'),
+        h('button', { type: 'button', class: 'button ghost small note-cancel', onclick: cancel }, 'Cancel'),
+        h('button', { type: 'button', class: 'button primary small note-save', onclick: save }, 'Save comment')));
+  }
+
+  /** Puts every note group after its block: inside a list item, as a row under a table row, under a code block. */
+  function placeNotes() {
+    for (const el of doc.querySelectorAll('.plan-notes, .note-row')) el.remove();
+    for (const el of doc.querySelectorAll('.block-commented')) el.classList.remove('block-commented');
+    for (const el of navigable()) {
+      const notes = notesFor(el.dataset.block);
+      if (!notes) continue;
+      el.classList.add('block-commented');
+      if (el.tagName === 'TR') {
+        el.after(h('tr', { class: 'note-row' }, h('td', { colspan: String(Math.max(1, el.children.length)) }, notes)));
+      } else if (el.closest('pre')) {
+        let after = el.closest('pre');
+        while (after.nextElementSibling && after.nextElementSibling.classList.contains('plan-notes') &&
+               after.nextElementSibling.dataset.code === 'true') after = after.nextElementSibling;
+        notes.dataset.code = 'true';
+        notes.prepend(h('div', { class: 'note-where' }, blocks.get(el.dataset.block)?.path || ''));
+        after.after(notes);
+      } else if (el.tagName === 'LI') {
+        const sub = [...el.children].find((c) => c.tagName === 'UL' || c.tagName === 'OL');
+        if (sub) sub.before(notes); else el.append(notes);
+      } else {
+        el.after(notes);
+      }
+    }
+    const box = doc.querySelector('.note-input');
+    if (box) box.focus();
+  }
+
+  function edit(c) {
+    editing = { id: c.id, block: c.block, quote: c.quote };
+    changedComments();
+  }
+
+  function remove(c) {
+    comments = comments.filter((x) => x !== c);
+    if (editing && editing.id === c.id) editing = null;
+    changedComments();
+  }
+
+  /** Starts a comment on the current block, narrowed to the selected text when it lies inside one block. */
+  function startComment() {
+    const narrowed = selectionInBlock();
+    const key = narrowed ? narrowed.key : current;
+    if (!key || !blocks.has(key)) return;
+    setCurrent(key);
+    editing = { id: null, block: key, quote: narrowed ? narrowed.quote : null };
+    changedComments();
+  }
+
+  function selectionInBlock() {
+    const selection = window.getSelection();
+    if (!selection || selection.isCollapsed || !selection.rangeCount) return null;
+    const range = selection.getRangeAt(0);
+    const at = (node) => (node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement);
+    const start = at(range.startContainer)?.closest('[data-block]');
+    const end = at(range.endContainer)?.closest('[data-block]');
+    if (!start || start !== end || !doc.contains(start)) return null;
+    const quote = selection.toString().replace(/\s+/g, ' ').trim();
+    return quote ? { key: start.dataset.block, quote } : null;
+  }
+
+  // ----- the block cursor -----
+
+  function setCurrent(key) {
+    if (current) blockEl(current)?.classList.remove('block-current');
+    current = key;
+    const el = key ? blockEl(key) : null;
+    if (!el) { commentButton.hidden = true; return; }
+    el.classList.add('block-current');
+    placeCommentButton(el);
+  }
+
+  function placeCommentButton(el) {
+    const host = main.getBoundingClientRect();
+    const box = el.getBoundingClientRect();
+    commentButton.hidden = false;
+    commentButton.textContent = selectionInBlock() ? '+ Comment on selection' : '+ Comment';
+    commentButton.style.top = `${Math.max(0, box.top - host.top)}px`;
+  }
+
+  function move(step) {
+    const list = navigable();
+    if (!list.length) return;
+    const at = list.findIndex((el) => el.dataset.block === current);
+    const next = at < 0 ? (step > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, at + step));
+    setCurrent(list[next].dataset.block);
+    list[next].scrollIntoView({ block: 'nearest' });
+  }
+
+  doc.addEventListener('keydown', (e) => {
+    if (e.target !== doc || e.ctrlKey || e.altKey || e.metaKey) return;
+    if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); move(1); }
+    else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); move(-1); }
+    else if (e.key === 'Home') { e.preventDefault(); current = null; move(1); }
+    else if (e.key === 'End') { e.preventDefault(); current = null; move(-1); }
+    else if ((e.key === 'c' || e.key === 'Enter') && !skipped) { e.preventDefault(); startComment(); }
+  });
+  doc.addEventListener('click', (e) => {
+    if (!(e.target instanceof Element) || e.target.closest('.plan-notes, .note-row, .diff-removed, a')) return;
+    const el = e.target.closest('[data-block]');
+    if (el) setCurrent(el.dataset.block);
+  });
+  doc.addEventListener('mouseup', () => {
+    const narrowed = selectionInBlock();
+    if (narrowed) setCurrent(narrowed.key);
+  });
+  // The button must not take the selection away before it reads it.
+  commentButton.addEventListener('mousedown', (e) => e.preventDefault());
+  commentButton.addEventListener('click', () => { if (!skipped) startComment(); });
+
+  // ----- the side panel's list -----
+
+  const commentList = h('ol', { class: 'comment-list' });
+  const commentCount = h('span', { class: 'count zero' }, '0');
+  const commentHint = h('div', { class: 'comment-hint' });
+
+  function renderSide() {
+    commentCount.textContent = String(comments.length);
+    commentCount.classList.toggle('zero', comments.length === 0);
+    const jump = (key) => () => {
+      setCurrent(key);
+      blockEl(key)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+      doc.focus({ preventScroll: true });
+    };
+    const inOrder = [...comments].sort((a, b) => order.get(a.block) - order.get(b.block) || a.id - b.id);
+    const mine = inOrder.map((c) => {
+      const block = blocks.get(c.block);
+      return h('li', { class: 'comment-item', dataset: { comment: String(c.id) } },
+        h('button', { type: 'button', class: 'comment-jump', onclick: jump(c.block) },
+          h('span', { class: 'comment-path' }, block ? block.path : c.block),
+          h('span', { class: 'comment-text' }, c.text)),
+        h('span', { class: 'comment-actions' },
+          h('button', { type: 'button', class: 'link', onclick: () => edit(c), 'aria-label': `Edit comment on ${block ? block.path : ''}` }, 'Edit'),
+          h('button', { type: 'button', class: 'link', onclick: () => remove(c), 'aria-label': `Remove comment on ${block ? block.path : ''}` }, 'Remove')));
+    });
+    const past = revision ? revision.comments : [];
+    const placed = past.filter((c) => c.placement !== 'gone');
+    const gone = past.filter((c) => c.placement === 'gone');
+    commentList.replaceChildren(...[
+      ...(mine.length ? mine : [h('li', { class: 'comment-empty' }, 'Select a block (J/K or a click) and press C, or select text inside it, to comment.')]),
+      placed.length ? h('li', { class: 'comment-sub' }, 'From your last review') : null,
+      ...placed.map((c) => h('li', { class: `comment-item past ${c.placement}` },
+        h('button', { type: 'button', class: 'comment-jump', onclick: jump(c.key) },
+          h('span', { class: 'comment-path' }, c.path, c.placement === 'addressed' ? h('span', { class: 'pill ok' }, 'addressed') : null),
+          h('span', { class: 'comment-text' }, c.text)))),
+      gone.length ? h('li', { class: 'comment-sub' }, 'No longer in the plan') : null,
+      ...gone.map((c) => h('li', { class: 'comment-item past gone' },
+        h('div', { class: 'comment-static' },
+          h('span', { class: 'comment-path' }, c.path),
+          h('span', { class: 'note-quote' }, c.quote),
+          h('span', { class: 'comment-text' }, c.text)))),
+    ].filter(Boolean));
+    commentHint.textContent = comments.length
+      ? `${comments.length === 1 ? 'Your comment goes' : `Your ${comments.length} comments go`} back with Keep planning, quoted from the plan.`
+      : '';
+  }
+
+  function changedComments() {
+    prepared = null;
+    placeNotes();
+    renderSide();
+    card.classList.remove('missing');
+    if (comments.length && !q.multiSelect && selected === approveLabel) {
+      // Comments are feedback: on a single-select plan they replace the approval, as typed feedback does.
+      choose(null);
+    }
+    if (current) { const el = blockEl(current); if (el) placeCommentButton(el); }
+  }
+
+  // ----- revision bar and earlier versions -----
+
+  const toggle = h('button', { type: 'button', class: 'button small revision-toggle' });
+  const olderBar = h('div', { class: 'older-bar', hidden: true });
+  function showVersion(version) {
+    const showing = version !== null;
+    doc.hidden = showing;
+    commentButton.hidden = true;
+    older.hidden = !showing;
+    olderBar.hidden = !showing;
+    if (!showing) { if (current) setCurrent(current); return; }
+    older.innerHTML = version.html; // sanitized by markdown.rs, like detailHtml
+    olderBar.replaceChildren(
+      h('span', {}, `Version ${version.version}`, version.decision ? ` · ${version.decision}` : '', ` · asked ${when(version.askedAt)}`),
+      h('button', { type: 'button', class: 'link older-back', onclick: () => showVersion(null) }, `Back to version ${revision.version}`));
+    olderBar.querySelector('button').focus();
+  }
+  function renderToggle() {
+    toggle.textContent = showChanges ? 'Show clean plan' : 'Show changes';
+    toggle.setAttribute('aria-pressed', String(showChanges));
+  }
+  toggle.addEventListener('click', () => { showChanges = !showChanges; renderToggle(); decorate(); placeNotes(); });
+  renderToggle();
+
+  const revisionBar = revision
+    ? h('div', { class: 'revision-bar' },
+        h('div', { class: 'revision-line' },
+          h('span', { class: 'revision-title' }, changed ? 'Changes since your last review' : 'No changes since your last review'),
+          changed ? h('span', {
+            class: 'diff-badge',
+            title: `${changes.added} added · ${changes.changed} changed · ${changes.removed} removed${changes.moved ? ` · ${changes.moved} moved` : ''}`,
+          }, h('span', { class: 'plus' }, `+${changes.plus}`), h('span', { class: 'minus' }, `−${changes.minus}`)) : null),
+        h('div', { class: 'revision-versions' },
+          h('span', { class: 'version-now' }, `Version ${revision.version}`),
+          h('span', { class: 'muted' }, ' · earlier:'),
+          revision.previous.map((v) => h('button', {
+            type: 'button', class: 'version-link', title: v.decision ? `Version ${v.version}: ${v.decision}` : `Version ${v.version}`,
+            onclick: () => showVersion(v),
+          }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null)),
+          changed ? toggle : null))
+    : null;
+
+  // ----- outline and decision -----
 
   const outline = q.outline.length
     ? h('nav', { class: 'plan-outline', 'aria-label': 'Plan outline' },
@@ -53,6 +391,7 @@ export function planQuestion(q, index, { alone, submitNow }) {
   });
   otherInputs.forEach((input) => input.addEventListener('change', () => { if (input.checked) choose(input.value); }));
   feedback.addEventListener('input', () => {
+    prepared = null;
     card.classList.remove('missing');
     // Single select: feedback replaces the choice (SPEC 1), so the choice visibly lets go.
     if (!q.multiSelect && feedback.value.trim() && selected) choose(null);
@@ -78,19 +417,91 @@ export function planQuestion(q, index, { alone, submitNow }) {
               o.description ? h('span', { class: 'option-desc' }, o.description) : null))))
       : null,
     h('label', { class: 'feedback-label' }, 'Feedback', feedback),
+    commentHint,
     h('div', { class: 'q-foot' }, skipButton));
+
+  const commentsPanel = h('section', { class: 'plan-comments card', 'aria-label': 'Comments on the plan' },
+    h('div', { class: 'side-title' }, 'Comments ', commentCount),
+    commentList);
+
+  const main = h('div', { class: 'plan-main card' },
+    h('div', { class: 'plan-head' },
+      h('span', { class: 'plan-kicker' }, 'Plan for review'),
+      h('span', { class: 'plan-keys' }, 'J/K select a block · C comment')),
+    revisionBar, olderBar, doc, older, commentButton);
 
   const card = h('section', { class: 'question plan-review', dataset: { qid: q.id } },
     h('div', { class: 'plan-layout' },
-      h('div', { class: 'plan-main card' }, h('div', { class: 'plan-kicker' }, 'Plan for review'), doc),
-      h('div', { class: 'plan-side' }, decision, outline)));
+      main,
+      h('div', { class: 'plan-side' }, decision, commentsPanel, outline)));
+
+  decorate();
+  placeNotes();
+  renderSide();
+
+  // ----- approving with comments -----
+
+  /** Asks once what to do with the comments on approval; resolves to 'send', 'drop', 'feedback' or null (go back). */
+  function askAboutComments() {
+    const n = comments.length;
+    const many = n === 1 ? 'your comment' : `your ${n} comments`;
+    const choices = q.multiSelect
+      ? [['send', `Approve and send ${many} as notes`, 'primary'], ['drop', 'Approve without them', 'ghost']]
+      : [['drop', `Approve and drop ${many}`, 'ghost'], ['feedback', 'Keep planning instead', 'primary']];
+    const text = q.multiSelect
+      ? `This review can carry notes with the approval: ${many} would go back quoted from the plan, next to the approval.`
+      : `This review takes either an approval or feedback, not both: approving drops ${many}. To send ${n === 1 ? 'it' : 'them'}, keep planning instead.`;
+    return new Promise((resolve) => {
+      const buttons = choices.map(([value, label, tone]) =>
+        h('button', { type: 'button', class: `button ${tone}`, dataset: { choice: value }, onclick: () => done(value) }, label));
+      const modal = h('div', { class: 'modal-backdrop plan-notes-modal' },
+        h('div', { class: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'plan-notes-title' },
+          h('h2', { id: 'plan-notes-title' }, q.multiSelect ? `Send ${many} with the approval?` : `Approve without ${many}?`),
+          h('p', { class: 'modal-text' }, text),
+          h('div', { class: 'modal-actions' }, buttons)));
+      function done(value) {
+        modal.remove();
+        resolve(value);
+      }
+      modal.addEventListener('keydown', (e) => {
+        if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); done(null); }
+        if (e.key === 'Tab') {
+          // Keep the focus in the dialog.
+          const at = buttons.indexOf(document.activeElement);
+          e.preventDefault();
+          buttons[(at + (e.shiftKey ? buttons.length - 1 : 1)) % buttons.length].focus();
+        }
+      });
+      document.body.append(modal);
+      buttons[buttons.length - 1].focus();
+    });
+  }
 
   return {
     id: q.id,
     node: card,
+    /** Turns the comments and feedback into the answer's text; false when the human went back. */
+    async prepare() {
+      prepared = null;
+      if (skipped) return true;
+      let send = comments;
+      if (selected === approveLabel && comments.length) {
+        if (!notesChoice) notesChoice = await askAboutComments();
+        const choice = notesChoice;
+        if (choice === null) return false;
+        if (choice === 'feedback') choose(null);
+        if (choice === 'drop') send = [];
+      }
+      const general = feedback.value.trim();
+      prepared = send.length
+        ? await api.planFeedback(request, send.map((c) => ({ block: c.block, quote: c.quote, text: c.text })), general)
+        : general;
+      return true;
+    },
     answer() {
       if (skipped) return { id: q.id, selected: [] };
-      const text = feedback.value.trim();
+      // Before prepare() has run (the digit keys ask which question is unanswered), comments count as feedback.
+      const text = prepared !== null ? prepared : feedback.value.trim() || (comments.length ? 'comments' : '');
       if (!q.multiSelect && text) return { id: q.id, selected: [], custom: text };
       if (!selected) return text ? { id: q.id, selected: [], custom: text } : null;
       return text ? { id: q.id, selected: [selected], custom: text } : { id: q.id, selected: [selected] };

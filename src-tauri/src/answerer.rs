@@ -20,7 +20,8 @@ use askdesk_core::{
 };
 use serde::Serialize;
 
-use crate::markdown::{self, Heading};
+use crate::markdown::{self, Block, Heading};
+use crate::plan_thread::{self, CommentError, CommentInput, PlanThreads, RevisionView};
 
 /// What the GUI answerer asks of the world around it. Implementations must not block: they run
 /// on the broker's tasks.
@@ -72,6 +73,8 @@ pub struct GuiAnswerer {
 struct Shared {
     state: Mutex<State>,
     presenter: Arc<dyn Presenter>,
+    /// Plan reviews by thread: versions, comments, decisions (see `plan_thread`).
+    threads: PlanThreads,
 }
 
 #[derive(Default)]
@@ -95,6 +98,7 @@ impl GuiAnswerer {
             shared: Arc::new(Shared {
                 state: Mutex::default(),
                 presenter,
+                threads: PlanThreads::default(),
             }),
         }
     }
@@ -118,7 +122,10 @@ impl GuiAnswerer {
         // Rendering happens outside the lock, so the broker is never held up by it.
         waiting
             .into_iter()
-            .map(|(request, view)| view.get_or_init(|| RequestView::new(&request)).clone())
+            .map(|(request, view)| {
+                view.get_or_init(|| RequestView::new(&request, &self.shared.threads))
+                    .clone()
+            })
             .collect()
     }
 
@@ -131,8 +138,38 @@ impl GuiAnswerer {
             .get(&id)
             .map(|w| (w.request.clone(), w.view.clone()));
         if let Some((request, view)) = waiting {
-            view.get_or_init(|| RequestView::new(&request));
+            view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
         }
+    }
+
+    /// The feedback text a waiting plan review's comments make, quoted from its plan, with the
+    /// general feedback after them; records the comments for the plan's next revision. The page
+    /// puts the text in the answer's `custom` (the wire shape does not change).
+    pub fn plan_feedback(
+        &self,
+        id: RequestId,
+        comments: Vec<CommentInput>,
+        general: &str,
+    ) -> Result<String, CommentError> {
+        let view = self
+            .state()
+            .waiting
+            .get(&id)
+            .map(|w| (w.request.clone(), w.view.clone()));
+        let (request, view) = view.ok_or(CommentError::NotWaiting)?;
+        let view = view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
+        let question =
+            plan_thread::plan_question(&request.questions).ok_or(CommentError::NoPlan)?;
+        let blocks = view
+            .questions
+            .iter()
+            .find(|q| q.id == question.id)
+            .map(|q| q.blocks.as_slice())
+            .unwrap_or_default();
+        let comments = plan_thread::resolve(blocks, comments)?;
+        let text = plan_thread::feedback(&comments, general);
+        self.shared.threads.commented(id, comments);
+        Ok(text)
     }
 
     /// How many requests wait.
@@ -174,8 +211,10 @@ impl GuiAnswerer {
         };
         match taken {
             Ok((waiting, answer, left)) => {
+                let decided = answer.clone();
                 match waiting.responder.decide(Decision::Claim(answer)) {
                     Ok(()) => {
+                        self.shared.threads.decided(id, &decided);
                         self.shared.presenter.removed(id, Removal::Answered, left);
                         Ok(())
                     }
@@ -209,6 +248,7 @@ impl GuiAnswerer {
         let decided = waiting.responder.decide(Decision::Fail(Failure::Domain(
             UserQuestionError::cancelled_by_user(),
         )));
+        self.shared.threads.ended(id, "dismissed");
         let why = if decided.is_ok() {
             Removal::Dismissed
         } else {
@@ -237,6 +277,7 @@ impl Answerer for GuiAnswerer {
             );
             state.waiting.len()
         };
+        self.shared.threads.arrived(request);
         self.shared.presenter.added(request, waiting);
         Offer::Later(receiver)
     }
@@ -253,6 +294,7 @@ impl Answerer for GuiAnswerer {
             state.recent.push_back(waiting.request);
             state.waiting.len()
         };
+        self.shared.threads.ended(id, "withdrawn");
         self.shared.presenter.removed(id, Removal::Withdrawn, left);
     }
 }
@@ -279,6 +321,11 @@ pub struct QuestionView {
     /// `detail` rendered and sanitized.
     pub detail_html: Option<String>,
     pub outline: Vec<Heading>,
+    /// The blocks of `detail`, for comments: key, kind, heading path and text.
+    pub blocks: Vec<Block>,
+    /// For a plan that revises an earlier one of the same thread: what changed, the earlier
+    /// comments and versions.
+    pub revision: Option<RevisionView>,
     pub options: Vec<OptionView>,
     pub multi_select: bool,
     pub intent: Option<Intent>,
@@ -297,7 +344,8 @@ pub struct OptionView {
 }
 
 impl RequestView {
-    pub fn new(request: &Request) -> Self {
+    pub fn new(request: &Request, threads: &PlanThreads) -> Self {
+        let thread_question = plan_thread::plan_question(&request.questions).map(|q| q.id.as_str());
         RequestView {
             request: request.id,
             agent: request.agent.clone(),
@@ -307,7 +355,16 @@ impl RequestView {
                 .iter()
                 .map(|q| {
                     let rendered = q.detail.as_deref().map(markdown::render);
+                    let revision = rendered
+                        .as_ref()
+                        .filter(|_| thread_question == Some(q.id.as_str()))
+                        .and_then(|r| threads.revision(request.id, r));
                     QuestionView {
+                        blocks: rendered
+                            .as_ref()
+                            .map(|r| r.blocks.clone())
+                            .unwrap_or_default(),
+                        revision,
                         id: q.id.clone(),
                         question: q.question.clone(),
                         header: q.header.clone(),
@@ -573,6 +630,53 @@ mod tests {
                 "removed r1 Withdrawn (0)".to_string(),
                 r#"late r1 {"answers":[{"id":"a","selected":["Yes"]}]}"#.to_string(),
             ]
+        );
+    }
+
+    #[tokio::test]
+    async fn plan_comments_become_feedback_quoted_from_the_plan() {
+        let (service, gui, _) = setup();
+        let mut plan = question("plan", &["Approve", "Keep planning"]);
+        plan.detail = Some("# Plan\n\n## Steps\n\n1. Read\n2. Write <b>it</b>\n".into());
+        plan.intent = Some(Intent {
+            kind: "plan-review".into(),
+            approve: "Approve".into(),
+        });
+        let (task, cancel) = ask(&service, vec![plan]);
+        let view = wait_queued(&gui, 1).await.remove(0);
+        let blocks = &view.questions[0].blocks;
+        let key = |text: &str| blocks.iter().find(|b| b.text == text).unwrap().key.clone();
+        // No agent: no thread and no revision, but comments work all the same.
+        assert!(view.questions[0].revision.is_none());
+        let text = gui
+            .plan_feedback(
+                view.request,
+                vec![CommentInput {
+                    block: key("Write it"),
+                    quote: None,
+                    text: "<script>x()</script> is text".into(),
+                }],
+                "General.",
+            )
+            .unwrap();
+        assert_eq!(
+            text,
+            "> **Steps › 2**\n> Write it\n\n<script>x()</script> is text\n\n---\n\nGeneral."
+        );
+        let unknown = CommentInput {
+            block: "s9.li9".into(),
+            quote: None,
+            text: "x".into(),
+        };
+        assert!(matches!(
+            gui.plan_feedback(view.request, vec![unknown], ""),
+            Err(CommentError::NoBlock { index: 0, .. })
+        ));
+        cancel.cancel();
+        assert!(task.await.unwrap().is_err());
+        assert_eq!(
+            gui.plan_feedback(view.request, Vec::new(), ""),
+            Err(CommentError::NotWaiting)
         );
     }
 

@@ -2,7 +2,7 @@
 //!
 //! Errors reach the page as `{ kind, message }`; `kind` is `late`, `invalid`, `refused` or `failed`.
 
-use askdesk_broker::journal::{Journal, Record};
+use askdesk_broker::journal::Journal;
 use askdesk_core::{Answer, RequestId};
 use serde::Serialize;
 use tauri::{AppHandle, State, WebviewWindow};
@@ -10,6 +10,7 @@ use tauri_plugin_opener::OpenerExt;
 
 use crate::answerer::{GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
+use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);
@@ -30,6 +31,16 @@ impl CommandError {
             kind,
             message: message.to_string(),
         }
+    }
+}
+
+impl From<CommentError> for CommandError {
+    fn from(error: CommentError) -> Self {
+        let kind = match error {
+            CommentError::NotWaiting => "late",
+            _ => "invalid",
+        };
+        CommandError::new(kind, error)
     }
 }
 
@@ -85,9 +96,21 @@ pub fn set_dnd(gui: State<'_, GuiAnswerer>, on: bool) {
     gui.set_dnd(on);
 }
 
-/// Settled requests, newest first.
+/// The feedback text of a plan review's comments (quoted from the plan) and general feedback; the
+/// page sends it as the answer's `custom`.
 #[tauri::command]
-pub async fn get_history(history: State<'_, History>) -> Result<Vec<Record>, CommandError> {
+pub fn plan_feedback(
+    gui: State<'_, GuiAnswerer>,
+    request: u64,
+    comments: Vec<CommentInput>,
+    general: String,
+) -> Result<String, CommandError> {
+    Ok(gui.plan_feedback(RequestId(request), comments, &general)?)
+}
+
+/// Settled requests, newest first; the plan reviews of one thread form one entry.
+#[tauri::command]
+pub async fn get_history(history: State<'_, History>) -> Result<Vec<HistoryEntry>, CommandError> {
     let Some(journal) = history.0.clone() else {
         return Ok(Vec::new());
     };
@@ -95,7 +118,7 @@ pub async fn get_history(history: State<'_, History>) -> Result<Vec<Record>, Com
         .await
         .map_err(|e| CommandError::new("failed", e))?
         .map_err(|e| CommandError::new("failed", e))?;
-    Ok(records.into_iter().rev().take(HISTORY_LIMIT).collect())
+    Ok(plan_thread::history_entries(records, HISTORY_LIMIT))
 }
 
 /// Opens a link from rendered markdown in the system browser (the page asked the human first).

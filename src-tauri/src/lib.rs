@@ -8,6 +8,9 @@
 //! - [`commands`]: the thin `#[tauri::command]` wrappers the page calls.
 //! - [`notify`]: freedesktop notifications with actions, on threads of their own.
 //! - [`markdown`]: `detail` rendered and sanitized; the only HTML the page inserts.
+//! - [`plan_diff`]: the block diff between two versions of a plan.
+//! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text,
+//!   History's thread entries.
 //! - [`settings`]: start-up settings from the environment and the command line.
 
 pub mod answerer;
@@ -15,6 +18,8 @@ pub mod commands;
 pub mod desktop;
 pub mod markdown;
 pub mod notify;
+pub mod plan_diff;
+pub mod plan_thread;
 pub mod settings;
 
 use std::path::Path;
@@ -89,6 +94,7 @@ pub fn run() {
             commands::dismiss,
             commands::set_dnd,
             commands::get_history,
+            commands::plan_feedback,
             commands::open_link,
             commands::hide_window,
         ])

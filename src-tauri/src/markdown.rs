@@ -9,8 +9,12 @@
 //!   `rel="noopener noreferrer"`; the page opens them only after asking, through the backend;
 //! - images are dropped (the CSP would block remote ones anyway): a markdown image becomes its alt
 //!   text, a raw `<img>` disappears;
-//! - task-list checkboxes stay, always disabled; headings get ids (prefixed `md-`) so the plan pane
-//!   can show an outline;
+//! - the only form controls are the task-list checkboxes the renderer emits, always disabled; raw
+//!   HTML `<input>` of any type is removed, so a plan cannot draw a box that looks like askdesk's;
+//! - headings get ids (prefixed `md-`) so the plan pane can show an outline;
+//! - every block (heading, paragraph, list item, table row, line of code) carries a `data-block`
+//!   key, and [`Rendered::blocks`] lists them with their heading path and text: comments anchor to
+//!   them and revisions are compared by them (`plan_diff`); a raw `data-block` in the plan is dropped;
 //! - fenced code in a language syntect knows is highlighted here, as `<span>`s with `hl-` classes
 //!   (ui/style.css colours them; the CSP forbids inline styles); the only classes that survive are
 //!   `hl-*` on `span`/`code` and `language-*` on `code`.
@@ -22,16 +26,18 @@ use std::sync::LazyLock;
 use pulldown_cmark::{
     html, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use syntect::html::{ClassStyle, ClassedHTMLGenerator};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
-/// Sanitized HTML plus the headings it contains.
+/// Sanitized HTML plus the headings and blocks it contains.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Rendered {
     pub html: String,
     pub outline: Vec<Heading>,
+    /// Every block in document order; each has an element with its key in `html`.
+    pub blocks: Vec<Block>,
 }
 
 /// One heading of a rendered document, for the outline.
@@ -67,15 +73,13 @@ pub fn warm_up() {
     }
 }
 
-/// A fenced code block being collected for highlighting.
+/// A code block being collected: its language (when syntect knows it) and its text.
 struct Fence<'a> {
-    info: CowStr<'a>,
-    lang: String,
-    syntax: &'static SyntaxReference,
+    info: Option<CowStr<'a>>,
     text: String,
 }
 
-/// Renders markdown to sanitized HTML and collects its headings.
+/// Renders markdown to sanitized HTML and collects its headings and blocks.
 pub fn render(markdown: &str) -> Rendered {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS | Options::ENABLE_STRIKETHROUGH;
@@ -83,48 +87,39 @@ pub fn render(markdown: &str) -> Rendered {
     // The heading being read: its level, anchor and text so far.
     let mut heading: Option<Heading> = None;
     let mut events: Vec<Event<'_>> = Vec::new();
-    // The fenced code block being collected, when its language is one syntect knows.
+    // The code block being collected.
     let mut fence: Option<Fence<'_>> = None;
     let mut budget = HIGHLIGHT_BUDGET_BYTES;
+    let mut anchors = Anchors::default();
     for event in Parser::new_ext(markdown, options) {
         if let Some(open) = fence.as_mut() {
             match event {
                 Event::Text(text) => open.text.push_str(&text),
                 Event::End(TagEnd::CodeBlock) => {
                     if let Some(done) = fence.take() {
-                        match highlighted_block(&done, &mut budget) {
-                            Some(block) => events.push(Event::Html(CowStr::from(block))),
-                            None => events.extend([
-                                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(done.info))),
-                                Event::Text(CowStr::from(done.text)),
-                                Event::End(TagEnd::CodeBlock),
-                            ]),
-                        }
+                        let block = code_block(&done, &mut budget, &mut anchors);
+                        events.push(Event::Html(CowStr::from(block)));
                     }
                 }
-                // A code block holds only text; anything else is passed through unchanged.
-                other => events.push(other),
+                // A code block holds only text; anything else is dropped.
+                _ => {}
             }
             continue;
         }
         match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                match fence_language(&info) {
-                    Some((lang, syntax)) => {
-                        fence = Some(Fence {
-                            lang: lang.to_owned(),
-                            syntax,
-                            text: String::new(),
-                            info,
-                        })
-                    }
-                    None => events.push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))),
-                }
+            Event::Start(Tag::CodeBlock(kind)) => {
+                fence = Some(Fence {
+                    info: match kind {
+                        CodeBlockKind::Fenced(info) => Some(info),
+                        CodeBlockKind::Indented => None,
+                    },
+                    text: String::new(),
+                });
             }
             Event::Start(Tag::Heading {
                 level,
                 classes,
-                attrs,
+                mut attrs,
                 ..
             }) => {
                 let anchor = format!("h-{}", outline.len() + 1);
@@ -133,6 +128,11 @@ pub fn render(markdown: &str) -> Rendered {
                     text: String::new(),
                     anchor: format!("{ID_PREFIX}{anchor}"),
                 });
+                let key = anchors.heading(outline.len(), level_number(level));
+                attrs.push((
+                    CowStr::from(BLOCK_ATTRIBUTE),
+                    Some(CowStr::from(marked(&key))),
+                ));
                 events.push(Event::Start(Tag::Heading {
                     level,
                     id: Some(CowStr::from(anchor)),
@@ -145,7 +145,69 @@ pub fn render(markdown: &str) -> Rendered {
                     done.text = done.text.trim().to_owned();
                     outline.push(done);
                 }
+                anchors.close();
                 events.push(Event::End(TagEnd::Heading(level)));
+            }
+            Event::Start(Tag::Paragraph) => match anchors.paragraph() {
+                Some(key) => events.push(Event::Html(CowStr::from(format!(
+                    "<p {BLOCK_ATTRIBUTE}=\"{}\">",
+                    marked(&key)
+                )))),
+                None => events.push(Event::Start(Tag::Paragraph)),
+            },
+            Event::End(TagEnd::Paragraph) => {
+                if anchors.close_paragraph() {
+                    events.push(Event::Html(CowStr::from("</p>\n")));
+                } else {
+                    events.push(Event::End(TagEnd::Paragraph));
+                }
+            }
+            Event::Start(Tag::List(start)) => {
+                anchors.list(start);
+                events.push(Event::Start(Tag::List(start)));
+            }
+            Event::End(TagEnd::List(ordered)) => {
+                anchors.lists.pop();
+                events.push(Event::End(TagEnd::List(ordered)));
+            }
+            Event::Start(Tag::Item) => {
+                let key = anchors.item();
+                events.push(Event::Html(CowStr::from(format!(
+                    "\n<li {BLOCK_ATTRIBUTE}=\"{}\">",
+                    marked(&key)
+                ))));
+            }
+            Event::End(TagEnd::Item) => {
+                anchors.close();
+                events.push(Event::End(TagEnd::Item));
+            }
+            Event::Start(Tag::Table(alignments)) => {
+                anchors.table();
+                events.push(Event::Start(Tag::Table(alignments)));
+            }
+            Event::Start(Tag::TableHead) => {
+                // The header row is not a block of its own: its text names the columns.
+                anchors.open.push(None);
+                events.push(Event::Start(Tag::TableHead));
+            }
+            Event::End(TagEnd::TableHead) => {
+                anchors.open.pop();
+                events.push(Event::End(TagEnd::TableHead));
+            }
+            Event::Start(Tag::TableRow) => {
+                let key = anchors.row();
+                events.push(Event::Html(CowStr::from(format!(
+                    "<tr {BLOCK_ATTRIBUTE}=\"{}\">",
+                    marked(&key)
+                ))));
+            }
+            Event::End(TagEnd::TableRow) => {
+                anchors.close();
+                events.push(Event::End(TagEnd::TableRow));
+            }
+            Event::Start(Tag::TableCell) => {
+                anchors.cell();
+                events.push(Event::Start(Tag::TableCell));
             }
             // An image becomes its alt text: the text inside it passes through as plain text.
             Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
@@ -153,8 +215,29 @@ pub fn render(markdown: &str) -> Rendered {
                 if let Some(current) = heading.as_mut() {
                     current.text.push_str(&text);
                 }
+                anchors.text(&text);
                 events.push(Event::Text(text));
             }
+            Event::Text(ref text) => {
+                anchors.text(text);
+                events.push(event);
+            }
+            // Inline code keeps its backticks in the block's text, so a quote reads like the plan.
+            Event::Code(ref text) => {
+                anchors.text(&format!("`{text}`"));
+                events.push(event);
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                anchors.text(" ");
+                events.push(event);
+            }
+            Event::TaskListMarker(done) => {
+                anchors.text(if done { "[x] " } else { "[ ] " });
+                events.push(event);
+            }
+            // Raw HTML may not draw form controls: only the renderer's task boxes are inputs.
+            Event::Html(raw) => events.push(Event::Html(without_inputs(raw))),
+            Event::InlineHtml(raw) => events.push(Event::InlineHtml(without_inputs(raw))),
             other => events.push(other),
         }
     }
@@ -162,8 +245,388 @@ pub fn render(markdown: &str) -> Rendered {
     html::push_html(&mut raw, events.into_iter());
     Rendered {
         html: CLEANER.clean(&raw).to_string(),
+        blocks: anchors.finish(&outline),
         outline,
     }
+}
+
+/// The attribute that carries a block's key in the rendered HTML.
+pub const BLOCK_ATTRIBUTE: &str = "data-block";
+
+/// What kind of block an anchor names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockKind {
+    Heading,
+    Paragraph,
+    Item,
+    Row,
+    Line,
+}
+
+/// One block of a rendered plan: what a comment is anchored to and what a revision is compared by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// The `data-block` value of its element: unique in the document, made of its section and its
+    /// place in it (`s3.li2`, `s4.c1.l7`), so edits in other sections do not move it.
+    pub key: String,
+    pub kind: BlockKind,
+    /// Where it is, for people: its heading path and place (`Steps › 3`, `Risks › row 2`).
+    pub path: String,
+    /// Its text, whitespace collapsed (a code line keeps its indentation).
+    pub text: String,
+}
+
+/// A per-process secret the renderer puts before every block key it writes. The sanitizer keeps a
+/// `data-block` attribute only when it starts with it (and strips it), so raw HTML in a plan cannot
+/// forge or duplicate an anchor: the plan's author never sees rendered output.
+static BLOCK_SECRET: LazyLock<String> = LazyLock::new(|| {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(0x61736b);
+    format!("k{:016x}-", hasher.finish())
+});
+
+fn marked(key: &str) -> String {
+    format!("{}{key}", *BLOCK_SECRET)
+}
+
+/// Renames raw `<input` tags so the sanitizer drops them: a plan cannot draw a text box (or any
+/// other control) that looks like part of askdesk. The task-list boxes come from the renderer.
+fn without_inputs(raw: CowStr<'_>) -> CowStr<'_> {
+    let lower = raw.to_ascii_lowercase();
+    if !lower.contains("<input") {
+        return raw;
+    }
+    let mut out = String::with_capacity(raw.len() + 8);
+    let mut rest: &str = &raw;
+    let mut rest_lower: &str = &lower;
+    while let Some(at) = rest_lower.find("<input") {
+        out.push_str(&rest[..at]);
+        out.push_str("<askdesk-removed-input");
+        rest = &rest[at + "<input".len()..];
+        rest_lower = &rest_lower[at + "<input".len()..];
+    }
+    out.push_str(rest);
+    CowStr::from(out)
+}
+
+/// Collects blocks while the renderer walks the document, and names them.
+#[derive(Default)]
+struct Anchors {
+    blocks: Vec<Pending>,
+    /// The blocks whose text is being read, innermost last; `None` reads nothing (a header row).
+    open: Vec<Option<usize>>,
+    /// Whether each open paragraph was written as an anchored `<p>` (and so must be closed as one).
+    paragraphs: Vec<bool>,
+    /// The open lists: the number of their next item, and the label of the item they sit in.
+    lists: Vec<ListState>,
+    /// The heading indices on the path to here, with their levels.
+    headings: Vec<(u8, usize)>,
+    /// The current section (0 before the first heading) and its counters.
+    section: usize,
+    counts: SectionCounts,
+    /// Whether a table cell was already read in the current row (cells are joined with ` | `).
+    cell_read: bool,
+}
+
+struct Pending {
+    key: String,
+    kind: BlockKind,
+    headings: Vec<usize>,
+    place: Option<String>,
+    text: String,
+}
+
+struct ListState {
+    next: u64,
+    parent: Option<String>,
+}
+
+#[derive(Default)]
+struct SectionCounts {
+    paragraphs: usize,
+    items: usize,
+    tables: usize,
+    rows: usize,
+    codes: usize,
+}
+
+impl Anchors {
+    fn push(&mut self, key: String, kind: BlockKind, place: Option<String>) -> String {
+        self.open.push(Some(self.blocks.len()));
+        self.blocks.push(Pending {
+            key: key.clone(),
+            kind,
+            headings: self.headings.iter().map(|(_, index)| *index).collect(),
+            place,
+            text: String::new(),
+        });
+        key
+    }
+
+    fn heading(&mut self, index: usize, level: u8) -> String {
+        self.headings.retain(|(open, _)| *open < level);
+        self.headings.push((level, index));
+        self.section = index + 1;
+        self.counts = SectionCounts::default();
+        self.push(format!("s{}", self.section), BlockKind::Heading, None)
+    }
+
+    /// A paragraph outside list items and tables is a block; inside one it is part of it.
+    fn paragraph(&mut self) -> Option<String> {
+        if !self.open.is_empty() {
+            self.paragraphs.push(false);
+            return None;
+        }
+        self.paragraphs.push(true);
+        self.counts.paragraphs += 1;
+        let n = self.counts.paragraphs;
+        Some(self.push(
+            format!("s{}.p{n}", self.section),
+            BlockKind::Paragraph,
+            Some(format!("paragraph {n}")),
+        ))
+    }
+
+    fn close_paragraph(&mut self) -> bool {
+        let anchored = self.paragraphs.pop().unwrap_or(false);
+        if anchored {
+            self.close();
+        }
+        anchored
+    }
+
+    fn list(&mut self, start: Option<u64>) {
+        let parent = self
+            .open
+            .last()
+            .copied()
+            .flatten()
+            .filter(|&i| self.blocks[i].kind == BlockKind::Item)
+            .and_then(|i| self.blocks[i].place.clone());
+        self.lists.push(ListState {
+            next: start.unwrap_or(1),
+            parent,
+        });
+    }
+
+    fn item(&mut self) -> String {
+        let number = match self.lists.last_mut() {
+            Some(list) => {
+                let n = list.next;
+                list.next += 1;
+                match &list.parent {
+                    Some(parent) => format!("{parent}.{n}"),
+                    None => n.to_string(),
+                }
+            }
+            None => "1".to_owned(),
+        };
+        self.counts.items += 1;
+        let key = format!("s{}.li{}", self.section, self.counts.items);
+        self.push(key, BlockKind::Item, Some(number))
+    }
+
+    fn table(&mut self) {
+        self.counts.tables += 1;
+        self.counts.rows = 0;
+    }
+
+    fn row(&mut self) -> String {
+        self.counts.rows += 1;
+        self.cell_read = false;
+        let (table, row) = (self.counts.tables, self.counts.rows);
+        let place = if table > 1 {
+            format!("table {table} row {row}")
+        } else {
+            format!("row {row}")
+        };
+        self.push(
+            format!("s{}.t{table}r{row}", self.section),
+            BlockKind::Row,
+            Some(place),
+        )
+    }
+
+    fn cell(&mut self) {
+        if self.cell_read {
+            self.text(" | ");
+        }
+        self.cell_read = true;
+    }
+
+    /// The keys of a code block's lines, one per line of `code`.
+    fn code_lines(&mut self, code: &str) -> Vec<String> {
+        self.counts.codes += 1;
+        let block = self.counts.codes;
+        code.lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let place = if block > 1 {
+                    format!("code {block} line {}", i + 1)
+                } else {
+                    format!("line {}", i + 1)
+                };
+                let key = self.push(
+                    format!("s{}.c{block}.l{}", self.section, i + 1),
+                    BlockKind::Line,
+                    Some(place),
+                );
+                self.text(line.trim_end());
+                self.close();
+                key
+            })
+            .collect()
+    }
+
+    fn text(&mut self, text: &str) {
+        if let Some(Some(index)) = self.open.last() {
+            self.blocks[*index].text.push_str(text);
+        }
+    }
+
+    fn close(&mut self) {
+        self.open.pop();
+    }
+
+    /// The blocks in document order with their paths. A document with one level-1 heading uses it
+    /// as its title: it is left out of the paths (`Steps › 3`, not `Plan › Steps › 3`).
+    fn finish(self, outline: &[Heading]) -> Vec<Block> {
+        let titled = outline.iter().filter(|h| h.level == 1).count() == 1;
+        self.blocks
+            .into_iter()
+            .map(|pending| {
+                // The title itself keeps its own name as its path.
+                let is_title = pending.headings.len() == 1 && pending.kind == BlockKind::Heading;
+                let mut parts: Vec<&str> = pending
+                    .headings
+                    .iter()
+                    .filter_map(|&i| outline.get(i))
+                    .filter(|h| !(titled && h.level == 1) || is_title)
+                    .map(|h| h.text.as_str())
+                    .collect();
+                if let Some(place) = &pending.place {
+                    parts.push(place);
+                }
+                let text = if pending.kind == BlockKind::Line {
+                    pending.text
+                } else {
+                    pending
+                        .text
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                Block {
+                    key: pending.key,
+                    kind: pending.kind,
+                    path: parts.join(" › "),
+                    text,
+                }
+            })
+            .collect()
+    }
+}
+
+/// `<pre><code>` with one anchored `<span>` per line; highlighted (taken from `budget`) when the
+/// language is one syntect knows and the block fits in what is left of the budget.
+fn code_block(fence: &Fence<'_>, budget: &mut usize, anchors: &mut Anchors) -> String {
+    let language = fence.info.as_deref().and_then(fence_language);
+    let highlighted = language.and_then(|(_, syntax)| {
+        let left = budget.checked_sub(fence.text.len())?;
+        let spans = highlight(syntax, &fence.text)?;
+        *budget = left;
+        Some(spans)
+    });
+    let lines = match highlighted {
+        Some(spans) => split_highlighted_lines(&spans),
+        None => fence
+            .text
+            .lines()
+            .map(|line| {
+                let mut escaped = escape(line);
+                escaped.push('\n');
+                escaped
+            })
+            .collect(),
+    };
+    let keys = anchors.code_lines(&fence.text);
+    let class = match (language, fence.info.as_deref()) {
+        (Some((lang, _)), _) => format!(" class=\"language-{lang}\""),
+        (None, Some(info)) => match info.split_whitespace().next() {
+            Some(word) if is_class_word(word) => format!(" class=\"language-{word}\""),
+            _ => String::new(),
+        },
+        (None, None) => String::new(),
+    };
+    let mut out = format!("<pre><code{class}>");
+    for (key, line) in keys.iter().zip(lines) {
+        out.push_str(&format!("<span {BLOCK_ATTRIBUTE}=\"{}\">", marked(key)));
+        out.push_str(&line);
+        out.push_str("</span>");
+    }
+    out.push_str("</code></pre>\n");
+    out
+}
+
+/// Splits syntect's classed HTML into lines that each open and close their own spans, so every
+/// line can be wrapped in an element of its own. The input is syntect's output: only `<span
+/// class=...>` and `</span>` tags, text escaped.
+fn split_highlighted_lines(html: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut open: Vec<&str> = Vec::new();
+    let mut line = String::new();
+    let mut has_text = false;
+    let mut rest = html;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("</span>") {
+            open.pop();
+            line.push_str("</span>");
+            rest = after;
+        } else if rest.starts_with('<') {
+            let end = rest.find('>').map_or(rest.len(), |i| i + 1);
+            open.push(&rest[..end]);
+            line.push_str(&rest[..end]);
+            rest = &rest[end..];
+        } else if let Some(after) = rest.strip_prefix('\n') {
+            line.push('\n');
+            for _ in &open {
+                line.push_str("</span>");
+            }
+            lines.push(std::mem::take(&mut line));
+            for tag in &open {
+                line.push_str(tag);
+            }
+            has_text = false;
+            rest = after;
+        } else {
+            let end = rest.find(['<', '\n']).unwrap_or(rest.len());
+            line.push_str(&rest[..end]);
+            has_text = true;
+            rest = &rest[end..];
+        }
+    }
+    // What follows the last newline is only spans reopened and closed again, unless the code did
+    // not end with a newline.
+    if has_text {
+        lines.push(line);
+    }
+    lines
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The language of a fence's info string (its first word) and its grammar, when syntect has one
@@ -177,18 +640,6 @@ fn fence_language(info: &str) -> Option<(&str, &'static SyntaxReference)> {
     let syntaxes: &'static SyntaxSet = &SYNTAXES;
     let syntax = syntaxes.find_syntax_by_token(lang)?;
     (syntax.name != "Plain Text").then_some((lang, syntax))
-}
-
-/// `<pre><code class="language-x">` with the code as classed spans, taken from `budget`; `None`
-/// (the block is then rendered plain, as pulldown-cmark does) when the block is more than the
-/// budget left or the grammar fails on it.
-fn highlighted_block(fence: &Fence<'_>, budget: &mut usize) -> Option<String> {
-    *budget = budget.checked_sub(fence.text.len())?;
-    let spans = highlight(fence.syntax, &fence.text)?;
-    Some(format!(
-        "<pre><code class=\"language-{}\">{spans}</code></pre>\n",
-        fence.lang
-    ))
 }
 
 fn highlight(syntax: &SyntaxReference, code: &str) -> Option<String> {
@@ -232,25 +683,32 @@ static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .add_tag_attributes("input", ["type", "checked", "disabled"])
         .set_tag_attribute_value("input", "disabled", "")
         .add_tag_attributes("code", ["class"])
-        .add_tag_attributes("span", ["class"])
+        .add_tag_attributes("span", ["class", BLOCK_ATTRIBUTE])
+        .add_tag_attributes("p", [BLOCK_ATTRIBUTE])
+        .add_tag_attributes("li", [BLOCK_ATTRIBUTE])
+        .add_tag_attributes("tr", [BLOCK_ATTRIBUTE])
         .url_schemes(HashSet::from(["http", "https", "mailto"]))
         .url_relative(ammonia::UrlRelative::Deny)
         .link_rel(Some("noopener noreferrer"))
         .id_prefix(Some(ID_PREFIX))
         .attribute_filter(filter_attribute);
     for heading in ["h1", "h2", "h3", "h4", "h5", "h6"] {
-        builder.add_tag_attributes(heading, ["id"]);
+        builder.add_tag_attributes(heading, ["id", BLOCK_ATTRIBUTE]);
     }
     builder
 });
 
-/// Keeps only checkbox inputs, `hl-*` classes on spans and code and `language-*` classes on code;
-/// everything else ammonia allowed.
+/// Keeps only checkbox inputs, `hl-*` classes on spans and code, `language-*` classes on code and
+/// block keys the renderer wrote; everything else ammonia allowed.
 fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Option<Cow<'u, str>> {
     match (element, attribute) {
         ("input", "type") => (value == "checkbox").then_some(Cow::Borrowed(value)),
         ("code", "class") => keep_classes(value, &[HL_PREFIX, "language-"]),
         ("span", "class") => keep_classes(value, &[HL_PREFIX]),
+        (_, BLOCK_ATTRIBUTE) => value
+            .strip_prefix(BLOCK_SECRET.as_str())
+            .filter(|key| is_class_word(key))
+            .map(|key| Cow::Owned(key.to_owned())),
         _ => Some(Cow::Borrowed(value)),
     }
 }
@@ -460,7 +918,9 @@ mod tests {
         let code = "fn main() {\n    // greet\n    let n: u32 = 42;\n    if n > 1 {\n        return;\n    }\n    println!(\"hi {n}\");\n}\n";
         let html = render(&format!("```rust\n{code}```\n")).html;
         assert!(
-            html.starts_with(r#"<pre><code class="language-rust"><span class="hl-"#),
+            html.starts_with(
+                r#"<pre><code class="language-rust"><span data-block="s0.c1.l1"><span class="hl-"#
+            ),
             "{html}"
         );
         for class in [
@@ -481,18 +941,18 @@ mod tests {
     fn unknown_or_absent_languages_stay_plain() {
         check(
             "```no-such-language\nlet x = 1;\n```\n",
-            &[r#"<code class="language-no-such-language">let x = 1;"#],
-            &["<span"],
+            &[r#"<code class="language-no-such-language"><span data-block="s0.c1.l1">let x = 1;"#],
+            &["hl-"],
         );
         check(
             "```\nlet x = 1;\n```\n",
-            &["<pre><code>let x = 1;"],
-            &["<span", "class="],
+            &[r#"<pre><code><span data-block="s0.c1.l1">let x = 1;"#],
+            &["hl-", "class="],
         );
         check(
             "    indented <b>\n",
-            &["<pre><code>indented &lt;b&gt;"],
-            &["<span"],
+            &[r#"<pre><code><span data-block="s0.c1.l1">indented &lt;b&gt;"#],
+            &["hl-"],
         );
     }
 
@@ -505,11 +965,13 @@ mod tests {
         assert_eq!(blocks.len(), 2, "{html}");
         assert!(blocks[0].contains("<span class=\"hl-"), "{}", blocks[0]);
         assert!(
-            blocks[1].starts_with(r#"<code class="language-rust">let b = 2;"#),
+            blocks[1].starts_with(
+                r#"<code class="language-rust"><span data-block="s0.c2.l1">let b = 2;"#
+            ),
             "{}",
             &blocks[1][..80]
         );
-        assert!(!blocks[1].contains("<span"));
+        assert!(!blocks[1].contains("hl-"));
     }
 
     #[test]
@@ -569,12 +1031,152 @@ mod tests {
     }
 
     #[test]
-    fn task_boxes_cannot_become_other_inputs() {
-        check(
-            r#"<input type="password"><input type="checkbox" checked>"#,
-            &[r#"type="checkbox""#],
-            &["password"],
+    fn raw_inputs_of_any_type_are_removed() {
+        for raw in [
+            r#"<input type="text" value="Password">"#,
+            r#"<input type="password">"#,
+            r#"<INPUT TYPE=checkbox checked>"#,
+            r#"<input>"#,
+            r#"<input/>"#,
+            r#"<div><input type="submit" value="Approve"></div>"#,
+            r#"Inline <input type="text" placeholder="name"> box"#,
+            r#"- [ ] task <input type="text">"#,
+        ] {
+            let html = render(raw).html;
+            assert_eq!(
+                html.matches("<input").count(),
+                usize::from(raw.starts_with("- [ ]")),
+                "{raw:?} -> {html}"
+            );
+            assert!(!html.to_ascii_lowercase().contains("placeholder"), "{html}");
+            assert!(!html.contains("value="), "{html}");
+        }
+    }
+
+    #[test]
+    fn task_boxes_are_the_only_inputs_and_disabled() {
+        let html = render("- [x] done\n- [ ] open\n\n<input type=\"checkbox\">\n").html;
+        assert_eq!(html.matches("<input").count(), 2, "{html}");
+        assert_eq!(
+            html.matches(r#"<input disabled="" type="checkbox""#)
+                .count(),
+            2,
+            "{html}"
         );
+        assert!(html.contains("checked"), "{html}");
+    }
+
+    /// (key, kind, path, text) of every block of `markdown`, after checking that each key is on
+    /// exactly one element of the HTML.
+    fn blocks_of(markdown: &str) -> Vec<(String, BlockKind, String, String)> {
+        let rendered = render(markdown);
+        for block in &rendered.blocks {
+            let attribute = format!("{BLOCK_ATTRIBUTE}=\"{}\"", block.key);
+            assert_eq!(
+                rendered.html.matches(&attribute).count(),
+                1,
+                "{attribute} in {}",
+                rendered.html
+            );
+        }
+        assert_eq!(
+            rendered.html.matches(BLOCK_ATTRIBUTE).count(),
+            rendered.blocks.len(),
+            "{}",
+            rendered.html
+        );
+        rendered
+            .blocks
+            .into_iter()
+            .map(|b| (b.key, b.kind, b.path, b.text))
+            .collect()
+    }
+
+    fn block(
+        key: &str,
+        kind: BlockKind,
+        path: &str,
+        text: &str,
+    ) -> (String, BlockKind, String, String) {
+        (key.into(), kind, path.into(), text.into())
+    }
+
+    #[test]
+    fn every_block_is_anchored_with_its_heading_path() {
+        use BlockKind::*;
+        let plan = "# Plan\n\nWhy we do it.\n\n## Steps\n\n3. Read *the* journal\n4. Write\n   - the schema\n   - the importer\n\n## Schema\n\n```sql\nCREATE TABLE t (\n  id INTEGER\n);\n```\n\n### Risks\n\n| Risk | Fix |\n|---|---|\n| torn | `skip` |\n| - [ ] size | accept |\n\n- [x] checked\n";
+        assert_eq!(
+            blocks_of(plan),
+            vec![
+                block("s1", Heading, "Plan", "Plan"),
+                block("s1.p1", Paragraph, "paragraph 1", "Why we do it."),
+                block("s2", Heading, "Steps", "Steps"),
+                block("s2.li1", Item, "Steps › 3", "Read the journal"),
+                block("s2.li2", Item, "Steps › 4", "Write"),
+                block("s2.li3", Item, "Steps › 4.1", "the schema"),
+                block("s2.li4", Item, "Steps › 4.2", "the importer"),
+                block("s3", Heading, "Schema", "Schema"),
+                block("s3.c1.l1", Line, "Schema › line 1", "CREATE TABLE t ("),
+                block("s3.c1.l2", Line, "Schema › line 2", "  id INTEGER"),
+                block("s3.c1.l3", Line, "Schema › line 3", ");"),
+                block("s4", Heading, "Schema › Risks", "Risks"),
+                block("s4.t1r1", Row, "Schema › Risks › row 1", "torn | `skip`"),
+                block(
+                    "s4.t1r2",
+                    Row,
+                    "Schema › Risks › row 2",
+                    "- [ ] size | accept"
+                ),
+                block("s4.li1", Item, "Schema › Risks › 1", "[x] checked"),
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_keep_every_level_when_there_is_no_single_title() {
+        use BlockKind::*;
+        assert_eq!(
+            blocks_of("# A\n\n- x\n\n# B\n\ntext\n\n> quoted\n"),
+            vec![
+                block("s1", Heading, "A", "A"),
+                block("s1.li1", Item, "A › 1", "x"),
+                block("s2", Heading, "B", "B"),
+                block("s2.p1", Paragraph, "B › paragraph 1", "text"),
+                block("s2.p2", Paragraph, "B › paragraph 2", "quoted"),
+            ]
+        );
+    }
+
+    #[test]
+    fn raw_block_keys_cannot_be_forged() {
+        let html =
+            render("<p data-block=\"s1\">forged</p>\n\n<span data-block=\"s0.p1\">x</span> real\n")
+                .html;
+        assert_eq!(html.matches("data-block").count(), 1, "{html}");
+        assert!(
+            html.contains(r#"<p data-block="s0.p1"><span>x</span> real</p>"#),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn highlighted_lines_each_close_their_spans() {
+        let code = "/* one\n   two */\nfn x() {}\n\n";
+        let html = render(&format!("```rust\n{code}```\n")).html;
+        let lines: Vec<&str> = html.split("<span data-block=").skip(1).collect();
+        assert_eq!(lines.len(), 4, "{html}");
+        for line in &lines {
+            let line = line.trim_end_matches("</code></pre>\n");
+            assert_eq!(
+                line.matches("<span").count() + 1,
+                line.matches("</span>").count(),
+                "{line}"
+            );
+        }
+        // The comment's second line reopens the comment's span.
+        assert!(lines[1].contains("hl-comment"), "{}", lines[1]);
+        // The text is the code, unchanged (plus the newline after `</pre>`).
+        assert_eq!(text_of(&html), format!("{code}\n"));
     }
 
     #[test]
@@ -603,12 +1205,16 @@ mod tests {
             ]
         );
         assert!(
-            rendered.html.contains(r#"<h1 id="md-h-1">Goal</h1>"#),
+            rendered
+                .html
+                .contains(r#"<h1 id="md-h-1" data-block="s1">Goal</h1>"#),
             "{}",
             rendered.html
         );
         assert!(
-            rendered.html.contains(r#"<h3 id="md-h-3">Detail</h3>"#),
+            rendered
+                .html
+                .contains(r#"<h3 id="md-h-3" data-block="s3">Detail</h3>"#),
             "{}",
             rendered.html
         );

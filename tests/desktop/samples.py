@@ -140,3 +140,18 @@ AGENTS = {
     "reviewer": {"id": "review-bot", "label": "review-bot",
                  "meta": {"cwd": "/home/dana/src/website", "repo": "website", "branch": "main"}},
 }
+
+# A revision of PLAN: step 2 dropped, step 3 rewritten, a fifth step added; the schema and risks are unchanged.
+PLAN_REVISED = PLAN.replace(
+    "2. Write the schema and a one-time importer for `history.jsonl`.\n", "",
+).replace(
+    "3. Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).",
+    "3. Switch `Journal::append` to a prepared `INSERT` inside one transaction per second, keeping the fsync "
+    "guarantee (`synchronous=FULL`).",
+).replace(
+    "4. Page the History view: `get_history(offset, limit)`.\n",
+    "4. Page the History view: `get_history(offset, limit)`.\n5. Keep a JSON export: `askdesk history --export`.\n",
+)
+assert PLAN_REVISED.count("one transaction per second") == 1 and "--export" in PLAN_REVISED and "one-time importer" not in PLAN_REVISED
+
+PLAN_REVIEW_REVISED = [dict(PLAN_REVIEW[0], detail=PLAN_REVISED)]

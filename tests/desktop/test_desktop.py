@@ -572,6 +572,255 @@ def test_xss_plan_runs_nothing(ctx):
     expect_error(outcome(), "ASK_CANCELLED")
 
 
+# ----- plan comments and revisions -----
+
+# One agent id for the comment and revision tests: the second is a revision of the first's plan.
+PLANNER_ID = f"planner-{os.getpid()}"
+
+
+def ask_as(ctx, questions, agent_id, label="claude-code"):
+    """Starts an ask as an agent with this exact id (a thread is keyed by it); returns outcome()."""
+    conn = ctx.conn()
+    meta = dict(samples.AGENTS["coder"]["meta"])
+    handle = conn.call("agents/register", {"id": agent_id, "label": label, "meta": meta})
+    rid = conn.start("user-questions/ask", {"questions": questions, "agent": handle})
+    box = {}
+
+    def wait():
+        try:
+            box["result"] = conn.wait(rid, timeout=120)
+        except Exception as e:  # noqa: BLE001 - the test inspects it
+            box["error"] = e
+
+    t = threading.Thread(target=wait, daemon=True)
+    t.start()
+
+    def outcome(timeout=15):
+        t.join(timeout)
+        if t.is_alive():
+            raise AssertionError("the asker got no reply")
+        return box
+    return outcome
+
+
+DOC = '[data-qid="plan"] .plan-doc:not(.plan-older)'
+
+
+def block_keys(page):
+    return page.js(f"return [...document.querySelectorAll('{DOC} [data-block]')].map((e) => e.dataset.block)")
+
+
+def block_key_of(page, text):
+    """The key of the first block whose text contains `text`."""
+    key = page.js(
+        f"const el = [...document.querySelectorAll('{DOC} [data-block]')].find((e) => e.textContent.includes(arguments[0]));"
+        "return el ? el.dataset.block : null;", text)
+    assert key, f"no block with {text!r}"
+    return key
+
+
+def comment_by_keyboard(ctx, steps, text):
+    """Presses j `steps` times in the focused plan, c, types the comment and saves it with Ctrl+Enter."""
+    page = ctx.page
+    page.keys(*(["j"] * steps))
+    page.keys("c")
+    box = page.wait_for('[data-qid="plan"] .note-input')
+    assert page.js("return document.activeElement.classList.contains('note-input')"), "the comment box has no focus"
+    page.type(box, text)
+    page.keys(ENTER, modifier=CONTROL)
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')"
+               " && document.activeElement.classList.contains('plan-doc')",
+               message="the comment was not saved back to the plan")
+
+
+def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, PLANNER_ID)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    keys = block_keys(page)
+    empty = page.js("return document.querySelector('[data-qid=\"plan\"] .plan-comments').textContent")
+    assert empty == "Comments 0Select a block (J/K or a click) and press C, or select text inside it, to comment.", empty
+    step3 = block_key_of(page, "Switch Journal::append")
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    step2 = block_key_of(page, "one-time importer")
+    # The plan takes the focus with Tab like any control; here it is focused directly.
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(step3) + 1, "Batch the inserts in one transaction per second.")
+    comment_by_keyboard(ctx, keys.index(line6) - keys.index(step3), "Make outcome a CHECK over the known names.")
+    # By mouse: click the step, select part of its text, click the block's Comment button.
+    page.click(page.find(f'{DOC} [data-block="{step2}"]'))
+    page.js(f"const li = document.querySelector('{DOC} [data-block=\"{step2}\"]');"
+            "const text = li.firstChild; const at = text.data.indexOf('one-time importer');"
+            "const range = document.createRange(); range.setStart(text, at); range.setEnd(text, at + 17);"
+            "const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);"
+            "li.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));")
+    button = page.find('[data-qid="plan"] .block-comment-btn')
+    assert page.text(button) == "+ Comment on selection", page.text(button)
+    page.click(button)
+    page.type(page.find('[data-qid="plan"] .note-input'), "Import in batches of 10k rows, as the online migration does.")
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    # Edit before submitting: the second comment gets a better text.
+    page.click(page.find(f'[data-qid="plan"] .plan-notes[data-for="{line6}"] .note-edit'))
+    box = page.find('[data-qid="plan"] .note-input')
+    page.js("document.querySelector('[data-qid=\"plan\"] .note-input').value = ''")
+    page.type(box, "Make outcome a CHECK over the five outcome names.")
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    listed = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item')].map((li) =>"
+                     " [li.querySelector('.comment-path').textContent, li.querySelector('.comment-text').textContent])")
+    # Listed in the plan's order, whatever the order they were written in.
+    assert listed == [["Steps › 2", "Import in batches of 10k rows, as the online migration does."],
+                      ["Steps › 3", "Batch the inserts in one transaction per second."],
+                      ["Schema › line 6", "Make outcome a CHECK over the five outcome names."]], listed
+    # Each note sits beside its block.
+    beside = page.js(
+        f"const doc = document.querySelector('{DOC}');"
+        "const quote = (key) => { const n = doc.querySelector('[data-block=\"' + key + '\"] > .plan-notes .plan-note');"
+        " return n ? (n.querySelector('.note-quote') || {}).textContent || '' : null; };"
+        "return {step2: quote(arguments[0]), step3: quote(arguments[1]),"
+        " line: !!doc.querySelector('pre + .plan-notes[data-for=\"' + arguments[2] + '\"]')};", step2, step3, line6)
+    assert beside == {"step2": "one-time importer", "step3": "", "line": True}, beside
+    page.type(page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
+    ctx.shot("plan-comments", scroll_to=f'{DOC} #md-h-3')
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find("#submit"))
+    expected = (
+        "> **Steps › 2**\n"
+        "> one-time importer\n\n"
+        "Import in batches of 10k rows, as the online migration does.\n\n"
+        "> **Steps › 3**\n"
+        "> Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n\n"
+        "Batch the inserts in one transaction per second.\n\n"
+        "> **Schema › line 6**\n"
+        ">   outcome     TEXT NOT NULL DEFAULT 'answered',\n\n"
+        "Make outcome a CHECK over the five outcome names.\n\n"
+        "---\n\n"
+        "Use WAL mode and keep the JSON export."
+    )
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "plan", "selected": [], "custom": expected}]}, json.dumps(got, indent=1)
+    ctx.wait_queue(0)
+
+
+def test_plan_revision_shows_changes_and_past_comments(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW_REVISED, PLANNER_ID)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    view = page.js(
+        f"const doc = document.querySelector('{DOC}'); const bar = document.querySelector('[data-qid=\"plan\"] .revision-bar');"
+        "const texts = (sel) => [...doc.querySelectorAll(sel)].map((e) => e.textContent.replace(/\\s+/g, ' ').trim());"
+        "return {title: bar.querySelector('.revision-title').textContent,"
+        " plus: bar.querySelector('.diff-badge .plus').textContent, minus: bar.querySelector('.diff-badge .minus').textContent,"
+        " changed: texts('.diff-changed'), added: texts('.diff-added'), moved: texts('.diff-moved'),"
+        " removed: texts('.diff-removed .ghost-text'), showing: doc.classList.contains('showing-changes')};")
+    assert view["title"] == "Changes since your last review", view
+    assert (view["plus"], view["minus"]) == ("+2", "−2"), view
+    assert view["showing"], view
+    assert len(view["changed"]) == 1 and "one transaction per second" in view["changed"][0], view
+    assert len(view["added"]) == 1 and "askdesk history --export" in view["added"][0], view
+    assert view["moved"] == [], view
+    assert len(view["removed"]) == 1 and "one-time importer" in view["removed"][0], view
+    # Last round's comments: addressed beside the changed step, placed beside the unchanged line, gone listed.
+    step3 = block_key_of(page, "one transaction per second")
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    past = page.js(
+        f"const doc = document.querySelector('{DOC}');"
+        "const note = (sel) => { const n = doc.querySelector(sel); return n ? n.querySelector('.note-text').textContent : null; };"
+        "return {addressed: note('[data-block=\"' + arguments[0] + '\"] > .plan-notes .plan-note.past.addressed'),"
+        " placed: note('.plan-notes[data-for=\"' + arguments[1] + '\"] .plan-note.past.placed'),"
+        " gone: [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item.past.gone .comment-text')].map((e) => e.textContent)};",
+        step3, line6)
+    assert past == {"addressed": "Batch the inserts in one transaction per second.",
+                    "placed": "Make outcome a CHECK over the five outcome names.",
+                    "gone": ["Import in batches of 10k rows, as the online migration does."]}, past
+    ctx.shot("plan-revision", scroll_to=f'{DOC} #md-h-3')
+    # The removed step stands where it was without taking a number: the next step is still 2.
+    numbers = page.js(f"return [...document.querySelectorAll('{DOC} ol > li')].map((li) => getComputedStyle(li).display)")
+    assert numbers.count("list-item") == 4 and numbers.count("block") == 1, numbers
+    # The toggle goes back to the clean plan and returns.
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    clean = page.js(f"const doc = document.querySelector('{DOC}');"
+                    "return [doc.classList.contains('showing-changes'), doc.querySelectorAll('.diff-removed').length]")
+    assert clean == [False, 0], clean
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    page.until(f"return document.querySelectorAll('{DOC} .diff-removed').length === 1")
+    # The earlier version is one click away.
+    page.click(page.find('[data-qid="plan"] .version-link'))
+    older = page.js("const o = document.querySelector('[data-qid=\"plan\"] .plan-older');"
+                    "return [o.hidden, o.textContent.includes('one-time importer'),"
+                    " document.querySelector('[data-qid=\"plan\"] .older-bar').textContent]")
+    assert older[0] is False and older[1], older
+    assert "Version 1 · feedback sent" in older[2], older
+    page.click(page.find('[data-qid="plan"] .older-back'))
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+    # History shows the thread as one entry with the decision at each version.
+    page.click(page.find("#nav-history"))
+    entry = page.until(
+        "const items = [...document.querySelectorAll('.history-item.plan-thread')];"
+        "const mine = items.find((li) => li.querySelectorAll('.thread-version').length === 2"
+        " && li.textContent.includes('one transaction per second'));"
+        "return mine ? [...mine.querySelectorAll('.thread-version .decision')].map((e) => e.textContent) : null;",
+        message="no plan thread with two versions in History")
+    assert entry == ["feedback sent", "approved"], entry
+    page.click(page.find("#nav-queue"))
+
+
+def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"{PLANNER_ID}-xss")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    evil = "<img src=x onerror=\"window.__pwned = 'comment'\"><b>bold</b><script>window.__pwned = 1</script>"
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, 2, evil)
+    time.sleep(0.5)
+    report = page.js(
+        "const note = document.querySelector('[data-qid=\"plan\"] .plan-note .note-text');"
+        "const item = document.querySelector('[data-qid=\"plan\"] .comment-item .comment-text');"
+        "return {pwned: window.__pwned === undefined ? null : String(window.__pwned),"
+        " note: note.textContent, item: item.textContent, children: note.children.length + item.children.length,"
+        " bad: document.querySelectorAll('[data-qid=\"plan\"] img, [data-qid=\"plan\"] script, [data-qid=\"plan\"] b').length};")
+    assert report == {"pwned": None, "note": evil, "item": evil, "children": 0, "bad": 0}, report
+    # Approving with a comment on a single-select review asks once; dropping it approves plainly.
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
+    assert choices == ["drop", "feedback"], choices
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    assert not page.find_all(".plan-notes-modal")
+    ctx.wait_queue(0)
+
+
+def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
+    # A multi-select plan question may answer an approval with `custom` beside it (SPEC 1), so the
+    # comments can go as notes with the approval; the answer keeps its shape.
+    question = dict(samples.PLAN_REVIEW[0], multiSelect=True)
+    outcome = ask_as(ctx, [question], f"{PLANNER_ID}-notes")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    keys = block_keys(page)
+    step4 = block_key_of(page, "Page the History view")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(step4) + 1, "Keep the default page at 200 records.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
+    assert choices == ["send", "drop"], choices
+    page.click(page.find('.plan-notes-modal [data-choice="send"]'))
+    assert answer_of(outcome()) == {"answers": [{
+        "id": "plan",
+        "selected": ["Approve plan (Recommended)"],
+        "custom": "> **Steps › 4**\n> Page the History view: `get_history(offset, limit)`.\n\n"
+                  "Keep the default page at 200 records.",
+    }]}
+    ctx.wait_queue(0)
+
+
 def test_late_answer_is_refused_and_recorded(ctx):
     conn, rid, outcome = ctx.ask([{"id": "late", "question": "Still there?", "options": [{"label": "Yes"}]}])
     ctx.show("late")
@@ -816,6 +1065,10 @@ TESTS = [
     test_hook_plan_is_approved_in_the_pane,
     test_hook_tool_approvals_show_the_command_and_the_diff,
     test_hook_killed_by_the_client_withdraws_the_question,
+    test_plan_comments_by_keyboard_and_mouse_become_feedback,
+    test_plan_revision_shows_changes_and_past_comments,
+    test_plan_comment_is_text_and_approve_asks_about_it,
+    test_plan_multi_select_approval_carries_comments_as_notes,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
     test_kill_after_submit_leaves_a_complete_journal_line,

@@ -1,0 +1,366 @@
+//! The block diff between two versions of a plan: which blocks were added, removed, changed or moved.
+//!
+//! Plans are compared by their blocks ([`Block`]: headings, paragraphs, list items, table rows,
+//! lines of code), never as raw text, so the page can mark the rendered plan. Blocks are paired in
+//! three passes:
+//!
+//! 1. the same kind and the same text, in order (a step moved elsewhere is still the same step);
+//! 2. the same kind and similar text (word or letter-pair overlap of at least [`SIMILAR`]): the
+//!    block was edited;
+//! 3. the same kind in the same slot, between two paired neighbours: the block was rewritten in
+//!    place (a heading renamed to other words).
+//!
+//! What is left is added (new side) or removed (old side). Pairs of the first pass that are out of
+//! order (not on a longest increasing run of old positions) are marked moved.
+
+use serde::Serialize;
+
+use crate::markdown::Block;
+
+/// The least similarity (0 to 1) for an edited block to count as the same block.
+pub const SIMILAR: f64 = 0.5;
+
+/// What happened to a block of the new version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Same,
+    Moved,
+    Changed,
+    Added,
+}
+
+/// The comparison of two versions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diff {
+    /// For each block of the new version: what happened to it, and the old block it pairs with.
+    pub new: Vec<(Status, Option<usize>)>,
+    /// For each block of the old version: the new block it pairs with, if any.
+    pub old: Vec<Option<usize>>,
+}
+
+impl Diff {
+    /// Old blocks with no counterpart, each with the index of the new block it stood before
+    /// (`None`: at the end), so the page can show it where it was.
+    pub fn removed(&self) -> Vec<(usize, Option<usize>)> {
+        (0..self.old.len())
+            .filter(|&i| self.old[i].is_none())
+            .map(|i| (i, self.old[i + 1..].iter().find_map(|pair| *pair)))
+            .collect()
+    }
+
+    pub fn count(&self, status: Status) -> usize {
+        self.new.iter().filter(|(s, _)| *s == status).count()
+    }
+
+    pub fn removed_count(&self) -> usize {
+        self.old.iter().filter(|pair| pair.is_none()).count()
+    }
+
+    /// The "+N −M" badge: like a diffstat, a changed block counts once on each side.
+    pub fn badge(&self) -> (usize, usize) {
+        let changed = self.count(Status::Changed);
+        (
+            self.count(Status::Added) + changed,
+            self.removed_count() + changed,
+        )
+    }
+}
+
+/// Compares the blocks of two versions of a plan.
+pub fn diff(old: &[Block], new: &[Block]) -> Diff {
+    let mut pairs: Vec<Option<usize>> = vec![None; new.len()];
+    let mut taken: Vec<Option<usize>> = vec![None; old.len()];
+
+    // 1. Same kind, same text, first come first served.
+    for (j, block) in new.iter().enumerate() {
+        if let Some(i) = (0..old.len())
+            .find(|&i| taken[i].is_none() && old[i].kind == block.kind && old[i].text == block.text)
+        {
+            pairs[j] = Some(i);
+            taken[i] = Some(j);
+        }
+    }
+    let exact: Vec<bool> = pairs.iter().map(Option::is_some).collect();
+
+    // 2. Same kind, similar text: the most similar free old block, the nearest on a tie.
+    for j in 0..new.len() {
+        if pairs[j].is_some() {
+            continue;
+        }
+        let expected = expected_old_position(&pairs, j);
+        let best = (0..old.len())
+            .filter(|&i| taken[i].is_none() && old[i].kind == new[j].kind)
+            .map(|i| (similarity(&old[i].text, &new[j].text), i))
+            .filter(|(score, _)| *score >= SIMILAR)
+            .max_by(|a, b| {
+                a.0.total_cmp(&b.0)
+                    .then_with(|| expected.abs_diff(b.1).cmp(&expected.abs_diff(a.1)))
+            });
+        if let Some((_, i)) = best {
+            pairs[j] = Some(i);
+            taken[i] = Some(j);
+        }
+    }
+
+    // 3. Same kind in the same slot between paired neighbours, until nothing more pairs.
+    loop {
+        let mut paired = false;
+        for j in 0..new.len() {
+            if pairs[j].is_some() {
+                continue;
+            }
+            let after_previous = j
+                .checked_sub(1)
+                .and_then(|p| pairs[p])
+                .map(|i| i + 1)
+                .filter(|&i| i < old.len());
+            let before_next = pairs
+                .get(j + 1)
+                .copied()
+                .flatten()
+                .and_then(|i| i.checked_sub(1));
+            let slot = [after_previous, before_next]
+                .into_iter()
+                .flatten()
+                .find(|&i| taken[i].is_none() && old[i].kind == new[j].kind);
+            if let Some(i) = slot {
+                pairs[j] = Some(i);
+                taken[i] = Some(j);
+                paired = true;
+            }
+        }
+        if !paired {
+            break;
+        }
+    }
+
+    let in_order = longest_increasing(&pairs, &exact);
+    let statuses = pairs
+        .iter()
+        .enumerate()
+        .map(|(j, pair)| match pair {
+            None => (Status::Added, None),
+            Some(i) if !exact[j] => (Status::Changed, Some(*i)),
+            Some(i) if in_order[j] => (Status::Same, Some(*i)),
+            Some(i) => (Status::Moved, Some(*i)),
+        })
+        .collect();
+    Diff {
+        new: statuses,
+        old: taken,
+    }
+}
+
+/// Where the old counterpart of new block `j` would be, judged by its nearest paired neighbour.
+fn expected_old_position(pairs: &[Option<usize>], j: usize) -> usize {
+    let before = (0..j).rev().find_map(|p| pairs[p].map(|i| i + (j - p)));
+    let after = (j + 1..pairs.len()).find_map(|n| pairs[n].map(|i| i.saturating_sub(n - j)));
+    before.or(after).unwrap_or(j)
+}
+
+/// Which exact pairs lie on one longest run of increasing old positions (the rest moved).
+fn longest_increasing(pairs: &[Option<usize>], exact: &[bool]) -> Vec<bool> {
+    let points: Vec<(usize, usize)> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| exact[*j])
+        .filter_map(|(j, pair)| pair.map(|i| (j, i)))
+        .collect();
+    // Patience sorting: tails[k] is the index (in `points`) ending the best run of length k + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut previous: Vec<Option<usize>> = vec![None; points.len()];
+    for (p, &(_, old)) in points.iter().enumerate() {
+        let k = tails.partition_point(|&t| points[t].1 < old);
+        previous[p] = k.checked_sub(1).map(|k| tails[k]);
+        if k == tails.len() {
+            tails.push(p);
+        } else {
+            tails[k] = p;
+        }
+    }
+    let mut on_run = vec![false; pairs.len()];
+    let mut cursor = tails.last().copied();
+    while let Some(p) = cursor {
+        on_run[points[p].0] = true;
+        cursor = previous[p];
+    }
+    on_run
+}
+
+/// How alike two texts are, from 0 to 1: the better of word overlap and letter-pair overlap
+/// (Dice coefficients, case-insensitive).
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    if a == b {
+        return 1.0;
+    }
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let pairs = |s: &str| -> Vec<String> {
+        let chars: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+        chars.windows(2).map(|w| w.iter().collect()).collect()
+    };
+    dice(words(&a), words(&b)).max(dice(pairs(&a), pairs(&b)))
+}
+
+fn dice(mut a: Vec<String>, b: Vec<String>) -> f64 {
+    let total = a.len() + b.len();
+    if total == 0 {
+        return 0.0;
+    }
+    let mut common = 0;
+    for item in b {
+        if let Some(at) = a.iter().position(|x| *x == item) {
+            a.swap_remove(at);
+            common += 1;
+        }
+    }
+    (2 * common) as f64 / total as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::render;
+
+    /// The diff of two markdown plans as readable lines: `status path: text` for every block of
+    /// the new version that is not the same, then `removed path: text` for the old blocks that went.
+    fn changes(old: &str, new: &str) -> Vec<String> {
+        let (old, new) = (render(old).blocks, render(new).blocks);
+        let d = diff(&old, &new);
+        let mut lines: Vec<String> = d
+            .new
+            .iter()
+            .enumerate()
+            .filter(|(_, (status, _))| *status != Status::Same)
+            .map(|(j, (status, _))| format!("{status:?} {}: {}", new[j].path, new[j].text))
+            .collect();
+        lines.extend(
+            d.removed()
+                .into_iter()
+                .map(|(i, _)| format!("Removed {}: {}", old[i].path, old[i].text)),
+        );
+        lines
+    }
+
+    const PLAN: &str = "# Plan\n\nIntro text.\n\n## Steps\n\n1. Read the journal\n2. Write the schema\n3. Switch append\n\n## Schema\n\n```sql\nCREATE TABLE record (\n  id INTEGER PRIMARY KEY,\n  body TEXT NOT NULL\n);\n```\n\n## Risks\n\n| Risk | Mitigation |\n|---|---|\n| torn line | skip it |\n| size | accept |\n";
+
+    #[test]
+    fn identical_plans_have_no_changes() {
+        assert_eq!(changes(PLAN, PLAN), Vec::<String>::new());
+        let blocks = render(PLAN).blocks;
+        let d = diff(&blocks, &blocks);
+        assert_eq!(d.badge(), (0, 0));
+    }
+
+    #[test]
+    fn reordered_steps_are_moved_not_rewritten() {
+        let new = PLAN.replace(
+            "1. Read the journal\n2. Write the schema\n3. Switch append",
+            "1. Write the schema\n2. Read the journal\n3. Switch append",
+        );
+        // One of the two swapped steps is on the longest unchanged run, the other moved.
+        assert_eq!(
+            changes(PLAN, &new),
+            vec!["Moved Steps › 1: Write the schema"]
+        );
+        let (old, new) = (render(PLAN).blocks, render(&new).blocks);
+        assert_eq!(diff(&old, &new).badge(), (0, 0));
+    }
+
+    #[test]
+    fn a_code_block_edited_in_one_line_marks_that_line() {
+        let new = PLAN.replace("  body TEXT NOT NULL", "  body BLOB NOT NULL");
+        assert_eq!(
+            changes(PLAN, &new),
+            vec!["Changed Schema › line 3:   body BLOB NOT NULL"]
+        );
+        let (old, new) = (render(PLAN).blocks, render(&new).blocks);
+        assert_eq!(diff(&old, &new).badge(), (1, 1));
+    }
+
+    #[test]
+    fn a_table_row_added_is_one_added_block() {
+        let new = PLAN.replace(
+            "| size | accept |\n",
+            "| size | accept |\n| two writers | single-instance lock |\n",
+        );
+        assert_eq!(
+            changes(PLAN, &new),
+            vec!["Added Risks › row 3: two writers | single-instance lock"]
+        );
+        let (old, new) = (render(PLAN).blocks, render(&new).blocks);
+        assert_eq!(diff(&old, &new).badge(), (1, 0));
+    }
+
+    #[test]
+    fn renamed_headings_are_changed_and_their_sections_stay() {
+        let new = PLAN
+            .replace("## Steps", "## Implementation steps")
+            .replace("## Risks", "## What could go wrong");
+        assert_eq!(
+            changes(PLAN, &new),
+            vec![
+                "Changed Implementation steps: Implementation steps",
+                "Changed What could go wrong: What could go wrong",
+            ]
+        );
+    }
+
+    #[test]
+    fn removed_blocks_keep_their_place() {
+        let new = PLAN.replace("2. Write the schema\n", "");
+        let (old, new_blocks) = (render(PLAN).blocks, render(&new).blocks);
+        let d = diff(&old, &new_blocks);
+        let removed = d.removed();
+        assert_eq!(removed.len(), 1);
+        let (i, before) = removed[0];
+        assert_eq!(old[i].text, "Write the schema");
+        assert_eq!(new_blocks[before.unwrap()].text, "Switch append");
+        assert_eq!(d.badge(), (0, 1));
+        // The last item renumbered: its path changed, its text did not, so it is the same block.
+        assert_eq!(
+            changes(PLAN, &new),
+            vec!["Removed Steps › 2: Write the schema"]
+        );
+    }
+
+    #[test]
+    fn a_rewritten_step_and_a_new_one_are_told_apart() {
+        let new = PLAN.replace(
+            "3. Switch append",
+            "3. Switch append to a prepared INSERT\n4. Page the History view",
+        );
+        assert_eq!(
+            changes(PLAN, &new),
+            vec![
+                "Changed Steps › 3: Switch append to a prepared INSERT",
+                "Added Steps › 4: Page the History view",
+            ]
+        );
+    }
+
+    #[test]
+    fn everything_new_is_added_and_everything_old_removed() {
+        let d = diff(&render("a\n\nb\n").blocks, &render("- x\n- y\n").blocks);
+        assert_eq!(d.count(Status::Added), 2);
+        assert_eq!(d.removed_count(), 2);
+        assert_eq!(d.badge(), (2, 2));
+        let empty = diff(&[], &[]);
+        assert_eq!(empty.badge(), (0, 0));
+    }
+
+    #[test]
+    fn similarity_reads_words_and_letters() {
+        assert_eq!(similarity("Steps", "steps"), 1.0);
+        assert!(similarity("Steps", "Implementation steps") >= SIMILAR);
+        assert!(similarity("let n: u32 = 42;", "let n: u64 = 42;") >= SIMILAR);
+        assert!(similarity("Risks", "Out of scope") < SIMILAR);
+        assert_eq!(similarity("", "x"), 0.0);
+    }
+}
