@@ -13,8 +13,14 @@ TAURI_APT_PACKAGES=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-
 # What the test run adds: a virtual display, a session bus and a notification daemon for the
 # desktop tests, the WebKit WebDriver, screenshots, and Python for the conformance suite.
 TEST_APT_PACKAGES=(xvfb dbus-x11 dunst webkit2gtk-driver imagemagick python3 python3-venv)
-# The oldest Rust that builds every crate of the workspace (askdesk-cli's rust-version).
-MIN_RUST_MINOR=88
+# The oldest Rust that builds every crate of the workspace: the minor version of the
+# `rust-version` in the workspace's Cargo.toml ([workspace.package], inherited by every crate).
+MIN_RUST_MINOR=$(sed -nE 's/^rust-version = "1\.([0-9]+)(\.[0-9]+)?"$/\1/p' \
+  "$(dirname "${BASH_SOURCE[0]}")/../Cargo.toml")
+if [ -z "$MIN_RUST_MINOR" ]; then
+  printf '==> %s\n' "no rust-version = \"1.N\" line in Cargo.toml" >&2
+  return 1
+fi
 
 log() { printf '==> %s\n' "$*" >&2; }
 
