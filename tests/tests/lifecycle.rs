@@ -322,3 +322,24 @@ async fn sigterm_with_idle_connections_exits_promptly() {
     assert_eq!(status.code(), Some(0), "log: {}", broker.log());
     assert!(!broker.socket().exists());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_log_written_to_a_file_is_plain_text() {
+    // The harness sends the broker's stderr to a file: no terminal, so no colour codes.
+    let mut broker = Broker::start();
+    broker.signal(libc::SIGINT);
+    let status = broker.wait_exit(Duration::from_secs(10)).await;
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "SIGINT stops it cleanly; log: {}",
+        broker.log()
+    );
+    let log = broker.log();
+    assert!(log.contains("askdesk broker listening"), "{log}");
+    assert!(log.contains("stopping"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "colour codes in a log file: {log:?}"
+    );
+}
