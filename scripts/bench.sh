@@ -4,5 +4,5 @@
 # Pass --with-history to keep the history journal (an fsync per ask) on. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p askdesk-cli
-ASKDESK_BIN="$(pwd)/target/release/askdesk" cargo bench -p askdesk-e2e --bench roundtrip -- "$@"
+# The benchmark is a target of askdesk-cli: cargo builds `askdesk` (release settings) for it.
+cargo bench -p askdesk-cli --bench roundtrip -- "$@"

@@ -16,8 +16,14 @@ TEST_APT_PACKAGES=(xvfb dbus-x11 dunst webkit2gtk-driver imagemagick python3 pyt
 # The MCP suite's TypeScript client needs Node.js (20 or later) and npm; one installed another way
 # (NodeSource, nvm) counts.
 command -v npm >/dev/null 2>&1 || TEST_APT_PACKAGES+=(nodejs npm)
-# The oldest Rust that builds every crate of the workspace (askdesk-cli's rust-version).
-MIN_RUST_MINOR=88
+# The oldest Rust that builds every crate of the workspace: the minor version of the
+# `rust-version` in the workspace's Cargo.toml ([workspace.package], inherited by every crate).
+MIN_RUST_MINOR=$(sed -nE 's/^rust-version = "1\.([0-9]+)(\.[0-9]+)?"$/\1/p' \
+  "$(dirname "${BASH_SOURCE[0]}")/../Cargo.toml")
+if [ -z "$MIN_RUST_MINOR" ]; then
+  printf '==> %s\n' "no rust-version = \"1.N\" line in Cargo.toml" >&2
+  return 1
+fi
 
 log() { printf '==> %s\n' "$*" >&2; }
 

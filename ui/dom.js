@@ -37,7 +37,10 @@ export function waited(sinceMillis, now = Date.now()) {
   return days === 1 ? '1 day' : `${days} days`;
 }
 
-/** A label without its "(Recommended)" suffix, for display only (the answer keeps the label). */
+/**
+ * A label without its "(Recommended)" suffix, for display only (the answer keeps the label). Mirrors
+ * `QuestionOption::is_recommended` in askdesk-core, the rule the backend uses.
+ */
 export function displayLabel(label) {
   return label.replace(/\s*\(Recommended\)\s*$/, '');
 }

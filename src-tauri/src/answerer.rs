@@ -105,10 +105,7 @@ impl GuiAnswerer {
 
     fn state(&self) -> MutexGuard<'_, State> {
         // Every critical section below completes its edit or makes none, so a poisoned lock is sound.
-        self.shared
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        askdesk_core::sync::lock(&self.shared.state)
     }
 
     /// The waiting requests, oldest first, as the page shows them.
@@ -379,7 +376,7 @@ impl RequestView {
                             .map(|o| OptionView {
                                 label: o.label.clone(),
                                 description: o.description.clone(),
-                                recommended: o.label.trim_end().ends_with("(Recommended)"),
+                                recommended: o.is_recommended(),
                             })
                             .collect(),
                         multi_select: q.multi_select,

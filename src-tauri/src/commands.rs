@@ -144,3 +144,100 @@ pub async fn open_link(app: AppHandle, url: String) -> Result<(), CommandError> 
 pub fn hide_window(window: WebviewWindow) -> Result<(), CommandError> {
     window.hide().map_err(|e| CommandError::new("failed", e))
 }
+
+#[cfg(test)]
+mod tests {
+    //! The command list is written in four places that must agree: the handler list in `lib.rs`,
+    //! `COMMANDS` in `build.rs` (which generates the `allow-<command>` permissions), the capability
+    //! file that grants them to the window, and the page's `ui/bridge.js`. A command missing from
+    //! one of them fails only at run time, in the window; this test fails at `cargo test`.
+
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    fn read(relative: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+
+    /// Every `"name"` between `start` and the next `end` in `text`.
+    fn quoted_between(text: &str, start: &str, end: &str) -> BTreeSet<String> {
+        let rest = text
+            .split_once(start)
+            .unwrap_or_else(|| panic!("no {start:?}"))
+            .1;
+        let list = rest
+            .split_once(end)
+            .unwrap_or_else(|| panic!("no {end:?} after {start:?}"))
+            .0;
+        list.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The `name` of every `prefix + name + suffix` in `text` (names are snake_case identifiers).
+    fn names_after(text: &str, prefix: &str, suffix: char) -> BTreeSet<String> {
+        text.split(prefix)
+            .skip(1)
+            .filter_map(|rest| rest.split_once(suffix).map(|(name, _)| name))
+            .filter(|name| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            })
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn build_rs_the_capability_file_the_handler_list_and_the_page_agree() {
+        let build = quoted_between(&read("build.rs"), "const COMMANDS: &[&str] = &[", "];");
+        assert!(build.len() >= 8, "COMMANDS was read: {build:?}");
+
+        let capability: serde_json::Value =
+            serde_json::from_str(&read("capabilities/default.json"))
+                .expect("the capability file is JSON");
+        let granted: BTreeSet<String> = capability["permissions"]
+            .as_array()
+            .expect("a permissions list")
+            .iter()
+            .filter_map(|p| p.as_str()?.strip_prefix("allow-"))
+            .map(|name| name.replace('-', "_"))
+            .collect();
+        assert_eq!(
+            granted, build,
+            "capabilities/default.json grants exactly build.rs's COMMANDS"
+        );
+
+        // The handler list, in whichever source file holds it.
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let holder = std::fs::read_dir(&src)
+            .expect("read src/")
+            .map(|entry| {
+                std::fs::read_to_string(entry.expect("an entry").path())
+                    .expect("read a source file")
+            })
+            .find(|text| text.contains(concat!("generate_handler", "![")))
+            .expect("a source file with the handler list");
+        let handlers = holder
+            .split_once(concat!("generate_handler", "!["))
+            .expect("the handler list")
+            .1;
+        let handlers = handlers
+            .split_once("])")
+            .expect("the end of the handler list")
+            .0;
+        assert_eq!(
+            names_after(handlers, "commands::", ','),
+            build,
+            "the handler list registers exactly COMMANDS"
+        );
+
+        let page = read("../ui/bridge.js");
+        assert_eq!(
+            names_after(&page, "invoke('", '\''),
+            build,
+            "ui/bridge.js invokes exactly COMMANDS"
+        );
+    }
+}

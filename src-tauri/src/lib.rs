@@ -181,7 +181,7 @@ fn stop_broker(app: &tauri::AppHandle) {
         return;
     };
     broker.shutdown.cancel();
-    let task = broker.task.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let task = askdesk_core::sync::lock(&broker.task).take();
     if let Some(task) = task {
         let stopped = tauri::async_runtime::block_on(async {
             tokio::time::timeout(STOP_TIMEOUT, task).await
@@ -195,18 +195,7 @@ fn stop_broker(app: &tauri::AppHandle) {
 
 /// SIGTERM and SIGINT quit the app the same way the tray's Quit does.
 async fn exit_on_signal(app: tauri::AppHandle) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        tracing::warn!("cannot listen for signals");
-        return;
-    };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-    }
+    askdesk_broker::host::interrupted().await;
     tracing::info!("signal received; quitting");
     app.exit(0);
 }
@@ -227,10 +216,5 @@ fn focus_running(path: &Path) -> Result<(), ClientError> {
 }
 
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ASKDESK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    askdesk_broker::host::init_logging("info");
 }

@@ -320,7 +320,7 @@ pub struct VersionView {
 impl PlanThreads {
     fn inner(&self) -> MutexGuard<'_, Inner> {
         // Every critical section completes its edit or makes none, so a poisoned lock is sound.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        askdesk_core::sync::lock(&self.inner)
     }
 
     /// A request arrived: when it is a plan review from an agent, it becomes the newest version of

@@ -2,8 +2,8 @@
 //! floor measured in the same run, the same bytes relayed through two raw Unix-socket hops by a
 //! relay process (so both paths cross the same process boundaries).
 //!
-//! Run with `./scripts/bench.sh` (it builds `askdesk` in release first), or
-//! `cargo build --release -p askdesk-cli && cargo bench -p askdesk-e2e --bench roundtrip`.
+//! Run with `./scripts/bench.sh` or `cargo bench -p askdesk-cli --bench roundtrip` (a target of
+//! askdesk-cli: cargo builds the release `askdesk` it measures first).
 //! Target: p50 within 1.5x of the floor and p99 within 2x. Not run in CI.
 //!
 //! Both setups use the same asker and the same answerer code on blocking sockets: the asker writes
@@ -11,6 +11,10 @@
 //! given and replies with an answer for its id. Only the middle differs: the broker (parsing,
 //! validation, waterfall, answer checks) or a relay that copies lines unparsed, one thread per
 //! direction. Rounds of the two alternate so both see the same machine conditions.
+
+// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
+#[path = "../src/lib.rs"]
+mod askdesk_e2e;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;

@@ -1,7 +1,7 @@
 """askdesk desktop end-to-end tests: the real app in a real window on Xvfb, a real notification bus.
 
 run.sh starts the services (Xvfb, a private D-Bus session bus, dunst, dbus-monitor, tauri-driver) and
-calls this file; each test drives the page through WebDriver, asks over the socket with askproto, and
+calls this file; each test drives the page through WebDriver, asks over the socket with askdesk_client, and
 watches the bus log. A test that ends the app (kill -9, Quit) sets ctx.app_gone and the next test
 gets a fresh app in a new WebDriver session. Prints one line per test and a final "N passed, N failed"
 line.
@@ -21,13 +21,10 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-for candidate in (os.environ.get("ASKDESK_CONFORMANCE"), os.path.join(HERE, "..", "..", "..", "shared", "conformance"),
-                  "/work/shared/conformance"):
-    if candidate and os.path.exists(os.path.join(candidate, "askproto.py")):
-        sys.path.insert(0, candidate)
-        break
+# The project's own protocol client (tests/pyclient/askdesk_client.py).
+sys.path.insert(0, os.path.join(HERE, "..", "pyclient"))
 
-from askproto import Conn, RpcError  # noqa: E402
+from askdesk_client import Conn, RpcError  # noqa: E402
 import samples  # noqa: E402
 from webdriver import CONTROL, ENTER, Session, WebDriverError, element_id  # noqa: E402
 

@@ -1,7 +1,7 @@
 """End-to-end test of `askdesk mcp` with the official MCP Python SDK.
 
 Starts a real `askdesk serve` on a private temporary socket, a scripted answerer on
-that socket (askproto from the shared conformance suite), and `askdesk mcp` as an MCP
+that socket (tests/pyclient/askdesk_client.py), and `askdesk mcp` as an MCP
 stdio server driven by `mcp.ClientSession`. Prints one line per case and a closing
 'N passed, N failed' line; exits non-zero when any case fails.
 
@@ -25,10 +25,9 @@ import mcp_types as types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-# askproto.py, the protocol client of the shared conformance suite (SHARED_DIR as scripts/test.sh has it).
-CONFORMANCE = os.path.join(os.environ.get("SHARED_DIR") or os.path.join(REPO, "..", "shared"), "conformance")
-sys.path.insert(0, CONFORMANCE)
-from askproto import Conn  # noqa: E402
+# The project's own protocol client (tests/pyclient/askdesk_client.py).
+sys.path.insert(0, os.path.join(HERE, "..", "pyclient"))
+from askdesk_client import Conn  # noqa: E402
 
 CLIENT_INFO = types.Implementation(name="askdesk-mcp-test", version="1.2.3")
 HOLD = object()  # an answerer policy result: keep the request, never reply

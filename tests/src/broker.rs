@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::conn::Conn;
-use crate::home::Home;
-use crate::PATIENCE;
+use super::conn::Conn;
+use super::home::Home;
+use super::PATIENCE;
 
 /// A running `askdesk serve`.
 ///

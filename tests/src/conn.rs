@@ -15,7 +15,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 use tokio::sync::Notify;
 
-use crate::PATIENCE;
+use super::PATIENCE;
 
 /// A JSON-RPC error object as the broker sent it.
 #[derive(Debug, Clone, PartialEq)]

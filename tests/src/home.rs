@@ -7,37 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-/// The `askdesk` binary under test.
-///
-/// `$ASKDESK_BIN` when set (a relative path is taken from the workspace root, where the scripts
-/// run, not from `tests/`, where cargo runs tests); otherwise `askdesk` in the cargo profile
-/// directory this test (or bench) executable was built into (`target/<profile>/deps/<test>` or
-/// `target/<profile>/<bin>`), which is where `cargo build -p askdesk-cli` puts it. The scripts
-/// build it before running the tests.
+/// The `askdesk` binary under test: the one cargo built for this target (see the crate docs).
 pub fn askdesk_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("ASKDESK_BIN").filter(|bin| !bin.is_empty()) {
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("tests/ is inside the workspace");
-        return workspace.join(bin);
-    }
-    let exe = std::env::current_exe().expect("the test knows its own path");
-    let candidates: Vec<PathBuf> = exe
-        .ancestors()
-        .skip(1)
-        .take(2)
-        .map(|dir| dir.join("askdesk"))
-        .collect();
-    candidates
-        .iter()
-        .find(|bin| bin.is_file())
-        .cloned()
-        .unwrap_or_else(|| {
-            panic!(
-                "the askdesk binary was not found (looked at {candidates:?}); build it first with \
-             `cargo build -p askdesk-cli` (or set ASKDESK_BIN)"
-            )
-        })
+    PathBuf::from(env!("CARGO_BIN_EXE_askdesk"))
 }
 
 /// A fresh 0700 directory holding one broker's socket, data and runtime directories.

@@ -1,6 +1,10 @@
 //! The `askdesk` command line against a real broker: every exit status of `askdesk ask`, `ask`
 //! against `answer --policy first`, `--json -` batches, `status`, and `history`.
 
+// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
+#[path = "../src/lib.rs"]
+mod askdesk_e2e;
+
 use std::process::Output;
 use std::time::Duration;
 

@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
+// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
+#[path = "../src/lib.rs"]
+mod askdesk_e2e;
+
 use askdesk_e2e::{Broker, Conn, Home, PATIENCE};
 use serde_json::{json, Value};
 
@@ -16,7 +20,7 @@ const HOOK_LIMIT: Duration = Duration::from_secs(30);
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("hooks")
+        .join("../../tests/hooks")
         .join(format!("{name}.json"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }

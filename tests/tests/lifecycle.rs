@@ -2,6 +2,10 @@
 //! the connection and pending-ask limits answer -32004, and SIGTERM settles pending asks
 //! SHUTTING_DOWN, removes the socket and exits 0.
 
+// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
+#[path = "../src/lib.rs"]
+mod askdesk_e2e;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -317,4 +321,25 @@ async fn sigterm_with_idle_connections_exits_promptly() {
     let status = broker.wait_exit(Duration::from_secs(10)).await;
     assert_eq!(status.code(), Some(0), "log: {}", broker.log());
     assert!(!broker.socket().exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_log_written_to_a_file_is_plain_text() {
+    // The harness sends the broker's stderr to a file: no terminal, so no colour codes.
+    let mut broker = Broker::start();
+    broker.signal(libc::SIGINT);
+    let status = broker.wait_exit(Duration::from_secs(10)).await;
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "SIGINT stops it cleanly; log: {}",
+        broker.log()
+    );
+    let log = broker.log();
+    assert!(log.contains("askdesk broker listening"), "{log}");
+    assert!(log.contains("stopping"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "colour codes in a log file: {log:?}"
+    );
 }

@@ -163,10 +163,7 @@ impl Client {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        askdesk_core::sync::lock(&self.inner.state)
     }
 
     /// Resolves when the broker closed the connection.

@@ -153,7 +153,7 @@ impl Journal {
                 file.sync_data().map_err(Error::io(&path))?;
             }
         }
-        *journal.inner.file.lock().unwrap_or_else(|p| p.into_inner()) = Some(file);
+        *askdesk_core::sync::lock(&journal.inner.file) = Some(file);
         Ok(journal)
     }
 
@@ -167,7 +167,7 @@ impl Journal {
         let mut line = serde_json::to_vec(record).expect("a record serializes");
         line.push(b'\n');
         let path = self.path();
-        let mut guard = self.inner.file.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = askdesk_core::sync::lock(&self.inner.file);
         let file = match guard.as_mut() {
             Some(file) => file,
             None => guard.insert(open_append(&path)?),

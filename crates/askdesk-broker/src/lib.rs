@@ -14,11 +14,14 @@
 //! - [`journal`]: the history journal, JSON lines flushed to disk before an answer is delivered;
 //!   `settled` turns a settled ask into its record and appends it off the async path.
 //! - [`client`]: the Rust client library used by the CLI, the MCP server and tests.
+//! - [`host`]: what the processes hosting a broker share: log setup (colour only on a terminal)
+//!   and the SIGINT/SIGTERM wait.
 //! - [`error`]: this crate's error type.
 
 pub mod client;
 pub mod error;
 pub mod framing;
+pub mod host;
 pub mod journal;
 mod outbox;
 pub mod protocol;

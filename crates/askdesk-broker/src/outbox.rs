@@ -58,9 +58,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
     }
 
     fn state(&self) -> MutexGuard<'_, State<W>> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        askdesk_core::sync::lock(&self.state)
     }
 
     /// Sends a line, waiting while the peer has `limit` lines unread (back-pressure for handlers).

@@ -60,7 +60,7 @@ pub async fn run(args: AnswerArgs, socket: PathBuf) -> Result<()> {
         return Ok(());
     }
 
-    let interrupted = crate::serve::interrupted();
+    let interrupted = askdesk_broker::host::interrupted();
     tokio::pin!(interrupted);
     let mut tasks = JoinSet::new();
     let mut handled = 0u64;
@@ -133,7 +133,7 @@ pub fn apply_policy(policy: Policy, questions: &[Question]) -> Reply {
         Policy::Recommended => answer_each(|q| {
             q.options
                 .iter()
-                .find(|o| o.label.trim_end().ends_with("(Recommended)"))
+                .find(|o| o.is_recommended())
                 .map(|o| o.label.as_str())
                 .or_else(|| first_option(q))
         }),

@@ -89,7 +89,7 @@ async fn cancel_on_interrupt(cancel: CancellationToken, timeout: Option<Duration
         }
     };
     tokio::select! {
-        _ = crate::serve::interrupted() => {}
+        _ = askdesk_broker::host::interrupted() => {}
         _ = timeout => {}
     }
     cancel.cancel();

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use askdesk_broker::journal::Outcome;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
@@ -22,7 +23,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk"
 )]
 pub struct Cli {
-    /// The broker's socket [default: $XDG_RUNTIME_DIR/askdesk/askdesk.sock, else /tmp/askdesk-<uid>/askdesk.sock]
+    /// The broker's socket [default: $XDG_RUNTIME_DIR/askdesk/askdesk.sock, else /tmp/askdesk-UID/askdesk.sock]
     #[arg(long, global = true, env = "ASKDESK_SOCKET", value_name = "PATH")]
     pub socket: Option<PathBuf>,
 
@@ -244,8 +245,7 @@ pub struct StatusArgs {
 /// Show the history of settled requests, newest first
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Reads the journal under $XDG_DATA_HOME/askdesk/ (no broker needed). Outcomes: \
-answered, dismissed, withdrawn, failed, late-answer.
+    after_help = "Reads the journal under $XDG_DATA_HOME/askdesk/ (no broker needed).
 
 Examples:
   askdesk history
@@ -260,20 +260,11 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "ID|LABEL")]
     pub agent: Option<String>,
     /// Only requests that settled this way
-    #[arg(long, value_enum)]
-    pub outcome: Option<OutcomeArg>,
+    #[arg(long, value_parser = crate::history::outcome_parser())]
+    pub outcome: Option<Outcome>,
     /// At most this many records
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutcomeArg {
-    Answered,
-    Dismissed,
-    Withdrawn,
-    Failed,
-    LateAnswer,
 }
 
 /// Serve MCP over stdio: the tools ask_user_question and review_plan, forwarded to the broker
@@ -394,7 +385,7 @@ mod tests {
             .render_long_help()
             .to_string();
         assert!(
-            help.contains(exit::TABLE),
+            help.contains(exit::tests::TABLE),
             "`askdesk ask --help` lacks the exit table:\n{help}"
         );
     }

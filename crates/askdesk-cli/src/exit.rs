@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use askdesk_broker::client::ClientError;
 use askdesk_broker::protocol::{self, RpcError};
+use askdesk_core::ErrorCode;
 
 /// Why `askdesk` exited. `0` is success and is not listed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,18 +49,21 @@ impl From<Status> for ExitCode {
 
 impl Status {
     /// The status for a `UserQuestionError` code (`data.code` of a -32001 error).
-    pub fn for_question_code(code: &str) -> Status {
+    ///
+    /// The match is exhaustive on purpose: a code added to the core does not compile until it has
+    /// a status here (and a row in `exit_table!`).
+    pub fn for_question_code(code: &ErrorCode) -> Status {
         match code {
-            "ASK_ABORTED" => Status::AskAborted,
-            "EMPTY_QUESTIONS" => Status::EmptyQuestions,
-            "CALLER_NOT_LIVE" => Status::CallerNotLive,
-            "DELEGATED_CALLER" => Status::DelegatedCaller,
-            "BAD_INTENT" => Status::BadIntent,
-            "NO_PROVIDER" => Status::NoProvider,
-            "ASK_CANCELLED" => Status::AskCancelled,
-            "BAD_ANSWER" => Status::BadAnswer,
-            "SHUTTING_DOWN" => Status::ShuttingDown,
-            _ => Status::OtherCode,
+            ErrorCode::AskAborted => Status::AskAborted,
+            ErrorCode::EmptyQuestions => Status::EmptyQuestions,
+            ErrorCode::CallerNotLive => Status::CallerNotLive,
+            ErrorCode::DelegatedCaller => Status::DelegatedCaller,
+            ErrorCode::BadIntent => Status::BadIntent,
+            ErrorCode::NoProvider => Status::NoProvider,
+            ErrorCode::AskCancelled => Status::AskCancelled,
+            ErrorCode::BadAnswer => Status::BadAnswer,
+            ErrorCode::ShuttingDown => Status::ShuttingDown,
+            ErrorCode::Other(_) => Status::OtherCode,
         }
     }
 
@@ -70,7 +74,7 @@ impl Status {
             protocol::REGISTRY_ERROR => Status::Registry,
             protocol::LIMIT_REACHED => Status::Limit,
             protocol::USER_QUESTION_ERROR => match error.data_code() {
-                Some(code) => Status::for_question_code(code),
+                Some(code) => Status::for_question_code(&ErrorCode::parse(code)),
                 None => Status::OtherCode,
             },
             _ => Status::Internal,
@@ -104,9 +108,6 @@ Exit status:
     };
 }
 pub(crate) use exit_table;
-
-#[cfg(test)]
-pub const TABLE: &str = exit_table!();
 
 /// Everything a command can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -163,8 +164,11 @@ impl From<ClientError> for Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The table as the help text and the README show it.
+    pub const TABLE: &str = exit_table!();
     use serde_json::json;
 
     fn check(code: i64, data: Option<serde_json::Value>, expected: u8) {
@@ -204,7 +208,7 @@ mod tests {
         // The core knows exactly the codes the table lists by name.
         for code in askdesk_core::ErrorCode::KNOWN {
             assert_ne!(
-                Status::for_question_code(code.as_str()),
+                Status::for_question_code(&code),
                 Status::OtherCode,
                 "{code}"
             );
@@ -262,6 +266,69 @@ mod tests {
                 assert!(TABLE.contains(&row), "{status:?} is missing from the table");
             }
         }
+    }
+
+    /// One row of an exit-status table: the status, the error code when the row names one, and
+    /// the meaning, with markdown's backticks dropped.
+    fn row(status: &str, code: &str, meaning: &str) -> (u8, String, String) {
+        let status = status.trim().parse().expect("a status number");
+        (
+            status,
+            code.trim().replace('`', ""),
+            meaning.trim().replace('`', ""),
+        )
+    }
+
+    /// The rows of the CLI's own table (`exit_table!`): "  10  ASK_ABORTED       meaning".
+    fn cli_rows() -> Vec<(u8, String, String)> {
+        let body = TABLE
+            .strip_prefix("Exit status:\n")
+            .expect("the table's heading");
+        body.lines()
+            .map(|line| {
+                let line = line.trim_start();
+                let (status, rest) = line.split_once("  ").expect("status, two spaces, the rest");
+                let (code, meaning) = match rest.split_once("  ") {
+                    Some((code, meaning))
+                        if !code.is_empty()
+                            && code.chars().all(|c| c.is_ascii_uppercase() || c == '_') =>
+                    {
+                        (code, meaning)
+                    }
+                    _ => ("", rest),
+                };
+                row(status, code, meaning)
+            })
+            .collect()
+    }
+
+    /// The rows of the README's table: "| 10 | `ASK_ABORTED` | meaning |".
+    fn readme_rows() -> Vec<(u8, String, String)> {
+        let readme = include_str!("../../../README.md");
+        let table = readme
+            .split_once("| status | code | meaning |\n|---|---|---|\n")
+            .expect("the README has the exit-status table")
+            .1;
+        table
+            .lines()
+            .take_while(|line| line.starts_with('|'))
+            .map(|line| {
+                let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
+                assert_eq!(cells.len(), 3, "a README row with three cells: {line}");
+                row(cells[0], cells[1], cells[2])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_table_is_the_cli_table() {
+        let cli = cli_rows();
+        assert_eq!(
+            cli.len(),
+            17,
+            "every row of the CLI's table was read: {cli:?}"
+        );
+        assert_eq!(readme_rows(), cli);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use askdesk_broker::journal::{self, Outcome, Record};
 use askdesk_core::Answer;
 
-use crate::cli::{HistoryArgs, OutcomeArg};
+use crate::cli::HistoryArgs;
 use crate::exit::{Error, Result};
 
 pub async fn run(args: HistoryArgs) -> Result<()> {
@@ -24,15 +24,37 @@ pub async fn run(args: HistoryArgs) -> Result<()> {
     Ok(())
 }
 
+/// Every outcome a record can have. The names are the journal's own ([`Outcome::as_str`]); the
+/// match in [`outcome_parser`] stops compiling when the journal gains an outcome missing here.
+const OUTCOMES: [Outcome; 5] = [
+    Outcome::Answered,
+    Outcome::Dismissed,
+    Outcome::Withdrawn,
+    Outcome::Failed,
+    Outcome::LateAnswer,
+];
+
+/// `--outcome NAME`: one of the journal's outcome names, listed in `--help`.
+pub fn outcome_parser() -> impl clap::builder::TypedValueParser<Value = Outcome> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(OUTCOMES.map(Outcome::as_str)).map(|name| {
+        let outcome = OUTCOMES
+            .into_iter()
+            .find(|outcome| outcome.as_str() == name)
+            .expect("clap let through only a listed name");
+        match outcome {
+            Outcome::Answered
+            | Outcome::Dismissed
+            | Outcome::Withdrawn
+            | Outcome::Failed
+            | Outcome::LateAnswer => outcome,
+        }
+    })
+}
+
 /// Newest first, filtered, limited.
 pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
-    let outcome = args.outcome.map(|o| match o {
-        OutcomeArg::Answered => Outcome::Answered,
-        OutcomeArg::Dismissed => Outcome::Dismissed,
-        OutcomeArg::Withdrawn => Outcome::Withdrawn,
-        OutcomeArg::Failed => Outcome::Failed,
-        OutcomeArg::LateAnswer => Outcome::LateAnswer,
-    });
+    let outcome = args.outcome;
     records
         .into_iter()
         .rev()
@@ -216,6 +238,18 @@ mod tests {
                 Some(json!({ "answers": [{ "id": "q1", "selected": [], "custom": "later" }] })),
             ),
         ]
+    }
+
+    #[test]
+    fn every_outcome_is_taken_by_its_journal_name() {
+        use clap::Parser;
+        for outcome in OUTCOMES {
+            let name = outcome.as_str();
+            assert_eq!(args(&["--outcome", name]).outcome, Some(outcome), "{name}");
+            assert_eq!(serde_json::to_value(outcome).unwrap(), json!(name));
+        }
+        let unknown = crate::cli::Cli::try_parse_from(["askdesk", "history", "--outcome", "late"]);
+        assert!(unknown.is_err());
     }
 
     #[test]

@@ -96,12 +96,5 @@ fn init_tracing(command: &Command) {
         Command::Mcp(_) => mcp::DEFAULT_LOG_FILTER,
         _ => "warn",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ASKDESK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .init();
+    askdesk_broker::host::init_logging(default);
 }

@@ -12,7 +12,7 @@ use crate::exit::Result;
 
 pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
     // Before the socket exists: a signal as soon as it accepts must already stop us cleanly.
-    let interrupted = interrupted();
+    let interrupted = askdesk_broker::host::interrupted();
     let listener = askdesk_broker::bind(&socket)?;
     let journal = if args.no_history {
         None
@@ -62,26 +62,4 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
         .await
         .map_err(|e| crate::exit::Error::Internal(format!("the broker task failed: {e}")))?;
     Ok(())
-}
-
-/// Resolves on the first SIGINT (Ctrl-C) or SIGTERM.
-///
-/// The handlers are installed when this is called, not when the future is first polled, so a
-/// signal that arrives in between still stops the command cleanly. Call it inside the runtime.
-pub fn interrupted() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let term = signal(SignalKind::terminate());
-    let int = signal(SignalKind::interrupt());
-    async move {
-        match (term, int) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            // Without signal handlers the default actions stay: the process simply ends.
-            _ => std::future::pending().await,
-        }
-    }
 }

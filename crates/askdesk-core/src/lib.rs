@@ -10,11 +10,13 @@
 //! - [`answerer`]: the [`Answerer`] trait and the decision channel an answerer replies through.
 //! - [`service`]: [`Service`], which runs `ask()` in the order of SPEC 2 and walks the answerer
 //!   waterfall (SPEC 4).
+//! - [`sync`]: [`sync::lock`], the poison-tolerant mutex lock every crate of askdesk uses.
 
 pub mod answerer;
 pub mod error;
 pub mod registry;
 pub mod service;
+pub mod sync;
 pub mod types;
 pub mod validate;
 

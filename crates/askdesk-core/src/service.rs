@@ -183,10 +183,6 @@ impl Service {
         }
     }
 
-    pub fn limits(&self) -> Limits {
-        self.inner.limits
-    }
-
     fn state(&self) -> MutexGuard<'_, State> {
         lock(&self.inner)
     }
@@ -497,12 +493,7 @@ impl Drop for PendingGuard {
 }
 
 fn lock(inner: &Inner) -> MutexGuard<'_, State> {
-    // A panic while the lock was held cannot leave the state half-written: every critical
-    // section either completes its edits or makes none, so a poisoned lock is still sound.
-    inner
-        .state
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    crate::sync::lock(&inner.state)
 }
 
 impl fmt::Display for AnswererId {

@@ -39,6 +39,18 @@ pub struct QuestionOption {
     pub description: Option<String>,
 }
 
+/// The mark that ends the label of a recommended option (SPEC 1).
+pub const RECOMMENDED_MARK: &str = "(Recommended)";
+
+impl QuestionOption {
+    /// Whether this is the recommended option: its label ends with [`RECOMMENDED_MARK`] (trailing
+    /// whitespace aside). The one rule for Rust; the page mirrors it only to shorten a label for
+    /// display (`displayLabel` in `ui/dom.js`). Answers always carry the label unchanged.
+    pub fn is_recommended(&self) -> bool {
+        self.label.trim_end().ends_with(RECOMMENDED_MARK)
+    }
+}
+
 /// The presentation intent of a question (SPEC 1.3).
 ///
 /// `kind` is kept as a string so unknown kinds pass through to answerers unchanged.
@@ -186,5 +198,25 @@ mod tests {
     #[test]
     fn request_id_is_a_bare_number() {
         assert_eq!(serde_json::to_value(RequestId(7)).unwrap(), json!(7));
+    }
+
+    #[test]
+    fn recommended_is_the_mark_at_the_end_of_the_label() {
+        let cases = [
+            ("Yes (Recommended)", true),
+            ("Yes (Recommended)  ", true),
+            ("(Recommended)", true),
+            ("Yes", false),
+            ("(Recommended) yes", false),
+            ("Yes (recommended)", false),
+            ("Yes Recommended", false),
+        ];
+        for (label, expected) in cases {
+            let option = QuestionOption {
+                label: label.into(),
+                description: None,
+            };
+            assert_eq!(option.is_recommended(), expected, "{label:?}");
+        }
     }
 }

@@ -124,9 +124,7 @@ pub(super) struct Outgoing {
 
 impl Conn {
     pub(super) fn state(&self) -> MutexGuard<'_, ConnState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        askdesk_core::sync::lock(&self.state)
     }
 
     pub(super) fn service(&self) -> &Service {

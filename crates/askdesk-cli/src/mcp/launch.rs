@@ -27,7 +27,7 @@ impl Launcher {
             return Err(not_running());
         };
         {
-            let mut last = self.last_launch.lock().unwrap_or_else(|p| p.into_inner());
+            let mut last = askdesk_core::sync::lock(&self.last_launch);
             if last.is_some_and(|at| at.elapsed() < LAUNCH_RETRY) {
                 return Err(not_running());
             }
