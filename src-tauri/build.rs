@@ -9,6 +9,7 @@ const COMMANDS: &[&str] = &[
     "get_history",
     "open_link",
     "hide_window",
+    "shown",
 ];
 
 fn main() {

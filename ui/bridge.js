@@ -23,4 +23,5 @@ export const api = {
   history: () => invoke('get_history'),
   openLink: (url) => invoke('open_link', { url }),
   hide: () => invoke('hide_window'),
+  shown: (request) => invoke('shown', { request }),
 };
