@@ -742,6 +742,9 @@ def test_a_question_for_a_dropped_window_opens_a_working_dialog(ctx):
     assert not web_processes(pid), "the hidden, idle window kept its web process"
     _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
     assert ctx.notification_id("review-bot asks") > 0
+    deadline = time.time() + 15
+    while not web_processes(pid) and time.time() < deadline:
+        time.sleep(0.2)
     assert web_processes(pid), "the window was not rebuilt for the question"
     # The rebuilt window is a new browsing context: find it among the session's windows.
     deadline = time.time() + 15
