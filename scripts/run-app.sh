@@ -3,6 +3,10 @@
 # launches the askdesk desktop app. Arguments are passed to askdesk-desktop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  echo "run-app.sh: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); \`askdesk serve\` runs the broker without a window" >&2
+  exit 2
+fi
 # shellcheck source=scripts/setup.sh
 . scripts/setup.sh
 

@@ -10,6 +10,7 @@ const COMMANDS: &[&str] = &[
     "plan_feedback",
     "open_link",
     "hide_window",
+    "shown",
 ];
 
 fn main() {

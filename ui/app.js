@@ -1,6 +1,6 @@
 // askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History.
 import { api, available, listen } from './bridge.js';
-import { h, agentName, waited, metaText } from './dom.js';
+import { h, waited, metaText } from './dom.js';
 import { plainQuestion } from './question.js';
 import { planQuestion } from './plan.js';
 import { renderHistory } from './history.js';
@@ -44,9 +44,9 @@ function renderSidebar() {
       role: 'option', tabindex: '0', dataset: { request: String(view.request) },
       'aria-selected': String(view.request === state.current),
     },
-      h('span', { class: 'avatar', 'aria-hidden': 'true' }, initial(agentName(view.agent))),
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, initial(view.who)),
       h('span', { class: 'queue-text' },
-        h('span', { class: 'queue-who' }, agentName(view.agent)),
+        h('span', { class: 'queue-who' }, view.who),
         h('span', { class: 'queue-what' }, first.header || first.question)),
       h('span', { class: 'queue-meta' },
         h('span', { class: 'queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt)),
@@ -79,6 +79,15 @@ function renderMain() {
   const form = formFor(view);
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
+  reportShown(view.request);
+}
+
+// Tells the backend once per request when its dialog has been painted (for measurements).
+let reported = null;
+function reportShown(request) {
+  if (reported === request) return;
+  reported = request;
+  requestAnimationFrame(() => setTimeout(() => api.shown(request).catch(() => {}), 0));
 }
 
 function renderAsker(view) {
@@ -93,10 +102,10 @@ function renderAsker(view) {
     metaText(meta, 'pid') ? chip('pid', metaText(meta, 'pid'), true) : null,
   ];
   els.asker.replaceChildren(
-    h('span', { class: 'avatar large', 'aria-hidden': 'true' }, initial(agentName(agent))),
+    h('span', { class: 'avatar large', 'aria-hidden': 'true' }, initial(view.who)),
     h('div', { class: 'asker-text' },
       h('div', { class: 'asker-title' },
-        h('span', { class: 'asker-name' }, agentName(agent)),
+        h('span', { class: 'asker-name' }, view.who),
         h('span', { class: 'asker-verb' }, view.questions.length > 1 ? `asks ${view.questions.length} questions` : 'asks'),
         agent && agent.label && agent.label !== agent.id ? h('span', { class: 'asker-id mono' }, agent.id) : null),
       h('div', { class: 'chips' }, chips)),
@@ -275,33 +284,52 @@ els.historyAgent.addEventListener('change', drawHistory);
 els.historyOutcome.addEventListener('change', drawHistory);
 els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
 
-setInterval(() => {
+// The "waiting" ages tick only while the window is visible: a hidden window wakes for nothing.
+let ageTimer = null;
+function tickAges() {
   for (const el of document.querySelectorAll('.queue-age[data-since]')) el.textContent = waited(Number(el.dataset.since));
-}, 20000);
+}
+function syncAgeTimer() {
+  const visible = document.visibilityState === 'visible';
+  if (visible && ageTimer === null) {
+    tickAges();
+    ageTimer = setInterval(tickAges, 20000);
+  } else if (!visible && ageTimer !== null) {
+    clearInterval(ageTimer);
+    ageTimer = null;
+  }
+}
+document.addEventListener('visibilitychange', syncAgeTimer);
+syncAgeTimer();
 
 async function start() {
   if (!available()) {
     toast('The askdesk backend is not reachable from this page.', 'error');
     return;
   }
-  await listen('queue-changed', () => refreshQueue());
-  await listen('request-withdrawn', (p) => {
-    toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
-  });
-  await listen('focus-request', async (p) => {
-    await refreshQueue();
-    if (state.queue.some((v) => v.request === p.request)) {
-      state.current = p.request;
-      state.mode = 'queue';
-      renderSidebar();
-      renderMain();
-    }
-  });
-  await listen('dnd-changed', (on) => { els.dnd.checked = on; });
-  await listen('history-changed', () => { if (state.mode === 'history') showHistory(); });
-  const settings = await api.settings();
-  els.dnd.checked = settings.dnd;
-  await refreshQueue();
+  // Listen first (in parallel), then read the state, so no change slips between the two.
+  await Promise.all([
+    listen('queue-changed', () => refreshQueue()),
+    listen('request-withdrawn', (p) => {
+      toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
+    }),
+    listen('focus-request', async (p) => {
+      await refreshQueue();
+      if (state.queue.some((v) => v.request === p.request)) {
+        state.current = p.request;
+        state.mode = 'queue';
+        renderSidebar();
+        renderMain();
+      }
+    }),
+    listen('dnd-changed', (on) => { els.dnd.checked = on; }),
+    listen('history-changed', () => { if (state.mode === 'history') showHistory(); }),
+  ]);
+  const settings = api.settings().then((s) => { els.dnd.checked = s.dnd; });
+  // A window built to open one request (a notification was activated) names it in its address.
+  const asked = /^#request=(\d+)$/.exec(window.location.hash);
+  if (asked) state.current = Number(asked[1]);
+  await Promise.all([settings, refreshQueue()]);
   document.body.dataset.ready = 'true';
 }
 

@@ -24,4 +24,5 @@ export const api = {
   planFeedback: (request, comments, general) => invoke('plan_feedback', { request, comments, general }),
   openLink: (url) => invoke('open_link', { url }),
   hide: () => invoke('hide_window'),
+  shown: (request) => invoke('shown', { request }),
 };

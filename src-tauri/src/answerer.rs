@@ -296,6 +296,21 @@ impl Answerer for GuiAnswerer {
     }
 }
 
+/// Who asks, as every part of the desktop names them: the agent's label, else its id, else
+/// "a script" (an ask made without an agent). The page mirrors this rule only for history
+/// records, which it receives as the journal stores them.
+pub fn display_name(agent: Option<&AgentInfo>) -> &str {
+    match agent {
+        Some(agent) => agent
+            .label
+            .as_deref()
+            .map(str::trim)
+            .filter(|label| !label.is_empty())
+            .unwrap_or(&agent.id),
+        None => "a script",
+    }
+}
+
 /// A waiting request as the page receives it. Only `detailHtml` is HTML (sanitized); every
 /// other string is shown as text.
 #[derive(Debug, Clone, Serialize)]
@@ -303,6 +318,8 @@ impl Answerer for GuiAnswerer {
 pub struct RequestView {
     pub request: RequestId,
     pub agent: Option<AgentInfo>,
+    /// Who asks ([`display_name`]).
+    pub who: String,
     /// Milliseconds since the Unix epoch.
     pub asked_at: u64,
     pub questions: Vec<QuestionView>,
@@ -346,6 +363,7 @@ impl RequestView {
         RequestView {
             request: request.id,
             agent: request.agent.clone(),
+            who: display_name(request.agent.as_ref()).to_owned(),
             asked_at: millis(request.asked_at),
             questions: request
                 .questions

@@ -142,7 +142,14 @@ pub async fn open_link(app: AppHandle, url: String) -> Result<(), CommandError> 
 /// Hides the window (Esc); the requests stay queued.
 #[tauri::command]
 pub fn hide_window(window: WebviewWindow) -> Result<(), CommandError> {
-    window.hide().map_err(|e| CommandError::new("failed", e))
+    crate::window::hide(&window.as_ref().window()).map_err(|e| CommandError::new("failed", e))
+}
+
+/// The page has painted this request: logged (at debug level) so the time from an ask to its
+/// dialog on screen can be measured from outside (`scripts/bench-desktop.sh`).
+#[tauri::command]
+pub fn shown(request: u64) {
+    tracing::debug!(request, "request shown");
 }
 
 #[cfg(test)]

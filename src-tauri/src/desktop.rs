@@ -12,14 +12,12 @@ use std::sync::Arc;
 use askdesk_broker::journal::{Journal, Record};
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
 use serde::Serialize;
-use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
-use tauri::tray::TrayIconBuilder;
-use tauri::{AppHandle, Emitter, Manager, Wry};
+use tauri::{AppHandle, Emitter, Manager};
 
-use crate::answerer::{GuiAnswerer, Presenter, Removal};
+use crate::answerer::{display_name, GuiAnswerer, Presenter, Removal};
 use crate::notify::{self, Action, Notifier};
 use crate::settings::Settings;
-use crate::MAIN_WINDOW;
+use crate::{tray, window};
 
 /// Page events.
 pub const EVENT_QUEUE: &str = "queue-changed";
@@ -28,7 +26,6 @@ pub const EVENT_FOCUS: &str = "focus-request";
 pub const EVENT_DND: &str = "dnd-changed";
 pub const EVENT_HISTORY: &str = "history-changed";
 
-const TRAY_ID: &str = "askdesk";
 /// Events waiting for the desktop thread. Requests are bounded by the broker's limits, so a full
 /// channel means the thread is stuck; the page still refreshes from `get_queue`.
 const QUEUE: usize = 1024;
@@ -63,12 +60,6 @@ struct QueueChanged {
 struct Withdrawn {
     request: RequestId,
     who: String,
-}
-
-#[derive(Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Focus {
-    request: RequestId,
 }
 
 impl Desktop {
@@ -151,14 +142,13 @@ impl Worker {
                     if let Some(gui) = self.app.try_state::<GuiAnswerer>() {
                         gui.prepare(request.id);
                     }
-                    let spec = notify::spec_for(&request);
-                    who.insert(request.id, spec.title.trim_end_matches(" asks").to_owned());
-                    self.notifier.show(spec);
+                    who.insert(request.id, display_name(request.agent.as_ref()).to_owned());
+                    self.notifier.show(notify::spec_for(&request));
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if !self.notify_only {
-                        show_main(&self.app);
+                        window::open(&self.app, None);
                     }
-                    update_tray(&self.app, waiting);
+                    tray::set_waiting(&self.app, waiting);
                 }
                 Event::Removed(request, why, waiting) => {
                     self.notifier.close(request);
@@ -169,16 +159,17 @@ impl Worker {
                     if why == Removal::Withdrawn {
                         self.emit(EVENT_WITHDRAWN, Withdrawn { request, who: name });
                     }
-                    update_tray(&self.app, waiting);
+                    tray::set_waiting(&self.app, waiting);
+                    if waiting == 0 {
+                        window::queue_emptied(&self.app);
+                    }
                 }
                 Event::Late(request, answer) => {
                     self.record_late(&request, answer);
                     self.emit(EVENT_HISTORY, ());
                 }
                 Event::Dnd(on) => {
-                    if let Some(tray) = self.app.try_state::<TrayItems>() {
-                        let _ = tray.dnd.set_checked(on);
-                    }
+                    tray::set_dnd(&self.app, on);
                     self.emit(EVENT_DND, on);
                 }
             }
@@ -201,23 +192,11 @@ impl Worker {
     }
 }
 
-/// Shows, unminimizes and focuses the main window.
-pub fn show_main(app: &AppHandle) {
-    if let Some(window) = app.get_webview_window(MAIN_WINDOW) {
-        let _ = window.show();
-        let _ = window.unminimize();
-        let _ = window.set_focus();
-    }
-}
-
 /// A notification action: answer in place, or open the request.
 fn on_notification_action(app: &AppHandle, action: Action) {
     let gui = app.state::<GuiAnswerer>();
     match action {
-        Action::Open(request) => {
-            show_main(app);
-            let _ = app.emit(EVENT_FOCUS, Focus { request });
-        }
+        Action::Open(request) => window::open(app, Some(request)),
         Action::Choose { request, option } => {
             let Some(waiting) = gui.request(request) else {
                 return;
@@ -240,63 +219,5 @@ fn on_notification_action(app: &AppHandle, action: Action) {
                 }
             }
         }
-    }
-}
-
-/// The tray's check item, kept so do-not-disturb changes from the page show in the menu.
-struct TrayItems {
-    dnd: CheckMenuItem<Wry>,
-}
-
-/// The tray icon: the waiting count in its tooltip and title, and a menu (Open, Do not disturb, Quit).
-pub fn build_tray(app: &AppHandle) -> tauri::Result<()> {
-    let open = MenuItem::with_id(app, "open", "Open askdesk", true, None::<&str>)?;
-    let dnd = CheckMenuItem::with_id(app, "dnd", "Do not disturb", true, false, None::<&str>)?;
-    let quit = MenuItem::with_id(app, "quit", "Quit askdesk", true, None::<&str>)?;
-    let menu = Menu::with_items(
-        app,
-        &[
-            &open,
-            &PredefinedMenuItem::separator(app)?,
-            &dnd,
-            &PredefinedMenuItem::separator(app)?,
-            &quit,
-        ],
-    )?;
-    let mut builder = TrayIconBuilder::with_id(TRAY_ID)
-        .menu(&menu)
-        .tooltip(tooltip(0))
-        .on_menu_event(|app, event| match event.id().as_ref() {
-            "open" => show_main(app),
-            "dnd" => {
-                let on = app
-                    .try_state::<TrayItems>()
-                    .and_then(|t| t.dnd.is_checked().ok())
-                    .unwrap_or(false);
-                app.state::<GuiAnswerer>().set_dnd(on);
-            }
-            "quit" => app.exit(0),
-            _ => {}
-        });
-    if let Some(icon) = app.default_window_icon() {
-        builder = builder.icon(icon.clone());
-    }
-    builder.build(app)?;
-    app.manage(TrayItems { dnd });
-    Ok(())
-}
-
-fn tooltip(waiting: usize) -> String {
-    match waiting {
-        0 => "askdesk — no questions waiting".to_owned(),
-        1 => "askdesk — 1 question waiting".to_owned(),
-        n => format!("askdesk — {n} questions waiting"),
-    }
-}
-
-fn update_tray(app: &AppHandle, waiting: usize) {
-    if let Some(tray) = app.tray_by_id(TRAY_ID) {
-        let _ = tray.set_tooltip(Some(tooltip(waiting)));
-        let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
     }
 }

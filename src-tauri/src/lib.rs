@@ -1,10 +1,14 @@
 //! askdesk-desktop: the askdesk broker with a window, a tray icon and desktop notifications.
 //!
-//! - [`run`] (this file): start-up (one instance per user), the broker on Tauri's async runtime,
-//!   the main window, and a clean stop on exit.
+//! - [`run`] (this file): start-up as a few named steps (a display, one instance per user, the
+//!   broker on Tauri's async runtime), and a clean stop on exit.
+//! - [`graphics`]: whether a display is there, checked before anything is bound.
+//! - [`window`]: the one window, created on demand and dropped after it has been hidden a while
+//!   with nothing waiting, so an idle app holds no web process.
 //! - [`answerer`]: the GUI answerer on the waterfall; knows nothing of Tauri.
 //! - [`desktop`]: what the answerer's events do on the desktop: page events, window, tray,
 //!   notifications, late answers into the journal.
+//! - [`tray`]: the tray icon, its menu and its waiting count.
 //! - [`commands`]: the thin `#[tauri::command]` wrappers the page calls.
 //! - [`notify`]: freedesktop notifications with actions, on threads of their own.
 //! - [`markdown`]: `detail` rendered and sanitized; the only HTML the page inserts.
@@ -12,15 +16,20 @@
 //! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text,
 //!   History's thread entries.
 //! - [`settings`]: start-up settings from the environment and the command line.
+//! - [`trim`]: the memory an idle app gives back once its window is dropped.
 
 pub mod answerer;
 pub mod commands;
 pub mod desktop;
+pub mod graphics;
 pub mod markdown;
 pub mod notify;
 pub mod plan_diff;
 pub mod plan_thread;
 pub mod settings;
+pub mod tray;
+pub mod trim;
+pub mod window;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -29,20 +38,22 @@ use std::time::Duration;
 use askdesk_broker::client::{Client, ClientError};
 use askdesk_broker::journal::Journal;
 use askdesk_broker::protocol::methods::{Empty, Focus};
+use askdesk_broker::transport::Listener;
 use askdesk_broker::ServerConfig;
 use askdesk_core::{AnswererRegistration, Config, Service};
 use tauri::async_runtime::JoinHandle;
-use tauri::{Manager, RunEvent, WebviewUrl, WebviewWindowBuilder, WindowEvent};
+use tauri::{App, AppHandle, Manager, RunEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::answerer::GuiAnswerer;
 use crate::desktop::Desktop;
 use crate::settings::Settings;
+use crate::window::MainWindow;
 
-/// The label of the one window.
-pub const MAIN_WINDOW: &str = "main";
 /// How long the app waits for the broker to settle its requests and stop on exit.
 const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+/// The exit status when there is no display to show a window on.
+const EXIT_NO_DISPLAY: i32 = 2;
 
 /// The running broker, stopped on exit.
 struct Broker {
@@ -54,9 +65,56 @@ struct Broker {
 pub fn run() {
     init_tracing();
     let settings = Settings::from_env_and_args(std::env::args().skip(1));
+    quiet_web_engine();
+    require_display();
+    let listener = bind_or_focus_running();
+    tracing::info!(path = %listener.path().display(), "listening");
+    let journal = open_journal();
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_opener::init())
+        .invoke_handler(tauri::generate_handler![
+            commands::get_queue,
+            commands::get_settings,
+            commands::submit,
+            commands::dismiss,
+            commands::set_dnd,
+            commands::get_history,
+            commands::plan_feedback,
+            commands::open_link,
+            commands::hide_window,
+            commands::shown,
+        ])
+        .on_window_event(window::on_event)
+        .setup(move |app| start_desktop(app, settings, listener, journal))
+        .build(tauri::generate_context!())
+        .expect("the Tauri application could not be built");
+    app.run(on_run_event);
+}
+
+/// WebKit's memory-pressure monitor wakes the app every few seconds for its whole life, even
+/// with no page loaded, to tell web processes to shed caches; the app's one small page has none
+/// worth shedding. Runs before any thread exists (the environment is process-wide); a value the
+/// user set is kept.
+fn quiet_web_engine() {
+    const MONITOR: &str = "WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR";
+    if std::env::var_os(MONITOR).is_none() {
+        std::env::set_var(MONITOR, "1");
+    }
+}
+
+/// Step 1: without a display there is nothing to show; say so and leave before binding anything.
+fn require_display() {
+    if let Err(missing) = graphics::check() {
+        eprintln!("askdesk-desktop: {missing}");
+        std::process::exit(EXIT_NO_DISPLAY);
+    }
+}
+
+/// Step 2: take the socket, or, when another instance has it, ask that one to show its window and
+/// leave. Binding comes before any window exists, so a second launch leaves without a flicker.
+fn bind_or_focus_running() -> Listener {
     let path = askdesk_broker::socket_path();
-    // Bind before any window exists, so a second launch leaves without a flicker.
-    let listener = match tauri::async_runtime::block_on(async { askdesk_broker::bind(&path) }) {
+    match tauri::async_runtime::block_on(async { askdesk_broker::bind(&path) }) {
         Ok(listener) => listener,
         Err(askdesk_broker::Error::AlreadyRunning { path }) => {
             match focus_running(&path) {
@@ -73,110 +131,91 @@ pub fn run() {
             eprintln!("askdesk-desktop: {error}");
             std::process::exit(1);
         }
-    };
-    tracing::info!(path = %listener.path().display(), "listening");
-    let service = Service::new(Config::default());
-    let journal = match Journal::open_default() {
+    }
+}
+
+/// Step 3: the history journal; the app still answers without one.
+fn open_journal() -> Option<Journal> {
+    match Journal::open_default() {
         Ok(journal) => Some(journal),
         Err(error) => {
             tracing::warn!(%error, "no history journal; settled requests are not recorded");
             None
         }
+    }
+}
+
+/// Step 4 (Tauri's setup): the desktop thread, the GUI answerer, the tray, the broker, the window.
+fn start_desktop(
+    app: &mut App,
+    settings: Settings,
+    listener: Listener,
+    journal: Option<Journal>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let handle = app.handle().clone();
+    markdown::warm_up();
+    app.manage(MainWindow::new(settings.drop_window_after));
+    let desktop = Desktop::start(handle.clone(), settings.clone(), journal.clone())?;
+    let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
+    let service = Service::new(Config::default());
+    let registration = AnswererRegistration {
+        scope: settings.scope.clone(),
+        prepend: false,
+        label: Some("desktop".into()),
+    };
+    service.register_answerer(registration, Arc::new(gui.clone()))?;
+    app.manage(gui);
+    app.manage(desktop);
+    app.manage(commands::History(journal.clone()));
+    if let Err(error) = tray::build(&handle) {
+        tracing::warn!(%error, "no tray icon");
+    }
+    start_broker(&handle, service, listener, journal);
+    tauri::async_runtime::spawn(exit_on_signal(handle.clone()));
+    if !settings.start_hidden {
+        window::open(&handle, None);
+    }
+    Ok(())
+}
+
+/// Runs the broker on Tauri's runtime; a second launch's `askdesk/focus` opens the window.
+fn start_broker(app: &AppHandle, service: Service, listener: Listener, journal: Option<Journal>) {
+    let focus = {
+        let app = app.clone();
+        Arc::new(move || window::open(&app, None)) as Arc<dyn Fn() + Send + Sync>
+    };
+    let config = ServerConfig {
+        journal,
+        focus: Some(focus),
+        ..ServerConfig::default()
     };
     let shutdown = CancellationToken::new();
+    let task = tauri::async_runtime::spawn(askdesk_broker::run(
+        listener,
+        service,
+        config,
+        shutdown.clone(),
+    ));
+    app.manage(Broker {
+        shutdown,
+        task: Mutex::new(Some(task)),
+    });
+}
 
-    let app = tauri::Builder::default()
-        .plugin(tauri_plugin_opener::init())
-        .invoke_handler(tauri::generate_handler![
-            commands::get_queue,
-            commands::get_settings,
-            commands::submit,
-            commands::dismiss,
-            commands::set_dnd,
-            commands::get_history,
-            commands::plan_feedback,
-            commands::open_link,
-            commands::hide_window,
-        ])
-        .on_window_event(|window, event| {
-            // Closing the window hides it; the app keeps answering from the tray.
-            if let WindowEvent::CloseRequested { api, .. } = event {
-                api.prevent_close();
-                let _ = window.hide();
-            }
-        })
-        .setup(move |app| {
-            let handle = app.handle().clone();
-            markdown::warm_up();
-            WebviewWindowBuilder::new(app, MAIN_WINDOW, WebviewUrl::App("index.html".into()))
-                .title("askdesk")
-                .inner_size(1100.0, 760.0)
-                .min_inner_size(640.0, 420.0)
-                .center()
-                .visible(false)
-                // The page never navigates: links open in the system browser through `open_link`.
-                .on_navigation(|url| {
-                    url.scheme() == "tauri" || url.host_str() == Some("tauri.localhost")
-                })
-                .build()?;
-
-            let desktop = Desktop::start(handle.clone(), settings.clone(), journal.clone())?;
-            let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
-            let registration = AnswererRegistration {
-                scope: settings.scope.clone(),
-                prepend: false,
-                label: Some("desktop".into()),
-            };
-            service.register_answerer(registration, Arc::new(gui.clone()))?;
-            app.manage(gui);
-            app.manage(desktop);
-            app.manage(commands::History(journal.clone()));
-            if let Err(error) = desktop::build_tray(&handle) {
-                tracing::warn!(%error, "no tray icon");
-            }
-
-            let focus = {
-                let handle = handle.clone();
-                Arc::new(move || desktop::show_main(&handle)) as Arc<dyn Fn() + Send + Sync>
-            };
-            let config = ServerConfig {
-                journal: journal.clone(),
-                focus: Some(focus),
-                ..ServerConfig::default()
-            };
-            let task = tauri::async_runtime::spawn(askdesk_broker::run(
-                listener,
-                service.clone(),
-                config,
-                shutdown.clone(),
-            ));
-            app.manage(Broker {
-                shutdown: shutdown.clone(),
-                task: Mutex::new(Some(task)),
-            });
-            tauri::async_runtime::spawn(exit_on_signal(handle.clone()));
-
-            if !settings.start_hidden {
-                desktop::show_main(&handle);
-            }
-            Ok(())
-        })
-        .build(tauri::generate_context!())
-        .expect("the Tauri application could not be built");
-
-    app.run(|app, event| match event {
-        // The last window never really closes (it hides), but keep running in the tray anyway
-        // unless the exit was asked for (Quit, a signal).
+/// The window never really closes (it hides, or is dropped), so keep running in the tray unless
+/// the exit was asked for (Quit, a signal).
+fn on_run_event(app: &AppHandle, event: RunEvent) {
+    match event {
         RunEvent::ExitRequested {
             code: None, api, ..
         } => api.prevent_exit(),
         RunEvent::Exit => stop_broker(app),
         _ => {}
-    });
+    }
 }
 
 /// Stops the broker: pending asks settle `SHUTTING_DOWN`, connections end, the socket goes.
-fn stop_broker(app: &tauri::AppHandle) {
+fn stop_broker(app: &AppHandle) {
     let Some(broker) = app.try_state::<Broker>() else {
         return;
     };
@@ -194,7 +233,7 @@ fn stop_broker(app: &tauri::AppHandle) {
 }
 
 /// SIGTERM and SIGINT quit the app the same way the tray's Quit does.
-async fn exit_on_signal(app: tauri::AppHandle) {
+async fn exit_on_signal(app: AppHandle) {
     askdesk_broker::host::interrupted().await;
     tracing::info!("signal received; quitting");
     app.exit(0);

@@ -15,6 +15,8 @@ use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
 use tokio::sync::oneshot;
 
+use crate::answerer::display_name;
+
 /// What the human did with a notification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -45,18 +47,7 @@ const QUEUE: usize = 256;
 
 /// The notification for a request: who asks, what, and the buttons when the question is simple.
 pub fn spec_for(request: &Request) -> Spec {
-    let who = request
-        .agent
-        .as_ref()
-        .map(|agent| {
-            agent
-                .label
-                .as_deref()
-                .filter(|l| !l.trim().is_empty())
-                .unwrap_or(&agent.id)
-                .to_owned()
-        })
-        .unwrap_or_else(|| "a script".to_owned());
+    let who = display_name(request.agent.as_ref());
     let first = &request.questions[0];
     let mut body = first.question.trim().to_owned();
     if body.is_empty() {

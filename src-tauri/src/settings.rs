@@ -3,14 +3,25 @@
 //! - `--hidden` / `ASKDESK_START_HIDDEN=1`: start in the tray without showing the window (autostart).
 //! - `ASKDESK_NOTIFY_ONLY=1`: a new request raises a notification but does not open the window.
 //! - `ASKDESK_GUI_SCOPE=all|agents`: which requests the GUI answerer receives (default `all`).
+//! - `--drop-window-after=SECONDS` / `ASKDESK_DROP_WINDOW_AFTER=SECONDS`: how long the window may
+//!   stay hidden with nothing waiting before it is dropped to free its web process (default 10;
+//!   `never` keeps it).
+
+use std::time::Duration;
 
 use askdesk_core::Scope;
+
+/// How long a hidden, idle window is kept by default: long enough that hiding and reopening it
+/// at once is instant, short enough that an idle app is light within half a minute.
+pub const DROP_WINDOW_AFTER: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     pub start_hidden: bool,
     pub notify_only: bool,
     pub scope: Scope,
+    /// `None`: the window is kept for the app's lifetime.
+    pub drop_window_after: Option<Duration>,
 }
 
 impl Default for Settings {
@@ -19,6 +30,7 @@ impl Default for Settings {
             start_hidden: false,
             notify_only: false,
             scope: Scope::All,
+            drop_window_after: Some(DROP_WINDOW_AFTER),
         }
     }
 }
@@ -45,15 +57,45 @@ impl Settings {
                     Scope::All
                 }
             },
+            drop_window_after: Some(DROP_WINDOW_AFTER),
         };
+        if let Some(value) = env("ASKDESK_DROP_WINDOW_AFTER") {
+            settings.set_drop_window_after(&value);
+        }
         for arg in args {
             match arg.as_str() {
                 "--hidden" => settings.start_hidden = true,
                 "--notify-only" => settings.notify_only = true,
-                other => tracing::debug!(arg = other, "ignored argument"),
+                other => match other.strip_prefix("--drop-window-after=") {
+                    Some(value) => settings.set_drop_window_after(value),
+                    None => tracing::debug!(arg = other, "ignored argument"),
+                },
             }
         }
         settings
+    }
+
+    fn set_drop_window_after(&mut self, value: &str) {
+        match parse_drop_after(value) {
+            Some(after) => self.drop_window_after = after,
+            None => tracing::warn!(
+                value,
+                "the window drop delay is seconds or `never`; keeping {:?}",
+                self.drop_window_after
+            ),
+        }
+    }
+}
+
+/// Seconds (fractions allowed) or `never`.
+fn parse_drop_after(value: &str) -> Option<Option<Duration>> {
+    match value.trim() {
+        "never" => Some(None),
+        seconds => seconds
+            .parse::<f64>()
+            .ok()
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+            .map(Some),
     }
 }
 
@@ -91,13 +133,44 @@ mod tests {
             Settings {
                 start_hidden: true,
                 notify_only: true,
-                scope: Scope::Agents
+                scope: Scope::Agents,
+                drop_window_after: Some(DROP_WINDOW_AFTER),
             }
         );
         assert!(!parse(&[("ASKDESK_NOTIFY_ONLY", "0")], &[]).notify_only);
         assert_eq!(
             parse(&[("ASKDESK_GUI_SCOPE", "nonsense")], &[]).scope,
             Scope::All
+        );
+    }
+
+    #[test]
+    fn the_window_drop_delay_is_seconds_or_never() {
+        assert_eq!(parse(&[], &[]).drop_window_after, Some(DROP_WINDOW_AFTER));
+        assert_eq!(
+            parse(&[("ASKDESK_DROP_WINDOW_AFTER", "2.5")], &[]).drop_window_after,
+            Some(Duration::from_millis(2500))
+        );
+        assert_eq!(
+            parse(&[("ASKDESK_DROP_WINDOW_AFTER", "never")], &[]).drop_window_after,
+            None
+        );
+        // The command line wins over the environment; nonsense keeps what was there.
+        assert_eq!(
+            parse(
+                &[("ASKDESK_DROP_WINDOW_AFTER", "never")],
+                &["--drop-window-after=1"]
+            )
+            .drop_window_after,
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(
+            parse(&[("ASKDESK_DROP_WINDOW_AFTER", "-3")], &[]).drop_window_after,
+            Some(DROP_WINDOW_AFTER)
+        );
+        assert_eq!(
+            parse(&[], &["--drop-window-after=soon"]).drop_window_after,
+            Some(DROP_WINDOW_AFTER)
         );
     }
 }

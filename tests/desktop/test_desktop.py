@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "pyclient"))
 
 from askdesk_client import Conn, RpcError  # noqa: E402
 import samples  # noqa: E402
-from webdriver import CONTROL, ENTER, Session, WebDriverError, element_id  # noqa: E402
+from webdriver import CONTROL, ENTER, ESCAPE, Session, WebDriverError, element_id  # noqa: E402
 
 
 class Ctx:
@@ -1041,6 +1041,131 @@ def test_hook_killed_by_the_client_withdraws_the_question(ctx):
     assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
 
 
+# ----------------------------------------------------------------------------------------------
+# an idle app drops its window; no display is a clear answer
+
+def web_processes(app_pid):
+    """Pids of the WebKit web processes under the app."""
+    found, todo = [], [app_pid]
+    while todo:
+        pid = todo.pop()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                    rest = f.read().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if int(rest[1]) == pid and rest[0] not in ("Z", "X"):
+                todo.append(int(entry))
+                with open(f"/proc/{entry}/comm", encoding="utf-8") as f:
+                    if f.read().strip().startswith("WebKitWebProces"):  # comm is cut at 15 bytes
+                        found.append(int(entry))
+    return found
+
+
+def app_pid_of(path):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    try:
+        return server_pid(sock)
+    finally:
+        sock.close()
+
+
+def test_a_question_for_a_dropped_window_opens_a_working_dialog(ctx):
+    """Hidden with nothing waiting, the window (and its web process) goes; a question brings both back."""
+    page = ctx.page
+    pid = app_pid_of(ctx.socket)
+    assert web_processes(pid), "no web process while the window is shown"
+    page.keys(ESCAPE)
+    deadline = time.time() + 15
+    while web_processes(pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not web_processes(pid), "the hidden, idle window kept its web process"
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
+    assert ctx.notification_id("review-bot asks") > 0
+    deadline = time.time() + 15
+    while not web_processes(pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert web_processes(pid), "the window was not rebuilt for the question"
+    # The rebuilt window is a new browsing context: find it among the session's windows.
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        for handle in page.window_handles():
+            page.switch_to_window(handle)
+            try:
+                if page.find_all('[data-qid="migrate"]'):
+                    break
+            except WebDriverError:
+                continue
+        else:
+            time.sleep(0.3)
+            continue
+        break
+    ctx.show("migrate")
+    page.until("return document.visibilityState === 'visible'", message="the rebuilt window is not visible")
+    ctx.shot("dialog-after-drop")
+    page.click(ctx.option("migrate", "Offline, in one transaction"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}
+    ctx.wait_queue(0)
+    ctx.app_gone = True
+
+
+test_a_question_for_a_dropped_window_opens_a_working_dialog.app_args = ["--drop-window-after=1"]
+
+
+def test_a_waiting_question_keeps_the_hidden_window(ctx):
+    """A window hidden with a question waiting is never dropped: what the human typed stays."""
+    page = ctx.page
+    pid = app_pid_of(ctx.socket)
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page.type(ctx.other_box("migrate"), "half a thought")
+    page.keys(ESCAPE)
+    page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+    time.sleep(3)
+    assert web_processes(pid), "the window was dropped with a question waiting"
+    proc = subprocess.run([ctx.args.app], env=os.environ.copy(), capture_output=True, timeout=30)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    page.until("return document.visibilityState === 'visible'", message="the second launch did not show the window")
+    assert page.js("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value") == \
+        "half a thought"
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "migrate", "selected": [], "custom": "half a thought"}]}
+    ctx.wait_queue(0)
+    ctx.app_gone = True
+
+
+test_a_waiting_question_keeps_the_hidden_window.app_args = ["--drop-window-after=1"]
+
+
+def run_without_display(ctx, env_changes):
+    """Runs the app on a socket path of its own with `env_changes`; returns (process, socket path)."""
+    run_dir = os.path.join(os.path.dirname(ctx.socket), f"nodisplay-{time.time_ns()}")
+    path = os.path.join(run_dir, "askdesk.sock")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(env_changes, ASKDESK_SOCKET=path)
+    proc = subprocess.run([ctx.args.app], env=env, capture_output=True, text=True, timeout=30)
+    return proc, path
+
+
+def test_no_display_is_one_clear_line_and_binds_nothing(ctx):
+    for env, missing in (({}, "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"),
+                         ({"DISPLAY": ":4242"}, "cannot open the display :4242")):
+        proc, path = run_without_display(ctx, env)
+        assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1, proc.stderr[-2000:]
+        assert lines[0].startswith(f"askdesk-desktop: {missing}"), lines
+        assert "`askdesk serve` runs the broker without a window" in lines[0], lines
+        assert not os.path.exists(path), f"a socket was left at {path}"
+    # The running app was not disturbed.
+    assert ctx.conn("after-no-display").call("ping", {}) == {}
+
+
 TESTS = [
     test_batch_answer_reaches_the_asker,
     test_single_select_custom_overrides_and_keyboard,
@@ -1069,15 +1194,27 @@ TESTS = [
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
     test_kill_after_submit_leaves_a_complete_journal_line,
+    test_no_display_is_one_clear_line_and_binds_nothing,
+    test_a_question_for_a_dropped_window_opens_a_working_dialog,
+    test_a_waiting_question_keeps_the_hidden_window,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
 
 
-def start_app(args):
+def start_app(args, app_args=()):
     """A WebDriver session: tauri-driver starts the app for it; returns once the page is ready."""
-    page = Session(args.driver, args.app)
-    page.until("return document.body.dataset.ready === 'true'", timeout=30, message="the page never became ready")
-    return page
+    page = Session(args.driver, args.app, args=app_args)
+    deadline = time.time() + 30
+    while True:
+        # WebKitWebDriver may answer "unknown error" while the first page is still loading.
+        try:
+            page.until("return document.body.dataset.ready === 'true'", timeout=30,
+                       message="the page never became ready")
+            return page
+        except WebDriverError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def main():
@@ -1100,11 +1237,13 @@ def main():
         for test in TESTS:
             if args.only and args.only not in test.__name__:
                 continue
-            if app_gone:
-                # The previous test ended the app: this one gets a fresh app in a new session.
+            app_args = getattr(test, "app_args", ())
+            if app_gone or app_args:
+                # The previous test ended the app, or this one needs its own: a fresh app in a new
+                # session (a test with arguments of its own sets ctx.app_gone for the next one).
                 page.quit()
                 try:
-                    page = start_app(args)
+                    page = start_app(args, app_args)
                 except Exception:  # noqa: BLE001 - report it as this test's failure
                     failed += 1
                     print(f"FAIL {test.__name__} (no fresh app)", flush=True)

@@ -25,9 +25,10 @@ def element_id(reference):
 class Session:
     """One WebDriver session: tauri-driver starts the app for it and ends the app with it."""
 
-    def __init__(self, url, application, timeout=60):
+    def __init__(self, url, application, timeout=60, args=()):
         self.url = url.rstrip("/")
-        caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": application}}}}
+        options = {"application": application, "args": list(args)}
+        caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": options}}}
         deadline = time.time() + timeout
         while True:
             try:
@@ -123,6 +124,12 @@ class Session:
             actions.append({"type": "keyUp", "value": modifier})
         self.cmd("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})
         self.cmd("DELETE", "/actions")
+
+    def window_handles(self):
+        return self.cmd("GET", "/window/handles")
+
+    def switch_to_window(self, handle):
+        self.cmd("POST", "/window", {"handle": handle})
 
     def window_rect(self):
         return self.cmd("GET", "/window/rect")

@@ -1,0 +1,193 @@
+//! The one window: created when it is needed, hidden when closed, and dropped after it has stayed
+//! hidden for a while with nothing waiting.
+//!
+//! A webview costs a WebKit web process of its own (about two thirds of the app's memory) and
+//! its timers keep waking it, while a tray app spends most of its day hidden. So the window is
+//! built on demand (a request arrives, the tray's Open, a second launch, a notification) and
+//! destroyed once it has been hidden for [`Settings::drop_window_after`] with no request waiting.
+//! Nothing is lost when it goes: the queue lives in the GUI answerer and the page reads it again
+//! when it starts, and a window with requests waiting is never dropped, so nothing the human has
+//! typed into it can be lost either.
+//!
+//! Every window operation runs on the main thread ([`AppHandle::run_on_main_thread`]), so callers
+//! on any thread never wait for it and two opens cannot race.
+//!
+//! [`Settings::drop_window_after`]: crate::settings::Settings::drop_window_after
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use askdesk_core::RequestId;
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder, Window, WindowEvent};
+
+use crate::answerer::GuiAnswerer;
+use crate::desktop::EVENT_FOCUS;
+use crate::trim;
+
+/// The label of the one window.
+pub const LABEL: &str = "main";
+/// How long after a drop the leftover pages are released (the web engine tears down first).
+const TRIM_AFTER_DROP: Duration = Duration::from_secs(2);
+
+/// The window's lifecycle state, kept in Tauri's state.
+pub struct MainWindow {
+    drop_after: Option<Duration>,
+    /// Bumped whenever the window is opened or hidden: a drop planned at an earlier hide is void.
+    epoch: AtomicU64,
+}
+
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Focus {
+    request: RequestId,
+}
+
+impl MainWindow {
+    /// `drop_after`: how long the window may stay hidden with nothing waiting before it is
+    /// dropped; `None` keeps it for the app's lifetime.
+    pub fn new(drop_after: Option<Duration>) -> Self {
+        MainWindow {
+            drop_after,
+            epoch: AtomicU64::new(0),
+        }
+    }
+
+    fn bump(&self) -> u64 {
+        self.epoch.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
+/// Shows the window, building it first if there is none, and brings `focus` to the front.
+pub fn open(app: &AppHandle, focus: Option<RequestId>) {
+    let handle = app.clone();
+    let ran = app.run_on_main_thread(move || {
+        if let Some(state) = handle.try_state::<MainWindow>() {
+            state.bump();
+        }
+        match handle.get_webview_window(LABEL) {
+            Some(window) => {
+                let _ = window.show();
+                let _ = window.unminimize();
+                let _ = window.set_focus();
+                if let Some(request) = focus {
+                    let _ = handle.emit(EVENT_FOCUS, Focus { request });
+                }
+            }
+            None => {
+                if let Err(error) = build(&handle, focus) {
+                    tracing::warn!(%error, "the window could not be built");
+                }
+            }
+        }
+    });
+    if let Err(error) = ran {
+        tracing::debug!(%error, "the window was not opened");
+    }
+}
+
+/// Hides the window; the requests stay queued. The window is dropped later if it stays hidden
+/// with nothing waiting.
+pub fn hide(window: &Window) -> tauri::Result<()> {
+    window.hide()?;
+    plan_drop(window.app_handle());
+    Ok(())
+}
+
+/// The queue became empty: a hidden window may go.
+pub fn queue_emptied(app: &AppHandle) {
+    plan_drop(app);
+}
+
+/// Closing the window hides it; the app keeps answering from the tray.
+pub fn on_event(window: &Window, event: &WindowEvent) {
+    if let WindowEvent::CloseRequested { api, .. } = event {
+        api.prevent_close();
+        if let Err(error) = hide(window) {
+            tracing::debug!(%error, "the window could not be hidden");
+        }
+    }
+}
+
+/// Builds the window and shows it. The page reads the queue when it starts; `focus` rides in
+/// the address so the page selects that request first.
+fn build(app: &AppHandle, focus: Option<RequestId>) -> tauri::Result<()> {
+    let page = match focus {
+        Some(request) => format!("index.html#request={request}"),
+        None => "index.html".to_owned(),
+    };
+    let window = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page.into()))
+        .title("askdesk")
+        .inner_size(1100.0, 760.0)
+        .min_inner_size(640.0, 420.0)
+        .center()
+        .visible(false)
+        // The page never navigates: links open in the system browser through `open_link`.
+        .on_navigation(|url| url.scheme() == "tauri" || url.host_str() == Some("tauri.localhost"))
+        .build()?;
+    window.show()?;
+    window.set_focus()?;
+    tracing::debug!("window built");
+    Ok(())
+}
+
+/// Drops the window after the configured delay if by then it is still hidden, has not been
+/// opened again, and nothing waits. One timer per hide; none runs while the window is gone.
+fn plan_drop(app: &AppHandle) {
+    let Some(state) = app.try_state::<MainWindow>() else {
+        return;
+    };
+    let Some(after) = state.drop_after else {
+        return;
+    };
+    let epoch = state.bump();
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(after).await;
+        let handle = app.clone();
+        let ran = app.run_on_main_thread(move || drop_if_idle(&handle, epoch));
+        if let Err(error) = ran {
+            tracing::debug!(%error, "the window drop was not run");
+        }
+    });
+}
+
+fn drop_if_idle(app: &AppHandle, epoch: u64) {
+    let current = app
+        .try_state::<MainWindow>()
+        .is_some_and(|state| state.epoch.load(Ordering::SeqCst) == epoch);
+    let waiting = app
+        .try_state::<GuiAnswerer>()
+        .map_or(0, |gui| gui.waiting());
+    let Some(window) = app.get_webview_window(LABEL) else {
+        return;
+    };
+    if !current || waiting > 0 || window.is_visible().unwrap_or(true) {
+        return;
+    }
+    match window.destroy() {
+        Ok(()) => tracing::debug!("hidden window dropped"),
+        Err(error) => {
+            tracing::debug!(%error, "the hidden window could not be dropped");
+            return;
+        }
+    }
+    // The web engine finishes tearing the page down on this thread once this call returns;
+    // release what it leaves resident a moment later, off the main thread.
+    let released = std::thread::Builder::new()
+        .name("askdesk-trim".into())
+        .spawn(|| {
+            std::thread::sleep(TRIM_AFTER_DROP);
+            match trim::release_clean_pages() {
+                Ok(released) => tracing::debug!(
+                    mappings = released.mappings,
+                    bytes = released.bytes,
+                    "released clean pages"
+                ),
+                Err(error) => tracing::debug!(%error, "clean pages not released"),
+            }
+        });
+    if let Err(error) = released {
+        tracing::debug!(%error, "clean pages not released");
+    }
+}

@@ -1,0 +1,401 @@
+"""askdesk desktop benchmark: memory, idle CPU and latencies of the real app next to a minimal Tauri window.
+
+scripts/bench-desktop.sh starts Xvfb, a private D-Bus session bus (with dbus-monitor --profile) and dunst,
+then calls this file with release builds of askdesk-desktop and the minimal_window example. It prints each
+figure next to its target and its anchor from the same run, one verdict per target, and exits 1 if a target
+is missed. Nothing here uses WebDriver: the window is closed the way a window manager closes it
+(WM_DELETE_WINDOW), and "painted" is the page's own report ("request shown" in the app's debug log).
+"""
+import argparse
+import calendar
+import ctypes
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+MB = 1024 * 1024
+
+
+# ----- processes -----
+
+def descendants(root):
+    """The pid and every live descendant of it."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def name_of(pid):
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        return "?"
+
+
+def pss(pid):
+    """Proportional set size of the process tree, in bytes, and the share of each process."""
+    parts = {}
+    for p in descendants(pid):
+        try:
+            with open(f"/proc/{p}/smaps_rollup", encoding="utf-8") as f:
+                kb = int(re.search(r"^Pss:\s+(\d+) kB", f.read(), re.M).group(1))
+        except (FileNotFoundError, ProcessLookupError, AttributeError):
+            continue
+        parts[f"{name_of(p)}[{p}]"] = kb * 1024
+    return sum(parts.values()), parts
+
+
+def cpu_ticks(pid):
+    total = 0
+    for p in descendants(pid):
+        try:
+            with open(f"/proc/{p}/stat", encoding="utf-8") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+def cpu_over(pid, seconds):
+    """CPU seconds the process tree used over `seconds` of wall time."""
+    before = cpu_ticks(pid)
+    time.sleep(seconds)
+    return (cpu_ticks(pid) - before) / TICK
+
+
+# ----- the socket -----
+
+class Asker:
+    """A plain JSON-RPC client on the broker's socket: enough to register an agent and ask."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(30)
+        self.sock.connect(path)
+        self.buf = b""
+        self.next_id = 0
+        self.call("initialize", {"protocolVersion": 1, "client": {"name": "bench-desktop"}})
+        self.agent = self.call("agents/register", {"id": f"bench-{os.getpid()}-{time.time_ns()}", "label": "bench"})
+
+    def send(self, method, params, notify=False):
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        if not notify:
+            self.next_id += 1
+            message["id"] = self.next_id
+        self.sock.sendall((json.dumps(message) + "\n").encode())
+        return message.get("id")
+
+    def call(self, method, params):
+        rid = self.send(method, params)
+        while True:
+            reply = self.read()
+            if reply.get("id") == rid:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def read(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise RuntimeError("the broker closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def ask(self, qid):
+        """Starts an ask; returns its request id and the wall time it was sent."""
+        question = {"id": qid, "question": "Ship the release now?", "header": "Release",
+                    "options": [{"label": "Ship it (Recommended)"}, {"label": "Wait"}, {"label": "Cancel the release"}]}
+        sent = time.time()
+        rid = self.send("user-questions/ask", {"questions": [question], "agent": self.agent})
+        return rid, sent
+
+    def cancel(self, rid):
+        self.send("$/cancelRequest", {"id": rid}, notify=True)
+        while True:
+            reply = self.read()
+            if reply.get("id") == rid:
+                return reply
+
+    def close(self):
+        self.sock.close()
+
+
+def wait_for_socket(path, deadline):
+    while time.time() < deadline:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return True
+        except OSError:
+            time.sleep(0.002)
+        finally:
+            s.close()
+    return False
+
+
+# ----- the app's log: when the page reports a request painted -----
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z")
+
+
+def log_time(line):
+    m = STAMP.match(line)
+    if not m:
+        return None
+    stamp = m.group(1)
+    whole, _, frac = stamp.partition(".")
+    t = calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S"))
+    return t + (float("0." + frac) if frac else 0.0)
+
+
+def painted_at(log_path, request_seen_after, timeout=10):
+    """Wall time of the first "request shown" line logged after `request_seen_after`."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(log_path, encoding="utf-8", errors="replace") as f:
+            for raw in f:
+                line = ANSI.sub("", raw)
+                if "request shown" in line:
+                    t = log_time(line)
+                    if t is not None and t >= request_seen_after:
+                        return t
+        time.sleep(0.02)
+    return None
+
+
+def notified_at(bus_log, after, timeout=10):
+    """Wall time of the first Notify call after `after` (dbus-monitor --profile lines)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(bus_log, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 8 and parts[0] == "mc" and parts[-1] == "Notify":
+                    t = float(parts[1])
+                    if t >= after:
+                        return t
+        time.sleep(0.02)
+    return None
+
+
+# ----- the window, closed as a window manager closes it -----
+
+class XClientMessage(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("serial", ctypes.c_ulong), ("send_event", ctypes.c_int),
+                ("display", ctypes.c_void_p), ("window", ctypes.c_ulong), ("message_type", ctypes.c_ulong),
+                ("format", ctypes.c_int), ("data", ctypes.c_long * 5), ("pad", ctypes.c_long * 12)]
+
+
+def close_window(title):
+    """Sends WM_DELETE_WINDOW to every top-level X window named `title`; returns how many."""
+    x = ctypes.CDLL("libX11.so.6")
+    x.XOpenDisplay.restype = ctypes.c_void_p
+    x.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x.XDefaultRootWindow.restype = ctypes.c_ulong
+    x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+    x.XInternAtom.restype = ctypes.c_ulong
+    x.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    x.XQueryTree.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong),
+                             ctypes.POINTER(ctypes.c_ulong), ctypes.POINTER(ctypes.POINTER(ctypes.c_ulong)),
+                             ctypes.POINTER(ctypes.c_uint)]
+    x.XFetchName.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_char_p)]
+    x.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.c_void_p]
+    x.XFlush.argtypes = [ctypes.c_void_p]
+    x.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    display = x.XOpenDisplay(None)
+    if not display:
+        raise RuntimeError("cannot open the X display")
+    root = x.XDefaultRootWindow(display)
+    protocols = x.XInternAtom(display, b"WM_PROTOCOLS", 0)
+    delete = x.XInternAtom(display, b"WM_DELETE_WINDOW", 0)
+    r, p, kids, n = ctypes.c_ulong(), ctypes.c_ulong(), ctypes.POINTER(ctypes.c_ulong)(), ctypes.c_uint()
+    x.XQueryTree(display, root, ctypes.byref(r), ctypes.byref(p), ctypes.byref(kids), ctypes.byref(n))
+    sent = 0
+    for i in range(n.value):
+        name = ctypes.c_char_p()
+        if x.XFetchName(display, kids[i], ctypes.byref(name)) and name.value == title.encode():
+            event = XClientMessage(type=33, send_event=1, display=display, window=kids[i],
+                                   message_type=protocols, format=32)
+            event.data[0] = delete
+            x.XSendEvent(display, kids[i], 0, 0, ctypes.byref(event))
+            sent += 1
+    x.XFlush(display)
+    x.XCloseDisplay(display)
+    return sent
+
+
+# ----- the runs -----
+
+def start(binary, args, env, log):
+    return subprocess.Popen([binary, *args], env=env, stdout=subprocess.DEVNULL, stderr=log,
+                            start_new_session=True)
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def launch_to_socket(app, env, work, runs):
+    times = []
+    for i in range(runs):
+        path = os.path.join(work, f"launch-{i}.sock")
+        e = dict(env, ASKDESK_SOCKET=path)
+        with open(os.path.join(work, f"launch-{i}.log"), "w") as log:
+            started = time.time()
+            proc = start(app, ["--hidden"], e, log)
+            ok = wait_for_socket(path, started + 10)
+            took = time.time() - started
+            stop(proc)
+        if not ok:
+            raise RuntimeError("the app never listened")
+        times.append(took)
+    return statistics.median(times)
+
+
+def minimal_window_pss(example, env, work, settle):
+    with open(os.path.join(work, "minimal.log"), "w") as log:
+        proc = start(example, [], env, log)
+        try:
+            time.sleep(settle)
+            total, parts = pss(proc.pid)
+        finally:
+            stop(proc)
+    return total, parts
+
+
+class Report:
+    def __init__(self):
+        self.rows = []
+        self.missed = 0
+
+    def add(self, target, figure, anchor, ok):
+        self.rows.append((target, figure, anchor, "PASS" if ok else "MISS"))
+        self.missed += 0 if ok else 1
+
+    def print(self):
+        width = max(len(r[0]) for r in self.rows)
+        fig = max(len(r[1]) for r in self.rows)
+        for target, figure, anchor, verdict in self.rows:
+            print(f"{verdict}  {target:<{width}}  {figure:<{fig}}  {anchor}")
+
+
+def mb(n):
+    return f"{n / MB:.1f} MB"
+
+
+def ms(s):
+    return "not reported" if s == float("inf") else f"{s * 1000:.0f} ms"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", required=True)
+    parser.add_argument("--minimal", required=True)
+    parser.add_argument("--bus-log", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--idle", type=float, default=30.0, help="seconds hidden before memory is read")
+    parser.add_argument("--launches", type=int, default=5)
+    args = parser.parse_args()
+    env = dict(os.environ, ASKDESK_LOG="info,askdesk_desktop=debug")
+    report = Report()
+
+    socket_time = launch_to_socket(args.app, env, args.work, args.launches)
+    report.add("launch -> socket <= 200 ms", ms(socket_time), f"median of {args.launches}", socket_time <= 0.2)
+
+    minimal, minimal_parts = minimal_window_pss(args.minimal, env, args.work, settle=4)
+
+    path = os.path.join(args.work, "askdesk.sock")
+    log_path = os.path.join(args.work, "app.log")
+    env["ASKDESK_SOCKET"] = path
+    with open(log_path, "w") as log:
+        app = start(args.app, [], env, log)
+    try:
+        if not wait_for_socket(path, time.time() + 10):
+            raise RuntimeError("the app never listened")
+        time.sleep(4)
+        asker = Asker(path)
+
+        # The window is open (shown at start): ask, and wait for the page to paint the dialog.
+        rid, sent = asker.ask("open")
+        painted = painted_at(log_path, sent)
+        open_latency = painted - sent if painted else float("inf")
+        time.sleep(1.5)
+        open_pss, open_parts = pss(app.pid)
+        asker.cancel(rid)
+
+        # Hidden with nothing waiting: close the window as a window manager does, then wait.
+        if not close_window("askdesk"):
+            raise RuntimeError("no askdesk window to close")
+        time.sleep(args.idle)
+        idle_pss, idle_parts = pss(app.pid)
+        idle_cpu = cpu_over(app.pid, 20)
+
+        # A question arrives in the light state: the notification, then the dialog.
+        rid, sent = asker.ask("light")
+        notified = notified_at(args.bus_log, sent)
+        painted = painted_at(log_path, sent)
+        notify_latency = notified - sent if notified else float("inf")
+        light_latency = painted - sent if painted else float("inf")
+        time.sleep(1.5)
+
+        # Hidden with the question still waiting.
+        close_window("askdesk")
+        time.sleep(5)
+        waiting_cpu = cpu_over(app.pid, 20)
+        asker.cancel(rid)
+        asker.close()
+    finally:
+        stop(app)
+
+    report.add("idle hidden PSS <= 90 MB", mb(idle_pss), f"after {args.idle:.0f} s hidden, nothing waiting", idle_pss <= 90 * MB)
+    report.add("idle hidden CPU <= 0.02 s / 20 s", f"{idle_cpu:.3f} s", "nothing waiting", idle_cpu <= 0.02)
+    report.add("hidden CPU, a question waiting <= 0.02 s / 20 s", f"{waiting_cpu:.3f} s", "one question waiting",
+               waiting_cpu <= 0.02)
+    report.add("notification at once (<= 100 ms)", ms(notify_latency), "ask -> Notify on the bus, from the light state",
+               notify_latency <= 0.1)
+    report.add("ask -> painted dialog, light state <= 600 ms", ms(light_latency), "window rebuilt on demand",
+               light_latency <= 0.6)
+    report.add("ask -> painted dialog, window open <= 300 ms", ms(open_latency), "window already open",
+               open_latency <= 0.3)
+    report.add("window open PSS <= 1.15 x minimal window", mb(open_pss),
+               f"minimal Tauri window {mb(minimal)} (x{open_pss / minimal:.2f})", open_pss <= 1.15 * minimal)
+    report.print()
+    print("processes, idle:", ", ".join(f"{k} {mb(v)}" for k, v in sorted(idle_parts.items())))
+    print("processes, window open:", ", ".join(f"{k} {mb(v)}" for k, v in sorted(open_parts.items())))
+    print("processes, minimal window:", ", ".join(f"{k} {mb(v)}" for k, v in sorted(minimal_parts.items())))
+    return 1 if report.missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
