@@ -547,9 +547,11 @@ impl Conn {
                     .and_then(|h| conn.service().agent_info(h));
                 (journal.clone(), request.questions.clone(), agent)
             });
-            let result = conn.service().ask(request, &cancel).await;
+            let settled = conn.service().ask_settled(request, &cancel).await;
+            let result = settled.result;
             if let Some((journal, questions, agent)) = journaled {
-                if let Some(record) = settled_record(asked_at, agent, questions, &result) {
+                if let Some(mut record) = settled_record(asked_at, agent, questions, &result) {
+                    record.answerer = settled.answerer;
                     append(journal, record).await;
                 }
             }

@@ -8,6 +8,7 @@
 //! - [`status`]: `askdesk status`, what a running broker holds.
 //! - [`history`]: `askdesk history`, the journal of settled requests.
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
+//! - [`rules`]: answer rules: the rules engine `serve` runs.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
 //!
 //! Only protocol output goes to stdout (answers, tables, JSON); logs and errors go to stderr.
@@ -19,6 +20,7 @@ mod connect;
 mod exit;
 mod history;
 mod mcp;
+mod rules;
 mod serve;
 mod status;
 

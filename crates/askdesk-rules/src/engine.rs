@@ -23,7 +23,7 @@ use askdesk_core::{
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::file::{self, RuleSet};
+use crate::file::{self, Mode, RuleSet};
 
 /// How often the rules file is checked for changes by default.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(2);
@@ -60,6 +60,8 @@ struct Shared {
     /// The file's size and modification time when last read, to notice changes cheaply.
     seen: Mutex<Option<Signature>>,
     deadlines: Mutex<HashMap<RequestId, Deadline>>,
+    /// The service the answerer goes on, once installed, and its registration while it is on.
+    installed: Mutex<Option<(WeakService, Option<AnswererId>)>>,
 }
 
 type Signature = Option<(u64, SystemTime)>;
@@ -74,6 +76,7 @@ impl Engine {
                 loaded: watch::Sender::new(Loaded::default()),
                 seen: Mutex::new(None),
                 deadlines: Mutex::default(),
+                installed: Mutex::default(),
             }),
         };
         engine.reload().await;
@@ -100,19 +103,53 @@ impl Engine {
         lock(&self.shared.deadlines).get(&request).cloned()
     }
 
-    /// Puts the rules answerer at the head of `service`'s waterfall (prepended, every request).
-    pub fn install(&self, service: &Service) -> Result<AnswererId, RegistryError> {
-        service.register_answerer(
-            AnswererRegistration {
-                scope: Scope::All,
-                prepend: true,
-                label: Some(ANSWERER_LABEL.to_owned()),
-            },
-            Arc::new(RulesAnswerer {
-                engine: self.clone(),
-                service: service.downgrade(),
-            }),
-        )
+    /// Puts the rules answerer at the head of `service`'s waterfall (prepended, every request)
+    /// whenever the file has rules that are not `off`, and takes it off while it has none, so a
+    /// broker without rules shows no rules answerer. Reloads keep this in step.
+    pub fn install(&self, service: &Service) -> Result<(), RegistryError> {
+        *lock(&self.shared.installed) = Some((service.downgrade(), None));
+        self.sync()
+    }
+
+    /// Registers or unregisters the answerer to match the rules in force.
+    fn sync(&self) -> Result<(), RegistryError> {
+        let mut installed = lock(&self.shared.installed);
+        let Some((weak, registered)) = installed.as_mut() else {
+            return Ok(());
+        };
+        let Some(service) = weak.upgrade() else {
+            return Ok(());
+        };
+        let wanted = self
+            .shared
+            .loaded
+            .borrow()
+            .rules
+            .rules
+            .iter()
+            .any(|rule| rule.mode != Mode::Off);
+        match (wanted, *registered) {
+            (true, None) => {
+                let id = service.register_answerer(
+                    AnswererRegistration {
+                        scope: Scope::All,
+                        prepend: true,
+                        label: Some(ANSWERER_LABEL.to_owned()),
+                    },
+                    Arc::new(RulesAnswerer {
+                        engine: self.clone(),
+                        service: service.downgrade(),
+                    }),
+                )?;
+                *registered = Some(id);
+            }
+            (false, Some(id)) => {
+                service.unregister_answerer(id);
+                *registered = None;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Checks the file every `poll` and reloads it when its size or modification time changed,
@@ -155,6 +192,9 @@ impl Engine {
                     rules: Arc::new(rules),
                     error: None,
                 });
+                if let Err(error) = self.sync() {
+                    tracing::error!(%error, "the rules answerer cannot register");
+                }
                 if was_broken {
                     tracing::info!(path = %self.shared.path.display(), rules = count, "the rules file is fixed; its rules are in force");
                 } else {

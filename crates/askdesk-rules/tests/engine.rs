@@ -134,6 +134,27 @@ async fn a_rule_answers_at_once_and_signs_the_answer() {
     assert_eq!(chain, ["rules", "human"]);
 }
 
+#[tokio::test]
+async fn the_answerer_is_on_the_chain_only_while_there_are_rules() {
+    let s = setup("").await;
+    let chain =
+        |s: &Setup| -> Vec<String> { s.service.answerers().into_iter().map(|a| a.label).collect() };
+    assert_eq!(chain(&s), ["human"]);
+    rewrite(s.engine.path(), RULES);
+    assert!(s.engine.reload().await);
+    assert_eq!(chain(&s), ["rules", "human"]);
+    rewrite(
+        s.engine.path(),
+        "[[rule]]\nname = \"x\"\nask = true\nmode = \"off\"\n",
+    );
+    assert!(s.engine.reload().await);
+    assert_eq!(
+        chain(&s),
+        ["human"],
+        "rules that are all off need no answerer"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_deadline_fires_at_the_right_moment() {
     let mut s = setup(RULES).await;
