@@ -122,6 +122,10 @@ pub fn run() {
                 label: Some("desktop".into()),
             };
             service.register_answerer(registration, Arc::new(gui.clone()))?;
+            tauri::async_runtime::spawn({
+                let (service, shutdown) = (service.clone(), shutdown.clone());
+                async move { askdesk_rules::Engine::start_default(&service, &shutdown).await }
+            });
             app.manage(gui);
             app.manage(desktop);
             app.manage(commands::History(journal.clone()));

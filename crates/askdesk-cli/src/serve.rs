@@ -50,7 +50,7 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
     tracing::info!(socket = %socket.display(), version = env!("CARGO_PKG_VERSION"), "askdesk broker listening");
     let shutdown = CancellationToken::new();
     let service = Service::new(service_config);
-    crate::rules::start(&service, &shutdown).await;
+    askdesk_rules::Engine::start_default(&service, &shutdown).await;
     let server = tokio::spawn(askdesk_broker::run(
         listener,
         service,

@@ -83,6 +83,26 @@ impl Engine {
         engine
     }
 
+    /// What a broker does at start: loads `$XDG_CONFIG_HOME/askdesk/rules.toml`, installs the
+    /// rules answerer on `service` and follows the file until `shutdown`. Without a configuration
+    /// directory the broker runs without rules (logged); nothing here ever stops it.
+    pub async fn start_default(service: &Service, shutdown: &CancellationToken) -> Option<Engine> {
+        let path = match file::default_path() {
+            Ok(path) => path,
+            Err(error) => {
+                tracing::warn!(%error, "answer rules are off");
+                return None;
+            }
+        };
+        let engine = Engine::open(path).await;
+        if let Err(error) = engine.install(service) {
+            tracing::error!(%error, "answer rules are off: the rules answerer cannot register");
+            return None;
+        }
+        tokio::spawn(engine.clone().watch(DEFAULT_POLL, shutdown.clone()));
+        Some(engine)
+    }
+
     /// The rules file this engine reads.
     pub fn path(&self) -> &Path {
         &self.shared.path
