@@ -342,3 +342,130 @@ after = "10m"
     assert_eq!(records[1].outcome.as_str(), "late-answer");
     broker.shutdown.cancel();
 }
+
+// ----- askdesk rules list | test -----
+
+fn record(asked_at: u64, question: &str, selected: &str, answerer: &str) -> Value {
+    json!({
+        "askedAt": asked_at, "settledAt": asked_at + 1000,
+        "questions": [q("q", question, &["Yes", "No"])],
+        "outcome": "answered",
+        "answer": { "answers": [{ "id": "q", "selected": [selected] }] },
+        "answerer": answerer,
+    })
+}
+
+/// `askdesk rules <args>`: exit status, stdout, stderr.
+fn rules_cli(home: &Home, args: &[&str]) -> (i32, String, String) {
+    let output = home
+        .command(std::iter::once("rules").chain(args.iter().copied()))
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn rules_list_and_test_replay_the_journal() {
+    let home = Home::new();
+    write_rules(
+        &home,
+        r#"
+[[rule]]
+name = "deploy"
+match.question = "^Deploy"
+answer = "No"
+
+[[rule]]
+name = "guess"
+match.question = "^Guess"
+answer = "Yes"
+mode = "shadow"
+after = "1h30m"
+"#,
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let month_ago = now - 30 * 86_400_000;
+    let lines: Vec<String> = [
+        record(month_ago, "Deploy the old thing?", "Yes", "desktop"),
+        record(now - 5000, "Deploy now?", "No", "desktop"),
+        record(now - 4000, "Deploy again?", "Yes", "desktop"),
+        record(now - 3000, "Deploy later?", "No", "rule:deploy"),
+        record(now - 2000, "Guess?", "Yes", "desktop"),
+        record(now - 1000, "Anything else?", "Yes", "desktop"),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect();
+    let dir = home.data_home().join("askdesk");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("history.jsonl"), lines.join("\n") + "\n").unwrap();
+
+    let (status, out, err) = rules_cli(&home, &["list"]);
+    assert_eq!(status, 0, "{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            vec!["RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED"],
+            vec!["deploy", "on", "-", "answer \"No\"", "4", "1", "1", "2"],
+            vec![
+                "guess",
+                "shadow",
+                "1h30m",
+                "answer \"Yes\"",
+                "1",
+                "0",
+                "1",
+                "0"
+            ],
+        ],
+        "{out}"
+    );
+
+    let (status, out, err) = rules_cli(&home, &["test", "--since", "7d"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.starts_with("5 requests from the last 7d"), "{out}");
+    assert!(
+        out.contains("applies to 3 requests; settled 1 itself; agrees with you on 1, differs on 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\"Deploy again?\"\n    rule: answer q: No\n    you:  answered q: Yes"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("Deploy the old thing"),
+        "older than 7 days: {out}"
+    );
+    assert!(out.ends_with("no rule applies to 1 request\n"), "{out}");
+
+    // A broken file is an error naming its line; a bad --since is a usage error.
+    write_rules(&home, "[[rule]]\nname = \"x\"\n");
+    let (status, _, err) = rules_cli(&home, &["list"]);
+    assert_eq!(status, 4, "{err}");
+    assert!(
+        err.contains("line 1, column 1: rule \"x\" has no action"),
+        "{err}"
+    );
+    let (status, _, err) = rules_cli(&home, &["test", "--since", "a week"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(
+        err.contains("--since: \"a week\" is not a duration"),
+        "{err}"
+    );
+}

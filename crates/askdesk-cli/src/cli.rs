@@ -18,6 +18,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   askdesk answer --policy first                    # answer every request with its first option
   askdesk status
   askdesk history --limit 10
+  askdesk rules test --since 7d                   # what the answer rules would have done
   claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client"
 )]
 pub struct Cli {
@@ -38,6 +39,7 @@ pub enum Command {
     Status(StatusArgs),
     History(HistoryArgs),
     Mcp(McpArgs),
+    Rules(RulesArgs),
 }
 
 /// Run the broker without a GUI, in the foreground
@@ -294,6 +296,41 @@ pub struct McpArgs {
     /// Never start the desktop app; fail calls while no broker runs
     #[arg(long)]
     pub no_launch: bool,
+}
+
+/// Check the answer rules against the history: what they would have done, and how often you agree
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads the rules file ($XDG_CONFIG_HOME/askdesk/rules.toml, or --file) and the journal \
+under $XDG_DATA_HOME/askdesk/; no broker needed. The rules file's format: docs/rules.md.
+
+Exit status: 0; 2 usage error; 4 the rules file is broken (the error names its line and column); \
+20 a file cannot be read.
+
+Examples:
+  askdesk rules list
+  askdesk rules test --since 7d
+  askdesk rules test --file draft.toml"
+)]
+pub struct RulesArgs {
+    #[command(subcommand)]
+    pub command: RulesCommand,
+    /// The rules file to check [default: $XDG_CONFIG_HOME/askdesk/rules.toml]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Each rule with its mode, action, and its hit, act and agreement counts over the whole journal
+    List,
+    /// Replay the journal through the rules: per rule, what it would have done and where that
+    /// differs from what you chose
+    Test {
+        /// Only requests asked within this long, e.g. 7d, 12h, 30m [default: the whole journal]
+        #[arg(long, value_name = "DURATION")]
+        since: Option<String>,
+    },
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! - [`status`]: `askdesk status`, what a running broker holds.
 //! - [`history`]: `askdesk history`, the journal of settled requests.
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
-//! - [`rules`]: answer rules: the rules engine `serve` runs.
+//! - [`rules`]: `askdesk rules list|test`, the answer rules checked against the journal.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
 //!
 //! Only protocol output goes to stdout (answers, tables, JSON); logs and errors go to stderr.
@@ -70,6 +70,7 @@ fn main() -> ExitCode {
             Command::Status(args) => status::run(args, socket).await,
             Command::History(args) => history::run(args).await,
             Command::Mcp(args) => mcp::run(args, socket).await,
+            Command::Rules(args) => rules::run(args).await,
         }
     });
     // Pending reads of stdin (answer --exec children, the MCP transport) must not keep the

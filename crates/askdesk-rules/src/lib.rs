@@ -8,12 +8,16 @@
 //! - [`engine`]: [`Engine`], which keeps the file loaded (reloading it when it changes, keeping the
 //!   last good rules when it breaks) and installs the in-process answerer labelled `rules` whose
 //!   decisions the journal shows as `rule:<name>`; rules with `after` decide through a deadline.
+//! - [`replay`]: settled requests replayed through the rules in force, per rule: hits, acts,
+//!   agreements with the human and differences (`askdesk rules test` and `list`).
 
 pub mod engine;
 pub mod file;
 pub mod glob;
 pub mod matching;
+pub mod replay;
 
 pub use engine::{Deadline, Engine, Loaded, ANSWERER_LABEL, DEFAULT_POLL};
 pub use file::{default_path, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet};
 pub use matching::{Evaluation, Verdict, ASK_DENIED};
+pub use replay::{replay, Past, Replay, RuleReport, Settlement};
