@@ -164,13 +164,19 @@ fn start_desktop(
         label: Some("desktop".into()),
     };
     service.register_answerer(registration, Arc::new(gui.clone()))?;
+    let shutdown = CancellationToken::new();
+    // The answer rules go to the head of the chain once their file is read.
+    tauri::async_runtime::spawn({
+        let (service, shutdown) = (service.clone(), shutdown.clone());
+        async move { askdesk_rules::Engine::start_default(&service, &shutdown).await }
+    });
     app.manage(gui);
     app.manage(desktop);
     app.manage(commands::History(journal.clone()));
     if let Err(error) = tray::build(&handle) {
         tracing::warn!(%error, "no tray icon");
     }
-    start_broker(&handle, service, listener, journal);
+    start_broker(&handle, service, listener, journal, shutdown);
     tauri::async_runtime::spawn(exit_on_signal(handle.clone()));
     if !settings.start_hidden {
         window::open(&handle, None);
@@ -179,7 +185,13 @@ fn start_desktop(
 }
 
 /// Runs the broker on Tauri's runtime; a second launch's `askdesk/focus` opens the window.
-fn start_broker(app: &AppHandle, service: Service, listener: Listener, journal: Option<Journal>) {
+fn start_broker(
+    app: &AppHandle,
+    service: Service,
+    listener: Listener,
+    journal: Option<Journal>,
+    shutdown: CancellationToken,
+) {
     let focus = {
         let app = app.clone();
         Arc::new(move || window::open(&app, None)) as Arc<dyn Fn() + Send + Sync>
@@ -189,7 +201,6 @@ fn start_broker(app: &AppHandle, service: Service, listener: Listener, journal: 
         focus: Some(focus),
         ..ServerConfig::default()
     };
-    let shutdown = CancellationToken::new();
     let task = tauri::async_runtime::spawn(askdesk_broker::run(
         listener,
         service,

@@ -340,6 +340,44 @@ async fn codex_shell_and_network_prompts() {
     );
 }
 
+/// Answer rules (docs/rules.md) see the hook's tool and command: one allows the tests, one denies a
+/// push with its message, which the hook hands back as the client's deny.
+#[tokio::test(flavor = "multi_thread")]
+async fn answer_rules_decide_hook_prompts_by_tool_and_command() {
+    let home = Home::new();
+    let rules = home
+        .path()
+        .join("config")
+        .join("askdesk")
+        .join("rules.toml");
+    std::fs::create_dir_all(rules.parent().unwrap()).unwrap();
+    std::fs::write(
+        &rules,
+        r#"
+[[rule]]
+name = "tests"
+match = { tool = "Bash", command = "cargo test*" }
+answer = "Allow once"
+
+[[rule]]
+name = "no-push"
+match = { tool = "Bash", command = "git push*" }
+deny = "Pushing is for humans"
+"#,
+    )
+    .unwrap();
+    let broker = Broker::start_in(home, &[]);
+    let tests = fixture("claude-bash");
+    let output = finish(spawn_hook(&broker, "claude-code", &tests, &[])).await;
+    assert_decision(&output, r#"{"behavior":"allow"}"#);
+    let push = tests.replace("cargo test --workspace", "git push origin main");
+    let output = finish(spawn_hook(&broker, "claude-code", &push, &[])).await;
+    assert_decision(
+        &output,
+        r#"{"behavior":"deny","message":"Pushing is for humans"}"#,
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn dismissed_and_skipped_prompts_fall_open() {
     let broker = Broker::start();

@@ -19,6 +19,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   askdesk answer --policy first                    # answer every request with its first option
   askdesk status
   askdesk history --limit 10
+  askdesk rules test --since 7d                   # what the answer rules would have done
   claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client
   askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk"
 )]
@@ -41,6 +42,7 @@ pub enum Command {
     History(HistoryArgs),
     Mcp(McpArgs),
     Hook(HookArgs),
+    Rules(RulesArgs),
 }
 
 /// Run the broker without a GUI, in the foreground
@@ -363,6 +365,43 @@ pub struct UninstallArgs {
     /// The settings file (as for install)
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+}
+
+// ----- askdesk rules -----
+
+/// Check the answer rules against the history: what they would have done, and how often you agree
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads the rules file ($XDG_CONFIG_HOME/askdesk/rules.toml, or --file) and the journal \
+under $XDG_DATA_HOME/askdesk/; no broker needed. The rules file's format: docs/rules.md.
+
+Exit status: 0; 2 usage error; 4 the rules file is broken (the error names its line and column); \
+20 a file cannot be read.
+
+Examples:
+  askdesk rules list
+  askdesk rules test --since 7d
+  askdesk rules test --file draft.toml"
+)]
+pub struct RulesArgs {
+    #[command(subcommand)]
+    pub command: RulesCommand,
+    /// The rules file to check [default: $XDG_CONFIG_HOME/askdesk/rules.toml]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Each rule with its mode, action, and its hit, act and agreement counts over the whole journal
+    List,
+    /// Replay the journal through the rules: per rule, what it would have done and where that
+    /// differs from what you chose
+    Test {
+        /// Only requests asked within this long, e.g. 7d, 12h, 30m [default: the whole journal]
+        #[arg(long, value_name = "DURATION")]
+        since: Option<String>,
+    },
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! - [`status`]: `askdesk status`, what a running broker holds.
 //! - [`history`]: `askdesk history`, the journal of settled requests.
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
+//! - [`rules`]: `askdesk rules list|test`, the answer rules checked against the journal.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
 //! - [`hook`]: `askdesk hook`, Claude Code's and Codex's permission prompts answered in askdesk.
 //! - [`launch`]: starting the desktop app when no broker runs (for `mcp` and `hook`).
@@ -23,6 +24,7 @@ mod history;
 mod hook;
 mod launch;
 mod mcp;
+mod rules;
 mod serve;
 mod status;
 
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
             Command::History(args) => history::run(args).await,
             Command::Mcp(args) => mcp::run(args, socket).await,
             Command::Hook(args) => hook::run(args, socket).await,
+            Command::Rules(args) => rules::run(args).await,
         }
     });
     // Pending reads of stdin (answer --exec children, the MCP transport) must not keep the

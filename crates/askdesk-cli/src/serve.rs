@@ -49,9 +49,11 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
     };
     tracing::info!(socket = %socket.display(), version = env!("CARGO_PKG_VERSION"), "askdesk broker listening");
     let shutdown = CancellationToken::new();
+    let service = Service::new(service_config);
+    askdesk_rules::Engine::start_default(&service, &shutdown).await;
     let server = tokio::spawn(askdesk_broker::run(
         listener,
-        Service::new(service_config),
+        service,
         config,
         shutdown.clone(),
     ));

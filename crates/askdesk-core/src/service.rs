@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::answerer::{Answerer, Decision, Failure, Offer};
@@ -76,6 +77,61 @@ pub struct PendingSummary {
     pub holder: Option<String>,
 }
 
+/// How an ask settled, and who settled it.
+#[derive(Debug)]
+pub struct Settled {
+    pub result: Result<Answer, AskError>,
+    /// The label of the answerer whose decision settled the request (its claim or its failure),
+    /// or of the override that did; `None` when the service settled it itself.
+    pub answerer: Option<String>,
+}
+
+/// The right to decide one pending request from outside the waterfall, taken with
+/// [`Service::take_override`]: a deadline that fires while another answerer holds the request.
+///
+/// A decision sent through it settles the request as soon as the service sees it: before the
+/// request is offered to the next answerer, or while an answerer holds it (that answerer is then
+/// told to drop it, as for a cancellation). An answerer's decision that arrives first wins.
+#[derive(Debug)]
+pub struct Override {
+    label: String,
+    sender: oneshot::Sender<(String, Decision)>,
+}
+
+impl Override {
+    /// Decides the request, signed with the label given to [`Service::take_override`]. `Err`
+    /// gives the decision back when the request had already settled.
+    pub fn decide(self, decision: Decision) -> Result<(), Decision> {
+        self.sender
+            .send((self.label, decision))
+            .map_err(|(_, decision)| decision)
+    }
+
+    /// Resolves when the request settles without this override.
+    pub async fn settled(&mut self) {
+        self.sender.closed().await
+    }
+
+    /// Whether the request already settled.
+    pub fn is_settled(&self) -> bool {
+        self.sender.is_closed()
+    }
+}
+
+/// A handle on the service that does not keep it alive: for an answerer that the service holds
+/// and that must reach the service back (taking overrides) without a reference cycle.
+#[derive(Clone, Default)]
+pub struct WeakService {
+    inner: std::sync::Weak<Inner>,
+}
+
+impl WeakService {
+    /// The service, while it lives.
+    pub fn upgrade(&self) -> Option<Service> {
+        self.inner.upgrade().map(|inner| Service { inner })
+    }
+}
+
 /// The askdesk service: the agent registry, the answerer chain and the pending requests.
 ///
 /// Cheap to clone; every clone is the same service. No lock is held across an `.await`.
@@ -102,6 +158,8 @@ struct State {
 struct Pending {
     request: Arc<Request>,
     holder: Option<Arc<Entry>>,
+    /// The sending half of the request's override until someone takes it.
+    overrule: Option<oneshot::Sender<(String, Decision)>>,
 }
 
 struct Entry {
@@ -181,6 +239,24 @@ impl Service {
                 ..Default::default()
             }),
         }
+    }
+
+    /// A handle that does not keep the service alive.
+    pub fn downgrade(&self) -> WeakService {
+        WeakService {
+            inner: Arc::downgrade(&self.inner),
+        }
+    }
+
+    /// Takes the right to decide a pending request from outside the waterfall; its decisions are
+    /// signed `label` (journals show it as the answerer). `None` when the request is not pending
+    /// or its override was already taken: there is one per request.
+    pub fn take_override(&self, request: RequestId, label: impl Into<String>) -> Option<Override> {
+        let sender = self.state().pending.get_mut(&request)?.overrule.take()?;
+        Some(Override {
+            label: label.into(),
+            sender,
+        })
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -325,82 +401,36 @@ impl Service {
         request: AskRequest,
         cancel: &CancellationToken,
     ) -> impl Future<Output = Result<Answer, AskError>> + Send + 'static {
+        let settled = self.ask_settled(request, cancel);
+        async move { settled.await.result }
+    }
+
+    /// [`Service::ask`], also naming the answerer (or override) whose decision settled it, for
+    /// the history journal.
+    pub fn ask_settled(
+        &self,
+        request: AskRequest,
+        cancel: &CancellationToken,
+    ) -> impl Future<Output = Settled> + Send + 'static {
         // The guard is made here, not in the async block, so that a future dropped before its
         // first poll still takes its request out of the pending table.
         let started = self
             .start(request, cancel)
-            .map(|(request, agent_gone, chain)| {
+            .map(|(request, agent_gone, chain, overrule)| {
                 let guard = PendingGuard {
                     inner: self.inner.clone(),
                     id: request.id,
                     holder: None,
                 };
-                (request, agent_gone, chain, guard)
+                (request, agent_gone, chain, overrule, guard)
             });
         let cancel = cancel.clone();
         async move {
-            let (request, agent_gone, chain, mut guard) = started?;
-            // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
-            // an answerer that decides at once must not claim a request that already settled.
-            if cancel.is_cancelled()
-                || agent_gone
-                    .as_ref()
-                    .is_some_and(CancellationToken::is_cancelled)
-            {
-                return Err(UserQuestionError::aborted().into());
-            }
-            if guard.inner.closing.is_cancelled() {
-                return Err(UserQuestionError::shutting_down().into());
-            }
-            for entry in chain.iter() {
-                if entry.gone.is_cancelled() || !entry.scope.admits(request.agent.as_ref()) {
-                    continue;
-                }
-                let decision = match entry.answerer.offer(&request) {
-                    Offer::Now(decision) => decision,
-                    Offer::Later(mut receiver) => {
-                        guard.hold(entry);
-                        let waited = tokio::select! {
-                            biased;
-                            _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
-                            _ = gone(&agent_gone) => Err(Some(UserQuestionError::aborted())),
-                            _ = guard.inner.closing.cancelled() => Err(Some(UserQuestionError::shutting_down())),
-                            _ = entry.gone.cancelled() => Err(None),
-                            decision = &mut receiver => Ok(decision),
-                        };
-                        let decision = match waited {
-                            Ok(decision) => decision,
-                            // A decision the answerer sent before this task saw the stop is not
-                            // lost (an answerer that replies and then disconnects, an answer that
-                            // crosses the asker's cancel); one sent after the close comes back to
-                            // its answerer as late.
-                            Err(stop) => match (receiver.close_and_take(), stop) {
-                                (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => {
-                                    decision
-                                }
-                                (_, Some(error)) => return Err(error.into()),
-                                (_, None) => Decision::Delegate,
-                            },
-                        };
-                        guard.release();
-                        decision
-                    }
-                };
-                match decision {
-                    Decision::Delegate => continue,
-                    Decision::Claim(answer) => {
-                        return Ok(check_answer(&request.questions, answer)?)
-                    }
-                    Decision::Fail(Failure::Domain(error)) => return Err(error.into()),
-                    Decision::Fail(Failure::Internal(message)) => {
-                        return Err(AskError::Internal {
-                            answerer: entry.label.clone(),
-                            message,
-                        })
-                    }
-                }
-            }
-            Err(UserQuestionError::no_provider().into())
+            let (request, agent_gone, chain, overrule, guard) = match started {
+                Ok(started) => started,
+                Err(error) => return Settled::by_service(Err(error)),
+            };
+            walk(request, agent_gone, chain, overrule, guard, cancel).await
         }
     }
 
@@ -410,7 +440,15 @@ impl Service {
         &self,
         request: AskRequest,
         cancel: &CancellationToken,
-    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), AskError> {
+    ) -> Result<
+        (
+            Arc<Request>,
+            Option<CancellationToken>,
+            Arc<[Arc<Entry>]>,
+            OverrideReceiver,
+        ),
+        AskError,
+    > {
         let AskRequest { questions, agent } = request;
         check_shape(&questions, &self.inner.limits)?;
         if cancel.is_cancelled() {
@@ -444,14 +482,154 @@ impl Service {
             agent,
             asked_at: SystemTime::now(),
         });
+        let (overrule, overridden) = oneshot::channel();
         state.pending.insert(
             id,
             Pending {
                 request: request.clone(),
                 holder: None,
+                overrule: Some(overrule),
             },
         );
-        Ok((request, agent_gone, state.chain.snapshot.clone()))
+        Ok((
+            request,
+            agent_gone,
+            state.chain.snapshot.clone(),
+            OverrideReceiver(Some(overridden)),
+        ))
+    }
+}
+
+/// The waterfall of one dispatched request (SPEC 4), after the checks of SPEC 2 passed.
+async fn walk(
+    request: Arc<Request>,
+    agent_gone: Option<CancellationToken>,
+    chain: Arc<[Arc<Entry>]>,
+    mut overridden: OverrideReceiver,
+    mut guard: PendingGuard,
+    cancel: CancellationToken,
+) -> Settled {
+    // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
+    // an answerer that decides at once must not claim a request that already settled.
+    if cancel.is_cancelled()
+        || agent_gone
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+    {
+        return Settled::by_service(Err(UserQuestionError::aborted().into()));
+    }
+    if guard.inner.closing.is_cancelled() {
+        return Settled::by_service(Err(UserQuestionError::shutting_down().into()));
+    }
+    for entry in chain.iter() {
+        // An override decided while an earlier answerer looked at the request settles it
+        // before anyone else sees it.
+        if let Some((label, decision)) = overridden.try_take() {
+            return settle(&request, label, decision);
+        }
+        if entry.gone.is_cancelled() || !entry.scope.admits(request.agent.as_ref()) {
+            continue;
+        }
+        let decision = match entry.answerer.offer(&request) {
+            Offer::Now(decision) => decision,
+            Offer::Later(mut receiver) => {
+                guard.hold(entry);
+                let waited = tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
+                    _ = gone(&agent_gone) => Err(Some(UserQuestionError::aborted())),
+                    _ = guard.inner.closing.cancelled() => Err(Some(UserQuestionError::shutting_down())),
+                    _ = entry.gone.cancelled() => Err(None),
+                    decision = &mut receiver => Ok(decision),
+                    (label, decision) = overridden.next() => {
+                        // The holder's own decision, if it crossed the override, wins.
+                        match receiver.close_and_take() {
+                            Some(decision @ (Decision::Claim(_) | Decision::Fail(_))) => Ok(decision),
+                            _ => return settle(&request, label, decision),
+                        }
+                    }
+                };
+                let decision = match waited {
+                    Ok(decision) => decision,
+                    // A decision the answerer sent before this task saw the stop is not
+                    // lost (an answerer that replies and then disconnects, an answer that
+                    // crosses the asker's cancel); one sent after the close comes back to
+                    // its answerer as late.
+                    Err(stop) => match (receiver.close_and_take(), stop) {
+                        (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => decision,
+                        (_, Some(error)) => return Settled::by_service(Err(error.into())),
+                        (_, None) => Decision::Delegate,
+                    },
+                };
+                guard.release();
+                decision
+            }
+        };
+        if !matches!(decision, Decision::Delegate) {
+            return settle(&request, entry.label.clone(), decision);
+        }
+    }
+    if let Some((label, decision)) = overridden.try_take() {
+        return settle(&request, label, decision);
+    }
+    Settled::by_service(Err(UserQuestionError::no_provider().into()))
+}
+
+/// The result of a claim or a failure, signed by whoever decided it.
+fn settle(request: &Request, label: String, decision: Decision) -> Settled {
+    let result = match decision {
+        Decision::Claim(answer) => check_answer(&request.questions, answer).map_err(AskError::from),
+        Decision::Fail(Failure::Domain(error)) => Err(error.into()),
+        Decision::Fail(Failure::Internal(message)) => Err(AskError::Internal {
+            answerer: label.clone(),
+            message,
+        }),
+        // Nobody passes a request on through an override; treat it as no decision at all.
+        Decision::Delegate => Err(UserQuestionError::no_provider().into()),
+    };
+    Settled {
+        result,
+        answerer: Some(label),
+    }
+}
+
+impl Settled {
+    fn by_service(result: Result<Answer, AskError>) -> Settled {
+        Settled {
+            result,
+            answerer: None,
+        }
+    }
+}
+
+/// The receiving half of a request's override; pends forever once its sender is gone.
+struct OverrideReceiver(Option<oneshot::Receiver<(String, Decision)>>);
+
+impl OverrideReceiver {
+    fn try_take(&mut self) -> Option<(String, Decision)> {
+        let receiver = self.0.as_mut()?;
+        match receiver.try_recv() {
+            Ok(decided) => {
+                self.0 = None;
+                Some(decided)
+            }
+            Err(oneshot::error::TryRecvError::Empty) => None,
+            Err(oneshot::error::TryRecvError::Closed) => {
+                self.0 = None;
+                None
+            }
+        }
+    }
+
+    async fn next(&mut self) -> (String, Decision) {
+        if let Some(receiver) = self.0.as_mut() {
+            if let Ok(decided) = receiver.await {
+                self.0 = None;
+                return decided;
+            }
+            self.0 = None;
+        }
+        std::future::pending().await
     }
 }
 

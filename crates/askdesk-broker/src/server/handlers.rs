@@ -223,9 +223,11 @@ impl Conn {
                     .and_then(|h| conn.service().agent_info(h));
                 (journal.clone(), request.questions.clone(), agent)
             });
-            let result = conn.service().ask(request, &cancel).await;
+            let outcome = conn.service().ask_settled(request, &cancel).await;
+            let result = outcome.result;
             if let Some((journal, questions, agent)) = journaled {
-                if let Some(record) = settled::record(asked_at, agent, questions, &result) {
+                if let Some(mut record) = settled::record(asked_at, agent, questions, &result) {
+                    record.answerer = outcome.answerer;
                     settled::append(journal, record).await;
                 }
             }

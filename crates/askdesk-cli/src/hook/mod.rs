@@ -87,7 +87,18 @@ async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Resu
     if orphaned.is_cancelled() {
         return Err("the client stopped waiting for this prompt".into());
     }
-    let answer = answer.map_err(|error| explain(&error))?;
+    let answer = match answer {
+        // An answer rule denied it (docs/rules.md): that is a decision, with the rule's message.
+        Err(ClientError::Rpc(error))
+            if error.question_code() == Some(askdesk_rules::ASK_DENIED) =>
+        {
+            return Ok(prompt::Decision::Deny {
+                message: error.message.clone(),
+            }
+            .output())
+        }
+        answer => answer.map_err(|error| explain(&error))?,
+    };
     let decision = prompt::decide(&input, &prompt, &answer).map_err(|none| none.0)?;
     Ok(decision.output())
 }
@@ -153,6 +164,8 @@ fn registration(client: HookClient, input: &HookInput, id: &str) -> AgentRegistr
     let fields = [
         ("cwd", cwd),
         ("tool", Some(input.tool_name.clone())),
+        // What a shell tool runs, for the answer rules' `command` glob.
+        ("command", input.command()),
         ("transcript", input.transcript_path.clone()),
         ("session", input.session_id.clone()),
         ("model", input.model.clone()),

@@ -69,6 +69,19 @@ fn empty_object() -> Json {
 }
 
 impl HookInput {
+    /// The command a shell tool asks to run (`tool_input.command`, a string for Claude Code's
+    /// Bash, a string or an argument list for Codex's shell), when there is one.
+    pub fn command(&self) -> Option<String> {
+        match self.tool_input.get("command")? {
+            Value::String(command) => Some(command.clone()),
+            Value::Array(words) => {
+                let words: Option<Vec<&str>> = words.iter().map(Value::as_str).collect();
+                words.map(|w| w.join(" "))
+            }
+            _ => None,
+        }
+    }
+
     /// Parses the hook's stdin; the error says what is wrong with it.
     pub fn parse(text: &str) -> Result<HookInput, String> {
         let mut input: HookInput = serde_json::from_str(text)

@@ -1,0 +1,214 @@
+//! `askdesk rules list|test`: the answer rules in force replayed through the history journal.
+
+use std::fmt::Write;
+use std::time::SystemTime;
+
+use askdesk_broker::journal::{self, millis, Outcome, Record};
+use askdesk_rules::{file, replay, Past, Replay, RuleSet, Settlement, Verdict};
+
+use crate::cli::{RulesArgs, RulesCommand};
+use crate::exit::{Error, Result};
+use crate::history::{answer_summary, when};
+
+pub async fn run(args: RulesArgs) -> Result<()> {
+    let path = match args.file {
+        Some(path) => path,
+        None => file::default_path().map_err(|e| Error::Internal(e.to_string()))?,
+    };
+    let since = match &args.command {
+        RulesCommand::Test { since: Some(since) } => {
+            Some(file::parse_duration(since).map_err(|e| Error::Usage(format!("--since: {e}")))?)
+        }
+        _ => None,
+    };
+    let (rules, records) = tokio::task::spawn_blocking({
+        let path = path.clone();
+        move || -> Result<(RuleSet, Vec<Record>)> {
+            let rules = file::load(&path).map_err(|e| match e {
+                file::Error::Parse { .. } => Error::Input(e.to_string()),
+                _ => Error::Internal(e.to_string()),
+            })?;
+            Ok((rules, journal::read_default()?))
+        }
+    })
+    .await
+    .map_err(|e| Error::Internal(format!("reading the rules failed: {e}")))??;
+    let cutoff =
+        since.map(|since| millis(SystemTime::now()).saturating_sub(since.as_millis() as u64));
+    let past: Vec<Past> = records
+        .into_iter()
+        .filter(|r| cutoff.is_none_or(|cutoff| r.asked_at >= cutoff))
+        .filter_map(past)
+        .collect();
+    let replayed = replay(&rules, &past);
+    match args.command {
+        RulesCommand::List => print!("{}", list(&path, &replayed)),
+        RulesCommand::Test { since } => {
+            print!("{}", test(&path, since.as_deref(), past.len(), &replayed))
+        }
+    }
+    Ok(())
+}
+
+/// A journal record as the replay sees it; late answers are left out (their request is
+/// journaled already).
+fn past(record: Record) -> Option<Past> {
+    let settled = match record.outcome {
+        Outcome::Answered => Settlement::Answered(record.answer?),
+        Outcome::Dismissed => Settlement::Dismissed,
+        Outcome::Failed => Settlement::Failed(record.error.and_then(|e| e.code)),
+        Outcome::Withdrawn => Settlement::Other,
+        Outcome::LateAnswer => return None,
+    };
+    Some(Past {
+        asked_at: record.asked_at,
+        agent: record.agent,
+        questions: record.questions,
+        settled,
+        answerer: record.answerer,
+    })
+}
+
+/// `rules list`: one row per rule.
+pub fn list(path: &std::path::Path, replay: &Replay) -> String {
+    if replay.rules.is_empty() {
+        return format!("no rules in {}\n", path.display());
+    }
+    let header = [
+        "RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED",
+    ]
+    .map(str::to_owned);
+    let rows: Vec<[String; 8]> = replay
+        .rules
+        .iter()
+        .map(|r| {
+            [
+                r.rule.name.clone(),
+                r.rule.mode.as_str().to_owned(),
+                r.rule.after.map(duration).unwrap_or_else(|| "-".into()),
+                r.rule.action.to_string(),
+                r.hits.to_string(),
+                r.acted.to_string(),
+                r.agreed.to_string(),
+                r.differed.len().to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let line: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+    }
+    out
+}
+
+/// `rules test`: per rule, what it would have done and each request where that differs from what
+/// the human chose.
+pub fn test(
+    path: &std::path::Path,
+    since: Option<&str>,
+    requests: usize,
+    replay: &Replay,
+) -> String {
+    let mut out = String::new();
+    let span = since.map_or_else(
+        || "the whole journal".to_owned(),
+        |s| format!("the last {s}"),
+    );
+    let _ = writeln!(
+        out,
+        "{requests} requests from {span}, replayed through {}",
+        path.display()
+    );
+    for report in &replay.rules {
+        let _ = writeln!(
+            out,
+            "\nrule {:?} ({}, line {}): {}",
+            report.rule.name,
+            report.rule.mode.as_str(),
+            report.rule.line,
+            report.rule.action
+        );
+        let _ = writeln!(
+            out,
+            "  applies to {}; settled {} itself; agrees with you on {}, differs on {}",
+            count(report.hits, "request"),
+            report.acted,
+            report.agreed,
+            report.differed.len()
+        );
+        for (request, verdict) in &report.differed {
+            let question = request
+                .questions
+                .first()
+                .map(|q| q.question.as_str())
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {}  {:?}\n    rule: {}\n    you:  {}",
+                when(request.asked_at),
+                question,
+                verdict_text(verdict),
+                settlement_text(&request.settled)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nno rule applies to {}",
+        count(replay.unmatched, "request")
+    );
+    out
+}
+
+fn verdict_text(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Answer(answer) => format!("answer {}", answer_summary(answer)),
+        Verdict::Deny(message) => format!("deny ({message})"),
+        Verdict::Dismiss(message) => format!("dismiss ({message})"),
+        Verdict::Ask => "ask you".to_owned(),
+    }
+}
+
+fn settlement_text(settled: &Settlement) -> String {
+    match settled {
+        Settlement::Answered(answer) => format!("answered {}", answer_summary(answer)),
+        Settlement::Dismissed => "dismissed".to_owned(),
+        Settlement::Failed(code) => format!("failed ({})", code.as_deref().unwrap_or("internal")),
+        Settlement::Other => "withdrawn".to_owned(),
+    }
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        let _ = write!(out, "{h}h");
+    }
+    if m > 0 {
+        let _ = write!(out, "{m}m");
+    }
+    if s > 0 || out.is_empty() {
+        let _ = write!(out, "{s}s");
+    }
+    out
+}

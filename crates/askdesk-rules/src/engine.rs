@@ -1,0 +1,337 @@
+//! [`Engine`]: the rules file kept loaded (reloaded when it changes, the last good rules kept when
+//! it breaks) and the in-process answerer that applies it at the head of the waterfall.
+//!
+//! The answerer never claims through its offer. When a rule acts, it takes the request's
+//! [`Override`] from the service, signed `rule:<name>`, and delegates:
+//! - without `after`, it decides through the override at once, and the service settles the
+//!   request before offering it to anyone else;
+//! - with `after`, the request goes on down the chain (the human sees it as usual) and a deadline
+//!   task decides through the override when the time is up, unless the request settled first.
+//!
+//! So a deadline never holds the request back from the human, the human's answer always wins a
+//! tie, and the request still settles exactly once, by `Service::ask` returning.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use askdesk_core::{
+    Answerer, AnswererId, AnswererRegistration, Decision, Offer, Override, RegistryError, Request,
+    RequestId, Scope, Service, WeakService,
+};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::file::{self, Mode, RuleSet};
+
+/// How often the rules file is checked for changes by default.
+pub const DEFAULT_POLL: Duration = Duration::from_secs(2);
+/// The label of the rules answerer on the waterfall (`askdesk status` shows it).
+pub const ANSWERER_LABEL: &str = "rules";
+
+/// The rules in force and the state of the file.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The last rules read without error (none when the file never loaded).
+    pub rules: Arc<RuleSet>,
+    /// Why the file as it is now cannot be used; `None` when the rules above are the file's.
+    pub error: Option<String>,
+}
+
+/// A deadline set by a rule with `after`, as the desktop shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deadline {
+    pub rule: String,
+    pub at: SystemTime,
+    /// What the rule will do then, in words.
+    pub action: String,
+}
+
+/// The rules engine. Cheap to clone; every clone is the same engine.
+#[derive(Clone)]
+pub struct Engine {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    path: PathBuf,
+    loaded: watch::Sender<Loaded>,
+    /// The file's size and modification time when last read, to notice changes cheaply.
+    seen: Mutex<Option<Signature>>,
+    deadlines: Mutex<HashMap<RequestId, Deadline>>,
+    /// The service the answerer goes on, once installed, and its registration while it is on.
+    installed: Mutex<Option<(WeakService, Option<AnswererId>)>>,
+}
+
+type Signature = Option<(u64, SystemTime)>;
+
+impl Engine {
+    /// Loads the rules file at `path`. A missing file is no rules; a broken one is no rules and
+    /// an error (logged, and in [`Loaded::error`]): the broker serves either way.
+    pub async fn open(path: PathBuf) -> Engine {
+        let engine = Engine {
+            shared: Arc::new(Shared {
+                path,
+                loaded: watch::Sender::new(Loaded::default()),
+                seen: Mutex::new(None),
+                deadlines: Mutex::default(),
+                installed: Mutex::default(),
+            }),
+        };
+        engine.reload().await;
+        engine
+    }
+
+    /// What a broker does at start: loads `$XDG_CONFIG_HOME/askdesk/rules.toml`, installs the
+    /// rules answerer on `service` and follows the file until `shutdown`. Without a configuration
+    /// directory the broker runs without rules (logged); nothing here ever stops it.
+    pub async fn start_default(service: &Service, shutdown: &CancellationToken) -> Option<Engine> {
+        let path = match file::default_path() {
+            Ok(path) => path,
+            Err(error) => {
+                tracing::warn!(%error, "answer rules are off");
+                return None;
+            }
+        };
+        let engine = Engine::open(path).await;
+        if let Err(error) = engine.install(service) {
+            tracing::error!(%error, "answer rules are off: the rules answerer cannot register");
+            return None;
+        }
+        tokio::spawn(engine.clone().watch(DEFAULT_POLL, shutdown.clone()));
+        Some(engine)
+    }
+
+    /// The rules file this engine reads.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// The rules in force now.
+    pub fn current(&self) -> Loaded {
+        self.shared.loaded.borrow().clone()
+    }
+
+    /// Follows the rules in force (and the file's errors) as they change.
+    pub fn subscribe(&self) -> watch::Receiver<Loaded> {
+        self.shared.loaded.subscribe()
+    }
+
+    /// The deadline a rule set on a pending request, if any.
+    pub fn deadline(&self, request: RequestId) -> Option<Deadline> {
+        lock(&self.shared.deadlines).get(&request).cloned()
+    }
+
+    /// Puts the rules answerer at the head of `service`'s waterfall (prepended, every request)
+    /// whenever the file has rules that are not `off`, and takes it off while it has none, so a
+    /// broker without rules shows no rules answerer. Reloads keep this in step.
+    pub fn install(&self, service: &Service) -> Result<(), RegistryError> {
+        *lock(&self.shared.installed) = Some((service.downgrade(), None));
+        self.sync()
+    }
+
+    /// Registers or unregisters the answerer to match the rules in force.
+    fn sync(&self) -> Result<(), RegistryError> {
+        let mut installed = lock(&self.shared.installed);
+        let Some((weak, registered)) = installed.as_mut() else {
+            return Ok(());
+        };
+        let Some(service) = weak.upgrade() else {
+            return Ok(());
+        };
+        let wanted = self
+            .shared
+            .loaded
+            .borrow()
+            .rules
+            .rules
+            .iter()
+            .any(|rule| rule.mode != Mode::Off);
+        match (wanted, *registered) {
+            (true, None) => {
+                let id = service.register_answerer(
+                    AnswererRegistration {
+                        scope: Scope::All,
+                        prepend: true,
+                        label: Some(ANSWERER_LABEL.to_owned()),
+                    },
+                    Arc::new(RulesAnswerer {
+                        engine: self.clone(),
+                        service: service.downgrade(),
+                    }),
+                )?;
+                *registered = Some(id);
+            }
+            (false, Some(id)) => {
+                service.unregister_answerer(id);
+                *registered = None;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Checks the file every `poll` and reloads it when its size or modification time changed,
+    /// until `shutdown` is cancelled.
+    pub async fn watch(self, poll: Duration, shutdown: CancellationToken) {
+        let mut ticks = tokio::time::interval(poll);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = ticks.tick() => {}
+            }
+            let now = Some(self.signature().await);
+            let changed = now != *lock(&self.shared.seen);
+            if changed {
+                self.reload().await;
+            }
+        }
+    }
+
+    /// Reads the file now. Returns whether the rules in force are the file's (false when it is
+    /// broken and the last good rules stay).
+    pub async fn reload(&self) -> bool {
+        let signature = self.signature().await;
+        let path = self.shared.path.clone();
+        let result = tokio::task::spawn_blocking(move || file::load(&path))
+            .await
+            .unwrap_or_else(|e| {
+                Err(file::Error::Read {
+                    path: self.shared.path.clone(),
+                    source: std::io::Error::other(e.to_string()),
+                })
+            });
+        *lock(&self.shared.seen) = Some(signature);
+        match result {
+            Ok(rules) => {
+                let count = rules.rules.len();
+                let was_broken = self.shared.loaded.borrow().error.is_some();
+                self.shared.loaded.send_replace(Loaded {
+                    rules: Arc::new(rules),
+                    error: None,
+                });
+                if let Err(error) = self.sync() {
+                    tracing::error!(%error, "the rules answerer cannot register");
+                }
+                if was_broken {
+                    tracing::info!(path = %self.shared.path.display(), rules = count, "the rules file is fixed; its rules are in force");
+                } else {
+                    tracing::info!(path = %self.shared.path.display(), rules = count, "rules loaded");
+                }
+                true
+            }
+            Err(error) => {
+                let message = error.to_string();
+                tracing::error!(error = %message, "the rules file is broken; the last good rules stay in force");
+                self.shared
+                    .loaded
+                    .send_modify(|loaded| loaded.error = Some(message));
+                false
+            }
+        }
+    }
+
+    async fn signature(&self) -> Signature {
+        let metadata = tokio::fs::metadata(&self.shared.path).await.ok()?;
+        Some((metadata.len(), metadata.modified().ok()?))
+    }
+}
+
+/// The in-process answerer: evaluates the rules in force against each request.
+struct RulesAnswerer {
+    engine: Engine,
+    service: WeakService,
+}
+
+impl Answerer for RulesAnswerer {
+    fn offer(&self, request: &Arc<Request>) -> Offer {
+        let loaded = self.engine.current();
+        let evaluation = loaded
+            .rules
+            .evaluate(request.agent.as_ref(), &request.questions);
+        for (rule, verdict) in &evaluation.shadow {
+            tracing::info!(request = %request.id, rule = %rule.name, proposal = ?verdict, "shadow rule proposes; the human decides");
+        }
+        let Some((rule, verdict)) = evaluation.acting else {
+            return Offer::Now(Decision::Delegate);
+        };
+        let Some(decision) = verdict.decision() else {
+            tracing::debug!(request = %request.id, rule = %rule.name, "rule leaves the request to the human");
+            return Offer::Now(Decision::Delegate);
+        };
+        let overrule = self
+            .service
+            .upgrade()
+            .and_then(|service| service.take_override(request.id, rule.label()));
+        let Some(overrule) = overrule else {
+            tracing::warn!(request = %request.id, rule = %rule.name, "the request can no longer be decided by a rule");
+            return Offer::Now(Decision::Delegate);
+        };
+        match rule.after {
+            None => {
+                tracing::info!(request = %request.id, rule = %rule.name, action = %rule.action, "rule decides");
+                let _ = overrule.decide(decision);
+            }
+            Some(after) => match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    tracing::info!(request = %request.id, rule = %rule.name, after = ?after, "rule decides unless the human answers first");
+                    lock(&self.engine.shared.deadlines).insert(
+                        request.id,
+                        Deadline {
+                            rule: rule.name.clone(),
+                            at: SystemTime::now() + after,
+                            action: rule.action.to_string(),
+                        },
+                    );
+                    runtime.spawn(deadline(
+                        self.engine.clone(),
+                        request.id,
+                        rule.name.clone(),
+                        after,
+                        overrule,
+                        decision,
+                    ));
+                }
+                Err(_) => {
+                    tracing::error!(rule = %rule.name, "no runtime to time the rule's deadline; the human decides")
+                }
+            },
+        }
+        Offer::Now(Decision::Delegate)
+    }
+}
+
+/// Decides through `overrule` after `after`, unless the request settles first.
+async fn deadline(
+    engine: Engine,
+    request: RequestId,
+    rule: String,
+    after: Duration,
+    mut overrule: Override,
+    decision: Decision,
+) {
+    let fired = tokio::select! {
+        _ = overrule.settled() => false,
+        _ = tokio::time::sleep(after) => true,
+    };
+    lock(&engine.shared.deadlines).remove(&request);
+    if fired {
+        match overrule.decide(decision) {
+            Ok(()) => {
+                tracing::info!(request = %request, rule = %rule, "the rule's deadline passed; the rule decides")
+            }
+            Err(_) => {
+                tracing::debug!(request = %request, rule = %rule, "settled as the deadline passed")
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section here replaces whole values, so a poisoned lock is still sound.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,688 @@
+//! The rules file (`rules.toml`): its format, parsed into [`RuleSet`], and its errors, each with the
+//! line and column it points at.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regex::Regex;
+use serde::{Deserialize, Deserializer};
+
+use crate::glob::Glob;
+
+/// The rules file's name under `$XDG_CONFIG_HOME/askdesk/`.
+pub const FILE_NAME: &str = "rules.toml";
+
+/// The rules of one file, in file order: the first active rule that matches a request decides.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    pub rules: Vec<Rule>,
+}
+
+/// One `[[rule]]`.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Unique in the file; the journal names the rule `rule:<name>`.
+    pub name: String,
+    pub matcher: Match,
+    pub action: Action,
+    /// The action applies only if the human has not answered by then.
+    pub after: Option<Duration>,
+    pub mode: Mode,
+    /// Where the rule starts in the file (1-based), for messages.
+    pub line: usize,
+}
+
+impl Rule {
+    /// The answerer label the journal shows for this rule.
+    pub fn label(&self) -> String {
+        format!("rule:{}", self.name)
+    }
+}
+
+/// What a rule looks at. Every field given must match; an empty match matches every request
+/// (within the safety rules of [`crate::matching`]).
+#[derive(Debug, Clone, Default)]
+pub struct Match {
+    /// Matches the agent's id or its label.
+    pub agent: Option<Glob>,
+    /// A path prefix of the agent's `meta.cwd`, compared by whole path components.
+    pub cwd: Option<String>,
+    /// Matches the agent's `meta.client` (the program the agent runs in).
+    pub client: Option<Glob>,
+    /// Matches the agent's `meta.tool`: the tool a permission prompt is about.
+    pub tool: Option<Glob>,
+    /// Matches the agent's `meta.command`: the command a shell tool would run. Needs `tool`.
+    pub command: Option<Glob>,
+    /// Matches every question's header.
+    pub header: Option<Glob>,
+    /// Searched in every question's text.
+    pub question: Option<Regex>,
+    /// Every question's intent kind.
+    pub intent: Option<String>,
+}
+
+/// What a matching rule does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Answers every question of the batch.
+    Answer(Choice),
+    /// Fails the ask with `ASK_DENIED` and this message: "no, and here is why".
+    Deny(String),
+    /// Fails the ask with `ASK_CANCELLED` and this message, as if the human dismissed it.
+    Dismiss(String),
+    /// Leaves the request to the human explicitly: later rules are not consulted.
+    Ask,
+}
+
+/// How [`Action::Answer`] answers each question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// The option with this label (a trailing " (Recommended)" on the option may be left out).
+    Option(String),
+    /// The option whose label ends with "(Recommended)".
+    Recommended,
+    /// Free text, the answer's `custom`.
+    Text(String),
+}
+
+/// Whether a rule acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The rule acts.
+    #[default]
+    On,
+    /// The rule only proposes: the human decides, and `askdesk rules list` counts agreements.
+    Shadow,
+    /// The rule is ignored.
+    Off,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::On => "on",
+            Mode::Shadow => "shadow",
+            Mode::Off => "off",
+        }
+    }
+}
+
+/// A rules file that cannot be used: where, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
+pub struct ParseError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// The rules file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file exists but cannot be read: fix its permissions.
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a valid rules file: fix the place named.
+    #[error("{path}: {error}")]
+    Parse { path: PathBuf, error: ParseError },
+    /// Neither `XDG_CONFIG_HOME` nor `HOME` is set: give the file's path explicitly.
+    #[error("no configuration directory: set XDG_CONFIG_HOME or HOME")]
+    NoConfigDir,
+}
+
+/// `$XDG_CONFIG_HOME/askdesk/rules.toml`, else `~/.config/askdesk/rules.toml`.
+pub fn default_path() -> Result<PathBuf, Error> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| Path::new(&h).join(".config"))
+        })
+        .ok_or(Error::NoConfigDir)?;
+    Ok(config.join("askdesk").join(FILE_NAME))
+}
+
+/// Reads and parses the rules file; a missing file is an empty rule set.
+pub fn load(path: &Path) -> Result<RuleSet, Error> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => RuleSet::parse(&text).map_err(|error| Error::Parse {
+            path: path.to_owned(),
+            error,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RuleSet::default()),
+        Err(source) => Err(Error::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+impl RuleSet {
+    /// Parses the text of a rules file.
+    pub fn parse(text: &str) -> Result<RuleSet, ParseError> {
+        let file: RawFile =
+            toml::from_str(text).map_err(|e| locate(text, e.span(), e.message()))?;
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut rules = Vec::with_capacity(file.rule.len());
+        for spanned in file.rule {
+            // Problems of a whole rule (no action, two actions) point at its `[[rule]]` line;
+            // problems of one value were located by the parser already.
+            let at = locate(text, Some(spanned.span()), "");
+            let mut rule = Rule::try_from(spanned.into_inner()).map_err(|message| ParseError {
+                message,
+                ..at.clone()
+            })?;
+            rule.line = at.line;
+            if let Some(first) = seen.insert(rule.name.clone(), rule.line) {
+                return Err(ParseError {
+                    message: format!(
+                        "a rule named {:?} is already defined on line {first}",
+                        rule.name
+                    ),
+                    ..at
+                });
+            }
+            rules.push(rule);
+        }
+        Ok(RuleSet { rules })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Rule> {
+        self.rules.iter().find(|rule| rule.name == name)
+    }
+}
+
+/// Turns a byte span of `text` into a 1-based line and column.
+fn locate(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> ParseError {
+    let start = span.map_or(0, |s| s.start.min(text.len()));
+    let before = &text[..start];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |n| n + 1)..]
+        .chars()
+        .count()
+        + 1;
+    ParseError {
+        line,
+        column,
+        message: message.trim_end().to_owned(),
+    }
+}
+
+// ----- the file as written -----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    rule: Vec<toml::Spanned<RawRule>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    name: String,
+    #[serde(default, rename = "match")]
+    matcher: RawMatch,
+    #[serde(default)]
+    answer: Option<RawAnswer>,
+    #[serde(default)]
+    deny: Option<String>,
+    #[serde(default)]
+    dismiss: Option<String>,
+    #[serde(default)]
+    ask: Option<bool>,
+    #[serde(default)]
+    after: Option<After>,
+    #[serde(default)]
+    mode: Mode,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatch {
+    agent: Option<String>,
+    cwd: Option<String>,
+    client: Option<String>,
+    tool: Option<String>,
+    command: Option<String>,
+    header: Option<String>,
+    question: Option<QuestionRegex>,
+    intent: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawAnswer {
+    Label(String),
+    Table(RawAnswerTable),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAnswerTable {
+    option: Option<String>,
+    recommended: Option<bool>,
+    text: Option<String>,
+}
+
+impl TryFrom<RawRule> for Rule {
+    type Error = String;
+
+    fn try_from(raw: RawRule) -> Result<Rule, String> {
+        if raw.name.trim().is_empty() {
+            return Err("`name` must not be empty".into());
+        }
+        let name = raw.name;
+        let action = {
+            let mut actions = Vec::new();
+            if let Some(answer) = raw.answer {
+                actions.push(Action::Answer(answer.choice()?));
+            }
+            if let Some(message) = raw.deny {
+                actions.push(Action::Deny(non_empty("deny", message)?));
+            }
+            if let Some(message) = raw.dismiss {
+                actions.push(Action::Dismiss(non_empty("dismiss", message)?));
+            }
+            match raw.ask {
+                Some(true) => actions.push(Action::Ask),
+                Some(false) => return Err("`ask = false` means nothing: leave it out".into()),
+                None => {}
+            }
+            match actions.len() {
+                1 => actions.pop().expect("one action"),
+                0 => {
+                    return Err(format!(
+                        "rule {name:?} has no action: give one of `answer`, `deny`, `dismiss`, `ask`"
+                    ))
+                }
+                _ => {
+                    return Err(format!(
+                        "rule {name:?} has more than one action: give only one of `answer`, `deny`, `dismiss`, `ask`"
+                    ))
+                }
+            }
+        };
+        if raw.after.is_some() && action == Action::Ask {
+            return Err(
+                "`after` with `ask = true` means nothing: the human is asked anyway".into(),
+            );
+        }
+        let m = raw.matcher;
+        if m.command.is_some() && m.tool.is_none() {
+            return Err(
+                "`match.command` needs `match.tool`: say which tool runs the command".into(),
+            );
+        }
+        if let Some(cwd) = &m.cwd {
+            if !cwd.starts_with('/') {
+                return Err(format!("`match.cwd` must be an absolute path, not {cwd:?}"));
+            }
+        }
+        let glob = |g: Option<String>| g.as_deref().map(Glob::new);
+        Ok(Rule {
+            name,
+            matcher: Match {
+                agent: glob(m.agent),
+                cwd: m.cwd.map(|c| {
+                    let trimmed = c.trim_end_matches('/');
+                    if trimmed.is_empty() {
+                        "/".to_owned()
+                    } else {
+                        trimmed.to_owned()
+                    }
+                }),
+                client: glob(m.client),
+                tool: glob(m.tool),
+                command: glob(m.command),
+                header: glob(m.header),
+                question: m.question.map(|q| q.0),
+                intent: m.intent,
+            },
+            action,
+            after: raw.after.map(|a| a.0),
+            mode: raw.mode,
+            line: 0,
+        })
+    }
+}
+
+impl RawAnswer {
+    fn choice(self) -> Result<Choice, String> {
+        match self {
+            RawAnswer::Label(label) => Ok(Choice::Option(non_empty("answer", label)?)),
+            RawAnswer::Table(table) => match (table.option, table.recommended, table.text) {
+                (Some(label), None, None) => Ok(Choice::Option(non_empty("answer.option", label)?)),
+                (None, Some(true), None) => Ok(Choice::Recommended),
+                (None, None, Some(text)) => Ok(Choice::Text(non_empty("answer.text", text)?)),
+                (None, Some(false), None) => {
+                    Err("`answer.recommended = false` means nothing: name an option instead".into())
+                }
+                _ => Err(
+                    "`answer` takes exactly one of `option = \"<label>\"`, `recommended = true`, `text = \"...\"`"
+                        .into(),
+                ),
+            },
+        }
+    }
+}
+
+fn non_empty(field: &str, value: String) -> Result<String, String> {
+    if value.trim().is_empty() {
+        Err(format!("`{field}` must not be empty"))
+    } else {
+        Ok(value)
+    }
+}
+
+/// `after = "10m"`: a positive duration written as numbers with units `s`, `m`, `h`, `d`.
+struct After(Duration);
+
+impl<'de> Deserialize<'de> for After {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_duration(&text)
+            .map(After)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// Parses `"90s"`, `"10m"`, `"1h30m"`, `"2d"`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("{text:?} is not a duration: write it like \"30s\", \"10m\" or \"1h30m\"");
+    let mut total: u64 = 0;
+    let mut digits = String::new();
+    let mut any = false;
+    for c in text.trim().chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return Err(bad()),
+        };
+        let n: u64 = digits.parse().map_err(|_| bad())?;
+        digits.clear();
+        total = n
+            .checked_mul(unit)
+            .and_then(|s| total.checked_add(s))
+            .ok_or_else(bad)?;
+        any = true;
+    }
+    if !digits.is_empty() || !any {
+        return Err(bad());
+    }
+    if total == 0 {
+        return Err("`after` must be longer than zero: leave it out to act at once".into());
+    }
+    Ok(Duration::from_secs(total))
+}
+
+/// `match.question`: a regular expression, checked when the file is read.
+struct QuestionRegex(Regex);
+
+impl<'de> Deserialize<'de> for QuestionRegex {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Regex::new(&text).map(QuestionRegex).map_err(|e| {
+            // The regex crate's message spans several lines; the first says what is wrong.
+            let detail = e.to_string();
+            let detail = detail.lines().last().unwrap_or_default().trim().to_owned();
+            serde::de::Error::custom(format!(
+                "`match.question` is not a regular expression: {detail}"
+            ))
+        })
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Answer(Choice::Option(label)) => write!(f, "answer {label:?}"),
+            Action::Answer(Choice::Recommended) => f.write_str("answer the recommended option"),
+            Action::Answer(Choice::Text(text)) => write!(f, "answer with the text {text:?}"),
+            Action::Deny(message) => write!(f, "deny ({message})"),
+            Action::Dismiss(message) => write!(f, "dismiss ({message})"),
+            Action::Ask => f.write_str("ask the human"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn error(text: &str) -> ParseError {
+        match RuleSet::parse(text) {
+            Err(e) => e,
+            Ok(set) => panic!("expected an error, parsed {set:?}"),
+        }
+    }
+
+    /// Checks the error's line and that its message says `says`.
+    #[track_caller]
+    fn check_error(text: &str, line: usize, says: &str) {
+        let e = error(text);
+        assert_eq!(e.line, line, "{e}");
+        assert!(e.message.contains(says), "{e:?} should say {says:?}");
+    }
+
+    #[test]
+    fn full_rule_parses() {
+        let set = RuleSet::parse(
+            r#"
+# Tests may always run.
+[[rule]]
+name = "cargo test"
+match = { tool = "Bash", command = "cargo test*", cwd = "/home/me/src/", agent = "claude-*", client = "claude-code", header = "Run", question = "^Run .*\\?$" }
+answer = "Allow once"
+after = "1h30m"
+mode = "shadow"
+
+[[rule]]
+name = "plans"
+match.intent = "plan-review"
+ask = true
+
+[[rule]]
+name = "recommended"
+answer = { recommended = true }
+
+[[rule]]
+name = "text"
+answer.text = "later"
+
+[[rule]]
+name = "no push"
+match = { tool = "Bash", command = "*git push*" }
+deny = "Do not push; open a pull request instead."
+
+[[rule]]
+name = "not here"
+dismiss = "Answer this one in the terminal."
+mode = "off"
+"#,
+        )
+        .unwrap();
+        let names: Vec<_> = set
+            .rules
+            .iter()
+            .map(|r| (r.name.as_str(), r.line))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("cargo test", 3),
+                ("plans", 10),
+                ("recommended", 15),
+                ("text", 19),
+                ("no push", 23),
+                ("not here", 28)
+            ]
+        );
+        let first = &set.rules[0];
+        assert_eq!(first.label(), "rule:cargo test");
+        assert_eq!(first.after, Some(Duration::from_secs(5400)));
+        assert_eq!(first.mode, Mode::Shadow);
+        assert_eq!(first.matcher.cwd.as_deref(), Some("/home/me/src"));
+        assert_eq!(
+            first.action,
+            Action::Answer(Choice::Option("Allow once".into()))
+        );
+        assert_eq!(set.rules[1].action, Action::Ask);
+        assert_eq!(set.rules[1].matcher.intent.as_deref(), Some("plan-review"));
+        assert_eq!(set.rules[2].action, Action::Answer(Choice::Recommended));
+        assert_eq!(
+            set.rules[3].action,
+            Action::Answer(Choice::Text("later".into()))
+        );
+        assert_eq!(
+            set.rules[4].action,
+            Action::Deny("Do not push; open a pull request instead.".into())
+        );
+        assert_eq!(set.rules[5].mode, Mode::Off);
+        assert_eq!(set.rules[2].mode, Mode::On);
+    }
+
+    #[test]
+    fn empty_file_has_no_rules() {
+        assert!(RuleSet::parse("").unwrap().rules.is_empty());
+        assert!(RuleSet::parse("# nothing yet\n").unwrap().rules.is_empty());
+    }
+
+    #[test]
+    fn errors_name_their_line() {
+        // Not TOML at all.
+        check_error("[[rule]]\nname = \"a\"\nanswer = \n", 3, "");
+        // An unknown key, top level and in a rule and in its match.
+        check_error("rules = 1\n", 1, "unknown field `rules`");
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswr = \"Yes\"\n",
+            3,
+            "unknown field `answr`",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch = { tol = \"Bash\" }\n",
+            4,
+            "unknown field `tol`",
+        );
+        // Bad values point at the value.
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nafter = \"ten minutes\"\n",
+            4,
+            "not a duration",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nafter = \"0s\"\n",
+            4,
+            "longer than zero",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.question = \"(unclosed\"\n",
+            4,
+            "not a regular expression",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmode = \"sometimes\"\n",
+            4,
+            "unknown variant `sometimes`",
+        );
+        // Whole-rule problems point at the rule.
+        check_error(
+            "[[rule]]\nname = \"ok\"\nask = true\n\n[[rule]]\nname = \"a\"\n",
+            5,
+            "has no action",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\ndeny = \"no\"\n",
+            1,
+            "more than one action",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.command = \"ls\"\n",
+            1,
+            "needs `match.tool`",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.cwd = \"src\"\n",
+            1,
+            "absolute path",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nask = true\nafter = \"1m\"\n",
+            1,
+            "means nothing",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = { recommended = true, text = \"x\" }\n",
+            1,
+            "exactly one of",
+        );
+        check_error(
+            "[[rule]]\nname = \" \"\nask = true\n",
+            1,
+            "must not be empty",
+        );
+        check_error("[[rule]]\nanswer = \"Yes\"\n", 1, "missing field `name`");
+        check_error(
+            "[[rule]]\nname = \"twice\"\nask = true\n\n[[rule]]\nname = \"twice\"\nask = true\n",
+            5,
+            "already defined on line 1",
+        );
+    }
+
+    #[test]
+    fn error_display_has_line_and_column() {
+        let e = error("[[rule]]\nname = \"a\"\nanswer = \"Yes\"\n  after = \"soon\"\n");
+        assert_eq!((e.line, e.column), (4, 11));
+        assert!(e.to_string().starts_with("line 4, column 11: "), "{e}");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("2d"), Ok(Duration::from_secs(172_800)));
+        for bad in [
+            "",
+            "10",
+            "m",
+            "1.5h",
+            "10 minutes",
+            "-1s",
+            "99999999999999999999d",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} parsed");
+        }
+    }
+
+    #[test]
+    fn load_reads_a_file_and_a_missing_file_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        assert!(load(&path).unwrap().rules.is_empty());
+        std::fs::write(&path, "[[rule]]\nname = \"a\"\nask = true\n").unwrap();
+        assert_eq!(load(&path).unwrap().rules.len(), 1);
+        std::fs::write(&path, "[[rule]]\nname = \"a\"\n").unwrap();
+        let message = load(&path).unwrap_err().to_string();
+        assert!(
+            message.starts_with(&format!("{}: line 1, column 1: ", path.display())),
+            "{message}"
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! Shell-style globs for rule matching: `*` matches any run of characters (slashes included), `?`
+//! one character, everything else itself.
+
+use std::fmt;
+
+/// A compiled glob.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Glob {
+    pattern: String,
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(char),
+    Any,
+    AnyRun,
+}
+
+impl Glob {
+    pub fn new(pattern: &str) -> Glob {
+        let parts = pattern
+            .chars()
+            .map(|c| match c {
+                '*' => Part::AnyRun,
+                '?' => Part::Any,
+                c => Part::Literal(c),
+            })
+            .collect();
+        Glob {
+            pattern: pattern.to_owned(),
+            parts,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether the whole of `text` matches.
+    pub fn matches(&self, text: &str) -> bool {
+        let text: Vec<char> = text.chars().collect();
+        let (mut p, mut t) = (0, 0);
+        // Where to resume after the last `*`: its position in the pattern and the text.
+        let mut resume: Option<(usize, usize)> = None;
+        while t < text.len() {
+            match self.parts.get(p) {
+                Some(Part::AnyRun) => {
+                    resume = Some((p, t));
+                    p += 1;
+                }
+                Some(Part::Any) => {
+                    p += 1;
+                    t += 1;
+                }
+                Some(Part::Literal(c)) if *c == text[t] => {
+                    p += 1;
+                    t += 1;
+                }
+                _ => match resume {
+                    // Let the last `*` swallow one more character and try again.
+                    Some((star, at)) => {
+                        p = star + 1;
+                        t = at + 1;
+                        resume = Some((star, at + 1));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        self.parts[p..].iter().all(|part| *part == Part::AnyRun)
+    }
+}
+
+impl fmt::Debug for Glob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Glob({:?})", self.pattern)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Glob;
+
+    fn check(pattern: &str, text: &str, expected: bool) {
+        assert_eq!(
+            Glob::new(pattern).matches(text),
+            expected,
+            "{pattern:?} against {text:?}"
+        );
+    }
+
+    #[test]
+    fn matching() {
+        check("Bash", "Bash", true);
+        check("Bash", "bash", false);
+        check("Bash", "Bash2", false);
+        check("cargo test*", "cargo test", true);
+        check("cargo test*", "cargo test --all", true);
+        check("cargo test*", "cargo build", false);
+        check("*", "", true);
+        check("", "", true);
+        check("", "x", false);
+        check("?", "é", true);
+        check("?", "", false);
+        check("a*b*c", "aXbYc", true);
+        check("a*b*c", "abc", true);
+        check("a*b*c", "acb", false);
+        check("*.rs", "src/lib.rs", true);
+        check("claude-*", "claude-code 2.1.0", true);
+        check("*git push*", "cd x && git push origin main", true);
+        check("a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false);
+    }
+}

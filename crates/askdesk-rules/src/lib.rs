@@ -1,0 +1,23 @@
+//! askdesk-rules: answer rules the human writes and controls, applied at the head of the waterfall.
+//!
+//! - [`file`](mod@file): the rules file (`$XDG_CONFIG_HOME/askdesk/rules.toml`), parsed into a [`RuleSet`];
+//!   errors carry the line and column they point at. Reading the file is the crate's only I/O.
+//! - [`glob`]: the shell-style globs rules match names with.
+//! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
+//!   (plan reviews and permission prompts).
+//! - [`engine`]: [`Engine`], which keeps the file loaded (reloading it when it changes, keeping the
+//!   last good rules when it breaks) and installs the in-process answerer labelled `rules` whose
+//!   decisions the journal shows as `rule:<name>`; rules with `after` decide through a deadline.
+//! - [`replay`](mod@replay): settled requests replayed through the rules in force, per rule: hits, acts,
+//!   agreements with the human and differences (`askdesk rules test` and `list`).
+
+pub mod engine;
+pub mod file;
+pub mod glob;
+pub mod matching;
+pub mod replay;
+
+pub use engine::{Deadline, Engine, Loaded, ANSWERER_LABEL, DEFAULT_POLL};
+pub use file::{default_path, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet};
+pub use matching::{Evaluation, Verdict, ASK_DENIED};
+pub use replay::{replay, Past, Replay, RuleReport, Settlement};

@@ -1,0 +1,580 @@
+//! Which rule applies to a request, and what it would decide: matching, the two safety rules, and
+//! the answer a rule builds for each question of the batch.
+//!
+//! Safety rules, checked before anything else a rule says:
+//! - a batch with a plan review (`intent.kind = "plan-review"`) is acted on only by a rule whose
+//!   match names that intent;
+//! - a permission prompt (the asking agent's `meta.tool` is set, as `askdesk hook` sets it) is
+//!   answered only by a rule whose match names the tool.
+//!
+//! `ask = true` leaves the request to the human and is exempt from both.
+
+use askdesk_core::{
+    AgentInfo, Answer, AnswerItem, Decision, ErrorCode, Failure, Intent, Question,
+    UserQuestionError,
+};
+
+use crate::file::{Action, Choice, Mode, Rule, RuleSet};
+
+/// The error code of a rule's `deny`.
+pub const ASK_DENIED: &str = "ASK_DENIED";
+/// The agent `meta` keys rules read besides `cwd`.
+pub const META_CLIENT: &str = "client";
+pub const META_TOOL: &str = "tool";
+pub const META_COMMAND: &str = "command";
+
+/// What a rule decides for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Answer(Answer),
+    Deny(String),
+    Dismiss(String),
+    Ask,
+}
+
+impl Verdict {
+    /// The waterfall decision; `None` for `Ask` (the request goes on to the human).
+    pub fn decision(&self) -> Option<Decision> {
+        match self {
+            Verdict::Answer(answer) => Some(Decision::Claim(answer.clone())),
+            Verdict::Deny(message) => Some(Decision::Fail(Failure::Domain(
+                UserQuestionError::new(ErrorCode::Other(ASK_DENIED.to_owned()), message.clone()),
+            ))),
+            Verdict::Dismiss(message) => Some(Decision::Fail(Failure::Domain(
+                UserQuestionError::new(ErrorCode::AskCancelled, message.clone()),
+            ))),
+            Verdict::Ask => None,
+        }
+    }
+}
+
+/// What the rules make of one request.
+#[derive(Debug, Default)]
+pub struct Evaluation<'a> {
+    /// The first rule in `on` mode that applies, and its verdict.
+    pub acting: Option<(&'a Rule, Verdict)>,
+    /// Every rule in `shadow` mode that applies: proposals only.
+    pub shadow: Vec<(&'a Rule, Verdict)>,
+}
+
+impl RuleSet {
+    /// Evaluates the request: rules in file order, `off` rules skipped, the first `on` rule that
+    /// applies decides, and shadow rules are all consulted.
+    pub fn evaluate<'a>(
+        &'a self,
+        agent: Option<&AgentInfo>,
+        questions: &[Question],
+    ) -> Evaluation<'a> {
+        let mut evaluation = Evaluation::default();
+        for rule in &self.rules {
+            match rule.mode {
+                Mode::Off => {}
+                Mode::On if evaluation.acting.is_none() => {
+                    if let Some(verdict) = rule.verdict(agent, questions) {
+                        evaluation.acting = Some((rule, verdict));
+                    }
+                }
+                Mode::On => {}
+                Mode::Shadow => {
+                    if let Some(verdict) = rule.verdict(agent, questions) {
+                        evaluation.shadow.push((rule, verdict));
+                    }
+                }
+            }
+        }
+        evaluation
+    }
+}
+
+impl Rule {
+    /// What this rule decides for the request, or `None` when it does not apply: its match fails,
+    /// a safety rule keeps it out, or its answer does not fit every question (an option label the
+    /// question lacks, no recommended option).
+    pub fn verdict(&self, agent: Option<&AgentInfo>, questions: &[Question]) -> Option<Verdict> {
+        if !self.matches(agent, questions) {
+            return None;
+        }
+        if self.action != Action::Ask {
+            let plan_review = questions
+                .iter()
+                .any(|q| q.intent.as_ref().is_some_and(Intent::is_plan_review));
+            if plan_review && self.matcher.intent.as_deref() != Some(Intent::PLAN_REVIEW) {
+                return None;
+            }
+            let permission = meta_str(agent, META_TOOL).is_some();
+            if permission && matches!(self.action, Action::Answer(_)) && self.matcher.tool.is_none()
+            {
+                return None;
+            }
+        }
+        Some(match &self.action {
+            Action::Answer(choice) => Verdict::Answer(Answer {
+                answers: questions
+                    .iter()
+                    .map(|q| answer_item(q, choice))
+                    .collect::<Option<_>>()?,
+            }),
+            Action::Deny(message) => Verdict::Deny(message.clone()),
+            Action::Dismiss(message) => Verdict::Dismiss(message.clone()),
+            Action::Ask => Verdict::Ask,
+        })
+    }
+
+    /// Whether every field of the rule's match holds for the request.
+    pub fn matches(&self, agent: Option<&AgentInfo>, questions: &[Question]) -> bool {
+        let m = &self.matcher;
+        if let Some(glob) = &m.agent {
+            let Some(agent) = agent else { return false };
+            let label = agent.label.as_deref().is_some_and(|l| glob.matches(l));
+            if !glob.matches(&agent.id) && !label {
+                return false;
+            }
+        }
+        if let Some(prefix) = &m.cwd {
+            let Some(cwd) = meta_str(agent, "cwd") else {
+                return false;
+            };
+            if !under(cwd, prefix) {
+                return false;
+            }
+        }
+        for (glob, key) in [
+            (&m.client, META_CLIENT),
+            (&m.tool, META_TOOL),
+            (&m.command, META_COMMAND),
+        ] {
+            if let Some(glob) = glob {
+                if !meta_str(agent, key).is_some_and(|value| glob.matches(value)) {
+                    return false;
+                }
+            }
+        }
+        questions.iter().all(|q| {
+            m.header
+                .as_ref()
+                .is_none_or(|glob| q.header.as_deref().is_some_and(|h| glob.matches(h)))
+                && m.question
+                    .as_ref()
+                    .is_none_or(|re| re.is_match(&q.question))
+                && m.intent
+                    .as_ref()
+                    .is_none_or(|kind| q.intent.as_ref().is_some_and(|i| i.kind == *kind))
+        })
+    }
+}
+
+/// A string entry of the agent's `meta`.
+fn meta_str<'a>(agent: Option<&'a AgentInfo>, key: &str) -> Option<&'a str> {
+    agent?.meta.as_ref()?.get(key)?.as_str()
+}
+
+/// Whether `path` is `prefix` or lies under it, by whole components.
+fn under(path: &str, prefix: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    if prefix == "/" {
+        return path.starts_with('/') || path.is_empty();
+    }
+    match path.strip_prefix(prefix) {
+        Some(rest) => rest.is_empty() || rest.starts_with('/'),
+        None => false,
+    }
+}
+
+/// The answer a choice gives to one question, if it fits the question.
+fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
+    let selected = |label: &str| AnswerItem {
+        id: question.id.clone(),
+        selected: vec![label.to_owned()],
+        custom: None,
+    };
+    match choice {
+        Choice::Option(wanted) => {
+            let exact = question.options.iter().find(|o| o.label == *wanted);
+            let loose = || {
+                question
+                    .options
+                    .iter()
+                    .find(|o| strip_recommended(&o.label) == wanted.as_str())
+            };
+            exact.or_else(loose).map(|o| selected(&o.label))
+        }
+        Choice::Recommended => question
+            .options
+            .iter()
+            .find(|o| o.label.trim_end().ends_with(RECOMMENDED))
+            .map(|o| selected(&o.label)),
+        Choice::Text(text) => Some(AnswerItem {
+            id: question.id.clone(),
+            selected: Vec::new(),
+            custom: Some(text.clone()),
+        }),
+    }
+}
+
+const RECOMMENDED: &str = "(Recommended)";
+
+fn strip_recommended(label: &str) -> &str {
+    label
+        .trim_end()
+        .strip_suffix(RECOMMENDED)
+        .map_or(label, str::trim_end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use askdesk_core::QuestionOption;
+    use serde_json::{json, Map, Value};
+
+    fn rules(text: &str) -> RuleSet {
+        RuleSet::parse(text).unwrap()
+    }
+
+    fn question(id: &str, text: &str, options: &[&str]) -> Question {
+        Question {
+            id: id.into(),
+            question: text.into(),
+            header: None,
+            detail: None,
+            options: options
+                .iter()
+                .map(|l| QuestionOption {
+                    label: (*l).into(),
+                    description: None,
+                })
+                .collect(),
+            multi_select: false,
+            intent: None,
+        }
+    }
+
+    fn plan() -> Question {
+        let mut q = question("plan", "Approve the plan?", &["Approve", "Keep planning"]);
+        q.detail = Some("# Plan".into());
+        q.intent = Some(Intent {
+            kind: "plan-review".into(),
+            approve: "Approve".into(),
+        });
+        q
+    }
+
+    fn agent(id: &str, label: Option<&str>, meta: Value) -> AgentInfo {
+        AgentInfo {
+            id: id.into(),
+            label: label.map(str::to_owned),
+            meta: match meta {
+                Value::Object(map) => Some(map),
+                _ => Some(Map::new()),
+            },
+        }
+    }
+
+    fn chosen(verdict: Option<Verdict>) -> Option<Vec<(Vec<String>, Option<String>)>> {
+        match verdict? {
+            Verdict::Answer(a) => Some(
+                a.answers
+                    .into_iter()
+                    .map(|i| (i.selected, i.custom))
+                    .collect(),
+            ),
+            other => panic!("expected an answer, got {other:?}"),
+        }
+    }
+
+    fn one(label: &str) -> Option<Vec<(Vec<String>, Option<String>)>> {
+        Some(vec![(vec![label.to_owned()], None)])
+    }
+
+    #[test]
+    fn each_match_field() {
+        let set = rules(
+            r#"
+[[rule]]
+name = "r"
+answer = "Yes"
+match = { agent = "claude-*", cwd = "/src/app", client = "claude-code", header = "Tests", question = "(?i)run .* tests" }
+"#,
+        );
+        let rule = &set.rules[0];
+        let coder = agent(
+            "s1",
+            Some("claude-code 2.1"),
+            json!({ "cwd": "/src/app/crates", "client": "claude-code" }),
+        );
+        let mut q = question("q", "Run the unit tests now?", &["Yes", "No"]);
+        q.header = Some("Tests".into());
+        assert_eq!(
+            chosen(rule.verdict(Some(&coder), std::slice::from_ref(&q))),
+            one("Yes")
+        );
+
+        // Each field, broken on its own, stops the match.
+        let other_label = agent(
+            "s1",
+            Some("codex"),
+            json!({ "cwd": "/src/app", "client": "claude-code" }),
+        );
+        assert!(!rule.matches(Some(&other_label), std::slice::from_ref(&q)));
+        let by_id = agent(
+            "claude-7",
+            None,
+            json!({ "cwd": "/src/app", "client": "claude-code" }),
+        );
+        assert!(
+            rule.matches(Some(&by_id), std::slice::from_ref(&q)),
+            "the glob matches the id too"
+        );
+        let sibling = agent(
+            "s1",
+            Some("claude-code"),
+            json!({ "cwd": "/src/application", "client": "claude-code" }),
+        );
+        assert!(
+            !rule.matches(Some(&sibling), std::slice::from_ref(&q)),
+            "cwd is a prefix by components"
+        );
+        let no_client = agent("s1", Some("claude-code"), json!({ "cwd": "/src/app" }));
+        assert!(!rule.matches(Some(&no_client), std::slice::from_ref(&q)));
+        assert!(
+            !rule.matches(None, std::slice::from_ref(&q)),
+            "no agent, no agent match"
+        );
+        let mut headless = q.clone();
+        headless.header = None;
+        assert!(!rule.matches(Some(&coder), &[headless]));
+        let other_text = question("q", "Deploy?", &["Yes", "No"]);
+        assert!(
+            !rule.matches(Some(&coder), &[q.clone(), other_text]),
+            "every question must match"
+        );
+    }
+
+    #[test]
+    fn empty_match_matches_everything_it_safely_can() {
+        let set = rules("[[rule]]\nname = \"all\"\nanswer = { recommended = true }\n");
+        let q = question("q", "Clean up?", &["Yes (Recommended)", "No"]);
+        assert_eq!(
+            chosen(set.rules[0].verdict(None, &[q])),
+            one("Yes (Recommended)")
+        );
+    }
+
+    #[test]
+    fn answers_fit_every_question_or_the_rule_does_not_apply() {
+        let set = rules(
+            r#"
+[[rule]]
+name = "yes"
+answer = "Yes"
+[[rule]]
+name = "rec"
+answer = { recommended = true }
+[[rule]]
+name = "text"
+answer.text = "after lunch"
+"#,
+        );
+        let (yes, rec, text) = (&set.rules[0], &set.rules[1], &set.rules[2]);
+        let plain = question("a", "?", &["Yes", "No"]);
+        let recommended = question("b", "?", &["Yes (Recommended)", "No"]);
+        let free = question("c", "When?", &[]);
+        assert_eq!(
+            chosen(yes.verdict(None, std::slice::from_ref(&plain))),
+            one("Yes")
+        );
+        assert_eq!(
+            chosen(yes.verdict(None, std::slice::from_ref(&recommended))),
+            one("Yes (Recommended)"),
+            "the label may leave out (Recommended)"
+        );
+        assert_eq!(
+            yes.verdict(None, &[plain.clone(), free.clone()]),
+            None,
+            "no Yes on a free-text question"
+        );
+        assert_eq!(
+            rec.verdict(None, std::slice::from_ref(&plain)),
+            None,
+            "nothing recommended"
+        );
+        assert_eq!(
+            chosen(rec.verdict(None, std::slice::from_ref(&recommended))),
+            one("Yes (Recommended)")
+        );
+        assert_eq!(
+            chosen(text.verdict(None, &[plain, free])),
+            Some(vec![
+                (vec![], Some("after lunch".into())),
+                (vec![], Some("after lunch".into()))
+            ])
+        );
+    }
+
+    #[test]
+    fn plan_reviews_need_a_rule_that_names_them() {
+        let set = rules(
+            r#"
+[[rule]]
+name = "everything"
+answer = "Approve"
+[[rule]]
+name = "deny everything"
+deny = "no"
+[[rule]]
+name = "plans"
+match.intent = "plan-review"
+answer = "Approve"
+[[rule]]
+name = "human"
+ask = true
+"#,
+        );
+        assert_eq!(set.rules[0].verdict(None, &[plan()]), None);
+        assert_eq!(set.rules[1].verdict(None, &[plan()]), None);
+        assert_eq!(
+            chosen(set.rules[2].verdict(None, &[plan()])),
+            one("Approve")
+        );
+        assert_eq!(set.rules[3].verdict(None, &[plan()]), Some(Verdict::Ask));
+        // A plan mixed into a batch protects the whole batch.
+        let mixed = [question("q", "?", &["Approve"]), plan()];
+        assert_eq!(set.rules[0].verdict(None, &mixed), None);
+        assert_eq!(
+            set.rules[2].verdict(None, &mixed),
+            None,
+            "the plain question has no intent"
+        );
+        let evaluation = set.evaluate(None, &[plan()]);
+        assert_eq!(
+            evaluation.acting.map(|(r, _)| r.name.as_str()),
+            Some("plans")
+        );
+    }
+
+    #[test]
+    fn permission_prompts_are_answered_only_by_rules_that_name_the_tool() {
+        let set = rules(
+            r#"
+[[rule]]
+name = "yes to all"
+answer = "Allow"
+[[rule]]
+name = "no pushes"
+match = { tool = "Bash", command = "*git push*" }
+answer = "Deny"
+[[rule]]
+name = "tests"
+match = { tool = "Bash", command = "cargo test*" }
+answer = "Allow"
+[[rule]]
+name = "refuse the rest"
+deny = "ask in the terminal"
+"#,
+        );
+        let prompt = [question("q", "Allow Bash?", &["Allow", "Deny"])];
+        let hook = |command: &str| agent("s", None, json!({ "tool": "Bash", "command": command }));
+        let name = |command: &str| {
+            set.evaluate(Some(&hook(command)), &prompt)
+                .acting
+                .map(|(r, _)| r.name.clone())
+        };
+        assert_eq!(name("cargo test -p x").as_deref(), Some("tests"));
+        assert_eq!(name("git push origin main").as_deref(), Some("no pushes"));
+        assert_eq!(
+            name("rm -rf target").as_deref(),
+            Some("refuse the rest"),
+            "deny needs no tool"
+        );
+        // The same question from a plain agent is not a permission prompt.
+        let plain = set.evaluate(Some(&agent("s", None, json!({}))), &prompt);
+        assert_eq!(
+            plain.acting.map(|(r, _)| r.name.as_str()),
+            Some("yes to all")
+        );
+    }
+
+    #[test]
+    fn first_on_rule_decides_shadow_rules_all_propose_off_rules_sleep() {
+        let set = rules(
+            r#"
+[[rule]]
+name = "off"
+answer = "Yes"
+mode = "off"
+[[rule]]
+name = "shadow-no"
+answer = "No"
+mode = "shadow"
+[[rule]]
+name = "first"
+answer = "Yes"
+[[rule]]
+name = "second"
+answer = "No"
+[[rule]]
+name = "shadow-late"
+answer = "Yes"
+mode = "shadow"
+"#,
+        );
+        let q = [question("q", "?", &["Yes", "No"])];
+        let evaluation = set.evaluate(None, &q);
+        let (rule, verdict) = evaluation.acting.unwrap();
+        assert_eq!(rule.name, "first");
+        assert_eq!(chosen(Some(verdict)), one("Yes"));
+        let shadows: Vec<_> = evaluation
+            .shadow
+            .iter()
+            .map(|(r, _)| r.name.as_str())
+            .collect();
+        assert_eq!(shadows, ["shadow-no", "shadow-late"]);
+    }
+
+    #[test]
+    fn ask_stops_the_rules() {
+        let set = rules(
+            "[[rule]]\nname = \"human\"\nask = true\nmatch.header = \"Deploy\"\n\n[[rule]]\nname = \"yes\"\nanswer = \"Yes\"\n",
+        );
+        let mut deploy = question("q", "?", &["Yes"]);
+        deploy.header = Some("Deploy".into());
+        let evaluation = set.evaluate(None, &[deploy]);
+        assert_eq!(
+            evaluation
+                .acting
+                .as_ref()
+                .map(|(r, v)| (r.name.as_str(), v)),
+            Some(("human", &Verdict::Ask))
+        );
+        assert_eq!(evaluation.acting.unwrap().1.decision(), None);
+    }
+
+    #[test]
+    fn deny_and_dismiss_decisions() {
+        let denied = Verdict::Deny("not on main".into()).decision().unwrap();
+        let Decision::Fail(Failure::Domain(e)) = denied else {
+            panic!("{denied:?}")
+        };
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            ("ASK_DENIED", "not on main")
+        );
+        let dismissed = Verdict::Dismiss("later".into()).decision().unwrap();
+        let Decision::Fail(Failure::Domain(e)) = dismissed else {
+            panic!("{dismissed:?}")
+        };
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            ("ASK_CANCELLED", "later")
+        );
+    }
+
+    #[test]
+    fn cwd_prefixes() {
+        assert!(under("/src/app", "/src/app"));
+        assert!(under("/src/app/", "/src/app"));
+        assert!(under("/src/app/x/y", "/src/app"));
+        assert!(!under("/src/apple", "/src/app"));
+        assert!(!under("/src", "/src/app"));
+        assert!(under("/anything", "/"));
+    }
+}

@@ -1,0 +1,237 @@
+//! Replaying settled requests through the rules in force: what each rule would have done, where
+//! that differs from what the human chose, and how often it already acted.
+
+use askdesk_core::{AgentInfo, Answer, Question};
+
+use crate::file::{Rule, RuleSet};
+use crate::matching::Verdict;
+
+/// One settled request, as the journal recorded it.
+#[derive(Debug, Clone)]
+pub struct Past {
+    /// Milliseconds since the Unix epoch.
+    pub asked_at: u64,
+    pub agent: Option<AgentInfo>,
+    pub questions: Vec<Question>,
+    pub settled: Settlement,
+    /// Who settled it (`rule:<name>` for a rule), when the journal knows.
+    pub answerer: Option<String>,
+}
+
+/// How a past request settled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Settlement {
+    Answered(Answer),
+    Dismissed,
+    /// Failed with this error code (`ASK_DENIED` for a rule's deny).
+    Failed(Option<String>),
+    /// Withdrawn by the asker, or a late answer: nobody chose anything to compare with.
+    Other,
+}
+
+/// What one rule would have done with the replayed requests.
+#[derive(Debug, Clone)]
+pub struct RuleReport<'a> {
+    pub rule: &'a Rule,
+    /// Requests the rule applies to now (as the deciding rule, or as a shadow rule).
+    pub hits: usize,
+    /// Requests this rule settled (the journal names it).
+    pub acted: usize,
+    /// Requests the human settled where the rule would have done the same.
+    pub agreed: usize,
+    /// Requests the human settled differently, with what the rule would have done.
+    pub differed: Vec<(&'a Past, Verdict)>,
+}
+
+/// The replay of a journal through a rule set.
+#[derive(Debug, Clone)]
+pub struct Replay<'a> {
+    /// One report per rule, in file order.
+    pub rules: Vec<RuleReport<'a>>,
+    /// Requests no rule applies to.
+    pub unmatched: usize,
+}
+
+/// Replays `past` through `rules`. Only requests a human settled count toward agreement; a
+/// request that a rule settled counts toward that rule's `acted`.
+pub fn replay<'a>(rules: &'a RuleSet, past: &'a [Past]) -> Replay<'a> {
+    let mut reports: Vec<RuleReport<'a>> = rules
+        .rules
+        .iter()
+        .map(|rule| RuleReport {
+            rule,
+            hits: 0,
+            acted: 0,
+            agreed: 0,
+            differed: Vec::new(),
+        })
+        .collect();
+    let mut unmatched = 0;
+    for request in past {
+        if let Some(name) = request
+            .answerer
+            .as_deref()
+            .and_then(|a| a.strip_prefix("rule:"))
+        {
+            if let Some(report) = reports.iter_mut().find(|r| r.rule.name == name) {
+                report.acted += 1;
+            }
+        }
+        let evaluation = rules.evaluate(request.agent.as_ref(), &request.questions);
+        let applying = evaluation.acting.into_iter().chain(evaluation.shadow);
+        let mut any = false;
+        for (rule, verdict) in applying {
+            any = true;
+            let report = reports
+                .iter_mut()
+                .find(|r| std::ptr::eq(r.rule, rule))
+                .expect("every rule has a report");
+            report.hits += 1;
+            let by_human = !request
+                .answerer
+                .as_deref()
+                .is_some_and(|a| a.starts_with("rule:"));
+            if !by_human || verdict == Verdict::Ask || request.settled == Settlement::Other {
+                continue;
+            }
+            if same(&verdict, &request.settled) {
+                report.agreed += 1;
+            } else {
+                report.differed.push((request, verdict));
+            }
+        }
+        if !any {
+            unmatched += 1;
+        }
+    }
+    Replay {
+        rules: reports,
+        unmatched,
+    }
+}
+
+/// Whether the rule's verdict is what the human did.
+fn same(verdict: &Verdict, settled: &Settlement) -> bool {
+    match (verdict, settled) {
+        (Verdict::Answer(proposed), Settlement::Answered(chosen)) => {
+            proposed.answers.len() == chosen.answers.len()
+                && proposed.answers.iter().all(|p| {
+                    chosen.answers.iter().any(|c| {
+                        c.id == p.id
+                            && sorted(&c.selected) == sorted(&p.selected)
+                            && c.custom == p.custom
+                    })
+                })
+        }
+        (Verdict::Dismiss(_), Settlement::Dismissed) => true,
+        (Verdict::Deny(_), Settlement::Failed(Some(code))) => code == crate::matching::ASK_DENIED,
+        _ => false,
+    }
+}
+
+fn sorted(labels: &[String]) -> Vec<&str> {
+    let mut labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    labels.sort_unstable();
+    labels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use askdesk_core::{AnswerItem, QuestionOption};
+
+    fn question(text: &str) -> Question {
+        Question {
+            id: "q".into(),
+            question: text.into(),
+            header: None,
+            detail: None,
+            options: ["Yes", "No"]
+                .iter()
+                .map(|l| QuestionOption {
+                    label: (*l).into(),
+                    description: None,
+                })
+                .collect(),
+            multi_select: false,
+            intent: None,
+        }
+    }
+
+    fn past(text: &str, settled: Settlement, answerer: Option<&str>) -> Past {
+        Past {
+            asked_at: 0,
+            agent: None,
+            questions: vec![question(text)],
+            settled,
+            answerer: answerer.map(str::to_owned),
+        }
+    }
+
+    fn chose(label: &str) -> Settlement {
+        Settlement::Answered(Answer {
+            answers: vec![AnswerItem {
+                id: "q".into(),
+                selected: vec![label.into()],
+                custom: None,
+            }],
+        })
+    }
+
+    #[test]
+    fn counts_hits_agreements_differences_and_acts() {
+        let rules = RuleSet::parse(
+            r#"
+[[rule]]
+name = "deploy"
+match.question = "^Deploy"
+answer = "No"
+[[rule]]
+name = "guess"
+match.question = "^Guess"
+answer = "Yes"
+mode = "shadow"
+[[rule]]
+name = "cleanup"
+match.question = "^Clean"
+dismiss = "later"
+"#,
+        )
+        .unwrap();
+        let journal = vec![
+            past("Deploy now?", chose("No"), Some("desktop")),
+            past("Deploy again?", chose("Yes"), Some("desktop")),
+            past("Deploy later?", chose("No"), Some("rule:deploy")),
+            past("Deploy, withdrawn?", Settlement::Other, None),
+            past("Guess?", chose("Yes"), Some("human")),
+            past("Clean up?", Settlement::Dismissed, Some("desktop")),
+            past("Something else?", chose("No"), Some("desktop")),
+        ];
+        let replay = replay(&rules, &journal);
+        let summary: Vec<_> = replay
+            .rules
+            .iter()
+            .map(|r| {
+                (
+                    r.rule.name.as_str(),
+                    r.hits,
+                    r.acted,
+                    r.agreed,
+                    r.differed.len(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("deploy", 4, 1, 1, 1),
+                ("guess", 1, 0, 1, 0),
+                ("cleanup", 1, 0, 1, 0)
+            ]
+        );
+        let (request, verdict) = &replay.rules[0].differed[0];
+        assert_eq!(request.questions[0].question, "Deploy again?");
+        assert!(matches!(verdict, Verdict::Answer(a) if a.answers[0].selected == ["No"]));
+        assert_eq!(replay.unmatched, 1);
+    }
+}

@@ -1,0 +1,308 @@
+//! The rules engine on a real `Service`: a rule answering at once (signed `rule:<name>`), a
+//! deadline firing at the right moment on paused time, the human beating a deadline, shadow
+//! rules, and a broken or changing rules file.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use askdesk_core::{
+    decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config,
+    Decision, Offer, Question, QuestionOption, Request, RequestId, Responder, Scope, Service,
+    Settled,
+};
+use askdesk_rules::Engine;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The human: holds every request until the test decides through the responder.
+struct Human {
+    offered: mpsc::UnboundedSender<(Arc<Request>, Responder)>,
+    withdrawn: Mutex<Vec<RequestId>>,
+}
+
+impl Answerer for Human {
+    fn offer(&self, request: &Arc<Request>) -> Offer {
+        let (responder, receiver) = decision_channel();
+        let _ = self.offered.send((request.clone(), responder));
+        Offer::Later(receiver)
+    }
+
+    fn withdraw(&self, request: RequestId) {
+        self.withdrawn.lock().unwrap().push(request);
+    }
+}
+
+struct Setup {
+    service: Service,
+    engine: Engine,
+    human: Arc<Human>,
+    offered: mpsc::UnboundedReceiver<(Arc<Request>, Responder)>,
+    _dir: tempfile::TempDir,
+}
+
+async fn setup(rules: &str) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rules.toml");
+    std::fs::write(&path, rules).unwrap();
+    let service = Service::new(Config::default());
+    let (tx, offered) = mpsc::unbounded_channel();
+    let human = Arc::new(Human {
+        offered: tx,
+        withdrawn: Mutex::default(),
+    });
+    service
+        .register_answerer(
+            AnswererRegistration {
+                scope: Scope::All,
+                prepend: false,
+                label: Some("human".into()),
+            },
+            human.clone(),
+        )
+        .unwrap();
+    let engine = Engine::open(path).await;
+    engine.install(&service).unwrap();
+    Setup {
+        service,
+        engine,
+        human,
+        offered,
+        _dir: dir,
+    }
+}
+
+fn question(id: &str, text: &str) -> Question {
+    Question {
+        id: id.into(),
+        question: text.into(),
+        header: None,
+        detail: None,
+        options: ["Yes (Recommended)", "No"]
+            .iter()
+            .map(|l| QuestionOption {
+                label: (*l).into(),
+                description: None,
+            })
+            .collect(),
+        multi_select: false,
+        intent: None,
+    }
+}
+
+fn ask(service: &Service, text: &str) -> tokio::task::JoinHandle<Settled> {
+    tokio::spawn(service.ask_settled(
+        AskRequest {
+            questions: vec![question("q", text)],
+            agent: None,
+        },
+        &CancellationToken::new(),
+    ))
+}
+
+fn chose(settled: &Settled) -> Vec<String> {
+    settled.result.as_ref().unwrap().answers[0].selected.clone()
+}
+
+const RULES: &str = r#"
+[[rule]]
+name = "clean"
+match.question = "^Clean up"
+answer = { recommended = true }
+
+[[rule]]
+name = "slow deploy"
+match.question = "^Deploy"
+answer = "No"
+after = "10m"
+
+[[rule]]
+name = "guess"
+match.question = "^Guess"
+answer = "No"
+mode = "shadow"
+"#;
+
+#[tokio::test(start_paused = true)]
+async fn a_rule_answers_at_once_and_signs_the_answer() {
+    let mut s = setup(RULES).await;
+    let settled = ask(&s.service, "Clean up the build?").await.unwrap();
+    assert_eq!(settled.answerer.as_deref(), Some("rule:clean"));
+    assert_eq!(chose(&settled), ["Yes (Recommended)"]);
+    assert!(s.offered.try_recv().is_err(), "the human was never asked");
+    let chain: Vec<_> = s.service.answerers().into_iter().map(|a| a.label).collect();
+    assert_eq!(chain, ["rules", "human"]);
+}
+
+#[tokio::test]
+async fn the_answerer_is_on_the_chain_only_while_there_are_rules() {
+    let s = setup("").await;
+    let chain =
+        |s: &Setup| -> Vec<String> { s.service.answerers().into_iter().map(|a| a.label).collect() };
+    assert_eq!(chain(&s), ["human"]);
+    rewrite(s.engine.path(), RULES);
+    assert!(s.engine.reload().await);
+    assert_eq!(chain(&s), ["rules", "human"]);
+    rewrite(
+        s.engine.path(),
+        "[[rule]]\nname = \"x\"\nask = true\nmode = \"off\"\n",
+    );
+    assert!(s.engine.reload().await);
+    assert_eq!(
+        chain(&s),
+        ["human"],
+        "rules that are all off need no answerer"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_fires_at_the_right_moment() {
+    let mut s = setup(RULES).await;
+    let started = tokio::time::Instant::now();
+    let pending = ask(&s.service, "Deploy to staging?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    let deadline = s.engine.deadline(request.id).expect("a deadline is set");
+    assert_eq!(deadline.rule, "slow deploy");
+    assert_eq!(deadline.action, "answer \"No\"");
+
+    tokio::time::sleep(Duration::from_secs(599)).await;
+    assert!(!pending.is_finished(), "not before ten minutes");
+    assert!(!responder.is_withdrawn());
+
+    let settled = pending.await.unwrap();
+    assert_eq!(started.elapsed(), Duration::from_secs(600));
+    assert_eq!(settled.answerer.as_deref(), Some("rule:slow deploy"));
+    assert_eq!(chose(&settled), ["No"]);
+    assert_eq!(
+        *s.human.withdrawn.lock().unwrap(),
+        [request.id],
+        "the dialog is withdrawn"
+    );
+    assert!(responder.is_withdrawn());
+    assert_eq!(s.engine.deadline(request.id), None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_human_beats_the_deadline() {
+    let mut s = setup(RULES).await;
+    let pending = ask(&s.service, "Deploy to production?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    responder
+        .decide(Decision::Claim(Answer {
+            answers: vec![AnswerItem {
+                id: "q".into(),
+                selected: vec!["Yes (Recommended)".into()],
+                custom: None,
+            }],
+        }))
+        .unwrap();
+    let settled = pending.await.unwrap();
+    assert_eq!(settled.answerer.as_deref(), Some("human"));
+    assert_eq!(chose(&settled), ["Yes (Recommended)"]);
+    // The deadline task notices the request settled and forgets it, without waiting it out.
+    tokio::task::yield_now().await;
+    assert_eq!(s.engine.deadline(request.id), None);
+    assert!(s.human.withdrawn.lock().unwrap().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn shadow_rules_and_unmatched_requests_go_to_the_human() {
+    let mut s = setup(RULES).await;
+    for text in ["Guess a number?", "Something else?"] {
+        let pending = ask(&s.service, text);
+        let (request, responder) = s.offered.recv().await.unwrap();
+        assert_eq!(request.questions[0].question, text);
+        assert_eq!(s.engine.deadline(request.id), None);
+        drop(responder); // The human passes too: nobody is left.
+        let settled = pending.await.unwrap();
+        assert_eq!(settled.answerer, None);
+        let error = settled.result.unwrap_err().to_string();
+        assert!(error.contains("no user-questions answerer"), "{error}");
+    }
+}
+
+fn rewrite(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+}
+
+#[tokio::test]
+async fn a_broken_file_keeps_the_last_good_rules_and_answers_nothing() {
+    let mut s = setup(RULES).await;
+    let path = s.engine.path().to_owned();
+    assert_eq!(s.engine.current().rules.rules.len(), 3);
+
+    rewrite(
+        &path,
+        "[[rule]]\nname = \"clean\"\nanswer = \"Yes\"\nafter = \"soon\"\n",
+    );
+    assert!(!s.engine.reload().await);
+    let loaded = s.engine.current();
+    assert_eq!(loaded.rules.rules.len(), 3, "the last good rules stay");
+    let error = loaded.error.expect("the breakage is reported");
+    assert!(error.contains("line 4, column 9"), "{error}");
+    let settled = ask(&s.service, "Clean up the build?").await.unwrap();
+    assert_eq!(settled.answerer.as_deref(), Some("rule:clean"));
+
+    rewrite(
+        &path,
+        "[[rule]]\nname = \"only\"\nmatch.question = \"^Never\"\nask = true\n",
+    );
+    assert!(s.engine.reload().await);
+    assert_eq!(s.engine.current().error, None);
+    let pending = ask(&s.service, "Clean up the build?");
+    let (_, responder) = s.offered.recv().await.unwrap();
+    drop(responder);
+    assert!(pending.await.unwrap().result.is_err());
+}
+
+#[tokio::test]
+async fn a_file_broken_from_the_start_is_no_rules() {
+    let mut s = setup("[[rule]]\nname = \"x\"\n").await;
+    let loaded = s.engine.current();
+    assert!(loaded.rules.rules.is_empty());
+    assert!(loaded.error.unwrap().contains("has no action"));
+    let pending = ask(&s.service, "Clean up the build?");
+    let (_, responder) = s.offered.recv().await.unwrap();
+    drop(responder);
+    assert_eq!(pending.await.unwrap().answerer, None);
+}
+
+#[tokio::test]
+async fn the_watcher_reloads_a_changed_file() {
+    let s = setup("").await;
+    let mut changes = s.engine.subscribe();
+    let stop = CancellationToken::new();
+    let watcher = tokio::spawn(
+        s.engine
+            .clone()
+            .watch(Duration::from_millis(10), stop.clone()),
+    );
+    rewrite(s.engine.path(), RULES);
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        changes.wait_for(|l| l.rules.rules.len() == 3),
+    )
+    .await
+    .expect("the change is picked up")
+    .unwrap();
+    rewrite(s.engine.path(), "this is not toml");
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        changes.wait_for(|l| l.error.is_some()),
+    )
+    .await
+    .expect("the breakage is picked up")
+    .unwrap();
+    assert_eq!(s.engine.current().rules.rules.len(), 3);
+    std::fs::remove_file(s.engine.path()).unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        changes.wait_for(|l| l.rules.rules.is_empty() && l.error.is_none()),
+    )
+    .await
+    .expect("a removed file is no rules")
+    .unwrap();
+    stop.cancel();
+    watcher.await.unwrap();
+}

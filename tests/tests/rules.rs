@@ -1,0 +1,475 @@
+//! Answer rules in the broker: a rule answering (the journal names it), a permission prompt
+//! answered only by the rule that names its tool, shadow mode, a broken rules file at start and
+//! after a change, and a deadline firing at the right moment (an in-process broker on paused time).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
+#[path = "../src/lib.rs"]
+mod askdesk_e2e;
+
+use askdesk_e2e::{expect_question_error, q, Broker, Conn, Home, PATIENCE};
+use serde_json::{json, Value};
+
+fn rules_path(home: &Home) -> PathBuf {
+    home.path()
+        .join("config")
+        .join("askdesk")
+        .join("rules.toml")
+}
+
+fn write_rules(home: &Home, text: &str) {
+    let path = rules_path(home);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn journal(home: &Home) -> Vec<Value> {
+    let path = home.data_home().join("askdesk").join("history.jsonl");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Polls (bounded by PATIENCE) until `done` holds for what `probe` returns.
+async fn eventually<T>(
+    what: &str,
+    mut probe: impl AsyncFnMut() -> T,
+    done: impl Fn(&T) -> bool,
+) -> T {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let value = probe().await;
+        if done(&value) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "never saw {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+const RULES: &str = r#"
+[[rule]]
+name = "clean"
+match.header = "Cleanup"
+answer = { recommended = true }
+
+[[rule]]
+name = "tests"
+match = { tool = "Bash", command = "cargo test*" }
+answer = "Allow once"
+
+[[rule]]
+name = "guess"
+match.question = "^Guess"
+answer = "No"
+mode = "shadow"
+"#;
+
+fn cleanup() -> Value {
+    let mut question = q(
+        "c",
+        "Remove the build directory?",
+        &["Yes (Recommended)", "No"],
+    );
+    question["header"] = json!("Cleanup");
+    question
+}
+
+fn prompt() -> Value {
+    q("p", "Allow Bash?", &["Allow once", "Deny"])
+}
+
+fn started(rules: &str) -> Broker {
+    let home = Home::new();
+    write_rules(&home, rules);
+    Broker::start_in(home, &[])
+}
+
+#[tokio::test]
+async fn a_rule_answers_and_the_journal_names_it() {
+    let broker = started(RULES);
+    let conn = broker.conn().await;
+    let answer = conn
+        .call("user-questions/ask", json!({ "questions": [cleanup()] }))
+        .await
+        .unwrap();
+    assert_eq!(
+        answer,
+        json!({ "answers": [{ "id": "c", "selected": ["Yes (Recommended)"] }] })
+    );
+    let status = conn.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["answerers"][0]["label"], "rules", "{status}");
+    let records = eventually(
+        "the journal line",
+        async || journal(broker.home()),
+        |r| !r.is_empty(),
+    )
+    .await;
+    assert_eq!(records[0]["answerer"], "rule:clean", "{}", records[0]);
+    assert_eq!(records[0]["outcome"], "answered");
+}
+
+#[tokio::test]
+async fn a_permission_prompt_is_answered_only_by_the_rule_naming_its_tool() {
+    let broker = started(RULES);
+    let conn = broker.conn().await;
+    let human = broker.conn().await;
+    human.register_answerer(json!("all"), false, "human").await;
+
+    let hook = |command: &str| json!({ "id": format!("session-{command}"), "meta": { "cwd": "/src", "tool": "Bash", "command": command } });
+    let tests = conn.register_agent(hook("cargo test -p x")).await;
+    let answer = conn
+        .call(
+            "user-questions/ask",
+            json!({ "questions": [prompt()], "agent": tests }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["answers"][0]["selected"], json!(["Allow once"]));
+
+    // Another command, or the clean-up rule (which names no tool) on a prompt: the human decides.
+    let rm = conn.register_agent(hook("rm -rf /")).await;
+    let mut batch = cleanup();
+    batch["options"] = json!([{ "label": "Yes (Recommended)" }, { "label": "No" }]);
+    for (agent, question) in [(&rm, prompt()), (&rm, batch)] {
+        let id = conn
+            .start(
+                "user-questions/ask",
+                json!({ "questions": [question], "agent": agent }),
+            )
+            .await;
+        let request = human.next_request().await;
+        human.reply(&request, Value::Null).await;
+        expect_question_error(conn.wait(id).await, "NO_PROVIDER");
+    }
+    let records = eventually(
+        "three journal lines",
+        async || journal(broker.home()),
+        |r| r.len() == 3,
+    )
+    .await;
+    assert_eq!(records[0]["answerer"], "rule:tests");
+    assert_eq!(records[1].get("answerer"), None, "{}", records[1]);
+}
+
+#[tokio::test]
+async fn a_shadow_rule_leaves_the_decision_to_the_human() {
+    let broker = started(RULES);
+    let conn = broker.conn().await;
+    let human = broker.conn().await;
+    human.register_answerer(json!("all"), false, "human").await;
+    let id = conn
+        .start(
+            "user-questions/ask",
+            json!({ "questions": [q("g", "Guess a number?", &["Yes", "No"])] }),
+        )
+        .await;
+    let request = human.next_request().await;
+    human
+        .reply(
+            &request,
+            json!({ "answers": [{ "id": "g", "selected": ["Yes"] }] }),
+        )
+        .await;
+    assert_eq!(
+        conn.wait(id).await.unwrap()["answers"][0]["selected"],
+        json!(["Yes"])
+    );
+    let records = eventually(
+        "the journal line",
+        async || journal(broker.home()),
+        |r| !r.is_empty(),
+    )
+    .await;
+    assert_eq!(records[0]["answerer"], "human");
+    assert!(
+        broker.log().contains("shadow rule proposes"),
+        "{}",
+        broker.log()
+    );
+}
+
+async fn ask_cleanup(conn: &Conn) -> Result<Value, askdesk_e2e::RpcError> {
+    conn.call("user-questions/ask", json!({ "questions": [cleanup()] }))
+        .await
+}
+
+#[tokio::test]
+async fn a_broken_rules_file_never_stops_the_broker_nor_answers() {
+    let broker = started("[[rule]]\nname = \"clean\"\nmatch.header = \"Cleanup\"\n");
+    let conn = broker.conn().await;
+    assert!(
+        broker.log().contains("line 1, column 1"),
+        "{}",
+        broker.log()
+    );
+    expect_question_error(ask_cleanup(&conn).await, "NO_PROVIDER");
+
+    // Fixed: picked up without a restart.
+    write_rules(broker.home(), RULES);
+    let fixed = eventually(
+        "the fixed rules",
+        async || ask_cleanup(&conn).await,
+        Result::is_ok,
+    )
+    .await;
+    assert_eq!(
+        fixed.unwrap()["answers"][0]["selected"],
+        json!(["Yes (Recommended)"])
+    );
+
+    // Broken again: the last good rules stay in force, and the log says why.
+    write_rules(
+        broker.home(),
+        &format!("{RULES}\n[[rule]]\nname = \"clean\"\nask = true\n"),
+    );
+    eventually(
+        "the breakage in the log",
+        async || broker.log(),
+        |log| log.contains("already defined on line 2"),
+    )
+    .await;
+    assert!(ask_cleanup(&conn).await.is_ok());
+}
+
+// ----- a deadline, on paused time -----
+
+/// The broker of `askdesk serve` (its `run`, its rules engine) in this process, so that a ten
+/// minute deadline runs on tokio's paused clock.
+struct InProcess {
+    socket: PathBuf,
+    shutdown: tokio_util::sync::CancellationToken,
+    _dir: tempfile::TempDir,
+}
+
+async fn in_process(rules: &str) -> (InProcess, askdesk_broker::journal::Journal) {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("run").join("askdesk.sock");
+    let rules_file = dir.path().join("rules.toml");
+    std::fs::write(&rules_file, rules).unwrap();
+    let journal = askdesk_broker::journal::Journal::open(&dir.path().join("data")).unwrap();
+    let service = askdesk_core::Service::new(askdesk_core::Config::default());
+    let engine = askdesk_rules::Engine::open(rules_file).await;
+    engine.install(&service).unwrap();
+    let listener = askdesk_broker::bind(&socket).unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let config = askdesk_broker::ServerConfig {
+        journal: Some(journal.clone()),
+        ..Default::default()
+    };
+    tokio::spawn(askdesk_broker::run(
+        listener,
+        service,
+        config,
+        shutdown.clone(),
+    ));
+    (
+        InProcess {
+            socket,
+            shutdown,
+            _dir: dir,
+        },
+        journal,
+    )
+}
+
+fn path(p: &InProcess) -> &Path {
+    &p.socket
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_fires_at_the_right_moment() {
+    let (broker, journal) = in_process(
+        r#"
+[[rule]]
+name = "cleanup later"
+match.header = "Cleanup"
+answer = "No"
+after = "10m"
+"#,
+    )
+    .await;
+    let asker = Conn::connect(path(&broker)).await.unwrap();
+    asker.initialize("e2e").await;
+    let human = Conn::connect(path(&broker)).await.unwrap();
+    human.initialize("e2e").await;
+    human.register_answerer(json!("all"), false, "human").await;
+
+    let start = tokio::time::Instant::now();
+    let id = asker
+        .start("user-questions/ask", json!({ "questions": [cleanup()] }))
+        .await;
+    let request = human.next_request().await;
+    assert_eq!(request["params"]["questions"][0]["id"], "c");
+
+    tokio::time::sleep(Duration::from_secs(599)).await;
+    assert!(
+        human.next_incoming_within(Duration::ZERO).await.is_none(),
+        "nothing withdrawn before ten minutes"
+    );
+    assert!(
+        asker.lines().len() == 1,
+        "only initialize answered so far: {:?}",
+        asker.lines()
+    );
+
+    let answer = asker.wait(id).await.unwrap();
+    assert_eq!(start.elapsed(), Duration::from_secs(600));
+    assert_eq!(
+        answer,
+        json!({ "answers": [{ "id": "c", "selected": ["No"] }] })
+    );
+    let withdrawn = human.next_incoming().await;
+    assert_eq!(withdrawn["method"], "$/cancelRequest", "{withdrawn}");
+    assert_eq!(withdrawn["params"]["id"], request["id"]);
+
+    // The human's answer after the deadline is late, and journaled as such.
+    human
+        .reply(
+            &request,
+            json!({ "answers": [{ "id": "c", "selected": ["Yes (Recommended)"] }] }),
+        )
+        .await;
+    let records = loop {
+        let records = journal.read().unwrap();
+        if records.len() == 2 {
+            break records;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(records[0].answerer.as_deref(), Some("rule:cleanup later"));
+    assert_eq!(records[1].outcome.as_str(), "late-answer");
+    broker.shutdown.cancel();
+}
+
+// ----- askdesk rules list | test -----
+
+fn record(asked_at: u64, question: &str, selected: &str, answerer: &str) -> Value {
+    json!({
+        "askedAt": asked_at, "settledAt": asked_at + 1000,
+        "questions": [q("q", question, &["Yes", "No"])],
+        "outcome": "answered",
+        "answer": { "answers": [{ "id": "q", "selected": [selected] }] },
+        "answerer": answerer,
+    })
+}
+
+/// `askdesk rules <args>`: exit status, stdout, stderr.
+fn rules_cli(home: &Home, args: &[&str]) -> (i32, String, String) {
+    let output = home
+        .command(std::iter::once("rules").chain(args.iter().copied()))
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn rules_list_and_test_replay_the_journal() {
+    let home = Home::new();
+    write_rules(
+        &home,
+        r#"
+[[rule]]
+name = "deploy"
+match.question = "^Deploy"
+answer = "No"
+
+[[rule]]
+name = "guess"
+match.question = "^Guess"
+answer = "Yes"
+mode = "shadow"
+after = "1h30m"
+"#,
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let month_ago = now - 30 * 86_400_000;
+    let lines: Vec<String> = [
+        record(month_ago, "Deploy the old thing?", "Yes", "desktop"),
+        record(now - 5000, "Deploy now?", "No", "desktop"),
+        record(now - 4000, "Deploy again?", "Yes", "desktop"),
+        record(now - 3000, "Deploy later?", "No", "rule:deploy"),
+        record(now - 2000, "Guess?", "Yes", "desktop"),
+        record(now - 1000, "Anything else?", "Yes", "desktop"),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect();
+    let dir = home.data_home().join("askdesk");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("history.jsonl"), lines.join("\n") + "\n").unwrap();
+
+    let (status, out, err) = rules_cli(&home, &["list"]);
+    assert_eq!(status, 0, "{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            vec!["RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED"],
+            vec!["deploy", "on", "-", "answer \"No\"", "4", "1", "1", "2"],
+            vec![
+                "guess",
+                "shadow",
+                "1h30m",
+                "answer \"Yes\"",
+                "1",
+                "0",
+                "1",
+                "0"
+            ],
+        ],
+        "{out}"
+    );
+
+    let (status, out, err) = rules_cli(&home, &["test", "--since", "7d"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.starts_with("5 requests from the last 7d"), "{out}");
+    assert!(
+        out.contains("applies to 3 requests; settled 1 itself; agrees with you on 1, differs on 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\"Deploy again?\"\n    rule: answer q: No\n    you:  answered q: Yes"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("Deploy the old thing"),
+        "older than 7 days: {out}"
+    );
+    assert!(out.ends_with("no rule applies to 1 request\n"), "{out}");
+
+    // A broken file is an error naming its line; a bad --since is a usage error.
+    write_rules(&home, "[[rule]]\nname = \"x\"\n");
+    let (status, _, err) = rules_cli(&home, &["list"]);
+    assert_eq!(status, 4, "{err}");
+    assert!(
+        err.contains("line 1, column 1: rule \"x\" has no action"),
+        "{err}"
+    );
+    let (status, _, err) = rules_cli(&home, &["test", "--since", "a week"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(
+        err.contains("--since: \"a week\" is not a duration"),
+        "{err}"
+    );
+}
