@@ -550,7 +550,7 @@ impl Conn {
             let result = conn.service().ask(request, &cancel).await;
             if let Some((journal, questions, agent)) = journaled {
                 if let Some(record) = settled_record(asked_at, agent, questions, &result) {
-                    append(journal, record).await;
+                    append(&journal, record).await;
                 }
             }
             conn.state().asks.remove(&id);
@@ -596,7 +596,7 @@ impl Conn {
         tracing::info!(request = %request.id, "discarded an answer that came after the request settled");
         if let Some(journal) = &self.shared.config.journal {
             let record = Record::late_answer(request, answer, self.state().client.clone());
-            tokio::spawn(append(journal.clone(), record));
+            tokio::spawn(append(journal, record));
         }
     }
 
@@ -722,15 +722,14 @@ fn settled_record(
     })
 }
 
-/// Appends off the async path; a journal failure is logged, never lost silently, and never
-/// withholds the agent's answer.
-async fn append(journal: Journal, record: Record) {
-    match tokio::task::spawn_blocking(move || journal.append(&record)).await {
-        Ok(Ok(())) => {}
-        Ok(Err(error)) => {
+/// Queues the record for the journal's writer (group commit) and resolves once it is on disk; a
+/// journal failure is logged, never lost silently, and never withholds the agent's answer.
+fn append(journal: &Journal, record: Record) -> impl Future<Output = ()> + Send + 'static {
+    let commit = journal.submit(record);
+    async move {
+        if let Err(error) = commit.await {
             tracing::error!(%error, "could not record a settled request in the history journal")
         }
-        Err(error) => tracing::error!(%error, "the journal writer panicked"),
     }
 }
 
