@@ -14,6 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use askdesk_core::{AgentInfo, Answer, Question, Request};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
 use crate::error::{Error, Result};
@@ -93,6 +94,58 @@ impl Record {
             error: None,
             answerer,
         }
+    }
+}
+
+/// A settled request on its way to the journal: written exactly as its [`Record`] would be, but its
+/// agent and questions are the JSON text serialized when it was asked, so a pending ask keeps that
+/// text rather than second parsed copies.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settled {
+    pub asked_at: u64,
+    pub settled_at: u64,
+    /// [`AgentInfo`] as JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Box<RawValue>>,
+    /// `Vec<Question>` as JSON, e.g. from [`serde_json::value::to_raw_value`].
+    pub questions: Box<RawValue>,
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<RecordedError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answerer: Option<String>,
+}
+
+/// What the writer serializes: a record, or a settled request with its questions already JSON.
+#[derive(Debug)]
+pub enum Line {
+    Record(Record),
+    Settled(Settled),
+}
+
+impl From<Record> for Line {
+    fn from(record: Record) -> Line {
+        Line::Record(record)
+    }
+}
+
+impl From<Settled> for Line {
+    fn from(settled: Settled) -> Line {
+        Line::Settled(settled)
+    }
+}
+
+impl Line {
+    fn write_to(&self, out: &mut Vec<u8>) {
+        match self {
+            Line::Record(record) => serde_json::to_writer(&mut *out, record),
+            Line::Settled(settled) => serde_json::to_writer(&mut *out, settled),
+        }
+        .expect("a record serializes");
+        out.push(b'\n');
     }
 }
 
@@ -178,10 +231,10 @@ impl Journal {
 
     /// Queues one record at once; the returned future resolves when its line is on disk (or the
     /// write or sync of its batch failed). Dropping the future does not withdraw the record.
-    pub fn submit(&self, record: Record) -> Commit {
+    pub fn submit(&self, record: impl Into<Line>) -> Commit {
         let (done, receiver) = oneshot::channel();
         self.inner.queue.push(Entry {
-            record,
+            record: record.into(),
             done: Done::Task(done),
         });
         Commit { receiver }
@@ -191,7 +244,7 @@ impl Journal {
     pub fn append(&self, record: &Record) -> Result<()> {
         let (done, receiver) = mpsc::sync_channel(1);
         self.inner.queue.push(Entry {
-            record: record.clone(),
+            record: Line::Record(record.clone()),
             done: Done::Thread(done),
         });
         match receiver.recv() {
@@ -280,7 +333,7 @@ impl Queue {
 
 #[derive(Debug)]
 struct Entry {
-    record: Record,
+    record: Line,
     done: Done,
 }
 
@@ -341,8 +394,7 @@ fn write_batches(queue: &Queue, mut store: impl Store) {
     while queue.take(&mut batch) {
         lines.clear();
         for entry in &batch {
-            serde_json::to_writer(&mut lines, &entry.record).expect("a record serializes");
-            lines.push(b'\n');
+            entry.record.write_to(&mut lines);
         }
         let result = store.commit(&lines);
         if let Err(error) = &result {
@@ -563,6 +615,35 @@ mod tests {
         assert_eq!(got, vec![(1, Outcome::Answered), (2, Outcome::LateAnswer)]);
         let text = fs::read_to_string(journal.path()).unwrap();
         assert!(text.contains(r#""outcome":"late-answer""#), "{text}");
+    }
+
+    #[test]
+    fn a_settled_request_is_written_exactly_as_its_record() {
+        let mut full = record(Outcome::Failed, 5);
+        full.agent =
+            Some(serde_json::from_value(serde_json::json!({"id": "bot", "label": "Bot"})).unwrap());
+        full.error = Some(RecordedError {
+            code: Some("NO_PROVIDER".into()),
+            message: "nobody".into(),
+        });
+        full.answerer = Some("desk".into());
+        let settled = Settled {
+            asked_at: full.asked_at,
+            settled_at: full.settled_at,
+            agent: full
+                .agent
+                .as_ref()
+                .map(|agent| serde_json::value::to_raw_value(agent).unwrap()),
+            questions: serde_json::value::to_raw_value(&full.questions).unwrap(),
+            outcome: full.outcome,
+            answer: full.answer.clone(),
+            error: full.error.clone(),
+            answerer: full.answerer.clone(),
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        Line::Record(full).write_to(&mut a);
+        Line::Settled(settled).write_to(&mut b);
+        assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
     }
 
     #[test]

@@ -25,11 +25,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::framing::{FramingError, LineCodec};
-use crate::journal::{millis, Journal, Outcome, Record, RecordedError};
+use crate::journal::{millis, Journal, Line, Outcome, Record, RecordedError, Settled};
 use crate::outbox::Outbox;
 use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
 use crate::transport::Listener;
-use serde_json::value::RawValue;
+use serde_json::value::{to_raw_value, RawValue};
 
 /// How the broker is set up. The defaults are SPEC's.
 #[derive(Clone)]
@@ -185,6 +185,10 @@ impl Server {
     }
 }
 
+/// The read buffer a connection starts with (it grows for longer lines): a typical request fits,
+/// and an idle connection with asks pending holds no more than that.
+const READ_BUFFER: usize = 1024;
+
 /// Lines a peer may leave unread before the connection's handlers wait for it.
 const OUTGOING_QUEUE: usize = 256;
 
@@ -209,7 +213,11 @@ where
         state: Mutex::default(),
         asks: TaskTracker::new(),
     });
-    let mut lines = FramedRead::new(read, LineCodec::new(shared.config.max_message_bytes));
+    let mut lines = FramedRead::with_capacity(
+        read,
+        LineCodec::new(shared.config.max_message_bytes),
+        READ_BUFFER,
+    );
     loop {
         let frame = tokio::select! {
             _ = shared.shutdown.cancelled() => {
@@ -511,10 +519,11 @@ impl Conn {
     }
 
     async fn start_ask(self: &Arc<Self>, id: Id, params: Option<&RawValue>) {
-        let request: AskRequest = match protocol::params(params) {
+        let mut request: AskRequest = match protocol::params(params) {
             Ok(request) => request,
             Err(error) => return self.reply::<Value>(id, Err(error)).await,
         };
+        compact(&mut request);
         let cancel = CancellationToken::new();
         let refusal = {
             let mut state = self.state();
@@ -539,18 +548,23 @@ impl Conn {
         let conn = self.clone();
         let ask = self.asks.track_future(async move {
             let asked_at = SystemTime::now();
-            // The journal needs the questions after `ask` has consumed them.
-            let journaled = conn.shared.config.journal.as_ref().map(|journal| {
+            // The journal needs the questions and the agent after `ask` has consumed them: their
+            // JSON text is kept, smaller than parsed copies while the ask waits.
+            let journaled = conn.shared.config.journal.as_ref().map(|_| {
                 let agent = request
                     .agent
                     .as_ref()
-                    .and_then(|h| conn.service().agent_info(h));
-                (journal.clone(), request.questions.clone(), agent)
+                    .and_then(|h| conn.service().agent_info(h))
+                    .map(|agent| to_raw_value(&agent).expect("an agent serializes"));
+                let questions = to_raw_value(&request.questions).expect("questions serialize");
+                (questions, agent)
             });
             let result = conn.service().ask(request, &cancel).await;
-            if let Some((journal, questions, agent)) = journaled {
+            if let (Some((questions, agent)), Some(journal)) =
+                (journaled, &conn.shared.config.journal)
+            {
                 if let Some(record) = settled_record(asked_at, agent, questions, &result) {
-                    append(&journal, record).await;
+                    append(journal, record).await;
                 }
             }
             conn.state().asks.remove(&id);
@@ -656,6 +670,15 @@ impl Conn {
     }
 }
 
+/// Drops the spare room deserialization leaves in the request's vectors (they grow to four slots
+/// before their length is known): a pending ask keeps only what it holds.
+fn compact(request: &mut AskRequest) {
+    request.questions.shrink_to_fit();
+    for question in &mut request.questions {
+        question.options.shrink_to_fit();
+    }
+}
+
 /// What an answerer connection's response means for the waterfall.
 fn decision(result: Result<Box<RawValue>, RpcError>) -> Decision {
     match result {
@@ -678,10 +701,10 @@ fn decision(result: Result<Box<RawValue>, RpcError>) -> Decision {
 
 fn settled_record(
     asked_at: SystemTime,
-    agent: Option<AgentInfo>,
-    questions: Vec<Question>,
+    agent: Option<Box<RawValue>>,
+    questions: Box<RawValue>,
     result: &Result<Answer, AskError>,
-) -> Option<Record> {
+) -> Option<Settled> {
     let (outcome, answer, error) = match result {
         Ok(answer) => (Outcome::Answered, Some(answer.clone()), None),
         // A malformed request was never a question to anyone.
@@ -710,7 +733,7 @@ fn settled_record(
             }),
         ),
     };
-    Some(Record {
+    Some(Settled {
         asked_at: millis(asked_at),
         settled_at: millis(SystemTime::now()),
         agent,
@@ -724,7 +747,7 @@ fn settled_record(
 
 /// Queues the record for the journal's writer (group commit) and resolves once it is on disk; a
 /// journal failure is logged, never lost silently, and never withholds the agent's answer.
-fn append(journal: &Journal, record: Record) -> impl Future<Output = ()> + Send + 'static {
+fn append(journal: &Journal, record: impl Into<Line>) -> impl Future<Output = ()> + Send + 'static {
     let commit = journal.submit(record);
     async move {
         if let Err(error) = commit.await {
