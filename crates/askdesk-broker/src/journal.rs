@@ -298,6 +298,8 @@ struct Queue {
 struct QueueState {
     entries: Vec<Entry>,
     closed: bool,
+    /// The writer thread ended by panicking: appends fail at once instead of waiting forever.
+    dead: bool,
 }
 
 impl Queue {
@@ -308,6 +310,10 @@ impl Queue {
     fn push(&self, entry: Entry) {
         let was_empty = {
             let mut state = self.lock();
+            if state.dead {
+                // Dropping its acknowledgement tells the waiter at once that nothing writes.
+                return;
+            }
             state.entries.push(entry);
             state.entries.len() == 1
         };
@@ -387,8 +393,23 @@ trait Store: Send + 'static {
     fn commit(&mut self, lines: &[u8]) -> Result<(), BatchError>;
 }
 
+/// Marks the queue dead if the writer thread unwinds, failing every waiting append.
+struct WriterAlive<'a>(&'a Queue);
+
+impl Drop for WriterAlive<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut state = self.0.lock();
+            state.dead = true;
+            state.entries.clear();
+        }
+    }
+}
+
 /// The writer thread: take everything queued, write it, sync once, acknowledge each record.
+/// Should it panic, every record it held or that is queued later fails instead of hanging.
 fn write_batches(queue: &Queue, mut store: impl Store) {
+    let _alive = WriterAlive(queue);
     let mut batch = Vec::new();
     let mut lines = Vec::new();
     while queue.take(&mut batch) {
@@ -806,6 +827,35 @@ mod tests {
         h.verdicts.send(Ok(())).unwrap();
         commit.await.unwrap();
         assert_eq!(*h.durable.lock().unwrap(), vec![1]);
+    }
+
+    /// A store that panics, as a writer thread might on a bug.
+    struct Panicking;
+
+    impl Store for Panicking {
+        fn commit(&mut self, _: &[u8]) -> Result<(), BatchError> {
+            panic!("a bug in the writer");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_writer_that_panicked_fails_appends_instead_of_hanging_them() {
+        let journal = Journal::start(PathBuf::from("panicking"), Panicking).unwrap();
+        let error = journal
+            .submit(record(Outcome::Answered, 1))
+            .await
+            .expect_err("no writer");
+        assert!(error.to_string().contains("writer stopped"), "{error}");
+        // Later appends fail at once too, async and blocking alike.
+        let error = journal
+            .submit(record(Outcome::Answered, 2))
+            .await
+            .expect_err("no writer");
+        assert!(error.to_string().contains("writer stopped"), "{error}");
+        let error = journal
+            .append(&record(Outcome::Answered, 3))
+            .expect_err("no writer");
+        assert!(error.to_string().contains("writer stopped"), "{error}");
     }
 
     #[test]
