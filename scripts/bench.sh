@@ -62,10 +62,16 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
     CARGO_TARGET_DIR="$TARGET/askload" cargo build --release --manifest-path "$ASKLOAD_DIR/Cargo.toml"
   fi
   ASKLOAD="$TARGET/askload/release/askload"
+  # The journal's disk, probed right before and right after the history-on run: the anchor is the
+  # mean of the two medians, so it sees the disk as the broker did.
+  probe() {
+    cargo bench -q -p askdesk-e2e --bench roundtrip -- --fsync-cost "$WORK/hist/data/askdesk" | tee -a "$WORK/fsync.out"
+  }
   for mode in nohist hist; do
-    if [ "$mode" = nohist ]; then start_broker "$mode" --no-history; else start_broker "$mode"; fi
+    if [ "$mode" = nohist ]; then start_broker "$mode" --no-history; else start_broker "$mode"; probe; fi
     ASKDESK_SOCKET="$SOCKET" "$ASKLOAD" --n 5000 --inflight 64 --pending 10000 --pid "$BROKER_PID" \
       | tee "$WORK/$mode.out"
+    if [ "$mode" = hist ]; then probe; fi
     stop_broker "$BROKER_PID"
     figure "${mode}_p50_us" "$(grep '^broker' "$WORK/$mode.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
     figure "${mode}_p99_us" "$(grep '^broker' "$WORK/$mode.out" | grep -o 'p99_us=[0-9.]*' | cut -d= -f2)"
@@ -79,8 +85,8 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   done
   # askload asks one question: {"questions":[{"id":"q","question":"Proceed?","options":[{"label":"Yes"},{"label":"No"}]}]}
   figure payload_bytes 91
-  cargo bench -p askdesk-e2e --bench roundtrip -- --fsync-cost "$WORK/hist/data/askdesk" | tee "$WORK/fsync.out"
-  figure fsync_p50_us "$(field fsync_p50_us "$WORK/fsync.out")"
+  figure fsync_p50_us "$(grep -o 'fsync_p50_us=[0-9.]*' "$WORK/fsync.out" | cut -d= -f2 \
+    | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }')"
 else
   echo "== broker figures by the project's benchmark (tests/benches/roundtrip.rs; askload not found at $ASKLOAD_DIR)"
   cargo bench -p askdesk-e2e --bench roundtrip | tee "$WORK/bench.out"
