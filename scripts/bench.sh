@@ -140,5 +140,7 @@ if [ -f scripts/bench-desktop.sh ] && [ "${SKIP_DESKTOP:-0}" != 1 ]; then
   [ "$desktop_status" -eq 0 ] || MISSED=1
 elif [ "${SKIP_DESKTOP:-0}" = 1 ]; then
   echo; echo "== desktop figures skipped (SKIP_DESKTOP=1)"
+else
+  echo; echo "== desktop figures not measured (no scripts/bench-desktop.sh)"
 fi
 exit "$MISSED"
