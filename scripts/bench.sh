@@ -1,8 +1,145 @@
 #!/usr/bin/env bash
-# scripts/bench.sh: the ask round-trip benchmark (tests/benches/roundtrip.rs) against a release
-# build of `askdesk serve`, next to the raw two-hop socket floor measured in the same run.
-# Pass --with-history to keep the history journal (an fsync per ask) on. Not part of CI.
+# scripts/bench.sh: the broker's figures (release build of `askdesk serve`), each next to its anchor
+# measured in the same run, with one verdict per target; then the desktop's figures when
+# scripts/bench-desktop.sh is present. Not part of CI. Exits 1 when a target is missed.
+#
+# Broker figures come from the external load tool askload when its sources sit beside the project
+# (../shared/bench/askload, or $ASKLOAD_DIR), otherwise from the project's own benchmark
+# (tests/benches/roundtrip.rs); the script says which. The append + fdatasync cost of a 1 KB line
+# is always measured by the project's benchmark, in the directory the journaled broker writes to.
+#
+# Environment: SKIP_BUILD=1 uses the release binaries as they are; SKIP_DESKTOP=1 skips the desktop.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# The benchmark is a target of askdesk-cli: cargo builds `askdesk` (release settings) for it.
-cargo bench -p askdesk-cli --bench roundtrip -- "$@"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+ASKLOAD_DIR="${ASKLOAD_DIR:-$ROOT/../shared/bench/askload}"
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  cargo build --release -p askdesk-cli
+fi
+ASKDESK="$TARGET/release/askdesk"
+[ -x "$ASKDESK" ] || { echo "bench.sh: no release build at $ASKDESK" >&2; exit 1; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/askdesk-bench.XXXXXX")"
+chmod 700 "$WORK"
+BROKERS=()
+cleanup() {
+  for pid in "${BROKERS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+FIGURES="$WORK/figures"
+: >"$FIGURES"
+# figure KEY VALUE: records one figure for the verdicts.
+figure() { echo "$1=$2" >>"$FIGURES"; }
+# value KEY: a recorded figure.
+value() { grep "^$1=" "$FIGURES" | tail -n1 | cut -d= -f2; }
+# field KEY FILE: the value of `KEY=...` in a tool's output.
+field() { grep -o "$1=[0-9.]*" "$2" | head -n1 | cut -d= -f2; }
+
+# Starts `askdesk serve ARGS` in a private home under $WORK/NAME; sets BROKER_PID and SOCKET.
+start_broker() {
+  local name="$1"; shift
+  local home="$WORK/$name"
+  mkdir -m 700 -p "$home/run" "$home/data"
+  SOCKET="$home/run/askdesk.sock"
+  XDG_DATA_HOME="$home/data" XDG_RUNTIME_DIR="$home/run" ASKDESK_SOCKET="$SOCKET" \
+    "$ASKDESK" serve "$@" >"$home/log" 2>&1 &
+  BROKER_PID=$!
+  BROKERS+=("$BROKER_PID")
+  for _ in $(seq 200); do [ -S "$SOCKET" ] && return 0; sleep 0.05; done
+  echo "bench.sh: askdesk serve $* did not start; log:" >&2; cat "$home/log" >&2; exit 1
+}
+
+stop_broker() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
+  echo "== broker figures by askload ($ASKLOAD_DIR)"
+  if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    CARGO_TARGET_DIR="$TARGET/askload" cargo build --release --manifest-path "$ASKLOAD_DIR/Cargo.toml"
+  fi
+  ASKLOAD="$TARGET/askload/release/askload"
+  # The journal's disk, probed right before and right after the history-on run: the anchor is the
+  # mean of the two medians, so it sees the disk as the broker did.
+  probe() {
+    cargo bench -q -p askdesk-cli --bench roundtrip -- --fsync-cost "$WORK/hist/data/askdesk" | tee -a "$WORK/fsync.out"
+  }
+  for mode in nohist hist; do
+    if [ "$mode" = nohist ]; then start_broker "$mode" --no-history; else start_broker "$mode"; probe; fi
+    ASKDESK_SOCKET="$SOCKET" "$ASKLOAD" --n 5000 --inflight 64 --pending 10000 --pid "$BROKER_PID" \
+      | tee "$WORK/$mode.out"
+    if [ "$mode" = hist ]; then probe; fi
+    stop_broker "$BROKER_PID"
+    figure "${mode}_p50_us" "$(grep '^broker' "$WORK/$mode.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
+    figure "${mode}_p99_us" "$(grep '^broker' "$WORK/$mode.out" | grep -o 'p99_us=[0-9.]*' | cut -d= -f2)"
+    figure "${mode}_asks_per_s" "$(field asks_per_s "$WORK/$mode.out")"
+    figure "${mode}_bytes_per_pending_ask" "$(field per_ask_bytes "$WORK/$mode.out")"
+    # The floor of the --no-history run anchors the round trip.
+    if [ "$mode" = nohist ]; then
+      figure floor_p50_us "$(grep '^floor' "$WORK/$mode.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
+      figure floor_p99_us "$(grep '^floor' "$WORK/$mode.out" | grep -o 'p99_us=[0-9.]*' | cut -d= -f2)"
+    fi
+  done
+  # askload asks one question: {"questions":[{"id":"q","question":"Proceed?","options":[{"label":"Yes"},{"label":"No"}]}]}
+  figure payload_bytes 91
+  figure fsync_p50_us "$(grep -o 'fsync_p50_us=[0-9.]*' "$WORK/fsync.out" | cut -d= -f2 \
+    | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }')"
+else
+  echo "== broker figures by the project's benchmark (tests/benches/roundtrip.rs; askload not found at $ASKLOAD_DIR)"
+  cargo bench -p askdesk-cli --bench roundtrip | tee "$WORK/bench.out"
+  grep '^figure ' "$WORK/bench.out" | cut -d' ' -f2- | tr ' ' '\n' >>"$FIGURES"
+fi
+
+# ----- verdicts -----
+MISSED=0
+# verdict NAME OK TEXT
+verdict() {
+  local state="met"
+  if [ "$2" != 1 ]; then state="NOT met"; MISSED=1; fi
+  printf '%-34s %-8s %s\n' "$1" "$state" "$3"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+at_most() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+
+floor50=$(value floor_p50_us); nh50=$(value nohist_p50_us); h50=$(value hist_p50_us)
+nh99=$(value nohist_p99_us); h99=$(value hist_p99_us); floor99=$(value floor_p99_us)
+nht=$(value nohist_asks_per_s); ht=$(value hist_asks_per_s); fsync=$(value fsync_p50_us)
+hmem=$(value hist_bytes_per_pending_ask); nhmem=$(value nohist_bytes_per_pending_ask)
+payload=$(value payload_bytes)
+h50_limit=$(awk -v n="$nh50" -v f="$fsync" 'BEGIN { printf "%.1f", n + 1.5 * f }')
+tput_floor=$(awk -v n="$nht" 'BEGIN { printf "%.0f", 0.5 * n }')
+worst_mem=$(( hmem > nhmem ? hmem : nhmem ))
+beyond=$(( worst_mem - payload ))
+
+echo
+echo "== broker verdicts (anchors from this run)"
+verdict "1. history-on throughput" "$(at_most "$tput_floor" "$ht")" \
+  "$ht asks/s vs --no-history $nht asks/s: $(ratio "$ht" "$nht")x (target >= 0.5x)"
+verdict "1. history-on round trip p50" "$(at_most "$h50" "$h50_limit")" \
+  "$h50 µs vs --no-history p50 $nh50 µs + 1.5 x append+fdatasync(1 KB) $fsync µs = $h50_limit µs"
+verdict "2. memory per pending ask" "$(at_most "$beyond" 2048)" \
+  "$worst_mem B (history on $hmem B, --no-history $nhmem B) - $payload B payload = $beyond B beyond payload (target <= 2048 B, 10,000 pending)"
+verdict "3. --no-history round trip p50" "$(at_most "$nh50" "$(awk -v f="$floor50" 'BEGIN { print 1.5 * f }')")" \
+  "$nh50 µs vs raw two-hop floor $floor50 µs: $(ratio "$nh50" "$floor50")x (target <= 1.5x)"
+printf '%-34s %-8s %s\n' "   p99 (reported, not gated)" "-" \
+  "--no-history $nh99 µs, history on $h99 µs, floor $floor99 µs"
+
+if [ -f scripts/bench-desktop.sh ] && [ "${SKIP_DESKTOP:-0}" != 1 ]; then
+  echo
+  echo "== desktop figures (scripts/bench-desktop.sh)"
+  set +e
+  bash scripts/bench-desktop.sh | tee "$WORK/desktop.out"
+  desktop_status=${PIPESTATUS[0]}
+  set -e
+  echo
+  echo "== desktop verdicts"
+  grep -iE '\b(met|verdict)\b' "$WORK/desktop.out" || echo "(scripts/bench-desktop.sh printed no verdict lines)"
+  [ "$desktop_status" -eq 0 ] || MISSED=1
+elif [ "${SKIP_DESKTOP:-0}" = 1 ]; then
+  echo; echo "== desktop figures skipped (SKIP_DESKTOP=1)"
+else
+  echo; echo "== desktop figures not measured (no scripts/bench-desktop.sh)"
+fi
+exit "$MISSED"

@@ -1,21 +1,30 @@
-//! Ask round-trip benchmark: `askdesk serve` (release build) with one socket answerer, next to the
-//! floor measured in the same run, the same bytes relayed through two raw Unix-socket hops by a
-//! relay process (so both paths cross the same process boundaries).
+//! Broker benchmark: `askdesk serve` (release build) with one socket answerer, next to the anchors
+//! measured in the same run:
+//! - the floor: the same bytes relayed through two raw Unix-socket hops by a relay process (so both
+//!   paths cross the same process boundaries);
+//! - `--no-history` against the default (history journal on), for latency and for throughput with
+//!   64 asks in flight;
+//! - the cost of one append + `fdatasync` of a 1 KB line on the journal's disk;
+//! - broker memory per pending ask (10,000 pending, 50 per connection, held by an answerer that
+//!   never answers), from the broker's resident set.
 //!
-//! Run with `./scripts/bench.sh` or `cargo bench -p askdesk-cli --bench roundtrip` (a target of
-//! askdesk-cli: cargo builds the release `askdesk` it measures first).
-//! Target: p50 within 1.5x of the floor and p99 within 2x. Not run in CI.
+//! Prints `figure key=value` lines that `./scripts/bench.sh` turns into verdicts, and a readable
+//! summary. `--fsync-cost DIR` only measures the append + `fdatasync` cost in `DIR`. Run with
+//! `./scripts/bench.sh` (it builds `askdesk` in release first), or
+//! `cargo build --release -p askdesk-cli && cargo bench -p askdesk-e2e --bench roundtrip`.
+//! Not run in CI.
 //!
-//! Both setups use the same asker and the same answerer code on blocking sockets: the asker writes
-//! one `user-questions/ask` line and waits for the answer line; the answerer parses each line it is
-//! given and replies with an answer for its id. Only the middle differs: the broker (parsing,
-//! validation, waterfall, answer checks) or a relay that copies lines unparsed, one thread per
-//! direction. Rounds of the two alternate so both see the same machine conditions.
+//! Both latency setups use the same asker and the same answerer code on blocking sockets: the asker
+//! writes one `user-questions/ask` line and waits for the answer line; the answerer parses each line
+//! it is given and replies with an answer for its id. Only the middle differs: the broker (parsing,
+//! validation, waterfall, answer checks, journal) or a relay that copies lines unparsed, one thread
+//! per direction. Rounds alternate so all see the same machine conditions.
 
 // The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
 #[path = "../src/lib.rs"]
 mod askdesk_e2e;
 
+use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -25,94 +34,214 @@ use std::time::{Duration, Instant};
 use askdesk_e2e::{askdesk_bin, Broker, Home};
 use serde_json::{json, Value};
 
-const WARMUP: usize = 2_000;
+const WARMUP: usize = 1_000;
 const ROUNDS: usize = 10;
-const PER_ROUND: usize = 2_000;
+const PER_ROUND: usize = 1_000;
+/// History-on rounds are bounded by the disk's sync rate: fewer samples.
+const PER_ROUND_HISTORY: usize = 200;
+const THROUGHPUT_ASKS: usize = 10_000;
+const IN_FLIGHT: usize = 64;
+const PENDING: usize = 10_000;
+const PENDING_PER_CONNECTION: usize = 50;
+const FSYNC_SAMPLES: usize = 100;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == RELAY_PROCESS) {
         return relay_process(Path::new(&args[at + 1]));
     }
-    // `cargo bench` passes `--bench`; a filter argument that is not ours is ignored.
-    let with_journal = std::env::args().any(|a| a == "--with-history");
+    if let Some(at) = args.iter().position(|a| a == "--fsync-cost") {
+        let dir = args.get(at + 1).expect("--fsync-cost DIR");
+        let p50 = fsync_cost(Path::new(dir));
+        return println!("figure fsync_p50_us={:.1}", micros(p50));
+    }
+    // `cargo bench` passes `--bench`; other arguments are ignored.
     println!("askdesk binary: {}", askdesk_bin().display());
-    let args: &[&str] = if with_journal { &[] } else { &["--no-history"] };
-    let broker = Broker::start_in(Home::new(), args);
+    let plain = Broker::start_in(Home::new(), &["--no-history"]);
+    let journaled = Broker::start_in(Home::new(), &[]);
+    let journal_dir = journaled.home().data_home().join("askdesk");
 
-    let mut via_broker = BrokerPath::connect(broker.socket());
+    let mut via_plain = BrokerPath::connect(plain.socket());
+    let mut via_journaled = BrokerPath::connect(journaled.socket());
     // The floor's relay runs in a process of its own, as the broker does: both paths then make
     // the same process switches, and the difference is what the broker does with the bytes.
     let relay_dir = tempfile::tempdir().expect("a temporary directory");
     let mut via_relay = RelayPath::start_process(relay_dir.path());
     for i in 0..WARMUP {
-        via_broker.round_trip(i);
+        via_plain.round_trip(i);
         via_relay.round_trip(i);
     }
-    let mut broker_samples = Vec::with_capacity(ROUNDS * PER_ROUND);
-    let mut relay_samples = Vec::with_capacity(ROUNDS * PER_ROUND);
+    for i in 0..WARMUP / 10 {
+        via_journaled.round_trip(i);
+    }
+    let mut plain_samples = Vec::new();
+    let mut relay_samples = Vec::new();
+    let mut journaled_samples = Vec::new();
+    // The journal's disk is probed between rounds, so the anchor sees the disk as the broker did.
+    let mut fsync_samples = Vec::new();
     for round in 0..ROUNDS {
-        for i in 0..PER_ROUND {
-            let n = WARMUP + round * PER_ROUND + i;
-            broker_samples.push(via_broker.round_trip(n));
-        }
-        for i in 0..PER_ROUND {
-            let n = WARMUP + round * PER_ROUND + i;
-            relay_samples.push(via_relay.round_trip(n));
-        }
+        let base = WARMUP + round * PER_ROUND;
+        plain_samples.extend((0..PER_ROUND).map(|i| via_plain.round_trip(base + i)));
+        relay_samples.extend((0..PER_ROUND).map(|i| via_relay.round_trip(base + i)));
+        journaled_samples
+            .extend((0..PER_ROUND_HISTORY).map(|i| via_journaled.round_trip(base + i)));
+        fsync_samples.push(fsync_cost(&journal_dir));
     }
-    // One hop for scale: `ping` through the broker against a thread that parses the line and answers.
-    let mut broker_ping = BrokerPath::connect_asker(broker.socket());
-    let mut echo = EchoPath::start();
-    let mut ping_samples = Vec::with_capacity(ROUNDS * PER_ROUND);
-    let mut echo_samples = Vec::with_capacity(ROUNDS * PER_ROUND);
-    for n in 0..WARMUP {
-        broker_ping.ping(n);
-        echo.ping(n);
-    }
-    for round in 0..ROUNDS {
-        for i in 0..PER_ROUND {
-            ping_samples.push(broker_ping.ping(round * PER_ROUND + i));
-        }
-        for i in 0..PER_ROUND {
-            echo_samples.push(echo.ping(round * PER_ROUND + i));
-        }
-    }
-    let (pp50, pp99) = percentiles(&mut ping_samples);
-    let (ep50, ep99) = percentiles(&mut echo_samples);
-
-    let (bp50, bp99) = percentiles(&mut broker_samples);
+    let fsync = percentiles(&mut fsync_samples).0;
     let (rp50, rp99) = percentiles(&mut relay_samples);
-    let ratio50 = bp50.as_secs_f64() / rp50.as_secs_f64();
-    let ratio99 = bp99.as_secs_f64() / rp99.as_secs_f64();
+    let (bp50, bp99) = percentiles(&mut plain_samples);
+    let (hp50, hp99) = percentiles(&mut journaled_samples);
+
+    let plain_tput = throughput(plain.socket());
+    let journaled_tput = throughput(journaled.socket());
+    let plain_memory = memory_per_pending_ask(&plain);
+    let journaled_memory = memory_per_pending_ask(&journaled);
+
     println!(
-        "ask round trip{}: p50 {} µs p99 {} µs | raw 2-hop floor (relay process): p50 {} µs p99 {} µs | ratio p50 {:.2} p99 {:.2}",
-        if with_journal { " (history journal on)" } else { "" },
-        bp50.as_micros(),
-        bp99.as_micros(),
-        rp50.as_micros(),
-        rp99.as_micros(),
-        ratio50,
-        ratio99
+        "figure floor_p50_us={:.1} floor_p99_us={:.1}",
+        micros(rp50),
+        micros(rp99)
     );
     println!(
-        "ping round trip: p50 {} µs p99 {} µs | raw 1-hop echo (a thread of this process): p50 {} µs p99 {} µs | ratio p50 {:.2} p99 {:.2}",
-        pp50.as_micros(),
-        pp99.as_micros(),
-        ep50.as_micros(),
-        ep99.as_micros(),
-        pp50.as_secs_f64() / ep50.as_secs_f64(),
-        pp99.as_secs_f64() / ep99.as_secs_f64()
+        "figure nohist_p50_us={:.1} nohist_p99_us={:.1}",
+        micros(bp50),
+        micros(bp99)
     );
     println!(
-        "target p50 <= 1.5x, p99 <= 2x: {} ({} samples each)",
-        if ratio50 <= 1.5 && ratio99 <= 2.0 {
-            "met"
-        } else {
-            "NOT met"
-        },
-        broker_samples.len()
+        "figure hist_p50_us={:.1} hist_p99_us={:.1}",
+        micros(hp50),
+        micros(hp99)
     );
+    println!("figure nohist_asks_per_s={plain_tput:.0} hist_asks_per_s={journaled_tput:.0}");
+    println!("figure nohist_bytes_per_pending_ask={plain_memory} hist_bytes_per_pending_ask={journaled_memory}");
+    println!("figure fsync_p50_us={:.1}", micros(fsync));
+    // The payload: the ask's params as sent.
+    let line: Value = serde_json::from_slice(&ask_line(0)).unwrap();
+    println!("figure payload_bytes={}", line["params"].to_string().len());
+    println!(
+        "ask round trip p50/p99 µs: --no-history {}/{} | history on {}/{} | raw 2-hop floor {}/{} | append+fdatasync 1 KB {} ({} / {} / {} samples)",
+        bp50.as_micros(), bp99.as_micros(), hp50.as_micros(), hp99.as_micros(),
+        rp50.as_micros(), rp99.as_micros(), fsync.as_micros(),
+        plain_samples.len(), journaled_samples.len(), relay_samples.len()
+    );
+    println!(
+        "throughput ({IN_FLIGHT} in flight, {THROUGHPUT_ASKS} asks): --no-history {plain_tput:.0} asks/s | history on {journaled_tput:.0} asks/s"
+    );
+    println!(
+        "memory per pending ask ({PENDING} pending, {PENDING_PER_CONNECTION} per connection): --no-history {plain_memory} B | history on {journaled_memory} B"
+    );
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// The median cost of appending one 1 KB line to a file in `dir` and `fdatasync`ing it: what one
+/// journal commit costs on that disk.
+fn fsync_cost(dir: &Path) -> Duration {
+    std::fs::create_dir_all(dir).expect("the measuring directory");
+    let path = dir.join(format!("fsync-probe-{}", std::process::id()));
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .expect("the probe file");
+    let mut line = vec![b'x'; 1023];
+    line.push(b'\n');
+    let mut samples: Vec<Duration> = (0..FSYNC_SAMPLES)
+        .map(|_| {
+            let started = Instant::now();
+            file.write_all(&line).expect("append");
+            file.sync_data().expect("fdatasync");
+            started.elapsed()
+        })
+        .collect();
+    let _ = std::fs::remove_file(&path);
+    percentiles(&mut samples).0
+}
+
+/// Asks per second with `IN_FLIGHT` asks outstanding on one connection at all times.
+fn throughput(socket: &Path) -> f64 {
+    let mut asker = BrokerPath::connect_asker(socket);
+    let started = Instant::now();
+    let mut sent = 0;
+    while sent < IN_FLIGHT {
+        asker.stream.write_all(&ask_line(sent + 10)).unwrap();
+        sent += 1;
+    }
+    for _ in 0..THROUGHPUT_ASKS {
+        read_line(&mut asker.reader, &mut asker.buf);
+        assert!(
+            !asker.buf.windows(7).any(|w| w == b"\"error\""),
+            "an ask failed: {}",
+            String::from_utf8_lossy(&asker.buf)
+        );
+        if sent < THROUGHPUT_ASKS {
+            asker.stream.write_all(&ask_line(sent + 10)).unwrap();
+            sent += 1;
+        }
+    }
+    THROUGHPUT_ASKS as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The broker's resident set, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the broker's status");
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmRSS");
+    kb * 1024
+}
+
+/// Growth of the broker's resident set per pending ask, with `PENDING` asks held by an answerer
+/// (registered first in the chain) that never answers. The asks are withdrawn afterwards.
+fn memory_per_pending_ask(broker: &Broker) -> u64 {
+    let init = json!({ "protocolVersion": 1, "client": { "name": "bench holder" } });
+    let mut holder = UnixStream::connect(broker.socket()).unwrap();
+    let mut holder_reader = BufReader::new(holder.try_clone().unwrap());
+    call(&mut holder, &mut holder_reader, 1, "initialize", init);
+    call(
+        &mut holder,
+        &mut holder_reader,
+        2,
+        "answerers/register",
+        json!({ "scope": "all", "prepend": true, "label": "holder" }),
+    );
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        let mut held = 0;
+        while holder_reader.read_until(b'\n', &mut buf).unwrap_or(0) > 0 {
+            if buf.windows(23).any(|w| w == b"\"user-questions/request") {
+                held += 1;
+                if held == PENDING {
+                    let _ = held_tx.send(());
+                }
+            }
+            buf.clear();
+        }
+    });
+    thread::sleep(Duration::from_millis(200));
+    let before = rss(broker.pid());
+    let mut askers = Vec::new();
+    for n in 0..PENDING {
+        if n % PENDING_PER_CONNECTION == 0 {
+            askers.push(BrokerPath::connect_asker(broker.socket()));
+        }
+        let asker = askers.last_mut().expect("one asker");
+        asker.stream.write_all(&ask_line(n + 10)).unwrap();
+    }
+    held_rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("every ask reached the holding answerer");
+    thread::sleep(Duration::from_millis(500));
+    let after = rss(broker.pid());
+    drop(askers);
+    drop(holder);
+    after.saturating_sub(before) / PENDING as u64
 }
 
 fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
@@ -163,16 +292,12 @@ fn serve_answers(stream: UnixStream) {
         else {
             continue;
         };
-        let reply = if message["method"] == "ping" {
-            json!({ "jsonrpc": "2.0", "id": id, "result": {} })
-        } else {
-            let question = &message["params"]["questions"][0];
-            json!({
-                "jsonrpc": "2.0",
-                "id": id,
-                "result": { "answers": [{ "id": question["id"], "selected": [question["options"][0]["label"]] }] }
-            })
-        };
+        let question = &message["params"]["questions"][0];
+        let reply = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "result": { "answers": [{ "id": question["id"], "selected": [question["options"][0]["label"]] }] }
+        });
         let mut line = serde_json::to_vec(&reply).unwrap();
         line.push(b'\n');
         if writer.write_all(&line).is_err() {
@@ -244,10 +369,6 @@ impl BrokerPath {
         }
     }
 
-    fn ping(&mut self, n: usize) -> Duration {
-        ping_over(&mut self.stream, &mut self.reader, &mut self.buf, n)
-    }
-
     fn round_trip(&mut self, n: usize) -> Duration {
         let line = ask_line(n + 10);
         let started = Instant::now();
@@ -258,46 +379,6 @@ impl BrokerPath {
             self.buf.starts_with(b"{") && !self.buf.windows(7).any(|w| w == b"\"error\"")
         );
         elapsed
-    }
-}
-
-fn ping_over(
-    stream: &mut UnixStream,
-    reader: &mut BufReader<UnixStream>,
-    buf: &mut Vec<u8>,
-    n: usize,
-) -> Duration {
-    let line = format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\",\"params\":{{}}}}\n",
-        n + 10
-    );
-    let started = Instant::now();
-    stream.write_all(line.as_bytes()).unwrap();
-    read_line(reader, buf);
-    started.elapsed()
-}
-
-/// asker <-> echo thread (the shared answerer code) over one socket pair.
-struct EchoPath {
-    stream: UnixStream,
-    reader: BufReader<UnixStream>,
-    buf: Vec<u8>,
-}
-
-impl EchoPath {
-    fn start() -> EchoPath {
-        let (asker, echo) = UnixStream::pair().unwrap();
-        thread::spawn(move || serve_answers(echo));
-        let reader = BufReader::new(asker.try_clone().unwrap());
-        EchoPath {
-            stream: asker,
-            reader,
-            buf: Vec::new(),
-        }
-    }
-
-    fn ping(&mut self, n: usize) -> Duration {
-        ping_over(&mut self.stream, &mut self.reader, &mut self.buf, n)
     }
 }
 

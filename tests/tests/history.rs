@@ -1,7 +1,7 @@
 //! The history journal against a real `askdesk serve`: every way a request settles (answered,
 //! dismissed, withdrawn, failed, late answer) lands in `$XDG_DATA_HOME/askdesk/history.jsonl` with
 //! its questions, agent, answer and error; a settled request is on disk before its asker hears of
-//! it and survives `kill -9`; an answer that races its asker's cancellation is delivered or
+//! it and survives `kill -9`, also of a broker under load from 32 askers; an answer that races its asker's cancellation is delivered or
 //! journaled as a late answer, never lost; a torn last line is skipped with a warning and never
 //! stops the broker; `askdesk history` lists the journal newest first as a table or JSON lines,
 //! filtered by outcome, agent and count, and creates nothing.
@@ -631,6 +631,132 @@ async fn a_journaled_answer_survives_kill_9_of_the_broker() {
         text(&output.stderr)
     );
     drop(asker);
+}
+
+/// One asker of the kill test: its own connection, free-text asks one after another, until the
+/// broker dies. Returns every answer it received, keyed by question id.
+fn ask_until_the_broker_dies(socket: &Path, asker: usize) -> Vec<(String, Value)> {
+    use std::io::{BufRead, BufReader};
+    let mut stream = StdUnixStream::connect(socket).expect("connect an asker");
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    let send = |stream: &mut StdUnixStream, message: Value| {
+        let mut bytes = serde_json::to_vec(&message).unwrap();
+        bytes.push(b'\n');
+        stream.write_all(&bytes).is_ok()
+    };
+    let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": { "protocolVersion": 1, "client": { "name": format!("asker {asker}") } } });
+    if !send(&mut stream, init) || reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return Vec::new();
+    }
+    let mut received = Vec::new();
+    for n in 1.. {
+        let qid = format!("a{asker}-{n}");
+        let ask = json!({ "jsonrpc": "2.0", "id": n, "method": "user-questions/ask",
+            "params": { "questions": [q(&qid, "Go on?", &[])] } });
+        line.clear();
+        if !send(&mut stream, ask) || reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return received; // The broker is gone.
+        }
+        let response: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("a response line ({e}): {line:?}"));
+        assert_eq!(response["id"], n, "{response}");
+        let answer = response
+            .get("result")
+            .unwrap_or_else(|| panic!("ask {qid} failed: {response}"));
+        received.push((qid, answer.clone()));
+    }
+    unreachable!()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_under_load_from_32_askers_loses_no_answer_any_of_them_received() {
+    const ASKERS: usize = 32;
+    let mut broker = Broker::start();
+    let journal = journal_path(broker.home());
+    // The answerer answers every request at once with a text naming its question.
+    let answerer = scripted_answerer(&broker).await;
+    let answering = tokio::spawn(async move {
+        while let Some(request) = answerer.next_incoming_within(PATIENCE).await {
+            if request["method"] != "user-questions/request" {
+                continue;
+            }
+            let qid = request["params"]["questions"][0]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let answer = json!({ "answers": [{ "id": qid, "selected": [], "custom": format!("answer to {qid}") }] });
+            if answerer
+                .try_send_raw(&reply_line(&request, answer))
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let askers: Vec<_> = (0..ASKERS)
+        .map(|asker| {
+            let socket = broker.socket().to_owned();
+            std::thread::spawn(move || ask_until_the_broker_dies(&socket, asker))
+        })
+        .collect();
+    // Kill while all 32 are asking: once the journal shows a few hundred settled asks.
+    journal_until(&journal, "300 settled asks", |records| records.len() >= 300).await;
+    broker.signal(libc::SIGKILL);
+    let status = broker.wait_exit(PATIENCE).await;
+    assert!(!status.success(), "killed, not exited: {status}");
+
+    let mut answers = Vec::new();
+    for asker in askers {
+        answers.extend(asker.join().expect("an asker thread"));
+    }
+    let _ = answering.await;
+    assert!(
+        answers.len() >= 300 - ASKERS,
+        "the askers were answered: {}",
+        answers.len()
+    );
+    // Every complete line parses; at most the very last one may be cut short by the kill.
+    let records = complete_records(&journal);
+    let journaled: std::collections::HashMap<String, &Value> = records
+        .iter()
+        .filter(|r| r["outcome"] == "answered")
+        .map(|r| {
+            (
+                r["questions"][0]["id"].as_str().unwrap().to_owned(),
+                &r["answer"],
+            )
+        })
+        .collect();
+    // The history is private to its owner.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&journal), 0o600, "history.jsonl");
+    assert_eq!(
+        mode(journal.parent().unwrap()),
+        0o700,
+        "the history directory"
+    );
+    for (qid, answer) in &answers {
+        assert_eq!(
+            journaled.get(qid).copied(),
+            Some(answer),
+            "the answer to {qid} reached its agent but is not in the journal ({} received, {} journaled)",
+            answers.len(),
+            journaled.len()
+        );
+    }
+}
+
+/// A response line to a broker-sent request.
+fn reply_line(request: &Value, result: Value) -> Vec<u8> {
+    let mut line =
+        serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }))
+            .unwrap();
+    line.push(b'\n');
+    line
 }
 
 // ----- 3. a torn last line -----

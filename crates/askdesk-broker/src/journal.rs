@@ -1,14 +1,21 @@
 //! The history journal (SPEC 6): one JSON line per settled request under `$XDG_DATA_HOME/askdesk/`,
-//! written and flushed to disk before the answer is delivered, rotated so it stays bounded.
+//! written and flushed to disk before the answer is delivered (group commit: one writer thread,
+//! one `fdatasync` per batch), rotated so it stays bounded, private to its owner (0700/0600).
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::future::Future;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::pin::Pin;
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
+use std::task::{Context, Poll};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use askdesk_core::{AgentInfo, Answer, Question, Request};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
 
 use crate::error::{Error, Result};
 
@@ -90,6 +97,58 @@ impl Record {
     }
 }
 
+/// A settled request on its way to the journal: written exactly as its [`Record`] would be, but its
+/// agent and questions are the JSON text serialized when it was asked, so a pending ask keeps that
+/// text rather than second parsed copies.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settled {
+    pub asked_at: u64,
+    pub settled_at: u64,
+    /// [`AgentInfo`] as JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Box<RawValue>>,
+    /// `Vec<Question>` as JSON, e.g. from [`serde_json::value::to_raw_value`].
+    pub questions: Box<RawValue>,
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<RecordedError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answerer: Option<String>,
+}
+
+/// What the writer serializes: a record, or a settled request with its questions already JSON.
+#[derive(Debug)]
+pub enum Line {
+    Record(Record),
+    Settled(Settled),
+}
+
+impl From<Record> for Line {
+    fn from(record: Record) -> Line {
+        Line::Record(record)
+    }
+}
+
+impl From<Settled> for Line {
+    fn from(settled: Settled) -> Line {
+        Line::Settled(settled)
+    }
+}
+
+impl Line {
+    fn write_to(&self, out: &mut Vec<u8>) {
+        match self {
+            Line::Record(record) => serde_json::to_writer(&mut *out, record),
+            Line::Settled(settled) => serde_json::to_writer(&mut *out, settled),
+        }
+        .expect("a record serializes");
+        out.push(b'\n');
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn millis(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
@@ -97,9 +156,11 @@ pub fn millis(time: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// The append-only journal. Cheap to clone; appends are serialized.
+/// The append-only journal. Cheap to clone; every clone feeds the same writer.
 ///
-/// Its methods block (they write and fsync): call them from `spawn_blocking` on an async path.
+/// Appends are committed in groups: one writer thread takes every record queued so far, writes
+/// them and calls `fdatasync` once, then acknowledges each of them. Records that settle while a
+/// sync is in flight share the next one. An append is acknowledged only once its line is on disk.
 #[derive(Debug, Clone)]
 pub struct Journal {
     inner: Arc<Inner>,
@@ -108,8 +169,15 @@ pub struct Journal {
 #[derive(Debug)]
 struct Inner {
     dir: PathBuf,
-    max_bytes: u64,
-    file: Mutex<Option<File>>,
+    queue: Arc<Queue>,
+}
+
+impl Drop for Inner {
+    /// The writer finishes what is queued, then ends.
+    fn drop(&mut self) {
+        self.queue.lock().closed = true;
+        self.queue.ready.notify_one();
+    }
 }
 
 impl Journal {
@@ -118,43 +186,42 @@ impl Journal {
         Journal::open(&default_dir()?)
     }
 
-    /// Opens (creating) the journal in `dir`. A torn last line left by a crash is fenced off with a
-    /// newline so later appends stay readable; `read` skips it with a warning.
+    /// Opens (creating) the journal in `dir` and starts its writer thread. The directory is made
+    /// private (0700) and the journal files 0600, tightening those of an existing journal. A torn
+    /// last line left by a crash is fenced off with a newline so later appends stay readable;
+    /// `read` skips it with a warning.
     pub fn open(dir: &Path) -> Result<Journal> {
         Journal::open_with_limit(dir, DEFAULT_MAX_BYTES)
     }
 
     pub fn open_with_limit(dir: &Path, max_bytes: u64) -> Result<Journal> {
-        fs::create_dir_all(dir).map_err(Error::io(dir))?;
-        let journal = Journal {
-            inner: Arc::new(Inner {
-                dir: dir.to_owned(),
-                max_bytes,
-                file: Mutex::new(None),
-            }),
+        make_private_dir(dir)?;
+        let rotated = dir.join(ROTATED_NAME);
+        if rotated.exists() {
+            make_private_file(&rotated)?;
+        }
+        let path = dir.join(FILE_NAME);
+        let file = open_live(&path)?;
+        let store = FileStore {
+            dir: dir.to_owned(),
+            max_bytes,
+            file: Some(file),
         };
-        let path = journal.path();
-        let created = !path.exists();
-        let mut file = open_append(&path)?;
-        if created {
-            sync_dir(dir)?;
-        }
-        let len = file.metadata().map_err(Error::io(&path))?.len();
-        if len > 0 {
-            let mut last = [0u8; 1];
-            let mut reader = File::open(&path).map_err(Error::io(&path))?;
-            reader
-                .seek(SeekFrom::Start(len - 1))
-                .map_err(Error::io(&path))?;
-            reader.read_exact(&mut last).map_err(Error::io(&path))?;
-            if last[0] != b'\n' {
-                tracing::warn!(path = %path.display(), "the journal's last line is torn (a crash mid-write); it is skipped");
-                file.write_all(b"\n").map_err(Error::io(&path))?;
-                file.sync_data().map_err(Error::io(&path))?;
-            }
-        }
-        *askdesk_core::sync::lock(&journal.inner.file) = Some(file);
-        Ok(journal)
+        Journal::start(dir.to_owned(), store)
+    }
+
+    fn start(dir: PathBuf, store: impl Store) -> Result<Journal> {
+        let queue = Arc::new(Queue::default());
+        std::thread::Builder::new()
+            .name("askdesk-journal".into())
+            .spawn({
+                let queue = queue.clone();
+                move || write_batches(&queue, store)
+            })
+            .map_err(Error::io(&dir))?;
+        Ok(Journal {
+            inner: Arc::new(Inner { dir, queue }),
+        })
     }
 
     /// The live journal file.
@@ -162,31 +229,326 @@ impl Journal {
         self.inner.dir.join(FILE_NAME)
     }
 
-    /// Appends one record and flushes it to disk before returning.
+    /// Queues one record at once; the returned future resolves when its line is on disk (or the
+    /// write or sync of its batch failed). Dropping the future does not withdraw the record.
+    pub fn submit(&self, record: impl Into<Line>) -> Commit {
+        let (done, receiver) = oneshot::channel();
+        self.inner.queue.push(Entry {
+            record: record.into(),
+            done: Done::Task(done),
+        });
+        Commit { receiver }
+    }
+
+    /// Appends one record and returns once it is on disk. Blocks: call it off the async path.
     pub fn append(&self, record: &Record) -> Result<()> {
-        let mut line = serde_json::to_vec(record).expect("a record serializes");
-        line.push(b'\n');
-        let path = self.path();
-        let mut guard = askdesk_core::sync::lock(&self.inner.file);
-        let file = match guard.as_mut() {
-            Some(file) => file,
-            None => guard.insert(open_append(&path)?),
-        };
-        file.write_all(&line).map_err(Error::io(&path))?;
-        file.sync_data().map_err(Error::io(&path))?;
-        if file.metadata().map_err(Error::io(&path))?.len() > self.inner.max_bytes {
-            let rotated = self.inner.dir.join(ROTATED_NAME);
-            fs::rename(&path, &rotated).map_err(Error::io(&rotated))?;
-            *guard = Some(open_append(&path)?);
-            sync_dir(&self.inner.dir)?;
+        let (done, receiver) = mpsc::sync_channel(1);
+        self.inner.queue.push(Entry {
+            record: Line::Record(record.clone()),
+            done: Done::Thread(done),
+        });
+        match receiver.recv() {
+            Ok(result) => result.map_err(BatchError::into_error),
+            Err(_) => Err(writer_gone(&self.inner.dir)),
         }
-        Ok(())
     }
 
     /// Every readable record, oldest first. Unreadable lines (a torn write) are skipped with a warning.
     pub fn read(&self) -> Result<Vec<Record>> {
         read_dir(&self.inner.dir)
     }
+}
+
+/// A queued record's acknowledgement: resolves once its line is on disk.
+#[derive(Debug)]
+#[must_use = "the record is on disk only once the commit resolves"]
+pub struct Commit {
+    receiver: oneshot::Receiver<Result<(), BatchError>>,
+}
+
+impl Future for Commit {
+    type Output = Result<()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        Pin::new(&mut self.receiver)
+            .poll(cx)
+            .map(|sent| match sent {
+                Ok(result) => result.map_err(BatchError::into_error),
+                // The writer thread only ends once every queued record is acknowledged.
+                Err(_) => Err(writer_gone(Path::new(FILE_NAME))),
+            })
+    }
+}
+
+fn writer_gone(path: &Path) -> Error {
+    Error::Io {
+        path: path.to_owned(),
+        source: io::Error::other("the journal writer stopped"),
+    }
+}
+
+/// The records waiting for the writer, and whether the journal was dropped.
+#[derive(Debug, Default)]
+struct Queue {
+    state: Mutex<QueueState>,
+    ready: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct QueueState {
+    entries: Vec<Entry>,
+    closed: bool,
+    /// The writer thread ended by panicking: appends fail at once instead of waiting forever.
+    dead: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, QueueState> {
+        askdesk_core::sync::lock(&self.state)
+    }
+
+    fn push(&self, entry: Entry) {
+        let was_empty = {
+            let mut state = self.lock();
+            if state.dead {
+                // Dropping its acknowledgement tells the waiter at once that nothing writes.
+                return;
+            }
+            state.entries.push(entry);
+            state.entries.len() == 1
+        };
+        // A non-empty queue means the writer is already due to look at it again.
+        if was_empty {
+            self.ready.notify_one();
+        }
+    }
+
+    /// Every queued entry, waiting for one; `None` once the journal is dropped and all are taken.
+    fn take(&self, into: &mut Vec<Entry>) -> bool {
+        let mut state = self.lock();
+        while state.entries.is_empty() {
+            if state.closed {
+                return false;
+            }
+            state = self.ready.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+        std::mem::swap(&mut state.entries, into);
+        true
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    record: Line,
+    done: Done,
+}
+
+/// Where an entry's acknowledgement goes: an async waiter or a blocked thread.
+#[derive(Debug)]
+enum Done {
+    Task(oneshot::Sender<Result<(), BatchError>>),
+    Thread(mpsc::SyncSender<Result<(), BatchError>>),
+}
+
+impl Done {
+    fn send(self, result: Result<(), BatchError>) {
+        // A waiter that went away no longer needs to hear; its record is written all the same.
+        match self {
+            Done::Task(sender) => {
+                let _ = sender.send(result);
+            }
+            Done::Thread(sender) => {
+                let _ = sender.send(result);
+            }
+        }
+    }
+}
+
+/// Why a batch failed, shared by every record in it.
+#[derive(Debug, Clone)]
+struct BatchError {
+    path: PathBuf,
+    source: Arc<io::Error>,
+}
+
+impl BatchError {
+    fn new(path: &Path) -> impl FnOnce(io::Error) -> BatchError + '_ {
+        move |source| BatchError {
+            path: path.to_owned(),
+            source: Arc::new(source),
+        }
+    }
+
+    fn into_error(self) -> Error {
+        Error::Io {
+            path: self.path,
+            source: io::Error::new(self.source.kind(), self.source.to_string()),
+        }
+    }
+}
+
+/// Where batches go: the journal files, or a scripted store in tests.
+trait Store: Send + 'static {
+    /// Writes `lines` (whole lines) and makes them durable before returning.
+    fn commit(&mut self, lines: &[u8]) -> Result<(), BatchError>;
+}
+
+/// Marks the queue dead if the writer thread unwinds, failing every waiting append.
+struct WriterAlive<'a>(&'a Queue);
+
+impl Drop for WriterAlive<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut state = self.0.lock();
+            state.dead = true;
+            state.entries.clear();
+        }
+    }
+}
+
+/// The writer thread: take everything queued, write it, sync once, acknowledge each record.
+/// Should it panic, every record it held or that is queued later fails instead of hanging.
+fn write_batches(queue: &Queue, mut store: impl Store) {
+    let _alive = WriterAlive(queue);
+    let mut batch = Vec::new();
+    let mut lines = Vec::new();
+    while queue.take(&mut batch) {
+        lines.clear();
+        for entry in &batch {
+            entry.record.write_to(&mut lines);
+        }
+        let result = store.commit(&lines);
+        if let Err(error) = &result {
+            tracing::error!(path = %error.path.display(), error = %error.source, records = batch.len(), "the history journal could not be written");
+        }
+        for entry in batch.drain(..) {
+            entry.done.send(result.clone());
+        }
+        // Keep the capacity of an ordinary batch, not of a rare burst.
+        if lines.capacity() > 1 << 20 {
+            lines = Vec::new();
+        }
+    }
+}
+
+/// The journal files: the live one appended to, rotated to `history.1.jsonl` past `max_bytes`.
+struct FileStore {
+    dir: PathBuf,
+    max_bytes: u64,
+    /// `None` after a failed write: the next batch reopens it (fencing off a torn line).
+    file: Option<File>,
+}
+
+impl Store for FileStore {
+    fn commit(&mut self, lines: &[u8]) -> Result<(), BatchError> {
+        let path = self.dir.join(FILE_NAME);
+        let file = match self.file.as_mut() {
+            Some(file) => file,
+            None => self.file.insert(open_live(&path).map_err(|e| match e {
+                Error::Io { path, source } => BatchError::new(&path)(source),
+                other => BatchError::new(&path)(io::Error::other(other.to_string())),
+            })?),
+        };
+        let written = file.write_all(lines).and_then(|()| file.sync_data());
+        if let Err(error) = written {
+            // What reached the disk is unknown: start over from the file itself next time.
+            self.file = None;
+            return Err(BatchError::new(&path)(error));
+        }
+        if let Err(error) = self.rotate_if_full(&path) {
+            // The batch is on disk; only the rotation failed, and the next batch retries it.
+            tracing::error!(%error, "the history journal could not be rotated");
+            self.file = None;
+        }
+        Ok(())
+    }
+}
+
+impl FileStore {
+    fn rotate_if_full(&mut self, path: &Path) -> Result<()> {
+        let file = self.file.as_ref().expect("open after a commit");
+        if file.metadata().map_err(Error::io(path))?.len() <= self.max_bytes {
+            return Ok(());
+        }
+        let rotated = self.dir.join(ROTATED_NAME);
+        fs::rename(path, &rotated).map_err(Error::io(&rotated))?;
+        self.file = Some(open_live(path)?);
+        sync_dir(&self.dir)
+    }
+}
+
+/// Opens (creating, 0600) the live journal for appending, tightens its mode, makes a new file's
+/// directory entry durable, and fences off a torn last line.
+fn open_live(path: &Path) -> Result<File> {
+    let created = !path.exists();
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(FILE_MODE)
+        .open(path)
+        .map_err(Error::io(path))?;
+    if created {
+        sync_dir(path.parent().expect("the journal file is in a directory"))?;
+    } else {
+        make_private_file(path)?;
+    }
+    let len = file.metadata().map_err(Error::io(path))?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        let mut reader = File::open(path).map_err(Error::io(path))?;
+        reader
+            .seek(SeekFrom::Start(len - 1))
+            .map_err(Error::io(path))?;
+        reader.read_exact(&mut last).map_err(Error::io(path))?;
+        if last[0] != b'\n' {
+            tracing::warn!(path = %path.display(), "the journal's last line is torn (a crash mid-write); it is skipped");
+            file.write_all(b"\n").map_err(Error::io(path))?;
+            file.sync_data().map_err(Error::io(path))?;
+        }
+    }
+    Ok(file)
+}
+
+/// The journal's directory: 0700, only its owner may list or read it.
+const DIR_MODE: u32 = 0o700;
+/// The journal files: 0600, only their owner may read them.
+const FILE_MODE: u32 = 0o600;
+
+/// Creates `dir` 0700 (its parents as usual), or tightens an existing one to 0700.
+fn make_private_dir(dir: &Path) -> Result<()> {
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(Error::io(parent))?;
+    }
+    match fs::DirBuilder::new().mode(DIR_MODE).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {
+            tighten(dir, DIR_MODE)
+        }
+        Err(e) => Err(Error::Io {
+            path: dir.to_owned(),
+            source: e,
+        }),
+    }
+}
+
+/// Tightens an existing journal file to 0600.
+fn make_private_file(path: &Path) -> Result<()> {
+    tighten(path, FILE_MODE)
+}
+
+/// Removes every permission beyond `mode` (the umask may have made a new one tighter still).
+fn tighten(path: &Path, mode: u32) -> Result<()> {
+    let current = fs::metadata(path)
+        .map_err(Error::io(path))?
+        .permissions()
+        .mode()
+        & 0o7777;
+    if current & !mode != 0 {
+        tracing::info!(path = %path.display(), from = format_args!("{current:o}"), to = format_args!("{:o}", current & mode), "made the history journal private");
+        fs::set_permissions(path, fs::Permissions::from_mode(current & mode))
+            .map_err(Error::io(path))?;
+    }
+    Ok(())
 }
 
 /// The records of the journal in the default directory, without creating anything (empty when
@@ -224,14 +586,6 @@ fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(Error::io(dir))
-}
-
-fn open_append(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(Error::io(path))
 }
 
 fn default_dir() -> Result<PathBuf> {
@@ -285,6 +639,35 @@ mod tests {
     }
 
     #[test]
+    fn a_settled_request_is_written_exactly_as_its_record() {
+        let mut full = record(Outcome::Failed, 5);
+        full.agent =
+            Some(serde_json::from_value(serde_json::json!({"id": "bot", "label": "Bot"})).unwrap());
+        full.error = Some(RecordedError {
+            code: Some("NO_PROVIDER".into()),
+            message: "nobody".into(),
+        });
+        full.answerer = Some("desk".into());
+        let settled = Settled {
+            asked_at: full.asked_at,
+            settled_at: full.settled_at,
+            agent: full
+                .agent
+                .as_ref()
+                .map(|agent| serde_json::value::to_raw_value(agent).unwrap()),
+            questions: serde_json::value::to_raw_value(&full.questions).unwrap(),
+            outcome: full.outcome,
+            answer: full.answer.clone(),
+            error: full.error.clone(),
+            answerer: full.answerer.clone(),
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        Line::Record(full).write_to(&mut a);
+        Line::Settled(settled).write_to(&mut b);
+        assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+    }
+
+    #[test]
     fn torn_last_line_is_skipped_and_fenced() {
         let tmp = tempfile::tempdir().unwrap();
         let first = serde_json::to_string(&record(Outcome::Answered, 1)).unwrap();
@@ -302,6 +685,240 @@ mod tests {
             .map(|r| r.asked_at)
             .collect();
         assert_eq!(got, vec![1, 3]);
+    }
+
+    /// A store that keeps the lines it made durable, holds each commit until the test gives its
+    /// verdict, and counts commits (one per sync).
+    struct Scripted {
+        durable: Arc<Mutex<Vec<u64>>>,
+        entered: mpsc::Sender<usize>,
+        verdicts: mpsc::Receiver<io::Result<()>>,
+    }
+
+    impl Store for Scripted {
+        fn commit(&mut self, lines: &[u8]) -> Result<(), BatchError> {
+            let records: Vec<u64> = lines
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| serde_json::from_slice::<Record>(l).unwrap().asked_at)
+                .collect();
+            self.entered.send(records.len()).unwrap();
+            self.verdicts
+                .recv()
+                .expect("the test gives a verdict")
+                .map_err(BatchError::new(Path::new("scripted")))?;
+            self.durable.lock().unwrap().extend(records);
+            Ok(())
+        }
+    }
+
+    struct Harness {
+        journal: Journal,
+        durable: Arc<Mutex<Vec<u64>>>,
+        entered: mpsc::Receiver<usize>,
+        verdicts: mpsc::Sender<io::Result<()>>,
+    }
+
+    fn scripted() -> Harness {
+        let durable = Arc::new(Mutex::new(Vec::new()));
+        let (entered, entered_rx) = mpsc::channel();
+        let (verdicts_tx, verdicts) = mpsc::channel();
+        let store = Scripted {
+            durable: durable.clone(),
+            entered,
+            verdicts,
+        };
+        Harness {
+            journal: Journal::start(PathBuf::from("scripted"), store).unwrap(),
+            durable,
+            entered: entered_rx,
+            verdicts: verdicts_tx,
+        }
+    }
+
+    fn is_pending(commit: &mut Commit) -> bool {
+        Pin::new(commit)
+            .poll(&mut Context::from_waker(std::task::Waker::noop()))
+            .is_pending()
+    }
+
+    #[tokio::test]
+    async fn appends_that_queue_during_a_sync_share_the_next_one_and_are_acknowledged_after_it() {
+        let h = scripted();
+        let mut first = h.journal.submit(record(Outcome::Answered, 0));
+        assert_eq!(h.entered.recv().unwrap(), 1, "the first record syncs alone");
+        // 63 more settle while that sync is in flight.
+        let mut rest: Vec<Commit> = (1..64)
+            .map(|n| h.journal.submit(record(Outcome::Answered, n)))
+            .collect();
+        assert!(is_pending(&mut first), "not acknowledged before its sync");
+        h.verdicts.send(Ok(())).unwrap();
+        first.await.unwrap();
+        assert_eq!(*h.durable.lock().unwrap(), vec![0]);
+
+        assert_eq!(
+            h.entered.recv().unwrap(),
+            63,
+            "every record queued during the first sync goes in the second"
+        );
+        for commit in &mut rest {
+            assert!(is_pending(commit), "not acknowledged before its sync");
+        }
+        h.verdicts.send(Ok(())).unwrap();
+        for (n, commit) in (1..).zip(rest) {
+            commit.await.unwrap();
+            assert!(
+                h.durable.lock().unwrap().contains(&n),
+                "record {n} acknowledged before it was durable"
+            );
+        }
+        assert_eq!(
+            *h.durable.lock().unwrap(),
+            (0..64).collect::<Vec<_>>(),
+            "in order"
+        );
+        assert!(h.entered.try_recv().is_err(), "64 appends, 2 syncs");
+    }
+
+    #[tokio::test]
+    async fn a_failed_sync_is_reported_to_every_waiter_of_its_batch() {
+        let h = scripted();
+        let first = h.journal.submit(record(Outcome::Answered, 0));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        let batch: Vec<Commit> = (1..=10)
+            .map(|n| h.journal.submit(record(Outcome::Answered, n)))
+            .collect();
+        h.verdicts.send(Ok(())).unwrap();
+        first.await.unwrap();
+        assert_eq!(h.entered.recv().unwrap(), 10);
+        h.verdicts
+            .send(Err(io::Error::other("disk on fire")))
+            .unwrap();
+        for commit in batch {
+            let error = commit.await.expect_err("the batch failed");
+            assert!(error.to_string().contains("disk on fire"), "{error}");
+        }
+        // The journal keeps going: the next batch is written.
+        let after = h.journal.submit(record(Outcome::Answered, 11));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        h.verdicts.send(Ok(())).unwrap();
+        after.await.unwrap();
+        assert_eq!(*h.durable.lock().unwrap(), vec![0, 11]);
+    }
+
+    #[test]
+    fn a_blocking_append_waits_for_its_sync_and_hears_its_failure() {
+        let h = scripted();
+        let journal = h.journal.clone();
+        let appender = std::thread::spawn(move || journal.append(&record(Outcome::Failed, 7)));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        assert!(!appender.is_finished() && h.durable.lock().unwrap().is_empty());
+        h.verdicts.send(Err(io::Error::other("read-only"))).unwrap();
+        let error = appender.join().unwrap().expect_err("the sync failed");
+        assert!(error.to_string().contains("read-only"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn dropping_the_journal_still_writes_what_was_queued() {
+        let h = scripted();
+        let commit = h.journal.submit(record(Outcome::Answered, 1));
+        drop(h.journal);
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        h.verdicts.send(Ok(())).unwrap();
+        commit.await.unwrap();
+        assert_eq!(*h.durable.lock().unwrap(), vec![1]);
+    }
+
+    /// A store that panics, as a writer thread might on a bug.
+    struct Panicking;
+
+    impl Store for Panicking {
+        fn commit(&mut self, _: &[u8]) -> Result<(), BatchError> {
+            panic!("a bug in the writer");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_writer_that_panicked_fails_appends_instead_of_hanging_them() {
+        let journal = Journal::start(PathBuf::from("panicking"), Panicking).unwrap();
+        let error = journal
+            .submit(record(Outcome::Answered, 1))
+            .await
+            .expect_err("no writer");
+        assert!(error.to_string().contains("writer stopped"), "{error}");
+        // Later appends fail at once too, async and blocking alike.
+        let error = journal
+            .submit(record(Outcome::Answered, 2))
+            .await
+            .expect_err("no writer");
+        assert!(error.to_string().contains("writer stopped"), "{error}");
+        let error = journal
+            .append(&record(Outcome::Answered, 3))
+            .expect_err("no writer");
+        assert!(error.to_string().contains("writer stopped"), "{error}");
+    }
+
+    #[test]
+    fn concurrent_appends_all_land_as_whole_lines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let journal = Journal::open(tmp.path()).unwrap();
+        let threads: Vec<_> = (0..32u64)
+            .map(|t| {
+                let journal = journal.clone();
+                std::thread::spawn(move || {
+                    for n in 0..20 {
+                        journal
+                            .append(&record(Outcome::Answered, t * 100 + n))
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        let mut got: Vec<u64> = journal.read().unwrap().iter().map(|r| r.asked_at).collect();
+        got.sort_unstable();
+        let want: Vec<u64> = (0..32u64)
+            .flat_map(|t| (0..20).map(move |n| t * 100 + n))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_journal_is_private_rotated_file_included() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("data/askdesk");
+        let journal = Journal::open_with_limit(&dir, 500).unwrap();
+        for n in 0..10 {
+            journal.append(&record(Outcome::Answered, n)).unwrap();
+        }
+        assert!(dir.join(ROTATED_NAME).exists(), "rotated");
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join(FILE_NAME)), 0o600);
+        assert_eq!(mode(&dir.join(ROTATED_NAME)), 0o600);
+    }
+
+    #[test]
+    fn an_existing_journal_is_made_private_on_open() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("askdesk");
+        fs::create_dir(&dir).unwrap();
+        let line = serde_json::to_string(&record(Outcome::Answered, 1)).unwrap() + "\n";
+        for name in [FILE_NAME, ROTATED_NAME] {
+            fs::write(dir.join(name), &line).unwrap();
+            fs::set_permissions(dir.join(name), fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        let journal = Journal::open(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join(FILE_NAME)), 0o600);
+        assert_eq!(mode(&dir.join(ROTATED_NAME)), 0o600);
+        assert_eq!(journal.read().unwrap().len(), 2, "the records are kept");
     }
 
     #[test]

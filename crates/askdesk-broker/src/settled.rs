@@ -1,19 +1,23 @@
-//! What the history journal records when an ask settles, and the append off the async path.
+//! What the history journal records when an ask settles, and the append through the journal's
+//! writer (group commit).
 
+use std::future::Future;
 use std::time::SystemTime;
 
-use askdesk_core::{AgentInfo, Answer, AskError, ErrorCode, Question};
+use askdesk_core::{Answer, AskError, ErrorCode};
+use serde_json::value::RawValue;
 
-use crate::journal::{millis, Journal, Outcome, Record, RecordedError};
+use crate::journal::{millis, Journal, Line, Outcome, RecordedError, Settled};
 
-/// The journal record of an ask that settled with `result`; `None` for a malformed request,
-/// which was never a question to anyone.
+/// The journal record of an ask that settled with `result`, from the JSON text of its agent and
+/// questions kept while it waited; `None` for a malformed request, which was never a question to
+/// anyone.
 pub(crate) fn record(
     asked_at: SystemTime,
-    agent: Option<AgentInfo>,
-    questions: Vec<Question>,
+    agent: Option<Box<RawValue>>,
+    questions: Box<RawValue>,
     result: &Result<Answer, AskError>,
-) -> Option<Record> {
+) -> Option<Settled> {
     let (outcome, answer, error) = match result {
         Ok(answer) => (Outcome::Answered, Some(answer.clone()), None),
         Err(AskError::Invalid(_)) => return None,
@@ -41,7 +45,7 @@ pub(crate) fn record(
             }),
         ),
     };
-    Some(Record {
+    Some(Settled {
         asked_at: millis(asked_at),
         settled_at: millis(SystemTime::now()),
         agent,
@@ -53,14 +57,16 @@ pub(crate) fn record(
     })
 }
 
-/// Appends off the async path; a journal failure is logged, never lost silently, and never
-/// withholds the agent's answer.
-pub(crate) async fn append(journal: Journal, record: Record) {
-    match tokio::task::spawn_blocking(move || journal.append(&record)).await {
-        Ok(Ok(())) => {}
-        Ok(Err(error)) => {
+/// Queues the record for the journal's writer (group commit) and resolves once it is on disk; a
+/// journal failure is logged, never lost silently, and never withholds the agent's answer.
+pub(crate) fn append(
+    journal: &Journal,
+    record: impl Into<Line>,
+) -> impl Future<Output = ()> + Send + 'static {
+    let commit = journal.submit(record);
+    async move {
+        if let Err(error) = commit.await {
             tracing::error!(%error, "could not record a settled request in the history journal")
         }
-        Err(error) => tracing::error!(%error, "the journal writer panicked"),
     }
 }

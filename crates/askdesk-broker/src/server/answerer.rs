@@ -120,7 +120,7 @@ impl Conn {
         tracing::info!(request = %request.id, "discarded an answer that came after the request settled");
         if let Some(journal) = &self.shared.config.journal {
             let record = Record::late_answer(request, answer, self.state().client.clone());
-            tokio::spawn(settled::append(journal.clone(), record));
+            tokio::spawn(settled::append(journal, record));
         }
     }
 }

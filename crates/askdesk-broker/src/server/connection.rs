@@ -19,6 +19,10 @@ use crate::outbox::Outbox;
 use crate::protocol::methods::RequestMethod;
 use crate::protocol::{self, Id, Message, RpcError};
 
+/// The read buffer a connection starts with (it grows for longer lines): a typical request fits,
+/// and an idle connection with asks pending holds no more than that.
+const READ_BUFFER: usize = 1024;
+
 /// Lines a peer may leave unread before the connection's handlers wait for it.
 const OUTGOING_QUEUE: usize = 256;
 
@@ -43,7 +47,11 @@ where
         state: Mutex::default(),
         asks: TaskTracker::new(),
     });
-    let mut lines = FramedRead::new(read, LineCodec::new(shared.config.max_message_bytes));
+    let mut lines = FramedRead::with_capacity(
+        read,
+        LineCodec::new(shared.config.max_message_bytes),
+        READ_BUFFER,
+    );
     loop {
         let frame = tokio::select! {
             _ = shared.shutdown.cancelled() => {

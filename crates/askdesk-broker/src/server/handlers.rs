@@ -6,7 +6,7 @@ use std::task::{Context, Waker};
 use std::time::SystemTime;
 
 use askdesk_core::{AgentRegistration, AnswererId, AnswererRegistration, Handle};
-use serde_json::value::RawValue;
+use serde_json::value::{to_raw_value, RawValue};
 use tokio_util::sync::CancellationToken;
 
 use super::answerer::SocketAnswerer;
@@ -187,10 +187,11 @@ impl Conn {
     }
 
     async fn start_ask(self: &Arc<Self>, id: Id, params: Option<&RawValue>) {
-        let request = match protocol::request_params::<Ask>(params) {
+        let mut request = match protocol::request_params::<Ask>(params) {
             Ok(request) => request,
             Err(error) => return self.reply_error(&id, error).await,
         };
+        compact(&mut request);
         let cancel = CancellationToken::new();
         let refusal = {
             let mut state = self.state();
@@ -215,17 +216,22 @@ impl Conn {
         let conn = self.clone();
         let ask = self.asks.track_future(async move {
             let asked_at = SystemTime::now();
-            // The journal needs the questions after `ask` has consumed them.
-            let journaled = conn.shared.config.journal.as_ref().map(|journal| {
+            // The journal needs the questions and the agent after `ask` has consumed them: their
+            // JSON text is kept, smaller than parsed copies while the ask waits.
+            let journaled = conn.shared.config.journal.as_ref().map(|_| {
                 let agent = request
                     .agent
                     .as_ref()
-                    .and_then(|h| conn.service().agent_info(h));
-                (journal.clone(), request.questions.clone(), agent)
+                    .and_then(|h| conn.service().agent_info(h))
+                    .map(|agent| to_raw_value(&agent).expect("an agent serializes"));
+                let questions = to_raw_value(&request.questions).expect("questions serialize");
+                (questions, agent)
             });
             let outcome = conn.service().ask_settled(request, &cancel).await;
             let result = outcome.result;
-            if let Some((journal, questions, agent)) = journaled {
+            if let (Some((questions, agent)), Some(journal)) =
+                (journaled, &conn.shared.config.journal)
+            {
                 if let Some(mut record) = settled::record(asked_at, agent, questions, &result) {
                     record.answerer = outcome.answerer;
                     settled::append(journal, record).await;
@@ -296,4 +302,13 @@ fn respond<M: RequestMethod>(
 ) -> Vec<u8> {
     let result = protocol::request_params::<M>(params).and_then(handler);
     protocol::encode_response::<M>(id, result.as_ref())
+}
+
+/// Drops the spare room deserialization leaves in the request's vectors (they grow to four slots
+/// before their length is known): a pending ask keeps only what it holds.
+fn compact(request: &mut askdesk_core::AskRequest) {
+    request.questions.shrink_to_fit();
+    for question in &mut request.questions {
+        question.options.shrink_to_fit();
+    }
 }
