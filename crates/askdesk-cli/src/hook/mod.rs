@@ -239,13 +239,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(agent_id(HookClient::ClaudeCode, &input), "claude-code-abc");
+        assert_eq!(input.command().as_deref(), Some("ls"));
+        let argv = HookInput::parse(
+            &json!({ "tool_name": "shell", "tool_input": { "command": ["git", "status"] } })
+                .to_string(),
+        )
+        .unwrap();
+        assert_eq!(argv.command().as_deref(), Some("git status"));
         let reg = registration(HookClient::Codex, &input, "codex-abc");
         assert_eq!(reg.label.as_deref(), Some("Codex"));
         assert_eq!(reg.owner, None);
         assert_eq!(
             Value::Object(reg.meta.unwrap()),
-            json!({ "cwd": "/work", "tool": "Bash", "transcript": "/t.jsonl", "session": "abc",
-                    "client": "codex", "via": "hook" })
+            json!({ "cwd": "/work", "tool": "Bash", "command": "ls", "transcript": "/t.jsonl",
+                    "session": "abc", "client": "codex", "via": "hook" })
         );
     }
 }
