@@ -135,7 +135,7 @@ if [ -f scripts/bench-desktop.sh ] && [ "${SKIP_DESKTOP:-0}" != 1 ]; then
   set -e
   echo
   echo "== desktop verdicts"
-  grep -iE '\b(met|verdict)\b' "$WORK/desktop.out" || echo "(scripts/bench-desktop.sh printed no verdict lines)"
+  grep -E '^(PASS|MISS) ' "$WORK/desktop.out" || echo "(scripts/bench-desktop.sh printed no verdict lines)"
   [ "$desktop_status" -eq 0 ] || MISSED=1
 elif [ "${SKIP_DESKTOP:-0}" = 1 ]; then
   echo; echo "== desktop figures skipped (SKIP_DESKTOP=1)"
