@@ -8,12 +8,16 @@ use serde::Serialize;
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
 
-use crate::answerer::{GuiAnswerer, RequestView, SubmitError};
+use crate::answerer::{DeadlineView, GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
 use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);
+
+/// The answer rules engine, once its file has been read (never, without a configuration folder).
+#[derive(Default)]
+pub struct Rules(pub std::sync::OnceLock<askdesk_rules::Engine>);
 
 /// The most history records sent to the page.
 const HISTORY_LIMIT: usize = 1000;
@@ -63,8 +67,17 @@ pub struct SettingsView {
 
 /// The waiting requests, oldest first.
 #[tauri::command]
-pub fn get_queue(gui: State<'_, GuiAnswerer>) -> Vec<RequestView> {
-    gui.queue()
+pub fn get_queue(gui: State<'_, GuiAnswerer>, rules: State<'_, Rules>) -> Vec<RequestView> {
+    let mut queue = gui.queue();
+    if let Some(engine) = rules.0.get() {
+        for view in &mut queue {
+            view.deadline = engine
+                .deadline(view.request)
+                .as_ref()
+                .map(DeadlineView::new);
+        }
+    }
+    queue
 }
 
 #[tauri::command]

@@ -165,10 +165,16 @@ fn start_desktop(
     };
     service.register_answerer(registration, Arc::new(gui.clone()))?;
     let shutdown = CancellationToken::new();
-    // The answer rules go to the head of the chain once their file is read.
+    // The answer rules go to the head of the chain once their file is read; the page reads
+    // their deadlines through the managed handle.
+    app.manage(commands::Rules::default());
     tauri::async_runtime::spawn({
-        let (service, shutdown) = (service.clone(), shutdown.clone());
-        async move { askdesk_rules::Engine::start_default(&service, &shutdown).await }
+        let (service, shutdown, handle) = (service.clone(), shutdown.clone(), handle.clone());
+        async move {
+            if let Some(engine) = askdesk_rules::Engine::start_default(&service, &shutdown).await {
+                let _ = handle.state::<commands::Rules>().0.set(engine);
+            }
+        }
     });
     app.manage(gui);
     app.manage(desktop);
