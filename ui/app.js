@@ -146,7 +146,30 @@ function formFor(view) {
   const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];
   form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions };
   state.forms.set(view.request, form);
+  showMemory(view, form.node);
   return form;
+}
+
+// Under each question answered before for the same project with the same text: what the human
+// answered then, and a button that selects it again (the human still submits). Text only.
+async function showMemory(view, node) {
+  let past;
+  try { past = await api.memory(view.request); } catch { return; }
+  view.questions.forEach((q, i) => {
+    const found = past[i];
+    const card = !q.planReview && found && node.querySelector(`[data-qid="${CSS.escape(q.id)}"]`);
+    if (!card || card.querySelector('.memory-hint')) return;
+    const use = h('button', { type: 'button', class: 'link use-again' }, 'Use again');
+    use.addEventListener('click', () => {
+      for (const input of card.querySelectorAll('input.option-input')) {
+        input.checked = found.selected.includes(input.value);
+        input.dispatchEvent(new Event('change'));
+      }
+    });
+    const when = new Date(found.answeredAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+    card.querySelector('.q-text').after(h('div', { class: 'memory-hint' },
+      h('span', {}, `You answered ${found.selected.join(', ')} on ${when}`), ' ', use));
+  });
 }
 
 function currentForm() {

@@ -10,6 +10,7 @@ use tauri_plugin_opener::OpenerExt;
 
 use crate::answerer::{DeadlineView, GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
+use crate::memory::{Memory, PastAnswer};
 use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
 
 /// The journal the History view reads, if there is one.
@@ -132,6 +133,30 @@ pub async fn get_history(history: State<'_, History>) -> Result<Vec<HistoryEntry
         .map_err(|e| CommandError::new("failed", e))?
         .map_err(|e| CommandError::new("failed", e))?;
     Ok(plan_thread::history_entries(records, HISTORY_LIMIT))
+}
+
+/// The human's past answers to the waiting request's questions (same project, same text), one
+/// entry per question; the journal is read off the UI thread, once per request.
+#[tauri::command]
+pub async fn get_memory(
+    gui: State<'_, GuiAnswerer>,
+    history: State<'_, History>,
+    memory: State<'_, Memory>,
+    request: u64,
+) -> Result<Vec<Option<PastAnswer>>, CommandError> {
+    let Some(asked) = gui.request(RequestId(request)) else {
+        return Err(CommandError::new(
+            "late",
+            "the request is no longer waiting",
+        ));
+    };
+    let Some(journal) = history.0.clone() else {
+        return Ok(vec![None; asked.questions.len()]);
+    };
+    let memory = memory.inner().clone();
+    tauri::async_runtime::spawn_blocking(move || memory.lookup(&journal, &asked))
+        .await
+        .map_err(|e| CommandError::new("failed", e))
 }
 
 /// Opens a link from rendered markdown in the system browser (the page asked the human first).
