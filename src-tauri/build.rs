@@ -7,6 +7,7 @@ const COMMANDS: &[&str] = &[
     "dismiss",
     "set_dnd",
     "get_history",
+    "get_memory",
     "plan_feedback",
     "open_link",
     "hide_window",

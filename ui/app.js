@@ -73,9 +73,12 @@ function renderMain() {
   els.request.hidden = !view;
   if (!view) {
     els.form.replaceChildren();
+    els.asker.replaceChildren();
+    syncCountdown();
     return;
   }
   renderAsker(view);
+  syncCountdown();
   const form = formFor(view);
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
@@ -108,10 +111,26 @@ function renderAsker(view) {
         h('span', { class: 'asker-name' }, view.who),
         h('span', { class: 'asker-verb' }, view.questions.length > 1 ? `asks ${view.questions.length} questions` : 'asks'),
         agent && agent.label && agent.label !== agent.id ? h('span', { class: 'asker-id mono' }, agent.id) : null),
-      h('div', { class: 'chips' }, chips)),
+      h('div', { class: 'chips' }, chips),
+      view.deadline ? ruleDeadline(view.deadline) : null),
     h('div', { class: 'asker-age' },
       h('span', { class: 'age-label' }, 'waiting'),
       h('span', { class: 'age-value queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt))));
+}
+
+// A rule acts on this request at `deadline.at` unless the human answers first: said as text.
+function ruleDeadline(deadline) {
+  return h('div', { class: 'rule-deadline', role: 'status' },
+    `Rule “${deadline.rule}” will ${deadline.action} in `,
+    h('span', { class: 'rule-left mono', dataset: { until: String(deadline.at) } }, timeLeft(deadline.at)),
+    ' unless you answer');
+}
+
+function timeLeft(until) {
+  const s = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+  const two = (n) => String(n).padStart(2, '0');
+  const hours = Math.floor(s / 3600);
+  return hours ? `${hours}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
 }
 
 function chip(kind, text, mono = false) {
@@ -127,7 +146,30 @@ function formFor(view) {
   const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];
   form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions };
   state.forms.set(view.request, form);
+  showMemory(view, form.node);
   return form;
+}
+
+// Under each question answered before for the same project with the same text: what the human
+// answered then, and a button that selects it again (the human still submits). Text only.
+async function showMemory(view, node) {
+  let past;
+  try { past = await api.memory(view.request); } catch { return; }
+  view.questions.forEach((q, i) => {
+    const found = past[i];
+    const card = !q.planReview && found && node.querySelector(`[data-qid="${CSS.escape(q.id)}"]`);
+    if (!card || card.querySelector('.memory-hint')) return;
+    const use = h('button', { type: 'button', class: 'link use-again' }, 'Use again');
+    use.addEventListener('click', () => {
+      for (const input of card.querySelectorAll('input.option-input')) {
+        input.checked = found.selected.includes(input.value);
+        input.dispatchEvent(new Event('change'));
+      }
+    });
+    const when = new Date(found.answeredAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+    card.querySelector('.q-text').after(h('div', { class: 'memory-hint' },
+      h('span', {}, `You answered ${found.selected.join(', ')} on ${when}`), ' ', use));
+  });
 }
 
 function currentForm() {
@@ -301,6 +343,25 @@ function syncAgeTimer() {
 }
 document.addEventListener('visibilitychange', syncAgeTimer);
 syncAgeTimer();
+
+// A rule's countdown ticks every second, but only while the window is visible and one is shown.
+let countdownTimer = null;
+function tickCountdowns() {
+  const shown = document.querySelectorAll('.rule-left[data-until]');
+  for (const el of shown) el.textContent = timeLeft(Number(el.dataset.until));
+  if (!shown.length) syncCountdown();
+}
+function syncCountdown() {
+  const wanted = document.visibilityState === 'visible' && document.querySelector('.rule-left[data-until]') !== null;
+  if (wanted && countdownTimer === null) {
+    tickCountdowns();
+    countdownTimer = setInterval(tickCountdowns, 1000);
+  } else if (!wanted && countdownTimer !== null) {
+    clearInterval(countdownTimer);
+    countdownTimer = null;
+  }
+}
+document.addEventListener('visibilitychange', syncCountdown);
 
 async function start() {
   if (!available()) {

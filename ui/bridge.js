@@ -21,6 +21,7 @@ export const api = {
   dismiss: (request) => invoke('dismiss', { request }),
   setDnd: (on) => invoke('set_dnd', { on }),
   history: () => invoke('get_history'),
+  memory: (request) => invoke('get_memory', { request }),
   planFeedback: (request, comments, general) => invoke('plan_feedback', { request, comments, general }),
   openLink: (url) => invoke('open_link', { url }),
   hide: () => invoke('hide_window'),

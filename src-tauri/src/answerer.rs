@@ -323,6 +323,29 @@ pub struct RequestView {
     /// Milliseconds since the Unix epoch.
     pub asked_at: u64,
     pub questions: Vec<QuestionView>,
+    /// A rule's pending `after` deadline, filled in as the queue is read (it is not cached).
+    pub deadline: Option<DeadlineView>,
+}
+
+/// A rule that will act on the request unless the human answers first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadlineView {
+    pub rule: String,
+    /// When the rule acts, in milliseconds since the Unix epoch.
+    pub at: u64,
+    /// What the rule will do then, in words.
+    pub action: String,
+}
+
+impl DeadlineView {
+    pub fn new(deadline: &askdesk_rules::Deadline) -> Self {
+        DeadlineView {
+            rule: deadline.rule.clone(),
+            at: millis(deadline.at),
+            action: deadline.action.clone(),
+        }
+    }
 }
 
 /// One question as the page receives it.
@@ -365,6 +388,7 @@ impl RequestView {
             agent: request.agent.clone(),
             who: display_name(request.agent.as_ref()).to_owned(),
             asked_at: millis(request.asked_at),
+            deadline: None,
             questions: request
                 .questions
                 .iter()
@@ -410,6 +434,24 @@ impl RequestView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_deadline_reaches_the_page_as_epoch_millis_and_words() {
+        let at = std::time::UNIX_EPOCH + Duration::from_millis(1_800_000_123_456);
+        let deadline = askdesk_rules::Deadline {
+            rule: "cleanup later".into(),
+            at,
+            action: "answer \"No\"".into(),
+        };
+        let view = DeadlineView::new(&deadline);
+        assert_eq!(view.at, 1_800_000_123_456);
+        let json = serde_json::to_value(&view).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"rule": "cleanup later", "at": 1_800_000_123_456u64, "action": "answer \"No\""})
+        );
+    }
+
     use askdesk_core::{
         AnswerItem, AnswererRegistration, AskError, AskRequest, Config, ErrorCode, Question,
         QuestionOption, Scope, Service,

@@ -8,12 +8,17 @@ use serde::Serialize;
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
 
-use crate::answerer::{GuiAnswerer, RequestView, SubmitError};
+use crate::answerer::{DeadlineView, GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
+use crate::memory::{Memory, PastAnswer};
 use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);
+
+/// The answer rules engine, once its file has been read (never, without a configuration folder).
+#[derive(Default)]
+pub struct Rules(pub std::sync::OnceLock<askdesk_rules::Engine>);
 
 /// The most history records sent to the page.
 const HISTORY_LIMIT: usize = 1000;
@@ -63,8 +68,17 @@ pub struct SettingsView {
 
 /// The waiting requests, oldest first.
 #[tauri::command]
-pub fn get_queue(gui: State<'_, GuiAnswerer>) -> Vec<RequestView> {
-    gui.queue()
+pub fn get_queue(gui: State<'_, GuiAnswerer>, rules: State<'_, Rules>) -> Vec<RequestView> {
+    let mut queue = gui.queue();
+    if let Some(engine) = rules.0.get() {
+        for view in &mut queue {
+            view.deadline = engine
+                .deadline(view.request)
+                .as_ref()
+                .map(DeadlineView::new);
+        }
+    }
+    queue
 }
 
 #[tauri::command]
@@ -119,6 +133,30 @@ pub async fn get_history(history: State<'_, History>) -> Result<Vec<HistoryEntry
         .map_err(|e| CommandError::new("failed", e))?
         .map_err(|e| CommandError::new("failed", e))?;
     Ok(plan_thread::history_entries(records, HISTORY_LIMIT))
+}
+
+/// The human's past answers to the waiting request's questions (same project, same text), one
+/// entry per question; the journal is read off the UI thread, once per request.
+#[tauri::command]
+pub async fn get_memory(
+    gui: State<'_, GuiAnswerer>,
+    history: State<'_, History>,
+    memory: State<'_, Memory>,
+    request: u64,
+) -> Result<Vec<Option<PastAnswer>>, CommandError> {
+    let Some(asked) = gui.request(RequestId(request)) else {
+        return Err(CommandError::new(
+            "late",
+            "the request is no longer waiting",
+        ));
+    };
+    let Some(journal) = history.0.clone() else {
+        return Ok(vec![None; asked.questions.len()]);
+    };
+    let memory = memory.inner().clone();
+    tauri::async_runtime::spawn_blocking(move || memory.lookup(&journal, &asked))
+        .await
+        .map_err(|e| CommandError::new("failed", e))
 }
 
 /// Opens a link from rendered markdown in the system browser (the page asked the human first).

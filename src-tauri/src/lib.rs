@@ -12,6 +12,7 @@
 //! - [`commands`]: the thin `#[tauri::command]` wrappers the page calls.
 //! - [`notify`]: freedesktop notifications with actions, on threads of their own.
 //! - [`markdown`]: `detail` rendered and sanitized; the only HTML the page inserts.
+//! - [`memory`]: the human's past answers to the same question in the same project.
 //! - [`plan_diff`]: the block diff between two versions of a plan.
 //! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text,
 //!   History's thread entries.
@@ -23,6 +24,7 @@ pub mod commands;
 pub mod desktop;
 pub mod graphics;
 pub mod markdown;
+pub mod memory;
 pub mod notify;
 pub mod plan_diff;
 pub mod plan_thread;
@@ -79,6 +81,7 @@ pub fn run() {
             commands::dismiss,
             commands::set_dnd,
             commands::get_history,
+            commands::get_memory,
             commands::plan_feedback,
             commands::open_link,
             commands::hide_window,
@@ -165,14 +168,21 @@ fn start_desktop(
     };
     service.register_answerer(registration, Arc::new(gui.clone()))?;
     let shutdown = CancellationToken::new();
-    // The answer rules go to the head of the chain once their file is read.
+    // The answer rules go to the head of the chain once their file is read; the page reads
+    // their deadlines through the managed handle.
+    app.manage(commands::Rules::default());
     tauri::async_runtime::spawn({
-        let (service, shutdown) = (service.clone(), shutdown.clone());
-        async move { askdesk_rules::Engine::start_default(&service, &shutdown).await }
+        let (service, shutdown, handle) = (service.clone(), shutdown.clone(), handle.clone());
+        async move {
+            if let Some(engine) = askdesk_rules::Engine::start_default(&service, &shutdown).await {
+                let _ = handle.state::<commands::Rules>().0.set(engine);
+            }
+        }
     });
     app.manage(gui);
     app.manage(desktop);
     app.manage(commands::History(journal.clone()));
+    app.manage(memory::Memory::default());
     if let Err(error) = tray::build(&handle) {
         tracing::warn!(%error, "no tray icon");
     }

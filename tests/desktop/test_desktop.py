@@ -223,6 +223,89 @@ def test_batch_answer_reaches_the_asker(ctx):
     assert closed_on_bus_eventually(ctx, nid)
 
 
+CLEANUP = [{
+    "id": "cleanup",
+    "header": "Cleanup",
+    "question": "Delete the 14 stale feature branches?",
+    "options": [{"label": "Yes"}, {"label": "No"}],
+}]
+
+
+def write_rules(text):
+    """Writes the app's rules file and waits past two polls of the engine (it polls every 2 s)."""
+    folder = os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "rules.toml"), "w", encoding="utf-8") as f:
+        f.write(text)
+    time.sleep(4.5)
+
+
+def test_rule_deadline_counts_down_in_the_dialog(ctx):
+    """A rule with `after` shows its name, its action and a time left that decreases; the human still answers."""
+    write_rules('[[rule]]\nname = "cleanup later"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "10m"\n')
+    try:
+        _, _, outcome = ctx.ask(CLEANUP, agent="coder")
+        ctx.show("cleanup")
+        page = ctx.page
+        line = page.until("return document.querySelector('#asker .rule-deadline')", message="no rule deadline shown")
+        text = page.text(element_id(line))
+        assert 'Rule “cleanup later” will answer "No" in ' in text, text
+        assert text.endswith("unless you answer"), text
+
+        def left():
+            m = re.fullmatch(r"(\d+):(\d\d)", page.js("return document.querySelector('#asker .rule-left').textContent"))
+            assert m, "the time left is not m:ss"
+            return int(m.group(1)) * 60 + int(m.group(2))
+        first = left()
+        assert 570 <= first <= 600, first
+        time.sleep(2.2)
+        second = left()
+        assert 1 <= first - second <= 4, (first, second)
+        ctx.shot("rule-countdown", top=True)
+        page.click(ctx.option("cleanup", "Yes"))
+        page.click(page.find("#submit"))
+        got = answer_of(outcome())
+        assert got == {"answers": [{"id": "cleanup", "selected": ["Yes"]}]}, got
+    finally:
+        write_rules("")
+
+
+def test_memory_hint_offers_the_last_answer_again(ctx):
+    """A question answered before in the same project shows that answer; "Use again" selects it, the human submits."""
+    # The suite's journal is its own (run.sh gives it a private data folder): no earlier answer to this text.
+    text = "Rebase the release branch onto main before tagging?"
+    questions = [{"id": "rebase", "question": text, "options": [{"label": "Rebase"}, {"label": "Merge"}, {"label": "Leave it"}]}]
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("rebase")
+    page = ctx.page
+    assert not page.find_all('[data-qid="rebase"] .memory-hint'), "a hint before any answer"
+    page.click(ctx.option("rebase", "Merge"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "rebase", "selected": ["Merge"]}]}
+    deadline = time.time() + 10
+    while text not in open(journal_path(), encoding="utf-8").read():
+        assert time.time() < deadline, "the first answer never reached the journal"
+        time.sleep(0.2)
+    ctx.wait_queue(0)
+
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("rebase")
+    hint = page.until("return document.querySelector('[data-qid=\"rebase\"] .memory-hint')", message="no memory hint")
+    said = page.text(element_id(hint))
+    assert said.startswith("You answered Merge on "), said
+    assert said.endswith("Use again"), said
+    assert not page.js("return document.querySelector('[data-qid=\"rebase\"] input:checked')"), "selected before the click"
+    ctx.shot("memory-hint", top=True)
+    page.click(page.find('[data-qid="rebase"] .use-again'))
+    checked = page.js("return [...document.querySelectorAll('[data-qid=\"rebase\"] input:checked')].map((i) => i.value)")
+    assert checked == ["Merge"], checked
+    # Nothing is sent until the human submits.
+    assert ctx.queue_count() == 1
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "rebase", "selected": ["Merge"]}]}, got
+
+
 def closed_on_bus_eventually(ctx, nid, timeout=10):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -1197,6 +1280,8 @@ TESTS = [
     test_no_display_is_one_clear_line_and_binds_nothing,
     test_a_question_for_a_dropped_window_opens_a_working_dialog,
     test_a_waiting_question_keeps_the_hidden_window,
+    test_rule_deadline_counts_down_in_the_dialog,
+    test_memory_hint_offers_the_last_answer_again,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
 
