@@ -211,14 +211,15 @@ async function collectAnswer() {
   return { request, items };
 }
 
-async function sendAnswer(request, items, sent = 'Answer sent.') {
+// Sends the answer; `before` opens every message (what was done first, e.g. a rule saved).
+async function sendAnswer(request, items, before = '') {
   state.busy = true;
   try {
     await api.submit(request, { answers: items });
-    toast(sent);
+    toast(`${before}Answer sent.`);
   } catch (error) {
-    if (error && error.kind === 'late') toast('Too late: the agent withdrew this question before your answer arrived. It is kept in History.', 'warn');
-    else toast(`Not sent: ${(error && error.message) || error}`, 'error');
+    if (error && error.kind === 'late') toast(`${before}Too late: the agent withdrew this question before your answer arrived. It is kept in History.`, 'warn');
+    else toast(`${before}Not sent: ${(error && error.message) || error}`, 'error');
   } finally {
     state.busy = false;
     await refreshQueue();
@@ -237,7 +238,7 @@ async function alwaysAnswer() {
   if (!got) return;
   const saved = await previewRule('Always answer this way here',
     () => api.draftRule(got.request, { answers: got.items }), { saveLabel: 'Save rule and submit' });
-  if (saved) await sendAnswer(got.request, got.items, 'Rule saved and answer sent.');
+  if (saved) await sendAnswer(got.request, got.items, 'Rule saved. ');
 }
 
 async function dismiss() {

@@ -8,16 +8,23 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use toml_edit::{DocumentMut, Item, Value};
 
 use crate::file::{Error, Mode, RuleSet};
+
+/// Held while an edit reads, changes and writes the file: two edits from one process (a rule
+/// saved while another's mode is switched) never both start from the same old text, which would
+/// lose the first.
+static EDITING: Mutex<()> = Mutex::new(());
 
 /// Appends one rule, written as a rules file holding exactly one `[[rule]]` (comments before it
 /// are kept with it), at the end of the rules file at `path`. Creates the file and its directory
 /// when missing. Refused, with the file unchanged: a file that does not load, a rule text that is
 /// not exactly one valid rule, a rule whose name the file already has.
 pub fn append_rule(path: &Path, rule_toml: &str) -> Result<(), Error> {
+    let _one_at_a_time = askdesk_core::sync::lock(&EDITING);
     let path = real_path(path);
     let refuse = |message: String| refused(&path, message);
     let existing = read(&path)?.unwrap_or_default();
@@ -78,6 +85,7 @@ pub fn append_rule(path: &Path, rule_toml: &str) -> Result<(), Error> {
 /// `on` on a rule without `mode` changes nothing, since `on` is the default. Refused, with the file
 /// unchanged: a missing or broken file, no rule of that name.
 pub fn set_mode(path: &Path, name: &str, mode: Mode) -> Result<(), Error> {
+    let _one_at_a_time = askdesk_core::sync::lock(&EDITING);
     let path = real_path(path);
     let refuse = |message: String| refused(&path, message);
     let Some(existing) = read(&path)? else {
@@ -159,9 +167,9 @@ fn loaded(path: &Path, text: &str) -> Result<RuleSet, Error> {
 /// Writes `text` to a new file beside `path` and renames it over `path`: a reader sees the old
 /// file or the new one, never a part. The old file's permissions carry over.
 fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
-    let failed = |source: std::io::Error| Error::Write {
+    let failed = |error: std::io::Error| Error::Write {
         path: path.to_owned(),
-        source,
+        error,
     };
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -347,6 +355,34 @@ mod tests {
         assert_eq!(contents(&real), format!("{COMMENTED}\n{DRAFT}"));
         let mode = fs::metadata(&real).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn edits_at_the_same_time_lose_nothing() {
+        let (_dir, path) = setup(Some(COMMENTED));
+        std::thread::scope(|scope| {
+            for n in 0..8 {
+                let path = &path;
+                scope.spawn(move || {
+                    let rule = DRAFT.replace("\"deploy\"", &format!("\"deploy-{n}\""));
+                    append_rule(path, &rule).unwrap();
+                    set_mode(path, &format!("deploy-{n}"), Mode::Shadow).unwrap();
+                });
+            }
+        });
+        let text = contents(&path);
+        assert!(text.starts_with(COMMENTED), "{text}");
+        let rules = RuleSet::parse(&text).unwrap().rules;
+        assert_eq!(rules.len(), 9);
+        for n in 0..8 {
+            let rule = rules.iter().find(|r| r.name == format!("deploy-{n}"));
+            assert_eq!(
+                rule.map(|r| r.mode),
+                Some(Mode::Shadow),
+                "deploy-{n} in\n{text}"
+            );
+        }
+        only_the_file(&path);
     }
 
     const THREE: &str = "# three rules\n\n[[rule]]\nname = \"one\"\nanswer = \"Yes\"\nmode = \"shadow\"  # trying it\n\n# the second one\n[[rule]]\nname = \"two\"\n# why: noisy\nanswer = \"No\"\nmatch = { header = \"Two\" }\n\n[[rule]]\nname = \"three\"\n# not yet\nmode = \"off\" # later\nask = true\n";

@@ -138,12 +138,12 @@ pub enum Error {
     /// An edit of the file was refused (see [`crate::edit`]); the file is as it was.
     #[error("{path}: {message}; the file is unchanged")]
     Refused { path: PathBuf, message: String },
-    /// An edit could not be written; the file is as it was.
-    #[error("cannot write {path}: {source}; the file is unchanged")]
+    /// An edit could not be written (fix the folder's permissions or free space); the file is
+    /// as it was.
+    #[error("cannot write {path}: {error}; the file is unchanged")]
     Write {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
