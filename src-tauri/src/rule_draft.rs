@@ -68,32 +68,7 @@ pub async fn draft_rule_from_history(
     record: Record,
 ) -> Result<RuleDraftView, CommandError> {
     let path = rules_path(&rules)?;
-    blocking(move || {
-        let Some(answer) = &record.answer else {
-            return RuleDraftView::unavailable(
-                &path,
-                "this request was not answered, so there is no answer to repeat",
-            );
-        };
-        if let Some(by) = record
-            .answerer
-            .as_deref()
-            .filter(|a| a.starts_with("rule:"))
-        {
-            return RuleDraftView::unavailable(
-                &path,
-                &format!("this request was answered by a rule ({by}), not by you"),
-            );
-        }
-        let source = Source {
-            agent: record.agent.as_ref(),
-            questions: &record.questions,
-            answer,
-            answered_at: record.settled_at,
-        };
-        drafted(path, source)
-    })
-    .await
+    blocking(move || from_record(path, &record)).await
 }
 
 /// Appends the previewed rule to the rules file and reloads the rules; refused (with the file
@@ -120,6 +95,34 @@ fn rules_path(rules: &Rules) -> Result<PathBuf, CommandError> {
     }
 }
 
+/// The draft for a History record: only an answer the human gave is repeated.
+fn from_record(path: PathBuf, record: &Record) -> RuleDraftView {
+    let Some(answer) = &record.answer else {
+        return RuleDraftView::unavailable(
+            &path,
+            "this request was not answered, so there is no answer to repeat",
+        );
+    };
+    if let Some(by) = record
+        .answerer
+        .as_deref()
+        .filter(|a| a.starts_with("rule:"))
+    {
+        return RuleDraftView::unavailable(
+            &path,
+            &format!("this request was answered by a rule ({by}), not by you"),
+        );
+    }
+    let source = Source {
+        agent: record.agent.as_ref(),
+        questions: &record.questions,
+        answer,
+        answered_at: record.settled_at,
+    };
+    drafted(path, source)
+}
+
+/// The draft, named apart from the file's rules; a file that does not load is reported with it.
 fn drafted(path: PathBuf, source: Source<'_>) -> RuleDraftView {
     let (existing, problem) = match file::load(&path) {
         Ok(rules) => (rules, None),
@@ -167,4 +170,85 @@ async fn blocking<T: Send + 'static>(
     tauri::async_runtime::spawn_blocking(work)
         .await
         .map_err(|e| CommandError::new("failed", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A History record as the page sends it back (with its entry's `kind`).
+    fn record(answerer: Option<&str>) -> Record {
+        serde_json::from_value(json!({
+            "kind": "record",
+            "askedAt": 1_796_291_990_000u64, "settledAt": 1_796_292_000_000u64,
+            "agent": { "id": "s-1", "label": "claude-code", "meta": { "cwd": "/home/me/app" } },
+            "questions": [{ "id": "q", "question": "Deploy now?", "header": "Deploy",
+                            "options": [{ "label": "Yes" }, { "label": "No" }] }],
+            "outcome": "answered",
+            "answer": { "answers": [{ "id": "q", "selected": ["No"] }] },
+            "answerer": answerer,
+        }))
+        .unwrap()
+    }
+
+    /// A rules file in a folder of its own, removed at the end.
+    struct Folder(PathBuf);
+
+    impl Folder {
+        fn new(name: &str, text: &str) -> Folder {
+            let dir = std::env::temp_dir()
+                .join(format!("askdesk-rule-draft-{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("rules.toml"), text).unwrap();
+            Folder(dir)
+        }
+
+        fn file(&self) -> PathBuf {
+            self.0.join("rules.toml")
+        }
+    }
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn a_record_answered_by_the_human_is_drafted_apart_from_the_file_s_names() {
+        let folder = Folder::new("names", "[[rule]]\nname = \"deploy\"\nask = true\n");
+        let view = from_record(folder.file(), &record(Some("desktop")));
+        assert_eq!(view.name.as_deref(), Some("deploy-2"), "{view:?}");
+        let toml = view.toml.unwrap();
+        assert!(toml.contains("answer = \"No\""), "{toml}");
+        assert!(toml.starts_with("# Made from your answer to claude-code on 2026-12-03."));
+        assert_eq!(view.path, folder.file().display().to_string());
+        assert_eq!(view.problem, None);
+        assert_eq!(view.unavailable, None);
+    }
+
+    #[test]
+    fn a_broken_file_is_reported_with_the_draft() {
+        let folder = Folder::new("broken", "[[rule]]\nname = \"half\"\n");
+        let view = from_record(folder.file(), &record(None));
+        assert!(view.toml.is_some(), "{view:?}");
+        let problem = view.problem.unwrap();
+        assert!(problem.contains("line 1, column 1"), "{problem}");
+    }
+
+    #[test]
+    fn what_a_rule_or_nobody_answered_is_not_drafted() {
+        let folder = Folder::new("rules", "");
+        let view = from_record(folder.file(), &record(Some("rule:deploy")));
+        assert_eq!(view.toml, None);
+        assert!(view
+            .unavailable
+            .unwrap()
+            .contains("answered by a rule (rule:deploy)"));
+        let mut unanswered = record(None);
+        unanswered.answer = None;
+        let view = from_record(folder.file(), &unanswered);
+        assert!(view.unavailable.unwrap().contains("not answered"));
+    }
 }
