@@ -1267,6 +1267,40 @@ def test_hook_tool_approvals_show_the_command_and_the_diff(ctx):
     ctx.wait_queue(0)
 
 
+def test_always_allow_this_command_here_answers_the_next_hook_prompt(ctx):
+    """"Always answer this way here" on a Bash permission prompt drafts a rule naming the tool and the exact
+    command; once saved, the same prompt from the hook is allowed by the rule, with no dialog."""
+    put_rules("")
+    try:
+        _, done = run_hook(ctx, "claude-bash")
+        ctx.show("permission")
+        page = ctx.page
+        page.click(ctx.option("permission", "Allow once"))
+        page.click(page.find("#always"))
+        shown = rule_preview(page)
+        assert 'name = "bash-cargo-test-workspace"' in shown, shown
+        assert 'tool = "Bash", command = "cargo test --workspace"' in shown, shown
+        assert shown.rstrip().endswith('answer = "Allow once"'), shown
+        page.click(page.find(".rule-preview .rule-save"))
+        status, out, err = done()
+        assert status == 0 and err == "", (status, err)
+        assert out == decision_line('{"behavior":"allow"}'), out
+        ctx.wait_queue(0)
+        assert read_rules() == shown.rstrip("\n") + "\n"
+
+        count = len(open(journal_path(), encoding="utf-8").read().splitlines())
+        _, done = run_hook(ctx, "claude-bash")
+        status, out, err = done()
+        assert status == 0 and err == "", (status, err)
+        assert out == decision_line('{"behavior":"allow"}'), out
+        lines = [json.loads(line) for line in open(journal_path(), encoding="utf-8").read().splitlines()]
+        assert len(lines) == count + 1, "one more journal record"
+        assert lines[-1].get("answerer") == "rule:bash-cargo-test-workspace", lines[-1]
+        assert ctx.queue_count() == 0
+    finally:
+        put_rules("")
+
+
 def test_hook_killed_by_the_client_withdraws_the_question(ctx):
     """Answering in the terminal first makes the client kill the hook: the question leaves the
     dialog and its notification closes."""
@@ -1427,6 +1461,7 @@ TESTS = [
     test_hook_plan_is_approved_in_the_pane,
     test_hook_tool_approvals_show_the_command_and_the_diff,
     test_hook_killed_by_the_client_withdraws_the_question,
+    test_always_allow_this_command_here_answers_the_next_hook_prompt,
     test_plan_comments_by_keyboard_and_mouse_become_feedback,
     test_plan_revision_shows_changes_and_past_comments,
     test_plan_comment_is_text_and_approve_asks_about_it,
