@@ -408,6 +408,31 @@ def test_always_answer_this_way_here_saves_a_rule_that_answers_next_time(ctx):
         put_rules("")
 
 
+def test_an_answer_no_rule_can_give_offers_no_rule(ctx):
+    """Different answers to the questions of a batch: the preview says why no rule is offered, has no Save,
+    and Close leaves the dialog as it was."""
+    yes_no = [{"label": "Yes"}, {"label": "No"}]
+    questions = [{"id": "first", "question": "Squash the fixup commits?", "options": yes_no},
+                 {"id": "second", "question": "Delete the merged branch?", "options": yes_no}]
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("first")
+    page = ctx.page
+    page.click(ctx.option("first", "Yes"))
+    page.click(ctx.option("second", "No"))
+    page.click(page.find("#always"))
+    said = page.until("const p = document.querySelector('.rule-preview .rule-unavailable');"
+                      "return p ? p.textContent : null;", message="no reason shown")
+    assert said.startswith("No rule is offered: the questions got different answers"), said
+    assert page.js("return document.querySelector('.rule-preview .rule-save').hidden") is True
+    ctx.shot("rule-unavailable")
+    page.click(page.find(".rule-preview .rule-cancel"))
+    page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
+    assert ctx.queue_count() == 1
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "first", "selected": ["Yes"]}, {"id": "second", "selected": ["No"]}]}, got
+
+
 def test_make_a_rule_from_history(ctx):
     """"Make a rule" on a History entry previews the rule of that answer; a broken rules file is reported in
     the preview and nothing is written; once fixed, Save appends the rule and the same ask is answered by it."""
@@ -1475,6 +1500,7 @@ TESTS = [
     test_rule_deadline_counts_down_in_the_dialog,
     test_memory_hint_offers_the_last_answer_again,
     test_always_answer_this_way_here_saves_a_rule_that_answers_next_time,
+    test_an_answer_no_rule_can_give_offers_no_rule,
     test_make_a_rule_from_history,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]

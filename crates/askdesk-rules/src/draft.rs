@@ -6,7 +6,7 @@
 //! - What: for a permission prompt (the agent's `meta.tool` set), the tool and, when the prompt is
 //!   about a command, that exact command (`match.command`, glob-escaped); otherwise, and for a
 //!   tool prompt without a command, the question text (`match.question`, anchored and
-//!   regex-escaped) and the header when there is one.
+//!   regex-escaped; for a batch, any of its texts) and the header when the batch shares one.
 //! - The answer: one option label picked in every question (`answer = "<label>"`), or the same
 //!   typed text for every question (`answer = { text = "..." }`). Anything else (different
 //!   answers per question, several picks, a skipped question) is not offered.
@@ -95,18 +95,18 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
     } else {
         let texts = distinct(questions.iter().map(|q| q.question.as_str()));
         let headers = distinct(questions.iter().map(|q| q.header.as_deref().unwrap_or("")));
-        let [text] = texts.as_slice() else {
-            return Err("the questions of this request differ, and one rule matches the same text in every question: make the rule by hand".into());
-        };
         if let [header] = headers.as_slice() {
             if !header.is_empty() {
                 matcher.insert("header", Glob::escape(header).into());
             }
         }
-        matcher.insert(
-            "question",
-            format!("^{}$", regex::escape(text)).as_str().into(),
-        );
+        // Every question of a batch must match: one text, or any of the batch's texts.
+        let escaped: Vec<String> = texts.iter().map(|t| regex::escape(t)).collect();
+        let question = match escaped.as_slice() {
+            [one] => format!("^{one}$"),
+            several => format!("^(?:{})$", several.join("|")),
+        };
+        matcher.insert("question", question.as_str().into());
     }
 
     let base = match (tool, command, &questions[0].header) {
@@ -456,6 +456,32 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_of_different_questions_matches_any_of_its_texts() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [
+            question("a", "Squash the fixups?", Some("Git"), &["Yes", "No"]),
+            question("b", "Delete the branch (merged)?", None, &["Yes"]),
+        ];
+        let items = vec![picked("a", &["Yes"]), picked("b", &["Yes"])];
+        let (name, toml) = rule_text(drafted(&coder, &qs, items.clone()));
+        assert_eq!(name, "git");
+        assert!(
+            toml.contains(
+                r#"question = '^(?:Squash the fixups\?|Delete the branch \(merged\)\?)$'"#
+            ),
+            "{toml}"
+        );
+        assert!(!toml.contains("header"), "the headers differ: {toml}");
+        round_trip(&toml, &coder, &qs, &items);
+        // A batch with a question of another text is not answered.
+        let other = [
+            qs[0].clone(),
+            question("b", "Delete the branch?", None, &["Yes"]),
+        ];
+        assert!(!acts(&toml, &coder, &other));
+    }
+
+    #[test]
     fn a_permission_prompt_names_the_tool_and_the_exact_command() {
         let hook = agent(json!({
             "cwd": "/home/me/app", "tool": "Bash", "command": "ls *.rs && echo done?", "client": "claude-code"
@@ -543,14 +569,6 @@ mod tests {
                 vec![picked("a", &["Yes"])],
             ),
             "nothing for",
-        );
-        unavailable(
-            drafted(
-                &coder,
-                &[yes_no("a"), question("b", "Stop?", None, &["Yes"])],
-                vec![picked("a", &["Yes"]), picked("b", &["Yes"])],
-            ),
-            "questions of this request differ",
         );
         let nowhere = agent(json!({}));
         unavailable(
