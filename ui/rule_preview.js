@@ -21,7 +21,10 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
     let text = null;
     let busy = false;
 
+    // Focus stays in the preview while it is open: Tab never reaches the form behind it.
+    const keepFocus = (e) => { if (!modal.contains(e.target)) (save.hidden || save.disabled ? cancel : save).focus(); };
     const close = (saved) => {
+      document.removeEventListener('focusin', keepFocus);
       modal.remove();
       resolve(saved);
     };
@@ -51,6 +54,7 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
       if (e.key === 'Escape' && !busy) { e.preventDefault(); close(false); }
     });
     document.body.append(modal);
+    document.addEventListener('focusin', keepFocus);
     cancel.focus();
 
     draft().then((view) => {

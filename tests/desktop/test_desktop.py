@@ -424,6 +424,12 @@ def test_an_answer_no_rule_can_give_offers_no_rule(ctx):
                       "return p ? p.textContent : null;", message="no reason shown")
     assert said.startswith("No rule is offered: the questions got different answers"), said
     assert page.js("return document.querySelector('.rule-preview .rule-save').hidden") is True
+    # Keys stay in the preview: Tab does not reach the form behind it, a digit picks nothing there.
+    page.keys("\ue004", "\ue004", "\ue004", "1")
+    assert page.js("return document.querySelector('.rule-preview').contains(document.activeElement)"), \
+        page.js("return document.activeElement.outerHTML")
+    picked = page.js("return [...document.querySelectorAll('input.option-input:checked')].map((i) => i.value)")
+    assert picked == ["Yes", "No"], picked
     ctx.shot("rule-unavailable")
     page.click(page.find(".rule-preview .rule-cancel"))
     page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
