@@ -1,7 +1,8 @@
 //! askdesk-rules: answer rules the human writes and controls, applied at the head of the waterfall.
 //!
 //! - [`file`](mod@file): the rules file (`$XDG_CONFIG_HOME/askdesk/rules.toml`), parsed into a [`RuleSet`];
-//!   errors carry the line and column they point at. Reading the file is the crate's only I/O.
+//!   errors carry the line and column they point at. Reading the file, and writing it in
+//!   [`edit`], are the crate's only I/O.
 //! - [`draft`](mod@draft): a rule drafted from one request and the human's answer, checked to give that
 //!   answer back ("Always answer this way here", "Make a rule").
 //! - [`edit`]: edits of the rules file that keep its comments and formatting (appending a rule,
