@@ -12,6 +12,9 @@ const COMMANDS: &[&str] = &[
     "open_link",
     "hide_window",
     "shown",
+    "draft_rule",
+    "draft_rule_from_history",
+    "save_rule",
 ];
 
 fn main() {

@@ -4,12 +4,13 @@ import { h, waited, metaText } from './dom.js';
 import { plainQuestion } from './question.js';
 import { planQuestion } from './plan.js';
 import { renderHistory } from './history.js';
+import { previewRule } from './rule_preview.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
   queueList: $('queue-list'), queueCount: $('queue-count'), navQueue: $('nav-queue'), navHistory: $('nav-history'),
   dnd: $('dnd'), empty: $('view-empty'), request: $('view-request'), history: $('view-history'),
-  asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'),
+  asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'), always: $('always'),
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
 };
@@ -176,16 +177,17 @@ function currentForm() {
   return state.current === null ? null : state.forms.get(state.current);
 }
 
-async function submit() {
+// The answer in the current form, checked complete: { request, items }, or null (the human was told why).
+async function collectAnswer() {
   const form = currentForm();
-  if (!form || state.busy) return;
+  if (!form || state.busy) return null;
   // The request this form answers, even if the queue moves on while a question below is open.
   const request = state.current;
   // A plan review turns its comments into feedback text first (and may ask about them).
   state.busy = true;
   try {
     for (const c of form.questions) {
-      if (c.prepare && !(await c.prepare())) return;
+      if (c.prepare && !(await c.prepare())) return null;
     }
   } catch (error) {
     if (error && error.kind === 'late') {
@@ -194,7 +196,7 @@ async function submit() {
     } else {
       toast(`Not sent: ${(error && error.message) || error}`, 'error');
     }
-    return;
+    return null;
   } finally {
     state.busy = false;
   }
@@ -204,19 +206,39 @@ async function submit() {
     missing.forEach((c) => c.markMissing());
     missing[0].focus();
     toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
-    return;
+    return null;
   }
+  return { request, items };
+}
+
+// Sends the answer; `before` opens every message (what was done first, e.g. a rule saved).
+async function sendAnswer(request, items, before = '') {
   state.busy = true;
   try {
     await api.submit(request, { answers: items });
-    toast('Answer sent.');
+    toast(`${before}Answer sent.`);
   } catch (error) {
-    if (error && error.kind === 'late') toast('Too late: the agent withdrew this question before your answer arrived. It is kept in History.', 'warn');
-    else toast(`Not sent: ${(error && error.message) || error}`, 'error');
+    if (error && error.kind === 'late') toast(`${before}Too late: the agent withdrew this question before your answer arrived. It is kept in History.`, 'warn');
+    else toast(`${before}Not sent: ${(error && error.message) || error}`, 'error');
   } finally {
     state.busy = false;
     await refreshQueue();
   }
+}
+
+async function submit() {
+  const got = await collectAnswer();
+  if (got) await sendAnswer(got.request, got.items);
+}
+
+// "Always answer this way here": the rule drafted from this answer is previewed; Save appends it
+// to the rules file and submits the answer, Cancel leaves the dialog as it was.
+async function alwaysAnswer() {
+  const got = await collectAnswer();
+  if (!got) return;
+  const saved = await previewRule('Always answer this way here',
+    () => api.draftRule(got.request, { answers: got.items }), { saveLabel: 'Save rule and submit' });
+  if (saved) await sendAnswer(got.request, got.items, 'Rule saved. ');
 }
 
 async function dismiss() {
@@ -318,6 +340,7 @@ document.addEventListener('keydown', (e) => {
 // ----- wiring -----
 
 els.submit.addEventListener('click', submit);
+els.always.addEventListener('click', alwaysAnswer);
 els.dismiss.addEventListener('click', dismiss);
 els.form.addEventListener('submit', (e) => e.preventDefault());
 els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSidebar(); renderMain(); });

@@ -1,5 +1,7 @@
-// askdesk UI: the History view: settled requests and plan threads from the journal, newest first, filtered by agent and outcome.
+// askdesk UI: the History view: settled requests and plan threads from the journal, newest first, filtered by agent and outcome; "Make a rule" from an answered request.
 import { h, agentName, when, displayLabel } from './dom.js';
+import { api } from './bridge.js';
+import { previewRule } from './rule_preview.js';
 
 const OUTCOME_NAMES = {
   answered: 'Answered',
@@ -67,7 +69,8 @@ function entry(record) {
       h('span', { class: 'history-agent' }, agentName(record.agent)),
       record.agent && record.agent.meta && record.agent.meta.cwd
         ? h('span', { class: 'history-cwd mono' }, String(record.agent.meta.cwd)) : null,
-      h('span', { class: 'history-when', title: `asked ${when(record.askedAt)}` }, when(record.settledAt))),
+      h('span', { class: 'history-when', title: `asked ${when(record.askedAt)}` }, when(record.settledAt)),
+      makeRuleButton(record)),
     h('dl', { class: 'history-qa' }, record.questions.map((q) => {
       const a = answers.get(q.id);
       return [
@@ -77,6 +80,21 @@ function entry(record) {
     })),
     record.error ? h('div', { class: 'history-error' },
       record.error.code ? h('span', { class: 'mono' }, record.error.code) : null, ' ', record.error.message) : null);
+}
+
+/** "Make a rule" on a request the human answered: the rule that repeats that answer, previewed before it is saved. */
+function makeRuleButton(record) {
+  const answeredByYou = record.answer && ['answered', 'late-answer'].includes(record.outcome) &&
+    !(record.answerer || '').startsWith('rule:');
+  if (!answeredByYou) return null;
+  const button = h('button', { type: 'button', class: 'link make-rule' }, 'Make a rule');
+  button.addEventListener('click', async () => {
+    if (await previewRule('Make a rule', () => api.draftRuleFromHistory(record))) {
+      button.textContent = 'Rule saved';
+      button.disabled = true;
+    }
+  });
+  return button;
 }
 
 function answerText(item) {

@@ -12,6 +12,8 @@ use crate::answerer::{DeadlineView, GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
 use crate::memory::{Memory, PastAnswer};
 use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
+// Rules made from answers (with the macros Tauri generates beside each command).
+pub use crate::rule_draft::*;
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);
@@ -31,7 +33,7 @@ pub struct CommandError {
 }
 
 impl CommandError {
-    fn new(kind: &'static str, message: impl ToString) -> Self {
+    pub(crate) fn new(kind: &'static str, message: impl ToString) -> Self {
         CommandError {
             kind,
             message: message.to_string(),

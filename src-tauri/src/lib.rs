@@ -16,6 +16,8 @@
 //! - [`plan_diff`]: the block diff between two versions of a plan.
 //! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text,
 //!   History's thread entries.
+//! - [`rule_draft`]: rules made from answers: a rule drafted from a waiting request or a History
+//!   record for the page to preview, and saved into the rules file.
 //! - [`settings`]: start-up settings from the environment and the command line.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
 
@@ -28,6 +30,7 @@ pub mod memory;
 pub mod notify;
 pub mod plan_diff;
 pub mod plan_thread;
+pub mod rule_draft;
 pub mod settings;
 pub mod tray;
 pub mod trim;
@@ -86,6 +89,9 @@ pub fn run() {
             commands::open_link,
             commands::hide_window,
             commands::shown,
+            commands::draft_rule,
+            commands::draft_rule_from_history,
+            commands::save_rule,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| start_desktop(app, settings, listener, journal))

@@ -306,6 +306,194 @@ def test_memory_hint_offers_the_last_answer_again(ctx):
     assert got == {"answers": [{"id": "rebase", "selected": ["Merge"]}]}, got
 
 
+def rules_path():
+    return os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk", "rules.toml")
+
+
+def put_rules(text):
+    """Writes the rules file as a person would, without waiting for the app to read it."""
+    os.makedirs(os.path.dirname(rules_path()), exist_ok=True)
+    with open(rules_path(), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def read_rules():
+    with open(rules_path(), encoding="utf-8") as f:
+        return f.read()
+
+
+def journal_record(text, timeout=10):
+    """The newest journal record of a request whose first question is `text` (waits for it)."""
+    deadline = time.time() + timeout
+    while True:
+        found = [r for r in map(json.loads, open(journal_path(), encoding="utf-8").read().splitlines())
+                 if r["questions"][0]["question"] == text]
+        if found:
+            return found[-1]
+        assert time.time() < deadline, f"no journal record of {text!r}"
+        time.sleep(0.2)
+
+
+def answered_by_the_rule(ctx, questions, expected):
+    """Asks `questions` again: the rule answers with `expected`, no dialog; returns the rule's answerer."""
+    count = len([line for line in open(journal_path(), encoding="utf-8").read().splitlines() if line])
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    got = answer_of(outcome())
+    assert got == expected, got
+    lines = [json.loads(line) for line in open(journal_path(), encoding="utf-8").read().splitlines() if line]
+    assert len(lines) == count + 1, "one more journal record"
+    record = lines[-1]
+    assert record["questions"][0]["question"] == questions[0]["question"], record
+    assert ctx.queue_count() == 0
+    return record.get("answerer")
+
+
+def rule_preview(page):
+    """The rule preview's text once the draft has arrived."""
+    pre = page.until("return document.querySelector('.rule-preview .rule-toml')", message="no rule preview")
+    return page.text(element_id(pre))
+
+
+MY_RULES = """# My own rules: keep this comment.
+
+[[rule]]
+name = "never"   # matches nothing the suite asks
+match = { header = "Nothing matches this" }
+ask = true
+"""
+
+
+def test_always_answer_this_way_here_saves_a_rule_that_answers_next_time(ctx):
+    """"Always answer this way here" previews the rule; Cancel keeps the dialog; Save submits, appends it
+    to the rules file (its comments kept), and the same ask is then answered by the rule, no dialog."""
+    put_rules(MY_RULES)
+    text = "Run the linter on the changed files before committing?"
+    questions = [{"id": "lint", "question": text, "header": "Lint", "options": [{"label": "Yes"}, {"label": "No"}]}]
+    try:
+        _, _, outcome = ctx.ask(questions, agent="coder")
+        ctx.show("lint")
+        page = ctx.page
+        page.click(ctx.option("lint", "Yes"))
+        page.click(page.find("#always"))
+        shown = rule_preview(page)
+        assert 'name = "lint"' in shown, shown
+        assert 'cwd = "/home/dana/src/askdesk"' in shown and 'header = "Lint"' in shown, shown
+        assert "question = '^Run the linter on the changed files before committing\\?$'" in shown, shown
+        assert shown.rstrip().endswith('answer = "Yes"'), shown
+        assert shown.startswith("# Made from your answer to claude-code on "), shown
+        path = page.text(page.find(".rule-preview .rule-path"))
+        assert path == rules_path(), path
+
+        # Cancel: nothing saved, nothing sent, the choice still there.
+        page.click(page.find(".rule-preview .rule-cancel"))
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
+        assert read_rules() == MY_RULES
+        assert ctx.queue_count() == 1
+        checked = page.js("return [...document.querySelectorAll('[data-qid=\"lint\"] input:checked')].map((i) => i.value)")
+        assert checked == ["Yes"], checked
+
+        page.click(page.find("#always"))
+        shown = rule_preview(page)
+        ctx.shot("rule-preview")
+        page.click(page.find(".rule-preview .rule-save"))
+        assert answer_of(outcome()) == {"answers": [{"id": "lint", "selected": ["Yes"]}]}
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed after Save")
+        saved = read_rules()
+        assert saved == MY_RULES + "\n" + shown.rstrip("\n") + "\n", saved
+        assert journal_record(text).get("answerer") == "desktop"
+        ctx.wait_queue(0)
+
+        assert answered_by_the_rule(ctx, questions, {"answers": [{"id": "lint", "selected": ["Yes"]}]}) == "rule:lint"
+    finally:
+        put_rules("")
+
+
+def test_an_answer_no_rule_can_give_offers_no_rule(ctx):
+    """Different answers to the questions of a batch: the preview says why no rule is offered, has no Save,
+    and Close leaves the dialog as it was."""
+    yes_no = [{"label": "Yes"}, {"label": "No"}]
+    questions = [{"id": "first", "question": "Squash the fixup commits?", "options": yes_no},
+                 {"id": "second", "question": "Delete the merged branch?", "options": yes_no}]
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("first")
+    page = ctx.page
+    page.click(ctx.option("first", "Yes"))
+    page.click(ctx.option("second", "No"))
+    page.click(page.find("#always"))
+    said = page.until("const p = document.querySelector('.rule-preview .rule-unavailable');"
+                      "return p ? p.textContent : null;", message="no reason shown")
+    assert said.startswith("No rule is offered: the questions got different answers"), said
+    assert page.js("return document.querySelector('.rule-preview .rule-save').hidden") is True
+    # Keys stay in the preview: Tab does not reach the form behind it, a digit picks nothing there.
+    page.keys("\ue004", "\ue004", "\ue004", "1")
+    assert page.js("return document.querySelector('.rule-preview').contains(document.activeElement)"), \
+        page.js("return document.activeElement.outerHTML")
+    picked = page.js("return [...document.querySelectorAll('input.option-input:checked')].map((i) => i.value)")
+    assert picked == ["Yes", "No"], picked
+    ctx.shot("rule-unavailable")
+    page.click(page.find(".rule-preview .rule-cancel"))
+    page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
+    assert ctx.queue_count() == 1
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "first", "selected": ["Yes"]}, {"id": "second", "selected": ["No"]}]}, got
+
+
+def test_make_a_rule_from_history(ctx):
+    """"Make a rule" on a History entry previews the rule of that answer; a broken rules file is reported in
+    the preview and nothing is written; once fixed, Save appends the rule and the same ask is answered by it."""
+    put_rules(MY_RULES)
+    text = "Which changelog section should this change go under?"
+    questions = [{"id": "section", "question": text}]
+    page = ctx.page
+    try:
+        _, _, outcome = ctx.ask(questions, agent="coder")
+        ctx.show("section")
+        page.js("const box = document.querySelector('[data-qid=\"section\"] textarea.other-input');"
+                "box.value = 'Fixed'; box.dispatchEvent(new Event('input'));")
+        page.click(page.find("#submit"))
+        assert answer_of(outcome()) == {"answers": [{"id": "section", "selected": [], "custom": "Fixed"}]}
+        journal_record(text)
+        ctx.wait_queue(0)
+
+        page.click(page.find("#nav-history"))
+        find_entry = ("return [...document.querySelectorAll('.history-item')]"
+                      ".find((li) => li.querySelector('dt') && li.querySelector('dt').textContent === arguments[0]) || null;")
+        entry = page.until(find_entry, text, message="no History entry for the question")
+        button = page.js("return arguments[0].querySelector('.make-rule')", entry)
+        assert button, "no Make a rule on an answered entry"
+        ctx.shot("history-make-rule", whole_screen=True)
+        page.click(element_id(button))
+        shown = rule_preview(page)
+        assert 'answer = { text = "Fixed" }' in shown, shown
+        assert 'name = "which-changelog-section-should-this' in shown, shown
+
+        # The file breaks while the preview is open: Save is refused, said in the preview, nothing written.
+        broken = MY_RULES + "\n[[rule]]\nname = \"half\"\n"
+        put_rules(broken)
+        page.click(page.find(".rule-preview .rule-save"))
+        error = page.until("const e = document.querySelector('.rule-preview .rule-preview-error');"
+                           "return e && !e.hidden ? e.textContent : null;", message="no error in the preview")
+        assert "fix it first" in error and "has no action" in error, error
+        assert read_rules() == broken
+        ctx.shot("rule-preview-refused", whole_screen=True)
+
+        put_rules(MY_RULES)
+        page.click(page.find(".rule-preview .rule-save"))
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed after Save")
+        page.until("return document.querySelector('.make-rule:disabled') !== null", message="no sign of the saved rule")
+        saved = read_rules()
+        assert saved == MY_RULES + "\n" + shown.rstrip("\n") + "\n", saved
+        name = re.search(r'^name = "([^"]+)"$', shown, re.M).group(1)
+        page.click(page.find("#nav-queue"))
+
+        expected = {"answers": [{"id": "section", "selected": [], "custom": "Fixed"}]}
+        assert answered_by_the_rule(ctx, questions, expected) == f"rule:{name}"
+    finally:
+        page.js("document.getElementById('nav-queue').click()")
+        put_rules("")
+
+
 def closed_on_bus_eventually(ctx, nid, timeout=10):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -1110,6 +1298,40 @@ def test_hook_tool_approvals_show_the_command_and_the_diff(ctx):
     ctx.wait_queue(0)
 
 
+def test_always_allow_this_command_here_answers_the_next_hook_prompt(ctx):
+    """"Always answer this way here" on a Bash permission prompt drafts a rule naming the tool and the exact
+    command; once saved, the same prompt from the hook is allowed by the rule, with no dialog."""
+    put_rules("")
+    try:
+        _, done = run_hook(ctx, "claude-bash")
+        ctx.show("permission")
+        page = ctx.page
+        page.click(ctx.option("permission", "Allow once"))
+        page.click(page.find("#always"))
+        shown = rule_preview(page)
+        assert 'name = "bash-cargo-test-workspace"' in shown, shown
+        assert 'tool = "Bash", command = "cargo test --workspace"' in shown, shown
+        assert shown.rstrip().endswith('answer = "Allow once"'), shown
+        page.click(page.find(".rule-preview .rule-save"))
+        status, out, err = done()
+        assert status == 0 and err == "", (status, err)
+        assert out == decision_line('{"behavior":"allow"}'), out
+        ctx.wait_queue(0)
+        assert read_rules() == shown.rstrip("\n") + "\n"
+
+        count = len(open(journal_path(), encoding="utf-8").read().splitlines())
+        _, done = run_hook(ctx, "claude-bash")
+        status, out, err = done()
+        assert status == 0 and err == "", (status, err)
+        assert out == decision_line('{"behavior":"allow"}'), out
+        lines = [json.loads(line) for line in open(journal_path(), encoding="utf-8").read().splitlines()]
+        assert len(lines) == count + 1, "one more journal record"
+        assert lines[-1].get("answerer") == "rule:bash-cargo-test-workspace", lines[-1]
+        assert ctx.queue_count() == 0
+    finally:
+        put_rules("")
+
+
 def test_hook_killed_by_the_client_withdraws_the_question(ctx):
     """Answering in the terminal first makes the client kill the hook: the question leaves the
     dialog and its notification closes."""
@@ -1270,6 +1492,7 @@ TESTS = [
     test_hook_plan_is_approved_in_the_pane,
     test_hook_tool_approvals_show_the_command_and_the_diff,
     test_hook_killed_by_the_client_withdraws_the_question,
+    test_always_allow_this_command_here_answers_the_next_hook_prompt,
     test_plan_comments_by_keyboard_and_mouse_become_feedback,
     test_plan_revision_shows_changes_and_past_comments,
     test_plan_comment_is_text_and_approve_asks_about_it,
@@ -1282,6 +1505,9 @@ TESTS = [
     test_a_waiting_question_keeps_the_hidden_window,
     test_rule_deadline_counts_down_in_the_dialog,
     test_memory_hint_offers_the_last_answer_again,
+    test_always_answer_this_way_here_saves_a_rule_that_answers_next_time,
+    test_an_answer_no_rule_can_give_offers_no_rule,
+    test_make_a_rule_from_history,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
 

@@ -1,5 +1,5 @@
 //! Shell-style globs for rule matching: `*` matches any run of characters (slashes included), `?`
-//! one character, everything else itself.
+//! one character, `\*`, `\?` and `\\` a literal `*`, `?` and `\`, everything else itself.
 
 use std::fmt;
 
@@ -19,18 +19,35 @@ enum Part {
 
 impl Glob {
     pub fn new(pattern: &str) -> Glob {
-        let parts = pattern
-            .chars()
-            .map(|c| match c {
+        let mut parts = Vec::new();
+        let mut chars = pattern.chars().peekable();
+        while let Some(c) = chars.next() {
+            parts.push(match c {
                 '*' => Part::AnyRun,
                 '?' => Part::Any,
+                '\\' => match chars.next_if(|next| matches!(next, '*' | '?' | '\\')) {
+                    Some(escaped) => Part::Literal(escaped),
+                    None => Part::Literal('\\'),
+                },
                 c => Part::Literal(c),
-            })
-            .collect();
+            });
+        }
         Glob {
             pattern: pattern.to_owned(),
             parts,
         }
+    }
+
+    /// The glob that matches exactly `text`: its `*`, `?` and `\\` escaped.
+    pub fn escape(text: &str) -> String {
+        let mut escaped = String::with_capacity(text.len());
+        for c in text.chars() {
+            if matches!(c, '*' | '?' | '\\') {
+                escaped.push('\\');
+            }
+            escaped.push(c);
+        }
+        escaped
     }
 
     pub fn as_str(&self) -> &str {
@@ -110,5 +127,31 @@ mod tests {
         check("claude-*", "claude-code 2.1.0", true);
         check("*git push*", "cd x && git push origin main", true);
         check("a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false);
+    }
+
+    #[test]
+    fn escapes() {
+        check(r"ls \*.rs", "ls *.rs", true);
+        check(r"ls \*.rs", "ls main.rs", false);
+        check(r"what\?", "what?", true);
+        check(r"what\?", "whatx", false);
+        check(r"a\\b", r"a\b", true);
+        check(r"a\\*", r"a\bc", true);
+        // A backslash before anything else is itself.
+        check(r"grep 'a\|b'", r"grep 'a\|b'", true);
+        check(r"end\", r"end\", true);
+        for text in [
+            "ls *.rs",
+            "echo ?",
+            r"printf 'a\n' \\",
+            "plain",
+            r"\*\?",
+            "",
+        ] {
+            let glob = Glob::new(&Glob::escape(text));
+            assert!(glob.matches(text), "{text:?} escaped as {glob:?}");
+            assert!(!glob.matches(&format!("{text}x")), "{glob:?} matches more");
+        }
+        assert!(!Glob::new(&Glob::escape("ls *.rs")).matches("ls main.rs"));
     }
 }

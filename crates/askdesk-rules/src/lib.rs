@@ -1,7 +1,12 @@
 //! askdesk-rules: answer rules the human writes and controls, applied at the head of the waterfall.
 //!
 //! - [`file`](mod@file): the rules file (`$XDG_CONFIG_HOME/askdesk/rules.toml`), parsed into a [`RuleSet`];
-//!   errors carry the line and column they point at. Reading the file is the crate's only I/O.
+//!   errors carry the line and column they point at. Reading the file, and writing it in
+//!   [`edit`], are the crate's only I/O.
+//! - [`draft`](mod@draft): a rule drafted from one request and the human's answer, checked to give that
+//!   answer back ("Always answer this way here", "Make a rule").
+//! - [`edit`]: edits of the rules file that keep its comments and formatting (appending a rule,
+//!   setting a rule's `mode`), validated and written atomically.
 //! - [`glob`]: the shell-style globs rules match names with.
 //! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
 //!   (plan reviews and permission prompts).
@@ -11,12 +16,16 @@
 //! - [`replay`](mod@replay): settled requests replayed through the rules in force, per rule: hits, acts,
 //!   agreements with the human and differences (`askdesk rules test` and `list`).
 
+pub mod draft;
+pub mod edit;
 pub mod engine;
 pub mod file;
 pub mod glob;
 pub mod matching;
 pub mod replay;
 
+pub use draft::{draft, Draft, Source};
+pub use edit::{append_rule, set_mode};
 pub use engine::{Deadline, Engine, Loaded, ANSWERER_LABEL, DEFAULT_POLL};
 pub use file::{default_path, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet};
 pub use matching::{Evaluation, Verdict, ASK_DENIED};

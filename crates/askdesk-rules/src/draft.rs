@@ -1,0 +1,614 @@
+//! A rule drafted from one request and the human's answer to it ("Always answer this way here",
+//! "Make a rule"): the rule that gives the same answer to the same request in the same project,
+//! rendered as the text of one `[[rule]]` for the human to read before it is saved.
+//!
+//! - Where: the project, `match.cwd` (the agent's `meta.cwd`). Without it there is no "here".
+//! - What: for a permission prompt (the agent's `meta.tool` set), the tool and, when the prompt is
+//!   about a command, that exact command (`match.command`, glob-escaped); otherwise, and for a
+//!   tool prompt without a command, the question text (`match.question`, anchored and
+//!   regex-escaped; for a batch, any of its texts) and the header when the batch shares one.
+//! - The answer: one option label picked in every question (`answer = "<label>"`), or the same
+//!   typed text for every question (`answer = { text = "..." }`). Anything else (different
+//!   answers per question, several picks, a skipped question) is not offered.
+//! - A plan review is never drafted: a rule cannot see the plan, so "approve this plan" as a rule
+//!   would approve every plan the project's agents write. Such a rule is written by hand.
+//!
+//! A draft is checked before it is offered: parsed by [`RuleSet::parse`] and evaluated against the
+//! same request, it must decide exactly the human's answer.
+
+use askdesk_core::{AgentInfo, Answer, AnswerItem, Question};
+use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table};
+
+use crate::file::RuleSet;
+use crate::glob::Glob;
+use crate::matching::{Verdict, META_COMMAND, META_TOOL};
+
+/// The request and answer a rule is drafted from.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    pub agent: Option<&'a AgentInfo>,
+    pub questions: &'a [Question],
+    pub answer: &'a Answer,
+    /// When the human answered, in milliseconds since the Unix epoch (for the rule's comment).
+    pub answered_at: u64,
+}
+
+/// What [`draft`] makes of a request and its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Draft {
+    /// A rule to offer: its name (unique in the file) and its text, one `[[rule]]` with a
+    /// leading comment saying where it came from.
+    Rule { name: String, toml: String },
+    /// No single rule gives this answer; why, in words for the human.
+    Unavailable(String),
+}
+
+/// Drafts the rule that answers `source`'s request as the human did, named so that it is unique
+/// among `existing`'s rules.
+pub fn draft(source: Source<'_>, existing: &RuleSet) -> Draft {
+    match build(source, existing) {
+        Ok((name, toml)) => Draft::Rule { name, toml },
+        Err(reason) => Draft::Unavailable(reason),
+    }
+}
+
+/// How the rule answers: one label everywhere, or one text everywhere.
+enum Reply<'a> {
+    Label(&'a str),
+    Text(&'a str),
+}
+
+fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), String> {
+    let questions = source.questions;
+    if questions.is_empty() {
+        return Err("there is no question to make a rule from".into());
+    }
+    if questions
+        .iter()
+        .any(|q| q.intent.as_ref().is_some_and(|i| i.is_plan_review()))
+    {
+        return Err("a plan review is not made into a rule: a rule cannot see the plan, so it would decide every plan from this project the same way".into());
+    }
+    let meta = |key: &str| {
+        source
+            .agent?
+            .meta
+            .as_ref()?
+            .get(key)?
+            .as_str()
+            .filter(|v| !v.is_empty())
+    };
+    let Some(cwd) = meta("cwd").filter(|c| c.starts_with('/')) else {
+        return Err("the agent did not say which project it works in (no absolute `cwd`), so there is no \"here\" for a rule".into());
+    };
+    let reply = reply(questions, source.answer)?;
+
+    let mut matcher = InlineTable::new();
+    matcher.insert("cwd", cwd.into());
+    let tool = meta(META_TOOL);
+    let command = tool.and(meta(META_COMMAND));
+    if let Some(tool) = tool {
+        matcher.insert("tool", Glob::escape(tool).into());
+    }
+    if let Some(command) = command {
+        matcher.insert("command", Glob::escape(command).into());
+    } else {
+        let texts = distinct(questions.iter().map(|q| q.question.as_str()));
+        let headers = distinct(questions.iter().map(|q| q.header.as_deref().unwrap_or("")));
+        if let [header] = headers.as_slice() {
+            if !header.is_empty() {
+                matcher.insert("header", Glob::escape(header).into());
+            }
+        }
+        // Every question of a batch must match: one text, or any of the batch's texts.
+        let escaped: Vec<String> = texts.iter().map(|t| regex::escape(t)).collect();
+        let question = match escaped.as_slice() {
+            [one] => format!("^{one}$"),
+            several => format!("^(?:{})$", several.join("|")),
+        };
+        matcher.insert("question", question.as_str().into());
+    }
+
+    let base = match (tool, command, &questions[0].header) {
+        (Some(tool), Some(command), _) => slug(&format!("{tool} {command}")),
+        (Some(tool), None, _) => slug(&format!("{tool} {}", questions[0].question)),
+        (None, _, Some(header)) if !header.trim().is_empty() => slug(header),
+        _ => slug(&questions[0].question),
+    };
+    let name = unique(&base, existing);
+
+    let mut rule = Table::new();
+    rule.insert("name", toml_edit::value(name.as_str()));
+    rule.insert("match", toml_edit::value(matcher));
+    rule.insert(
+        "answer",
+        match reply {
+            Reply::Label(label) => toml_edit::value(label),
+            Reply::Text(text) => {
+                let mut table = InlineTable::new();
+                table.insert("text", text.into());
+                toml_edit::value(table)
+            }
+        },
+    );
+    let who = source.agent.map_or("an agent", |a| {
+        a.label
+            .as_deref()
+            .filter(|l| !l.is_empty())
+            .unwrap_or(&a.id)
+    });
+    rule.decor_mut().set_prefix(format!(
+        "# Made from your answer to {} on {}.\n",
+        one_line(who),
+        date(source.answered_at)
+    ));
+    let mut rules = ArrayOfTables::new();
+    rules.push(rule);
+    let mut doc = DocumentMut::new();
+    doc.insert("rule", Item::ArrayOfTables(rules));
+    let toml = doc.to_string();
+
+    check(&toml, source)?;
+    Ok((name, toml))
+}
+
+/// The one reply the human gave every question, or why there is none.
+fn reply<'a>(questions: &[Question], answer: &'a Answer) -> Result<Reply<'a>, String> {
+    let mut replies = Vec::new();
+    for question in questions {
+        let Some(item) = answer.answers.iter().find(|a| a.id == question.id) else {
+            return Err(format!(
+                "the answer has nothing for {:?}, and a rule answers every question",
+                question.question
+            ));
+        };
+        replies.push(match (item.selected.as_slice(), item.custom.as_deref()) {
+            ([label], None) => Reply::Label(label),
+            ([], Some(text)) if !text.trim().is_empty() => Reply::Text(text),
+            ([], None) => return Err("a skipped question cannot be skipped by a rule: a rule answers every question".into()),
+            _ => return Err("several picks (or a pick with typed text) in one question cannot be given by one rule: a rule picks one option or types one text".into()),
+        });
+    }
+    let first = &replies[0];
+    let same = replies.iter().all(|r| match (r, first) {
+        (Reply::Label(a), Reply::Label(b)) | (Reply::Text(a), Reply::Text(b)) => a == b,
+        _ => false,
+    });
+    if !same {
+        return Err("the questions got different answers, and one rule gives every question the same answer".into());
+    }
+    Ok(replies.swap_remove(0))
+}
+
+/// The draft, read back as the file would read it, decides exactly the human's answer.
+fn check(toml: &str, source: Source<'_>) -> Result<(), String> {
+    let cannot = |why: &str| {
+        Err(format!(
+            "no rule could be drafted that gives this answer ({why})"
+        ))
+    };
+    let set = match RuleSet::parse(toml) {
+        Ok(set) => set,
+        Err(e) => return cannot(&e.to_string()),
+    };
+    let evaluation = set.evaluate(source.agent, source.questions);
+    let Some((_, Verdict::Answer(decided))) = evaluation.acting else {
+        return cannot("the rule would not answer this request");
+    };
+    let sorted = |items: &[AnswerItem]| {
+        let mut items: Vec<_> = items
+            .iter()
+            .map(|i| (i.id.clone(), i.selected.clone(), i.custom.clone()))
+            .collect();
+        items.sort();
+        items
+    };
+    if sorted(&decided.answers) != sorted(&source.answer.answers) {
+        return cannot("the rule would answer differently");
+    }
+    Ok(())
+}
+
+fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
+/// A short lowercase name: words joined by `-`, at most 40 characters, cut at a word.
+fn slug(text: &str) -> String {
+    let mut name = String::new();
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let word = word.to_lowercase();
+        let extra = word.chars().count() + usize::from(!name.is_empty());
+        if name.chars().count() + extra > 40 {
+            if name.is_empty() {
+                name = word.chars().take(40).collect();
+            }
+            break;
+        }
+        if !name.is_empty() {
+            name.push('-');
+        }
+        name.push_str(&word);
+    }
+    if name.is_empty() {
+        "answer".into()
+    } else {
+        name
+    }
+}
+
+/// `base`, or `base-2`, `base-3`, ... : the first name no rule of `existing` has.
+fn unique(base: &str, existing: &RuleSet) -> String {
+    std::iter::once(base.to_owned())
+        .chain((2..).map(|n| format!("{base}-{n}")))
+        .find(|name| existing.get(name).is_none())
+        .expect("an unbounded range")
+}
+
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DD` (UTC).
+fn date(ms: u64) -> String {
+    let (year, month, day) = civil_from_days((ms / 86_400_000) as i64);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// 2026-12-03 10:00 UTC.
+    const WHEN: u64 = 1_796_292_000_000;
+
+    fn agent(meta: Value) -> AgentInfo {
+        serde_json::from_value(json!({ "id": "s-1", "label": "claude-code", "meta": meta }))
+            .unwrap()
+    }
+
+    fn question(id: &str, text: &str, header: Option<&str>, options: &[&str]) -> Question {
+        serde_json::from_value(json!({
+            "id": id, "question": text, "header": header,
+            "options": options.iter().map(|l| json!({ "label": l })).collect::<Vec<_>>(),
+        }))
+        .unwrap()
+    }
+
+    fn picked(id: &str, labels: &[&str]) -> AnswerItem {
+        AnswerItem {
+            id: id.into(),
+            selected: labels.iter().map(|l| l.to_string()).collect(),
+            custom: None,
+        }
+    }
+
+    fn typed(id: &str, text: &str) -> AnswerItem {
+        AnswerItem {
+            id: id.into(),
+            selected: Vec::new(),
+            custom: Some(text.into()),
+        }
+    }
+
+    fn drafted(agent: &AgentInfo, questions: &[Question], items: Vec<AnswerItem>) -> Draft {
+        drafted_among(agent, questions, items, &RuleSet::default())
+    }
+
+    fn drafted_among(
+        agent: &AgentInfo,
+        questions: &[Question],
+        items: Vec<AnswerItem>,
+        existing: &RuleSet,
+    ) -> Draft {
+        let answer = Answer { answers: items };
+        draft(
+            Source {
+                agent: Some(agent),
+                questions,
+                answer: &answer,
+                answered_at: WHEN,
+            },
+            existing,
+        )
+    }
+
+    fn rule_text(draft: Draft) -> (String, String) {
+        match draft {
+            Draft::Rule { name, toml } => (name, toml),
+            Draft::Unavailable(why) => panic!("no rule: {why}"),
+        }
+    }
+
+    #[track_caller]
+    fn unavailable(draft: Draft, says: &str) {
+        match draft {
+            Draft::Unavailable(why) => assert!(why.contains(says), "{why:?} should say {says:?}"),
+            Draft::Rule { toml, .. } => panic!("expected no rule, drafted\n{toml}"),
+        }
+    }
+
+    /// Whether the rule text decides the request.
+    fn acts(toml: &str, agent: &AgentInfo, questions: &[Question]) -> bool {
+        let set = RuleSet::parse(toml).unwrap();
+        set.evaluate(Some(agent), questions).acting.is_some()
+    }
+
+    /// The drafted rule, read as the file reads it, answers the request with `items` exactly,
+    /// and the same request from another project is left alone.
+    #[track_caller]
+    fn round_trip(toml: &str, agent: &AgentInfo, questions: &[Question], items: &[AnswerItem]) {
+        let set = RuleSet::parse(toml).unwrap();
+        assert_eq!(set.rules.len(), 1);
+        let evaluation = set.evaluate(Some(agent), questions);
+        let (rule, verdict) = evaluation.acting.expect("the rule applies");
+        assert!(rule.after.is_none());
+        assert_eq!(
+            verdict,
+            Verdict::Answer(Answer {
+                answers: items.to_vec()
+            })
+        );
+        let mut elsewhere = agent.clone();
+        let meta = elsewhere.meta.as_mut().unwrap();
+        meta.insert("cwd".into(), json!("/home/me/other"));
+        assert!(!acts(toml, &elsewhere, questions));
+        let mut sibling = agent.clone();
+        let cwd = sibling.meta.as_ref().unwrap()["cwd"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        sibling
+            .meta
+            .as_mut()
+            .unwrap()
+            .insert("cwd".into(), json!(format!("{cwd}-old")));
+        assert!(!acts(toml, &sibling, questions));
+    }
+
+    #[test]
+    fn a_picked_label_with_header() {
+        let coder = agent(json!({ "cwd": "/home/me/app" }));
+        let qs = [question(
+            "q",
+            "Deploy to staging now?",
+            Some("Deploy"),
+            &["Yes", "No"],
+        )];
+        let items = vec![picked("q", &["No"])];
+        let (name, toml) = rule_text(drafted(&coder, &qs, items.clone()));
+        assert_eq!(name, "deploy");
+        assert_eq!(
+            toml,
+            "# Made from your answer to claude-code on 2026-12-03.\n[[rule]]\nname = \"deploy\"\nmatch = { cwd = \"/home/me/app\", header = \"Deploy\", question = '^Deploy to staging now\\?$' }\nanswer = \"No\"\n"
+        );
+        round_trip(&toml, &coder, &qs, &items);
+        // Another question in the same project is not answered.
+        let other = [question(
+            "q",
+            "Deploy to production now?",
+            Some("Deploy"),
+            &["Yes", "No"],
+        )];
+        assert!(!acts(&toml, &coder, &other));
+    }
+
+    #[test]
+    fn typed_text_and_no_header() {
+        let coder = agent(json!({ "cwd": "/home/me/app" }));
+        let qs = [question("q", "Which branch? (main / dev) *", None, &[])];
+        let items = vec![typed("q", "dev \"for now\"\nthen main")];
+        let (name, toml) = rule_text(drafted(&coder, &qs, items.clone()));
+        assert_eq!(name, "which-branch-main-dev");
+        assert!(!toml.contains("header"), "{toml}");
+        assert!(toml.contains("answer = { text = "), "{toml}");
+        round_trip(&toml, &coder, &qs, &items);
+    }
+
+    #[test]
+    fn the_same_label_in_every_question_of_a_batch() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [
+            question("a", "Proceed?", Some("Step"), &["Yes", "No"]),
+            question("b", "Proceed?", Some("Step"), &["Yes (Recommended)", "No"]),
+        ];
+        let items = vec![picked("b", &["Yes (Recommended)"]), picked("a", &["Yes"])];
+        // Labels differ by the (Recommended) mark: one rule cannot say both.
+        unavailable(drafted(&coder, &qs, items), "different answers");
+        let qs = [
+            question("a", "Proceed?", Some("Step"), &["Yes", "No"]),
+            question("b", "Proceed?", Some("Step"), &["Yes", "No"]),
+        ];
+        let items = vec![picked("b", &["Yes"]), picked("a", &["Yes"])];
+        let (_, toml) = rule_text(drafted(&coder, &qs, items));
+        round_trip(
+            &toml,
+            &coder,
+            &qs,
+            &[picked("a", &["Yes"]), picked("b", &["Yes"])],
+        );
+    }
+
+    #[test]
+    fn a_batch_of_different_questions_matches_any_of_its_texts() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [
+            question("a", "Squash the fixups?", Some("Git"), &["Yes", "No"]),
+            question("b", "Delete the branch (merged)?", None, &["Yes"]),
+        ];
+        let items = vec![picked("a", &["Yes"]), picked("b", &["Yes"])];
+        let (name, toml) = rule_text(drafted(&coder, &qs, items.clone()));
+        assert_eq!(name, "git");
+        assert!(
+            toml.contains(
+                r#"question = '^(?:Squash the fixups\?|Delete the branch \(merged\)\?)$'"#
+            ),
+            "{toml}"
+        );
+        assert!(!toml.contains("header"), "the headers differ: {toml}");
+        round_trip(&toml, &coder, &qs, &items);
+        // A batch with a question of another text is not answered.
+        let other = [
+            qs[0].clone(),
+            question("b", "Delete the branch?", None, &["Yes"]),
+        ];
+        assert!(!acts(&toml, &coder, &other));
+    }
+
+    #[test]
+    fn a_permission_prompt_names_the_tool_and_the_exact_command() {
+        let hook = agent(json!({
+            "cwd": "/home/me/app", "tool": "Bash", "command": "ls *.rs && echo done?", "client": "claude-code"
+        }));
+        let qs = [question("q", "Allow Bash?", None, &["Allow once", "Deny"])];
+        let items = vec![picked("q", &["Allow once"])];
+        let (name, toml) = rule_text(drafted(&hook, &qs, items.clone()));
+        assert_eq!(name, "bash-ls-rs-echo-done");
+        assert!(
+            toml.contains(r#"tool = "Bash", command = 'ls \*.rs && echo done\?'"#),
+            "{toml}"
+        );
+        assert!(!toml.contains("question"), "{toml}");
+        round_trip(&toml, &hook, &qs, &items);
+        // Another command is not answered.
+        let mut other = hook.clone();
+        other
+            .meta
+            .as_mut()
+            .unwrap()
+            .insert("command".into(), json!("ls main.rs && echo done!"));
+        assert!(!acts(&toml, &other, &qs));
+    }
+
+    #[test]
+    fn a_tool_prompt_without_a_command_matches_its_question() {
+        let hook = agent(json!({ "cwd": "/home/me/app", "tool": "WebFetch" }));
+        let qs = [question(
+            "q",
+            "Allow network access to docs.rs?",
+            None,
+            &["Allow once", "Deny"],
+        )];
+        let items = vec![typed("q", "use the local docs")];
+        let (name, toml) = rule_text(drafted(&hook, &qs, items.clone()));
+        assert_eq!(name, "webfetch-allow-network-access-to-docs-rs");
+        assert!(toml.contains("tool = \"WebFetch\", question = "), "{toml}");
+        round_trip(&toml, &hook, &qs, &items);
+    }
+
+    #[test]
+    fn names_are_unique_in_the_file() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [question("q", "Go?", Some("Deploy"), &["Yes", "No"])];
+        let existing = RuleSet::parse(
+            "[[rule]]\nname = \"deploy\"\nask = true\n[[rule]]\nname = \"deploy-2\"\nask = true\n",
+        )
+        .unwrap();
+        let (name, toml) = rule_text(drafted_among(
+            &coder,
+            &qs,
+            vec![picked("q", &["Yes"])],
+            &existing,
+        ));
+        assert_eq!(name, "deploy-3");
+        assert!(toml.contains("name = \"deploy-3\""));
+    }
+
+    #[test]
+    fn what_one_rule_cannot_say_is_not_offered() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let yes_no = |id| question(id, "Go?", None, &["Yes", "No"]);
+        unavailable(
+            drafted(
+                &coder,
+                &[yes_no("a"), yes_no("b")],
+                vec![picked("a", &["Yes"]), picked("b", &["No"])],
+            ),
+            "different answers",
+        );
+        let mut multi = yes_no("a");
+        multi.multi_select = true;
+        unavailable(
+            drafted(&coder, &[multi], vec![picked("a", &["Yes", "No"])]),
+            "several picks",
+        );
+        unavailable(
+            drafted(&coder, &[yes_no("a")], vec![picked("a", &[])]),
+            "skipped",
+        );
+        unavailable(
+            drafted(
+                &coder,
+                &[yes_no("a"), yes_no("b")],
+                vec![picked("a", &["Yes"])],
+            ),
+            "nothing for",
+        );
+        let nowhere = agent(json!({}));
+        unavailable(
+            drafted(&nowhere, &[yes_no("a")], vec![picked("a", &["Yes"])]),
+            "no absolute `cwd`",
+        );
+        let relative = agent(json!({ "cwd": "src" }));
+        unavailable(
+            drafted(&relative, &[yes_no("a")], vec![picked("a", &["Yes"])]),
+            "no absolute `cwd`",
+        );
+    }
+
+    #[test]
+    fn a_plan_review_is_not_made_into_a_rule() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let plan: Question = serde_json::from_value(json!({
+            "id": "p", "question": "Approve the plan?", "detail": "# Plan",
+            "options": [{ "label": "Approve" }, { "label": "Keep planning" }],
+            "intent": { "kind": "plan-review", "approve": "Approve" },
+        }))
+        .unwrap();
+        unavailable(
+            drafted(&coder, &[plan], vec![picked("p", &["Approve"])]),
+            "a plan review is not made into a rule",
+        );
+    }
+
+    #[test]
+    fn slugs_and_dates() {
+        assert_eq!(slug("Run the tests?"), "run-the-tests");
+        assert_eq!(slug("  ***  "), "answer");
+        assert_eq!(
+            slug("a very long question that goes on and on past forty characters"),
+            "a-very-long-question-that-goes-on-and-on"
+        );
+        assert_eq!(slug(&"x".repeat(50)).len(), 40);
+        assert_eq!(date(WHEN), "2026-12-03");
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+}
