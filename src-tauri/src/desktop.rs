@@ -138,6 +138,7 @@ impl Worker {
         for event in events {
             match event {
                 Event::Added(request, waiting) => {
+                    tracing::debug!(request = %request.id, "request added");
                     // Render the page's view here, off the broker's runtime, before the page asks.
                     if let Some(gui) = self.app.try_state::<GuiAnswerer>() {
                         gui.prepare(request.id);

@@ -62,6 +62,7 @@ impl MainWindow {
 pub fn open(app: &AppHandle, focus: Option<RequestId>) {
     let handle = app.clone();
     let ran = app.run_on_main_thread(move || {
+        tracing::debug!("window opening");
         if let Some(state) = handle.try_state::<MainWindow>() {
             state.bump();
         }
@@ -124,6 +125,7 @@ fn build(app: &AppHandle, focus: Option<RequestId>) -> tauri::Result<()> {
         .visible(false)
         // The page never navigates: links open in the system browser through `open_link`.
         .on_navigation(|url| url.scheme() == "tauri" || url.host_str() == Some("tauri.localhost"))
+        .on_page_load(|_, payload| tracing::debug!(event = ?payload.event(), "page load"))
         .build()?;
     window.show()?;
     window.set_focus()?;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # askdesk desktop end-to-end tests: one entry point that starts every service the tests need
-# (Xvfb, a private D-Bus session bus, dunst, dbus-monitor, tauri-driver with WebKitWebDriver),
+# (Xvfb, a private D-Bus session bus, dunst, dbus-monitor from services.sh; tauri-driver with WebKitWebDriver),
 # runs test_desktop.py against the real app on a temporary socket, and tears everything down.
 # Exits non-zero on failure; the last line printed is "N passed, N failed".
 #
@@ -46,60 +46,10 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# A free X display.
-DISPLAY_NUM=""
-for n in $(seq 90 160); do
-  if [ ! -e "/tmp/.X11-unix/X$n" ] && [ ! -e "/tmp/.X$n-lock" ]; then DISPLAY_NUM=$n; break; fi
-done
-[ -n "$DISPLAY_NUM" ] || fail "no free X display"
-Xvfb ":$DISPLAY_NUM" -screen 0 1280x900x24 -nolisten tcp >"$WORK/xvfb.log" 2>&1 &
-PIDS+=($!)
-export DISPLAY=":$DISPLAY_NUM"
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$DISPLAY_NUM" ] && break; sleep 0.1; done
-
-# A private session bus, so notifications and the tests' signals stay between us.
-dbus-daemon --session --nofork --print-address=1 >"$WORK/bus-address" 2>"$WORK/dbus.log" &
-PIDS+=($!)
-for _ in $(seq 50); do [ -s "$WORK/bus-address" ] && break; sleep 0.1; done
-DBUS_SESSION_BUS_ADDRESS="$(head -n1 "$WORK/bus-address")"
-[ -n "$DBUS_SESSION_BUS_ADDRESS" ] || fail "the private D-Bus daemon did not start"
-export DBUS_SESSION_BUS_ADDRESS
-
-dbus-monitor --session >"$WORK/bus-monitor.log" 2>&1 &
-PIDS+=($!)
-mkdir -p "$WORK/dunst"
-cat >"$WORK/dunst/dunstrc" <<'RC'
-[global]
-    font = DejaVu Sans 10
-    width = 360
-    origin = top-right
-    offset = 16x16
-    padding = 12
-    horizontal_padding = 14
-    frame_width = 1
-    frame_color = "#c9ced8"
-    corner_radius = 8
-    separator_height = 1
-    markup = full
-    format = "<b>%s</b>\n%b"
-[urgency_normal]
-    background = "#ffffff"
-    foreground = "#1c2027"
-    timeout = 0
-RC
-dunst -config "$WORK/dunst/dunstrc" >"$WORK/dunst.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 50); do
-  dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications \
-    org.freedesktop.Notifications.GetServerInformation >/dev/null 2>&1 && break
-  sleep 0.1
-done
-
-# The app under test: a private socket, journal and config.
-mkdir -m 700 "$WORK/run" "$WORK/data" "$WORK/config"
+# Xvfb, a private session bus logged by dbus-monitor, dunst, private XDG directories.
+. "$HERE/services.sh"
+start_desktop_services 90 160
 export ASKDESK_SOCKET="$WORK/run/askdesk.sock"
-export XDG_DATA_HOME="$WORK/data" XDG_CONFIG_HOME="$WORK/config" XDG_RUNTIME_DIR="$WORK/run"
-export NO_AT_BRIDGE=1 WEBKIT_DISABLE_COMPOSITING_MODE=1
 
 PORT=$((4500 + DISPLAY_NUM))
 NATIVE_PORT=$((PORT + 100))
