@@ -1,6 +1,7 @@
 //! Replaying settled requests through the rules in force: what each rule would have done, where
 //! that differs from what the human chose, and how often it already acted.
 
+use askdesk_broker::journal::{Outcome, Record};
 use askdesk_core::{AgentInfo, Answer, Question};
 
 use crate::file::{Rule, RuleSet};
@@ -16,6 +17,37 @@ pub struct Past {
     pub settled: Settlement,
     /// Who settled it (`rule:<name>` for a rule), when the journal knows.
     pub answerer: Option<String>,
+}
+
+impl Past {
+    /// A journal record as the replay sees it; a late answer is `None` (its request is journaled
+    /// already).
+    pub fn from_record(record: Record) -> Option<Past> {
+        let settled = match record.outcome {
+            Outcome::Answered => Settlement::Answered(record.answer?),
+            Outcome::Dismissed => Settlement::Dismissed,
+            Outcome::Failed => Settlement::Failed(record.error.and_then(|e| e.code)),
+            Outcome::Withdrawn => Settlement::Other,
+            Outcome::LateAnswer => return None,
+        };
+        Some(Past {
+            asked_at: record.asked_at,
+            agent: record.agent,
+            questions: record.questions,
+            settled,
+            answerer: record.answerer,
+        })
+    }
+}
+
+/// The journal's records as past requests, keeping those asked at or after `since` (milliseconds
+/// since the Unix epoch) when given.
+pub fn past_requests(records: Vec<Record>, since: Option<u64>) -> Vec<Past> {
+    records
+        .into_iter()
+        .filter(|r| since.is_none_or(|since| r.asked_at >= since))
+        .filter_map(Past::from_record)
+        .collect()
 }
 
 /// How a past request settled.
