@@ -135,6 +135,16 @@ pub enum Error {
     /// Neither `XDG_CONFIG_HOME` nor `HOME` is set: give the file's path explicitly.
     #[error("no configuration directory: set XDG_CONFIG_HOME or HOME")]
     NoConfigDir,
+    /// An edit of the file was refused (see [`crate::edit`]); the file is as it was.
+    #[error("{path}: {message}; the file is unchanged")]
+    Refused { path: PathBuf, message: String },
+    /// An edit could not be written; the file is as it was.
+    #[error("cannot write {path}: {source}; the file is unchanged")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// `$XDG_CONFIG_HOME/askdesk/rules.toml`, else `~/.config/askdesk/rules.toml`.

@@ -2,6 +2,8 @@
 //!
 //! - [`file`](mod@file): the rules file (`$XDG_CONFIG_HOME/askdesk/rules.toml`), parsed into a [`RuleSet`];
 //!   errors carry the line and column they point at. Reading the file is the crate's only I/O.
+//! - [`edit`]: edits of the rules file that keep its comments and formatting (appending a rule,
+//!   setting a rule's `mode`), validated and written atomically.
 //! - [`glob`]: the shell-style globs rules match names with.
 //! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
 //!   (plan reviews and permission prompts).
@@ -12,12 +14,14 @@
 //!   agreements with the human and differences (`askdesk rules test` and `list`, the desktop's
 //!   Rules view); journal records become [`Past`] requests here, once for both.
 
+pub mod edit;
 pub mod engine;
 pub mod file;
 pub mod glob;
 pub mod matching;
 pub mod replay;
 
+pub use edit::{append_rule, set_mode};
 pub use engine::{Deadline, Engine, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL};
 pub use file::{default_path, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet};
 pub use matching::{Evaluation, Verdict, ASK_DENIED};
