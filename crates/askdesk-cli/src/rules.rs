@@ -62,7 +62,10 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
             [
                 r.rule.name.clone(),
                 r.rule.mode.as_str().to_owned(),
-                r.rule.after.map(duration).unwrap_or_else(|| "-".into()),
+                r.rule
+                    .after
+                    .map(file::format_duration)
+                    .unwrap_or_else(|| "-".into()),
                 r.rule.action.to_string(),
                 r.hits.to_string(),
                 r.acted.to_string(),
@@ -172,20 +175,4 @@ fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
-}
-
-fn duration(d: std::time::Duration) -> String {
-    let secs = d.as_secs();
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let mut out = String::new();
-    if h > 0 {
-        let _ = write!(out, "{h}h");
-    }
-    if m > 0 {
-        let _ = write!(out, "{m}m");
-    }
-    if s > 0 || out.is_empty() {
-        let _ = write!(out, "{s}s");
-    }
-    out
 }
