@@ -12,6 +12,8 @@ const COMMANDS: &[&str] = &[
     "open_link",
     "hide_window",
     "shown",
+    "get_rules",
+    "set_rule_mode",
 ];
 
 fn main() {

@@ -26,4 +26,6 @@ export const api = {
   openLink: (url) => invoke('open_link', { url }),
   hide: () => invoke('hide_window'),
   shown: (request) => invoke('shown', { request }),
+  rules: (counts) => invoke('get_rules', { counts }),
+  setRuleMode: (name, mode) => invoke('set_rule_mode', { name, mode }),
 };

@@ -16,6 +16,7 @@
 //! - [`plan_diff`]: the block diff between two versions of a plan.
 //! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text,
 //!   History's thread entries.
+//! - [`rules_view`]: the answer rules as the page shows them (the Rules view, shadow suggestions).
 //! - [`settings`]: start-up settings from the environment and the command line.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
 
@@ -28,6 +29,7 @@ pub mod memory;
 pub mod notify;
 pub mod plan_diff;
 pub mod plan_thread;
+pub mod rules_view;
 pub mod settings;
 pub mod tray;
 pub mod trim;
@@ -86,6 +88,8 @@ pub fn run() {
             commands::open_link,
             commands::hide_window,
             commands::shown,
+            commands::get_rules,
+            commands::set_rule_mode,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| start_desktop(app, settings, listener, journal))
@@ -175,7 +179,8 @@ fn start_desktop(
         let (service, shutdown, handle) = (service.clone(), shutdown.clone(), handle.clone());
         async move {
             if let Some(engine) = askdesk_rules::Engine::start_default(&service, &shutdown).await {
-                let _ = handle.state::<commands::Rules>().0.set(engine);
+                let _ = handle.state::<commands::Rules>().0.set(engine.clone());
+                rules_view::follow(handle, engine).await;
             }
         }
     });
