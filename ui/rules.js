@@ -45,7 +45,7 @@ function ruleCard(rule, broken, onMode) {
     }));
   const counts = rule.counts;
   const count = (n, what, title) => h('span', { class: 'rule-count', title },
-    h('span', { class: 'rule-count-n', dataset: { count: what } }, String(n)), ` ${what}`);
+    h('span', { class: 'rule-count-n', dataset: { count: what } }, String(n)), ` ${n === 1 && what === 'hits' ? 'hit' : what}`);
   return h('li', { class: `rule-item card mode-${rule.mode}`, dataset: { rule: rule.name, mode: rule.mode } },
     h('div', { class: 'rule-top' },
       h('span', { class: 'rule-name' }, rule.name),
