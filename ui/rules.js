@@ -26,7 +26,7 @@ export function renderRules(view, { path, error, list, onMode }) {
   }
   if (!view.rules.length) {
     list.replaceChildren(h('li', { class: 'history-empty' },
-      view.path ? 'No rules yet. Write them in the file above (see docs/rules.md).' : 'No rules.'));
+      view.path ? 'No rules yet: the rules you write in the file above show here.' : 'No rules.'));
     return;
   }
   list.replaceChildren(...view.rules.map((rule) => ruleCard(rule, Boolean(view.error), onMode)));

@@ -310,7 +310,7 @@ def test_memory_hint_offers_the_last_answer_again(ctx):
 
 # ----- the answer rules in the app: shadow suggestions, the Rules view, a broken file, who answered -----
 
-def rules_file():
+def rules_path():
     return os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk", "rules.toml")
 
 
@@ -319,10 +319,10 @@ def rules_state(ctx):
     return ctx.page.js("return window.__TAURI__.core.invoke('get_rules', {counts: false})")
 
 
-def put_rules(ctx, text, loaded, what="the rules file was never loaded"):
+def load_rules(ctx, text, loaded, what="the rules file was never loaded"):
     """Writes the rules file, then waits until the engine's state satisfies `loaded(state)`."""
-    os.makedirs(os.path.dirname(rules_file()), exist_ok=True)
-    with open(rules_file(), "w", encoding="utf-8") as f:
+    os.makedirs(os.path.dirname(rules_path()), exist_ok=True)
+    with open(rules_path(), "w", encoding="utf-8") as f:
         f.write(text)
     deadline = time.time() + 20
     while True:
@@ -350,7 +350,7 @@ def human_answers(ctx, questions, label):
 
 
 def no_rules(ctx):
-    put_rules(ctx, "", lambda s: not s["rules"] and not s["error"], "the rules were never emptied")
+    load_rules(ctx, "", lambda s: not s["rules"] and not s["error"], "the rules were never emptied")
 
 
 FMT = [{"id": "fmt", "question": "Run cargo fmt on the whole workspace?",
@@ -359,7 +359,7 @@ FMT = [{"id": "fmt", "question": "Run cargo fmt on the whole workspace?",
 
 def test_a_shadow_rule_suggests_and_the_human_decides(ctx):
     """A shadow rule's answer is shown under the question with Use; Use selects it, nothing is sent until Submit."""
-    put_rules(ctx, '[[rule]]\nname = "fmt"\nmatch.question = "^Run cargo fmt"\nanswer = "Only changed files"\nmode = "shadow"\n',
+    load_rules(ctx, '[[rule]]\nname = "fmt"\nmatch.question = "^Run cargo fmt"\nanswer = "Only changed files"\nmode = "shadow"\n',
               lambda s: rule_names(s) == [("fmt", "shadow")])
     try:
         _, _, outcome = ctx.ask(FMT, agent="coder")
@@ -413,7 +413,7 @@ def card_mode(page, name):
 def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
     """Every rule in order with its match, action, after and replayed counts; a switch rewrites the file
     (comments kept) and the view shows what the engine reloaded, as it does for an edit made elsewhere."""
-    put_rules(ctx, RULES_VIEW, lambda s: rule_names(s) == [("lint", "on"), ("fmt", "shadow")])
+    load_rules(ctx, RULES_VIEW, lambda s: rule_names(s) == [("lint", "on"), ("fmt", "shadow")])
     page = ctx.page
     try:
         # One request the rule settles, one the human settles as the shadow rule proposed.
@@ -427,7 +427,7 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
 
         page.click(page.find("#nav-rules"))
         rule_card(page, "fmt")
-        assert page.text(page.find("#rules-path")) == rules_file()
+        assert page.text(page.find("#rules-path")) == rules_path()
         rows = page.js("""return [...document.querySelectorAll('#rules-list .rule-item')].map((c) => ({
             name: c.dataset.rule, mode: c.dataset.mode,
             matches: c.querySelector('.rule-match').textContent, action: c.querySelector('.rule-action').textContent,
@@ -449,7 +449,7 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
         while card_mode(page, "lint") != "off":
             assert time.time() < deadline, "the view never showed lint off"
             time.sleep(0.2)
-        with open(rules_file(), encoding="utf-8") as f:
+        with open(rules_path(), encoding="utf-8") as f:
             written = f.read()
         assert "# Routine lint questions are mine to skip." in written, written
         assert 'match.question = "^Run cargo fmt --check"   # only this wording' in written, written
@@ -463,7 +463,7 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
         page.click(page.find("#nav-rules"))
 
         # An edit made in a text editor shows up too.
-        with open(rules_file(), "w", encoding="utf-8") as f:
+        with open(rules_path(), "w", encoding="utf-8") as f:
             f.write(written.replace('mode = "shadow"', 'mode = "on"'))
         deadline = time.time() + 15
         while card_mode(page, "fmt") != "on":
@@ -477,11 +477,11 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
 def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
     """A broken file: a notice in the sidebar leads to the Rules view, which says where and what; fixed, both go."""
     good = '[[rule]]\nname = "keep"\nmatch.header = "Keep"\nanswer = "Yes"\n'
-    put_rules(ctx, good, lambda s: rule_names(s) == [("keep", "on")])
+    load_rules(ctx, good, lambda s: rule_names(s) == [("keep", "on")])
     page = ctx.page
     try:
         assert not page.find_all("#rules-notice:not([hidden])"), "a notice for a good file"
-        put_rules(ctx, good + 'after = "soon"\n', lambda s: s["error"] is not None, "the breakage was never seen")
+        load_rules(ctx, good + 'after = "soon"\n', lambda s: s["error"] is not None, "the breakage was never seen")
         notice = page.until("return document.querySelector('#rules-notice:not([hidden])')",
                             message="no notice of the broken file")
         assert page.text(element_id(notice)) == "⚠ The rules file has an error"
@@ -495,7 +495,7 @@ def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
         assert switches and all(switches), "a switch on a broken file"
         ctx.shot("rules-broken", x_window=True)
 
-        put_rules(ctx, good, lambda s: s["error"] is None, "the fix was never seen")
+        load_rules(ctx, good, lambda s: s["error"] is None, "the fix was never seen")
         page.until("return document.getElementById('rules-notice').hidden", message="the notice stayed after the fix")
         page.until("return document.getElementById('rules-error').hidden", message="the error stayed after the fix")
     finally:
@@ -505,7 +505,7 @@ def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
 
 def test_history_shows_who_answered_and_filters_by_it(ctx):
     """History tags each entry "by you" or "by rule:<name>", and the answerer filter keeps only theirs."""
-    put_rules(ctx, '[[rule]]\nname = "tidy"\nmatch.question = "^Tidy the imports"\nanswer = "Yes"\n',
+    load_rules(ctx, '[[rule]]\nname = "tidy"\nmatch.question = "^Tidy the imports"\nanswer = "Yes"\n',
               lambda s: rule_names(s) == [("tidy", "on")])
     page = ctx.page
     try:

@@ -266,4 +266,47 @@ dismiss = "later"
         assert!(matches!(verdict, Verdict::Answer(a) if a.answers[0].selected == ["No"]));
         assert_eq!(replay.unmatched, 1);
     }
+
+    #[test]
+    fn journal_records_become_past_requests_without_late_answers_and_from_since() {
+        let record = |asked_at: u64, outcome: &str, extra: serde_json::Value| -> Record {
+            let mut line = serde_json::json!({
+                "askedAt": asked_at, "settledAt": asked_at + 1, "outcome": outcome,
+                "questions": [{"id": "q", "question": "Deploy?", "options": [{"label": "Yes"}]}],
+            });
+            line.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            serde_json::from_value(line).unwrap()
+        };
+        let answered = serde_json::json!({
+            "answer": {"answers": [{"id": "q", "selected": ["Yes"]}]}, "answerer": "rule:deploy"
+        });
+        let records = vec![
+            record(10, "answered", answered.clone()),
+            record(20, "late-answer", answered),
+            record(
+                30,
+                "failed",
+                serde_json::json!({"error": {"code": "ASK_DENIED", "message": "no"}}),
+            ),
+            record(40, "withdrawn", serde_json::json!({})),
+        ];
+        let all = past_requests(records.clone(), None);
+        let settled: Vec<_> = all.iter().map(|p| (p.asked_at, &p.settled)).collect();
+        assert_eq!(
+            settled,
+            [
+                (10, &chose("Yes")),
+                (30, &Settlement::Failed(Some("ASK_DENIED".into()))),
+                (40, &Settlement::Other)
+            ]
+        );
+        assert_eq!(all[0].answerer.as_deref(), Some("rule:deploy"));
+        let recent: Vec<_> = past_requests(records, Some(30))
+            .iter()
+            .map(|p| p.asked_at)
+            .collect();
+        assert_eq!(recent, [30, 40]);
+    }
 }
