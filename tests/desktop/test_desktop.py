@@ -535,6 +535,7 @@ def test_history_shows_who_answered_and_filters_by_it(ctx):
         assert tags and set(tags) == {"by you"}, tags
         page.js("const s = document.getElementById('history-answerer'); s.value = '';"
                 "s.dispatchEvent(new Event('change'));")
+        ctx.shot("history-answerer", x_window=True)
     finally:
         no_rules(ctx)
         page.click(page.find("#nav-queue"))
