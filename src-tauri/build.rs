@@ -15,6 +15,8 @@ const COMMANDS: &[&str] = &[
     "draft_rule",
     "draft_rule_from_history",
     "save_rule",
+    "get_rules",
+    "set_rule_mode",
 ];
 
 fn main() {

@@ -1,10 +1,11 @@
-// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History.
+// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules.
 import { api, available, listen } from './bridge.js';
 import { h, waited, metaText } from './dom.js';
 import { plainQuestion } from './question.js';
 import { planQuestion } from './plan.js';
 import { renderHistory } from './history.js';
 import { previewRule } from './rule_preview.js';
+import { renderRules, showRulesNotice, showSuggestions } from './rules.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -12,13 +13,16 @@ const els = {
   dnd: $('dnd'), empty: $('view-empty'), request: $('view-request'), history: $('view-history'),
   asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'), always: $('always'),
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
+  historyAnswerer: $('history-answerer'),
+  navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
+  rulesList: $('rules-list'), rulesNotice: $('rules-notice'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
 };
 
 const state = {
   queue: [],            // RequestView[] from the backend, oldest first
   current: null,        // the request id shown
-  mode: 'queue',        // 'queue' | 'history'
+  mode: 'queue',        // 'queue' | 'history' | 'rules'
   forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
   history: [],
   busy: false,
@@ -59,6 +63,7 @@ function renderSidebar() {
   }));
   els.navQueue.classList.toggle('active', state.mode === 'queue');
   els.navHistory.classList.toggle('active', state.mode === 'history');
+  els.navRules.classList.toggle('active', state.mode === 'rules');
 }
 
 function initial(name) {
@@ -69,6 +74,7 @@ function initial(name) {
 
 function renderMain() {
   els.history.hidden = state.mode !== 'history';
+  els.rules.hidden = state.mode !== 'rules';
   const view = state.mode === 'queue' ? state.queue.find((v) => v.request === state.current) : null;
   els.empty.hidden = state.mode !== 'queue' || Boolean(view);
   els.request.hidden = !view;
@@ -148,6 +154,7 @@ function formFor(view) {
   form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions };
   state.forms.set(view.request, form);
   showMemory(view, form.node);
+  showSuggestions(view, form.node);
   return form;
 }
 
@@ -271,7 +278,49 @@ async function showHistory() {
 }
 
 function drawHistory() {
-  renderHistory(state.history, { list: els.historyList, agentSelect: els.historyAgent, outcomeSelect: els.historyOutcome });
+  renderHistory(state.history, {
+    list: els.historyList, agentSelect: els.historyAgent, outcomeSelect: els.historyOutcome, answererSelect: els.historyAnswerer,
+  });
+}
+
+// ----- rules -----
+
+async function showRules() {
+  state.mode = 'rules';
+  renderSidebar();
+  renderMain();
+  await refreshRules();
+}
+
+// Reads the rules in force (with their counts while the Rules view is open) and updates the
+// sidebar's notice of a broken file. Called again on every `rules-changed`.
+let rulesRead = 0;
+async function refreshRules() {
+  const counts = state.mode === 'rules';
+  const read = ++rulesRead;
+  let view;
+  try {
+    view = await api.rules(counts);
+  } catch (error) {
+    if (counts) toast(`Rules unavailable: ${(error && error.message) || error}`, 'error');
+    return;
+  }
+  if (read !== rulesRead) return; // a newer read is on its way
+  showRulesNotice(els.rulesNotice, view);
+  if (state.mode === 'rules') {
+    renderRules(view, { path: els.rulesPath, error: els.rulesError, list: els.rulesList, onMode: setRuleMode });
+    els.rules.dataset.loaded = 'true';
+  }
+}
+
+async function setRuleMode(name, mode) {
+  try {
+    await api.setRuleMode(name, mode);
+    toast(`Rule “${name}” is ${mode} now.`);
+  } catch (error) {
+    toast(`Not changed: ${(error && error.message) || error}`, 'error');
+  }
+  await refreshRules();
 }
 
 // ----- toast, links -----
@@ -345,6 +394,9 @@ els.dismiss.addEventListener('click', dismiss);
 els.form.addEventListener('submit', (e) => e.preventDefault());
 els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSidebar(); renderMain(); });
 els.navHistory.addEventListener('click', showHistory);
+els.navRules.addEventListener('click', showRules);
+els.rulesNotice.addEventListener('click', showRules);
+els.historyAnswerer.addEventListener('change', drawHistory);
 els.historyAgent.addEventListener('change', drawHistory);
 els.historyOutcome.addEventListener('change', drawHistory);
 els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
@@ -408,12 +460,13 @@ async function start() {
     }),
     listen('dnd-changed', (on) => { els.dnd.checked = on; }),
     listen('history-changed', () => { if (state.mode === 'history') showHistory(); }),
+    listen('rules-changed', () => refreshRules()),
   ]);
   const settings = api.settings().then((s) => { els.dnd.checked = s.dnd; });
   // A window built to open one request (a notification was activated) names it in its address.
   const asked = /^#request=(\d+)$/.exec(window.location.hash);
   if (asked) state.current = Number(asked[1]);
-  await Promise.all([settings, refreshQueue()]);
+  await Promise.all([settings, refreshQueue(), refreshRules()]);
   document.body.dataset.ready = 'true';
 }
 

@@ -29,4 +29,6 @@ export const api = {
   draftRule: (request, answer) => invoke('draft_rule', { request, answer }),
   draftRuleFromHistory: (record) => invoke('draft_rule_from_history', { record }),
   saveRule: (text) => invoke('save_rule', { text }),
+  rules: (counts) => invoke('get_rules', { counts }),
+  setRuleMode: (name, mode) => invoke('set_rule_mode', { name, mode }),
 };

@@ -1,4 +1,4 @@
-// askdesk UI: the History view: settled requests and plan threads from the journal, newest first, filtered by agent and outcome; "Make a rule" from an answered request.
+// askdesk UI: the History view: settled requests and plan threads from the journal, newest first, filtered by agent, answerer and outcome; "Make a rule" from an answered request.
 import { h, agentName, when, displayLabel } from './dom.js';
 import { api } from './bridge.js';
 import { previewRule } from './rule_preview.js';
@@ -16,18 +16,20 @@ function latest(entry) {
   return entry.kind === 'plan-thread' ? entry.versions[entry.versions.length - 1] : entry;
 }
 
-/** Renders `entries` (newest first) into the history list, honouring the two filters. */
-export function renderHistory(entries, { list, agentSelect, outcomeSelect }) {
+/** Renders `entries` (newest first) into the history list, honouring the filters. */
+export function renderHistory(entries, { list, agentSelect, outcomeSelect, answererSelect }) {
   const records = entries.map(latest);
   const agents = [...new Set(records.map((r) => agentName(r.agent)))].sort();
   const keep = agentSelect.value;
   agentSelect.replaceChildren(h('option', { value: '' }, 'All agents'), ...agents.map((a) => h('option', { value: a }, a)));
   agentSelect.value = agents.includes(keep) ? keep : '';
+  fillAnswerers(answererSelect, records);
 
   const shown = entries.filter((e) => {
     const r = latest(e);
     return (!agentSelect.value || agentName(r.agent) === agentSelect.value) &&
-      (!outcomeSelect.value || r.outcome === outcomeSelect.value);
+      (!outcomeSelect.value || r.outcome === outcomeSelect.value) &&
+      (!answererSelect.value || answererName(r) === answererSelect.value);
   });
 
   if (!shown.length) {
@@ -47,6 +49,7 @@ function thread(t) {
       h('span', { class: `pill outcome ${last.outcome}` }, OUTCOME_NAMES[last.outcome] || last.outcome),
       h('span', { class: 'pill thread' }, `Plan · ${t.versions.length} version${t.versions.length === 1 ? '' : 's'}`),
       h('span', { class: 'history-agent' }, agentName(last.agent)),
+      answeredBy(last),
       last.agent && last.agent.meta && last.agent.meta.cwd
         ? h('span', { class: 'history-cwd mono' }, String(last.agent.meta.cwd)) : null,
       h('span', { class: 'history-when', title: `asked ${when(last.askedAt)}` }, when(last.settledAt))),
@@ -67,6 +70,7 @@ function entry(record) {
     h('div', { class: 'history-top' },
       h('span', { class: `pill outcome ${record.outcome}` }, OUTCOME_NAMES[record.outcome] || record.outcome),
       h('span', { class: 'history-agent' }, agentName(record.agent)),
+      answeredBy(record),
       record.agent && record.agent.meta && record.agent.meta.cwd
         ? h('span', { class: 'history-cwd mono' }, String(record.agent.meta.cwd)) : null,
       h('span', { class: 'history-when', title: `asked ${when(record.askedAt)}` }, when(record.settledAt)),
@@ -101,4 +105,32 @@ function answerText(item) {
   const parts = item.selected.map(displayLabel);
   if (item.custom) parts.push(`“${item.custom}”`);
   return parts.length ? parts.join(', ') : h('span', { class: 'muted' }, 'skipped');
+}
+
+// ----- who answered -----
+
+/**
+ * Who settled a record, as History names it: "you" for the desktop (dialog or notification),
+ * "rule:<name>" for a rule, another answerer's label as the journal has it; null when nobody did
+ * (withdrawn, refused by the broker).
+ */
+export function answererName(record) {
+  const answerer = record.answerer;
+  if (!answerer) return null;
+  return answerer === 'desktop' ? 'you' : answerer;
+}
+
+/** The "by you" / "by rule:fmt" tag of an entry, or nothing. */
+function answeredBy(record) {
+  const name = answererName(record);
+  return name ? h('span', { class: `pill answerer${name.startsWith('rule:') ? ' rule' : ''}` }, `by ${name}`) : null;
+}
+
+/** The answerer filter: "Anyone", "you" first, then the rules and other answerers present. */
+function fillAnswerers(select, records) {
+  const names = [...new Set(records.map(answererName).filter(Boolean))]
+    .sort((a, b) => (a === 'you' ? -1 : b === 'you' ? 1 : a.localeCompare(b)));
+  const keep = select.value;
+  select.replaceChildren(h('option', { value: '' }, 'Anyone'), ...names.map((n) => h('option', { value: n }, n)));
+  select.value = names.includes(keep) ? keep : '';
 }

@@ -325,6 +325,8 @@ pub struct RequestView {
     pub questions: Vec<QuestionView>,
     /// A rule's pending `after` deadline, filled in as the queue is read (it is not cached).
     pub deadline: Option<DeadlineView>,
+    /// What shadow rules suggest, filled in as the queue is read.
+    pub suggestions: Vec<crate::rules_view::SuggestionView>,
 }
 
 /// A rule that will act on the request unless the human answers first.
@@ -389,6 +391,7 @@ impl RequestView {
             who: display_name(request.agent.as_ref()).to_owned(),
             asked_at: millis(request.asked_at),
             deadline: None,
+            suggestions: Vec::new(),
             questions: request
                 .questions
                 .iter()

@@ -14,6 +14,7 @@ use crate::memory::{Memory, PastAnswer};
 use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
 // Rules made from answers (with the macros Tauri generates beside each command).
 pub use crate::rule_draft::*;
+use crate::rules_view::{self, RulesView, SuggestionView};
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);
@@ -78,9 +79,18 @@ pub fn get_queue(gui: State<'_, GuiAnswerer>, rules: State<'_, Rules>) -> Vec<Re
                 .deadline(view.request)
                 .as_ref()
                 .map(DeadlineView::new);
+            view.suggestions = suggestions(engine, view.request);
         }
     }
     queue
+}
+
+fn suggestions(engine: &askdesk_rules::Engine, request: RequestId) -> Vec<SuggestionView> {
+    engine
+        .proposals(request)
+        .iter()
+        .filter_map(SuggestionView::new)
+        .collect()
 }
 
 #[tauri::command]
@@ -159,6 +169,55 @@ pub async fn get_memory(
     tauri::async_runtime::spawn_blocking(move || memory.lookup(&journal, &asked))
         .await
         .map_err(|e| CommandError::new("failed", e))
+}
+
+/// The Rules view: the rules in force, the file's path and error, and with `counts` each rule's
+/// counts from the journal replayed through it (read and replayed off the window's thread).
+#[tauri::command]
+pub async fn get_rules(
+    rules: State<'_, Rules>,
+    history: State<'_, History>,
+    counts: bool,
+) -> Result<RulesView, CommandError> {
+    let Some(engine) = rules.0.get().cloned() else {
+        return Ok(rules_view::view(
+            None,
+            &askdesk_rules::Loaded::default(),
+            None,
+        ));
+    };
+    let journal = history.0.clone().filter(|_| counts);
+    tauri::async_runtime::spawn_blocking(move || {
+        let records = journal.map(|j| j.read()).transpose()?;
+        Ok::<_, askdesk_broker::Error>(rules_view::view(
+            Some(engine.path()),
+            &engine.current(),
+            records,
+        ))
+    })
+    .await
+    .map_err(|e| CommandError::new("failed", e))?
+    .map_err(|e| CommandError::new("failed", e))
+}
+
+/// Sets a rule's mode in the rules file (keeping everything else in it) and reloads it at once;
+/// the page hears `rules-changed` and shows what the engine loaded.
+#[tauri::command]
+pub async fn set_rule_mode(
+    rules: State<'_, Rules>,
+    name: String,
+    mode: askdesk_rules::Mode,
+) -> Result<(), CommandError> {
+    let Some(engine) = rules.0.get().cloned() else {
+        return Err(CommandError::new("refused", "there is no rules file"));
+    };
+    let path = engine.path().to_owned();
+    tauri::async_runtime::spawn_blocking(move || askdesk_rules::set_mode(&path, &name, mode))
+        .await
+        .map_err(|e| CommandError::new("failed", e))?
+        .map_err(|e| CommandError::new("refused", e))?;
+    engine.reload().await;
+    Ok(())
 }
 
 /// Opens a link from rendered markdown in the system browser (the page asked the human first).

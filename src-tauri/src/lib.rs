@@ -18,6 +18,7 @@
 //!   History's thread entries.
 //! - [`rule_draft`]: rules made from answers: a rule drafted from a waiting request or a History
 //!   record for the page to preview, and saved into the rules file.
+//! - [`rules_view`]: the answer rules as the page shows them (the Rules view, shadow suggestions).
 //! - [`settings`]: start-up settings from the environment and the command line.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
 
@@ -31,6 +32,7 @@ pub mod notify;
 pub mod plan_diff;
 pub mod plan_thread;
 pub mod rule_draft;
+pub mod rules_view;
 pub mod settings;
 pub mod tray;
 pub mod trim;
@@ -92,6 +94,8 @@ pub fn run() {
             commands::draft_rule,
             commands::draft_rule_from_history,
             commands::save_rule,
+            commands::get_rules,
+            commands::set_rule_mode,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| start_desktop(app, settings, listener, journal))
@@ -181,7 +185,8 @@ fn start_desktop(
         let (service, shutdown, handle) = (service.clone(), shutdown.clone(), handle.clone());
         async move {
             if let Some(engine) = askdesk_rules::Engine::start_default(&service, &shutdown).await {
-                let _ = handle.state::<commands::Rules>().0.set(engine);
+                let _ = handle.state::<commands::Rules>().0.set(engine.clone());
+                rules_view::follow(handle, engine).await;
             }
         }
     });

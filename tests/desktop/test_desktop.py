@@ -108,8 +108,9 @@ class Ctx:
             agent_label, message=f"no queue entry for {agent_label}")
         self.page.click(element_id(item))
 
-    def shot(self, name, whole_screen=False, top=False, scroll_to=None):
-        """Saves a screenshot: the window as WebKit renders it, or the whole screen (for notifications)."""
+    def shot(self, name, whole_screen=False, top=False, scroll_to=None, x_window=False):
+        """Saves a screenshot: the window as WebKit renders it, the window as X shows it (`x_window`: WebKit's
+        own capture can stall on a page without a request open), or the whole screen (for notifications)."""
         if not self.args.screenshots:
             return
         path = os.path.join(self.args.screenshots, f"{name}.png")
@@ -121,8 +122,9 @@ class Ctx:
         self.page.cmd("POST", "/actions", {"actions": [{"type": "pointer", "id": "mouse", "actions": [
             {"type": "pointerMove", "x": 2, "y": 2, "origin": "viewport"}]}]})
         time.sleep(0.8)
-        if whole_screen:
-            subprocess.run(["import", "-display", os.environ["DISPLAY"], "-window", "root", path], check=True)
+        if whole_screen or x_window:
+            window = "root" if whole_screen else "askdesk"
+            subprocess.run(["import", "-display", os.environ["DISPLAY"], "-window", window, path], check=True)
         else:
             self.page.screenshot(path)
 
@@ -305,6 +307,8 @@ def test_memory_hint_offers_the_last_answer_again(ctx):
     got = answer_of(outcome())
     assert got == {"answers": [{"id": "rebase", "selected": ["Merge"]}]}, got
 
+
+# ----- the answer rules in the app: shadow suggestions, the Rules view, a broken file, who answered -----
 
 def rules_path():
     return os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk", "rules.toml")
@@ -492,6 +496,231 @@ def test_make_a_rule_from_history(ctx):
     finally:
         page.js("document.getElementById('nav-queue').click()")
         put_rules("")
+def rules_state(ctx):
+    """What the app's rules engine has loaded now (the Rules view's data, without counts)."""
+    return ctx.page.js("return window.__TAURI__.core.invoke('get_rules', {counts: false})")
+
+
+def load_rules(ctx, text, loaded, what="the rules file was never loaded"):
+    """Writes the rules file, then waits until the engine's state satisfies `loaded(state)`."""
+    os.makedirs(os.path.dirname(rules_path()), exist_ok=True)
+    with open(rules_path(), "w", encoding="utf-8") as f:
+        f.write(text)
+    deadline = time.time() + 20
+    while True:
+        state = rules_state(ctx)
+        if loaded(state):
+            return state
+        assert time.time() < deadline, f"{what}: {state}"
+        time.sleep(0.2)
+
+
+def rule_names(state):
+    return [(r["name"], r["mode"]) for r in state["rules"]]
+
+
+def human_answers(ctx, questions, label):
+    """Asks one question as the coder agent; the human picks `label` in the dialog and submits."""
+    qid = questions[0]["id"]
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show(qid)
+    ctx.page.click(ctx.option(qid, label))
+    ctx.page.click(ctx.page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": qid, "selected": [label]}]}, got
+    ctx.wait_queue(0)
+
+
+def no_rules(ctx):
+    load_rules(ctx, "", lambda s: not s["rules"] and not s["error"], "the rules were never emptied")
+
+
+FMT = [{"id": "fmt", "question": "Run cargo fmt on the whole workspace?",
+        "options": [{"label": "Yes"}, {"label": "No"}, {"label": "Only changed files"}]}]
+
+
+def test_a_shadow_rule_suggests_and_the_human_decides(ctx):
+    """A shadow rule's answer is shown under the question with Use; Use selects it, nothing is sent until Submit."""
+    load_rules(ctx, '[[rule]]\nname = "fmt"\nmatch.question = "^Run cargo fmt"\nanswer = "Only changed files"\nmode = "shadow"\n',
+              lambda s: rule_names(s) == [("fmt", "shadow")])
+    try:
+        _, _, outcome = ctx.ask(FMT, agent="coder")
+        ctx.show("fmt")
+        page = ctx.page
+        line = page.until("return document.querySelector('[data-qid=\"fmt\"] .suggestion')", message="no suggestion shown")
+        said = page.text(element_id(line))
+        assert said == "Rule “fmt” (shadow) suggests: Only changed files Use", said
+        assert not page.js("return document.querySelector('[data-qid=\"fmt\"] input:checked')"), "selected before Use"
+        ctx.shot("shadow-suggestion", top=True)
+        page.click(page.find('[data-qid="fmt"] .use-suggestion'))
+        checked = page.js("return [...document.querySelectorAll('[data-qid=\"fmt\"] input:checked')].map((i) => i.value)")
+        assert checked == ["Only changed files"], checked
+        assert ctx.queue_count() == 1, "Use sent nothing"
+        # The human still decides: here, something else than the suggestion.
+        page.click(ctx.option("fmt", "No"))
+        page.click(page.find("#submit"))
+        got = answer_of(outcome())
+        assert got == {"answers": [{"id": "fmt", "selected": ["No"]}]}, got
+        ctx.wait_queue(0)
+    finally:
+        no_rules(ctx)
+
+
+RULES_VIEW = """# Routine lint questions are mine to skip.
+[[rule]]
+name = "lint"
+match = { header = "Lint", cwd = "/home/dana/src" }
+answer = "Skip"
+
+# Trying this one out first.
+[[rule]]
+name = "fmt"
+match.question = "^Run cargo fmt --check"   # only this wording
+answer = "Yes"
+mode = "shadow"
+after = "1h30m"
+"""
+
+
+def rule_card(page, name):
+    return page.until("return document.querySelector('#rules-list .rule-item[data-rule=\"' + arguments[0] + '\"]')",
+                      name, message=f"no rule card for {name}")
+
+
+def card_mode(page, name):
+    return page.js("const c = document.querySelector('#rules-list .rule-item[data-rule=\"' + arguments[0] + '\"]');"
+                   "return c && c.dataset.mode;", name)
+
+
+def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
+    """Every rule in order with its match, action, after and replayed counts; a switch rewrites the file
+    (comments kept) and the view shows what the engine reloaded, as it does for an edit made elsewhere."""
+    load_rules(ctx, RULES_VIEW, lambda s: rule_names(s) == [("lint", "on"), ("fmt", "shadow")])
+    page = ctx.page
+    try:
+        # One request the rule settles, one the human settles as the shadow rule proposed.
+        lint = [{"id": "lint", "header": "Lint", "question": "Fix the 3 clippy lints now?",
+                 "options": [{"label": "Fix"}, {"label": "Skip"}]}]
+        _, _, outcome = ctx.ask(lint, agent="coder")
+        assert answer_of(outcome()) == {"answers": [{"id": "lint", "selected": ["Skip"]}]}
+        check = [{"id": "fmt", "question": "Run cargo fmt --check before the commit?",
+                  "options": [{"label": "Yes"}, {"label": "No"}]}]
+        human_answers(ctx, check, "Yes")
+
+        page.click(page.find("#nav-rules"))
+        rule_card(page, "fmt")
+        assert page.text(page.find("#rules-path")) == rules_path()
+        rows = page.js("""return [...document.querySelectorAll('#rules-list .rule-item')].map((c) => ({
+            name: c.dataset.rule, mode: c.dataset.mode,
+            matches: c.querySelector('.rule-match').textContent, action: c.querySelector('.rule-action').textContent,
+            after: c.querySelector('.rule-after') ? c.querySelector('.rule-after').textContent : null,
+            counts: Object.fromEntries([...c.querySelectorAll('[data-count]')].map((n) => [n.dataset.count, Number(n.textContent)])),
+        }))""")
+        assert rows == [
+            {"name": "lint", "mode": "on", "matches": 'cwd under /home/dana/src, header "Lint"', "action": 'answer "Skip"',
+             "after": None, "counts": {"hits": 1, "acted": 1, "agreed": 0, "differed": 0}},
+            {"name": "fmt", "mode": "shadow", "matches": "question /^Run cargo fmt --check/", "action": 'answer "Yes"',
+             "after": "1h30m", "counts": {"hits": 1, "acted": 0, "agreed": 1, "differed": 0}},
+        ], rows
+        assert not page.find_all("#rules-error:not([hidden])"), "an error shown for a good file"
+        ctx.shot("rules-view", x_window=True)
+
+        # The switch writes the file, keeping what the person wrote; the view follows the engine.
+        page.click(page.find('#rules-list .rule-item[data-rule="lint"] .mode-option[data-mode="off"]'))
+        deadline = time.time() + 10
+        while card_mode(page, "lint") != "off":
+            assert time.time() < deadline, "the view never showed lint off"
+            time.sleep(0.2)
+        with open(rules_path(), encoding="utf-8") as f:
+            written = f.read()
+        assert "# Routine lint questions are mine to skip." in written, written
+        assert 'match.question = "^Run cargo fmt --check"   # only this wording' in written, written
+        assert rule_names(rules_state(ctx)) == [("lint", "off"), ("fmt", "shadow")]
+        # Now off, the rule no longer answers: the question comes to the human.
+        _, _, outcome = ctx.ask(lint, agent="coder")
+        page.click(page.find("#nav-queue"))
+        ctx.show("lint")
+        page.click(page.find("#dismiss"))
+        expect_error(outcome(), "ASK_CANCELLED")
+        page.click(page.find("#nav-rules"))
+
+        # An edit made in a text editor shows up too.
+        with open(rules_path(), "w", encoding="utf-8") as f:
+            f.write(written.replace('mode = "shadow"', 'mode = "on"'))
+        deadline = time.time() + 15
+        while card_mode(page, "fmt") != "on":
+            assert time.time() < deadline, "the view never showed the edit made elsewhere"
+            time.sleep(0.2)
+    finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
+
+
+def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
+    """A broken file: a notice in the sidebar leads to the Rules view, which says where and what; fixed, both go."""
+    good = '[[rule]]\nname = "keep"\nmatch.header = "Keep"\nanswer = "Yes"\n'
+    load_rules(ctx, good, lambda s: rule_names(s) == [("keep", "on")])
+    page = ctx.page
+    try:
+        assert not page.find_all("#rules-notice:not([hidden])"), "a notice for a good file"
+        load_rules(ctx, good + 'after = "soon"\n', lambda s: s["error"] is not None, "the breakage was never seen")
+        notice = page.until("return document.querySelector('#rules-notice:not([hidden])')",
+                            message="no notice of the broken file")
+        assert page.text(element_id(notice)) == "⚠ The rules file has an error"
+        page.click(element_id(notice))
+        error = page.until("return document.querySelector('#rules-error:not([hidden])')", message="no error in the Rules view")
+        said = page.text(element_id(error))
+        assert "Line 5, column 9: " in said and "is not a duration" in said, said
+        assert "The last good rules stay in force until it is fixed: the rule below." in said, said
+        assert card_mode(page, "keep") == "on"
+        switches = page.js("return [...document.querySelectorAll('.mode-option')].map((b) => b.disabled)")
+        assert switches and all(switches), "a switch on a broken file"
+        ctx.shot("rules-broken", x_window=True)
+
+        load_rules(ctx, good, lambda s: s["error"] is None, "the fix was never seen")
+        page.until("return document.getElementById('rules-notice').hidden", message="the notice stayed after the fix")
+        page.until("return document.getElementById('rules-error').hidden", message="the error stayed after the fix")
+    finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
+
+
+def test_history_shows_who_answered_and_filters_by_it(ctx):
+    """History tags each entry "by you" or "by rule:<name>", and the answerer filter keeps only theirs."""
+    load_rules(ctx, '[[rule]]\nname = "tidy"\nmatch.question = "^Tidy the imports"\nanswer = "Yes"\n',
+              lambda s: rule_names(s) == [("tidy", "on")])
+    page = ctx.page
+    try:
+        tidy = [{"id": "tidy", "question": "Tidy the imports of crates/ now?", "options": [{"label": "Yes"}, {"label": "No"}]}]
+        _, _, outcome = ctx.ask(tidy, agent="coder")
+        assert answer_of(outcome()) == {"answers": [{"id": "tidy", "selected": ["Yes"]}]}
+        mine = [{"id": "mine", "question": "Keep the old changelog format?", "options": [{"label": "Yes"}, {"label": "No"}]}]
+        human_answers(ctx, mine, "No")
+
+        page.click(page.find("#nav-history"))
+        shown = page.until("""const m = Object.fromEntries([...document.querySelectorAll('.history-item')].map((e) => [
+            e.querySelector('dt') ? e.querySelector('dt').textContent : '',
+            e.querySelector('.pill.answerer') ? e.querySelector('.pill.answerer').textContent : null]));
+            return m['Keep the old changelog format?'] ? m : null;""", message="the entries never showed")
+        assert shown["Tidy the imports of crates/ now?"] == "by rule:tidy", shown
+        assert shown["Keep the old changelog format?"] == "by you", shown
+        choices = page.js("return [...document.getElementById('history-answerer').options].map((o) => o.value)")
+        assert choices[:2] == ["", "you"] and "rule:tidy" in choices, choices
+        page.js("const s = document.getElementById('history-answerer'); s.value = 'rule:tidy';"
+                "s.dispatchEvent(new Event('change'));")
+        tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
+        kept = page.js("return document.querySelectorAll('.history-item').length")
+        assert tags == ["by rule:tidy"] and kept == 1, (tags, kept)
+        page.js("const s = document.getElementById('history-answerer'); s.value = 'you';"
+                "s.dispatchEvent(new Event('change'));")
+        tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
+        assert tags and set(tags) == {"by you"}, tags
+        page.js("const s = document.getElementById('history-answerer'); s.value = '';"
+                "s.dispatchEvent(new Event('change'));")
+        ctx.shot("history-answerer", x_window=True)
+    finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
 
 
 def closed_on_bus_eventually(ctx, nid, timeout=10):
@@ -1508,6 +1737,10 @@ TESTS = [
     test_always_answer_this_way_here_saves_a_rule_that_answers_next_time,
     test_an_answer_no_rule_can_give_offers_no_rule,
     test_make_a_rule_from_history,
+    test_a_shadow_rule_suggests_and_the_human_decides,
+    test_the_rules_view_lists_rules_counts_and_switches_their_mode,
+    test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay,
+    test_history_shows_who_answered_and_filters_by_it,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
 

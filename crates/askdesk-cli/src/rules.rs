@@ -3,8 +3,8 @@
 use std::fmt::Write;
 use std::time::SystemTime;
 
-use askdesk_broker::journal::{self, millis, Outcome, Record};
-use askdesk_rules::{file, replay, Past, Replay, RuleSet, Settlement, Verdict};
+use askdesk_broker::journal::{self, millis, Record};
+use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Verdict};
 
 use crate::cli::{RulesArgs, RulesCommand};
 use crate::exit::{Error, Result};
@@ -35,11 +35,7 @@ pub async fn run(args: RulesArgs) -> Result<()> {
     .map_err(|e| Error::Internal(format!("reading the rules failed: {e}")))??;
     let cutoff =
         since.map(|since| millis(SystemTime::now()).saturating_sub(since.as_millis() as u64));
-    let past: Vec<Past> = records
-        .into_iter()
-        .filter(|r| cutoff.is_none_or(|cutoff| r.asked_at >= cutoff))
-        .filter_map(past)
-        .collect();
+    let past = past_requests(records, cutoff);
     let replayed = replay(&rules, &past);
     match args.command {
         RulesCommand::List => print!("{}", list(&path, &replayed)),
@@ -48,25 +44,6 @@ pub async fn run(args: RulesArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A journal record as the replay sees it; late answers are left out (their request is
-/// journaled already).
-fn past(record: Record) -> Option<Past> {
-    let settled = match record.outcome {
-        Outcome::Answered => Settlement::Answered(record.answer?),
-        Outcome::Dismissed => Settlement::Dismissed,
-        Outcome::Failed => Settlement::Failed(record.error.and_then(|e| e.code)),
-        Outcome::Withdrawn => Settlement::Other,
-        Outcome::LateAnswer => return None,
-    };
-    Some(Past {
-        asked_at: record.asked_at,
-        agent: record.agent,
-        questions: record.questions,
-        settled,
-        answerer: record.answerer,
-    })
 }
 
 /// `rules list`: one row per rule.
@@ -85,7 +62,10 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
             [
                 r.rule.name.clone(),
                 r.rule.mode.as_str().to_owned(),
-                r.rule.after.map(duration).unwrap_or_else(|| "-".into()),
+                r.rule
+                    .after
+                    .map(file::format_duration)
+                    .unwrap_or_else(|| "-".into()),
                 r.rule.action.to_string(),
                 r.hits.to_string(),
                 r.acted.to_string(),
@@ -195,20 +175,4 @@ fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
-}
-
-fn duration(d: std::time::Duration) -> String {
-    let secs = d.as_secs();
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let mut out = String::new();
-    if h > 0 {
-        let _ = write!(out, "{h}h");
-    }
-    if m > 0 {
-        let _ = write!(out, "{m}m");
-    }
-    if s > 0 || out.is_empty() {
-        let _ = write!(out, "{s}s");
-    }
-    out
 }

@@ -10,6 +10,11 @@
 //!
 //! So a deadline never holds the request back from the human, the human's answer always wins a
 //! tie, and the request still settles exactly once, by `Service::ask` returning.
+//!
+//! Shadow rules only propose: while a request waits for the human, the engine keeps what each
+//! shadow rule that applies would do ([`Engine::proposals`]), and forgets it when the request
+//! settles. It watches for that through the request's override, which it takes and never uses
+//! when no rule with `after` holds it already.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,7 +28,8 @@ use askdesk_core::{
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::file::{self, Mode, RuleSet};
+use crate::file::{self, Mode, ParseError, RuleSet};
+use crate::matching::Verdict;
 
 /// How often the rules file is checked for changes by default.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(2);
@@ -37,6 +43,9 @@ pub struct Loaded {
     pub rules: Arc<RuleSet>,
     /// Why the file as it is now cannot be used; `None` when the rules above are the file's.
     pub error: Option<String>,
+    /// The same error located in the file (line, column, what is wrong), when the file does not
+    /// parse; `None` when it is fine or cannot be read at all.
+    pub parse_error: Option<ParseError>,
 }
 
 /// A deadline set by a rule with `after`, as the desktop shows it.
@@ -46,6 +55,20 @@ pub struct Deadline {
     pub at: SystemTime,
     /// What the rule will do then, in words.
     pub action: String,
+}
+
+/// What a shadow rule proposes for a pending request: the human still decides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Proposal {
+    pub rule: String,
+    pub verdict: Verdict,
+}
+
+/// What the rules hold about one pending request until it settles.
+#[derive(Debug, Default)]
+struct Pending {
+    deadline: Option<Deadline>,
+    proposals: Vec<Proposal>,
 }
 
 /// The rules engine. Cheap to clone; every clone is the same engine.
@@ -59,7 +82,8 @@ struct Shared {
     loaded: watch::Sender<Loaded>,
     /// The file's size and modification time when last read, to notice changes cheaply.
     seen: Mutex<Option<Signature>>,
-    deadlines: Mutex<HashMap<RequestId, Deadline>>,
+    /// Deadlines and shadow proposals of requests waiting for the human.
+    pending: Mutex<HashMap<RequestId, Pending>>,
     /// The service the answerer goes on, once installed, and its registration while it is on.
     installed: Mutex<Option<(WeakService, Option<AnswererId>)>>,
 }
@@ -75,7 +99,7 @@ impl Engine {
                 path,
                 loaded: watch::Sender::new(Loaded::default()),
                 seen: Mutex::new(None),
-                deadlines: Mutex::default(),
+                pending: Mutex::default(),
                 installed: Mutex::default(),
             }),
         };
@@ -120,7 +144,18 @@ impl Engine {
 
     /// The deadline a rule set on a pending request, if any.
     pub fn deadline(&self, request: RequestId) -> Option<Deadline> {
-        lock(&self.shared.deadlines).get(&request).cloned()
+        lock(&self.shared.pending)
+            .get(&request)
+            .and_then(|p| p.deadline.clone())
+    }
+
+    /// What the shadow rules that apply to a pending request propose, in file order; empty once
+    /// the request settled.
+    pub fn proposals(&self, request: RequestId) -> Vec<Proposal> {
+        lock(&self.shared.pending)
+            .get(&request)
+            .map(|p| p.proposals.clone())
+            .unwrap_or_default()
     }
 
     /// Puts the rules answerer at the head of `service`'s waterfall (prepended, every request)
@@ -211,6 +246,7 @@ impl Engine {
                 self.shared.loaded.send_replace(Loaded {
                     rules: Arc::new(rules),
                     error: None,
+                    parse_error: None,
                 });
                 if let Err(error) = self.sync() {
                     tracing::error!(%error, "the rules answerer cannot register");
@@ -225,9 +261,14 @@ impl Engine {
             Err(error) => {
                 let message = error.to_string();
                 tracing::error!(error = %message, "the rules file is broken; the last good rules stay in force");
-                self.shared
-                    .loaded
-                    .send_modify(|loaded| loaded.error = Some(message));
+                let located = match error {
+                    file::Error::Parse { error, .. } => Some(error),
+                    _ => None,
+                };
+                self.shared.loaded.send_modify(|loaded| {
+                    loaded.error = Some(message);
+                    loaded.parse_error = located;
+                });
                 false
             }
         }
@@ -251,72 +292,102 @@ impl Answerer for RulesAnswerer {
         let evaluation = loaded
             .rules
             .evaluate(request.agent.as_ref(), &request.questions);
-        for (rule, verdict) in &evaluation.shadow {
-            tracing::info!(request = %request.id, rule = %rule.name, proposal = ?verdict, "shadow rule proposes; the human decides");
+        let proposals: Vec<Proposal> = evaluation
+            .shadow
+            .iter()
+            .map(|(rule, verdict)| {
+                tracing::info!(request = %request.id, rule = %rule.name, proposal = ?verdict, "shadow rule proposes; the human decides");
+                Proposal {
+                    rule: rule.name.clone(),
+                    verdict: verdict.clone(),
+                }
+            })
+            .collect();
+        let acting = evaluation.acting.and_then(|(rule, verdict)| {
+            let decision = verdict.decision();
+            if decision.is_none() {
+                tracing::debug!(request = %request.id, rule = %rule.name, "rule leaves the request to the human");
+            }
+            decision.map(|decision| (rule, decision))
+        });
+        if acting.is_none() && proposals.is_empty() {
+            return Offer::Now(Decision::Delegate);
         }
-        let Some((rule, verdict)) = evaluation.acting else {
-            return Offer::Now(Decision::Delegate);
-        };
-        let Some(decision) = verdict.decision() else {
-            tracing::debug!(request = %request.id, rule = %rule.name, "rule leaves the request to the human");
-            return Offer::Now(Decision::Delegate);
-        };
+        let label = acting
+            .as_ref()
+            .map_or_else(|| ANSWERER_LABEL.to_owned(), |(rule, _)| rule.label());
         let overrule = self
             .service
             .upgrade()
-            .and_then(|service| service.take_override(request.id, rule.label()));
+            .and_then(|service| service.take_override(request.id, label));
         let Some(overrule) = overrule else {
-            tracing::warn!(request = %request.id, rule = %rule.name, "the request can no longer be decided by a rule");
+            tracing::warn!(request = %request.id, "the request can no longer be decided by a rule");
             return Offer::Now(Decision::Delegate);
         };
-        match rule.after {
-            None => {
-                tracing::info!(request = %request.id, rule = %rule.name, action = %rule.action, "rule decides");
-                let _ = overrule.decide(decision);
-            }
-            Some(after) => match tokio::runtime::Handle::try_current() {
-                Ok(runtime) => {
-                    tracing::info!(request = %request.id, rule = %rule.name, after = ?after, "rule decides unless the human answers first");
-                    lock(&self.engine.shared.deadlines).insert(
-                        request.id,
-                        Deadline {
-                            rule: rule.name.clone(),
-                            at: SystemTime::now() + after,
-                            action: rule.action.to_string(),
-                        },
-                    );
-                    runtime.spawn(deadline(
-                        self.engine.clone(),
-                        request.id,
-                        rule.name.clone(),
-                        after,
-                        overrule,
-                        decision,
-                    ));
+        let runtime = tokio::runtime::Handle::try_current();
+        let act = match acting {
+            None => None,
+            Some((rule, decision)) => match rule.after {
+                None => {
+                    // Settled before anyone else sees it: nobody is shown the proposals.
+                    tracing::info!(request = %request.id, rule = %rule.name, action = %rule.action, "rule decides");
+                    let _ = overrule.decide(decision);
+                    return Offer::Now(Decision::Delegate);
                 }
-                Err(_) => {
-                    tracing::error!(rule = %rule.name, "no runtime to time the rule's deadline; the human decides")
+                Some(after) if runtime.is_ok() => {
+                    tracing::info!(request = %request.id, rule = %rule.name, after = ?after, "rule decides unless the human answers first");
+                    let deadline = Deadline {
+                        rule: rule.name.clone(),
+                        at: SystemTime::now() + after,
+                        action: rule.action.to_string(),
+                    };
+                    Some((deadline, after, decision))
+                }
+                Some(_) => {
+                    tracing::error!(rule = %rule.name, "no runtime to time the rule's deadline; the human decides");
+                    None
                 }
             },
-        }
+        };
+        let Ok(runtime) = runtime else {
+            return Offer::Now(Decision::Delegate);
+        };
+        lock(&self.engine.shared.pending).insert(
+            request.id,
+            Pending {
+                deadline: act.as_ref().map(|(deadline, _, _)| deadline.clone()),
+                proposals,
+            },
+        );
+        runtime.spawn(follow(
+            self.engine.clone(),
+            request.id,
+            overrule,
+            act.map(|(deadline, after, decision)| (deadline.rule, after, decision)),
+        ));
         Offer::Now(Decision::Delegate)
     }
 }
 
-/// Decides through `overrule` after `after`, unless the request settles first.
-async fn deadline(
+/// Follows a request that waits for the human until it settles, then forgets its deadline and
+/// proposals. With a deadline (`act`: the rule, its `after`, its decision), decides through
+/// `overrule` when the time is up, unless the request settled first.
+async fn follow(
     engine: Engine,
     request: RequestId,
-    rule: String,
-    after: Duration,
     mut overrule: Override,
-    decision: Decision,
+    act: Option<(String, Duration, Decision)>,
 ) {
+    let Some((rule, after, decision)) = act else {
+        overrule.settled().await;
+        lock(&engine.shared.pending).remove(&request);
+        return;
+    };
     let fired = tokio::select! {
         _ = overrule.settled() => false,
         _ = tokio::time::sleep(after) => true,
     };
-    lock(&engine.shared.deadlines).remove(&request);
+    lock(&engine.shared.pending).remove(&request);
     if fired {
         match overrule.decide(decision) {
             Ok(()) => {

@@ -441,6 +441,22 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(total))
 }
 
+/// Writes a duration the way [`parse_duration`] reads it back: `"90s"` as `"1m30s"`, `"1h30m"`.
+pub fn format_duration(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    let mut out = String::new();
+    for (n, unit) in [(d, 'd'), (h, 'h'), (m, 'm')] {
+        if n > 0 {
+            out.push_str(&format!("{n}{unit}"));
+        }
+    }
+    if s > 0 || out.is_empty() {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
 /// `match.question`: a regular expression, checked when the file is read.
 struct QuestionRegex(Regex);
 
@@ -678,6 +694,18 @@ mode = "off"
             "99999999999999999999d",
         ] {
             assert!(parse_duration(bad).is_err(), "{bad:?} parsed");
+        }
+        for (secs, text) in [
+            (0, "0s"),
+            (90, "1m30s"),
+            (5400, "1h30m"),
+            (90_061, "1d1h1m1s"),
+        ] {
+            let written = format_duration(Duration::from_secs(secs));
+            assert_eq!(written, text);
+            if secs > 0 {
+                assert_eq!(parse_duration(&written), Ok(Duration::from_secs(secs)));
+            }
         }
     }
 

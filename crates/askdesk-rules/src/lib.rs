@@ -14,7 +14,8 @@
 //!   last good rules when it breaks) and installs the in-process answerer labelled `rules` whose
 //!   decisions the journal shows as `rule:<name>`; rules with `after` decide through a deadline.
 //! - [`replay`](mod@replay): settled requests replayed through the rules in force, per rule: hits, acts,
-//!   agreements with the human and differences (`askdesk rules test` and `list`).
+//!   agreements with the human and differences (`askdesk rules test` and `list`, the desktop's
+//!   Rules view); journal records become [`Past`] requests here, once for both.
 
 pub mod draft;
 pub mod edit;
@@ -26,7 +27,7 @@ pub mod replay;
 
 pub use draft::{draft, Draft, Source};
 pub use edit::{append_rule, set_mode};
-pub use engine::{Deadline, Engine, Loaded, ANSWERER_LABEL, DEFAULT_POLL};
+pub use engine::{Deadline, Engine, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL};
 pub use file::{default_path, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet};
 pub use matching::{Evaluation, Verdict, ASK_DENIED};
-pub use replay::{replay, Past, Replay, RuleReport, Settlement};
+pub use replay::{past_requests, replay, Past, Replay, RuleReport, Settlement};

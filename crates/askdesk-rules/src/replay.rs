@@ -1,6 +1,7 @@
 //! Replaying settled requests through the rules in force: what each rule would have done, where
 //! that differs from what the human chose, and how often it already acted.
 
+use askdesk_broker::journal::{Outcome, Record};
 use askdesk_core::{AgentInfo, Answer, Question};
 
 use crate::file::{Rule, RuleSet};
@@ -16,6 +17,37 @@ pub struct Past {
     pub settled: Settlement,
     /// Who settled it (`rule:<name>` for a rule), when the journal knows.
     pub answerer: Option<String>,
+}
+
+impl Past {
+    /// A journal record as the replay sees it; a late answer is `None` (its request is journaled
+    /// already).
+    pub fn from_record(record: Record) -> Option<Past> {
+        let settled = match record.outcome {
+            Outcome::Answered => Settlement::Answered(record.answer?),
+            Outcome::Dismissed => Settlement::Dismissed,
+            Outcome::Failed => Settlement::Failed(record.error.and_then(|e| e.code)),
+            Outcome::Withdrawn => Settlement::Other,
+            Outcome::LateAnswer => return None,
+        };
+        Some(Past {
+            asked_at: record.asked_at,
+            agent: record.agent,
+            questions: record.questions,
+            settled,
+            answerer: record.answerer,
+        })
+    }
+}
+
+/// The journal's records as past requests, keeping those asked at or after `since` (milliseconds
+/// since the Unix epoch) when given.
+pub fn past_requests(records: Vec<Record>, since: Option<u64>) -> Vec<Past> {
+    records
+        .into_iter()
+        .filter(|r| since.is_none_or(|since| r.asked_at >= since))
+        .filter_map(Past::from_record)
+        .collect()
 }
 
 /// How a past request settled.
@@ -233,5 +265,48 @@ dismiss = "later"
         assert_eq!(request.questions[0].question, "Deploy again?");
         assert!(matches!(verdict, Verdict::Answer(a) if a.answers[0].selected == ["No"]));
         assert_eq!(replay.unmatched, 1);
+    }
+
+    #[test]
+    fn journal_records_become_past_requests_without_late_answers_and_from_since() {
+        let record = |asked_at: u64, outcome: &str, extra: serde_json::Value| -> Record {
+            let mut line = serde_json::json!({
+                "askedAt": asked_at, "settledAt": asked_at + 1, "outcome": outcome,
+                "questions": [{"id": "q", "question": "Deploy?", "options": [{"label": "Yes"}]}],
+            });
+            line.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            serde_json::from_value(line).unwrap()
+        };
+        let answered = serde_json::json!({
+            "answer": {"answers": [{"id": "q", "selected": ["Yes"]}]}, "answerer": "rule:deploy"
+        });
+        let records = vec![
+            record(10, "answered", answered.clone()),
+            record(20, "late-answer", answered),
+            record(
+                30,
+                "failed",
+                serde_json::json!({"error": {"code": "ASK_DENIED", "message": "no"}}),
+            ),
+            record(40, "withdrawn", serde_json::json!({})),
+        ];
+        let all = past_requests(records.clone(), None);
+        let settled: Vec<_> = all.iter().map(|p| (p.asked_at, &p.settled)).collect();
+        assert_eq!(
+            settled,
+            [
+                (10, &chose("Yes")),
+                (30, &Settlement::Failed(Some("ASK_DENIED".into()))),
+                (40, &Settlement::Other)
+            ]
+        );
+        assert_eq!(all[0].answerer.as_deref(), Some("rule:deploy"));
+        let recent: Vec<_> = past_requests(records, Some(30))
+            .iter()
+            .map(|p| p.asked_at)
+            .collect();
+        assert_eq!(recent, [30, 40]);
     }
 }

@@ -1,6 +1,6 @@
 //! The rules engine on a real `Service`: a rule answering at once (signed `rule:<name>`), a
 //! deadline firing at the right moment on paused time, the human beating a deadline, shadow
-//! rules, and a broken or changing rules file.
+//! rules and their proposals, and a broken or changing rules file.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -11,7 +11,7 @@ use askdesk_core::{
     Decision, Offer, Question, QuestionOption, Request, RequestId, Responder, Scope, Service,
     Settled,
 };
-use askdesk_rules::Engine;
+use askdesk_rules::{Engine, Proposal, Verdict};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -98,6 +98,17 @@ fn ask(service: &Service, text: &str) -> tokio::task::JoinHandle<Settled> {
         },
         &CancellationToken::new(),
     ))
+}
+
+/// Picks `label` in question "q".
+fn answer(label: &str) -> Answer {
+    Answer {
+        answers: vec![AnswerItem {
+            id: "q".into(),
+            selected: vec![label.into()],
+            custom: None,
+        }],
+    }
 }
 
 fn chose(settled: &Settled) -> Vec<String> {
@@ -189,13 +200,7 @@ async fn the_human_beats_the_deadline() {
     let (request, responder) = s.offered.recv().await.unwrap();
     tokio::time::sleep(Duration::from_secs(60)).await;
     responder
-        .decide(Decision::Claim(Answer {
-            answers: vec![AnswerItem {
-                id: "q".into(),
-                selected: vec!["Yes (Recommended)".into()],
-                custom: None,
-            }],
-        }))
+        .decide(Decision::Claim(answer("Yes (Recommended)")))
         .unwrap();
     let settled = pending.await.unwrap();
     assert_eq!(settled.answerer.as_deref(), Some("human"));
@@ -222,6 +227,107 @@ async fn shadow_rules_and_unmatched_requests_go_to_the_human() {
     }
 }
 
+fn proposed(label: &str) -> Verdict {
+    Verdict::Answer(answer(label))
+}
+
+#[tokio::test(start_paused = true)]
+async fn shadow_proposals_are_kept_while_the_human_decides_and_dropped_when_it_settles() {
+    let mut s = setup(&format!(
+        "{RULES}\n[[rule]]\nname = \"guess deny\"\nmatch.question = \"^Guess\"\ndeny = \"no guessing\"\nmode = \"shadow\"\n"
+    ))
+    .await;
+    let pending = ask(&s.service, "Guess a number?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    assert_eq!(
+        s.engine.proposals(request.id),
+        [
+            Proposal {
+                rule: "guess".into(),
+                verdict: proposed("No"),
+            },
+            Proposal {
+                rule: "guess deny".into(),
+                verdict: Verdict::Deny("no guessing".into()),
+            },
+        ]
+    );
+    assert_eq!(s.engine.deadline(request.id), None);
+    responder.decide(Decision::Claim(answer("No"))).unwrap();
+    let settled = pending.await.unwrap();
+    assert_eq!(
+        settled.answerer.as_deref(),
+        Some("human"),
+        "a proposal never answers"
+    );
+    tokio::task::yield_now().await;
+    assert_eq!(s.engine.proposals(request.id), []);
+
+    // A request no shadow rule applies to has none.
+    let pending = ask(&s.service, "Something else?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    assert_eq!(s.engine.proposals(request.id), []);
+    drop(responder);
+    pending.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shadow_proposal_beside_a_deadline_goes_when_the_deadline_acts() {
+    let mut s = setup(
+        r#"
+[[rule]]
+name = "deploy guess"
+match.question = "^Deploy"
+answer = { recommended = true }
+mode = "shadow"
+
+[[rule]]
+name = "slow deploy"
+match.question = "^Deploy"
+answer = "No"
+after = "10m"
+"#,
+    )
+    .await;
+    let pending = ask(&s.service, "Deploy to staging?");
+    let (request, _responder) = s.offered.recv().await.unwrap();
+    assert_eq!(s.engine.deadline(request.id).unwrap().rule, "slow deploy");
+    assert_eq!(
+        s.engine.proposals(request.id),
+        [Proposal {
+            rule: "deploy guess".into(),
+            verdict: proposed("Yes (Recommended)"),
+        }]
+    );
+    let settled = pending.await.unwrap();
+    assert_eq!(settled.answerer.as_deref(), Some("rule:slow deploy"));
+    assert_eq!(s.engine.proposals(request.id), []);
+    assert_eq!(s.engine.deadline(request.id), None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rule_that_acts_at_once_leaves_no_proposals_behind() {
+    let s = setup(
+        r#"
+[[rule]]
+name = "clean guess"
+match.question = "^Clean"
+answer = "No"
+mode = "shadow"
+
+[[rule]]
+name = "clean"
+match.question = "^Clean"
+answer = "Yes"
+"#,
+    )
+    .await;
+    let settled = ask(&s.service, "Clean up the build?").await.unwrap();
+    assert_eq!(settled.answerer.as_deref(), Some("rule:clean"));
+    // The service numbers its requests from 1: this was the first.
+    assert_eq!(s.engine.proposals(RequestId(1)), []);
+}
+
 fn rewrite(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
@@ -241,6 +347,12 @@ async fn a_broken_file_keeps_the_last_good_rules_and_answers_nothing() {
     assert_eq!(loaded.rules.rules.len(), 3, "the last good rules stay");
     let error = loaded.error.expect("the breakage is reported");
     assert!(error.contains("line 4, column 9"), "{error}");
+    let located = loaded.parse_error.expect("a parse error is located");
+    assert_eq!((located.line, located.column), (4, 9));
+    assert!(
+        located.message.contains("\"soon\" is not a duration"),
+        "{located:?}"
+    );
     let settled = ask(&s.service, "Clean up the build?").await.unwrap();
     assert_eq!(settled.answerer.as_deref(), Some("rule:clean"));
 
@@ -250,6 +362,7 @@ async fn a_broken_file_keeps_the_last_good_rules_and_answers_nothing() {
     );
     assert!(s.engine.reload().await);
     assert_eq!(s.engine.current().error, None);
+    assert_eq!(s.engine.current().parse_error, None);
     let pending = ask(&s.service, "Clean up the build?");
     let (_, responder) = s.offered.recv().await.unwrap();
     drop(responder);

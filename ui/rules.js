@@ -1,0 +1,112 @@
+// askdesk UI: the answer rules: the Rules view (rules, counts, mode switches, the file's error), the
+// sidebar's notice while the rules file is broken, and shadow rules' suggestions in the dialog.
+import { h, displayLabel } from './dom.js';
+
+const MODES = [
+  ['on', 'On', 'The rule acts'],
+  ['shadow', 'Shadow', 'The rule only suggests; you decide'],
+  ['off', 'Off', 'The rule is ignored'],
+];
+
+/**
+ * Renders the Rules view. `view` is what get_rules returns; `onMode(name, mode)` writes a rule's
+ * mode into the file (a switch is disabled while the file is broken: an edit would be refused).
+ */
+export function renderRules(view, { path, error, list, onMode }) {
+  path.textContent = view.path || 'No configuration folder: answer rules are off.';
+  error.hidden = !view.error;
+  if (view.error) {
+    const at = view.error.line ? `Line ${view.error.line}, column ${view.error.column}: ` : '';
+    error.replaceChildren(
+      h('div', { class: 'rules-error-title' }, 'The rules file has an error'),
+      h('div', { class: 'rules-error-what mono' }, at + (view.error.problem || view.error.message)),
+      h('div', { class: 'rules-error-kept' }, view.rules.length
+        ? `The last good rules stay in force until it is fixed: the ${view.rules.length === 1 ? 'rule' : `${view.rules.length} rules`} below.`
+        : 'No rules are in force until it is fixed.'));
+  }
+  if (!view.rules.length) {
+    list.replaceChildren(h('li', { class: 'history-empty' },
+      view.path ? 'No rules yet: the rules you write in the file above show here.' : 'No rules.'));
+    return;
+  }
+  list.replaceChildren(...view.rules.map((rule) => ruleCard(rule, Boolean(view.error), onMode)));
+}
+
+function ruleCard(rule, broken, onMode) {
+  const switcher = h('div', { class: 'mode-switch', role: 'radiogroup', 'aria-label': `Mode of rule ${rule.name}` },
+    MODES.map(([mode, label, title]) => {
+      const button = h('button', {
+        type: 'button', role: 'radio', class: `mode-option${rule.mode === mode ? ' active' : ''}`,
+        'aria-checked': String(rule.mode === mode), title, dataset: { mode },
+      }, label);
+      button.disabled = broken;
+      button.addEventListener('click', () => { if (rule.mode !== mode) onMode(rule.name, mode); });
+      return button;
+    }));
+  const counts = rule.counts;
+  const count = (n, what, title) => h('span', { class: 'rule-count', title },
+    h('span', { class: 'rule-count-n', dataset: { count: what } }, String(n)), ` ${n === 1 && what === 'hits' ? 'hit' : what}`);
+  return h('li', { class: `rule-item card mode-${rule.mode}`, dataset: { rule: rule.name, mode: rule.mode } },
+    h('div', { class: 'rule-top' },
+      h('span', { class: 'rule-name' }, rule.name),
+      h('span', { class: `pill mode ${rule.mode}` }, rule.mode),
+      h('span', { class: 'rule-line muted' }, `line ${rule.line}`),
+      switcher),
+    h('dl', { class: 'rule-facts' },
+      h('dt', {}, 'Matches'), h('dd', { class: 'rule-match mono' }, rule.matches),
+      h('dt', {}, 'Does'), h('dd', { class: 'rule-action' }, rule.action),
+      rule.after ? [h('dt', {}, 'After'), h('dd', { class: 'rule-after mono' }, rule.after)] : null),
+    counts ? h('div', { class: 'rule-counts' },
+      count(counts.hits, 'hits', 'Journaled requests this rule applies to now'),
+      count(counts.acted, 'acted', 'Requests this rule settled'),
+      count(counts.agreed, 'agreed', 'Requests you settled the way this rule would have'),
+      count(counts.differed, 'differed', 'Requests you settled differently')) : null);
+}
+
+/** The sidebar's notice while the rules file is broken; hidden otherwise. */
+export function showRulesNotice(notice, view) {
+  notice.hidden = !view.error;
+  notice.title = view.error ? view.error.message : '';
+}
+
+/**
+ * Under each question a shadow rule has an answer for: "Rule “fmt” (shadow) suggests: Yes" and a
+ * "Use" button that selects it (the human still submits). A rule that would deny or dismiss is
+ * said above the questions, without a button. Plan reviews get no suggestion buttons.
+ */
+export function showSuggestions(view, node) {
+  for (const suggestion of view.suggestions || []) {
+    if (suggestion.says) {
+      node.prepend(h('div', { class: 'suggestion request-level', dataset: { rule: suggestion.rule } },
+        `Rule “${suggestion.rule}” (shadow) suggests: ${suggestion.says}`));
+      continue;
+    }
+    for (const item of suggestion.answers) {
+      const q = view.questions.find((x) => x.id === item.id);
+      const card = q && !q.planReview && node.querySelector(`[data-qid="${CSS.escape(q.id)}"]`);
+      if (!card) continue;
+      const use = h('button', { type: 'button', class: 'link use-suggestion' }, 'Use');
+      use.addEventListener('click', () => useAnswer(card, item));
+      const words = [...item.selected.map(displayLabel), ...(item.custom ? [`“${item.custom}”`] : [])].join(', ');
+      card.querySelector('.q-text').after(h('div', { class: 'suggestion', dataset: { rule: suggestion.rule } },
+        h('span', {}, `Rule “${suggestion.rule}” (shadow) suggests: ${words}`), ' ', use));
+    }
+  }
+}
+
+/** Selects a suggested answer item in a question card, as if the human had picked it. */
+function useAnswer(card, item) {
+  for (const input of card.querySelectorAll('input.option-input:not(.other-choice)')) {
+    input.checked = item.selected.includes(input.value);
+    input.dispatchEvent(new Event('change'));
+  }
+  const text = card.querySelector('textarea.other-input');
+  const other = card.querySelector('input.other-choice');
+  if (item.custom && text) {
+    text.value = item.custom;
+    if (other) other.checked = true;
+    text.dispatchEvent(new Event('input'));
+  } else if (other && other.checked) {
+    other.checked = false;
+  }
+}
