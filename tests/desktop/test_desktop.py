@@ -568,7 +568,7 @@ def test_a_shadow_rule_suggests_and_the_human_decides(ctx):
 
 RULES_VIEW = """# Routine lint questions are mine to skip.
 [[rule]]
-name = "lint"
+name = "skip-lint"
 match = { header = "Lint", cwd = "/home/dana/src" }
 answer = "Skip"
 
@@ -595,7 +595,7 @@ def card_mode(page, name):
 def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
     """Every rule in order with its match, action, after and replayed counts; a switch rewrites the file
     (comments kept) and the view shows what the engine reloaded, as it does for an edit made elsewhere."""
-    load_rules(ctx, RULES_VIEW, lambda s: rule_names(s) == [("lint", "on"), ("fmt", "shadow")])
+    load_rules(ctx, RULES_VIEW, lambda s: rule_names(s) == [("skip-lint", "on"), ("fmt", "shadow")])
     page = ctx.page
     try:
         # One request the rule settles, one the human settles as the shadow rule proposed.
@@ -617,7 +617,7 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
             counts: Object.fromEntries([...c.querySelectorAll('[data-count]')].map((n) => [n.dataset.count, Number(n.textContent)])),
         }))""")
         assert rows == [
-            {"name": "lint", "mode": "on", "matches": 'cwd under /home/dana/src, header "Lint"', "action": 'answer "Skip"',
+            {"name": "skip-lint", "mode": "on", "matches": 'cwd under /home/dana/src, header "Lint"', "action": 'answer "Skip"',
              "after": None, "counts": {"hits": 1, "acted": 1, "agreed": 0, "differed": 0}},
             {"name": "fmt", "mode": "shadow", "matches": "question /^Run cargo fmt --check/", "action": 'answer "Yes"',
              "after": "1h30m", "counts": {"hits": 1, "acted": 0, "agreed": 1, "differed": 0}},
@@ -626,16 +626,16 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
         ctx.shot("rules-view", x_window=True)
 
         # The switch writes the file, keeping what the person wrote; the view follows the engine.
-        page.click(page.find('#rules-list .rule-item[data-rule="lint"] .mode-option[data-mode="off"]'))
+        page.click(page.find('#rules-list .rule-item[data-rule="skip-lint"] .mode-option[data-mode="off"]'))
         deadline = time.time() + 10
-        while card_mode(page, "lint") != "off":
+        while card_mode(page, "skip-lint") != "off":
             assert time.time() < deadline, "the view never showed lint off"
             time.sleep(0.2)
         with open(rules_path(), encoding="utf-8") as f:
             written = f.read()
         assert "# Routine lint questions are mine to skip." in written, written
         assert 'match.question = "^Run cargo fmt --check"   # only this wording' in written, written
-        assert rule_names(rules_state(ctx)) == [("lint", "off"), ("fmt", "shadow")]
+        assert rule_names(rules_state(ctx)) == [("skip-lint", "off"), ("fmt", "shadow")]
         # Now off, the rule no longer answers: the question comes to the human.
         _, _, outcome = ctx.ask(lint, agent="coder")
         page.click(page.find("#nav-queue"))

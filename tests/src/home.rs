@@ -93,11 +93,22 @@ pub fn run_with_stdin(cmd: &mut Command, input: Option<&[u8]>, limit: Duration) 
     if input.is_some() {
         cmd.stdin(Stdio::piped());
     }
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the command");
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    // An executable a test has just written can still be open for writing in a child another
+    // test thread forked meanwhile (until that child execs): the kernel then refuses to run it
+    // (ETXTBSY) for a moment.
+    let mut attempts = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Err(error)
+                if error.kind() == std::io::ErrorKind::ExecutableFileBusy && attempts < 50 =>
+            {
+                attempts += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            spawned => break spawned.expect("spawn the command"),
+        }
+    };
     if let Some(input) = input {
         let mut stdin = child.stdin.take().expect("stdin is piped");
         let input = input.to_vec();

@@ -444,7 +444,11 @@ async fn no_broker_with_a_display_starts_the_desktop_app() {
     let bin = home.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
     let askdesk = bin.join("askdesk");
-    std::fs::copy(askdesk_e2e::askdesk_bin(), &askdesk).unwrap();
+    // A hard link, not a copy: a copy is open for writing while other tests fork, and a child that
+    // inherited that descriptor makes the exec below fail with ETXTBSY.
+    if std::fs::hard_link(askdesk_e2e::askdesk_bin(), &askdesk).is_err() {
+        std::fs::copy(askdesk_e2e::askdesk_bin(), &askdesk).unwrap();
+    }
     let pidfile = home.path().join("desktop.pid");
     let desktop = bin.join("askdesk-desktop");
     std::fs::write(
