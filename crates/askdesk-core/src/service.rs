@@ -9,6 +9,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use tokio::sync::oneshot;
+use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 
 use crate::answerer::{Answerer, Decision, Failure, Offer};
@@ -424,13 +425,18 @@ impl Service {
                 };
                 (request, agent_gone, chain, overrule, guard)
             });
-        let cancel = cancel.clone();
-        async move {
-            let (request, agent_gone, chain, overrule, guard) = match started {
-                Ok(started) => started,
-                Err(error) => return Settled::by_service(Err(error)),
-            };
-            walk(request, agent_gone, chain, overrule, guard, cancel).await
+        // No async block around `walk`: it would keep `started` beside the walk's own copy of it
+        // for as long as the request waits, and that is memory per pending ask.
+        match started {
+            Ok((request, agent_gone, chain, overrule, guard)) => Either::Left(walk(
+                request,
+                agent_gone,
+                chain,
+                overrule,
+                guard,
+                cancel.clone(),
+            )),
+            Err(error) => Either::Right(std::future::ready(Settled::by_service(Err(error)))),
         }
     }
 

@@ -228,18 +228,23 @@ impl Conn {
                 (questions, agent)
             });
             let outcome = conn.service().ask_settled(request, &cancel).await;
-            let result = outcome.result;
-            if let (Some((questions, agent)), Some(journal)) =
-                (journaled, &conn.shared.config.journal)
-            {
-                if let Some(mut record) = settled::record(asked_at, agent, questions, &result) {
-                    record.answerer = outcome.answerer;
-                    settled::append(journal, record).await;
+            // What follows the wait is boxed, so a pending ask does not carry the journal's and
+            // the reply's state while it waits: that would be most of its memory.
+            Box::pin(async move {
+                let result = outcome.result;
+                if let (Some((questions, agent)), Some(journal)) =
+                    (journaled, &conn.shared.config.journal)
+                {
+                    if let Some(mut record) = settled::record(asked_at, agent, questions, &result) {
+                        record.answerer = outcome.answerer;
+                        settled::append(journal, record).await;
+                    }
                 }
-            }
-            conn.state().asks.remove(&id);
-            conn.reply::<Ask>(&id, result.map_err(|error| RpcError::from(&error)))
-                .await;
+                conn.state().asks.remove(&id);
+                conn.reply::<Ask>(&id, result.map_err(|error| RpcError::from(&error)))
+                    .await;
+            })
+            .await;
         });
         // Run the ask up to its first wait right here, so the question is on its way to the
         // answerer before a task is spawned for the rest. Nothing is lost by the inert waker:
