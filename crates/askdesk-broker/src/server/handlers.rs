@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::task::{Context, Waker};
 use std::time::SystemTime;
 
+use futures_util::FutureExt;
+
 use askdesk_core::{AgentRegistration, AnswererId, AnswererRegistration, Handle};
 use serde_json::value::{to_raw_value, RawValue};
 use tokio_util::sync::CancellationToken;
@@ -213,39 +215,44 @@ impl Conn {
         if let Some(error) = refusal {
             return self.reply_error(&id, error).await;
         }
-        let conn = self.clone();
-        let ask = self.asks.track_future(async move {
-            let asked_at = SystemTime::now();
-            // The journal needs the questions and the agent after `ask` has consumed them: their
-            // JSON text is kept, smaller than parsed copies while the ask waits.
-            let journaled = conn.shared.config.journal.as_ref().map(|_| {
-                let agent = request
-                    .agent
-                    .as_ref()
-                    .and_then(|h| conn.service().agent_info(h))
-                    .map(|agent| to_raw_value(&agent).expect("an agent serializes"));
-                let questions = to_raw_value(&request.questions).expect("questions serialize");
-                (questions, agent)
-            });
-            let outcome = conn.service().ask_settled(request, &cancel).await;
-            // What follows the wait is boxed, so a pending ask does not carry the journal's and
-            // the reply's state while it waits: that would be most of its memory.
-            Box::pin(async move {
-                let result = outcome.result;
-                if let (Some((questions, agent)), Some(journal)) =
-                    (journaled, &conn.shared.config.journal)
-                {
-                    if let Some(mut record) = settled::record(asked_at, agent, questions, &result) {
-                        record.answerer = outcome.answerer;
-                        settled::append(journal, record).await;
-                    }
-                }
-                conn.state().asks.remove(&id);
-                conn.reply::<Ask>(&id, result.map_err(|error| RpcError::from(&error)))
-                    .await;
-            })
-            .await;
+        let asked_at = SystemTime::now();
+        // The journal needs the questions and the agent after `ask` has consumed them: their
+        // JSON text is kept, smaller than parsed copies while the ask waits.
+        let journaled = self.shared.config.journal.as_ref().map(|_| {
+            let agent = request
+                .agent
+                .as_ref()
+                .and_then(|h| self.service().agent_info(h))
+                .map(|agent| to_raw_value(&agent).expect("an agent serializes"));
+            let questions = to_raw_value(&request.questions).expect("questions serialize");
+            (questions, agent)
         });
+        let conn = self.clone();
+        // A combinator, not an async block, and what follows the wait boxed: a waiting ask then
+        // holds the core's wait and the few values its end needs, not a second copy of the wait
+        // (an awaited capture) nor the journal's and the reply's state.
+        let ask = self
+            .service()
+            .ask_settled(request, &cancel)
+            .then(move |outcome| {
+                Box::pin(async move {
+                    let result = outcome.result;
+                    if let (Some((questions, agent)), Some(journal)) =
+                        (journaled, &conn.shared.config.journal)
+                    {
+                        if let Some(mut record) =
+                            settled::record(asked_at, agent, questions, &result)
+                        {
+                            record.answerer = outcome.answerer;
+                            settled::append(journal, record).await;
+                        }
+                    }
+                    conn.state().asks.remove(&id);
+                    conn.reply::<Ask>(&id, result.map_err(|error| RpcError::from(&error)))
+                        .await;
+                })
+            });
+        let ask = self.asks.track_future(ask);
         // Run the ask up to its first wait right here, so the question is on its way to the
         // answerer before a task is spawned for the rest. Nothing is lost by the inert waker:
         // the spawned task polls the ask again at once, and every wait it is in checks its
