@@ -140,9 +140,8 @@ pub async fn get_history(history: State<'_, History>) -> Result<Vec<HistoryEntry
     let Some(journal) = history.0.clone() else {
         return Ok(Vec::new());
     };
-    let records = tauri::async_runtime::spawn_blocking(move || journal.read())
-        .await
-        .map_err(|e| CommandError::new("failed", e))?
+    let records = blocking(move || journal.read())
+        .await?
         .map_err(|e| CommandError::new("failed", e))?;
     Ok(plan_thread::history_entries(records, HISTORY_LIMIT))
 }
@@ -156,19 +155,12 @@ pub async fn get_memory(
     memory: State<'_, Memory>,
     request: u64,
 ) -> Result<Vec<Option<PastAnswer>>, CommandError> {
-    let Some(asked) = gui.request(RequestId(request)) else {
-        return Err(CommandError::new(
-            "late",
-            "the request is no longer waiting",
-        ));
-    };
+    let asked = waiting(&gui, request)?;
     let Some(journal) = history.0.clone() else {
         return Ok(vec![None; asked.questions.len()]);
     };
     let memory = memory.inner().clone();
-    tauri::async_runtime::spawn_blocking(move || memory.lookup(&journal, &asked))
-        .await
-        .map_err(|e| CommandError::new("failed", e))
+    blocking(move || memory.lookup(&journal, &asked)).await
 }
 
 /// The Rules view: the rules in force, the file's path and error, and with `counts` each rule's
@@ -187,7 +179,7 @@ pub async fn get_rules(
         ));
     };
     let journal = history.0.clone().filter(|_| counts);
-    tauri::async_runtime::spawn_blocking(move || {
+    blocking(move || {
         let records = journal.map(|j| j.read()).transpose()?;
         Ok::<_, askdesk_broker::Error>(rules_view::view(
             Some(engine.path()),
@@ -195,8 +187,7 @@ pub async fn get_rules(
             records,
         ))
     })
-    .await
-    .map_err(|e| CommandError::new("failed", e))?
+    .await?
     .map_err(|e| CommandError::new("failed", e))
 }
 
@@ -212,9 +203,8 @@ pub async fn set_rule_mode(
         return Err(CommandError::new("refused", "there is no rules file"));
     };
     let path = engine.path().to_owned();
-    tauri::async_runtime::spawn_blocking(move || askdesk_rules::set_mode(&path, &name, mode))
-        .await
-        .map_err(|e| CommandError::new("failed", e))?
+    blocking(move || askdesk_rules::set_mode(&path, &name, mode))
+        .await?
         .map_err(|e| CommandError::new("refused", e))?;
     engine.reload().await;
     Ok(())
@@ -230,12 +220,9 @@ pub async fn open_link(app: AppHandle, url: String) -> Result<(), CommandError> 
             format!("{} links are not opened", parsed.scheme()),
         ));
     }
-    tauri::async_runtime::spawn_blocking(move || {
-        app.opener().open_url(parsed.as_str(), None::<&str>)
-    })
-    .await
-    .map_err(|e| CommandError::new("failed", e))?
-    .map_err(|e| CommandError::new("failed", e))
+    blocking(move || app.opener().open_url(parsed.as_str(), None::<&str>))
+        .await?
+        .map_err(|e| CommandError::new("failed", e))
 }
 
 /// Hides the window (Esc); the requests stay queued.
@@ -249,6 +236,24 @@ pub fn hide_window(window: WebviewWindow) -> Result<(), CommandError> {
 #[tauri::command]
 pub fn shown(request: u64) {
     tracing::debug!(request, "request shown");
+}
+
+/// Runs file, journal or desktop work off the window's thread.
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, CommandError> {
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .map_err(|e| CommandError::new("failed", e))
+}
+
+/// The waiting request `request`; the page is told `late` when it has settled meanwhile.
+pub(crate) fn waiting(
+    gui: &GuiAnswerer,
+    request: u64,
+) -> Result<std::sync::Arc<askdesk_core::Request>, CommandError> {
+    gui.request(RequestId(request))
+        .ok_or_else(|| CommandError::new("late", "the request is no longer waiting"))
 }
 
 #[cfg(test)]

@@ -5,16 +5,16 @@
 //! when the page hears back.
 
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-use askdesk_broker::journal::Record;
-use askdesk_core::{Answer, RequestId};
+use askdesk_broker::journal::{millis, Record};
+use askdesk_core::Answer;
 use askdesk_rules::{draft, file, Draft, RuleSet, Source};
 use serde::Serialize;
 use tauri::State;
 
 use crate::answerer::GuiAnswerer;
-use crate::commands::{CommandError, Rules};
+use crate::commands::{blocking, waiting, CommandError, Rules};
 
 /// A drafted rule as the page previews it.
 #[derive(Debug, Serialize)]
@@ -39,16 +39,9 @@ pub async fn draft_rule(
     request: u64,
     answer: Answer,
 ) -> Result<RuleDraftView, CommandError> {
-    let Some(asked) = gui.request(RequestId(request)) else {
-        return Err(CommandError::new(
-            "late",
-            "the request is no longer waiting",
-        ));
-    };
+    let asked = waiting(&gui, request)?;
     let path = rules_path(&rules)?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
+    let now = millis(SystemTime::now());
     blocking(move || {
         let source = Source {
             agent: asked.agent.as_ref(),
@@ -161,15 +154,6 @@ fn error_text(error: &file::Error) -> String {
         text.push_str(&format!(": {source}"));
     }
     text
-}
-
-/// Runs file work off the window's thread.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, CommandError> {
-    tauri::async_runtime::spawn_blocking(work)
-        .await
-        .map_err(|e| CommandError::new("failed", e))
 }
 
 #[cfg(test)]
