@@ -1761,6 +1761,15 @@ def start_app(args, app_args=()):
             time.sleep(0.5)
 
 
+def settle(page):
+    """Waits until the window shows no request: a test starts on an empty queue, so a request the last
+    one answered or dismissed (still on screen until the app's queue refresh lands) is never mistaken for
+    this test's own."""
+    page.until("return document.getElementById('queue-count').textContent === '0'"
+               " && !document.querySelector('#request-form [data-qid]')", timeout=10,
+               message="the previous test left a request on screen")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--app", required=True)
@@ -1797,12 +1806,14 @@ def main():
             ctx = Ctx(args, page)
             started = time.time()
             try:
+                settle(page)
                 test(ctx)
                 passed += 1
                 print(f"PASS {test.__name__} ({time.time() - started:.1f}s)", flush=True)
-            except Exception:  # noqa: BLE001 - report and go on
+            except Exception as e:  # noqa: BLE001 - report and go on
                 failed += 1
-                print(f"FAIL {test.__name__}", flush=True)
+                # The cause first, on one line: a long traceback may be cut where the log is shown.
+                print(f"FAIL {test.__name__}: {type(e).__name__}: {str(e)[:400]}", flush=True)
                 traceback.print_exc()
                 # Leave a clean queue for the next test (an app that was ended is replaced instead).
                 try:
