@@ -5,6 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -159,8 +160,32 @@ struct State {
 struct Pending {
     request: Arc<Request>,
     holder: Option<Arc<Entry>>,
-    /// The sending half of the request's override until someone takes it.
-    overrule: Option<oneshot::Sender<(String, Decision)>>,
+    /// The walk's waker while an answerer holds the request: what happens outside the walk and
+    /// concerns it (its override taken, its holder or its agent gone, the service closing) is
+    /// written under the table's lock and then wakes it. One slot instead of a wait per source
+    /// keeps a waiting ask small.
+    waker: Option<Waker>,
+    overrule: OverrideSlot,
+}
+
+/// A request's override, made only when someone takes it: most requests never have one.
+enum OverrideSlot {
+    Free,
+    /// Taken; its receiving half waits here until the walk picks it up.
+    Handed(oneshot::Receiver<(String, Decision)>),
+    /// Taken and picked up.
+    PickedUp,
+}
+
+impl State {
+    /// Wakes the walks that `concerned` picks, so each looks again at what concerns it.
+    fn wake_where(&self, mut concerned: impl FnMut(&Pending) -> bool) {
+        for pending in self.pending.values() {
+            if let Some(waker) = pending.waker.as_ref().filter(|_| concerned(pending)) {
+                waker.wake_by_ref();
+            }
+        }
+    }
 }
 
 struct Entry {
@@ -253,7 +278,16 @@ impl Service {
     /// signed `label` (journals show it as the answerer). `None` when the request is not pending
     /// or its override was already taken: there is one per request.
     pub fn take_override(&self, request: RequestId, label: impl Into<String>) -> Option<Override> {
-        let sender = self.state().pending.get_mut(&request)?.overrule.take()?;
+        let mut state = self.state();
+        let pending = state.pending.get_mut(&request)?;
+        if !matches!(pending.overrule, OverrideSlot::Free) {
+            return None;
+        }
+        let (sender, receiver) = oneshot::channel();
+        pending.overrule = OverrideSlot::Handed(receiver);
+        if let Some(waker) = &pending.waker {
+            waker.wake_by_ref();
+        }
         Some(Override {
             label: label.into(),
             sender,
@@ -279,6 +313,17 @@ impl Service {
         state.chain.remove_where(
             |entry| matches!(&entry.scope, EntryScope::Agent(id) if removed.contains(id)),
         );
+        state.wake_where(|pending| {
+            pending
+                .request
+                .agent
+                .as_ref()
+                .is_some_and(|agent| removed.contains(&agent.id))
+                || pending
+                    .holder
+                    .as_ref()
+                    .is_some_and(|holder| holder.gone.is_cancelled())
+        });
         Ok(removed)
     }
 
@@ -346,7 +391,17 @@ impl Service {
 
     /// Removes an answerer; a request it holds moves down the chain. Returns whether it was registered.
     pub fn unregister_answerer(&self, id: AnswererId) -> bool {
-        self.state().chain.remove_where(|entry| entry.id == id) > 0
+        let mut state = self.state();
+        if state.chain.remove_where(|entry| entry.id == id) == 0 {
+            return false;
+        }
+        state.wake_where(|pending| {
+            pending
+                .holder
+                .as_ref()
+                .is_some_and(|holder| holder.id == id)
+        });
+        true
     }
 
     /// The answerers in chain order.
@@ -387,7 +442,9 @@ impl Service {
 
     /// Settles every pending ask with `SHUTTING_DOWN` and refuses new ones.
     pub fn shutdown(&self) {
+        let state = self.state();
         self.inner.closing.cancel();
+        state.wake_where(|_| true);
     }
 
     // ----- ask (SPEC 2) -----
@@ -417,25 +474,20 @@ impl Service {
         // first poll still takes its request out of the pending table.
         let started = self
             .start(request, cancel)
-            .map(|(request, agent_gone, chain, overrule)| {
+            .map(|(request, agent_gone, chain)| {
                 let guard = PendingGuard {
                     inner: self.inner.clone(),
                     id: request.id,
                     holder: None,
                 };
-                (request, agent_gone, chain, overrule, guard)
+                (request, agent_gone, chain, guard)
             });
         // No async block around `walk`: it would keep `started` beside the walk's own copy of it
         // for as long as the request waits, and that is memory per pending ask.
         match started {
-            Ok((request, agent_gone, chain, overrule, guard)) => Either::Left(walk(
-                request,
-                agent_gone,
-                chain,
-                overrule,
-                guard,
-                cancel.clone(),
-            )),
+            Ok((request, agent_gone, chain, guard)) => {
+                Either::Left(walk(request, agent_gone, chain, guard, cancel.clone()))
+            }
             Err(error) => Either::Right(std::future::ready(Settled::by_service(Err(error)))),
         }
     }
@@ -446,15 +498,7 @@ impl Service {
         &self,
         request: AskRequest,
         cancel: &CancellationToken,
-    ) -> Result<
-        (
-            Arc<Request>,
-            Option<CancellationToken>,
-            Arc<[Arc<Entry>]>,
-            OverrideReceiver,
-        ),
-        AskError,
-    > {
+    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), AskError> {
         let AskRequest { questions, agent } = request;
         check_shape(&questions, &self.inner.limits)?;
         if cancel.is_cancelled() {
@@ -488,21 +532,16 @@ impl Service {
             agent,
             asked_at: SystemTime::now(),
         });
-        let (overrule, overridden) = oneshot::channel();
         state.pending.insert(
             id,
             Pending {
                 request: request.clone(),
                 holder: None,
-                overrule: Some(overrule),
+                waker: None,
+                overrule: OverrideSlot::Free,
             },
         );
-        Ok((
-            request,
-            agent_gone,
-            state.chain.snapshot.clone(),
-            OverrideReceiver(Some(overridden)),
-        ))
+        Ok((request, agent_gone, state.chain.snapshot.clone()))
     }
 }
 
@@ -511,25 +550,19 @@ async fn walk(
     request: Arc<Request>,
     agent_gone: Option<CancellationToken>,
     chain: Arc<[Arc<Entry>]>,
-    mut overridden: OverrideReceiver,
     mut guard: PendingGuard,
     cancel: CancellationToken,
 ) -> Settled {
+    let mut overridden = OverrideReceiver(None);
     // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
     // an answerer that decides at once must not claim a request that already settled.
-    if cancel.is_cancelled()
-        || agent_gone
-            .as_ref()
-            .is_some_and(CancellationToken::is_cancelled)
-    {
-        return Settled::by_service(Err(UserQuestionError::aborted().into()));
-    }
-    if guard.inner.closing.is_cancelled() {
-        return Settled::by_service(Err(UserQuestionError::shutting_down().into()));
+    if let Some(error) = stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
+        return Settled::by_service(Err(error.into()));
     }
     for entry in chain.iter() {
         // An override decided while an earlier answerer looked at the request settles it
         // before anyone else sees it.
+        guard.pick_up(&mut overridden);
         if let Some((label, decision)) = overridden.try_take() {
             return settle(&request, label, decision);
         }
@@ -540,22 +573,28 @@ async fn walk(
             Offer::Now(decision) => decision,
             Offer::Later(mut receiver) => {
                 guard.hold(entry);
+                // A decision already sent wins over any stop or override that crossed it.
                 let waited = tokio::select! {
                     biased;
-                    _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
-                    _ = gone(&agent_gone) => Err(Some(UserQuestionError::aborted())),
-                    _ = guard.inner.closing.cancelled() => Err(Some(UserQuestionError::shutting_down())),
-                    _ = entry.gone.cancelled() => Err(None),
                     decision = &mut receiver => Ok(decision),
-                    (label, decision) = overridden.next() => {
-                        // The holder's own decision, if it crossed the override, wins.
-                        match receiver.close_and_take() {
+                    _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
+                    news = guard.news(entry, agent_gone.as_ref(), &mut overridden) => match news {
+                        News::Stop(error) => Err(Some(error)),
+                        News::HolderGone => Err(None),
+                        News::Override(label, decision) => match receiver.close_and_take() {
                             Some(decision @ (Decision::Claim(_) | Decision::Fail(_))) => Ok(decision),
                             _ => return settle(&request, label, decision),
-                        }
-                    }
+                        },
+                    },
                 };
                 let decision = match waited {
+                    // A delegation that crossed a stop does not move the request on.
+                    Ok(Decision::Delegate) => {
+                        match stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
+                            Some(error) => return Settled::by_service(Err(error.into())),
+                            None => Decision::Delegate,
+                        }
+                    }
                     Ok(decision) => decision,
                     // A decision the answerer sent before this task saw the stop is not
                     // lost (an answerer that replies and then disconnects, an answer that
@@ -575,10 +614,27 @@ async fn walk(
             return settle(&request, entry.label.clone(), decision);
         }
     }
+    guard.pick_up(&mut overridden);
     if let Some((label, decision)) = overridden.try_take() {
         return settle(&request, label, decision);
     }
     Settled::by_service(Err(UserQuestionError::no_provider().into()))
+}
+
+/// Why the ask must end now, if it must: the asker cancelled, its agent is gone, or the service
+/// is closing.
+fn stopped(
+    cancel: &CancellationToken,
+    agent_gone: Option<&CancellationToken>,
+    inner: &Inner,
+) -> Option<UserQuestionError> {
+    if cancel.is_cancelled() || agent_gone.is_some_and(CancellationToken::is_cancelled) {
+        Some(UserQuestionError::aborted())
+    } else if inner.closing.is_cancelled() {
+        Some(UserQuestionError::shutting_down())
+    } else {
+        None
+    }
 }
 
 /// The result of a claim or a failure, signed by whoever decided it.
@@ -627,23 +683,33 @@ impl OverrideReceiver {
         }
     }
 
-    async fn next(&mut self) -> (String, Decision) {
-        if let Some(receiver) = self.0.as_mut() {
-            if let Ok(decided) = receiver.await {
+    /// The override's decision once sent; pending forever when there is none or it was dropped.
+    fn poll_decided(&mut self, cx: &mut Context<'_>) -> Poll<(String, Decision)> {
+        let Some(receiver) = self.0.as_mut() else {
+            return Poll::Pending;
+        };
+        match std::pin::Pin::new(receiver).poll(cx) {
+            Poll::Ready(Ok(decided)) => {
                 self.0 = None;
-                return decided;
+                Poll::Ready(decided)
             }
-            self.0 = None;
+            Poll::Ready(Err(_)) => {
+                self.0 = None;
+                Poll::Pending
+            }
+            Poll::Pending => Poll::Pending,
         }
-        std::future::pending().await
     }
 }
 
-async fn gone(token: &Option<CancellationToken>) {
-    match token {
-        Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
-    }
+/// What a walk learns from outside while an answerer holds its request.
+enum News {
+    /// The ask ends with this error (its agent gone, the service closing).
+    Stop(UserQuestionError),
+    /// The holder was unregistered: the request moves on.
+    HolderGone,
+    /// The override decided.
+    Override(String, Decision),
 }
 
 /// Keeps a request in the pending table while its ask runs; when the ask ends while an answerer
@@ -664,6 +730,63 @@ impl PendingGuard {
 
     fn release(&mut self) {
         self.holder = None;
+    }
+
+    /// Moves an override taken since the last look from the table into the walk's hands.
+    fn pick_up(&self, overridden: &mut OverrideReceiver) {
+        if let Some(pending) = lock(&self.inner).pending.get_mut(&self.id) {
+            pending.pick_up(overridden);
+        }
+    }
+
+    /// Resolves with the first news for a walk whose request `holder` holds. Every source is
+    /// looked at under the table's lock, where each is written before the walk's waker is woken,
+    /// so no news is missed between a look and the wait.
+    fn news<'a>(
+        &'a self,
+        holder: &'a Entry,
+        agent_gone: Option<&'a CancellationToken>,
+        overridden: &'a mut OverrideReceiver,
+    ) -> impl Future<Output = News> + 'a {
+        std::future::poll_fn(move |cx| {
+            {
+                let mut state = lock(&self.inner);
+                if agent_gone.is_some_and(CancellationToken::is_cancelled) {
+                    return Poll::Ready(News::Stop(UserQuestionError::aborted()));
+                }
+                if self.inner.closing.is_cancelled() {
+                    return Poll::Ready(News::Stop(UserQuestionError::shutting_down()));
+                }
+                if holder.gone.is_cancelled() {
+                    return Poll::Ready(News::HolderGone);
+                }
+                if let Some(pending) = state.pending.get_mut(&self.id) {
+                    pending.pick_up(overridden);
+                    if !pending
+                        .waker
+                        .as_ref()
+                        .is_some_and(|w| w.will_wake(cx.waker()))
+                    {
+                        pending.waker = Some(cx.waker().clone());
+                    }
+                }
+            }
+            overridden
+                .poll_decided(cx)
+                .map(|(label, decision)| News::Override(label, decision))
+        })
+    }
+}
+
+impl Pending {
+    fn pick_up(&mut self, overridden: &mut OverrideReceiver) {
+        if matches!(self.overrule, OverrideSlot::Handed(_)) {
+            if let OverrideSlot::Handed(receiver) =
+                std::mem::replace(&mut self.overrule, OverrideSlot::PickedUp)
+            {
+                overridden.0 = Some(receiver);
+            }
+        }
     }
 }
 
