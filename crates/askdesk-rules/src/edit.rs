@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use toml_edit::{DocumentMut, Item, Value};
 
-use crate::file::{Error, Mode, RuleSet};
+use crate::file::{self, Error, Mode, RuleSet};
 
 /// Held while an edit reads, changes and writes the file: two edits from one process (a rule
 /// saved while another's mode is switched) never both start from the same old text, which would
@@ -171,10 +171,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
         path: path.to_owned(),
         error,
     };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+    let dir = file::directory_of(path);
     fs::create_dir_all(dir).map_err(failed)?;
     let permissions = fs::metadata(path).ok().map(|m| m.permissions());
     let file_name = path

@@ -31,8 +31,11 @@ use tokio_util::sync::CancellationToken;
 use crate::file::{self, Mode, ParseError, RuleSet};
 use crate::matching::Verdict;
 
-/// How often the rules file is checked for changes by default.
+/// How often the rules file is checked for changes where the system cannot report them.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(2);
+/// How long after the system reports a change the file is read: an editor's save is often
+/// several writes, and the rules should be read once they are all done.
+const SETTLE: Duration = Duration::from_millis(50);
 /// The label of the rules answerer on the waterfall (`askdesk status` shows it).
 pub const ANSWERER_LABEL: &str = "rules";
 
@@ -123,7 +126,7 @@ impl Engine {
             tracing::error!(%error, "answer rules are off: the rules answerer cannot register");
             return None;
         }
-        tokio::spawn(engine.clone().watch(DEFAULT_POLL, shutdown.clone()));
+        tokio::spawn(engine.clone().follow(DEFAULT_POLL, shutdown.clone()));
         Some(engine)
     }
 
@@ -207,6 +210,88 @@ impl Engine {
         Ok(())
     }
 
+    /// Follows the rules file until `shutdown` is cancelled, reloading it when it changes. The
+    /// system reports changes in the file's directory (inotify on Linux; the directory is made
+    /// when missing), so a broker nobody asks never wakes for the file. Where that cannot be set
+    /// up, or once the directory itself is removed, the file is checked every `poll` instead.
+    pub async fn follow(self, poll: Duration, shutdown: CancellationToken) {
+        // One report waiting is enough: the file is read whole whatever the number of reports.
+        let (report, mut reports) = tokio::sync::mpsc::channel(1);
+        match self.watch_directory(report) {
+            Ok(watcher) => {
+                if self.follow_reports(&mut reports, &shutdown).await {
+                    return;
+                }
+                drop(watcher);
+                tracing::warn!(path = %self.shared.path.display(), every = ?poll, "the rules file's directory is gone; checking for the file every so often");
+            }
+            Err(error) => {
+                tracing::warn!(%error, path = %self.shared.path.display(), every = ?poll, "cannot watch the rules file's directory; checking the file every so often");
+            }
+        }
+        self.watch(poll, shutdown).await;
+    }
+
+    /// Asks the system to report changes to the rules file (and to its directory): each one
+    /// is sent on `report`. The watch lasts as long as the returned watcher.
+    fn watch_directory(
+        &self,
+        report: tokio::sync::mpsc::Sender<()>,
+    ) -> Result<notify::RecommendedWatcher, notify::Error> {
+        use notify::Watcher;
+        let file = self.shared.path.clone();
+        let dir = file::directory_of(&file).to_owned();
+        std::fs::create_dir_all(&dir).map_err(notify::Error::io)?;
+        let watched = dir.clone();
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                let concerns = match &event {
+                    Ok(event) => {
+                        event.need_rescan()
+                            || (finishes_a_change(&event.kind)
+                                && event
+                                    .paths
+                                    .iter()
+                                    .any(|path| *path == file || *path == watched))
+                    }
+                    // A report was lost: look at the file rather than miss a change.
+                    Err(_) => true,
+                };
+                if concerns {
+                    // Full: a report is already waiting, and it stands for this one too.
+                    let _ = report.try_send(());
+                }
+            })?;
+        watcher.watch(&dir, notify::RecursiveMode::NonRecursive)?;
+        Ok(watcher)
+    }
+
+    /// Reloads the file after each report until `shutdown` (true) or until its directory is gone
+    /// and no more reports can come (false).
+    async fn follow_reports(
+        &self,
+        reports: &mut tokio::sync::mpsc::Receiver<()>,
+        shutdown: &CancellationToken,
+    ) -> bool {
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return true,
+                report = reports.recv() => if report.is_none() { return false },
+            }
+            tokio::select! {
+                _ = shutdown.cancelled() => return true,
+                _ = tokio::time::sleep(SETTLE) => {}
+            }
+            // Reports made while settling are of the change about to be read: one read for all,
+            // and no second read later that could land in the middle of the next save.
+            while reports.try_recv().is_ok() {}
+            self.reload_if_changed().await;
+            if !file::directory_of(&self.shared.path).is_dir() {
+                return false;
+            }
+        }
+    }
+
     /// Checks the file every `poll` and reloads it when its size or modification time changed,
     /// until `shutdown` is cancelled.
     pub async fn watch(self, poll: Duration, shutdown: CancellationToken) {
@@ -217,11 +302,15 @@ impl Engine {
                 _ = shutdown.cancelled() => return,
                 _ = ticks.tick() => {}
             }
-            let now = Some(self.signature().await);
-            let changed = now != *lock(&self.shared.seen);
-            if changed {
-                self.reload().await;
-            }
+            self.reload_if_changed().await;
+        }
+    }
+
+    /// Reloads the file if its size or modification time is not what was last read.
+    async fn reload_if_changed(&self) {
+        let now = Some(self.signature().await);
+        if now != *lock(&self.shared.seen) {
+            self.reload().await;
         }
     }
 
@@ -278,6 +367,25 @@ impl Engine {
         let metadata = tokio::fs::metadata(&self.shared.path).await.ok()?;
         Some((metadata.len(), metadata.modified().ok()?))
     }
+}
+
+/// Whether a report on the rules file marks a change that is complete: written and closed, put
+/// in place by a rename, made, or removed. Writes to a file still open are not: a save that
+/// truncates the file and then writes would otherwise be read empty in between, and its "no
+/// rules" would replace the last good rules. Opening and reading the file (the engine's own
+/// reads) are not changes at all.
+fn finishes_a_change(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    use notify::EventKind;
+    matches!(
+        kind,
+        EventKind::Access(AccessKind::Close(AccessMode::Write))
+            | EventKind::Create(_)
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Name(_))
+            | EventKind::Any
+            | EventKind::Other
+    )
 }
 
 /// The in-process answerer: evaluates the rules in force against each request.

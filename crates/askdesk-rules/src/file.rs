@@ -161,6 +161,14 @@ pub fn default_path() -> Result<PathBuf, Error> {
     Ok(config.join("askdesk").join(FILE_NAME))
 }
 
+/// The directory that holds the rules file at `path` (`.` for a bare file name).
+pub fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
 /// Reads and parses the rules file; a missing file is an empty rule set.
 pub fn load(path: &Path) -> Result<RuleSet, Error> {
     match std::fs::read_to_string(path) {

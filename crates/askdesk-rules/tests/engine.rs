@@ -419,3 +419,109 @@ async fn the_watcher_reloads_a_changed_file() {
     stop.cancel();
     watcher.await.unwrap();
 }
+
+/// Waits (up to 30 s of real time) until the engine's rules satisfy `ready`.
+async fn picked_up(
+    changes: &mut tokio::sync::watch::Receiver<askdesk_rules::Loaded>,
+    what: &str,
+    ready: impl FnMut(&askdesk_rules::Loaded) -> bool,
+) {
+    tokio::time::timeout(Duration::from_secs(30), changes.wait_for(ready))
+        .await
+        .unwrap_or_else(|_| panic!("{what} is not picked up"))
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_follower_is_told_of_changes_instead_of_polling() {
+    // Polling once an hour: anything picked up within the test was reported by the system.
+    let s = setup("").await;
+    let mut changes = s.engine.subscribe();
+    let stop = CancellationToken::new();
+    let follower = tokio::spawn(
+        s.engine
+            .clone()
+            .follow(Duration::from_secs(3600), stop.clone()),
+    );
+    // Give the watch time to be set up before the first change.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    rewrite(s.engine.path(), RULES);
+    picked_up(&mut changes, "a file written in place", |l| {
+        l.rules.rules.len() == 3
+    })
+    .await;
+
+    // An editor's save: a new file renamed over the old one.
+    let fresh = s.engine.path().with_file_name("rules.toml.new");
+    std::fs::write(&fresh, "this is not toml").unwrap();
+    std::fs::rename(&fresh, s.engine.path()).unwrap();
+    picked_up(&mut changes, "a file renamed into place", |l| {
+        l.error.is_some()
+    })
+    .await;
+    assert_eq!(s.engine.current().rules.rules.len(), 3);
+
+    // A save that truncates the file and writes it a while later is read once it is closed:
+    // the rules never pass through "none" on the way.
+    let seen = tokio::spawn({
+        let mut changes = s.engine.subscribe();
+        async move {
+            let mut counts = Vec::new();
+            while changes.changed().await.is_ok() {
+                let loaded = changes.borrow_and_update().clone();
+                counts.push((loaded.rules.rules.len(), loaded.error.is_some()));
+                if loaded.rules.rules.len() == 1 {
+                    return counts;
+                }
+            }
+            counts
+        }
+    });
+    {
+        use std::io::Write;
+        let mut slow = std::fs::File::create(s.engine.path()).unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        slow.write_all(b"[[rule]]\nname = \"one\"\nanswer = \"Yes\"\n")
+            .unwrap();
+    }
+    let counts = tokio::time::timeout(Duration::from_secs(30), seen)
+        .await
+        .expect("the slow save is picked up")
+        .unwrap();
+    assert_eq!(counts, vec![(1, false)], "what the engine went through");
+
+    std::fs::remove_file(s.engine.path()).unwrap();
+    picked_up(&mut changes, "a removed file", |l| {
+        l.rules.rules.is_empty() && l.error.is_none()
+    })
+    .await;
+    stop.cancel();
+    follower.await.unwrap();
+}
+
+#[tokio::test]
+async fn the_follower_makes_a_missing_directory_and_follows_it() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("askdesk").join("rules.toml");
+    let engine = Engine::open(path.clone()).await;
+    let mut changes = engine.subscribe();
+    let stop = CancellationToken::new();
+    let follower = tokio::spawn(
+        engine
+            .clone()
+            .follow(Duration::from_secs(3600), stop.clone()),
+    );
+    // The directory is there once the follower runs; the file written next is picked up.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !path.parent().unwrap().is_dir() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the directory is made");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    std::fs::write(&path, RULES).unwrap();
+    picked_up(&mut changes, "the new file", |l| l.rules.rules.len() == 3).await;
+    stop.cancel();
+    follower.await.unwrap();
+}
