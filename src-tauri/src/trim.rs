@@ -47,6 +47,49 @@ pub fn release_clean_pages() -> std::io::Result<Released> {
     Ok(released)
 }
 
+/// The name (`comm`, cut to 15 bytes by the kernel) of WebKit's network process.
+const NETWORK_PROCESS: &str = "WebKitNetworkPr";
+
+/// Ends the web engine's network process, left running with no page to serve once the window is
+/// dropped. WebKitGTK keeps it for as long as its web context lives, and the context lives as long
+/// as the app (Tauri keeps it on Linux so that every window shares one network process), so an app
+/// hidden all day would carry it all day: about half of what it costs idle. WebKit starts a new one
+/// when the next page loads. Returns the pid it was asked to end, if there was one.
+pub fn end_network_process() -> std::io::Result<Option<u32>> {
+    let me = std::process::id();
+    for entry in fs::read_dir("/proc")? {
+        let Ok(pid) = entry?.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        // Gone since the listing: not ours to end.
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        if parent_and_name(&stat)
+            .is_some_and(|(parent, name)| parent == me && name == NETWORK_PROCESS)
+        {
+            // SAFETY: kill only sends a signal. The pid is our own child (its parent is this
+            // process), and a child's pid is not reused before this process reaps it.
+            if unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            return Ok(Some(pid));
+        }
+    }
+    Ok(None)
+}
+
+/// The parent pid and the name in a `/proc/<pid>/stat` line: `pid (name) state ppid ...`; the
+/// name may hold spaces and parentheses, so it ends at the last `)`.
+fn parent_and_name(stat: &str) -> Option<(u32, &str)> {
+    let (head, rest) = stat.rsplit_once(')')?;
+    let (_, name) = head.split_once('(')?;
+    let mut fields = rest.split_whitespace();
+    let _state = fields.next()?;
+    let parent = fields.next()?.parse().ok()?;
+    Some((parent, name))
+}
+
 /// One mapping from `/proc/self/smaps` that can be released.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Mapping {
@@ -122,6 +165,26 @@ fn field_kb(line: &str, name: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stat_line_gives_its_parent_and_name() {
+        assert_eq!(
+            parent_and_name("4242 (WebKitNetworkPr) S 4200 4200 4200 0 -1 4194560 1 0"),
+            Some((4200, "WebKitNetworkPr"))
+        );
+        // A name with spaces and a parenthesis ends at the last one.
+        assert_eq!(
+            parent_and_name("7 (a (b) c) R 1 7 7 0"),
+            Some((1, "a (b) c"))
+        );
+        assert_eq!(parent_and_name("garbage"), None);
+    }
+
+    #[test]
+    fn no_network_process_is_nothing_to_end() {
+        // The test process has no WebKit child.
+        assert_eq!(end_network_process().unwrap(), None);
+    }
 
     const SMAPS: &str = "\
 55d0c0000000-55d0c0002000 r--p 00000000 08:01 1234 /usr/bin/app

@@ -5,7 +5,9 @@
 //! its timers keep waking it, while a tray app spends most of its day hidden. So the window is
 //! built on demand (a request arrives, the tray's Open, a second launch, a notification) and
 //! destroyed once it has been hidden for [`Settings::drop_window_after`] with no request waiting.
-//! Nothing is lost when it goes: the queue lives in the GUI answerer and the page reads it again
+//! The web engine's network process, which WebKit would keep for the app's lifetime, is ended a
+//! moment after the drop (WebKit starts a new one for the next page). Nothing is lost when they go:
+//! the queue lives in the GUI answerer and the page reads it again
 //! when it starts, and a window with requests waiting is never dropped, so nothing the human has
 //! typed into it can be lost either.
 //!
@@ -154,6 +156,22 @@ fn plan_drop(app: &AppHandle) {
     });
 }
 
+fn end_network_process_if_windowless(app: &AppHandle) {
+    if app.get_webview_window(LABEL).is_some() {
+        return;
+    }
+    // A WebDriver session takes the network process's end for a crashed page and deletes itself.
+    if std::env::var("TAURI_WEBVIEW_AUTOMATION").as_deref() == Ok("true") {
+        tracing::debug!("the network process is kept: the app is driven by WebDriver");
+        return;
+    }
+    match trim::end_network_process() {
+        Ok(Some(pid)) => tracing::debug!(pid, "the web engine's network process ended"),
+        Ok(None) => {}
+        Err(error) => tracing::debug!(%error, "the network process was not ended"),
+    }
+}
+
 fn drop_if_idle(app: &AppHandle, epoch: u64) {
     let current = app
         .try_state::<MainWindow>()
@@ -176,10 +194,20 @@ fn drop_if_idle(app: &AppHandle, epoch: u64) {
     }
     // The web engine finishes tearing the page down on this thread once this call returns;
     // release what it leaves resident a moment later, off the main thread.
+    let app = app.clone();
     let released = std::thread::Builder::new()
         .name("askdesk-trim".into())
-        .spawn(|| {
+        .spawn(move || {
             std::thread::sleep(TRIM_AFTER_DROP);
+            // On the main thread, where windows are made: a window opened since the drop keeps
+            // the network process it is using.
+            let ended = app.run_on_main_thread({
+                let app = app.clone();
+                move || end_network_process_if_windowless(&app)
+            });
+            if let Err(error) = ended {
+                tracing::debug!(%error, "the network process was not ended");
+            }
             match trim::release_clean_pages() {
                 Ok(released) => tracing::debug!(
                     mappings = released.mappings,

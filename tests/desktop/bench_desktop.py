@@ -211,8 +211,9 @@ class XClientMessage(ctypes.Structure):
                 ("format", ctypes.c_int), ("data", ctypes.c_long * 5), ("pad", ctypes.c_long * 12)]
 
 
-def close_window(title):
-    """Sends WM_DELETE_WINDOW to every top-level X window named `title`; returns how many."""
+def close_window(title, pid=None):
+    """Sends WM_DELETE_WINDOW to every top-level X window named `title` (and, given `pid`, whose
+    _NET_WM_PID is that process); returns how many."""
     x = ctypes.CDLL("libX11.so.6")
     x.XOpenDisplay.restype = ctypes.c_void_p
     x.XOpenDisplay.argtypes = [ctypes.c_char_p]
@@ -225,6 +226,11 @@ def close_window(title):
                              ctypes.POINTER(ctypes.c_uint)]
     x.XFetchName.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_char_p)]
     x.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.c_void_p]
+    x.XGetWindowProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_long, ctypes.c_long,
+                                     ctypes.c_int, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong),
+                                     ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_ulong),
+                                     ctypes.POINTER(ctypes.c_ulong), ctypes.POINTER(ctypes.c_void_p)]
+    x.XFree.argtypes = [ctypes.c_void_p]
     x.XFlush.argtypes = [ctypes.c_void_p]
     x.XCloseDisplay.argtypes = [ctypes.c_void_p]
     display = x.XOpenDisplay(None)
@@ -235,10 +241,23 @@ def close_window(title):
     delete = x.XInternAtom(display, b"WM_DELETE_WINDOW", 0)
     r, p, kids, n = ctypes.c_ulong(), ctypes.c_ulong(), ctypes.POINTER(ctypes.c_ulong)(), ctypes.c_uint()
     x.XQueryTree(display, root, ctypes.byref(r), ctypes.byref(p), ctypes.byref(kids), ctypes.byref(n))
+    wm_pid = x.XInternAtom(display, b"_NET_WM_PID", 0)
+
+    def pid_of(window):
+        kind, fmt, items, after, data = ctypes.c_ulong(), ctypes.c_int(), ctypes.c_ulong(), ctypes.c_ulong(), ctypes.c_void_p()
+        x.XGetWindowProperty(display, window, wm_pid, 0, 1, 0, 6, ctypes.byref(kind), ctypes.byref(fmt),
+                             ctypes.byref(items), ctypes.byref(after), ctypes.byref(data))
+        if not data.value:
+            return None
+        found = ctypes.cast(data, ctypes.POINTER(ctypes.c_ulong))[0] if items.value else None
+        x.XFree(data)
+        return found
+
     sent = 0
     for i in range(n.value):
         name = ctypes.c_char_p()
-        if x.XFetchName(display, kids[i], ctypes.byref(name)) and name.value == title.encode():
+        if x.XFetchName(display, kids[i], ctypes.byref(name)) and name.value == title.encode() \
+                and (pid is None or pid_of(kids[i]) == pid):
             event = XClientMessage(type=33, send_event=1, display=display, window=kids[i],
                                    message_type=protocols, format=32)
             event.data[0] = delete

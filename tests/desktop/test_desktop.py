@@ -1578,8 +1578,8 @@ def test_hook_killed_by_the_client_withdraws_the_question(ctx):
 # ----------------------------------------------------------------------------------------------
 # an idle app drops its window; no display is a clear answer
 
-def web_processes(app_pid):
-    """Pids of the WebKit web processes under the app."""
+def web_processes(app_pid, name="WebKitWebProces"):
+    """Pids of the WebKit web processes (or, by `name`, other WebKit processes) under the app."""
     found, todo = [], [app_pid]
     while todo:
         pid = todo.pop()
@@ -1594,7 +1594,7 @@ def web_processes(app_pid):
             if int(rest[1]) == pid and rest[0] not in ("Z", "X"):
                 todo.append(int(entry))
                 with open(f"/proc/{entry}/comm", encoding="utf-8") as f:
-                    if f.read().strip().startswith("WebKitWebProces"):  # comm is cut at 15 bytes
+                    if f.read().strip().startswith(name):  # comm is cut at 15 bytes
                         found.append(int(entry))
     return found
 
@@ -1609,7 +1609,8 @@ def app_pid_of(path):
 
 
 def test_a_question_for_a_dropped_window_opens_a_working_dialog(ctx):
-    """Hidden with nothing waiting, the window (and its web process) goes; a question brings both back."""
+    """Hidden with nothing waiting, the window (and its web process) goes; a question brings both back.
+    (Under WebDriver the engine's network process is kept; the next test covers its end.)"""
     page = ctx.page
     pid = app_pid_of(ctx.socket)
     assert web_processes(pid), "no web process while the window is shown"
@@ -1676,6 +1677,71 @@ def test_a_waiting_question_keeps_the_hidden_window(ctx):
 test_a_waiting_question_keeps_the_hidden_window.app_args = ["--drop-window-after=1"]
 
 
+def test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page(ctx):
+    """An app of its own, not driven by WebDriver (a WebDriver session takes the end of WebKit's
+    network process for a crashed page, so the app keeps it then): started hidden, it shows a question
+    in a page that paints; hidden and idle, it drops the window and ends the network process; the next
+    question brings both back, its page paints, and its answer arrives."""
+    from bench_desktop import close_window
+    home = os.path.join(os.path.dirname(ctx.socket), f"light-{time.time_ns()}")
+    os.makedirs(home, mode=0o700)
+    path = os.path.join(home, "run", "askdesk.sock")
+    env = {k: v for k, v in os.environ.items() if k != "TAURI_WEBVIEW_AUTOMATION"}
+    env.update(ASKDESK_SOCKET=path, XDG_DATA_HOME=os.path.join(home, "data"),
+               XDG_CONFIG_HOME=os.path.join(home, "config"), ASKDESK_LOG="info,askdesk_desktop=debug")
+    log_path = os.path.join(home, "app.log")
+    network = "WebKitNetworkPr"
+
+    def shown_lines():
+        with open(log_path, encoding="utf-8", errors="replace") as f:
+            return sum("request shown" in line for line in f)
+
+    def wait(condition, what, timeout=20):
+        deadline = time.time() + timeout
+        while not condition():
+            assert time.time() < deadline, f"{what} (log: {log_path})"
+            time.sleep(0.1)
+
+    with open(log_path, "w") as log:
+        app = subprocess.Popen([ctx.args.app, "--hidden", "--drop-window-after=1"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        wait(lambda: os.path.exists(path), "the app never listened")
+        conn = Conn(path, timeout=60)
+        conn.initialize("light")
+        agent = conn.call("agents/register", {"id": f"light-{os.getpid()}", "label": "light-check"})
+        for n in (1, 2):
+            rid = conn.start("user-questions/ask", {"agent": agent, "questions": [
+                {"id": f"light{n}", "question": f"Round {n}: go on?", "options": [{"label": "Yes"}, {"label": "No"}]}]})
+            # The page reports each request it painted: it loaded, with a network process to serve it.
+            wait(lambda: shown_lines() >= n, f"round {n}: the question was never painted")
+            assert web_processes(app.pid) and web_processes(app.pid, network), f"round {n}: no web engine"
+            nid = ctx.notification_id("light-check asks")
+            answered = None
+            for _ in range(20):
+                subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                                "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:choose-0"],
+                               check=True)
+                try:
+                    answered = conn.wait(rid, timeout=0.5)
+                    break
+                except TimeoutError:
+                    continue
+            assert answered == {"answers": [{"id": f"light{n}", "selected": ["Yes"]}]}, answered
+            if n == 1:
+                assert close_window("askdesk", pid=app.pid) == 1, "no window of this app to close"
+                wait(lambda: not web_processes(app.pid) and not web_processes(app.pid, network),
+                     "the hidden, idle app kept its web or network process")
+        conn.close()
+    finally:
+        app.terminate()
+        try:
+            app.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            app.kill()
+            app.wait()
+
+
 def run_without_display(ctx, env_changes):
     """Runs the app on a socket path of its own with `env_changes`; returns (process, socket path)."""
     run_dir = os.path.join(os.path.dirname(ctx.socket), f"nodisplay-{time.time_ns()}")
@@ -1731,6 +1797,7 @@ TESTS = [
     test_kill_after_submit_leaves_a_complete_journal_line,
     test_no_display_is_one_clear_line_and_binds_nothing,
     test_a_question_for_a_dropped_window_opens_a_working_dialog,
+    test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page,
     test_a_waiting_question_keeps_the_hidden_window,
     test_rule_deadline_counts_down_in_the_dialog,
     test_memory_hint_offers_the_last_answer_again,
