@@ -229,6 +229,29 @@ async fn settle_one_of_each(broker: &Broker) -> Vec<Expected> {
         .await;
     let reviewer = asker.register_agent(json!({ "id": "reviewer" })).await;
 
+    // Failed, DELEGATED_CALLER: refused before it reached anyone, still a question an agent asked.
+    let helper = asker
+        .register_agent(json!({ "id": "helper", "label": "Helper", "owner": builder }))
+        .await;
+    let delegated = vec![q("delegated", "May I push to main?", &["Yes", "No"])];
+    let error = expect_question_error(
+        asker
+            .call(
+                "user-questions/ask",
+                json!({ "questions": delegated, "agent": helper }),
+            )
+            .await,
+        "DELEGATED_CALLER",
+    );
+    expected.push(Expected {
+        id: "delegated",
+        outcome: "failed",
+        questions: delegated,
+        agent: Some(json!({ "id": "helper", "label": "Helper" })),
+        answer: None,
+        error: Some((Some("DELEGATED_CALLER".into()), error.message)),
+    });
+
     // Answered, for an agent with a label and meta; the answerer sends the items out of order.
     let deploy = deploy_questions();
     let id = asker
@@ -1046,7 +1069,7 @@ async fn history_prints_a_table_and_json_newest_first_and_filters() {
     }
     assert_eq!(
         first_ids(&history_json(home, &["--outcome", "failed"]).await),
-        ["garbled", "crash", "nobody"]
+        ["garbled", "crash", "delegated", "nobody"]
     );
 
     // --agent, by id or by label.

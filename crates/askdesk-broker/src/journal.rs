@@ -14,7 +14,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use askdesk_core::{AgentInfo, Answer, Question, Request};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
 use crate::error::{Error, Result};
@@ -97,26 +96,54 @@ impl Record {
     }
 }
 
-/// A settled request on its way to the journal: written exactly as its [`Record`] would be, but its
-/// agent and questions are the JSON text serialized when it was asked, so a pending ask keeps that
-/// text rather than second parsed copies.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A settled request on its way to the journal, written exactly as its [`Record`] would be. It
+/// holds the request the service kept while the ask waited, so nothing is copied for the journal
+/// while it waits, and the line is serialized on the journal's writer thread.
+#[derive(Debug, Clone)]
 pub struct Settled {
-    pub asked_at: u64,
+    pub request: Arc<Request>,
     pub settled_at: u64,
-    /// [`AgentInfo`] as JSON.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<Box<RawValue>>,
-    /// `Vec<Question>` as JSON, e.g. from [`serde_json::value::to_raw_value`].
-    pub questions: Box<RawValue>,
     pub outcome: Outcome,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<Answer>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<RecordedError>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub answerer: Option<String>,
+}
+
+impl Serialize for Settled {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        RecordRef {
+            asked_at: millis(self.request.asked_at),
+            settled_at: self.settled_at,
+            agent: self.request.agent.as_ref(),
+            questions: &self.request.questions,
+            outcome: self.outcome,
+            answer: self.answer.as_ref(),
+            error: self.error.as_ref(),
+            answerer: self.answerer.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// [`Record`]'s fields, borrowed: the same JSON.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordRef<'a> {
+    asked_at: u64,
+    settled_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'a AgentInfo>,
+    questions: &'a [Question],
+    outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<&'a Answer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a RecordedError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answerer: Option<&'a str>,
 }
 
 /// What the writer serializes: a record, or a settled request with its questions already JSON.
@@ -648,14 +675,16 @@ mod tests {
             message: "nobody".into(),
         });
         full.answerer = Some("desk".into());
+        // Whole milliseconds, as the record keeps them.
+        full.asked_at = 1_796_000_000_123;
         let settled = Settled {
-            asked_at: full.asked_at,
+            request: Arc::new(Request {
+                id: askdesk_core::RequestId(7),
+                questions: full.questions.clone(),
+                agent: full.agent.clone(),
+                asked_at: UNIX_EPOCH + std::time::Duration::from_millis(full.asked_at),
+            }),
             settled_at: full.settled_at,
-            agent: full
-                .agent
-                .as_ref()
-                .map(|agent| serde_json::value::to_raw_value(agent).unwrap()),
-            questions: serde_json::value::to_raw_value(&full.questions).unwrap(),
             outcome: full.outcome,
             answer: full.answer.clone(),
             error: full.error.clone(),

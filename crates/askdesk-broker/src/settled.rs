@@ -2,22 +2,16 @@
 //! writer (group commit).
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::SystemTime;
 
-use askdesk_core::{Answer, AskError, ErrorCode};
-use serde_json::value::RawValue;
+use askdesk_core::{Answer, AskError, ErrorCode, Request};
 
 use crate::journal::{millis, Journal, Line, Outcome, RecordedError, Settled};
 
-/// The journal record of an ask that settled with `result`, from the JSON text of its agent and
-/// questions kept while it waited; `None` for a malformed request, which was never a question to
-/// anyone.
-pub(crate) fn record(
-    asked_at: SystemTime,
-    agent: Option<Box<RawValue>>,
-    questions: Box<RawValue>,
-    result: &Result<Answer, AskError>,
-) -> Option<Settled> {
+/// The journal record of `request`, settled with `result`; `None` for a malformed request, which
+/// was never a question to anyone.
+pub(crate) fn record(request: Arc<Request>, result: &Result<Answer, AskError>) -> Option<Settled> {
     let (outcome, answer, error) = match result {
         Ok(answer) => (Outcome::Answered, Some(answer.clone()), None),
         Err(AskError::Invalid(_)) => return None,
@@ -46,10 +40,8 @@ pub(crate) fn record(
         ),
     };
     Some(Settled {
-        asked_at: millis(asked_at),
+        request,
         settled_at: millis(SystemTime::now()),
-        agent,
-        questions,
         outcome,
         answer,
         error,

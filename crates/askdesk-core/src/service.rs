@@ -86,6 +86,9 @@ pub struct Settled {
     /// The label of the answerer whose decision settled the request (its claim or its failure),
     /// or of the override that did; `None` when the service settled it itself.
     pub answerer: Option<String>,
+    /// The request, for a history journal: as dispatched, or, refused by the checks of SPEC 2,
+    /// as it was asked (with id 0, since it was never dispatched, and its agent when that is live).
+    pub request: Arc<Request>,
 }
 
 /// The right to decide one pending request from outside the waterfall, taken with
@@ -488,43 +491,70 @@ impl Service {
             Ok((request, agent_gone, chain, guard)) => {
                 Either::Left(walk(request, agent_gone, chain, guard, cancel.clone()))
             }
-            Err(error) => Either::Right(std::future::ready(Settled::by_service(Err(error)))),
+            Err(refused) => Either::Right(std::future::ready(refused)),
         }
     }
 
-    /// The checks before dispatch, in SPEC order; on success the request is pending.
+    /// The checks before dispatch, in SPEC order; on success the request is pending. A refusal
+    /// is settled at once, with the request as asked (id 0: it was never dispatched) for the
+    /// journal.
     #[allow(clippy::type_complexity)]
     fn start(
         &self,
         request: AskRequest,
         cancel: &CancellationToken,
-    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), AskError> {
+    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), Settled> {
         let AskRequest { questions, agent } = request;
-        check_shape(&questions, &self.inner.limits)?;
-        if cancel.is_cancelled() {
-            return Err(UserQuestionError::aborted().into());
-        }
-        if self.inner.closing.is_cancelled() {
-            return Err(UserQuestionError::shutting_down().into());
-        }
-        if questions.is_empty() {
-            return Err(UserQuestionError::empty_questions().into());
+        let refuse = |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| Settled {
+            result: Err(error),
+            answerer: None,
+            request: Arc::new(Request {
+                id: RequestId(0),
+                questions,
+                agent: info,
+                asked_at: SystemTime::now(),
+            }),
+        };
+        let early = if let Err(error) = check_shape(&questions, &self.inner.limits) {
+            Some(AskError::from(error))
+        } else if cancel.is_cancelled() {
+            Some(UserQuestionError::aborted().into())
+        } else if self.inner.closing.is_cancelled() {
+            Some(UserQuestionError::shutting_down().into())
+        } else if questions.is_empty() {
+            Some(UserQuestionError::empty_questions().into())
+        } else {
+            None
+        };
+        if let Some(error) = early {
+            let info = agent.as_ref().and_then(|handle| self.agent_info(handle));
+            return Err(refuse(error, questions, info));
         }
         let mut state = self.state();
         let (agent, agent_gone) = match &agent {
             None => (None, None),
             Some(handle) => {
-                let live = state
-                    .registry
-                    .lookup(handle)
-                    .ok_or_else(UserQuestionError::caller_not_live)?;
+                let Some(live) = state.registry.lookup(handle) else {
+                    return Err(refuse(
+                        UserQuestionError::caller_not_live().into(),
+                        questions,
+                        None,
+                    ));
+                };
+                let info = live.info(&handle.id);
                 if !live.is_root() {
-                    return Err(UserQuestionError::delegated_caller().into());
+                    return Err(refuse(
+                        UserQuestionError::delegated_caller().into(),
+                        questions,
+                        Some(info),
+                    ));
                 }
-                (Some(live.info(&handle.id)), Some(live.gone.clone()))
+                (Some(info), Some(live.gone.clone()))
             }
         };
-        check_intents(&questions)?;
+        if let Err(error) = check_intents(&questions) {
+            return Err(refuse(error.into(), questions, agent));
+        }
         let id = RequestId(self.inner.next_request.fetch_add(1, Ordering::Relaxed) + 1);
         let request = Arc::new(Request {
             id,
@@ -557,7 +587,7 @@ async fn walk(
     // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
     // an answerer that decides at once must not claim a request that already settled.
     if let Some(error) = stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
-        return Settled::by_service(Err(error.into()));
+        return Settled::by_service(&request, error);
     }
     for entry in chain.iter() {
         // An override decided while an earlier answerer looked at the request settles it
@@ -591,7 +621,7 @@ async fn walk(
                     // A delegation that crossed a stop does not move the request on.
                     Ok(Decision::Delegate) => {
                         match stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
-                            Some(error) => return Settled::by_service(Err(error.into())),
+                            Some(error) => return Settled::by_service(&request, error),
                             None => Decision::Delegate,
                         }
                     }
@@ -602,7 +632,7 @@ async fn walk(
                     // its answerer as late.
                     Err(stop) => match (receiver.close_and_take(), stop) {
                         (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => decision,
-                        (_, Some(error)) => return Settled::by_service(Err(error.into())),
+                        (_, Some(error)) => return Settled::by_service(&request, error),
                         (_, None) => Decision::Delegate,
                     },
                 };
@@ -618,7 +648,7 @@ async fn walk(
     if let Some((label, decision)) = overridden.try_take() {
         return settle(&request, label, decision);
     }
-    Settled::by_service(Err(UserQuestionError::no_provider().into()))
+    Settled::by_service(&request, UserQuestionError::no_provider())
 }
 
 /// Why the ask must end now, if it must: the asker cancelled, its agent is gone, or the service
@@ -638,7 +668,7 @@ fn stopped(
 }
 
 /// The result of a claim or a failure, signed by whoever decided it.
-fn settle(request: &Request, label: String, decision: Decision) -> Settled {
+fn settle(request: &Arc<Request>, label: String, decision: Decision) -> Settled {
     let result = match decision {
         Decision::Claim(answer) => check_answer(&request.questions, answer).map_err(AskError::from),
         Decision::Fail(Failure::Domain(error)) => Err(error.into()),
@@ -652,14 +682,17 @@ fn settle(request: &Request, label: String, decision: Decision) -> Settled {
     Settled {
         result,
         answerer: Some(label),
+        request: request.clone(),
     }
 }
 
 impl Settled {
-    fn by_service(result: Result<Answer, AskError>) -> Settled {
+    /// The request ended by the service itself, with `error`.
+    fn by_service(request: &Arc<Request>, error: UserQuestionError) -> Settled {
         Settled {
-            result,
+            result: Err(error.into()),
             answerer: None,
+            request: request.clone(),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use futures_util::FutureExt;
 
 use askdesk_core::{AgentRegistration, AnswererId, AnswererRegistration, Handle};
-use serde_json::value::{to_raw_value, RawValue};
+use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::answerer::SocketAnswerer;
@@ -215,18 +215,6 @@ impl Conn {
         if let Some(error) = refusal {
             return self.reply_error(&id, error).await;
         }
-        let asked_at = SystemTime::now();
-        // The journal needs the questions and the agent after `ask` has consumed them: their
-        // JSON text is kept, smaller than parsed copies while the ask waits.
-        let journaled = self.shared.config.journal.as_ref().map(|_| {
-            let agent = request
-                .agent
-                .as_ref()
-                .and_then(|h| self.service().agent_info(h))
-                .map(|agent| to_raw_value(&agent).expect("an agent serializes"));
-            let questions = to_raw_value(&request.questions).expect("questions serialize");
-            (questions, agent)
-        });
         let conn = self.clone();
         // A combinator, not an async block, and what follows the wait boxed: a waiting ask then
         // holds the core's wait and the few values its end needs, not a second copy of the wait
@@ -237,12 +225,10 @@ impl Conn {
             .then(move |outcome| {
                 Box::pin(async move {
                     let result = outcome.result;
-                    if let (Some((questions, agent)), Some(journal)) =
-                        (journaled, &conn.shared.config.journal)
-                    {
-                        if let Some(mut record) =
-                            settled::record(asked_at, agent, questions, &result)
-                        {
+                    // The journal records the request as the service dispatched it: nothing was
+                    // copied for it while the ask waited.
+                    if let Some(journal) = &conn.shared.config.journal {
+                        if let Some(mut record) = settled::record(outcome.request, &result) {
                             record.answerer = outcome.answerer;
                             settled::append(journal, record).await;
                         }
