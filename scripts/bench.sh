@@ -86,6 +86,8 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   figure payload_bytes 91
   figure fsync_p50_us "$(grep -o 'fsync_p50_us=[0-9.]*' "$WORK/fsync.out" | cut -d= -f2 \
     | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }')"
+  figure fsync_isolated_p50_us "$(grep -o 'fsync_isolated_p50_us=[0-9.]*' "$WORK/fsync.out" | cut -d= -f2 \
+    | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }')"
 else
   echo "== broker figures by the project's benchmark (tests/benches/roundtrip.rs; askload not found at $ASKLOAD_DIR)"
   cargo bench -p askdesk-cli --bench roundtrip | tee "$WORK/bench.out"
@@ -123,6 +125,11 @@ verdict "2. memory per pending ask" "$(at_most "$beyond" 2048)" \
   "$worst_mem B (history on $hmem B, --no-history $nhmem B) - $payload B payload = $beyond B beyond payload (target <= 2048 B, 10,000 pending)"
 verdict "3. --no-history round trip p50" "$(at_most "$nh50" "$(awk -v f="$floor50" 'BEGIN { print 1.5 * f }')")" \
   "$nh50 µs vs raw two-hop floor $floor50 µs: $(ratio "$nh50" "$floor50")x (target <= 1.5x)"
+isolated=$(value fsync_isolated_p50_us)
+if [ -n "$isolated" ]; then
+  printf '%-34s %-8s %s\n' "   history-on cost (reported)" "-" \
+    "$(awk -v h="$h50" -v n="$nh50" 'BEGIN { printf "%.1f", h - n }') µs over --no-history; append+fdatasync back to back $fsync µs, one at a time (200 µs apart) $isolated µs"
+fi
 printf '%-34s %-8s %s\n' "   p99 (reported, not gated)" "-" \
   "--no-history $nh99 µs, history on $h99 µs, floor $floor99 µs"
 
