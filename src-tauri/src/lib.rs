@@ -246,7 +246,8 @@ fn on_run_event(app: &AppHandle, event: RunEvent) {
     }
 }
 
-/// Stops the broker: pending asks settle `SHUTTING_DOWN`, connections end, the socket goes.
+/// Stops the broker: pending asks settle `SHUTTING_DOWN`, connections end, the socket goes; then
+/// the journal is closed (the process ends without dropping the app's state, which holds it).
 fn stop_broker(app: &AppHandle) {
     let Some(broker) = app.try_state::<Broker>() else {
         return;
@@ -261,6 +262,12 @@ fn stop_broker(app: &AppHandle) {
             Ok(_) => tracing::info!("stopped"),
             Err(_) => tracing::warn!("the broker did not stop within {STOP_TIMEOUT:?}"),
         }
+    }
+    if let Some(journal) = app
+        .try_state::<commands::History>()
+        .and_then(|h| h.0.clone())
+    {
+        journal.close();
     }
 }
 

@@ -330,8 +330,7 @@ def journal_record(text, timeout=10):
     """The newest journal record of a request whose first question is `text` (waits for it)."""
     deadline = time.time() + timeout
     while True:
-        found = [r for r in map(json.loads, open(journal_path(), encoding="utf-8").read().splitlines())
-                 if r["questions"][0]["question"] == text]
+        found = [r for r in map(json.loads, journal_lines()) if r["questions"][0]["question"] == text]
         if found:
             return found[-1]
         assert time.time() < deadline, f"no journal record of {text!r}"
@@ -340,11 +339,11 @@ def journal_record(text, timeout=10):
 
 def answered_by_the_rule(ctx, questions, expected):
     """Asks `questions` again: the rule answers with `expected`, no dialog; returns the rule's answerer."""
-    count = len([line for line in open(journal_path(), encoding="utf-8").read().splitlines() if line])
+    count = len(journal_lines())
     _, _, outcome = ctx.ask(questions, agent="coder")
     got = answer_of(outcome())
     assert got == expected, got
-    lines = [json.loads(line) for line in open(journal_path(), encoding="utf-8").read().splitlines() if line]
+    lines = [json.loads(line) for line in journal_lines()]
     assert len(lines) == count + 1, "one more journal record"
     record = lines[-1]
     assert record["questions"][0]["question"] == questions[0]["question"], record
@@ -995,6 +994,15 @@ def test_tray_quit_settles_waiting_requests_and_removes_the_socket(ctx):
     while os.path.exists(ctx.socket) and time.time() < deadline:
         time.sleep(0.2)
     assert not os.path.exists(ctx.socket), "the socket file is still there"
+    # The journal is closed on the way out: cut back to its lines, the spaces held for more gone.
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        with open(journal_path(), "rb") as f:
+            tail = f.read()[-40:]
+        if tail.endswith(b"\n"):
+            break
+        time.sleep(0.2)
+    assert tail.endswith(b"\n"), f"the journal still ends in held spaces after Quit: {tail!r}"
 
 
 def test_plan_review_renders_and_approve_returns_the_label(ctx):
@@ -1360,6 +1368,12 @@ def journal_path():
     return os.path.join(os.environ["XDG_DATA_HOME"], "askdesk", "history.jsonl")
 
 
+def journal_lines():
+    """The journal's lines; a running app holds spaces after the last one for the next ones."""
+    with open(journal_path(), encoding="utf-8") as f:
+        return [line for line in f.read().splitlines() if line.strip()]
+
+
 def raw_asker(path, questions):
     """An asker on a plain socket: initializes, sends one ask, and from then on reads nothing."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -1433,7 +1447,7 @@ def test_kill_after_submit_leaves_a_complete_journal_line(ctx):
         assert process_ended(pid), f"the app (pid {pid}) survived SIGKILL"
 
         with open(journal_path(), "rb") as f:
-            data = f.read()
+            data = f.read().rstrip(b" ")  # the spaces the killed app held for its next lines
         assert data.endswith(b"\n"), f"the journal ends in a torn line: {data[-200:]!r}"
         last = json.loads(data.splitlines()[-1])
         assert last["outcome"] == "answered", last
@@ -1548,12 +1562,12 @@ def test_always_allow_this_command_here_answers_the_next_hook_prompt(ctx):
         ctx.wait_queue(0)
         assert read_rules() == shown.rstrip("\n") + "\n"
 
-        count = len(open(journal_path(), encoding="utf-8").read().splitlines())
+        count = len(journal_lines())
         _, done = run_hook(ctx, "claude-bash")
         status, out, err = done()
         assert status == 0 and err == "", (status, err)
         assert out == decision_line('{"behavior":"allow"}'), out
-        lines = [json.loads(line) for line in open(journal_path(), encoding="utf-8").read().splitlines()]
+        lines = [json.loads(line) for line in journal_lines()]
         assert len(lines) == count + 1, "one more journal record"
         assert lines[-1].get("answerer") == "rule:bash-cargo-test-workspace", lines[-1]
         assert ctx.queue_count() == 0
