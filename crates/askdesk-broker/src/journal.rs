@@ -1,6 +1,7 @@
 //! The history journal (SPEC 6): one JSON line per settled request under `$XDG_DATA_HOME/askdesk/`,
 //! written and flushed to disk before the answer is delivered (group commit: one writer thread,
-//! one `fdatasync` per batch), rotated so it stays bounded, private to its owner (0700/0600).
+//! one data-only `fdatasync` per batch into room written ahead), rotated so it stays bounded,
+//! private to its owner (0700/0600).
 
 use std::fs::{self, File, OpenOptions};
 use std::future::Future;
