@@ -499,7 +499,7 @@ struct FileStore {
     file: Option<Live>,
 }
 
-/// The open live file: where its lines end, and how far zeros are written beyond them.
+/// The open live file: where its lines end, and how far spaces are written beyond them.
 struct Live {
     file: File,
     end: u64,
