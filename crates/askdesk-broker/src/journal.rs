@@ -147,7 +147,7 @@ struct RecordRef<'a> {
     answerer: Option<&'a str>,
 }
 
-/// What the writer serializes: a record, or a settled request with its questions already JSON.
+/// What the writer serializes: a record, or a settled request (serialized as its record).
 #[derive(Debug)]
 pub enum Line {
     Record(Record),
@@ -588,9 +588,31 @@ impl Live {
         if read == 1 && next[0] == FILL && self.end < self.allocated {
             return Ok(());
         }
+        self.find_end()
+    }
+
+    /// Reads where the file ends and where its lines end, before the spaces held after them.
+    fn find_end(&mut self) -> io::Result<()> {
         self.allocated = self.file.metadata()?.len();
         self.end = data_end(&self.file, self.allocated)?;
         Ok(())
+    }
+
+    /// Finds where the lines end and, when the last one is torn, ends it so later lines stay
+    /// readable; says whether it was torn. Called with the file locked.
+    fn fence(&mut self) -> io::Result<bool> {
+        self.find_end()?;
+        if self.end == 0 {
+            return Ok(false);
+        }
+        let mut last = [0u8; 1];
+        self.file.read_exact_at(&mut last, self.end - 1)?;
+        if last[0] == b'\n' {
+            return Ok(false);
+        }
+        self.write(b"\n", 0)?;
+        self.file.sync_data()?;
+        Ok(true)
     }
 
     /// Writes `lines` at the end, first writing spaces ahead when they do not fit.
@@ -648,26 +670,6 @@ fn open_live(path: &Path) -> Result<Live> {
     }
     live.file.unlock().map_err(Error::io(path))?;
     Ok(live)
-}
-
-impl Live {
-    /// Finds where the lines end and, when the last one is torn, ends it so later lines stay
-    /// readable; says whether it was torn. Called with the file locked.
-    fn fence(&mut self) -> io::Result<bool> {
-        self.allocated = self.file.metadata()?.len();
-        self.end = data_end(&self.file, self.allocated)?;
-        if self.end == 0 {
-            return Ok(false);
-        }
-        let mut last = [0u8; 1];
-        self.file.read_exact_at(&mut last, self.end - 1)?;
-        if last[0] == b'\n' {
-            return Ok(false);
-        }
-        self.write(b"\n", 0)?;
-        self.file.sync_data()?;
-        Ok(true)
-    }
 }
 
 /// What the live file holds beyond its lines, for the next ones. A line ends with a newline, never

@@ -813,12 +813,9 @@ impl PendingGuard {
 
 impl Pending {
     fn pick_up(&mut self, overridden: &mut OverrideReceiver) {
-        if matches!(self.overrule, OverrideSlot::Handed(_)) {
-            if let OverrideSlot::Handed(receiver) =
-                std::mem::replace(&mut self.overrule, OverrideSlot::PickedUp)
-            {
-                overridden.0 = Some(receiver);
-            }
+        match std::mem::replace(&mut self.overrule, OverrideSlot::PickedUp) {
+            OverrideSlot::Handed(receiver) => overridden.0 = Some(receiver),
+            other => self.overrule = other,
         }
     }
 }
