@@ -8,7 +8,8 @@
 # (tests/benches/roundtrip.rs); the script says which. The append + fdatasync cost of a 1 KB line
 # is always measured by the project's benchmark, in the directory the journaled broker writes to.
 #
-# Environment: SKIP_BUILD=1 uses the release binaries as they are; SKIP_DESKTOP=1 skips the desktop.
+# Environment: SKIP_BUILD=1 uses the release binaries as they are; SKIP_DESKTOP=1 skips the desktop;
+# ROUNDS=N sets the askload runs behind target 3 (default 5).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -82,6 +83,33 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
       figure floor_p99_us "$(grep '^floor' "$WORK/$mode.out" | grep -o 'p99_us=[0-9.]*' | cut -d= -f2)"
     fi
   done
+  # Target 3 compares two p50s of a few tens of µs on a shared machine, and the floor alone moves
+  # up to 2x from one askload run to the next. Its verdict takes the median of ROUNDS (default 5)
+  # more askload runs against a fresh --no-history broker, each run's floor and broker p50 measured
+  # back to back; every run is printed.
+  ROUNDS="${ROUNDS:-5}"
+  start_broker rounds --no-history
+  echo "== target 3 over $ROUNDS askload runs (--no-history broker, floor measured in each run)"
+  for round in $(seq "$ROUNDS"); do
+    ASKDESK_SOCKET="$SOCKET" "$ASKLOAD" --n 5000 --inflight 64 >"$WORK/round.out"
+    f=$(grep '^floor' "$WORK/round.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)
+    b=$(grep '^broker' "$WORK/round.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)
+    r=$(awk -v b="$b" -v f="$f" 'BEGIN { printf "%.2f", b / f }')
+    echo "run $round: floor p50 $f µs, broker p50 $b µs, ratio $r"
+    echo "$r $f $b" >>"$WORK/rounds.txt"
+  done
+  stop_broker "$BROKER_PID"
+  # The run with the median ratio (ROUNDS is odd by default; an even count takes the upper one).
+  read -r median_ratio median_floor median_broker < <(sort -n "$WORK/rounds.txt" | sed -n "$(( ROUNDS / 2 + 1 ))p")
+  figure rounds_ratio "$median_ratio"
+  figure rounds_floor_p50_us "$median_floor"
+  figure rounds_nohist_p50_us "$median_broker"
+  figure rounds_all "$(cut -d' ' -f1 "$WORK/rounds.txt" | paste -sd, -)"
+  # askload's floor echoes the ask line back, while on the broker path its asker and answerer parse
+  # and write JSON: the project's benchmark measures both paths with one asker and one answerer
+  # that does that work on both, its floor relayed in turn as askload's is. Reported, not gated.
+  cargo bench -q -p askdesk-cli --bench roundtrip -- --round-trip-only | tee -a "$WORK/same-ends.out"
+  grep '^figure ' "$WORK/same-ends.out" | cut -d' ' -f2- | tr ' ' '\n' >>"$FIGURES"
   # askload asks one question: {"questions":[{"id":"q","question":"Proceed?","options":[{"label":"Yes"},{"label":"No"}]}]}
   figure payload_bytes 91
   figure fsync_p50_us "$(grep -o 'fsync_p50_us=[0-9.]*' "$WORK/fsync.out" | cut -d= -f2 \
@@ -123,8 +151,20 @@ verdict "1. history-on round trip p50" "$(at_most "$h50" "$h50_limit")" \
   "$h50 µs vs --no-history p50 $nh50 µs + 1.5 x append+fdatasync(1 KB) $fsync µs = $h50_limit µs"
 verdict "2. memory per pending ask" "$(at_most "$beyond" 2048)" \
   "$worst_mem B (history on $hmem B, --no-history $nhmem B) - $payload B payload = $beyond B beyond payload (target <= 2048 B, 10,000 pending)"
-verdict "3. --no-history round trip p50" "$(at_most "$nh50" "$(awk -v f="$floor50" 'BEGIN { print 1.5 * f }')")" \
-  "$nh50 µs vs raw two-hop floor $floor50 µs: $(ratio "$nh50" "$floor50")x (target <= 1.5x)"
+rounds_ratio=$(value rounds_ratio)
+if [ -n "$rounds_ratio" ]; then
+  verdict "3. --no-history round trip p50" "$(at_most "$rounds_ratio" 1.5)" \
+    "median of $(value rounds_all | tr ',' '\n' | wc -l) runs ${rounds_ratio}x ($(value rounds_nohist_p50_us) µs vs raw two-hop floor $(value rounds_floor_p50_us) µs; runs $(value rounds_all | sed 's/,/, /g'); the run above ${nh50} vs ${floor50} µs, $(ratio "$nh50" "$floor50")x) (target <= 1.5x)"
+else
+  verdict "3. --no-history round trip p50" "$(at_most "$nh50" "$(awk -v f="$floor50" 'BEGIN { print 1.5 * f }')")" \
+    "$nh50 µs vs raw two-hop floor $floor50 µs: $(ratio "$nh50" "$floor50")x (target <= 1.5x)"
+fi
+same_floor=$(value same_ends_floor_p50_us)
+if [ -n "$same_floor" ]; then
+  same_nh=$(value same_ends_nohist_p50_us)
+  printf '%-34s %-8s %s\n' "   3. with the ends' JSON (reported)" "-" \
+    "$same_nh µs vs $same_floor µs: $(ratio "$same_nh" "$same_floor")x (project benchmark: the answerer parses and answers on both paths; floor relayed in turn)"
+fi
 isolated=$(value fsync_isolated_p50_us)
 if [ -n "$isolated" ]; then
   printf '%-34s %-8s %s\n' "   history-on cost (reported)" "-" \

@@ -9,9 +9,10 @@
 //!   never answers), from the broker's resident set.
 //!
 //! Prints `figure key=value` lines that `./scripts/bench.sh` turns into verdicts, and a readable
-//! summary. `--fsync-cost DIR` only measures the append + `fdatasync` cost in `DIR`. Run with
+//! summary. `--fsync-cost DIR` only measures the append + `fdatasync` cost in `DIR`;
+//! `--round-trip-only` only the `--no-history` round trip next to the floor. Run with
 //! `./scripts/bench.sh` (it builds `askdesk` in release first), or
-//! `cargo build --release -p askdesk-cli && cargo bench -p askdesk-e2e --bench roundtrip`.
+//! `cargo build --release -p askdesk-cli && cargo bench -p askdesk-cli --bench roundtrip`.
 //! Not run in CI.
 //!
 //! Both latency setups use the same asker and the same answerer code on blocking sockets: the asker
@@ -51,7 +52,10 @@ const ISOLATED_GAP: Duration = Duration::from_micros(200);
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == RELAY_PROCESS) {
-        return relay_process(Path::new(&args[at + 1]));
+        return relay_process(
+            Path::new(&args[at + 1]),
+            args.get(at + 2).is_some_and(|a| a == IN_TURN),
+        );
     }
     if let Some(at) = args.iter().position(|a| a == "--fsync-cost") {
         let dir = args.get(at + 1).expect("--fsync-cost DIR");
@@ -60,6 +64,9 @@ fn main() {
         // Reported, not an anchor: a commit as a lone ask makes it, after a pause.
         let isolated = fsync_cost(Path::new(dir), ISOLATED_GAP);
         return println!("figure fsync_isolated_p50_us={:.1}", micros(isolated));
+    }
+    if args.iter().any(|a| a == "--round-trip-only") {
+        return round_trip_only();
     }
     // `cargo bench` passes `--bench`; other arguments are ignored.
     println!("askdesk binary: {}", askdesk_bin().display());
@@ -135,6 +142,35 @@ fn main() {
     );
     println!(
         "memory per pending ask ({PENDING} pending, {PENDING_PER_CONNECTION} per connection): --no-history {plain_memory} B | history on {journaled_memory} B"
+    );
+}
+
+/// `--round-trip-only`: the `--no-history` round trip next to a floor relayed in turn by one
+/// thread (askload's relay), both with this benchmark's asker and answerer, in alternating rounds.
+/// Here the answerer parses each line and writes a JSON answer on both paths alike, where askload's
+/// floor echoes the line back; `./scripts/bench.sh` reports the two side by side.
+fn round_trip_only() {
+    let plain = Broker::start_in(Home::new(), &["--no-history"]);
+    let mut via_plain = BrokerPath::connect(plain.socket());
+    let relay_dir = tempfile::tempdir().expect("a temporary directory");
+    let mut via_relay = RelayPath::start_in_turn(relay_dir.path());
+    for i in 0..WARMUP {
+        via_plain.round_trip(i);
+        via_relay.round_trip(i);
+    }
+    let mut plain_samples = Vec::new();
+    let mut relay_samples = Vec::new();
+    for round in 0..ROUNDS {
+        let base = WARMUP + round * PER_ROUND;
+        plain_samples.extend((0..PER_ROUND).map(|i| via_plain.round_trip(base + i)));
+        relay_samples.extend((0..PER_ROUND).map(|i| via_relay.round_trip(base + i)));
+    }
+    let (rp50, _) = percentiles(&mut relay_samples);
+    let (bp50, _) = percentiles(&mut plain_samples);
+    println!(
+        "figure same_ends_floor_p50_us={:.1} same_ends_nohist_p50_us={:.1}",
+        micros(rp50),
+        micros(bp50)
     );
 }
 
@@ -395,6 +431,14 @@ impl BrokerPath {
 
 /// The argument that makes this binary the floor's relay process.
 const RELAY_PROCESS: &str = "--relay-process";
+/// After `RELAY_PROCESS DIR`: relay in turn on one thread.
+const IN_TURN: &str = "in-turn";
+
+/// Copies one line from `from` to `to`; false once either side has closed.
+fn copy_line(from: &mut impl BufRead, to: &mut impl Write, buf: &mut Vec<u8>) -> bool {
+    buf.clear();
+    from.read_until(b'\n', buf).unwrap_or(0) > 0 && to.write_all(buf).is_ok()
+}
 
 /// Copies lines unparsed in both directions, one thread each, until either side closes.
 fn relay(front: UnixStream, back: UnixStream) -> [thread::JoinHandle<()>; 2] {
@@ -402,14 +446,7 @@ fn relay(front: UnixStream, back: UnixStream) -> [thread::JoinHandle<()>; 2] {
         thread::spawn(move || {
             let mut reader = BufReader::new(from);
             let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                if reader.read_until(b'\n', &mut buf).unwrap_or(0) == 0
-                    || to.write_all(&buf).is_err()
-                {
-                    return;
-                }
-            }
+            while copy_line(&mut reader, &mut to, &mut buf) {}
         })
     };
     [
@@ -418,13 +455,27 @@ fn relay(front: UnixStream, back: UnixStream) -> [thread::JoinHandle<()>; 2] {
     ]
 }
 
+/// Copies a line from the asker to the answerer, then the reply back, in turn on one thread: the
+/// floor askload measures (`./scripts/bench.sh` uses it to put askload's figures in context).
+fn relay_in_turn(mut front: UnixStream, mut back: UnixStream) {
+    let mut front_reader = BufReader::new(front.try_clone().unwrap());
+    let mut back_reader = BufReader::new(back.try_clone().unwrap());
+    let mut buf = Vec::new();
+    while copy_line(&mut front_reader, &mut back, &mut buf)
+        && copy_line(&mut back_reader, &mut front, &mut buf)
+    {}
+}
+
 /// The relay process: accepts the asker on `<dir>/front.sock`, connects to the answerer on
-/// `<dir>/back.sock`, relays until the benchmark ends.
-fn relay_process(dir: &Path) {
+/// `<dir>/back.sock`, relays (in turn when `in_turn`) until the benchmark ends.
+fn relay_process(dir: &Path, in_turn: bool) {
     let listener =
         std::os::unix::net::UnixListener::bind(dir.join("front.sock")).expect("bind front.sock");
     let (front, _) = listener.accept().expect("the asker connects");
     let back = UnixStream::connect(dir.join("back.sock")).expect("the answerer listens");
+    if in_turn {
+        return relay_in_turn(front, back);
+    }
     for copier in relay(front, back) {
         let _ = copier.join();
     }
@@ -439,12 +490,22 @@ struct RelayPath {
 impl RelayPath {
     /// asker <-> relay process <-> answerer thread: the same process hops as through the broker.
     fn start_process(dir: &Path) -> RelayPath {
+        RelayPath::start(dir, false)
+    }
+
+    /// As [`RelayPath::start_process`], with the relay copying in turn on one thread.
+    fn start_in_turn(dir: &Path) -> RelayPath {
+        RelayPath::start(dir, true)
+    }
+
+    fn start(dir: &Path, in_turn: bool) -> RelayPath {
         let back =
             std::os::unix::net::UnixListener::bind(dir.join("back.sock")).expect("bind back.sock");
         let mut child =
             std::process::Command::new(std::env::current_exe().expect("this benchmark's path"))
                 .arg(RELAY_PROCESS)
                 .arg(dir)
+                .args(in_turn.then_some(IN_TURN))
                 .spawn()
                 .expect("start the relay process");
         let deadline = Instant::now() + Duration::from_secs(10);
