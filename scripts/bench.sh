@@ -105,9 +105,9 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   figure rounds_floor_p50_us "$median_floor"
   figure rounds_nohist_p50_us "$median_broker"
   figure rounds_all "$(cut -d' ' -f1 "$WORK/rounds.txt" | paste -sd, -)"
-  # askload's floor echoes the ask line back, while on the broker path its asker and answerer parse
-  # and write JSON: the project's benchmark measures both paths with one asker and one answerer
-  # that does that work on both, its floor relayed in turn as askload's is. Reported, not gated.
+  # askload's floor echoes the ask line back, while on the broker path its answerer parses it and
+  # writes an answer: the project's benchmark measures the broker next to both floors (relayed in
+  # turn, as askload's is). Reported, not gated.
   cargo bench -q -p askdesk-cli --bench roundtrip -- --round-trip-only | tee -a "$WORK/same-ends.out"
   grep '^figure ' "$WORK/same-ends.out" | cut -d' ' -f2- | tr ' ' '\n' >>"$FIGURES"
   # askload asks one question: {"questions":[{"id":"q","question":"Proceed?","options":[{"label":"Yes"},{"label":"No"}]}]}
@@ -161,9 +161,9 @@ else
 fi
 same_floor=$(value same_ends_floor_p50_us)
 if [ -n "$same_floor" ]; then
-  same_nh=$(value same_ends_nohist_p50_us)
-  printf '%-34s %-8s %s\n' "   3. with the ends' JSON (reported)" "-" \
-    "$same_nh µs vs $same_floor µs: $(ratio "$same_nh" "$same_floor")x (project benchmark: the answerer parses and answers on both paths; floor relayed in turn)"
+  same_nh=$(value same_ends_nohist_p50_us); echo_floor=$(value echo_floor_p50_us)
+  printf '%-34s %-8s %s\n' "   3. the ends' work (reported)" "-" \
+    "project benchmark, floors relayed in turn as askload's: --no-history $same_nh µs; floor echoing the line $echo_floor µs ($(ratio "$same_nh" "$echo_floor")x); floor whose answerer parses and answers, as behind the broker, $same_floor µs ($(ratio "$same_nh" "$same_floor")x)"
 fi
 isolated=$(value fsync_isolated_p50_us)
 if [ -n "$isolated" ]; then

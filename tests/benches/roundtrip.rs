@@ -145,32 +145,33 @@ fn main() {
     );
 }
 
-/// `--round-trip-only`: the `--no-history` round trip next to a floor relayed in turn by one
-/// thread (askload's relay), both with this benchmark's asker and answerer, in alternating rounds.
-/// Here the answerer parses each line and writes a JSON answer on both paths alike, where askload's
-/// floor echoes the line back; `./scripts/bench.sh` reports the two side by side.
+/// `--round-trip-only`: the `--no-history` round trip next to two floors relayed in turn by one
+/// thread (askload's relay), in alternating rounds: one whose far end echoes the line back
+/// (askload's floor) and one whose far end is this benchmark's answerer, which parses each line
+/// and writes a JSON answer as it does behind the broker. `./scripts/bench.sh` reports them beside
+/// askload's figures.
 fn round_trip_only() {
     let plain = Broker::start_in(Home::new(), &["--no-history"]);
     let mut via_plain = BrokerPath::connect(plain.socket());
-    let relay_dir = tempfile::tempdir().expect("a temporary directory");
-    let mut via_relay = RelayPath::start_in_turn(relay_dir.path());
+    let answer_dir = tempfile::tempdir().expect("a temporary directory");
+    let mut via_answering = RelayPath::start_in_turn(answer_dir.path(), serve_answers);
+    let echo_dir = tempfile::tempdir().expect("a temporary directory");
+    let mut via_echo = RelayPath::start_in_turn(echo_dir.path(), serve_echo);
     for i in 0..WARMUP {
         via_plain.round_trip(i);
-        via_relay.round_trip(i);
+        via_answering.round_trip(i);
+        via_echo.round_trip(i);
     }
-    let mut plain_samples = Vec::new();
-    let mut relay_samples = Vec::new();
+    let mut samples = [Vec::new(), Vec::new(), Vec::new()];
     for round in 0..ROUNDS {
         let base = WARMUP + round * PER_ROUND;
-        plain_samples.extend((0..PER_ROUND).map(|i| via_plain.round_trip(base + i)));
-        relay_samples.extend((0..PER_ROUND).map(|i| via_relay.round_trip(base + i)));
+        samples[0].extend((0..PER_ROUND).map(|i| via_plain.round_trip(base + i)));
+        samples[1].extend((0..PER_ROUND).map(|i| via_answering.round_trip(base + i)));
+        samples[2].extend((0..PER_ROUND).map(|i| via_echo.round_trip(base + i)));
     }
-    let (rp50, _) = percentiles(&mut relay_samples);
-    let (bp50, _) = percentiles(&mut plain_samples);
+    let [plain, answering, echo] = samples.map(|mut s| micros(percentiles(&mut s).0));
     println!(
-        "figure same_ends_floor_p50_us={:.1} same_ends_nohist_p50_us={:.1}",
-        micros(rp50),
-        micros(bp50)
+        "figure same_ends_nohist_p50_us={plain:.1} same_ends_floor_p50_us={answering:.1} echo_floor_p50_us={echo:.1}"
     );
 }
 
@@ -353,6 +354,14 @@ fn serve_answers(stream: UnixStream) {
     }
 }
 
+/// askload's far end of the floor: every line echoed back as it came.
+fn serve_echo(stream: UnixStream) {
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut buf = Vec::new();
+    while copy_line(&mut reader, &mut writer, &mut buf) {}
+}
+
 /// Sends one request and reads lines until its response (used for setup only).
 fn call(
     stream: &mut UnixStream,
@@ -490,15 +499,16 @@ struct RelayPath {
 impl RelayPath {
     /// asker <-> relay process <-> answerer thread: the same process hops as through the broker.
     fn start_process(dir: &Path) -> RelayPath {
-        RelayPath::start(dir, false)
+        RelayPath::start(dir, false, serve_answers)
     }
 
-    /// As [`RelayPath::start_process`], with the relay copying in turn on one thread.
-    fn start_in_turn(dir: &Path) -> RelayPath {
-        RelayPath::start(dir, true)
+    /// As [`RelayPath::start_process`], with the relay copying in turn on one thread and the far
+    /// end served by `answerer`.
+    fn start_in_turn(dir: &Path, answerer: fn(UnixStream)) -> RelayPath {
+        RelayPath::start(dir, true, answerer)
     }
 
-    fn start(dir: &Path, in_turn: bool) -> RelayPath {
+    fn start(dir: &Path, in_turn: bool, serve: fn(UnixStream)) -> RelayPath {
         let back =
             std::os::unix::net::UnixListener::bind(dir.join("back.sock")).expect("bind back.sock");
         let mut child =
@@ -520,7 +530,7 @@ impl RelayPath {
             }
         };
         let (answerer, _) = back.accept().expect("the relay connects");
-        thread::spawn(move || serve_answers(answerer));
+        thread::spawn(move || serve(answerer));
         // The child ends when the asker's socket closes with this process.
         std::mem::forget(child);
         let reader = BufReader::new(asker.try_clone().unwrap());
