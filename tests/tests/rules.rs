@@ -30,7 +30,11 @@ fn journal(home: &Home) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
-        .filter(|l| !l.trim().is_empty())
+        // Spaces held for the next lines, or zeros where a read raced their cut-off.
+        .filter(|l| {
+            !l.trim_matches(|c: char| c.is_whitespace() || c == '\0')
+                .is_empty()
+        })
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }

@@ -750,8 +750,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
             Err(e) => return Err(Error::Io { path, source: e }),
         };
         for (number, line) in text.split(|b| *b == b'\n').enumerate() {
-            // Blank, or the spaces held for the live file's next lines (see `FileStore`).
-            if line.iter().all(u8::is_ascii_whitespace) {
+            if is_filler(line) {
                 continue;
             }
             match serde_json::from_slice::<Record>(line) {
@@ -763,6 +762,14 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
         }
     }
     Ok(records)
+}
+
+/// A line that holds no record: blank, the spaces held for the live file's next lines (see
+/// `FileStore`), or zeros. A read that races the live file being cut back (on close, before a
+/// rotation) may see zeros where those spaces were: Linux zeroes the cut-off part of a cached
+/// large folio in place, and a reader already past the size check copies the zeros.
+fn is_filler(line: &[u8]) -> bool {
+    line.iter().all(|b| b.is_ascii_whitespace() || *b == 0)
 }
 
 /// Makes a new or renamed file's directory entry durable, not only its contents.
@@ -910,6 +917,15 @@ mod tests {
             lines,
             "cut back on close"
         );
+    }
+
+    #[test]
+    fn zeros_where_held_spaces_were_hold_no_record_but_a_zero_in_a_line_does_not_pass() {
+        // What a read racing the live file's cut-back may see after the last line.
+        assert!(is_filler(b""));
+        assert!(is_filler(b"   \0\0\0\0 \0"));
+        assert!(!is_filler(b"\0\0{\"askedAt\":1"));
+        assert!(!is_filler(b" x "));
     }
 
     #[test]
