@@ -24,13 +24,15 @@ use crate::markdown::{self, Block, Heading};
 use crate::plan_thread::{self, CommentError, CommentInput, PlanThreads, RevisionView};
 
 /// What the GUI answerer asks of the world around it. Implementations must not block: they run
-/// on the broker's tasks.
+/// on the broker's tasks (except [`Presenter::late_answer`], which runs where the human answered).
 pub trait Presenter: Send + Sync + 'static {
     /// A request joined the queue (`waiting` requests now).
     fn added(&self, request: &Arc<Request>, waiting: usize);
     /// A request left the queue.
     fn removed(&self, request: RequestId, why: Removal, waiting: usize);
-    /// The human answered a request that had already settled; the answer was discarded.
+    /// The human answered a request that had already settled; the answer was discarded. Called
+    /// from `submit` (the page's command or a notification's action), never from the broker's
+    /// tasks, before the human is told the answer came late: it may wait for the disk.
     fn late_answer(&self, request: &Arc<Request>, answer: &Answer);
     /// Do not disturb was switched.
     fn dnd_changed(&self, on: bool);

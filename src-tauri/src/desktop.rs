@@ -3,8 +3,9 @@
 //!
 //! The answerer calls [`DesktopPresenter`] from the broker's tasks; it only puts an event on a
 //! bounded channel. One thread ("askdesk-desktop") takes the events in order and does the work,
-//! which may block (tray calls wait for the main thread, the journal fsyncs): the broker never
-//! waits on the UI.
+//! which may block (tray calls wait for the main thread): the broker never waits on the UI. A late
+//! answer is the exception: it comes from the human's side, not the broker's, and is in the
+//! journal before the human is told it came late, so quitting right after cannot lose it.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
@@ -33,6 +34,7 @@ const QUEUE: usize = 1024;
 /// The desktop side of the app, kept in Tauri's state.
 pub struct Desktop {
     events: SyncSender<Event>,
+    journal: Option<Journal>,
     pub settings: Settings,
 }
 
@@ -40,12 +42,15 @@ pub struct Desktop {
 #[derive(Clone)]
 pub struct DesktopPresenter {
     events: SyncSender<Event>,
+    /// Where late answers are recorded (`None` with history off).
+    journal: Option<Journal>,
 }
 
 enum Event {
     Added(Arc<Request>, usize),
     Removed(RequestId, Removal, usize),
-    Late(Arc<Request>, Answer),
+    /// A late answer was recorded: History changed.
+    Recorded,
     Dnd(bool),
 }
 
@@ -77,18 +82,22 @@ impl Desktop {
         let worker = Worker {
             app,
             notifier,
-            journal,
             notify_only: settings.notify_only,
         };
         std::thread::Builder::new()
             .name("askdesk-desktop".into())
             .spawn(move || worker.run(receiver))?;
-        Ok(Desktop { events, settings })
+        Ok(Desktop {
+            events,
+            journal,
+            settings,
+        })
     }
 
     pub fn presenter(&self) -> DesktopPresenter {
         DesktopPresenter {
             events: self.events.clone(),
+            journal: self.journal.clone(),
         }
     }
 }
@@ -114,8 +123,15 @@ impl Presenter for DesktopPresenter {
         self.send(Event::Removed(request, why, waiting));
     }
 
+    /// Records the discarded answer (SPEC 2: a late answer is recorded in history as such), on
+    /// disk before this returns.
     fn late_answer(&self, request: &Arc<Request>, answer: &Answer) {
-        self.send(Event::Late(request.clone(), answer.clone()));
+        let Some(journal) = &self.journal else { return };
+        let record = Record::late_answer(request, answer.clone(), Some("desktop".into()));
+        match journal.append(&record) {
+            Ok(()) => self.send(Event::Recorded),
+            Err(error) => tracing::warn!(%error, "the late answer could not be recorded"),
+        }
     }
 
     fn dnd_changed(&self, on: bool) {
@@ -126,7 +142,6 @@ impl Presenter for DesktopPresenter {
 struct Worker {
     app: AppHandle,
     notifier: Notifier,
-    journal: Option<Journal>,
     notify_only: bool,
 }
 
@@ -165,10 +180,7 @@ impl Worker {
                         window::queue_emptied(&self.app);
                     }
                 }
-                Event::Late(request, answer) => {
-                    self.record_late(&request, answer);
-                    self.emit(EVENT_HISTORY, ());
-                }
+                Event::Recorded => self.emit(EVENT_HISTORY, ()),
                 Event::Dnd(on) => {
                     tray::set_dnd(&self.app, on);
                     self.emit(EVENT_DND, on);
@@ -180,15 +192,6 @@ impl Worker {
     fn emit<S: Serialize + Clone>(&self, event: &str, payload: S) {
         if let Err(error) = self.app.emit(event, payload) {
             tracing::debug!(%error, event, "event not delivered");
-        }
-    }
-
-    /// Records the discarded answer (SPEC 2: a late answer is recorded in history as such).
-    fn record_late(&self, request: &Request, answer: Answer) {
-        let Some(journal) = &self.journal else { return };
-        let record = Record::late_answer(request, answer, Some("desktop".into()));
-        if let Err(error) = journal.append(&record) {
-            tracing::warn!(%error, "the late answer could not be recorded");
         }
     }
 }

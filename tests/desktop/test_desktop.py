@@ -1337,6 +1337,10 @@ def test_late_answer_is_refused_and_recorded(ctx):
         "return window.__TAURI__.core.invoke('submit', {request: arguments[0],"
         " answer: {answers: [{id: 'late', selected: ['Yes']}]}}).then(() => 'ok', (e) => e.kind);", request)
     assert result == "late", result
+    # On disk before the page is told it came late: nothing to wait for.
+    late = [r for r in map(json.loads, journal_lines())
+            if r["outcome"] == "late-answer" and r["questions"][0]["id"] == "late"]
+    assert [r["answer"] for r in late] == [{"answers": [{"id": "late", "selected": ["Yes"]}]}], late
 
 
 def test_history_lists_settled_requests_with_filters(ctx):
