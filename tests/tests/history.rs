@@ -61,8 +61,8 @@ fn complete_records(path: &Path) -> Vec<Value> {
 
 /// The journal's lines: the file without the spaces a running broker writes ahead of its next
 /// lines (a stopped one cuts them off). A read racing that cut may see zeros where the spaces were
-/// (Linux zeroes the cut-off part of a cached large folio in place), so those go too; a stopped
-/// broker's journal is checked to end with its last line.
+/// (seen on Linux with ext4), so those go too; a stopped broker's journal is checked to end with
+/// its last line.
 fn held_off(text: &str) -> &str {
     text.trim_end_matches([' ', '\0'])
 }

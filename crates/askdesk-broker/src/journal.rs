@@ -766,8 +766,8 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
 
 /// A line that holds no record: blank, the spaces held for the live file's next lines (see
 /// `FileStore`), or zeros. A read that races the live file being cut back (on close, before a
-/// rotation) may see zeros where those spaces were: Linux zeroes the cut-off part of a cached
-/// large folio in place, and a reader already past the size check copies the zeros.
+/// rotation) may see zeros where those spaces were: seen on Linux with ext4 as a read of the old
+/// length with zeros after the last line.
 fn is_filler(line: &[u8]) -> bool {
     line.iter().all(|b| b.is_ascii_whitespace() || *b == 0)
 }
