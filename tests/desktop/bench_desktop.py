@@ -66,23 +66,70 @@ def pss(pid):
     return sum(parts.values()), parts
 
 
+def stat_fields(pid):
+    """The fields of /proc/<pid>/stat after the command name, or None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
 def cpu_ticks(pid):
-    total = 0
+    """Clock ticks on CPU (user + system, ended threads included) of each process of the tree."""
+    ticks = {}
+    for p in descendants(pid):
+        fields = stat_fields(p)
+        if fields is not None:
+            ticks[p] = int(fields[11]) + int(fields[12])
+    return ticks
+
+
+def major_faults(pid):
+    """Page faults that read from disk so far, summed over the process tree."""
+    return sum(int(fields[9]) for fields in map(stat_fields, descendants(pid)) if fields is not None)
+
+
+def steal_ticks():
+    """Ticks the hypervisor ran something else while this machine wanted the CPU (/proc/stat)."""
+    with open("/proc/stat", encoding="utf-8") as f:
+        fields = f.readline().split()
+    return int(fields[8]) if len(fields) > 8 else 0
+
+
+def thread_cpu_ns(pid):
+    """Nanoseconds on CPU of each live thread of the process tree, by (pid, tid)."""
+    times = {}
     for p in descendants(pid):
         try:
-            with open(f"/proc/{p}/stat", encoding="utf-8") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
+            tids = os.listdir(f"/proc/{p}/task")
         except (FileNotFoundError, ProcessLookupError):
             continue
-    return total
+        for tid in tids:
+            try:
+                with open(f"/proc/{p}/task/{tid}/schedstat", encoding="utf-8") as f:
+                    times[(p, tid)] = int(f.read().split()[0])
+            except (FileNotFoundError, ProcessLookupError, ValueError, IndexError):
+                continue
+    return times
 
 
 def cpu_over(pid, seconds):
-    """CPU seconds the process tree used over `seconds` of wall time."""
-    before = cpu_ticks(pid)
+    """CPU seconds the process tree used over `seconds` of wall time, and how it was read.
+
+    Per-thread nanoseconds (`schedstat`) are exact but miss a thread that ends in between (WebKit's
+    collector and JIT threads come and go); `/proc/<pid>/stat` keeps an ended thread's time but in
+    whole ticks (10 ms here), rounded down per process and field. Both are lower bounds: the larger
+    one is taken. The processes that used a tick or more are named."""
+    before, before_ticks = thread_cpu_ns(pid), cpu_ticks(pid)
     time.sleep(seconds)
-    return (cpu_ticks(pid) - before) / TICK
+    after, after_ticks = thread_cpu_ns(pid), cpu_ticks(pid)
+    exact = sum(ns - before.get(key, 0) for key, ns in after.items()) / 1e9
+    used = {p: n - before_ticks.get(p, 0) for p, n in after_ticks.items()}
+    ticks = sum(used.values()) / TICK
+    busy = ", ".join(f"{name_of(p)}[{p}] {n / TICK:.2f} s" for p, n in sorted(used.items()) if n > 0)
+    how = f"threads {exact:.4f} s, ticks {ticks:.2f} s" + (f": {busy}" if busy else "")
+    return max(exact, ticks), how
 
 
 # ----- the socket -----
@@ -378,12 +425,16 @@ def main():
             raise RuntimeError("no askdesk window to close")
         time.sleep(args.idle)
         idle_pss, idle_parts = pss(app.pid)
-        idle_cpu = cpu_over(app.pid, 20)
+        idle_cpu, idle_cpu_how = cpu_over(app.pid, 20)
 
         # A question arrives in the light state: the notification, then the dialog.
+        faults, steal = major_faults(app.pid), steal_ticks()
         rid, sent = asker.ask("light")
         notified = notified_at(args.bus_log, sent)
         painted = painted_at(log_path, sent)
+        # Pages read back from disk and time the hypervisor took, both of which this machine's
+        # memory reclaim and neighbours can add to a cold start; printed beside the latencies.
+        light_faults, light_steal = major_faults(app.pid) - faults, (steal_ticks() - steal) / TICK
         notify_latency = notified - sent if notified else float("inf")
         light_latency = painted - sent if painted else float("inf")
         time.sleep(1.5)
@@ -391,20 +442,22 @@ def main():
         # Hidden with the question still waiting.
         close_window("askdesk")
         time.sleep(5)
-        waiting_cpu = cpu_over(app.pid, 20)
+        waiting_cpu, waiting_cpu_how = cpu_over(app.pid, 20)
         asker.cancel(rid)
         asker.close()
     finally:
         stop(app)
 
     report.add("idle hidden PSS <= 90 MB", mb(idle_pss), f"after {args.idle:.0f} s hidden, nothing waiting", idle_pss <= 90 * MB)
-    report.add("idle hidden CPU <= 0.02 s / 20 s", f"{idle_cpu:.3f} s", "nothing waiting", idle_cpu <= 0.02)
-    report.add("hidden CPU, a question waiting <= 0.02 s / 20 s", f"{waiting_cpu:.3f} s", "one question waiting",
-               waiting_cpu <= 0.02)
-    report.add("notification at once (<= 100 ms)", ms(notify_latency), "ask -> Notify on the bus, from the light state",
-               notify_latency <= 0.1)
-    report.add("ask -> painted dialog, light state <= 600 ms", ms(light_latency), "window rebuilt on demand",
-               light_latency <= 0.6)
+    report.add("idle hidden CPU <= 0.02 s / 20 s", f"{idle_cpu:.4f} s", f"nothing waiting ({idle_cpu_how})",
+               idle_cpu <= 0.02)
+    report.add("hidden CPU, a question waiting <= 0.02 s / 20 s", f"{waiting_cpu:.4f} s",
+               f"one question waiting ({waiting_cpu_how})", waiting_cpu <= 0.02)
+    cold = f"{light_faults} pages read from disk, {light_steal:.2f} s stolen by the hypervisor"
+    report.add("notification at once (<= 100 ms)", ms(notify_latency),
+               f"ask -> Notify on the bus, from the light state ({cold})", notify_latency <= 0.1)
+    report.add("ask -> painted dialog, light state <= 600 ms", ms(light_latency),
+               f"window rebuilt on demand ({cold})", light_latency <= 0.6)
     report.add("ask -> painted dialog, window open <= 300 ms", ms(open_latency), "window already open",
                open_latency <= 0.3)
     report.add("window open PSS <= 1.15 x minimal window", mb(open_pss),
