@@ -40,14 +40,15 @@ value() { grep "^$1=" "$FIGURES" | tail -n1 | cut -d= -f2; }
 # field KEY FILE: the value of `KEY=...` in a tool's output.
 field() { grep -o "$1=[0-9.]*" "$2" | head -n1 | cut -d= -f2; }
 
-# Starts `askdesk serve ARGS` in a private home under $WORK/NAME; sets BROKER_PID and SOCKET.
+# Starts `askdesk serve ARGS` in a private home under $WORK/NAME (under the command in $PIN, if
+# set); sets BROKER_PID and SOCKET.
 start_broker() {
   local name="$1"; shift
   local home="$WORK/$name"
   mkdir -m 700 -p "$home/run" "$home/data"
   SOCKET="$home/run/askdesk.sock"
   XDG_DATA_HOME="$home/data" XDG_RUNTIME_DIR="$home/run" ASKDESK_SOCKET="$SOCKET" \
-    "$ASKDESK" serve "$@" >"$home/log" 2>&1 &
+    ${PIN:-} "$ASKDESK" serve "$@" >"$home/log" 2>&1 &
   BROKER_PID=$!
   BROKERS+=("$BROKER_PID")
   for _ in $(seq 200); do [ -S "$SOCKET" ] && return 0; sleep 0.05; done
@@ -110,6 +111,17 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   # turn, as askload's is). Reported, not gated.
   cargo bench -q -p askdesk-cli --bench roundtrip -- --round-trip-only | tee -a "$WORK/same-ends.out"
   grep '^figure ' "$WORK/same-ends.out" | cut -d' ' -f2- | tr ' ' '\n' >>"$FIGURES"
+  # The same round trip with every process on one CPU, where no wake-up waits for an idle CPU to
+  # wake: what is left is the CPU work of the broker and of each floor's ends. Reported, not gated.
+  if command -v taskset >/dev/null; then
+    cpu=$(awk '/^Cpus_allowed_list/ { split($2, c, /[-,]/); print c[1] }' /proc/self/status)
+    PIN="taskset -c $cpu" start_broker pinned --no-history
+    ASKDESK_SOCKET="$SOCKET" taskset -c "$cpu" "$ASKLOAD" --n 5000 --inflight 64 >"$WORK/pinned.out"
+    stop_broker "$BROKER_PID"
+    figure pinned_floor_p50_us "$(grep '^floor' "$WORK/pinned.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
+    figure pinned_nohist_p50_us "$(grep '^broker' "$WORK/pinned.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
+    figure pinned_cpu "$cpu"
+  fi
   # askload asks one question: {"questions":[{"id":"q","question":"Proceed?","options":[{"label":"Yes"},{"label":"No"}]}]}
   figure payload_bytes 91
   figure fsync_p50_us "$(grep -o 'fsync_p50_us=[0-9.]*' "$WORK/fsync.out" | cut -d= -f2 \
@@ -164,6 +176,12 @@ if [ -n "$same_floor" ]; then
   same_nh=$(value same_ends_nohist_p50_us); echo_floor=$(value echo_floor_p50_us)
   printf '%-34s %-8s %s\n' "   3. the ends' work (reported)" "-" \
     "project benchmark, floors relayed in turn as askload's: --no-history $same_nh µs; floor echoing the line $echo_floor µs ($(ratio "$same_nh" "$echo_floor")x); floor whose answerer parses and answers, as behind the broker, $same_floor µs ($(ratio "$same_nh" "$same_floor")x)"
+fi
+pinned_floor=$(value pinned_floor_p50_us)
+if [ -n "$pinned_floor" ]; then
+  pinned_nh=$(value pinned_nohist_p50_us)
+  printf '%-34s %-8s %s\n' "   3. on one CPU (reported)" "-" \
+    "broker and askload both on CPU $(value pinned_cpu): --no-history $pinned_nh µs vs floor $pinned_floor µs, $(ratio "$pinned_nh" "$pinned_floor")x (no wake-up waits for an idle CPU)"
 fi
 isolated=$(value fsync_isolated_p50_us)
 if [ -n "$isolated" ]; then
