@@ -39,6 +39,8 @@ figure() { echo "$1=$2" >>"$FIGURES"; }
 value() { grep "^$1=" "$FIGURES" | tail -n1 | cut -d= -f2; }
 # field KEY FILE: the value of `KEY=...` in a tool's output.
 field() { grep -o "$1=[0-9.]*" "$2" | head -n1 | cut -d= -f2; }
+# latency LINE KEY FILE: the value of `KEY=...` on askload's line starting with LINE (floor, broker).
+latency() { grep "^$1" "$3" | grep -o "$2=[0-9.]*" | head -n1 | cut -d= -f2; }
 
 # Starts `askdesk serve ARGS` in a private home under $WORK/NAME (under the command in $PIN, if
 # set); sets BROKER_PID and SOCKET.
@@ -74,14 +76,14 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
       | tee "$WORK/$mode.out"
     if [ "$mode" = hist ]; then probe; fi
     stop_broker "$BROKER_PID"
-    figure "${mode}_p50_us" "$(grep '^broker' "$WORK/$mode.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
-    figure "${mode}_p99_us" "$(grep '^broker' "$WORK/$mode.out" | grep -o 'p99_us=[0-9.]*' | cut -d= -f2)"
+    figure "${mode}_p50_us" "$(latency broker p50_us "$WORK/$mode.out")"
+    figure "${mode}_p99_us" "$(latency broker p99_us "$WORK/$mode.out")"
     figure "${mode}_asks_per_s" "$(field asks_per_s "$WORK/$mode.out")"
     figure "${mode}_bytes_per_pending_ask" "$(field per_ask_bytes "$WORK/$mode.out")"
     # The floor of the --no-history run anchors the round trip.
     if [ "$mode" = nohist ]; then
-      figure floor_p50_us "$(grep '^floor' "$WORK/$mode.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
-      figure floor_p99_us "$(grep '^floor' "$WORK/$mode.out" | grep -o 'p99_us=[0-9.]*' | cut -d= -f2)"
+      figure floor_p50_us "$(latency floor p50_us "$WORK/$mode.out")"
+      figure floor_p99_us "$(latency floor p99_us "$WORK/$mode.out")"
     fi
   done
   # Target 3 compares two p50s of a few tens of µs on a shared machine, and the floor alone moves
@@ -93,8 +95,8 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   echo "== target 3 over $ROUNDS askload runs (--no-history broker, floor measured in each run)"
   for round in $(seq "$ROUNDS"); do
     ASKDESK_SOCKET="$SOCKET" "$ASKLOAD" --n 5000 --inflight 64 >"$WORK/round.out"
-    f=$(grep '^floor' "$WORK/round.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)
-    b=$(grep '^broker' "$WORK/round.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)
+    f=$(latency floor p50_us "$WORK/round.out")
+    b=$(latency broker p50_us "$WORK/round.out")
     r=$(awk -v b="$b" -v f="$f" 'BEGIN { printf "%.2f", b / f }')
     echo "run $round: floor p50 $f µs, broker p50 $b µs, ratio $r"
     echo "$r $f $b" >>"$WORK/rounds.txt"
@@ -118,8 +120,8 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
     PIN="taskset -c $cpu" start_broker pinned --no-history
     ASKDESK_SOCKET="$SOCKET" taskset -c "$cpu" "$ASKLOAD" --n 5000 --inflight 64 >"$WORK/pinned.out"
     stop_broker "$BROKER_PID"
-    figure pinned_floor_p50_us "$(grep '^floor' "$WORK/pinned.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
-    figure pinned_nohist_p50_us "$(grep '^broker' "$WORK/pinned.out" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)"
+    figure pinned_floor_p50_us "$(latency floor p50_us "$WORK/pinned.out")"
+    figure pinned_nohist_p50_us "$(latency broker p50_us "$WORK/pinned.out")"
     figure pinned_cpu "$cpu"
   fi
   # askload asks one question: {"questions":[{"id":"q","question":"Proceed?","options":[{"label":"Yes"},{"label":"No"}]}]}

@@ -165,22 +165,21 @@ class CpuGroup:
         app) are gone, killing them after 5 s. A group still busy after 10 s (ended processes
         nobody has reaped yet) is left behind, empty, with a note."""
         procs = os.path.join(self.path, "cgroup.procs")
-        deadline = time.time() + 10
+        kill_after, give_up = time.time() + 5, time.time() + 10
         while True:
             with open(procs, encoding="utf-8") as f:
                 left = [int(pid) for pid in f.read().split()]
-            if left and time.time() > deadline - 5:
-                for pid in left:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+            for pid in left if time.time() > kill_after else []:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             if not left:
                 try:
                     os.rmdir(self.path)
                     return
                 except OSError as error:
-                    if time.time() > deadline:
+                    if time.time() > give_up:
                         print(f"note: {self.path} left behind ({error})", file=sys.stderr)
                         return
             time.sleep(0.05)

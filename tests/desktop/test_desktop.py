@@ -1346,8 +1346,8 @@ def test_late_answer_is_refused_and_recorded(ctx):
 def test_history_lists_settled_requests_with_filters(ctx):
     page = ctx.page
     page.click(page.find("#nav-history"))
-    # The late answer of the test before is recorded after its `submit` was refused, and the view
-    # refreshes when it is ("history-changed"): wait for it rather than race it.
+    # The late answer of the test before is on disk, but the view learns of it by "history-changed",
+    # which the desktop thread emits after: wait for it rather than race it.
     page.wait_for('.history-item[data-outcome="late-answer"]')
     outcomes = page.js("return [...document.querySelectorAll('.history-item')].map((e) => e.dataset.outcome)")
     for needed in ("answered", "dismissed", "withdrawn", "late-answer"):
