@@ -179,6 +179,11 @@ if [ -n "$same_floor" ]; then
   printf '%-34s %-8s %s\n' "   3. the ends' work (reported)" "-" \
     "project benchmark, floors relayed in turn as askload's: --no-history $same_nh µs; floor echoing the line $echo_floor µs ($(ratio "$same_nh" "$echo_floor")x); floor whose answerer parses and answers, as behind the broker, $same_floor µs ($(ratio "$same_nh" "$same_floor")x)"
 fi
+off_p50=$(value busy_poll_off_p50_us)
+if [ -n "$off_p50" ]; then
+  printf '%-34s %-8s %s\n' "   3. busy polling (reported)" "-" \
+    "project benchmark, two --no-history brokers in the same rounds: polling 100 µs after each line (the default) p50 $(value same_ends_nohist_p50_us) µs, broker CPU $(value busy_poll_cpu_per_ask_us) µs per ask back to back, $(value busy_poll_cpu_per_lone_ask_us) µs per lone ask; --busy-poll 0 p50 $off_p50 µs, CPU $(value busy_poll_off_cpu_per_ask_us) and $(value busy_poll_off_cpu_per_lone_ask_us) µs"
+fi
 pinned_floor=$(value pinned_floor_p50_us)
 if [ -n "$pinned_floor" ]; then
   pinned_nh=$(value pinned_nohist_p50_us)

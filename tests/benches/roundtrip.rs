@@ -10,7 +10,8 @@
 //!
 //! Prints `figure key=value` lines that `./scripts/bench.sh` turns into verdicts, and a readable
 //! summary. `--fsync-cost DIR` only measures the append + `fdatasync` cost in `DIR`;
-//! `--round-trip-only` only the `--no-history` round trip next to the floor. Run with
+//! `--round-trip-only` only the `--no-history` round trip next to the floors, with busy polling
+//! on and off and the broker's CPU per ask in both. Run with
 //! `./scripts/bench.sh` (it builds `askdesk` in release first), or
 //! `cargo build --release -p askdesk-cli && cargo bench -p askdesk-cli --bench roundtrip`.
 //! Not run in CI.
@@ -148,31 +149,80 @@ fn main() {
 /// `--round-trip-only`: the `--no-history` round trip next to two floors relayed in turn by one
 /// thread (askload's relay), in alternating rounds: one whose far end echoes the line back
 /// (askload's floor) and one whose far end is this benchmark's answerer, which parses each line
-/// and writes a JSON answer as it does behind the broker. `./scripts/bench.sh` reports them beside
+/// and writes a JSON answer as it does behind the broker. A second `--no-history` broker with
+/// busy polling off (`--busy-poll 0`) takes its turn in the same rounds, and both brokers' CPU
+/// per ask is read from the kernel's per-thread run time: back to back, and for lone asks with a
+/// pause after each (the window then runs out unused). `./scripts/bench.sh` reports them beside
 /// askload's figures.
 fn round_trip_only() {
     let plain = Broker::start_in(Home::new(), &["--no-history"]);
+    let sleeper = Broker::start_in(Home::new(), &["--no-history", "--busy-poll", "0"]);
     let mut via_plain = BrokerPath::connect(plain.socket());
+    let mut via_sleeper = BrokerPath::connect(sleeper.socket());
     let answer_dir = tempfile::tempdir().expect("a temporary directory");
     let mut via_answering = RelayPath::start_in_turn(answer_dir.path(), serve_answers);
     let echo_dir = tempfile::tempdir().expect("a temporary directory");
     let mut via_echo = RelayPath::start_in_turn(echo_dir.path(), serve_echo);
     for i in 0..WARMUP {
         via_plain.round_trip(i);
+        via_sleeper.round_trip(i);
         via_answering.round_trip(i);
         via_echo.round_trip(i);
     }
-    let mut samples = [Vec::new(), Vec::new(), Vec::new()];
+    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut cpu = [Duration::ZERO; 2];
     for round in 0..ROUNDS {
         let base = WARMUP + round * PER_ROUND;
-        samples[0].extend((0..PER_ROUND).map(|i| via_plain.round_trip(base + i)));
-        samples[1].extend((0..PER_ROUND).map(|i| via_answering.round_trip(base + i)));
-        samples[2].extend((0..PER_ROUND).map(|i| via_echo.round_trip(base + i)));
+        for (at, (path, broker)) in [(&mut via_plain, &plain), (&mut via_sleeper, &sleeper)]
+            .into_iter()
+            .enumerate()
+        {
+            let before = cpu_time(broker.pid());
+            samples[at].extend((0..PER_ROUND).map(|i| path.round_trip(base + i)));
+            cpu[at] += cpu_time(broker.pid()) - before;
+        }
+        samples[2].extend((0..PER_ROUND).map(|i| via_answering.round_trip(base + i)));
+        samples[3].extend((0..PER_ROUND).map(|i| via_echo.round_trip(base + i)));
     }
-    let [plain, answering, echo] = samples.map(|mut s| micros(percentiles(&mut s).0));
+    let asks = (ROUNDS * PER_ROUND) as f64;
+    let [busy_cpu, sleeper_cpu] = cpu.map(|t| micros(t) / asks);
+    let mut lone = [Duration::ZERO; 2];
+    for i in 0..LONE_ASKS {
+        for (at, (path, broker)) in [(&mut via_plain, &plain), (&mut via_sleeper, &sleeper)]
+            .into_iter()
+            .enumerate()
+        {
+            thread::sleep(LONE_PAUSE);
+            let before = cpu_time(broker.pid());
+            path.round_trip(i);
+            // The window after the answer runs out within the pause; its cost is the ask's.
+            thread::sleep(LONE_PAUSE);
+            lone[at] += cpu_time(broker.pid()) - before;
+        }
+    }
+    let [busy_lone, sleeper_lone] = lone.map(|t| micros(t) / LONE_ASKS as f64);
+    let [plain, sleeping, answering, echo] = samples.map(|mut s| micros(percentiles(&mut s).0));
     println!(
         "figure same_ends_nohist_p50_us={plain:.1} same_ends_floor_p50_us={answering:.1} echo_floor_p50_us={echo:.1}"
     );
+    println!(
+        "figure busy_poll_off_p50_us={sleeping:.1} busy_poll_cpu_per_ask_us={busy_cpu:.1} busy_poll_off_cpu_per_ask_us={sleeper_cpu:.1} busy_poll_cpu_per_lone_ask_us={busy_lone:.1} busy_poll_off_cpu_per_lone_ask_us={sleeper_lone:.1}"
+    );
+}
+
+/// Lone asks for the CPU reading: each with a pause before and after, longer than the window.
+const LONE_ASKS: usize = 300;
+const LONE_PAUSE: Duration = Duration::from_millis(2);
+
+/// The CPU time all of a process's threads have run, from `/proc/PID/task/*/schedstat` (its
+/// first field, in nanoseconds: exact, where `/proc/PID/stat` counts clock ticks).
+fn cpu_time(pid: u32) -> Duration {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the broker's threads");
+    let nanos: u64 = tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(nanos)
 }
 
 fn micros(d: Duration) -> f64 {

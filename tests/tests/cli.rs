@@ -8,7 +8,9 @@ mod askdesk_e2e;
 use std::process::Output;
 use std::time::Duration;
 
-use askdesk_e2e::{answer_first, q, run_with_stdin, Background, Broker, Conn, Home};
+use askdesk_e2e::{
+    answer_first, q, run_with_stdin, run_with_timeout, Background, Broker, Conn, Home,
+};
 use serde_json::{json, Value};
 
 const CLI_LIMIT: Duration = Duration::from_secs(30);
@@ -721,4 +723,30 @@ async fn history_lists_settled_requests_newest_first() {
     let data_only = Home::new();
     let output = run(&data_only, &["history"], None).await;
     assert_exit(&output, 0, None);
+}
+
+#[test]
+fn serve_refuses_a_busy_poll_window_it_cannot_use() {
+    let home = Home::new();
+    for bad in ["-1", "1000001", "soon"] {
+        let output = run_with_timeout(
+            &mut home.command(["serve", &format!("--busy-poll={bad}")]),
+            Duration::from_secs(30),
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "--busy-poll {bad}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("--busy-poll"),
+            "the error names the flag: {}",
+            stderr(&output)
+        );
+        assert!(
+            !home.socket().exists(),
+            "nothing was served with --busy-poll {bad}"
+        );
+    }
 }

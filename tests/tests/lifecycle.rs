@@ -343,3 +343,65 @@ async fn a_log_written_to_a_file_is_plain_text() {
         "colour codes in a log file: {log:?}"
     );
 }
+
+/// The CPU time all of `pid`'s threads have run (`/proc/PID/task/*/schedstat`, nanoseconds).
+fn cpu_time(pid: u32) -> Duration {
+    let nanos: u64 = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .expect("the broker's threads")
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(nanos)
+}
+
+/// The broker's CPU time over `span` of wall time.
+async fn cpu_over(broker: &Broker, span: Duration) -> Duration {
+    let before = cpu_time(broker.pid());
+    tokio::time::sleep(span).await;
+    cpu_time(broker.pid()) - before
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn busy_polling_follows_a_conversation_and_stops_when_it_goes_quiet() {
+    // The default window (100 µs): after a hundred answered asks the broker goes back to sleep.
+    let broker = Broker::start();
+    let answerer = Arc::new(broker.conn().await);
+    answerer
+        .register_answerer(json!("all"), false, "echo")
+        .await;
+    let answering = tokio::spawn(echo_answerer(answerer.clone(), 1, 100));
+    let asker = broker.conn().await;
+    for n in 0..100 {
+        let question = format!("question {n}");
+        let answer = asker
+            .call(
+                "user-questions/ask",
+                ask(vec![q("q", &question, &[])], None),
+            )
+            .await;
+        assert_eq!(answer.unwrap(), echoed(&question));
+    }
+    answering.await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let quiet = cpu_over(&broker, Duration::from_millis(500)).await;
+    assert!(
+        quiet < Duration::from_millis(50),
+        "an idle broker used {quiet:?} of CPU in 500 ms: it kept polling"
+    );
+
+    // A window of a second: one line in keeps the broker's thread running through it.
+    let polling = Broker::start_with(&["--busy-poll", "1000000"]);
+    let conn = polling.conn().await;
+    assert_eq!(conn.call("ping", json!({})).await.unwrap(), json!({}));
+    let busy = cpu_over(&polling, Duration::from_millis(500)).await;
+    assert!(
+        busy > Duration::from_millis(50),
+        "a broker polling for a second after a line used only {busy:?} of CPU in 500 ms"
+    );
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let after = cpu_over(&polling, Duration::from_millis(500)).await;
+    assert!(
+        after < Duration::from_millis(50),
+        "the window had passed, yet the broker used {after:?} of CPU in 500 ms"
+    );
+}

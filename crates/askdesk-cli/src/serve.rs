@@ -1,6 +1,7 @@
 //! `askdesk serve`: the broker without a GUI, in the foreground, until SIGINT or SIGTERM.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use askdesk_broker::journal::Journal;
 use askdesk_broker::ServerConfig;
@@ -45,6 +46,7 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
         max_pending_per_connection: args.max_pending,
         max_message_bytes: args.max_message_bytes,
         journal,
+        busy_poll: Duration::from_micros(args.busy_poll),
         ..ServerConfig::default()
     };
     tracing::info!(socket = %socket.display(), version = env!("CARGO_PKG_VERSION"), "askdesk broker listening");

@@ -57,6 +57,7 @@ impl Answerer for SocketAnswerer {
             questions: Cow::Borrowed(&request.questions),
             agent: request.agent.as_ref().map(Cow::Borrowed),
         };
+        self.conn.shared.busy_poll.touch();
         self.conn
             .out
             .push(protocol::encode_request::<QuestionRequest>(

@@ -64,6 +64,7 @@ where
         match frame {
             None => break,
             Some(Ok(line)) => {
+                shared.busy_poll.touch();
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
@@ -140,6 +141,8 @@ impl Conn {
     }
 
     pub(super) async fn send(&self, line: Vec<u8>) {
+        // A line out usually brings one back soon (the asker's next ask).
+        self.shared.busy_poll.touch();
         // A failed write means the peer is gone; its cleanup runs from the reader loop.
         self.out.send(line).await;
     }

@@ -230,6 +230,8 @@ impl Conn {
                     if let Some(journal) = &conn.shared.config.journal {
                         if let Some(mut record) = settled::record(outcome.request, &result) {
                             record.answerer = outcome.answerer;
+                            // The commit is due within a sync's time: stay awake for it.
+                            let _awake = conn.shared.busy_poll.hold();
                             settled::append(journal, record).await;
                         }
                     }

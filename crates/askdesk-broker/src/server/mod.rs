@@ -5,14 +5,17 @@
 //! - `handlers`: the dispatch table (SPEC 5.4) and one handler per method.
 //! - `answerer`: `SocketAnswerer`, which relays requests to answerer connections (SPEC 5.5) and
 //!   reads their responses as decisions.
+//! - `busy_poll`: keeps the thread polling the reactor for a moment after each line.
 
 mod answerer;
+mod busy_poll;
 mod connection;
 mod handlers;
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Semaphore;
@@ -24,6 +27,7 @@ use askdesk_core::Service;
 use crate::journal::Journal;
 use crate::protocol::{self, Id, RpcError};
 use crate::transport::Listener;
+use busy_poll::BusyPoll;
 
 /// How the broker is set up. The defaults are SPEC's.
 #[derive(Clone)]
@@ -37,6 +41,10 @@ pub struct ServerConfig {
     /// Called for the `askdesk/focus` extension (the desktop app shows its window); `None` makes
     /// that method unknown.
     pub focus: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// How long the broker's thread keeps polling its sockets after a line comes in or goes out
+    /// before it sleeps (see `busy_poll`); zero, the default, never polls. Only a current-thread
+    /// runtime polls its reactor while a task yields, so only such a runtime gains from it.
+    pub busy_poll: Duration,
 }
 
 impl Default for ServerConfig {
@@ -47,6 +55,7 @@ impl Default for ServerConfig {
             max_pending_per_connection: 64,
             journal: None,
             focus: None,
+            busy_poll: Duration::ZERO,
         }
     }
 }
@@ -62,6 +71,7 @@ impl fmt::Debug for ServerConfig {
             )
             .field("journal", &self.journal)
             .field("focus", &self.focus.is_some())
+            .field("busy_poll", &self.busy_poll)
             .finish()
     }
 }
@@ -79,11 +89,16 @@ pub async fn run(
 ) {
     let shared = Arc::new(Shared {
         connections: Arc::new(Semaphore::new(config.max_connections)),
+        busy_poll: Arc::new(BusyPoll::new(config.busy_poll)),
         service,
         config,
         socket: listener.path().to_owned(),
         shutdown: shutdown.clone(),
         tracker: TaskTracker::new(),
+    });
+    shared.tracker.spawn({
+        let shared = shared.clone();
+        async move { shared.busy_poll.run(&shared.shutdown).await }
     });
     loop {
         tokio::select! {
@@ -93,7 +108,7 @@ pub async fn run(
                 Err(error) => {
                     // Usually out of file descriptors: back off instead of spinning.
                     tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             },
         }
@@ -116,6 +131,8 @@ struct Shared {
     connections: Arc<Semaphore>,
     /// Every connection task, so `run` returns only when they all ended.
     tracker: TaskTracker,
+    /// Restarted by every line a connection reads or writes.
+    busy_poll: Arc<BusyPoll>,
 }
 
 /// Serves an accepted peer on a task of its own, or refuses it with a limit error when the broker
