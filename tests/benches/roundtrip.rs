@@ -177,9 +177,9 @@ fn round_trip_only() {
             .into_iter()
             .enumerate()
         {
-            let before = cpu_time(broker.pid());
+            let before = broker.cpu_time();
             samples[at].extend((0..PER_ROUND).map(|i| path.round_trip(base + i)));
-            cpu[at] += cpu_time(broker.pid()) - before;
+            cpu[at] += broker.cpu_time() - before;
         }
         samples[2].extend((0..PER_ROUND).map(|i| via_answering.round_trip(base + i)));
         samples[3].extend((0..PER_ROUND).map(|i| via_echo.round_trip(base + i)));
@@ -193,11 +193,11 @@ fn round_trip_only() {
             .enumerate()
         {
             thread::sleep(LONE_PAUSE);
-            let before = cpu_time(broker.pid());
+            let before = broker.cpu_time();
             path.round_trip(i);
             // The window after the answer runs out within the pause; its cost is the ask's.
             thread::sleep(LONE_PAUSE);
-            lone[at] += cpu_time(broker.pid()) - before;
+            lone[at] += broker.cpu_time() - before;
         }
     }
     let [busy_lone, sleeper_lone] = lone.map(|t| micros(t) / LONE_ASKS as f64);
@@ -213,17 +213,6 @@ fn round_trip_only() {
 /// Lone asks for the CPU reading: each with a pause before and after, longer than the window.
 const LONE_ASKS: usize = 300;
 const LONE_PAUSE: Duration = Duration::from_millis(2);
-
-/// The CPU time all of a process's threads have run, from `/proc/PID/task/*/schedstat` (its
-/// first field, in nanoseconds: exact, where `/proc/PID/stat` counts clock ticks).
-fn cpu_time(pid: u32) -> Duration {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the broker's threads");
-    let nanos: u64 = tasks
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(nanos)
-}
 
 fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6

@@ -81,6 +81,17 @@ impl Broker {
         self.child.as_ref().expect("the broker was not reaped").id()
     }
 
+    /// The CPU time all of the broker's threads have run, from `/proc/PID/task/*/schedstat` (its
+    /// first field, in nanoseconds: exact, where `/proc/PID/stat` counts clock ticks).
+    pub fn cpu_time(&self) -> Duration {
+        let nanos: u64 = std::fs::read_dir(format!("/proc/{}/task", self.pid()))
+            .expect("the broker's threads")
+            .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+            .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+            .sum();
+        Duration::from_nanos(nanos)
+    }
+
     /// Everything the broker printed so far.
     pub fn log(&self) -> String {
         std::fs::read(&self.log)

@@ -344,21 +344,11 @@ async fn a_log_written_to_a_file_is_plain_text() {
     );
 }
 
-/// The CPU time all of `pid`'s threads have run (`/proc/PID/task/*/schedstat`, nanoseconds).
-fn cpu_time(pid: u32) -> Duration {
-    let nanos: u64 = std::fs::read_dir(format!("/proc/{pid}/task"))
-        .expect("the broker's threads")
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(nanos)
-}
-
 /// The broker's CPU time over `span` of wall time.
 async fn cpu_over(broker: &Broker, span: Duration) -> Duration {
-    let before = cpu_time(broker.pid());
+    let before = broker.cpu_time();
     tokio::time::sleep(span).await;
-    cpu_time(broker.pid()) - before
+    broker.cpu_time() - before
 }
 
 #[tokio::test(flavor = "multi_thread")]
