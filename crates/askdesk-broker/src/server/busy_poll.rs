@@ -14,10 +14,10 @@
 //! `MAX_HOLD` after the last line), so the commit's acknowledgement, sent from the journal's
 //! writer thread, finds the broker awake rather than asleep.
 //!
-//! Measured (2-core virtual machine, `scripts/bench.sh`): an ask's `--no-history` round trip
-//! falls from about 75 µs to about 45-55 µs, and the history-on one by a similar amount or more;
-//! the broker's CPU per lone ask rises by about the window and the commit's time (reported by the
-//! benchmark). With many asks in flight the thread rarely sleeps anyway.
+//! Measured on a 2-core virtual machine: the `--no-history` round trip read 59-67 µs polling
+//! against 98-156 µs not, in the same rounds of the project benchmark; holding through the commit
+//! took a further 25-80 µs off the history-on round trip in alternating askload runs. The broker's
+//! CPU per lone ask rises by about the window (`scripts/bench.sh` reports it).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
