@@ -9,9 +9,10 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use askdesk_core::{AgentInfo, Answer, Question, Request};
 use serde::{Deserialize, Serialize};
@@ -270,6 +271,14 @@ impl Journal {
         })
     }
 
+    /// After committing a lone record the writer thread polls for the next one for `window`
+    /// instead of sleeping at once (the broker's `--busy-poll`): one asker asking in turn then
+    /// finds the writer awake. Zero, the default, sleeps at once. Shared by every clone.
+    pub fn set_busy_poll(&self, window: Duration) {
+        let nanos = u64::try_from(window.as_nanos()).unwrap_or(u64::MAX);
+        self.inner.queue.poll_nanos.store(nanos, Ordering::Relaxed);
+    }
+
     /// The live journal file.
     pub fn path(&self) -> PathBuf {
         self.inner.dir.join(FILE_NAME)
@@ -344,6 +353,11 @@ fn writer_gone(path: &Path) -> Error {
 struct Queue {
     state: Mutex<QueueState>,
     ready: Condvar,
+    /// Entries are queued (written under the lock; read without it while the writer polls).
+    queued: AtomicBool,
+    /// How long the writer polls for the next record after committing a lone one, in
+    /// nanoseconds; zero sleeps at once (see [`Journal::set_busy_poll`]).
+    poll_nanos: AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -367,6 +381,7 @@ impl Queue {
                 return;
             }
             state.entries.push(entry);
+            self.queued.store(true, Ordering::Release);
             state.entries.len() == 1
         };
         // A non-empty queue means the writer is already due to look at it again.
@@ -376,7 +391,16 @@ impl Queue {
     }
 
     /// Every queued entry, waiting for one; `None` once the journal is dropped and all are taken.
-    fn take(&self, into: &mut Vec<Entry>) -> bool {
+    /// After a lone record (`poll`), polls for the busy-poll window before it sleeps.
+    fn take(&self, into: &mut Vec<Entry>, poll: bool) -> bool {
+        let window = Duration::from_nanos(self.poll_nanos.load(Ordering::Relaxed));
+        if poll && !window.is_zero() {
+            let until = Instant::now() + window;
+            while !self.queued.load(Ordering::Acquire) && Instant::now() < until {
+                // Polite: anything else runnable on this CPU goes first.
+                std::thread::yield_now();
+            }
+        }
         let mut state = self.lock();
         while state.entries.is_empty() {
             if state.closed {
@@ -385,6 +409,7 @@ impl Queue {
             state = self.ready.wait(state).unwrap_or_else(|p| p.into_inner());
         }
         std::mem::swap(&mut state.entries, into);
+        self.queued.store(false, Ordering::Relaxed);
         true
     }
 }
@@ -464,7 +489,11 @@ fn write_batches(queue: &Queue, mut store: impl Store) {
     let _alive = WriterAlive(queue);
     let mut batch = Vec::new();
     let mut lines = Vec::new();
-    while queue.take(&mut batch) {
+    // A lone record predicts another soon (one asker asking in turn); a batch means load, where
+    // the queue refills while the sync runs anyway.
+    let mut lone = false;
+    while queue.take(&mut batch, lone) {
+        lone = batch.len() == 1;
         lines.clear();
         for entry in &batch {
             entry.record.write_to(&mut lines);
@@ -1119,6 +1148,35 @@ mod tests {
             "in order"
         );
         assert!(h.entered.try_recv().is_err(), "64 appends, 2 syncs");
+    }
+
+    #[tokio::test]
+    async fn a_polling_writer_commits_records_that_come_while_it_polls_and_after_it_sleeps() {
+        let h = scripted();
+        h.journal.set_busy_poll(Duration::from_millis(300));
+        let first = h.journal.submit(record(Outcome::Answered, 0));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        h.verdicts.send(Ok(())).unwrap();
+        first.await.unwrap();
+        // The writer now polls for the next record after a lone one: it comes within the window.
+        let second = h.journal.submit(record(Outcome::Answered, 1));
+        assert_eq!(h.entered.recv().unwrap(), 1, "taken while polling");
+        h.verdicts.send(Ok(())).unwrap();
+        second.await.unwrap();
+        // Past the window the writer sleeps; a record wakes it.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let third = h.journal.submit(record(Outcome::Answered, 2));
+        assert_eq!(h.entered.recv().unwrap(), 1, "taken after sleeping");
+        h.verdicts.send(Ok(())).unwrap();
+        third.await.unwrap();
+        assert_eq!(*h.durable.lock().unwrap(), vec![0, 1, 2]);
+        // Closing while it polls still lets it go.
+        let started = Instant::now();
+        h.journal.close();
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the writer ended"
+        );
     }
 
     #[tokio::test]

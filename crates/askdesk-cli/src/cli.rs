@@ -65,8 +65,9 @@ pub struct ServeArgs {
     /// Do not record settled requests in the history journal
     #[arg(long)]
     pub no_history: bool,
-    /// After each line in or out, keep polling the sockets this long before sleeping (0: never);
-    /// saves a wake-up per line while a conversation is under way, costs nothing while idle
+    /// After each line in or out, keep polling the sockets this long before sleeping (0: never;
+    /// the history journal's writer polls twice as long after a lone record); saves a wake-up per
+    /// line while a conversation is under way, costs nothing while idle
     #[arg(long, value_name = "MICROSECONDS", default_value_t = 100,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub busy_poll: u64,

@@ -87,6 +87,11 @@ pub async fn run(
     config: ServerConfig,
     shutdown: CancellationToken,
 ) {
+    if let Some(journal) = &config.journal {
+        // Two of the broker's windows: the next record of an asker asking in turn comes a whole
+        // round trip (reply, next ask, relay, answer) after the last commit.
+        journal.set_busy_poll(config.busy_poll * 2);
+    }
     let shared = Arc::new(Shared {
         connections: Arc::new(Semaphore::new(config.max_connections)),
         busy_poll: Arc::new(BusyPoll::new(config.busy_poll)),
