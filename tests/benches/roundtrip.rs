@@ -169,14 +169,13 @@ fn round_trip_only() {
         via_answering.round_trip(i);
         via_echo.round_trip(i);
     }
+    // The two brokers, polling and not, each timed and its CPU read in the same turns.
+    let mut brokers = [(&mut via_plain, &plain), (&mut via_sleeper, &sleeper)];
     let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     let mut cpu = [Duration::ZERO; 2];
     for round in 0..ROUNDS {
         let base = WARMUP + round * PER_ROUND;
-        for (at, (path, broker)) in [(&mut via_plain, &plain), (&mut via_sleeper, &sleeper)]
-            .into_iter()
-            .enumerate()
-        {
+        for (at, (path, broker)) in brokers.iter_mut().enumerate() {
             let before = broker.cpu_time();
             samples[at].extend((0..PER_ROUND).map(|i| path.round_trip(base + i)));
             cpu[at] += broker.cpu_time() - before;
@@ -188,10 +187,7 @@ fn round_trip_only() {
     let [busy_cpu, sleeper_cpu] = cpu.map(|t| micros(t) / asks);
     let mut lone = [Duration::ZERO; 2];
     for i in 0..LONE_ASKS {
-        for (at, (path, broker)) in [(&mut via_plain, &plain), (&mut via_sleeper, &sleeper)]
-            .into_iter()
-            .enumerate()
-        {
+        for (at, (path, broker)) in brokers.iter_mut().enumerate() {
             thread::sleep(LONE_PAUSE);
             let before = broker.cpu_time();
             path.round_trip(i);
