@@ -279,6 +279,41 @@ impl Journal {
         self.inner.queue.poll_nanos.store(nanos, Ordering::Relaxed);
     }
 
+    /// Hands commit acknowledgements to the returned future, a batch at a time, while it is
+    /// polled. The writer thread then wakes one task per batch instead of one per record: on a
+    /// current-thread runtime each wake from another thread is a system call, while the future
+    /// completes the batch's waiters with wakes local to the runtime. Dropping the future (polled
+    /// or not) delivers what it holds and lets the writer acknowledge each record again. `None`
+    /// while another relay runs. The future never completes: select it against shutdown.
+    pub fn relay_acks(&self) -> Option<impl Future<Output = ()> + Send + 'static> {
+        let queue = self.inner.queue.clone();
+        {
+            let mut relay = askdesk_core::sync::lock(&queue.relay.state);
+            if relay.active {
+                return None;
+            }
+            relay.active = true;
+        }
+        // Made before the future, so dropping it unpolled deactivates the relay too.
+        let guard = RelayGuard(queue);
+        Some(async move {
+            let relay = &guard.0.relay;
+            let mut batches = Vec::new();
+            loop {
+                relay.wake.notified().await;
+                std::mem::swap(
+                    &mut askdesk_core::sync::lock(&relay.state).batches,
+                    &mut batches,
+                );
+                for (dones, result) in batches.drain(..) {
+                    for done in dones {
+                        done.send(result.clone());
+                    }
+                }
+            }
+        })
+    }
+
     /// The live journal file.
     pub fn path(&self) -> PathBuf {
         self.inner.dir.join(FILE_NAME)
@@ -358,6 +393,41 @@ struct Queue {
     /// How long the writer polls for the next record after committing a lone one, in
     /// nanoseconds; zero sleeps at once (see [`Journal::set_busy_poll`]).
     poll_nanos: AtomicU64,
+    /// Where acknowledgements go while a relay runs (see [`Journal::relay_acks`]).
+    relay: Relay,
+}
+
+/// Acknowledgements on their way to a relay task, a batch at a time.
+#[derive(Debug, Default)]
+struct Relay {
+    state: Mutex<RelayState>,
+    /// Wakes the relay task: once per batch, a permit kept when it is not waiting.
+    wake: tokio::sync::Notify,
+}
+
+#[derive(Debug, Default)]
+struct RelayState {
+    /// A relay task takes the acknowledgements; otherwise the writer sends each itself.
+    active: bool,
+    batches: Vec<(Vec<Done>, Result<(), BatchError>)>,
+}
+
+/// Ends a relay: what it still holds is delivered and the writer acknowledges directly again.
+struct RelayGuard(Arc<Queue>);
+
+impl Drop for RelayGuard {
+    fn drop(&mut self) {
+        let batches = {
+            let mut relay = askdesk_core::sync::lock(&self.0.relay.state);
+            relay.active = false;
+            std::mem::take(&mut relay.batches)
+        };
+        for (dones, result) in batches {
+            for done in dones {
+                done.send(result.clone());
+            }
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -411,6 +481,31 @@ impl Queue {
         std::mem::swap(&mut state.entries, into);
         self.queued.store(false, Ordering::Relaxed);
         true
+    }
+}
+
+impl Queue {
+    /// Acknowledges a committed batch: through the relay when one runs (one wake for the batch;
+    /// a blocked thread is still told at once), else each record on its own.
+    fn acknowledge(&self, batch: &mut Vec<Entry>, result: &Result<(), BatchError>) {
+        let mut relay = askdesk_core::sync::lock(&self.relay.state);
+        if !relay.active {
+            drop(relay);
+            for entry in batch.drain(..) {
+                entry.done.send(result.clone());
+            }
+            return;
+        }
+        let mut tasks = Vec::with_capacity(batch.len());
+        for entry in batch.drain(..) {
+            match entry.done {
+                done @ Done::Task(_) => tasks.push(done),
+                thread @ Done::Thread(_) => thread.send(result.clone()),
+            }
+        }
+        relay.batches.push((tasks, result.clone()));
+        drop(relay);
+        self.relay.wake.notify_one();
     }
 }
 
@@ -502,9 +597,7 @@ fn write_batches(queue: &Queue, mut store: impl Store) {
         if let Err(error) = &result {
             tracing::error!(path = %error.path.display(), error = %error.source, records = batch.len(), "the history journal could not be written");
         }
-        for entry in batch.drain(..) {
-            entry.done.send(result.clone());
-        }
+        queue.acknowledge(&mut batch, &result);
         // Keep the capacity of an ordinary batch, not of a rare burst.
         if lines.capacity() > 1 << 20 {
             lines = Vec::new();
@@ -1177,6 +1270,96 @@ mod tests {
             started.elapsed() < Duration::from_secs(5),
             "the writer ended"
         );
+    }
+
+    /// Waits (bounded) until the writer has handed `batches` batches to the relay.
+    fn wait_for_relayed(journal: &Journal, batches: usize) {
+        let started = Instant::now();
+        while askdesk_core::sync::lock(&journal.inner.queue.relay.state)
+            .batches
+            .len()
+            < batches
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the writer never handed its batch to the relay"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_running_relay_takes_each_batch_and_acknowledges_its_records() {
+        let h = scripted();
+        let relay = h.journal.relay_acks().expect("the first relay");
+        let first = h.journal.submit(record(Outcome::Answered, 0));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        let mut rest: Vec<Commit> = (1..4)
+            .map(|n| h.journal.submit(record(Outcome::Answered, n)))
+            .collect();
+        h.verdicts.send(Ok(())).unwrap();
+        assert_eq!(h.entered.recv().unwrap(), 3);
+        h.verdicts.send(Ok(())).unwrap();
+        wait_for_relayed(&h.journal, 2);
+        // Durable, and acknowledged through the relay alone: nothing resolves until it runs.
+        assert_eq!(*h.durable.lock().unwrap(), vec![0, 1, 2, 3]);
+        for commit in &mut rest {
+            assert!(is_pending(commit), "acknowledged around the relay");
+        }
+        let relay = tokio::spawn(relay);
+        first.await.unwrap();
+        for commit in rest {
+            commit.await.unwrap();
+        }
+        // Later batches go through it too, and failures reach every waiter.
+        let failing = h.journal.submit(record(Outcome::Answered, 4));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        h.verdicts
+            .send(Err(io::Error::other("disk on fire")))
+            .unwrap();
+        let error = failing.await.expect_err("the batch failed");
+        assert!(error.to_string().contains("disk on fire"), "{error}");
+        relay.abort();
+    }
+
+    #[tokio::test]
+    async fn dropping_a_relay_delivers_what_it_holds_and_the_writer_acknowledges_again() {
+        let h = scripted();
+        let relay = h.journal.relay_acks().expect("the first relay");
+        assert!(h.journal.relay_acks().is_none(), "one relay at a time");
+        let mut held = h.journal.submit(record(Outcome::Answered, 0));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        h.verdicts.send(Ok(())).unwrap();
+        wait_for_relayed(&h.journal, 1);
+        assert!(is_pending(&mut held));
+        // Never polled, then dropped: what it held is delivered all the same.
+        drop(relay);
+        tokio::time::timeout(Duration::from_secs(10), held)
+            .await
+            .expect("delivered when the relay dropped")
+            .unwrap();
+        let direct = h.journal.submit(record(Outcome::Answered, 1));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        h.verdicts.send(Ok(())).unwrap();
+        direct.await.unwrap();
+        assert!(h.journal.relay_acks().is_some(), "a new relay may start");
+    }
+
+    #[test]
+    fn a_blocking_append_is_answered_at_once_while_a_relay_runs() {
+        let h = scripted();
+        // Held and never polled: a blocked thread must not wait for it.
+        let _relay = h.journal.relay_acks().expect("the first relay");
+        let journal = h.journal.clone();
+        let (appended, result) = mpsc::channel();
+        std::thread::spawn(move || appended.send(journal.append(&record(Outcome::Failed, 7))));
+        assert_eq!(h.entered.recv().unwrap(), 1);
+        h.verdicts.send(Ok(())).unwrap();
+        result
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the blocked thread was told")
+            .expect("acknowledged");
+        assert_eq!(*h.durable.lock().unwrap(), vec![7]);
     }
 
     #[tokio::test]

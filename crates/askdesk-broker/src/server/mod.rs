@@ -105,6 +105,26 @@ pub async fn run(
         let shared = shared.clone();
         async move { shared.busy_poll.run(&shared.shutdown).await }
     });
+    // On a current-thread runtime (`askdesk serve`) every wake from the journal's writer thread
+    // is a system call: a relay task takes each committed batch with one and wakes its asks
+    // locally. Commits acknowledged after shutdown go straight to their asks again.
+    let current_thread = tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::CurrentThread;
+    if let Some(relay) = shared
+        .config
+        .journal
+        .as_ref()
+        .filter(|_| current_thread)
+        .and_then(Journal::relay_acks)
+    {
+        let shutdown = shutdown.clone();
+        shared.tracker.spawn(async move {
+            tokio::select! {
+                _ = shutdown.cancelled() => {}
+                _ = relay => {}
+            }
+        });
+    }
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => break,
