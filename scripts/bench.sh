@@ -42,6 +42,8 @@ figure() { echo "$1=$2" >>"$FIGURES"; }
 value() { grep "^$1=" "$FIGURES" | tail -n1 | cut -d= -f2-; }
 # field KEY FILE: the value of `KEY=...` in a tool's output.
 field() { grep -o "$1=[0-9.]*" "$2" | head -n1 | cut -d= -f2; }
+# mean KEY FILE: the mean of every `KEY=...` value in FILE (the probes around a run).
+mean() { grep -o "$1=[0-9.]*" "$2" | cut -d= -f2 | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }'; }
 # latency LINE KEY FILE: the value of `KEY=...` on askload's line starting with LINE (floor, broker).
 latency() { grep "^$1" "$3" | grep -o "$2=[0-9.]*" | head -n1 | cut -d= -f2; }
 
@@ -91,8 +93,7 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
     local nh50 h50 nht ht fsync
     nh50=$(latency broker p50_us "$WORK/nohist.$round.out"); h50=$(latency broker p50_us "$WORK/hist.$round.out")
     nht=$(field asks_per_s "$WORK/nohist.$round.out"); ht=$(field asks_per_s "$WORK/hist.$round.out")
-    fsync=$(grep -o 'fsync_p50_us=[0-9.]*' "$WORK/fsync.$round.out" | cut -d= -f2 \
-      | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }')
+    fsync=$(mean fsync_p50_us "$WORK/fsync.$round.out")
     # ratio of throughputs, p50 slack (limit - history-on p50), then the figures behind them
     awk -v h="$h50" -v n="$nh50" -v f="$fsync" -v ht="$ht" -v nht="$nht" \
       'BEGIN { printf "%.2f %.1f %s %s %s %s %s\n", ht / nht, n + 1.5 * f - h, h, n, f, ht, nht }' >>"$WORK/pairs.txt"
@@ -163,10 +164,8 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   fi
   # askload asks one question: {"questions":[{"id":"q","question":"Proceed?","options":[{"label":"Yes"},{"label":"No"}]}]}
   figure payload_bytes 91
-  figure fsync_p50_us "$(grep -o 'fsync_p50_us=[0-9.]*' "$WORK/fsync.1.out" | cut -d= -f2 \
-    | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }')"
-  figure fsync_isolated_p50_us "$(grep -o 'fsync_isolated_p50_us=[0-9.]*' "$WORK/fsync.1.out" | cut -d= -f2 \
-    | awk '{ sum += $1; n++ } END { printf "%.1f", sum / n }')"
+  figure fsync_p50_us "$(mean fsync_p50_us "$WORK/fsync.1.out")"
+  figure fsync_isolated_p50_us "$(mean fsync_isolated_p50_us "$WORK/fsync.1.out")"
 else
   echo "== broker figures by the project's benchmark (tests/benches/roundtrip.rs; askload not found at $ASKLOAD_DIR)"
   cargo bench -p askdesk-cli --bench roundtrip | tee "$WORK/bench.out"

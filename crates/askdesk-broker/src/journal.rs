@@ -305,11 +305,7 @@ impl Journal {
                     &mut askdesk_core::sync::lock(&relay.state).batches,
                     &mut batches,
                 );
-                for (dones, result) in batches.drain(..) {
-                    for done in dones {
-                        done.send(result.clone());
-                    }
-                }
+                deliver(batches.drain(..));
             }
         })
     }
@@ -409,7 +405,19 @@ struct Relay {
 struct RelayState {
     /// A relay task takes the acknowledgements; otherwise the writer sends each itself.
     active: bool,
-    batches: Vec<(Vec<Done>, Result<(), BatchError>)>,
+    batches: Vec<Acks>,
+}
+
+/// A committed batch's acknowledgements and the batch's result, held for the relay.
+type Acks = (Vec<Done>, Result<(), BatchError>);
+
+/// Sends each acknowledgement of each batch its batch's result.
+fn deliver(batches: impl IntoIterator<Item = Acks>) {
+    for (dones, result) in batches {
+        for done in dones {
+            done.send(result.clone());
+        }
+    }
 }
 
 /// Ends a relay: what it still holds is delivered and the writer acknowledges directly again.
@@ -422,11 +430,7 @@ impl Drop for RelayGuard {
             relay.active = false;
             std::mem::take(&mut relay.batches)
         };
-        for (dones, result) in batches {
-            for done in dones {
-                done.send(result.clone());
-            }
-        }
+        deliver(batches);
     }
 }
 
@@ -482,9 +486,7 @@ impl Queue {
         self.queued.store(false, Ordering::Relaxed);
         true
     }
-}
 
-impl Queue {
     /// Acknowledges a committed batch: through the relay when one runs (one wake for the batch;
     /// a blocked thread is still told at once), else each record on its own.
     fn acknowledge(&self, batch: &mut Vec<Entry>, result: &Result<(), BatchError>) {
