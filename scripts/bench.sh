@@ -166,6 +166,7 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   figure payload_bytes 91
   figure fsync_p50_us "$(mean fsync_p50_us "$WORK/fsync.1.out")"
   figure fsync_isolated_p50_us "$(mean fsync_isolated_p50_us "$WORK/fsync.1.out")"
+  figure fsync_p99_us "$(mean fsync_p99_us "$WORK/fsync.1.out")"
 else
   echo "== broker figures by the project's benchmark (tests/benches/roundtrip.rs; askload not found at $ASKLOAD_DIR)"
   cargo bench -p askdesk-cli --bench roundtrip | tee "$WORK/bench.out"
@@ -237,7 +238,7 @@ fi
 isolated=$(value fsync_isolated_p50_us)
 if [ -n "$isolated" ]; then
   printf '%-34s %-8s %s\n' "   history-on cost (reported)" "-" \
-    "$(awk -v h="$h50" -v n="$nh50" 'BEGIN { printf "%.1f", h - n }') µs over --no-history (first pair); append+fdatasync back to back $fsync µs, one at a time (200 µs apart) $isolated µs"
+    "$(awk -v h="$h50" -v n="$nh50" 'BEGIN { printf "%.1f", h - n }') µs over --no-history (first pair); append+fdatasync back to back $fsync µs (p99 $(value fsync_p99_us) µs), one at a time (200 µs apart) $isolated µs"
 fi
 printf '%-34s %-8s %s\n' "   p99 (reported, not gated)" "-" \
   "--no-history $nh99 µs, history on $h99 µs, floor $floor99 µs"

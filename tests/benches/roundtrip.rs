@@ -63,10 +63,12 @@ fn main() {
     }
     if let Some(at) = args.iter().position(|a| a == "--fsync-cost") {
         let dir = args.get(at + 1).expect("--fsync-cost DIR");
-        let p50 = fsync_cost(Path::new(dir), Duration::ZERO);
+        let (p50, p99) = fsync_cost(Path::new(dir), Duration::ZERO);
         println!("figure fsync_p50_us={:.1}", micros(p50));
+        // Reported, not an anchor: how far this disk's syncs stray from their median.
+        println!("figure fsync_p99_us={:.1}", micros(p99));
         // Reported, not an anchor: a commit as a lone ask makes it, after a pause.
-        let isolated = fsync_cost(Path::new(dir), ISOLATED_GAP);
+        let (isolated, _) = fsync_cost(Path::new(dir), ISOLATED_GAP);
         return println!("figure fsync_isolated_p50_us={:.1}", micros(isolated));
     }
     if args.iter().any(|a| a == "--round-trip-only") {
@@ -102,7 +104,7 @@ fn main() {
         relay_samples.extend((0..PER_ROUND).map(|i| via_relay.round_trip(base + i)));
         journaled_samples
             .extend((0..PER_ROUND_HISTORY).map(|i| via_journaled.round_trip(base + i)));
-        fsync_samples.push(fsync_cost(&journal_dir, Duration::ZERO));
+        fsync_samples.push(fsync_cost(&journal_dir, Duration::ZERO).0);
     }
     let fsync = percentiles(&mut fsync_samples).0;
     let (rp50, rp99) = percentiles(&mut relay_samples);
@@ -222,11 +224,9 @@ fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// The median cost of appending one 1 KB line to a file in `dir` and `fdatasync`ing it: what one
-/// journal commit costs on that disk.
-/// The median cost of appending a 1 KB line and `fdatasync`ing it in `dir`, each after `gap`
-/// (zero: back to back).
-fn fsync_cost(dir: &Path, gap: Duration) -> Duration {
+/// The cost of appending a 1 KB line to a file in `dir` and `fdatasync`ing it, each after `gap`
+/// (zero: back to back), at p50 and p99: what one journal commit costs on that disk.
+fn fsync_cost(dir: &Path, gap: Duration) -> (Duration, Duration) {
     std::fs::create_dir_all(dir).expect("the measuring directory");
     let path = dir.join(format!("fsync-probe-{}", std::process::id()));
     let mut file = OpenOptions::new()
@@ -248,7 +248,7 @@ fn fsync_cost(dir: &Path, gap: Duration) -> Duration {
         })
         .collect();
     let _ = std::fs::remove_file(&path);
-    percentiles(&mut samples).0
+    percentiles(&mut samples)
 }
 
 /// Asks per second with `IN_FLIGHT` asks outstanding on one connection at all times.
