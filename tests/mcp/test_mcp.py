@@ -256,6 +256,7 @@ async def two_questions_answered(world):
     assert agent["label"] == "askdesk-mcp-test 1.2.3", agent
     assert os.path.realpath(agent["meta"]["cwd"]) == os.path.realpath(world.dir), agent
     assert isinstance(agent["meta"]["pid"], int), agent
+    assert agent["meta"]["session"].startswith("mcp-"), agent
     assert "multi_select" not in request["questions"][1], request
 
 
@@ -456,6 +457,97 @@ async def cancellation_withdraws_the_ask(world):
         assert text_of(result) == '{"answers":[{"id":"n","selected":["Next"]}]}', result
 
     await session_call(world, run)
+
+
+@case
+async def each_session_names_itself(world):
+    # The desktop groups a session's plans into one thread by `meta.session`: two sessions must
+    # never share it, even where their agent ids can (pid 1 in two containers).
+    world.answerer.policy = first_option_answer
+    call = {"questions": [{"id": "q", "question": "?", "options": [{"label": "A"}]}]}
+
+    async def run(session):
+        await session.call_tool("ask_user_question", call)
+        await session.call_tool("ask_user_question", call)
+
+    await session_call(world, run)
+    await session_call(world, run)
+    sessions = [world.answerer.requests.get(timeout=5)["params"]["agent"]["meta"]["session"] for _ in range(4)]
+    assert sessions[0] == sessions[1] and sessions[2] == sessions[3], sessions
+    assert sessions[0] != sessions[2], sessions
+
+
+def raw_session(world):
+    """`askdesk mcp` on pipes, initialized by hand: for what the SDK's client cannot do."""
+    proc = subprocess.Popen([world.binary, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=open(os.path.join(world.dir, "mcp.log"), "a"),
+                            env={**os.environ, **world.env}, cwd=world.dir)
+
+    def send(message):
+        proc.stdin.write((json.dumps(message) + "\n").encode())
+        proc.stdin.flush()
+
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+    assert json.loads(proc.stdout.readline())["id"] == 0
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return proc, send
+
+
+def call_line(id, arguments, tool="ask_user_question"):
+    return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+
+
+@case
+async def closing_the_input_withdraws_waiting_questions_at_once(world):
+    # A client ends a stdio session by closing the server's input: no one is left to read an
+    # answer, so the question leaves the human's screen at once.
+    world.answerer.policy = lambda params: HOLD
+    proc, send = raw_session(world)
+    try:
+        send(call_line(1, {"questions": [{"id": "q", "question": "Still there?"}]}))
+        request = world.answerer.requests.get(timeout=10)
+        closed = time.time()
+        proc.stdin.close()
+        cancelled = world.answerer.cancels.get(timeout=5)
+        withdrawn = time.time() - closed
+        assert cancelled == request["id"], (cancelled, request)
+        assert withdrawn < 1.5, f"withdrawn {withdrawn:.2f} s after the input closed"
+        assert proc.wait(timeout=5) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@case
+async def an_oversized_call_fails_alone(world):
+    # A call whose message is longer than the broker takes fails by itself; the session's other
+    # waiting question stays in front of the human and is answered.
+    held = []
+
+    def policy(params):
+        if not held:
+            held.append(params)
+            return HOLD
+        return first_option_answer(params)
+
+    world.answerer.policy = policy
+    proc, send = raw_session(world)
+    try:
+        send(call_line(1, {"questions": [{"id": "q", "question": "Deploy now?", "options": [{"label": "Yes"}]}]}))
+        first = world.answerer.requests.get(timeout=10)
+        send(call_line(2, {"plan": "x" * (5 * 1024 * 1024)}, tool="review_plan"))
+        reply = json.loads(proc.stdout.readline())
+        assert reply["id"] == 2 and reply["result"]["isError"], reply
+        assert "it was not sent" in reply["result"]["content"][0]["text"], reply
+        assert world.answerer.cancels.empty(), "the first question was withdrawn"
+        world.answerer.conn.reply(first, {"answers": [{"id": "q", "selected": ["Yes"]}]})
+        reply = json.loads(proc.stdout.readline())
+        assert reply["id"] == 1 and not reply["result"].get("isError"), reply
+        assert reply["result"]["structuredContent"] == {"answers": [{"id": "q", "selected": ["Yes"]}]}, reply
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 @case

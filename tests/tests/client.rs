@@ -172,36 +172,56 @@ async fn domain_errors_carry_their_code() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn cancelling_an_ask_withdraws_it_at_the_answerer() {
-    let broker = Broker::start();
+/// An ask of question `q` from a new connection, waiting at an answerer that holds it.
+struct Held {
+    /// Kept open: the request it holds lives on its connection.
+    _answerer: Client,
+    asker: Client,
+    asking: tokio::task::JoinHandle<Result<Answer, ClientError>>,
+    request: askdesk_broker::client::IncomingRequest,
+}
+
+async fn ask_held(broker: &Broker, cancel: &CancellationToken) -> Held {
     let answerer = Client::connect(broker.socket(), "e2e-answerer")
         .await
         .unwrap();
     let (_, mut incoming) = answerer
-        .register_answerer(Scope::All, false, Some("slow"))
+        .register_answerer(Scope::All, false, Some("holder"))
         .await
         .unwrap();
     let asker = Client::connect(broker.socket(), "e2e-asker").await.unwrap();
-    let cancel = CancellationToken::new();
     let asking = tokio::spawn({
         let (asker, cancel) = (asker.clone(), cancel.clone());
         async move {
-            asker
-                .ask(
-                    &AskRequest {
-                        questions: vec![question("q", &["Yes"])],
-                        agent: None,
-                    },
-                    &cancel,
-                )
-                .await
+            let request = AskRequest {
+                questions: vec![question("q", &["Yes"])],
+                agent: None,
+            };
+            asker.ask(&request, &cancel).await
         }
     });
-    let held = tokio::time::timeout(askdesk_e2e::PATIENCE, incoming.next())
+    let request = tokio::time::timeout(askdesk_e2e::PATIENCE, incoming.next())
         .await
         .unwrap()
         .unwrap();
+    Held {
+        _answerer: answerer,
+        asker,
+        asking,
+        request,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_an_ask_withdraws_it_at_the_answerer() {
+    let broker = Broker::start();
+    let cancel = CancellationToken::new();
+    let Held {
+        _answerer,
+        asker,
+        asking,
+        request: held,
+    } = ask_held(&broker, &cancel).await;
     cancel.cancel();
     let result = tokio::time::timeout(Duration::from_secs(5), asking)
         .await
@@ -214,6 +234,55 @@ async fn cancelling_an_ask_withdraws_it_at_the_answerer() {
         .expect("the answerer is told");
     // The connection is still usable afterwards.
     asker.ping().await.unwrap();
+}
+
+/// A request longer than a broker takes would make it close the connection, failing every other
+/// request on it (an MCP session's asks share one): the client refuses that one alone, unsent.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_over_the_message_limit_is_refused_unsent_and_the_others_go_on() {
+    let broker = Broker::start();
+    let Held {
+        _answerer,
+        asker,
+        asking,
+        request: held,
+    } = ask_held(&broker, &CancellationToken::new()).await;
+    let mut huge = question("big", &["Yes"]);
+    huge.detail = Some("x".repeat(5 * 1024 * 1024));
+    let request = AskRequest {
+        questions: vec![huge],
+        agent: None,
+    };
+    let error = asker
+        .ask(&request, &CancellationToken::new())
+        .await
+        .expect_err("over the limit");
+    let ClientError::Rpc(rpc) = &error else {
+        panic!("expected a limit error, got {error:?}")
+    };
+    assert_eq!(rpc.data_code(), Some("LIMIT"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("over the 4194304 a message may have; it was not sent"),
+        "{error}"
+    );
+    // The held ask was neither withdrawn nor failed: it is answered as usual.
+    assert!(!held.cancelled.is_cancelled());
+    held.reply(Ok(Some(Answer {
+        answers: vec![AnswerItem {
+            id: "q".into(),
+            selected: vec!["Yes".into()],
+            custom: None,
+        }],
+    })))
+    .await;
+    let answer = tokio::time::timeout(askdesk_e2e::PATIENCE, asking)
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("answered");
+    assert_eq!(answer.answers[0].selected, ["Yes"]);
 }
 
 /// A broker at its connection limit refuses at once, often before the client's `initialize` is

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use askdesk_e2e::{answer_first, ask, expect_question_error, expect_rpc_error, q, Broker, Conn};
 use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
 
 /// Answers every request on `conn` with each free-text question's own text as `custom`, holding
 /// requests until `batch` have arrived and then answering them in reverse order, so answers can only
@@ -321,6 +322,55 @@ async fn sigterm_with_idle_connections_exits_promptly() {
     let status = broker.wait_exit(Duration::from_secs(10)).await;
     assert_eq!(status.code(), Some(0), "log: {}", broker.log());
     assert!(!broker.socket().exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_is_not_held_up_by_a_peer_that_stopped_reading() {
+    let mut broker = Broker::start();
+    // An answerer that registers and then never reads: the questions relayed to it fill its
+    // socket and then its queue at the broker.
+    let mut stuck = tokio::net::UnixStream::connect(broker.socket())
+        .await
+        .unwrap();
+    stuck
+        .write_all(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"client":{"name":"stuck"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"answerers/register","params":{"scope":"all"}}"#,
+                "\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let asker = broker.conn().await;
+    let mut ids = Vec::new();
+    for n in 0..8 {
+        let mut question = q(&format!("q{n}"), "Proceed?", &["Yes", "No"]);
+        question["detail"] = json!("x".repeat(200_000));
+        ids.push(
+            asker
+                .start("user-questions/ask", ask(vec![question], None))
+                .await,
+        );
+    }
+    // Time for the broker to relay them all to the answerer, which holds them.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    broker.signal(libc::SIGTERM);
+    for id in ids {
+        expect_question_error(asker.wait(id).await, "SHUTTING_DOWN");
+    }
+    // Within the two seconds' grace a stopping broker gives each peer, and a margin.
+    let status = broker.wait_exit(Duration::from_secs(10)).await;
+    assert_eq!(status.code(), Some(0), "log: {}", broker.log());
+    assert!(!broker.socket().exists(), "the socket file is removed");
+    assert!(
+        broker.log().contains("did not read its last messages"),
+        "log: {}",
+        broker.log()
+    );
+    drop(stuck);
 }
 
 #[tokio::test(flavor = "multi_thread")]

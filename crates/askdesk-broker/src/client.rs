@@ -26,6 +26,7 @@ use crate::protocol::methods::{
     UnregisterAgentParams,
 };
 use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
+use crate::server::DEFAULT_MAX_MESSAGE_BYTES;
 
 /// What a client call can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -275,6 +276,19 @@ impl Client {
         cancel: &CancellationToken,
     ) -> Result<M::Result> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = protocol::encode_request::<M>(&Id::Number(id), params);
+        // A broker closes the connection on a line over its limit, failing every other request on
+        // it (the asks of an MCP session share one): refuse this one alone, before sending it.
+        let bytes = line.len() - 1;
+        if bytes > DEFAULT_MAX_MESSAGE_BYTES {
+            return Err(ClientError::Rpc(RpcError::limit(
+                "message-bytes",
+                format_args!(
+                    "this {} request is {bytes} bytes, over the {DEFAULT_MAX_MESSAGE_BYTES} a message may have; it was not sent",
+                    M::NAME
+                ),
+            )));
+        }
         let (tx, mut rx) = oneshot::channel();
         {
             let mut state = self.state();
@@ -283,7 +297,6 @@ impl Client {
             }
             state.waiting.insert(id, tx);
         }
-        let line = protocol::encode_request::<M>(&Id::Number(id), params);
         if let Err(error) = self.send(line).await {
             self.state().waiting.remove(&id);
             // The connection ended, but a refusal read before the end still says why.

@@ -132,6 +132,19 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         self.room.notify_waiters();
     }
 
+    /// Gives up on a peer that does not read: what is queued is dropped, later lines too, and
+    /// senders waiting for room go on. The flusher, if it waits for the peer, is the caller's to
+    /// stop.
+    pub(crate) fn abandon(&self) {
+        let mut state = self.state();
+        state.failed = true;
+        state.queue.clear();
+        if let Some(flusher) = state.flusher.take() {
+            flusher.wake();
+        }
+        self.room.notify_waiters();
+    }
+
     /// No more lines: the flusher writes what is queued, shuts the writing side down and ends.
     pub(crate) fn close(&self) {
         let mut state = self.state();
@@ -222,6 +235,20 @@ mod tests {
         assert_eq!(received, expected);
     }
 
+    /// A task sending `line` into `outbox`, checked to be waiting for room (the queue is full).
+    async fn blocked_send(
+        outbox: &Arc<Outbox<DuplexStream>>,
+        line: &'static [u8],
+    ) -> JoinHandle<()> {
+        let blocked = tokio::spawn({
+            let outbox = outbox.clone();
+            async move { outbox.send(line.to_vec()).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(!blocked.is_finished(), "send went on with the queue full");
+        blocked
+    }
+
     /// `send` waits while `limit` lines are unread and goes on once the peer reads.
     #[tokio::test]
     async fn send_waits_for_room() {
@@ -230,12 +257,7 @@ mod tests {
         for _ in 0..3 {
             outbox.push(b"0123456789\n".to_vec());
         }
-        let blocked = tokio::spawn({
-            let outbox = outbox.clone();
-            async move { outbox.send(b"last\n".to_vec()).await }
-        });
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        assert!(!blocked.is_finished(), "send went on with the queue full");
+        let blocked = blocked_send(&outbox, b"last\n").await;
         let mut buf = vec![0; 33];
         far.read_exact(&mut buf).await.unwrap();
         blocked.await.unwrap();
@@ -244,6 +266,24 @@ mod tests {
         far.read_to_end(&mut rest).await.unwrap();
         assert_eq!(rest, b"last\n");
         flusher.await.unwrap();
+    }
+
+    /// Abandoning a peer that does not read lets a sender waiting for room go on and drops what
+    /// was queued and later lines (the flusher, waiting on the peer, is stopped by its owner).
+    #[tokio::test]
+    async fn abandoning_a_peer_that_does_not_read_frees_its_senders() {
+        let (near, _far) = tokio::io::duplex(8);
+        let (outbox, flusher) = start(near, 1);
+        outbox.push(b"0123456789\n".to_vec());
+        let blocked = blocked_send(&outbox, b"more\n").await;
+        outbox.abandon();
+        tokio::time::timeout(std::time::Duration::from_secs(5), blocked)
+            .await
+            .expect("the sender goes on")
+            .unwrap();
+        outbox.send(b"dropped\n".to_vec()).await;
+        assert!(outbox.state().queue.is_empty());
+        flusher.abort();
     }
 
     /// A peer that went away fails the writes; nothing waits forever and the flusher ends.

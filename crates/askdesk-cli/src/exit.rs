@@ -93,12 +93,12 @@ Exit status:
    3  no broker is running (start one: `askdesk serve`, or open the askdesk desktop app)
    4  invalid params: the questions break the shape rules, or --json/--detail-file is unreadable or not a batch
    5  agent registry error (AGENT_ID_TAKEN: the --agent-id is live already; AGENT_NOT_LIVE)
-   6  a broker limit was reached (connections, pending asks)
+   6  a broker limit was reached (connections, pending asks, message size)
   10  ASK_ABORTED       the ask was cancelled (Ctrl-C, --timeout) before the user answered
   11  EMPTY_QUESTIONS   the batch has no question
   12  CALLER_NOT_LIVE   --agent-id/--agent-instance name no live agent
   13  DELEGATED_CALLER  the agent is owned by another live agent (--owner)
-  14  BAD_INTENT        the plan-review intent is inconsistent (approve label, detail)
+  14  BAD_INTENT        the plan-review intent is inconsistent (approve label not an option, or no detail)
   15  NO_PROVIDER       no answerer accepted the request
   16  ASK_CANCELLED     the user dismissed the questions
   17  BAD_ANSWER        an answerer sent an answer that breaks the rules

@@ -146,7 +146,8 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// Checks step 5 of SPEC 2 for every question in batch order, 5a before 5b.
+/// Checks step 5 of SPEC 2 for every question in batch order, 5a before 5b. A `detail` that is
+/// empty or only whitespace is no detail: there is nothing in it to review.
 pub fn check_intents(questions: &[Question]) -> Result<(), UserQuestionError> {
     for q in questions {
         let Some(intent) = &q.intent else { continue };
@@ -157,7 +158,10 @@ pub fn check_intents(questions: &[Question]) -> Result<(), UserQuestionError> {
                 &intent.approve,
             ));
         }
-        if q.detail.is_none() {
+        if q.detail
+            .as_deref()
+            .is_none_or(|detail| detail.trim().is_empty())
+        {
             return Err(UserQuestionError::bad_intent_detail(&q.id, &intent.kind));
         }
     }
@@ -417,6 +421,16 @@ mod tests {
             "question q declares intent plan-review without the detail it reviews"
         );
         assert_eq!(check_intents(&both_wrong[..1]), Ok(()));
+        for blank in ["", " \n\t"] {
+            let blank_plan = questions(json!([
+                { "id": "q", "question": "?", "options": [{ "label": "Go" }], "detail": blank, "intent": { "kind": "plan-review", "approve": "Go" } }
+            ]));
+            assert_eq!(
+                check_intents(&blank_plan).unwrap_err().message,
+                "question q declares intent plan-review without the detail it reviews",
+                "detail {blank:?}"
+            );
+        }
     }
 
     mod props {

@@ -4,11 +4,13 @@
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use askdesk_core::{AnswererId, Handle, Request, Service};
 use futures_util::StreamExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::{timeout_at, Instant};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -26,6 +28,11 @@ const READ_BUFFER: usize = 1024;
 /// Lines a peer may leave unread before the connection's handlers wait for it.
 const OUTGOING_QUEUE: usize = 256;
 
+/// How long a stopping broker lets a peer take its last lines (its asks' `SHUTTING_DOWN` answers)
+/// before it closes the connection anyway: a peer that stopped reading must not keep the broker
+/// from stopping.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
 /// A connection's writing half, whatever the transport.
 type BoxedWrite = Pin<Box<dyn AsyncWrite + Send>>;
 
@@ -37,7 +44,7 @@ where
 {
     let (read, write) = tokio::io::split(stream);
     let out: Arc<Outbox<BoxedWrite>> = Arc::new(Outbox::new(Box::pin(write), OUTGOING_QUEUE));
-    let flusher = tokio::spawn({
+    let mut flusher = tokio::spawn({
         let out = out.clone();
         async move { out.flush().await }
     });
@@ -85,18 +92,33 @@ where
         }
     }
     if shared.shutdown.is_cancelled() {
-        // Let the asks settle SHUTTING_DOWN and answer their askers before the peer is let go.
+        // Let the asks settle SHUTTING_DOWN and answer their askers before the peer is let go,
+        // within the grace a stopping broker gives.
+        let deadline = Instant::now() + SHUTDOWN_GRACE;
         conn.asks.close();
-        conn.asks.wait().await;
+        if timeout_at(deadline, conn.asks.wait()).await.is_err() {
+            // Asks wait for room the peer does not make: what it did not take is dropped.
+            out.abandon();
+            conn.asks.wait().await;
+        }
         conn.close();
+        out.close();
+        if timeout_at(deadline, &mut flusher).await.is_err() {
+            let client = conn.state().client.clone();
+            tracing::warn!(
+                client = client.as_deref().unwrap_or("?"),
+                "closing a connection whose peer did not read its last messages while the broker stopped"
+            );
+            flusher.abort();
+        }
     } else {
         // The peer is gone: its asks are aborted, not answered.
         conn.close();
         conn.asks.close();
         conn.asks.wait().await;
+        out.close();
+        let _ = flusher.await;
     }
-    out.close();
-    let _ = flusher.await;
 }
 
 /// One connection's shared state.

@@ -29,6 +29,9 @@ use crate::protocol::{self, Id, RpcError};
 use crate::transport::Listener;
 use busy_poll::BusyPoll;
 
+/// The longest message (line) a broker takes by default, SPEC 1.1's 4 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
 /// How the broker is set up. The defaults are SPEC's.
 #[derive(Clone)]
 pub struct ServerConfig {
@@ -50,7 +53,7 @@ pub struct ServerConfig {
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
-            max_message_bytes: 4 * 1024 * 1024,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_connections: 256,
             max_pending_per_connection: 64,
             journal: None,

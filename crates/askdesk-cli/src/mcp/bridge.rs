@@ -2,8 +2,8 @@
 //! broker restarts, unregistered when the session ends.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use askdesk_broker::client::{Client, ClientError};
 use askdesk_core::{AgentRegistration, Handle, RegistryError};
@@ -123,8 +123,24 @@ async fn register(client: &Client, client_info: Option<&Implementation>) -> Resu
     Ok(client.register_agent(&registration).await?)
 }
 
+/// This MCP session's name in the agent's `meta.session`, the same for every registration the
+/// session makes (it registers again after a broker restart). The agent id `mcp-<pid>` is not
+/// enough to tell sessions apart: two sessions in different PID namespaces (containers) can both
+/// be pid 1, and the desktop groups a session's plans into one thread by this name.
+fn session_name() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        let started = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        format!("mcp-{}-{started:x}", std::process::id())
+    })
+}
+
 /// The agent an MCP session registers: label from the client's name and version, meta with the
-/// current directory and the client's pid (this process's parent: the agent runtime).
+/// session's name, the current directory and the client's pid (this process's parent: the agent
+/// runtime).
 pub fn agent_registration(id: &str, client_info: Option<&Implementation>) -> AgentRegistration {
     let label = match client_info {
         Some(info) if !info.version.is_empty() => format!("{} {}", info.name, info.version),
@@ -132,6 +148,7 @@ pub fn agent_registration(id: &str, client_info: Option<&Implementation>) -> Age
         None => "MCP client".to_owned(),
     };
     let mut meta = Map::new();
+    meta.insert("session".into(), Value::String(session_name().to_owned()));
     if let Some(cwd) = crate::connect::current_dir() {
         meta.insert("cwd".into(), Value::String(cwd));
     }
@@ -169,6 +186,13 @@ mod tests {
             std::env::current_dir().unwrap().display().to_string()
         );
         assert!(meta["pid"].is_u64());
+        // One name for the whole session, unique to this process.
+        let session = meta["session"].as_str().unwrap();
+        assert!(session.starts_with(&format!("mcp-{}-", std::process::id())));
+        assert_eq!(
+            agent_registration("mcp-1-2", None).meta.unwrap()["session"],
+            session
+        );
         assert_eq!(
             agent_registration("mcp-1", None).label.as_deref(),
             Some("MCP client")

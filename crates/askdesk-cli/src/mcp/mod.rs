@@ -5,12 +5,15 @@
 //! - [`schema`]: portable JSON Schemas for arguments and results.
 //! - [`bridge`]: the session's connection and agent on the broker.
 //! - [`launch`]: starting the desktop app when no broker runs.
+//! - [`input`]: standard input, watched for the client ending the session.
 //!
 //! Nothing but MCP goes to stdout. The broker connection is made when the client has initialized
 //! (without starting anything) or at the first call (starting the desktop app if need be), and is
-//! made again if the broker restarts. When the session ends the agent is unregistered.
+//! made again if the broker restarts. When the session ends (the client closes our input) the
+//! questions still waiting are withdrawn at once and the agent is unregistered.
 
 mod bridge;
+mod input;
 mod launch;
 mod schema;
 mod tools;
@@ -29,7 +32,10 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
 
+use tokio_util::sync::CancellationToken;
+
 use self::bridge::{Bridge, Launch};
+use self::input::WatchedInput;
 use self::tools::{AskUserQuestionArgs, ReviewPlanArgs, ASK_USER_QUESTION, REVIEW_PLAN};
 use crate::cli::McpArgs;
 use crate::exit::{Error, Result};
@@ -52,12 +58,15 @@ pub async fn run(args: McpArgs, socket: PathBuf) -> Result<()> {
         Launch::IfNeeded
     };
     let bridge = Arc::new(Bridge::new(socket, launch));
+    let ended = CancellationToken::new();
     let server = AskdeskMcp {
         bridge: bridge.clone(),
         tools: tools::all(),
+        ended: ended.clone(),
     };
+    let (stdin, stdout) = rmcp::transport::stdio();
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((WatchedInput::new(stdin, ended), stdout))
         .await
         .map_err(|e| Error::Internal(format!("the MCP session could not start: {e}")))?;
     let quit = running.waiting().await;
@@ -74,6 +83,8 @@ Both wait until the human answers.";
 pub struct AskdeskMcp {
     bridge: Arc<Bridge>,
     tools: Vec<Tool>,
+    /// Cancelled when the client closes our input: no one is left to read an answer.
+    ended: CancellationToken,
 }
 
 impl ServerHandler for AskdeskMcp {
@@ -169,7 +180,7 @@ impl AskdeskMcp {
 
     /// Asks through the broker, keeping the client's request alive with progress notifications
     /// (the first at once, then every [`PROGRESS_EVERY`]) and cancelling the ask when the client
-    /// cancels the call. `Err` is the message after `Error: `.
+    /// cancels the call or ends the session. `Err` is the message after `Error: `.
     async fn ask(
         &self,
         questions: Vec<Question>,
@@ -197,6 +208,8 @@ impl AskdeskMcp {
             tokio::select! {
                 biased;
                 result = &mut ask => break result,
+                // The broker answers the withdrawn ask `ASK_ABORTED` at once.
+                _ = self.ended.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
                 _ = ticks.tick(), if progress_token.is_some() => {
                     sent += 1;
                     let token = progress_token.clone().expect("checked by the guard");
