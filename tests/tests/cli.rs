@@ -540,6 +540,26 @@ async fn exit_status_6_when_a_limit_is_reached() {
     assert_exit(&output, 6, None);
 }
 
+/// An empty `$ASKDESK_SOCKET` is unset (SPEC 5.1's default path), for every command as for the
+/// desktop app, not a usage error.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_askdesk_socket_means_the_default_path() {
+    let home = Home::new();
+    let default = home.runtime_dir().join("askdesk").join("askdesk.sock");
+    let broker = Broker::start_in(home.with_socket(&default), &[]);
+    let mut cmd = broker.cli(["status", "--json"]);
+    cmd.env("ASKDESK_SOCKET", "");
+    let output = tokio::task::spawn_blocking(move || run_with_stdin(&mut cmd, None, CLI_LIMIT))
+        .await
+        .unwrap();
+    assert_exit(&output, 0, None);
+    assert!(
+        stdout(&output).contains("askdesk.sock"),
+        "{}",
+        stdout(&output)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn status_shows_agents_answerers_and_pending_requests() {
     let broker = Broker::start();

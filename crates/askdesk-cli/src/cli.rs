@@ -24,8 +24,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk"
 )]
 pub struct Cli {
-    /// The broker's socket [default: $XDG_RUNTIME_DIR/askdesk/askdesk.sock, else /tmp/askdesk-UID/askdesk.sock]
-    #[arg(long, global = true, env = "ASKDESK_SOCKET", value_name = "PATH")]
+    /// The broker's socket [default: $ASKDESK_SOCKET when set and not empty, else
+    /// $XDG_RUNTIME_DIR/askdesk/askdesk.sock, else /tmp/askdesk-UID/askdesk.sock]
+    // The variable is read with the rest of the default (`askdesk_broker::socket_path`), not by
+    // clap, which would refuse it empty: empty means unset, as for the desktop app.
+    #[arg(long, global = true, value_name = "PATH")]
     pub socket: Option<PathBuf>,
 
     #[command(subcommand)]
