@@ -149,6 +149,26 @@ fn first_option(question: &Question) -> Option<&str> {
     question.options.first().map(|o| o.label.as_str())
 }
 
+/// The process group of a running `--exec` command, killed whole when the command's future is
+/// dropped before it finished (the request was withdrawn): `sh -c` and everything it started.
+struct CommandGroup(Option<u32>);
+
+impl CommandGroup {
+    /// The command finished: nothing to kill.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CommandGroup {
+    fn drop(&mut self) {
+        if let Some(Ok(group)) = self.0.map(libc::pid_t::try_from) {
+            // SAFETY: killpg(2) on the group our child leads; a group that has ended is ESRCH.
+            unsafe { libc::killpg(group, libc::SIGKILL) };
+        }
+    }
+}
+
 /// Runs `sh -c command` with the request on stdin; its stdout is the reply.
 async fn exec(command: &str, params: &RequestParams<'_>) -> Result<Reply, String> {
     let mut child = tokio::process::Command::new("sh")
@@ -157,10 +177,13 @@ async fn exec(command: &str, params: &RequestParams<'_>) -> Result<Reply, String
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // A group of its own, so a withdrawn request can end what the command started too.
+        .process_group(0)
         // A withdrawn request drops this future: the command is killed with it.
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot run `sh -c {command}`: {e}"))?;
+    let mut group = CommandGroup(child.id());
     let input = serde_json::to_vec(params).expect("request params serialize");
     let mut stdin = child.stdin.take().expect("stdin is piped");
     // A command that does not read its stdin must still be able to answer: ignore a broken pipe.
@@ -169,6 +192,7 @@ async fn exec(command: &str, params: &RequestParams<'_>) -> Result<Reply, String
         let _ = stdin.shutdown().await;
     };
     let (_, output) = tokio::join!(writer, child.wait_with_output());
+    group.disarm();
     let output = output.map_err(|e| format!("`{command}` failed: {e}"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -328,5 +352,39 @@ mod tests {
             "{failed}"
         );
         assert_eq!(exec("echo null", &params).await.unwrap(), Reply::Delegate);
+    }
+
+    /// A withdrawn request drops the command's future: `sh -c` and what it started both end.
+    #[tokio::test]
+    async fn a_dropped_command_ends_with_everything_it_started() {
+        let params: RequestParams =
+            serde_json::from_value(json!({ "questions": [{ "id": "a", "question": "?" }] }))
+                .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        // A grandchild of ours (the sleep), its pid written down, then a wait for it.
+        let command = format!("sleep 300 & echo $! > '{}'; wait", pid_file.display());
+        let running = exec(&command, &params);
+        let started = tokio::time::timeout(std::time::Duration::from_secs(2), running).await;
+        assert!(started.is_err(), "the command finished on its own");
+        let pid: u32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // Dropped (the timeout dropped the future): the sleep is gone within a moment (or a
+        // zombie, for whoever adopted it to reap).
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while alive() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the command's child {pid} outlived the withdrawn request"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 }

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
@@ -599,7 +600,16 @@ async fn walk(
         if entry.gone.is_cancelled() || !entry.scope.admits(request.agent.as_ref()) {
             continue;
         }
-        let decision = match entry.answerer.offer(&request) {
+        // An answerer that panics fails this ask like any failing answerer: the request settles
+        // and is recorded, its asker is told, and the broker goes on.
+        let offered = std::panic::catch_unwind(AssertUnwindSafe(|| entry.answerer.offer(&request)))
+            .unwrap_or_else(|_| {
+                Offer::Now(Decision::Fail(Failure::Internal(format!(
+                    "the answerer {:?} failed while it was offered the request",
+                    entry.label
+                ))))
+            });
+        let decision = match offered {
             Offer::Now(decision) => decision,
             Offer::Later(mut receiver) => {
                 guard.hold(entry);

@@ -5,7 +5,8 @@
 mod common;
 
 use askdesk_core::{
-    AgentRegistration, Answer, AnswerItem, Config, Decision, Handle, RequestId, Scope, Service,
+    AgentRegistration, Answer, AnswerItem, AskError, Config, Decision, Handle, RequestId, Scope,
+    Service,
 };
 use common::*;
 use tokio::time::Instant;
@@ -204,6 +205,40 @@ async fn each_answerer_delegates_or_claims_in_turn() {
     assert_eq!(log.offered(), ["rules", "phone", "gui"]);
     assert!(log.withdrawn().is_empty(), "a claim withdraws nothing");
     assert!(service.pending().is_empty());
+}
+
+/// A bug in an answerer (a panic in `offer`) fails that ask as an internal error of the answerer:
+/// the asker is told, nothing waits forever, and the service goes on.
+#[tokio::test]
+async fn an_answerer_that_panics_fails_the_ask_and_the_service_goes_on() {
+    let service = Service::new(Config::default());
+    let log = Log::default();
+    let (broken, _) = register(&service, "broken", Script::Panic, Scope::All, false, &log);
+    register(&service, "later", Script::Claim, Scope::All, false, &log);
+    let ask = service.ask(
+        ask_request(vec![question("q")], None),
+        &CancellationToken::new(),
+    );
+    let settled = tokio::time::timeout(std::time::Duration::from_secs(5), ask)
+        .await
+        .expect("the ask settles");
+    match settled {
+        Err(AskError::Internal { answerer, message }) => {
+            assert_eq!(answerer, "broken");
+            assert_eq!(
+                message,
+                r#"the answerer "broken" failed while it was offered the request"#
+            );
+        }
+        other => panic!("expected an internal error, got {other:?}"),
+    }
+    assert!(service.pending().is_empty());
+    service.unregister_answerer(broken);
+    let next = service.ask(
+        ask_request(vec![question("q")], None),
+        &CancellationToken::new(),
+    );
+    assert!(next.await.is_ok(), "the next ask is answered");
 }
 
 #[tokio::test]

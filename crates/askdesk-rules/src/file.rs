@@ -402,15 +402,24 @@ fn non_empty(field: &str, value: String) -> Result<String, String> {
     }
 }
 
-/// `after = "10m"`: a positive duration written as numbers with units `s`, `m`, `h`, `d`.
+/// The longest `after`: a rule that waits longer is no deadline, and a deadline past the clock's
+/// range could not be timed at all.
+const MAX_AFTER: Duration = Duration::from_secs(7 * 86_400);
+
+/// `after = "10m"`: a positive duration written as numbers with units `s`, `m`, `h`, `d`, at most
+/// [`MAX_AFTER`].
 struct After(Duration);
 
 impl<'de> Deserialize<'de> for After {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
-        parse_duration(&text)
-            .map(After)
-            .map_err(serde::de::Error::custom)
+        let after = parse_duration(&text).map_err(serde::de::Error::custom)?;
+        if after > MAX_AFTER {
+            return Err(serde::de::Error::custom(format!(
+                "`after` may be at most 7d, not {text:?}: a rule that waits longer is no deadline"
+            )));
+        }
+        Ok(After(after))
     }
 }
 
@@ -624,6 +633,20 @@ mode = "off"
             "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nafter = \"0s\"\n",
             4,
             "longer than zero",
+        );
+        // A deadline past any use (and past the clock's range, which once panicked).
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nafter = \"213503982334601d\"\n",
+            4,
+            "`after` may be at most 7d",
+        );
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nafter = \"7d1s\"\n",
+            4,
+            "`after` may be at most 7d",
+        );
+        assert!(
+            RuleSet::parse("[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nafter = \"7d\"\n").is_ok()
         );
         check_error(
             "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.question = \"(unclosed\"\n",

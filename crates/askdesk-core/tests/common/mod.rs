@@ -155,6 +155,8 @@ pub enum Script {
     Fail(Failure),
     /// `Offer::Later`: the responder goes to the test through [`Holds`].
     Hold,
+    /// Panics in `offer` (a bug in an answerer).
+    Panic,
 }
 
 /// A request an answerer holds, with the responder the test decides through.
@@ -198,6 +200,7 @@ impl Answerer for Scripted {
             Script::Claim => Offer::Now(Decision::Claim(skipped(&request.questions))),
             Script::Answer(answer) => Offer::Now(Decision::Claim(answer.clone())),
             Script::Fail(failure) => Offer::Now(Decision::Fail(failure.clone())),
+            Script::Panic => panic!("a scripted answerer's bug"),
             Script::Hold => {
                 let (responder, receiver) = decision_channel();
                 // When the test dropped its end the responder is dropped too: that delegates.
