@@ -926,7 +926,7 @@ async fn history_without_a_journal_prints_nothing_and_creates_nothing() {
 fn table_rows(table: &str) -> Vec<Vec<String>> {
     let mut lines = table.lines();
     let header = lines.next().expect("a header line");
-    let columns = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER"];
+    let columns = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER", "BY"];
     let starts: Vec<usize> = columns
         .iter()
         .map(|c| {
@@ -1034,7 +1034,13 @@ async fn history_prints_a_table_and_json_newest_first_and_filters() {
         if let Some(code) = record["error"]["code"].as_str() {
             assert!(row[4].starts_with(code), "the error code shows: {at}");
         }
+        // Who settled it, as journaled.
+        assert_eq!(row[5], record["answerer"].as_str().unwrap_or("-"), "{at}");
     }
+    assert!(
+        rows.iter().any(|row| row[5] == "scripted"),
+        "a socket answerer's label shows:\n{table}"
+    );
     let by_id: Vec<(&str, &str)> = rows
         .iter()
         .map(|r| (r[2].as_str(), r[1].as_str()))
@@ -1115,6 +1121,17 @@ async fn history_prints_a_table_and_json_newest_first_and_filters() {
     assert_eq!(
         first_ids(&history_json(home, &["--outcome", "withdrawn", "--limit", "1"]).await),
         ["hangup"]
+    );
+
+    // A filter that matches nothing says so; it does not call the history empty.
+    let output = askdesk(home, &["history", "--agent", "nobody-here"]).await;
+    assert_success(&output);
+    assert_eq!(
+        text(&output.stdout),
+        format!(
+            "no request in the history matches ({} recorded)\n",
+            newest_first.len()
+        )
     );
 
     // The table filters the same way.

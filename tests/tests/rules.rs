@@ -486,3 +486,29 @@ after = "1h30m"
         "{err}"
     );
 }
+
+/// A draft named with `--file` must exist (a mistyped path is not "no rules"); the installed file
+/// may be missing.
+#[test]
+fn rules_with_a_missing_draft_fail_and_without_an_installed_file_list_none() {
+    let home = Home::new();
+    let draft = home.path().join("drafft.toml");
+    for command in ["list", "test"] {
+        let (status, out, err) = rules_cli(&home, &[command, "--file", draft.to_str().unwrap()]);
+        assert_eq!(status, 20, "{command}: {out}{err}");
+        assert_eq!(
+            err.lines().last(),
+            Some(
+                format!(
+                    "Error: cannot read {}: there is no such file",
+                    draft.display()
+                )
+                .as_str()
+            ),
+            "{command}: {err}"
+        );
+    }
+    let (status, out, err) = rules_cli(&home, &["list"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.starts_with("no rules in "), "{out}");
+}

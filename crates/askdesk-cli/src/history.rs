@@ -10,7 +10,12 @@ pub async fn run(args: HistoryArgs) -> Result<()> {
     let records = tokio::task::spawn_blocking(journal::read_default)
         .await
         .map_err(|e| Error::Internal(format!("reading the history failed: {e}")))??;
+    let journaled = records.len();
     let records = select(records, &args);
+    if records.is_empty() && journaled > 0 && !args.json {
+        println!("no request in the history matches ({journaled} recorded)");
+        return Ok(());
+    }
     if args.json {
         for record in &records {
             println!(
@@ -74,7 +79,7 @@ pub fn table(records: &[Record]) -> String {
     if records.is_empty() {
         return "no history yet\n".to_owned();
     }
-    let rows: Vec<[String; 5]> = records
+    let rows: Vec<[String; 6]> = records
         .iter()
         .map(|r| {
             [
@@ -96,10 +101,12 @@ pub fn table(records: &[Record]) -> String {
                     ""
                 },
                 clip(&summary(r), 60),
+                // Who settled it: `desktop`, a socket answerer's label, `rule:<name>`.
+                r.answerer.clone().unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();
-    let header = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER"];
+    let header = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER", "BY"];
     let mut widths = header.map(|h| h.chars().count());
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -191,6 +198,7 @@ mod tests {
             "questions": [{ "id": "q1", "question": "Proceed   with\nthe cleanup?" }],
             "outcome": outcome,
             "answer": answer,
+            "answerer": if outcome == "answered" { json!(format!("rule:{asked_at}")) } else { json!("desktop") },
             "error": if outcome == "dismissed" {
                 json!({ "code": "ASK_CANCELLED", "message": "the user cancelled ask_user_question" })
             } else { json!(null) },
@@ -258,10 +266,10 @@ mod tests {
     fn table_shows_one_line_per_record() {
         let text = table(&select(journal(), &args(&[])));
         let expected = "\
-WHEN (UTC)           AGENT  OUTCOME    QUESTION                   ANSWER
-1970-01-01 00:00:03  b bot  answered   Proceed with the cleanup?  q1: \"later\"
-1970-01-01 00:00:02  -      dismissed  Proceed with the cleanup?  ASK_CANCELLED: the user cancelled ask_user_question
-1970-01-01 00:00:01  a bot  answered   Proceed with the cleanup?  q1: Yes
+WHEN (UTC)           AGENT  OUTCOME    QUESTION                   ANSWER                                               BY
+1970-01-01 00:00:03  b bot  answered   Proceed with the cleanup?  q1: \"later\"                                          rule:3000
+1970-01-01 00:00:02  -      dismissed  Proceed with the cleanup?  ASK_CANCELLED: the user cancelled ask_user_question  desktop
+1970-01-01 00:00:01  a bot  answered   Proceed with the cleanup?  q1: Yes                                              rule:1000
 ";
         assert_eq!(text, expected);
         assert_eq!(table(&[]), "no history yet\n");

@@ -11,6 +11,8 @@ use crate::exit::{Error, Result};
 use crate::history::{answer_summary, when};
 
 pub async fn run(args: RulesArgs) -> Result<()> {
+    // The installed file may be missing (no rules yet); a draft named with --file must exist.
+    let named = args.file.is_some();
     let path = match args.file {
         Some(path) => path,
         None => file::default_path().map_err(|e| Error::Internal(e.to_string()))?,
@@ -24,6 +26,12 @@ pub async fn run(args: RulesArgs) -> Result<()> {
     let (rules, records) = tokio::task::spawn_blocking({
         let path = path.clone();
         move || -> Result<(RuleSet, Vec<Record>)> {
+            if named && !path.exists() {
+                return Err(Error::Internal(format!(
+                    "cannot read {}: there is no such file",
+                    path.display()
+                )));
+            }
             let rules = file::load(&path).map_err(|e| match e {
                 file::Error::Parse { .. } => Error::Input(e.to_string()),
                 _ => Error::Internal(e.to_string()),
