@@ -20,13 +20,31 @@ pub struct Past {
 }
 
 impl Past {
-    /// A journal record as the replay sees it; a late answer is `None` (its request is journaled
-    /// already).
+    /// A journal record as the replay sees it; `None` for what no answerer, and so no rule, was
+    /// ever offered: a late answer (its request is journaled already), an empty batch, and a
+    /// request refused by the checks before the chain (SPEC 2 steps 2 to 5).
     pub fn from_record(record: Record) -> Option<Past> {
+        if record.questions.is_empty() {
+            return None;
+        }
         let settled = match record.outcome {
             Outcome::Answered => Settlement::Answered(record.answer?),
             Outcome::Dismissed => Settlement::Dismissed,
-            Outcome::Failed => Settlement::Failed(record.error.and_then(|e| e.code)),
+            Outcome::Failed => {
+                let code = record.error.and_then(|e| e.code);
+                match code.as_deref() {
+                    Some(
+                        "EMPTY_QUESTIONS" | "CALLER_NOT_LIVE" | "DELEGATED_CALLER" | "BAD_INTENT",
+                    ) => return None,
+                    // Nobody chose anything: no answerer took it, the broker stopped, an
+                    // answerer broke (no code) or answered against the rules.
+                    None | Some("NO_PROVIDER" | "SHUTTING_DOWN" | "BAD_ANSWER") => {
+                        Settlement::Other
+                    }
+                    // A decision an answerer made (`ASK_DENIED`, or its own code).
+                    Some(_) => Settlement::Failed(code),
+                }
+            }
             Outcome::Withdrawn => Settlement::Other,
             Outcome::LateAnswer => return None,
         };
@@ -55,9 +73,10 @@ pub fn past_requests(records: Vec<Record>, since: Option<u64>) -> Vec<Past> {
 pub enum Settlement {
     Answered(Answer),
     Dismissed,
-    /// Failed with this error code (`ASK_DENIED` for a rule's deny).
+    /// An answerer failed it with this error code (`ASK_DENIED` for a deny).
     Failed(Option<String>),
-    /// Withdrawn by the asker, or a late answer: nobody chose anything to compare with.
+    /// Withdrawn by the asker, or failed without anyone's decision (`NO_PROVIDER`, shutdown, a
+    /// broken answerer): nobody chose anything to compare with.
     Other,
 }
 
@@ -291,6 +310,30 @@ dismiss = "later"
                 serde_json::json!({"error": {"code": "ASK_DENIED", "message": "no"}}),
             ),
             record(40, "withdrawn", serde_json::json!({})),
+            record(
+                50,
+                "failed",
+                serde_json::json!({"error": {"code": "NO_PROVIDER", "message": "nobody"}}),
+            ),
+            record(
+                60,
+                "failed",
+                serde_json::json!({"error": {"message": "an answerer broke"}}),
+            ),
+            record(
+                70,
+                "failed",
+                serde_json::json!({"error": {"code": "DELEGATED_CALLER", "message": "a child"}}),
+            ),
+            {
+                let mut empty = record(
+                    80,
+                    "failed",
+                    serde_json::json!({"error": {"code": "EMPTY_QUESTIONS", "message": "none"}}),
+                );
+                empty.questions.clear();
+                empty
+            },
         ];
         let all = past_requests(records.clone(), None);
         let settled: Vec<_> = all.iter().map(|p| (p.asked_at, &p.settled)).collect();
@@ -299,7 +342,9 @@ dismiss = "later"
             [
                 (10, &chose("Yes")),
                 (30, &Settlement::Failed(Some("ASK_DENIED".into()))),
-                (40, &Settlement::Other)
+                (40, &Settlement::Other),
+                (50, &Settlement::Other),
+                (60, &Settlement::Other),
             ]
         );
         assert_eq!(all[0].answerer.as_deref(), Some("rule:deploy"));
@@ -307,6 +352,6 @@ dismiss = "later"
             .iter()
             .map(|p| p.asked_at)
             .collect();
-        assert_eq!(recent, [30, 40]);
+        assert_eq!(recent, [30, 40, 50, 60]);
     }
 }
