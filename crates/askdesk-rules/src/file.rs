@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
+use toml::Spanned;
 
 use crate::glob::Glob;
 
@@ -193,12 +194,16 @@ impl RuleSet {
         let mut rules = Vec::with_capacity(file.rule.len());
         for spanned in file.rule {
             // Problems of a whole rule (no action, two actions) point at its `[[rule]]` line;
-            // problems of one value were located by the parser already.
+            // problems of one value at the value (the parser's own, or ours through its span).
             let at = locate(text, Some(spanned.span()), "");
-            let mut rule = Rule::try_from(spanned.into_inner()).map_err(|message| ParseError {
-                message,
-                ..at.clone()
-            })?;
+            let mut rule =
+                Rule::try_from(spanned.into_inner()).map_err(|invalid| match invalid {
+                    Invalid::Rule(message) => ParseError {
+                        message,
+                        ..at.clone()
+                    },
+                    Invalid::Value(span, message) => locate(text, Some(span), &message),
+                })?;
             rule.line = at.line;
             if let Some(first) = seen.insert(rule.name.clone(), rule.line) {
                 return Err(ParseError {
@@ -247,17 +252,17 @@ struct RawFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRule {
-    name: String,
+    name: Spanned<String>,
     #[serde(default, rename = "match")]
     matcher: RawMatch,
     #[serde(default)]
-    answer: Option<RawAnswer>,
+    answer: Option<Spanned<RawAnswer>>,
     #[serde(default)]
-    deny: Option<String>,
+    deny: Option<Spanned<String>>,
     #[serde(default)]
-    dismiss: Option<String>,
+    dismiss: Option<Spanned<String>>,
     #[serde(default)]
-    ask: Option<bool>,
+    ask: Option<Spanned<bool>>,
     #[serde(default)]
     after: Option<After>,
     #[serde(default)]
@@ -268,7 +273,7 @@ struct RawRule {
 #[serde(deny_unknown_fields)]
 struct RawMatch {
     agent: Option<String>,
-    cwd: Option<String>,
+    cwd: Option<Spanned<String>>,
     client: Option<String>,
     tool: Option<String>,
     command: Option<String>,
@@ -278,7 +283,10 @@ struct RawMatch {
 }
 
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "`answer` is an option's label (\"Yes\") or a table: { option = \"<label>\" }, { recommended = true } or { text = \"...\" }"
+)]
 enum RawAnswer {
     Label(String),
     Table(RawAnswerTable),
@@ -292,18 +300,32 @@ struct RawAnswerTable {
     text: Option<String>,
 }
 
-impl TryFrom<RawRule> for Rule {
-    type Error = String;
+/// What is wrong with a rule as written: the whole rule, or one value of it (its span).
+enum Invalid {
+    Rule(String),
+    Value(std::ops::Range<usize>, String),
+}
 
-    fn try_from(raw: RawRule) -> Result<Rule, String> {
-        if raw.name.trim().is_empty() {
-            return Err("`name` must not be empty".into());
-        }
-        let name = raw.name;
+impl<M: Into<String>> From<M> for Invalid {
+    fn from(message: M) -> Self {
+        Invalid::Rule(message.into())
+    }
+}
+
+impl TryFrom<RawRule> for Rule {
+    type Error = Invalid;
+
+    fn try_from(raw: RawRule) -> Result<Rule, Invalid> {
+        let name = non_empty("name", raw.name)?;
         let action = {
             let mut actions = Vec::new();
             if let Some(answer) = raw.answer {
-                actions.push(Action::Answer(answer.choice()?));
+                let span = answer.span();
+                let choice = answer
+                    .into_inner()
+                    .choice()
+                    .map_err(|message| Invalid::Value(span, message))?;
+                actions.push(Action::Answer(choice));
             }
             if let Some(message) = raw.deny {
                 actions.push(Action::Deny(non_empty("deny", message)?));
@@ -311,9 +333,14 @@ impl TryFrom<RawRule> for Rule {
             if let Some(message) = raw.dismiss {
                 actions.push(Action::Dismiss(non_empty("dismiss", message)?));
             }
-            match raw.ask {
-                Some(true) => actions.push(Action::Ask),
-                Some(false) => return Err("`ask = false` means nothing: leave it out".into()),
+            match raw.ask.as_ref().map(|ask| (*ask.get_ref(), ask.span())) {
+                Some((true, _)) => actions.push(Action::Ask),
+                Some((false, span)) => {
+                    return Err(Invalid::Value(
+                        span,
+                        "`ask = false` means nothing: leave it out".into(),
+                    ))
+                }
                 None => {}
             }
             match actions.len() {
@@ -321,12 +348,14 @@ impl TryFrom<RawRule> for Rule {
                 0 => {
                     return Err(format!(
                         "rule {name:?} has no action: give one of `answer`, `deny`, `dismiss`, `ask`"
-                    ))
+                    )
+                    .into())
                 }
                 _ => {
                     return Err(format!(
                         "rule {name:?} has more than one action: give only one of `answer`, `deny`, `dismiss`, `ask`"
-                    ))
+                    )
+                    .into())
                 }
             }
         };
@@ -342,8 +371,14 @@ impl TryFrom<RawRule> for Rule {
             );
         }
         if let Some(cwd) = &m.cwd {
-            if !cwd.starts_with('/') {
-                return Err(format!("`match.cwd` must be an absolute path, not {cwd:?}"));
+            if !cwd.get_ref().starts_with('/') {
+                return Err(Invalid::Value(
+                    cwd.span(),
+                    format!(
+                        "`match.cwd` must be an absolute path, not {:?}",
+                        cwd.get_ref()
+                    ),
+                ));
             }
         }
         let glob = |g: Option<String>| g.as_deref().map(Glob::new);
@@ -352,7 +387,7 @@ impl TryFrom<RawRule> for Rule {
             matcher: Match {
                 agent: glob(m.agent),
                 cwd: m.cwd.map(|c| {
-                    let trimmed = c.trim_end_matches('/');
+                    let trimmed = c.get_ref().trim_end_matches('/');
                     if trimmed.is_empty() {
                         "/".to_owned()
                     } else {
@@ -377,11 +412,11 @@ impl TryFrom<RawRule> for Rule {
 impl RawAnswer {
     fn choice(self) -> Result<Choice, String> {
         match self {
-            RawAnswer::Label(label) => Ok(Choice::Option(non_empty("answer", label)?)),
+            RawAnswer::Label(label) => Ok(Choice::Option(non_blank("answer", label)?)),
             RawAnswer::Table(table) => match (table.option, table.recommended, table.text) {
-                (Some(label), None, None) => Ok(Choice::Option(non_empty("answer.option", label)?)),
+                (Some(label), None, None) => Ok(Choice::Option(non_blank("answer.option", label)?)),
                 (None, Some(true), None) => Ok(Choice::Recommended),
-                (None, None, Some(text)) => Ok(Choice::Text(non_empty("answer.text", text)?)),
+                (None, None, Some(text)) => Ok(Choice::Text(non_blank("answer.text", text)?)),
                 (None, Some(false), None) => {
                     Err("`answer.recommended = false` means nothing: name an option instead".into())
                 }
@@ -394,12 +429,18 @@ impl RawAnswer {
     }
 }
 
-fn non_empty(field: &str, value: String) -> Result<String, String> {
+fn non_blank(field: &str, value: String) -> Result<String, String> {
     if value.trim().is_empty() {
         Err(format!("`{field}` must not be empty"))
     } else {
         Ok(value)
     }
+}
+
+/// A value that must not be blank, its error pointing at the value.
+fn non_empty(field: &str, value: Spanned<String>) -> Result<String, Invalid> {
+    let span = value.span();
+    non_blank(field, value.into_inner()).map_err(|message| Invalid::Value(span, message))
 }
 
 /// The longest `after`: a rule that waits longer is no deadline, and a deadline past the clock's
@@ -675,24 +716,53 @@ mode = "off"
             "needs `match.tool`",
         );
         check_error(
-            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.cwd = \"src\"\n",
-            1,
-            "absolute path",
-        );
-        check_error(
             "[[rule]]\nname = \"a\"\nask = true\nafter = \"1m\"\n",
             1,
             "means nothing",
         );
+        // Values checked after parsing point at the value too.
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.cwd = \"src\"\n",
+            4,
+            "absolute path",
+        );
         check_error(
             "[[rule]]\nname = \"a\"\nanswer = { recommended = true, text = \"x\" }\n",
-            1,
+            3,
             "exactly one of",
         );
         check_error(
+            "[[rule]]\nname = \"a\"\nanswer = { recommended = false }\n",
+            3,
+            "means nothing",
+        );
+        check_error(
             "[[rule]]\nname = \" \"\nask = true\n",
-            1,
-            "must not be empty",
+            2,
+            "`name` must not be empty",
+        );
+        for (key, says) in [
+            ("answer", "`answer` must not be empty"),
+            ("deny", "`deny` must not be empty"),
+            ("dismiss", "`dismiss` must not be empty"),
+        ] {
+            check_error(
+                &format!("[[rule]]\nname = \"a\"\n\n{key} = \"\"\n"),
+                4,
+                says,
+            );
+        }
+        check_error(
+            "[[rule]]\nname = \"a\"\nmatch = { header = \"x\" }\nask = false\n",
+            4,
+            "`ask = false` means nothing",
+        );
+        // A value of the wrong shape says what is allowed, in the file's words.
+        let e = error("[[rule]]\nname = \"a\"\nanswer = 5\n");
+        assert_eq!((e.line, e.column), (3, 10), "{e}");
+        assert_eq!(
+            e.message,
+            "`answer` is an option's label (\"Yes\") or a table: { option = \"<label>\" }, { recommended = true } or { text = \"...\" }"
         );
         check_error("[[rule]]\nanswer = \"Yes\"\n", 1, "missing field `name`");
         check_error(
