@@ -2,7 +2,7 @@
 //! that differs from what the human chose, and how often it already acted.
 
 use askdesk_broker::journal::{Outcome, Record};
-use askdesk_core::{AgentInfo, Answer, Question};
+use askdesk_core::{AgentInfo, Answer, ErrorCode, Question};
 
 use crate::file::{Rule, RuleSet};
 use crate::matching::Verdict;
@@ -32,15 +32,19 @@ impl Past {
             Outcome::Dismissed => Settlement::Dismissed,
             Outcome::Failed => {
                 let code = record.error.and_then(|e| e.code);
-                match code.as_deref() {
+                match code.as_deref().map(ErrorCode::parse) {
                     Some(
-                        "EMPTY_QUESTIONS" | "CALLER_NOT_LIVE" | "DELEGATED_CALLER" | "BAD_INTENT",
+                        ErrorCode::EmptyQuestions
+                        | ErrorCode::CallerNotLive
+                        | ErrorCode::DelegatedCaller
+                        | ErrorCode::BadIntent,
                     ) => return None,
                     // Nobody chose anything: no answerer took it, the broker stopped, an
                     // answerer broke (no code) or answered against the rules.
-                    None | Some("NO_PROVIDER" | "SHUTTING_DOWN" | "BAD_ANSWER") => {
-                        Settlement::Other
-                    }
+                    None
+                    | Some(
+                        ErrorCode::NoProvider | ErrorCode::ShuttingDown | ErrorCode::BadAnswer,
+                    ) => Settlement::Other,
                     // A decision an answerer made (`ASK_DENIED`, or its own code).
                     Some(_) => Settlement::Failed(code),
                 }
