@@ -258,6 +258,16 @@ fn questions_prompt(input: &HookInput) -> Result<Prompt, String> {
     if asked.is_empty() {
         return Err("AskUserQuestion input has no questions".into());
     }
+    // The decision maps each question's text to its answer, so two questions with one text
+    // could not both be answered (the client itself requires distinct texts).
+    for (index, later) in asked.iter().enumerate() {
+        if asked[..index].iter().any(|q| q.question == later.question) {
+            return Err(format!(
+                "AskUserQuestion input asks {:?} twice; its answers are keyed by question text",
+                later.question
+            ));
+        }
+    }
     let texts = asked.iter().map(|q| q.question.clone()).collect();
     let questions = asked
         .into_iter()
@@ -544,6 +554,17 @@ mod tests {
             ],
             Some(json!({ "behavior": "allow", "updatedInput": updated })),
         );
+    }
+
+    #[test]
+    fn ask_user_question_with_a_repeated_text_is_refused() {
+        let hook = json!({ "tool_name": "AskUserQuestion", "tool_input": { "questions": [
+            { "question": "Which one?", "options": [{ "label": "A" }] },
+            { "question": "Why?", "options": [{ "label": "B" }] },
+            { "question": "Which one?", "options": [{ "label": "C" }] }
+        ]}});
+        let error = prompt(HookClient::ClaudeCode, &input(hook)).unwrap_err();
+        assert!(error.contains("asks \"Which one?\" twice"), "{error}");
     }
 
     #[test]
