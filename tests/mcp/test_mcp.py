@@ -551,6 +551,34 @@ async def an_oversized_call_fails_alone(world):
 
 
 @case
+async def malformed_calls_are_invalid_params(world):
+    # A tools/call the SDK cannot read is the client's mistake in its params (-32602, with the
+    # reason), not an unknown method; an unknown method says which.
+    proc, send = raw_session(world)
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 5}})
+        send({"jsonrpc": "2.0", "id": 3, "method": "tools/call"})
+        send({"jsonrpc": "2.0", "id": 4, "method": "tools/frobnicate"})
+        replies = {}
+        for _ in range(4):
+            reply = json.loads(proc.stdout.readline())
+            replies[reply["id"]] = reply["error"]
+        assert replies[1] == {"code": -32602, "message": "invalid tools/call params: missing field `name`"}, replies
+        assert replies[2]["code"] == -32602 and "expected a string" in replies[2]["message"], replies
+        assert replies[3] == {"code": -32602, "message": "invalid tools/call params: they are missing"}, replies
+        assert replies[4] == {"code": -32601, "message": "method not found: tools/frobnicate"}, replies
+        # The session still works.
+        world.answerer.policy = first_option_answer
+        send(call_line(5, {"questions": [{"id": "q", "question": "Still fine?", "options": [{"label": "Yes"}]}]}))
+        reply = json.loads(proc.stdout.readline())
+        assert reply["id"] == 5 and reply["result"]["structuredContent"] == {"answers": [{"id": "q", "selected": ["Yes"]}]}, reply
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@case
 async def session_end_unregisters_the_agent(world):
     world.answerer.policy = first_option_answer
 

@@ -25,9 +25,9 @@ use std::time::{Duration, Instant};
 use askdesk_broker::client::ClientError;
 use askdesk_core::{Answer, AskRequest, Question};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ErrorCode, ErrorData, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
@@ -130,6 +130,17 @@ impl ServerHandler for AskdeskMcp {
         Ok(result.into())
     }
 
+    /// The SDK hands over as "custom" every request it could not read, a known method with
+    /// malformed params included; those get invalid params with serde's reason, not "method not
+    /// found" under their own name.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unreadable_request(&request))
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Register the session's agent now if a broker runs, so the desktop shows it before it asks;
         // starting the desktop app waits for a call that needs it.
@@ -143,6 +154,30 @@ impl ServerHandler for AskdeskMcp {
                 tracing::debug!(%error, "no broker yet");
             }
         });
+    }
+}
+
+/// The error for a request the SDK could not read: a method this server answers whose params are
+/// malformed, or a method it does not know.
+fn unreadable_request(request: &CustomRequest) -> ErrorData {
+    let method = request.method.as_str();
+    match method {
+        "tools/call" => {
+            let reason = match request.params_as::<CallToolRequestParams>() {
+                Ok(Some(_)) => "they are not a tools/call request".to_owned(),
+                Ok(None) => "they are missing".to_owned(),
+                Err(error) => error.to_string(),
+            };
+            ErrorData::invalid_params(format!("invalid tools/call params: {reason}"), None)
+        }
+        "initialize" | "ping" | "tools/list" => {
+            ErrorData::invalid_params(format!("invalid {method} params"), None)
+        }
+        _ => ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {method}"),
+            None,
+        ),
     }
 }
 
