@@ -626,23 +626,59 @@ struct FileStore {
 /// The open live file: where its lines end, and how far spaces are written beyond them.
 struct Live {
     file: File,
+    /// Which file it is, to tell whether it is still the one at the journal's path.
+    id: FileId,
     end: u64,
     allocated: u64,
+}
+
+/// A file's identity: its device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: (u32, u32),
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity of the open `file`.
+    fn of_file(file: &File) -> io::Result<FileId> {
+        use std::os::fd::AsRawFd;
+        FileId::statx(file.as_raw_fd(), c"", libc::AT_EMPTY_PATH)
+    }
+
+    /// The identity of the file at `path` (not following a symbolic link).
+    fn of_path(path: &Path) -> io::Result<FileId> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        FileId::statx(libc::AT_FDCWD, &path, libc::AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// `statx` for the inode alone. Asking for the file's times (as `fs::metadata` does) would
+    /// mark them as seen, and the file's next write would then take a fine-grained time and dirty
+    /// its inode: see [`Live::catch_up`].
+    fn statx(dirfd: libc::c_int, path: &std::ffi::CStr, flags: libc::c_int) -> io::Result<FileId> {
+        // SAFETY: `statx` writes at most one `struct statx` into `buf`, which is that size and
+        // zeroed (all its fields are plain integers), and reads `path`, a valid C string.
+        let mut buf: libc::statx = unsafe { std::mem::zeroed() };
+        let done = unsafe { libc::statx(dirfd, path.as_ptr(), flags, libc::STATX_INO, &mut buf) };
+        if done != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(FileId {
+            dev: (buf.stx_dev_major, buf.stx_dev_minor),
+            ino: buf.stx_ino,
+        })
+    }
 }
 
 impl Store for FileStore {
     fn commit(&mut self, lines: &[u8]) -> Result<(), BatchError> {
         let path = self.dir.join(FILE_NAME);
         let chunk = self.chunk();
-        let live = match self.file.as_mut() {
-            Some(live) => live,
-            None => self.file.insert(open_live(&path).map_err(|e| match e {
-                Error::Io { path, source } => BatchError::new(&path)(source),
-                other => BatchError::new(&path)(io::Error::other(other.to_string())),
-            })?),
-        };
-        let written = live.file.lock().and_then(|()| {
-            live.catch_up()?;
+        self.lock_live(&path)?;
+        let live = self.file.as_mut().expect("locked just now");
+        let written = live.catch_up().and_then(|()| {
             live.write(lines, chunk)?;
             live.file.sync_data()
         });
@@ -676,6 +712,44 @@ impl Drop for FileStore {
 }
 
 impl FileStore {
+    /// Opens the live file if need be and locks it, making sure the file locked is the one at
+    /// `path`: another broker with the same data directory may have rotated it away (renaming it
+    /// to `history.1.jsonl`, which it does only with the file locked), or someone removed it. The
+    /// file at `path` is then opened instead, so no line goes to a rotated or unlinked file and no
+    /// rotation renames over the other broker's.
+    fn lock_live(&mut self, path: &Path) -> Result<(), BatchError> {
+        const ATTEMPTS: usize = 8;
+        for _ in 0..ATTEMPTS {
+            let live = match self.file.as_mut() {
+                Some(live) => live,
+                None => self.file.insert(open_live(path).map_err(|e| match e {
+                    Error::Io { path, source } => BatchError::new(&path)(source),
+                    other => BatchError::new(path)(io::Error::other(other.to_string())),
+                })?),
+            };
+            live.file.lock().map_err(BatchError::new(path))?;
+            match FileId::of_path(path) {
+                Ok(at_path) if at_path == live.id => return Ok(()),
+                Ok(_) => {
+                    tracing::debug!(path = %path.display(), "the live journal was rotated by another broker; writing to the new one")
+                }
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                    tracing::warn!(path = %path.display(), "the history journal was removed while in use; starting a new one")
+                }
+                Err(error) => {
+                    let _ = live.file.unlock();
+                    self.file = None;
+                    return Err(BatchError::new(path)(error));
+                }
+            }
+            let _ = live.file.unlock();
+            self.file = None;
+        }
+        Err(BatchError::new(path)(io::Error::other(format!(
+            "the journal file was replaced {ATTEMPTS} times in a row while opening it"
+        ))))
+    }
+
     /// How much is written ahead at a time: an eighth of the rotation size, at most 1 MiB.
     fn chunk(&self) -> u64 {
         (self.max_bytes / 8).clamp(1, 1 << 20)
@@ -712,20 +786,27 @@ impl Live {
         if read == 1 && next[0] == FILL && self.end < self.allocated {
             return Ok(());
         }
-        self.find_end()
+        self.find_end().map(drop)
     }
 
     /// Reads where the file ends and where its lines end, before the spaces held after them.
-    fn find_end(&mut self) -> io::Result<()> {
+    fn find_end(&mut self) -> io::Result<Tail> {
         self.allocated = self.file.metadata()?.len();
-        self.end = data_end(&self.file, self.allocated)?;
-        Ok(())
+        let (end, tail) = data_end(&self.file, self.allocated)?;
+        self.end = end;
+        Ok(tail)
     }
 
     /// Finds where the lines end and, when the last one is torn, ends it so later lines stay
     /// readable; says whether it was torn. Called with the file locked.
     fn fence(&mut self) -> io::Result<bool> {
-        self.find_end()?;
+        if self.find_end()? == Tail::Zeros {
+            // Room written ahead whose spaces never reached the disk (a crash): cut it off, so
+            // later lines are written over nothing but spaces.
+            self.file.set_len(self.end)?;
+            self.file.sync_all()?;
+            self.allocated = self.end;
+        }
         if self.end == 0 {
             return Ok(false);
         }
@@ -739,16 +820,29 @@ impl Live {
         Ok(true)
     }
 
-    /// Writes `lines` at the end, first writing spaces ahead when they do not fit.
+    /// Writes `lines` at the end and, when they grow the file, spaces ahead of the next ones.
+    /// Without room for those spaces (a full disk) the lines are written alone; when the lines
+    /// themselves do not fit, the file is cut back to where they were to start.
     fn write(&mut self, lines: &[u8], chunk: u64) -> io::Result<()> {
         let end = self.end + lines.len() as u64;
-        if end > self.allocated {
-            let allocated = end + chunk;
-            let fill = vec![FILL; (allocated - self.allocated) as usize];
-            self.file.write_all_at(&fill, self.allocated)?;
-            self.allocated = allocated;
+        if let Err(error) = self.file.write_all_at(lines, self.end) {
+            // Part of them may be written over the spaces held: no torn line may stay.
+            if self.file.set_len(self.end).is_ok() {
+                self.allocated = self.end;
+            }
+            return Err(error);
         }
-        self.file.write_all_at(lines, self.end)?;
+        if end > self.allocated {
+            let fill = vec![FILL; chunk as usize];
+            match self.file.write_all_at(&fill, end) {
+                Ok(()) => self.allocated = end + chunk,
+                Err(error) => {
+                    tracing::debug!(%error, "no room written ahead of the journal's lines");
+                    self.file.set_len(end)?;
+                    self.allocated = end;
+                }
+            }
+        }
         self.end = end;
         Ok(())
     }
@@ -776,6 +870,8 @@ fn open_live(path: &Path) -> Result<Live> {
         .write(true)
         .truncate(false)
         .mode(FILE_MODE)
+        // The journal is a file of its own, never somewhere a link points to.
+        .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .map_err(Error::io(path))?;
     if created {
@@ -783,8 +879,10 @@ fn open_live(path: &Path) -> Result<Live> {
     } else {
         make_private_file(path)?;
     }
+    let id = FileId::of_file(&file).map_err(Error::io(path))?;
     let mut live = Live {
         file,
+        id,
         end: 0,
         allocated: 0,
     };
@@ -800,20 +898,36 @@ fn open_live(path: &Path) -> Result<Live> {
 /// with a space.
 const FILL: u8 = b' ';
 
-/// Where the lines of a live file of `len` bytes end: after its last byte that is not [`FILL`].
-fn data_end(file: &File, len: u64) -> io::Result<u64> {
+/// What a live file holds after its lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// Nothing, or only the spaces held for the next lines.
+    Spaces,
+    /// Zeros too: room written ahead just before a crash, whose spaces never reached the disk.
+    Zeros,
+}
+
+/// Where the lines of a live file of `len` bytes end: after its last byte that is neither
+/// [`FILL`] nor zero; and what follows them.
+fn data_end(file: &File, len: u64) -> io::Result<(u64, Tail)> {
     let mut block = vec![0u8; 64 * 1024];
     let mut end = len;
+    let mut tail = Tail::Spaces;
     while end > 0 {
         let start = end.saturating_sub(block.len() as u64);
         let block = &mut block[..(end - start) as usize];
         file.read_exact_at(block, start)?;
-        if let Some(last) = block.iter().rposition(|b| *b != FILL) {
-            return Ok(start + last as u64 + 1);
+        let last = block.iter().rposition(|b| *b != FILL && *b != 0);
+        let after = last.map_or(0, |last| last + 1);
+        if block[after..].contains(&0) {
+            tail = Tail::Zeros;
+        }
+        if let Some(last) = last {
+            return Ok((start + last as u64 + 1, tail));
         }
         end = start;
     }
-    Ok(0)
+    Ok((0, tail))
 }
 
 /// The journal's directory: 0700, only its owner may list or read it.
@@ -877,7 +991,9 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
             if is_filler(line) {
                 continue;
             }
-            match serde_json::from_slice::<Record>(line) {
+            // Zeros before a line: room written ahead that a crash left unwritten, then lines.
+            let start = line.iter().position(|b| *b != 0).unwrap_or(line.len());
+            match serde_json::from_slice::<Record>(&line[start..]) {
                 Ok(record) => records.push(record),
                 Err(error) => {
                     tracing::warn!(path = %path.display(), line = number + 1, %error, "skipped an unreadable journal line")
@@ -1527,5 +1643,160 @@ mod tests {
         let got = journal.read().unwrap();
         assert_eq!(got.last().unwrap().asked_at, 99);
         assert!(got.windows(2).all(|w| w[0].asked_at < w[1].asked_at));
+    }
+
+    fn line_len() -> u64 {
+        serde_json::to_string(&record(Outcome::Answered, 1000))
+            .unwrap()
+            .len() as u64
+            + 1
+    }
+
+    #[test]
+    fn two_journals_rotating_one_file_lose_nothing() {
+        // Each rotation renames the live file; the other journal must not keep writing to the
+        // renamed one, nor rename its successor over it.
+        let tmp = tempfile::tempdir().unwrap();
+        let limit = 4000;
+        let a = Journal::open_with_limit(tmp.path(), limit).unwrap();
+        let b = Journal::open_with_limit(tmp.path(), limit).unwrap();
+        // Past one rotation, short of a second: every record is still kept.
+        let rounds = limit * 8 / 5 / line_len() / 2;
+        for n in 0..rounds {
+            a.append(&record(Outcome::Answered, 1000 + n)).unwrap();
+            b.append(&record(Outcome::Answered, 2000 + n)).unwrap();
+        }
+        assert!(tmp.path().join(ROTATED_NAME).exists(), "the test rotates");
+        let mut got = asked(&a);
+        got.sort_unstable();
+        let want: Vec<u64> = (1000..1000 + rounds).chain(2000..2000 + rounds).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_journal_removed_while_open_is_started_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let journal = Journal::open(tmp.path()).unwrap();
+        journal.append(&record(Outcome::Answered, 1)).unwrap();
+        fs::remove_file(journal.path()).unwrap();
+        journal.append(&record(Outcome::Answered, 2)).unwrap();
+        journal.append(&record(Outcome::Answered, 3)).unwrap();
+        assert_eq!(asked(&journal), vec![2, 3]);
+        assert_eq!(mode(&journal.path()), 0o600);
+    }
+
+    #[test]
+    fn zeros_left_after_the_lines_are_cut_off_not_fenced() {
+        // Room written ahead whose spaces never reached the disk reads back as zeros.
+        let tmp = tempfile::tempdir().unwrap();
+        let first = serde_json::to_string(&record(Outcome::Answered, 1)).unwrap();
+        let mut bytes = format!("{first}\n").into_bytes();
+        bytes.extend(std::iter::repeat_n(0u8, 4096));
+        bytes.extend(b"   ");
+        fs::write(tmp.path().join(FILE_NAME), &bytes).unwrap();
+        let journal = Journal::open(tmp.path()).unwrap();
+        journal.append(&record(Outcome::Answered, 2)).unwrap();
+        journal.close();
+        let second = serde_json::to_string(&record(Outcome::Answered, 2)).unwrap();
+        assert_eq!(
+            fs::read_to_string(tmp.path().join(FILE_NAME)).unwrap(),
+            format!("{first}\n{second}\n")
+        );
+    }
+
+    #[test]
+    fn a_line_after_zeros_is_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let first = serde_json::to_string(&record(Outcome::Answered, 1)).unwrap();
+        let second = serde_json::to_string(&record(Outcome::Answered, 2)).unwrap();
+        let mut bytes = format!("{first}\n").into_bytes();
+        bytes.extend([0u8; 100]);
+        bytes.extend(format!("{second}\n").bytes());
+        fs::write(tmp.path().join(FILE_NAME), &bytes).unwrap();
+        let got: Vec<u64> = read_dir(tmp.path())
+            .unwrap()
+            .iter()
+            .map(|r| r.asked_at)
+            .collect();
+        assert_eq!(got, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_journal_that_is_a_symbolic_link_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let elsewhere = tmp.path().join("precious");
+        fs::write(&elsewhere, "precious data\n").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, tmp.path().join(FILE_NAME)).unwrap();
+        let error = Journal::open(tmp.path()).unwrap_err().to_string();
+        assert!(error.contains(FILE_NAME), "{error}");
+        assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "precious data\n");
+        assert_eq!(mode(&elsewhere), 0o644 & !umask());
+    }
+
+    fn umask() -> u32 {
+        // SAFETY: umask only swaps the process's mask; it is put back at once.
+        unsafe {
+            let mask = libc::umask(0o022);
+            libc::umask(mask);
+            mask as u32
+        }
+    }
+
+    /// Set for the child process of [`a_full_disk_takes_the_lines_without_room_ahead`].
+    const FULL_DISK_CHILD: &str = "ASKDESK_JOURNAL_TEST_FULL_DISK";
+
+    #[test]
+    fn a_full_disk_takes_the_lines_without_room_ahead() {
+        // A file-size limit stands in for a full disk: writes past it fail. The room written
+        // ahead (1 MiB) does not fit, the lines do; they must be committed and nothing held.
+        const LIMIT: u64 = 64 * 1024;
+        if let Some(dir) = std::env::var_os(FULL_DISK_CHILD) {
+            let dir = Path::new(&dir);
+            let journal = Journal::open(dir).unwrap();
+            let fit = LIMIT / line_len();
+            for n in 0..fit {
+                journal
+                    .append(&record(Outcome::Answered, 1000 + n))
+                    .unwrap();
+            }
+            let error = journal
+                .append(&record(Outcome::Answered, 1000 + fit))
+                .unwrap_err();
+            assert!(error.to_string().contains("too large"), "{error}");
+            let len = fs::metadata(journal.path()).unwrap().len();
+            assert_eq!(len, fit * line_len(), "nothing but the lines");
+            assert_eq!(asked(&journal), (1000..1000 + fit).collect::<Vec<_>>());
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        child
+            .args([
+                "--exact",
+                "journal::tests::a_full_disk_takes_the_lines_without_room_ahead",
+            ])
+            .env(FULL_DISK_CHILD, tmp.path());
+        // SAFETY: between fork and exec only async-signal-safe calls (setrlimit, signal).
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut child, || {
+                let limit = libc::rlimit {
+                    rlim_cur: LIMIT,
+                    rlim_max: LIMIT,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // A write past the limit then fails with EFBIG instead of killing the process.
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+        let output = child.output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 }
