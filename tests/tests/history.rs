@@ -521,14 +521,15 @@ async fn every_outcome_is_journaled_with_its_questions_agent_answer_and_error() 
         );
     }
 
-    // The late answer names who sent it, and never an instance token.
+    // The late answer names who sent it as the chain does (its label, as an answered request
+    // records it), and never an instance token.
     let late = records
         .iter()
         .find(|r| r["outcome"] == "late-answer")
         .unwrap();
-    assert!(
-        late["answerer"].as_str().is_some_and(|a| !a.is_empty()),
-        "a late answer records its answerer: {late}"
+    assert_eq!(
+        late["answerer"], "scripted",
+        "a late answer records its answerer's label: {late}"
     );
     for line in raw.lines() {
         assert!(

@@ -2,7 +2,7 @@
 //! `user-questions/request`, withdraws them with `$/cancelRequest`, and reads the connection's
 //! responses as decisions (late ones are journaled).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use std::borrow::Cow;
 
@@ -12,7 +12,7 @@ use askdesk_core::{
 };
 use serde_json::value::RawValue;
 
-use super::connection::{Conn, Outgoing};
+use super::connection::{Conn, Outgoing, Withdrawn};
 use crate::journal::Record;
 use crate::protocol::methods::{
     CancelParams, CancelRequest, QuestionRequest, RequestMethod, RequestParams,
@@ -26,17 +26,37 @@ const WITHDRAWN_MEMORY: usize = 256;
 /// An answerer that lives at the other end of a connection (SPEC 5.5).
 pub(super) struct SocketAnswerer {
     conn: Arc<Conn>,
+    /// Its label in the chain (the registration's, else its id), set once registered.
+    label: OnceLock<Arc<str>>,
 }
 
 impl SocketAnswerer {
     pub(super) fn new(conn: Arc<Conn>) -> SocketAnswerer {
-        SocketAnswerer { conn }
+        SocketAnswerer {
+            conn,
+            label: OnceLock::new(),
+        }
+    }
+
+    /// Names it as the chain does, once its registration has an id.
+    pub(super) fn set_label(&self, label: &str) {
+        let _ = self.label.set(label.into());
+    }
+
+    fn label(&self) -> Arc<str> {
+        // Offered before `set_label` ran (a registration racing its first request): the
+        // connection's client is the best name there is.
+        self.label
+            .get()
+            .cloned()
+            .unwrap_or_else(|| self.conn.state().client.as_deref().unwrap_or("?").into())
     }
 }
 
 impl Answerer for SocketAnswerer {
     fn offer(&self, request: &Arc<Request>) -> Offer {
         let (responder, receiver) = decision_channel();
+        let label = self.label();
         let id = {
             let mut state = self.conn.state();
             if state.closed {
@@ -49,6 +69,7 @@ impl Answerer for SocketAnswerer {
                 Outgoing {
                     request: request.clone(),
                     responder,
+                    label,
                 },
             );
             id
@@ -82,7 +103,11 @@ impl Answerer for SocketAnswerer {
             if state.withdrawn.len() == WITHDRAWN_MEMORY {
                 state.withdrawn.pop_front();
             }
-            state.withdrawn.push_back((id, outgoing.request));
+            state.withdrawn.push_back(Withdrawn {
+                id,
+                request: outgoing.request,
+                label: outgoing.label,
+            });
             id
         };
         self.conn
@@ -101,26 +126,32 @@ impl Conn {
             return tracing::debug!(id = ?response.id, "ignored a response to no request of ours");
         };
         let mut state = self.state();
-        if let Some(Outgoing { request, responder }) = state.outgoing.remove(&id) {
+        if let Some(Outgoing {
+            request,
+            responder,
+            label,
+        }) = state.outgoing.remove(&id)
+        {
             drop(state);
             if let Err(Decision::Claim(answer)) = responder.decide(decision(response.result)) {
-                self.record_late(&request, answer);
+                self.record_late(&request, answer, &label);
             }
-        } else if let Some(at) = state.withdrawn.iter().position(|(n, _)| *n == id) {
-            let (_, request) = state.withdrawn.remove(at).expect("position found");
+        } else if let Some(at) = state.withdrawn.iter().position(|w| w.id == id) {
+            let Withdrawn { request, label, .. } =
+                state.withdrawn.remove(at).expect("position found");
             drop(state);
             if let Decision::Claim(answer) = decision(response.result) {
-                self.record_late(&request, answer);
+                self.record_late(&request, answer, &label);
             }
         } else {
             tracing::debug!(id, "ignored a response to no pending request");
         }
     }
 
-    fn record_late(&self, request: &Request, answer: Answer) {
+    fn record_late(&self, request: &Request, answer: Answer, label: &str) {
         tracing::info!(request = %request.id, "discarded an answer that came after the request settled");
         if let Some(journal) = &self.shared.config.journal {
-            let record = Record::late_answer(request, answer, self.state().client.clone());
+            let record = Record::late_answer(request, answer, Some(label.to_owned()));
             tokio::spawn(settled::append(journal, record));
         }
     }

@@ -133,7 +133,8 @@ pub(super) struct Conn {
 #[derive(Default)]
 pub(super) struct ConnState {
     pub(super) initialized: bool,
-    /// The client's name and version from `initialize`, recorded with its late answers.
+    /// The client's name and version from `initialize`, for logs (and a late answer's record
+    /// should its answerer not be named yet).
     pub(super) client: Option<String>,
     pub(super) agents: Vec<Handle>,
     pub(super) answerers: Vec<AnswererId>,
@@ -142,7 +143,7 @@ pub(super) struct ConnState {
     /// Requests sent to this connection as an answerer, awaiting its response.
     pub(super) outgoing: HashMap<i64, Outgoing>,
     /// Recently withdrawn outgoing requests, to recognise (and record) late answers.
-    pub(super) withdrawn: VecDeque<(i64, Arc<Request>)>,
+    pub(super) withdrawn: VecDeque<Withdrawn>,
     pub(super) next_outgoing: i64,
     pub(super) closed: bool,
 }
@@ -151,6 +152,16 @@ pub(super) struct ConnState {
 pub(super) struct Outgoing {
     pub(super) request: Arc<Request>,
     pub(super) responder: askdesk_core::Responder,
+    /// The label of the answerer it was offered through, recorded with a late answer.
+    pub(super) label: Arc<str>,
+}
+
+/// An outgoing request withdrawn from the answerer, remembered to recognise a late answer.
+#[derive(Debug)]
+pub(super) struct Withdrawn {
+    pub(super) id: i64,
+    pub(super) request: Arc<Request>,
+    pub(super) label: Arc<str>,
 }
 
 impl Conn {

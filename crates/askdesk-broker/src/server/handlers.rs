@@ -147,6 +147,7 @@ impl Conn {
             label,
         } = params;
         let answerer = Arc::new(SocketAnswerer::new(self.clone()));
+        let named = label.clone();
         let id = self
             .service()
             .register_answerer(
@@ -155,9 +156,11 @@ impl Conn {
                     prepend,
                     label,
                 },
-                answerer,
+                answerer.clone(),
             )
             .map_err(|e| RpcError::registry(&e))?;
+        // The chain's own name for it: the registration's label, else its id.
+        answerer.set_label(&named.unwrap_or_else(|| id.to_string()));
         let mut state = self.state();
         if state.closed {
             // The connection closed while registering: do not leave an answerer nobody serves.
