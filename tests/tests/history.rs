@@ -1246,6 +1246,36 @@ async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker() {
         answer,
         "the broker still answers"
     );
+    // And says so: `askdesk status` shows why nothing is recorded.
+    let status = asker.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["history"]["state"], "unavailable", "{status}");
+    let error = status["history"]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.ends_with("askdesk: it exists and is not a directory"),
+        "{status}"
+    );
+    // `askdesk history` names the same culprit.
+    let history = broker.home().command(["history"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&history.stderr);
+    assert!(
+        !history.status.success() && stderr.contains("askdesk: it exists and is not a directory"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_says_where_history_goes_or_that_it_is_off() {
+    let broker = Broker::start();
+    let conn = broker.conn().await;
+    let status = conn.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["history"]["state"], "on", "{status}");
+    let path = status["history"]["path"].as_str().unwrap_or_default();
+    assert!(path.ends_with("askdesk/history.jsonl"), "{status}");
+
+    let off = Broker::start_with(&["--no-history"]);
+    let conn = off.conn().await;
+    let status = conn.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["history"], json!({ "state": "off" }), "{status}");
 }
 
 /// The next `user-questions/request` on an answerer connection, skipping `$/cancelRequest` notices.

@@ -345,6 +345,11 @@ impl Journal {
         self.inner.close();
     }
 
+    /// Why the last commit failed, while no commit has succeeded since.
+    pub fn failure(&self) -> Option<String> {
+        askdesk_core::sync::lock(&self.inner.queue.failure).clone()
+    }
+
     /// Every readable record, oldest first. Unreadable lines (a torn write) are skipped with a warning.
     pub fn read(&self) -> Result<Vec<Record>> {
         read_dir(&self.inner.dir)
@@ -391,6 +396,8 @@ struct Queue {
     poll_nanos: AtomicU64,
     /// Where acknowledgements go while a relay runs (see [`Journal::relay_acks`]).
     relay: Relay,
+    /// Why the last commit failed, cleared by the next that succeeds (see [`Journal::failure`]).
+    failure: Mutex<Option<String>>,
 }
 
 /// Acknowledgements on their way to a relay task, a batch at a time.
@@ -589,6 +596,7 @@ fn write_batches(queue: &Queue, mut store: impl Store) {
     // A lone record predicts another soon (one asker asking in turn); a batch means load, where
     // the queue refills while the sync runs anyway.
     let mut lone = false;
+    let mut failing = false;
     while queue.take(&mut batch, lone) {
         lone = batch.len() == 1;
         lines.clear();
@@ -598,6 +606,13 @@ fn write_batches(queue: &Queue, mut store: impl Store) {
         let result = store.commit(&lines);
         if let Err(error) = &result {
             tracing::error!(path = %error.path.display(), error = %error.source, records = batch.len(), "the history journal could not be written");
+            let failure = format!("{}: {}", error.path.display(), error.source);
+            *askdesk_core::sync::lock(&queue.failure) = Some(failure);
+            failing = true;
+        } else if failing {
+            tracing::info!("the history journal is written again");
+            *askdesk_core::sync::lock(&queue.failure) = None;
+            failing = false;
         }
         queue.acknowledge(&mut batch, &result);
         // Keep the capacity of an ordinary batch, not of a rare burst.
@@ -945,6 +960,7 @@ fn make_private_dir(dir: &Path) -> Result<()> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {
             tighten(dir, DIR_MODE)
         }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(not_a_directory(dir)),
         Err(e) => Err(Error::Io {
             path: dir.to_owned(),
             source: e,
@@ -978,8 +994,22 @@ pub fn read_default() -> Result<Vec<Record>> {
     read_dir(&default_dir()?)
 }
 
+/// The error for a journal directory that is something else.
+fn not_a_directory(dir: &Path) -> Error {
+    Error::Io {
+        path: dir.to_owned(),
+        source: io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "it exists and is not a directory",
+        ),
+    }
+}
+
 /// The records of the journal in `dir`, oldest first, without creating anything.
 pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(not_a_directory(dir));
+    }
     let mut records = Vec::new();
     for path in [dir.join(ROTATED_NAME), dir.join(FILE_NAME)] {
         let text = match fs::read(&path) {
@@ -1494,16 +1524,21 @@ mod tests {
         h.verdicts
             .send(Err(io::Error::other("disk on fire")))
             .unwrap();
+        assert_eq!(h.journal.failure(), None, "no commit failed yet");
         for commit in batch {
             let error = commit.await.expect_err("the batch failed");
             assert!(error.to_string().contains("disk on fire"), "{error}");
         }
+        // The failure shows (in `askdesk status`) until a commit succeeds.
+        let failure = h.journal.failure().expect("the failure is kept");
+        assert!(failure.contains("disk on fire"), "{failure}");
         // The journal keeps going: the next batch is written.
         let after = h.journal.submit(record(Outcome::Answered, 11));
         assert_eq!(h.entered.recv().unwrap(), 1);
         h.verdicts.send(Ok(())).unwrap();
         after.await.unwrap();
         assert_eq!(*h.durable.lock().unwrap(), vec![0, 11]);
+        assert_eq!(h.journal.failure(), None, "written again");
     }
 
     #[test]

@@ -15,22 +15,23 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
     // Before the socket exists: a signal as soon as it accepts must already stop us cleanly.
     let interrupted = askdesk_broker::host::interrupted();
     let listener = askdesk_broker::bind(&socket)?;
-    let journal = if args.no_history {
-        None
+    let (journal, history_error) = if args.no_history {
+        (None, None)
     } else {
-        // The broker is worth more than its history: without a journal it still serves.
+        // The broker is worth more than its history: without a journal it still serves, and
+        // `askdesk status` says why history is unavailable.
         match tokio::task::spawn_blocking(Journal::open_default).await {
             Ok(Ok(journal)) => {
                 tracing::info!(path = %journal.path().display(), "recording history");
-                Some(journal)
+                (Some(journal), None)
             }
             Ok(Err(error)) => {
                 tracing::error!(%error, "history is off: the journal cannot be opened");
-                None
+                (None, Some(error.to_string()))
             }
             Err(error) => {
                 tracing::error!(%error, "history is off: opening the journal failed");
-                None
+                (None, Some(error.to_string()))
             }
         }
     };
@@ -46,6 +47,7 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
         max_pending_per_connection: args.max_pending,
         max_message_bytes: args.max_message_bytes,
         journal,
+        history_error,
         busy_poll: Duration::from_micros(args.busy_poll),
         ..ServerConfig::default()
     };

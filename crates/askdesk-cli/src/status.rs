@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use askdesk_broker::protocol::methods::StatusResult;
+use askdesk_broker::protocol::methods::{HistoryState, HistoryStatus, StatusResult};
 use askdesk_core::AgentSummary;
 use serde_json::Value;
 
@@ -25,6 +25,24 @@ pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
     Ok(())
 }
 
+/// The journal's state, where it is, and what is wrong with it.
+fn history_line(history: &HistoryStatus) -> String {
+    let state = match history.state {
+        HistoryState::On => "on",
+        HistoryState::Off => "off (--no-history)",
+        HistoryState::Failing => "FAILING, answers are delivered but not recorded",
+        HistoryState::Unavailable => "UNAVAILABLE, nothing is recorded",
+    };
+    let mut line = state.to_owned();
+    if let Some(path) = &history.path {
+        let _ = write!(line, "  {path}");
+    }
+    if let Some(error) = &history.error {
+        let _ = write!(line, "  ({error})");
+    }
+    line
+}
+
 /// The status (the broker's `askdesk/status` result) as text.
 pub fn render(status: &StatusResult) -> String {
     let mut out = String::new();
@@ -34,6 +52,9 @@ pub fn render(status: &StatusResult) -> String {
         status.server.name, status.server.version, status.socket
     );
     let _ = writeln!(out, "connections: {}", status.connections);
+    if let Some(history) = &status.history {
+        let _ = writeln!(out, "history: {}", history_line(history));
+    }
 
     let _ = writeln!(out, "agents: {}", status.agents.len());
     for root in status.agents.iter().filter(|a| a.owner.is_none()) {
@@ -170,6 +191,24 @@ pending requests: 2
   #5  no agent  1 question  waiting 0s
 ";
         assert_eq!(render(&status), expected);
+    }
+
+    #[test]
+    fn history_says_whether_answers_are_recorded() {
+        let line = |value| history_line(&serde_json::from_value(value).unwrap());
+        assert_eq!(
+            line(json!({ "state": "on", "path": "/h/history.jsonl" })),
+            "on  /h/history.jsonl"
+        );
+        assert_eq!(line(json!({ "state": "off" })), "off (--no-history)");
+        assert_eq!(
+            line(json!({ "state": "failing", "path": "/h/history.jsonl", "error": "/h/history.jsonl: No space left on device (os error 28)" })),
+            "FAILING, answers are delivered but not recorded  /h/history.jsonl  (/h/history.jsonl: No space left on device (os error 28))"
+        );
+        assert_eq!(
+            line(json!({ "state": "unavailable", "error": "/h: Not a directory" })),
+            "UNAVAILABLE, nothing is recorded  (/h: Not a directory)"
+        );
     }
 
     #[test]

@@ -246,6 +246,34 @@ pub struct StatusResult {
     /// In chain order.
     pub answerers: Vec<AnswererSummary>,
     pub pending: Vec<PendingRequest>,
+    /// The history journal; absent from a broker that does not report it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryStatus>,
+}
+
+/// The history journal as `askdesk/status` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryStatus {
+    pub state: HistoryState,
+    /// The live journal file, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Why the last commit failed (`failing`) or the journal could not be opened (`unavailable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HistoryState {
+    /// Settled requests are recorded.
+    On,
+    /// History was turned off (`--no-history`).
+    Off,
+    /// The last commit failed: answers are delivered, but not recorded until a commit succeeds.
+    Failing,
+    /// The journal could not be opened: nothing is recorded while this broker runs.
+    Unavailable,
 }
 
 /// A request waiting for its answer.
@@ -609,6 +637,11 @@ mod tests {
                         age_ms: 0,
                     },
                 ],
+                history: Some(HistoryStatus {
+                    state: HistoryState::Failing,
+                    path: Some("/home/u/.local/share/askdesk/history.jsonl".into()),
+                    error: Some("No space left on device (os error 28)".into()),
+                }),
             },
             concat!(
                 r#"{"jsonrpc":"2.0","id":1,"result":{"server":{"name":"askdesk","version":"0.1.0"},"#,
@@ -616,7 +649,9 @@ mod tests {
                 r#""agents":[{"id":"a","owner":null,"root":true}],"#,
                 r#""answerers":[{"answerer":"answerer-1","label":"desktop","scope":"all","prepend":false}],"#,
                 r#""pending":[{"request":4,"agent":{"id":"a"},"questions":2,"holder":"desktop","ageMs":1500},"#,
-                r#"{"request":5,"agent":null,"questions":1,"holder":null,"ageMs":0}]}}"#
+                r#"{"request":5,"agent":null,"questions":1,"holder":null,"ageMs":0}],"#,
+                r#""history":{"state":"failing","path":"/home/u/.local/share/askdesk/history.jsonl","#,
+                r#""error":"No space left on device (os error 28)"}}}"#
             ),
         );
         request::<Focus>(

@@ -15,10 +15,10 @@ use super::answerer::SocketAnswerer;
 use super::connection::Conn;
 use crate::protocol::methods::{
     AgentList, AgentsList, AgentsRegister, AgentsUnregister, AnswerersRegister,
-    AnswerersUnregister, Ask, CancelParams, CancelRequest, ClientInfo, Empty, Focus, Initialize,
-    InitializeParams, InitializeResult, NotificationMethod, PendingRequest, Ping,
-    RegisterAnswererParams, RegisteredAnswerer, RequestMethod, ServerInfo, Status, StatusResult,
-    UnregisterAgentParams, UnregisterAnswererParams,
+    AnswerersUnregister, Ask, CancelParams, CancelRequest, ClientInfo, Empty, Focus, HistoryState,
+    HistoryStatus, Initialize, InitializeParams, InitializeResult, NotificationMethod,
+    PendingRequest, Ping, RegisterAnswererParams, RegisteredAnswerer, RequestMethod, ServerInfo,
+    Status, StatusResult, UnregisterAgentParams, UnregisterAnswererParams,
 };
 use crate::protocol::{self, Id, Notification, RpcError, PROTOCOL_VERSION};
 use crate::settled;
@@ -284,6 +284,35 @@ impl Conn {
             agents: self.service().agents(),
             answerers: self.service().answerers(),
             pending,
+            history: Some(self.history()),
+        }
+    }
+
+    fn history(&self) -> HistoryStatus {
+        let config = &self.shared.config;
+        match (&config.journal, &config.history_error) {
+            (Some(journal), _) => {
+                let failure = journal.failure();
+                HistoryStatus {
+                    state: if failure.is_some() {
+                        HistoryState::Failing
+                    } else {
+                        HistoryState::On
+                    },
+                    path: Some(journal.path().display().to_string()),
+                    error: failure,
+                }
+            }
+            (None, Some(error)) => HistoryStatus {
+                state: HistoryState::Unavailable,
+                path: None,
+                error: Some(error.clone()),
+            },
+            (None, None) => HistoryStatus {
+                state: HistoryState::Off,
+                path: None,
+                error: None,
+            },
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct ServerConfig {
     pub max_pending_per_connection: usize,
     /// Where settled requests are recorded; `None` records nothing.
     pub journal: Option<Journal>,
+    /// Why there is no journal when one was wanted (it could not be opened), for `askdesk/status`.
+    pub history_error: Option<String>,
     /// Called for the `askdesk/focus` extension (the desktop app shows its window); `None` makes
     /// that method unknown.
     pub focus: Option<Arc<dyn Fn() + Send + Sync>>,
@@ -57,6 +59,7 @@ impl Default for ServerConfig {
             max_connections: 256,
             max_pending_per_connection: 64,
             journal: None,
+            history_error: None,
             focus: None,
             busy_poll: Duration::ZERO,
         }
@@ -73,6 +76,7 @@ impl fmt::Debug for ServerConfig {
                 &self.max_pending_per_connection,
             )
             .field("journal", &self.journal)
+            .field("history_error", &self.history_error)
             .field("focus", &self.focus.is_some())
             .field("busy_poll", &self.busy_poll)
             .finish()
