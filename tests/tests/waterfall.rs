@@ -231,6 +231,10 @@ async fn unregistering_an_answerer_while_it_holds_a_request_moves_the_request_on
             .unwrap(),
         Value::Null
     );
+    // It is told the request is no longer its own, so its UI can drop it.
+    let notice = front.next_incoming().await;
+    assert_eq!(notice["method"], "$/cancelRequest", "{notice}");
+    assert_eq!(notice["params"]["id"], held["id"], "{notice}");
     let request = backup.next_request().await;
     backup
         .reply(

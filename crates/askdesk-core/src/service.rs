@@ -643,7 +643,13 @@ async fn walk(
                     Err(stop) => match (receiver.close_and_take(), stop) {
                         (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => decision,
                         (_, Some(error)) => return Settled::by_service(&request, error),
-                        (_, None) => Decision::Delegate,
+                        // The holder left the chain while it held the request: it is told the
+                        // request is no longer its own (an answer it sends now is late), and
+                        // the request moves on.
+                        (_, None) => {
+                            entry.answerer.withdraw(request.id);
+                            Decision::Delegate
+                        }
                     },
                 };
                 guard.release();

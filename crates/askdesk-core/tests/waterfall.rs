@@ -299,6 +299,8 @@ async fn an_answerer_unregistered_while_holding_counts_as_delegating() {
     assert!(service.unregister_answerer(first_id));
     let moved = second.next().await;
     assert_eq!(moved.request.id, held.request.id);
+    // The first is told the request is no longer its own (a socket answerer's UI drops it).
+    assert_eq!(log.withdrawn(), [("first".to_owned(), held.request.id)]);
     // The first answerer's answer now comes too late and is handed back.
     let late = Decision::Claim(custom("q", "too late"));
     assert_eq!(held.responder.decide(late.clone()), Err(late));
