@@ -546,3 +546,40 @@ async fn responses_to_unknown_ids_are_ignored() {
         json!({ "answers": [{ "id": "a", "selected": ["Y"] }] })
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_response_fails_the_request_it_answers() {
+    let broker = Broker::start();
+    let broken = answerer(&broker, json!("all"), false, "broken").await;
+    let asker = broker.conn().await;
+    for (n, response) in [
+        // Neither a result nor an error.
+        json!({ "jsonrpc": "2.0" }),
+        // An error that is not an error object.
+        json!({ "jsonrpc": "2.0", "error": "nope" }),
+        // Another protocol version.
+        json!({ "jsonrpc": "1.0", "result": null }),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = asker
+            .start("user-questions/ask", ask(vec![q("a", "?", &["Y"])], None))
+            .await;
+        let request = broken.next_request().await;
+        let mut response = response;
+        response["id"] = request["id"].clone();
+        broken.send(&response).await;
+        // The answerer hears what was wrong with its line, and the asker is not left waiting.
+        let reply = broken.response(&request["id"]).await;
+        assert_eq!(reply["error"]["code"], -32600, "{n}: {reply}");
+        let error = expect_rpc_error(asker.wait(id).await, -32603);
+        assert!(
+            error.message.starts_with("a malformed response: "),
+            "{n}: {error:?}"
+        );
+        assert_eq!(error.data["answerer"], "broken", "{n}");
+    }
+    let status = asker.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["pending"], json!([]), "{status}");
+}

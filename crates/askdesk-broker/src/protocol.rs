@@ -134,6 +134,14 @@ impl RpcError {
             .with_data(json!({ "code": error.code.as_str() }))
     }
 
+    /// What an answerer's broken response to a relayed request means for that request.
+    pub fn malformed_response(problem: &RpcError) -> Self {
+        Self::new(
+            INTERNAL_ERROR,
+            format!("a malformed response: {}", problem.message),
+        )
+    }
+
     pub fn internal(answerer: &str, message: impl Into<String>) -> Self {
         Self::new(INTERNAL_ERROR, message).with_data(json!({ "answerer": answerer }))
     }
@@ -181,6 +189,8 @@ impl From<&AskError> for RpcError {
 pub struct BadMessage {
     pub id: Id,
     pub error: RpcError,
+    /// It has an id and no method: the peer meant it as a response to one of our requests.
+    pub answering: bool,
 }
 
 /// The fields of a JSON-RPC message; unknown fields are ignored. Small fields are borrowed from
@@ -236,6 +246,7 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
                 return Err(BadMessage {
                     id: Id::Null,
                     error: RpcError::parse_error(e),
+                    answering: false,
                 })
             }
         },
@@ -243,6 +254,7 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
             return Err(BadMessage {
                 id: Id::Null,
                 error: RpcError::parse_error(e),
+                answering: false,
             })
         }
     };
@@ -266,10 +278,11 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
             || serde_json::from_str::<String>(raw.get()).is_ok_and(|v| v == "2.0")
     });
     if !version_ok {
-        return Err(invalid(
-            id.unwrap_or(Id::Null),
-            r#"jsonrpc: expected "2.0""#,
-        ));
+        const DETAIL: &str = r#"jsonrpc: expected "2.0""#;
+        return Err(match id {
+            Some(id) if method.is_none() => invalid_response(id, DETAIL),
+            id => invalid(id.unwrap_or(Id::Null), DETAIL),
+        });
     }
     if let Some(method) = method {
         let Ok(method) = serde_json::from_str::<String>(method.get()) else {
@@ -296,8 +309,9 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
         ));
     };
     if let Some(error) = error {
-        let error = serde_json::from_str::<RpcError>(error.get())
-            .map_err(|_| invalid(id.clone(), "error: expected { code, message, data? }"))?;
+        let error = serde_json::from_str::<RpcError>(error.get()).map_err(|_| {
+            invalid_response(id.clone(), "error: expected { code, message, data? }")
+        })?;
         return Ok(Message::Response(Response {
             id,
             result: Err(error),
@@ -308,7 +322,7 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
             id,
             result: Ok(result),
         })),
-        None => Err(invalid(
+        None => Err(invalid_response(
             id,
             "expected a method, or an id with a result or an error",
         )),
@@ -330,6 +344,15 @@ fn invalid(id: Id, detail: &str) -> BadMessage {
     BadMessage {
         id,
         error: RpcError::invalid_request(detail),
+        answering: false,
+    }
+}
+
+/// A message with an id and no method (meant as a response) that is not a valid one.
+fn invalid_response(id: Id, detail: &str) -> BadMessage {
+    BadMessage {
+        answering: true,
+        ..invalid(id, detail)
     }
 }
 

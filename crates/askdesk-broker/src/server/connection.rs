@@ -19,7 +19,7 @@ use super::Shared;
 use crate::framing::{FramingError, LineCodec};
 use crate::outbox::Outbox;
 use crate::protocol::methods::RequestMethod;
-use crate::protocol::{self, Id, Message, RpcError};
+use crate::protocol::{self, Id, Message, Response, RpcError};
 
 /// The read buffer a connection starts with (it grows for longer lines): a typical request fits,
 /// and an idle connection with asks pending holds no more than that.
@@ -197,7 +197,17 @@ impl Conn {
 
     async fn handle_line(self: &Arc<Self>, line: &[u8]) {
         match protocol::parse(line) {
-            Err(bad) => self.reply_error(&bad.id, bad.error).await,
+            Err(bad) => {
+                if bad.answering {
+                    // A broken answer to a request we relayed fails that request (as an answerer
+                    // error would) instead of leaving it held until the answerer leaves.
+                    self.handle_response(Response {
+                        id: bad.id.clone(),
+                        result: Err(RpcError::malformed_response(&bad.error)),
+                    });
+                }
+                self.reply_error(&bad.id, bad.error).await
+            }
             Ok(Message::Request(request)) => {
                 self.handle_request(request.id, request.method, request.params)
                     .await
