@@ -218,7 +218,7 @@ fn present<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
     T::deserialize(deserializer).map(Some)
 }
 
-/// Reads a request id: a string, an integer or null.
+/// Reads a request id: a string, a whole number that fits an `i64`, or null.
 fn read_id(raw: &RawValue) -> Option<Id> {
     match raw.get().as_bytes().first() {
         Some(b'"') => serde_json::from_str(raw.get()).ok().map(Id::String),
@@ -268,10 +268,12 @@ pub fn parse(line: &[u8]) -> Result<Message, BadMessage> {
     } = envelope;
     let id = match id {
         None => None,
-        Some(raw) => Some(
-            read_id(raw)
-                .ok_or_else(|| invalid(Id::Null, "id: expected a string, an integer or null"))?,
-        ),
+        Some(raw) => Some(read_id(raw).ok_or_else(|| {
+            invalid(
+                Id::Null,
+                "id: expected a string, a whole number from -2^63 to 2^63-1, or null",
+            )
+        })?),
     };
     let version_ok = jsonrpc.is_some_and(|raw| {
         raw.get() == r#""2.0""#
@@ -604,6 +606,13 @@ mod tests {
         check(
             r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
             Err((Id::Null, INVALID_REQUEST)),
+        );
+        // An id out of range says what the range is.
+        let bad = parse(br#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#)
+            .expect_err("out of range");
+        assert_eq!(
+            bad.error.message,
+            "id: expected a string, a whole number from -2^63 to 2^63-1, or null"
         );
         check("{not json", Err((Id::Null, PARSE_ERROR)));
         check("\u{0}", Err((Id::Null, PARSE_ERROR)));
