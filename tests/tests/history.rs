@@ -908,6 +908,31 @@ async fn history_skips_a_torn_last_line_without_a_broker() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_mostly_unreadable_journal_names_ten_lines_then_counts() {
+    let home = Home::new();
+    let journal = journal_path(&home);
+    std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
+    let good = serde_json::to_string(&old_record()).unwrap();
+    let mut text_lines: Vec<String> = (1..=25).map(|n| format!("garbage {n}")).collect();
+    text_lines.push(good);
+    std::fs::write(&journal, text_lines.join("\n") + "\n").unwrap();
+
+    let output = askdesk(&home, &["history", "--json"]).await;
+    assert_success(&output);
+    assert_eq!(text(&output.stdout).lines().count(), 1, "the good record");
+    let stderr = text(&output.stderr);
+    let named = stderr
+        .lines()
+        .filter(|l| l.contains("skipped an unreadable journal line"))
+        .count();
+    assert_eq!(named, 10, "{stderr}");
+    assert!(
+        stderr.contains("skipped 25 unreadable journal lines in all (15 more than named above)"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn history_without_a_journal_prints_nothing_and_creates_nothing() {
     let home = Home::new();
     let output = askdesk(&home, &["history"]).await;

@@ -1011,6 +1011,9 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
         return Err(not_a_directory(dir));
     }
     let mut records = Vec::new();
+    // Each unreadable line is named up to a point; a journal mostly unreadable gets a count.
+    const NAMED: usize = 10;
+    let mut unreadable = 0usize;
     for path in [dir.join(ROTATED_NAME), dir.join(FILE_NAME)] {
         let text = match fs::read(&path) {
             Ok(bytes) => bytes,
@@ -1026,10 +1029,20 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
             match serde_json::from_slice::<Record>(&line[start..]) {
                 Ok(record) => records.push(record),
                 Err(error) => {
-                    tracing::warn!(path = %path.display(), line = number + 1, %error, "skipped an unreadable journal line")
+                    unreadable += 1;
+                    if unreadable <= NAMED {
+                        tracing::warn!(path = %path.display(), line = number + 1, %error, "skipped an unreadable journal line");
+                    }
                 }
             }
         }
+    }
+    if unreadable > NAMED {
+        tracing::warn!(
+            dir = %dir.display(),
+            "skipped {unreadable} unreadable journal lines in all ({} more than named above)",
+            unreadable - NAMED
+        );
     }
     Ok(records)
 }
