@@ -24,7 +24,7 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use pulldown_cmark::{
-    html, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd,
+    html, Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd,
 };
 use serde::{Deserialize, Serialize};
 use syntect::html::{ClassStyle, ClassedHTMLGenerator};
@@ -91,6 +91,9 @@ pub fn render(markdown: &str) -> Rendered {
     let mut fence: Option<Fence<'_>> = None;
     let mut budget = HIGHLIGHT_BUDGET_BYTES;
     let mut anchors = Anchors::default();
+    // The current table's column alignments, and the column of the next cell of a body row.
+    let mut columns: Vec<Alignment> = Vec::new();
+    let mut body_cell: Option<usize> = None;
     for event in Parser::new_ext(markdown, options) {
         if let Some(open) = fence.as_mut() {
             match event {
@@ -183,6 +186,7 @@ pub fn render(markdown: &str) -> Rendered {
             }
             Event::Start(Tag::Table(alignments)) => {
                 anchors.table();
+                columns.clone_from(&alignments);
                 events.push(Event::Start(Tag::Table(alignments)));
             }
             Event::Start(Tag::TableHead) => {
@@ -195,6 +199,7 @@ pub fn render(markdown: &str) -> Rendered {
                 events.push(Event::End(TagEnd::TableHead));
             }
             Event::Start(Tag::TableRow) => {
+                body_cell = Some(0);
                 let key = anchors.row();
                 events.push(Event::Html(CowStr::from(format!(
                     "<tr {BLOCK_ATTRIBUTE}=\"{}\">",
@@ -202,13 +207,33 @@ pub fn render(markdown: &str) -> Rendered {
                 ))));
             }
             Event::End(TagEnd::TableRow) => {
+                body_cell = None;
                 anchors.close();
                 events.push(Event::End(TagEnd::TableRow));
             }
             Event::Start(Tag::TableCell) => {
                 anchors.cell();
-                events.push(Event::Start(Tag::TableCell));
+                // A body row starts as raw HTML (it carries its block key), so the HTML writer
+                // never hears that a row began and cannot align its cells: they are written here.
+                match body_cell {
+                    Some(column) => {
+                        events.push(Event::Html(CowStr::from(match columns.get(column) {
+                            Some(Alignment::Left) => r#"<td class="align-left">"#,
+                            Some(Alignment::Center) => r#"<td class="align-center">"#,
+                            Some(Alignment::Right) => r#"<td class="align-right">"#,
+                            _ => "<td>",
+                        })))
+                    }
+                    None => events.push(Event::Start(Tag::TableCell)),
+                }
             }
+            Event::End(TagEnd::TableCell) => match body_cell.as_mut() {
+                Some(column) => {
+                    *column += 1;
+                    events.push(Event::Html(CowStr::from("</td>")));
+                }
+                None => events.push(Event::End(TagEnd::TableCell)),
+            },
             // An image becomes its alt text: the text inside it passes through as plain text.
             Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
             Event::Text(text) | Event::Code(text) if heading.is_some() => {
@@ -243,6 +268,7 @@ pub fn render(markdown: &str) -> Rendered {
     }
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut raw, events.into_iter());
+    let raw = aligned_by_class(raw);
     Rendered {
         html: CLEANER.clean(&raw).to_string(),
         blocks: anchors.finish(&outline),
@@ -675,6 +701,23 @@ fn level_number(level: HeadingLevel) -> u8 {
     }
 }
 
+/// A table column's alignment as a class (`align-left`, `align-center`, `align-right`) instead of
+/// the inline style pulldown-cmark writes, which ammonia would drop and the page's CSP forbids.
+fn aligned_by_class(raw: String) -> String {
+    const STYLE: &str = " style=\"text-align: ";
+    if !raw.contains(STYLE) {
+        return raw;
+    }
+    let mut out = raw;
+    for side in ["left", "center", "right"] {
+        out = out.replace(
+            &format!("{STYLE}{side}\""),
+            &format!(" class=\"align-{side}\""),
+        );
+    }
+    out
+}
+
 static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     let mut builder = ammonia::Builder::default();
     builder
@@ -687,6 +730,8 @@ static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .add_tag_attributes("p", [BLOCK_ATTRIBUTE])
         .add_tag_attributes("li", [BLOCK_ATTRIBUTE])
         .add_tag_attributes("tr", [BLOCK_ATTRIBUTE])
+        .add_tag_attributes("th", ["class"])
+        .add_tag_attributes("td", ["class"])
         .url_schemes(HashSet::from(["http", "https", "mailto"]))
         .url_relative(ammonia::UrlRelative::Deny)
         .link_rel(Some("noopener noreferrer"))
@@ -705,6 +750,7 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
         ("input", "type") => (value == "checkbox").then_some(Cow::Borrowed(value)),
         ("code", "class") => keep_classes(value, &[HL_PREFIX, "language-"]),
         ("span", "class") => keep_classes(value, &[HL_PREFIX]),
+        ("th" | "td", "class") => keep_classes(value, &["align-"]),
         (_, BLOCK_ATTRIBUTE) => value
             .strip_prefix(BLOCK_SECRET.as_str())
             .filter(|key| is_class_word(key))
@@ -891,6 +937,28 @@ mod tests {
                 "main",
             ],
             &["style="],
+        );
+    }
+
+    #[test]
+    fn table_alignment_becomes_a_class() {
+        check(
+            "| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n",
+            &[
+                r#"<th class="align-left">a</th>"#,
+                r#"<th class="align-center">b</th>"#,
+                r#"<th class="align-right">c</th>"#,
+                "<th>d</th>",
+                r#"<td class="align-center">2</td>"#,
+                "<td>4</td>",
+            ],
+            &["style="],
+        );
+        // A raw cell cannot bring a class of its own.
+        check(
+            r#"<table><tr><td class="hidden align-right">x</td></tr></table>"#,
+            &[r#"<td class="align-right">x</td>"#],
+            &["hidden"],
         );
     }
 
