@@ -745,6 +745,86 @@ async fn history_lists_settled_requests_newest_first() {
     assert_exit(&output, 0, None);
 }
 
+/// Asserts that `command`'s successful output holds each of `needles` and no character that would
+/// act on a terminal or reorder its line (a control character other than the newline ending each
+/// line, or a bidi control).
+#[track_caller]
+fn assert_shown_safely(command: &str, output: &Output, needles: &[&str]) {
+    assert_exit(output, 0, None);
+    let text = stdout(output);
+    let acting: Vec<char> = text
+        .chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect();
+    assert_eq!(acting, [], "{command}: {text:?}");
+    for needle in needles {
+        assert!(text.contains(needle), "{command} shows {needle:?}:\n{text}");
+    }
+}
+
+/// Escape sequences, carriage returns and bidi overrides in what agents and answerers sent reach
+/// `status` and the `history` table as visible `\u{..}` escapes, never as the characters
+/// themselves; `--json` keeps the text exact.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_and_history_show_control_characters_as_escapes() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "ans\u{1b}]0;TITLE\u{7}wer")
+        .await;
+    let asker = broker.conn().await;
+    let agent = asker
+        .register_agent(json!({
+            "id": "id\u{1b}[2Jx",
+            "label": "lab\u{1b}[1A\rFAKE",
+            "meta": { "cwd": "/tmp\u{1b}[31m", "k\nk": "v\u{202e}v\u{9b}" }
+        }))
+        .await;
+    let question = "Q\u{1b}[5m?\u{7} \u{2066}done\u{2069}";
+    let pending = asker
+        .start(
+            "user-questions/ask",
+            askdesk_e2e::ask(vec![q("a", question, &["Y\u{1b}[8mes"])], Some(&agent)),
+        )
+        .await;
+    let request = answerer.next_request().await;
+
+    let output = run(broker.home(), &["status"], None).await;
+    assert_shown_safely(
+        "status",
+        &output,
+        &[
+            "lab\\u{1b}[1A FAKE [id\\u{1b}[2Jx]  cwd=/tmp\\u{1b}[31m k k=v\\u{202e}v\\u{9b}",
+            "1. ans\\u{1b}]0;TITLE\\u{7}wer  scope=all",
+            "held by ans\\u{1b}]0;TITLE\\u{7}wer",
+        ],
+    );
+
+    answerer
+        .reply(&request, answer_first(&request["params"]))
+        .await;
+    asker.wait(pending).await.unwrap();
+    let output = run(broker.home(), &["history"], None).await;
+    assert_shown_safely(
+        "history",
+        &output,
+        &[
+            "lab\\u{1b}[1A FAKE",
+            "Q\\u{1b}[5m?\\u{7} \\u{2066}done\\u{2069}",
+            "a: Y\\u{1b}[8mes",
+            "ans\\u{1b}]0;TITLE\\u{7}wer",
+        ],
+    );
+    let output = run(broker.home(), &["history", "--json"], None).await;
+    let record: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(record["questions"][0]["question"], question);
+    assert_eq!(record["agent"]["label"], "lab\u{1b}[1A\rFAKE");
+    assert_eq!(record["answerer"], "ans\u{1b}]0;TITLE\u{7}wer");
+}
+
 #[test]
 fn serve_refuses_a_busy_poll_window_it_cannot_use() {
     let home = Home::new();

@@ -487,6 +487,40 @@ after = "1h30m"
     );
 }
 
+/// An answer in the journal that holds escape sequences or bidi overrides is shown by `rules test`
+/// as visible `\u{..}` escapes, never as the characters themselves.
+#[test]
+fn rules_test_shows_control_characters_in_answers_as_escapes() {
+    let home = Home::new();
+    write_rules(
+        &home,
+        "[[rule]]\nname = \"deploy\"\nmatch.question = \"^Deploy\"\nanswer = \"No\"\n",
+    );
+    let dir = home.data_home().join("askdesk");
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = record(
+        1_000,
+        "Deploy\u{1b}[2J?",
+        "Y\u{1b}]0;t\u{7}es\u{202e}",
+        "desktop",
+    );
+    std::fs::write(dir.join("history.jsonl"), format!("{line}\n")).unwrap();
+
+    let (status, out, err) = rules_cli(&home, &["test"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains(
+            "\"Deploy\\u{1b}[2J?\"\n    rule: answer q: No\n    you:  answered q: Y\\u{1b}]0;t\\u{7}es\\u{202e}\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{out:?}"
+    );
+}
+
 /// A draft named with `--file` must exist (a mistyped path is not "no rules"); the installed file
 /// may be missing.
 #[test]

@@ -5,6 +5,7 @@ use askdesk_core::Answer;
 
 use crate::cli::HistoryArgs;
 use crate::exit::{Error, Result};
+use crate::terminal::one_line;
 
 pub async fn run(args: HistoryArgs) -> Result<()> {
     let records = tokio::task::spawn_blocking(journal::read_default)
@@ -75,6 +76,8 @@ pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
         .collect()
 }
 
+/// The records as a table, one line each; every cell goes through [`one_line`], so agent-supplied
+/// text cannot act on the terminal or break the layout.
 pub fn table(records: &[Record]) -> String {
     if records.is_empty() {
         return "no history yet\n".to_owned();
@@ -86,7 +89,7 @@ pub fn table(records: &[Record]) -> String {
                 when(r.asked_at),
                 r.agent
                     .as_ref()
-                    .map(|a| a.label.clone().unwrap_or_else(|| a.id.clone()))
+                    .map(|a| one_line(a.label.as_deref().unwrap_or(&a.id)))
                     .unwrap_or_else(|| "-".into()),
                 r.outcome.as_str().to_owned(),
                 clip(
@@ -102,7 +105,7 @@ pub fn table(records: &[Record]) -> String {
                 },
                 clip(&summary(r), 60),
                 // Who settled it: `desktop`, a socket answerer's label, `rule:<name>`.
-                r.answerer.clone().unwrap_or_else(|| "-".into()),
+                r.answerer.as_deref().map_or_else(|| "-".into(), one_line),
             ]
         })
         .collect();
@@ -159,12 +162,13 @@ pub fn answer_summary(answer: &Answer) -> String {
     items.join("; ")
 }
 
+/// `text` as [`one_line`], cut to `max` characters with an ellipsis.
 fn clip(text: &str, max: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
-        one_line
+    let line = one_line(text);
+    if line.chars().count() <= max {
+        line
     } else {
-        one_line.chars().take(max - 1).collect::<String>() + "…"
+        line.chars().take(max - 1).collect::<String>() + "…"
     }
 }
 
@@ -273,6 +277,25 @@ WHEN (UTC)           AGENT  OUTCOME    QUESTION                   ANSWER        
 ";
         assert_eq!(text, expected);
         assert_eq!(table(&[]), "no history yet\n");
+    }
+
+    #[test]
+    fn table_shows_control_characters_as_escapes() {
+        let mut hostile = record(
+            1_000,
+            Some("a"),
+            "answered",
+            Some(json!({ "answers": [{ "id": "q1", "selected": ["Y\u{1b}[8mes"] }] })),
+        );
+        hostile.questions[0].question = "esc \u{1b}[2J\u{1b}]0;pwned\u{7} \u{202e}red".into();
+        hostile.agent.as_mut().unwrap().label = Some("lab\u{1b}[1A\rFAKE".into());
+        hostile.answerer = Some("ans\u{9b}wer".into());
+        let text = table(&[hostile]);
+        assert_eq!(
+            text.lines().nth(1).unwrap(),
+            "1970-01-01 00:00:01  lab\\u{1b}[1A FAKE  answered  \
+             esc \\u{1b}[2J\\u{1b}]0;pwned\\u{7} \\u{202e}red  q1: Y\\u{1b}[8mes  ans\\u{9b}wer"
+        );
     }
 
     #[test]

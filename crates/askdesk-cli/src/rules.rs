@@ -9,6 +9,7 @@ use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Ve
 use crate::cli::{RulesArgs, RulesCommand};
 use crate::exit::{Error, Result};
 use crate::history::{answer_summary, when};
+use crate::terminal::one_line;
 
 pub async fn run(args: RulesArgs) -> Result<()> {
     // The installed file may be missing (no rules yet); a draft named with --file must exist.
@@ -146,8 +147,8 @@ pub fn test(
                 "  {}  {:?}\n    rule: {}\n    you:  {}",
                 when(request.asked_at),
                 question,
-                verdict_text(verdict),
-                settlement_text(&request.settled)
+                one_line(&verdict_text(verdict)),
+                one_line(&settlement_text(&request.settled))
             );
         }
     }
