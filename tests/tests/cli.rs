@@ -825,28 +825,79 @@ async fn status_and_history_show_control_characters_as_escapes() {
     assert_eq!(record["answerer"], "ans\u{1b}]0;TITLE\u{7}wer");
 }
 
+/// A `--timeout` that is no usable number of seconds is a usage error naming the allowed range,
+/// before any question is sent (it used to panic once the question was out).
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_refuses_a_timeout_it_cannot_wait() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "watching")
+        .await;
+    for bad in [
+        "nan",
+        "inf",
+        "-1",
+        "-0",
+        "0",
+        "1e300",
+        "99999999999999999999",
+        "31536001",
+        "soon",
+    ] {
+        let output = run(
+            broker.home(),
+            &["ask", &format!("--timeout={bad}"), "Go?", "-o", "Yes"],
+            None,
+        )
+        .await;
+        assert_exit(&output, 2, None);
+        let err = stderr(&output);
+        assert!(
+            err.contains("--timeout") && err.contains("at most 31536000 (365 days)"),
+            "--timeout {bad}: {err}"
+        );
+    }
+    assert_eq!(
+        answerer
+            .next_incoming_within(Duration::from_millis(200))
+            .await,
+        None,
+        "no question was sent"
+    );
+}
+
+/// A busy-poll window or a connection limit `serve` cannot use is a usage error naming the flag
+/// (a connection limit past what the broker can count used to panic it).
 #[test]
-fn serve_refuses_a_busy_poll_window_it_cannot_use() {
+fn serve_refuses_limits_it_cannot_use() {
     let home = Home::new();
-    for bad in ["-1", "1000001", "soon"] {
+    for (flag, bad) in [
+        ("--busy-poll", "-1"),
+        ("--busy-poll", "1000001"),
+        ("--busy-poll", "soon"),
+        ("--max-connections", "0"),
+        ("--max-connections", "1000001"),
+        ("--max-connections", "18446744073709551615"),
+    ] {
         let output = run_with_timeout(
-            &mut home.command(["serve", &format!("--busy-poll={bad}")]),
+            &mut home.command(["serve", &format!("{flag}={bad}")]),
             Duration::from_secs(30),
         );
         assert_eq!(
             output.status.code(),
             Some(2),
-            "--busy-poll {bad}: {}",
+            "{flag} {bad}: {}",
             stderr(&output)
         );
         assert!(
-            stderr(&output).contains("--busy-poll"),
+            stderr(&output).contains(flag),
             "the error names the flag: {}",
             stderr(&output)
         );
         assert!(
             !home.socket().exists(),
-            "nothing was served with --busy-poll {bad}"
+            "nothing was served with {flag} {bad}"
         );
     }
 }

@@ -42,10 +42,7 @@ pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
     };
 
     let cancel = CancellationToken::new();
-    let watcher = tokio::spawn(cancel_on_interrupt(
-        cancel.clone(),
-        args.timeout.map(Duration::from_secs_f64),
-    ));
+    let watcher = tokio::spawn(cancel_on_interrupt(cancel.clone(), args.timeout));
     let result = client
         .ask(
             &AskRequest {

@@ -20,7 +20,14 @@ pub async fn run(args: RulesArgs) -> Result<()> {
     };
     let since = match &args.command {
         RulesCommand::Test { since: Some(since) } => {
-            Some(file::parse_duration(since).map_err(|e| Error::Usage(format!("--since: {e}")))?)
+            let since =
+                file::parse_duration(since).map_err(|e| Error::Usage(format!("--since: {e}")))?;
+            if since.is_zero() {
+                return Err(Error::Usage(
+                    "--since must be longer than zero: leave it out for the whole journal".into(),
+                ));
+            }
+            Some(since)
         }
         _ => None,
     };
@@ -42,8 +49,12 @@ pub async fn run(args: RulesArgs) -> Result<()> {
     })
     .await
     .map_err(|e| Error::Internal(format!("reading the rules failed: {e}")))??;
-    let cutoff =
-        since.map(|since| millis(SystemTime::now()).saturating_sub(since.as_millis() as u64));
+    // A span longer than the clock counts back (or than a u64 of milliseconds holds) reaches
+    // the epoch: the whole journal.
+    let cutoff = since.map(|since| {
+        millis(SystemTime::now())
+            .saturating_sub(u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
+    });
     let past = past_requests(records, cutoff);
     let replayed = replay(&rules, &past);
     match args.command {
