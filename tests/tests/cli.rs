@@ -867,6 +867,57 @@ async fn ask_refuses_a_timeout_it_cannot_wait() {
     );
 }
 
+/// `status` gives up on a broker that does not answer (stopped with SIGSTOP here) after
+/// `--timeout` seconds, 5 by default, with exit 20; a broker at its connection limit is exit 6, and
+/// a socket that closes at once is exit 20, as its help says.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_gives_up_on_a_broker_that_does_not_answer() {
+    let broker = Broker::start();
+    broker.signal(libc::SIGSTOP);
+    let started = std::time::Instant::now();
+    let output = run(broker.home(), &["status", "--timeout", "0.5"], None).await;
+    let quick = started.elapsed();
+    let started = std::time::Instant::now();
+    let default = run(broker.home(), &["status", "--json"], None).await;
+    let waited = started.elapsed();
+    broker.signal(libc::SIGCONT);
+    let message = format!(
+        "the askdesk broker at {} did not answer within 0.5 s; it may be stopped or overloaded",
+        broker.socket().display()
+    );
+    assert_exit(&output, 20, Some(&message));
+    assert!(quick < Duration::from_secs(3), "gave up after {quick:?}");
+    assert_exit(&default, 20, None);
+    assert!(
+        stderr(&default).contains("did not answer within 5 s"),
+        "{}",
+        stderr(&default)
+    );
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(15),
+        "the default waits 5 s: {waited:?}"
+    );
+    let output = run(broker.home(), &["status"], None).await;
+    assert_exit(&output, 0, None);
+
+    let full = Broker::start_with(&["--max-connections", "1"]);
+    let _holder = full.admitted_conn().await;
+    let output = run(full.home(), &["status"], None).await;
+    assert_exit(&output, 6, None);
+
+    let home = Home::new();
+    std::fs::create_dir_all(home.socket().parent().unwrap()).unwrap();
+    let listener = tokio::net::UnixListener::bind(home.socket()).unwrap();
+    let closer = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            drop(stream);
+        }
+    });
+    let output = run(&home, &["status"], None).await;
+    assert_exit(&output, 20, None);
+    closer.abort();
+}
+
 /// A busy-poll window or a connection limit `serve` cannot use is a usage error naming the flag
 /// (a connection limit past what the broker can count used to panic it).
 #[test]

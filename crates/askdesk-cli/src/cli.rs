@@ -245,15 +245,24 @@ pub enum Policy {
 
 /// Show what the broker holds: connections, agents, answerers, pending requests
 #[derive(Debug, Args)]
-#[command(after_help = "Exit status: 0, or 3 when no broker is running.
+#[command(
+    after_help = "Exit status: 0 the status was printed; 2 usage error; 3 no broker is running; \
+6 the broker is at its connection limit; 20 the broker did not answer within --timeout (stopped or \
+overloaded), closed the connection, or answered out of shape.
 
 Examples:
   askdesk status
-  askdesk status --json | jq .pending")]
+  askdesk status --json | jq .pending
+  askdesk status --timeout 30                       # a busy broker may take its time"
+)]
 pub struct StatusArgs {
     /// Print the broker's status object as JSON
     #[arg(long)]
     pub json: bool,
+    /// Give up when the broker has not answered after this many seconds (exit 20); more than 0
+    /// and at most 31536000 (365 days)
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = seconds)]
+    pub timeout: Duration,
 }
 
 /// Show the history of settled requests, newest first

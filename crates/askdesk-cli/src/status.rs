@@ -9,12 +9,21 @@ use serde_json::Value;
 
 use crate::cli::StatusArgs;
 use crate::connect::connect;
-use crate::exit::Result;
+use crate::exit::{Error, Result};
 use crate::terminal::one_line;
 
 pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
-    let client = connect(&socket, "status").await?;
-    let status = client.status().await?;
+    // A broker that accepts but never answers (stopped, or wedged) must not hang the command.
+    let asked = async {
+        let client = connect(&socket, "status").await?;
+        Ok::<_, Error>(client.status().await?)
+    };
+    let status = tokio::time::timeout(args.timeout, asked)
+        .await
+        .map_err(|_| Error::NoAnswer {
+            path: socket.clone(),
+            waited: args.timeout,
+        })??;
     if args.json {
         println!(
             "{}",
