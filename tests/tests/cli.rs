@@ -868,7 +868,7 @@ async fn ask_refuses_a_timeout_it_cannot_wait() {
 }
 
 /// `status` gives up on a broker that does not answer (stopped with SIGSTOP here) after
-/// `--timeout` seconds, 5 by default, with exit 20; a broker at its connection limit is exit 6, and
+/// `--timeout` seconds, 5 by default, with exit 20, and so does `ask --timeout` (exit 10); a broker at its connection limit is exit 6, and
 /// a socket that closes at once is exit 20, as its help says.
 #[tokio::test(flavor = "multi_thread")]
 async fn status_gives_up_on_a_broker_that_does_not_answer() {
@@ -880,7 +880,25 @@ async fn status_gives_up_on_a_broker_that_does_not_answer() {
     let started = std::time::Instant::now();
     let default = run(broker.home(), &["status", "--json"], None).await;
     let waited = started.elapsed();
+    // `ask --timeout` counts from the start, so it does not wait on the connection either.
+    let started = std::time::Instant::now();
+    let asked = run(
+        broker.home(),
+        &["ask", "--timeout", "0.5", "Go?", "-o", "Yes"],
+        None,
+    )
+    .await;
+    let asking = started.elapsed();
     broker.signal(libc::SIGCONT);
+    assert_exit(
+        &asked,
+        10,
+        Some("ask_user_question was aborted before the user answered"),
+    );
+    assert!(
+        asking < Duration::from_secs(3),
+        "ask gave up after {asking:?}"
+    );
     let message = format!(
         "the askdesk broker at {} did not answer within 0.5 s; it may be stopped or overloaded",
         broker.socket().display()

@@ -153,8 +153,8 @@ pub struct AskArgs {
     /// Extra display information about the agent (`cwd` is added from the current directory); repeatable
     #[arg(long, value_name = "KEY=VALUE")]
     pub meta: Vec<String>,
-    /// Give up after this many seconds, more than 0 and at most 31536000 (365 days); the ask is
-    /// cancelled: exit 10
+    /// Give up after this many seconds, counted from the start (a broker that does not answer
+    /// included), more than 0 and at most 31536000 (365 days); the ask is cancelled: exit 10
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     pub timeout: Option<Duration>,
     /// Print the answer indented
