@@ -5,7 +5,7 @@ use askdesk_core::Answer;
 
 use crate::cli::HistoryArgs;
 use crate::exit::{Error, Result};
-use crate::terminal::one_line;
+use crate::terminal::{clip, columns, one_line};
 
 pub async fn run(args: HistoryArgs) -> Result<()> {
     let records = tokio::task::spawn_blocking(journal::read_default)
@@ -76,8 +76,9 @@ pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
         .collect()
 }
 
-/// The records as a table, one line each; every cell goes through [`one_line`], so agent-supplied
-/// text cannot act on the terminal or break the layout.
+/// The records as a table, one line each; every cell goes through [`one_line`] or [`clip`], so
+/// agent-supplied text cannot act on the terminal or break the layout, and wide text is measured
+/// by the columns it takes.
 pub fn table(records: &[Record]) -> String {
     if records.is_empty() {
         return "no history yet\n".to_owned();
@@ -109,24 +110,10 @@ pub fn table(records: &[Record]) -> String {
             ]
         })
         .collect();
-    let header = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER", "BY"];
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(header.map(String::from)).chain(rows) {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
+    columns(
+        ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER", "BY"],
+        &rows,
+    )
 }
 
 /// The answer in a few words, or the error.
@@ -160,16 +147,6 @@ pub fn answer_summary(answer: &Answer) -> String {
         })
         .collect();
     items.join("; ")
-}
-
-/// `text` as [`one_line`], cut to `max` characters with an ellipsis.
-fn clip(text: &str, max: usize) -> String {
-    let line = one_line(text);
-    if line.chars().count() <= max {
-        line
-    } else {
-        line.chars().take(max - 1).collect::<String>() + "…"
-    }
 }
 
 /// Milliseconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
@@ -296,6 +273,36 @@ WHEN (UTC)           AGENT  OUTCOME    QUESTION                   ANSWER        
             "1970-01-01 00:00:01  lab\\u{1b}[1A FAKE  answered  \
              esc \\u{1b}[2J\\u{1b}]0;pwned\\u{7} \\u{202e}red  q1: Y\\u{1b}[8mes  ans\\u{9b}wer"
         );
+    }
+
+    #[test]
+    fn wide_text_is_clipped_and_aligned_by_its_columns() {
+        use unicode_width::UnicodeWidthStr;
+        let mut records = journal();
+        records[0].questions[0].question =
+            "宽字符的问题很长很长很长很长很长很长很长很长很长很长很长很长很长".into();
+        let text = table(&records);
+        let lines: Vec<&str> = text.lines().collect();
+        // Every line's ANSWER column starts at the same terminal column.
+        let starts: Vec<usize> = lines
+            .iter()
+            .map(|line| {
+                let at = line
+                    .find("ANSWER")
+                    .or_else(|| line.find("q1:"))
+                    .unwrap_or_else(|| line.find("ASK_CANCELLED").expect("an answer or an error"));
+                line[..at].width()
+            })
+            .collect();
+        assert!(starts.iter().all(|&s| s == starts[0]), "{starts:?}\n{text}");
+        // The wide question is cut to 48 columns, not 48 characters.
+        let question = lines[1]
+            .split("  ")
+            .map(str::trim)
+            .find(|c| c.starts_with('宽'))
+            .expect(&text);
+        assert!(question.ends_with("很长很…"), "{question}");
+        assert_eq!(question.width(), 47);
     }
 
     #[test]

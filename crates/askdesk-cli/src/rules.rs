@@ -9,7 +9,7 @@ use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Ve
 use crate::cli::{RulesArgs, RulesCommand};
 use crate::exit::{Error, Result};
 use crate::history::{answer_summary, when};
-use crate::terminal::one_line;
+use crate::terminal::{columns, one_line};
 
 pub async fn run(args: RulesArgs) -> Result<()> {
     // The installed file may be missing (no rules yet); a draft named with --file must exist.
@@ -71,10 +71,6 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
     if replay.rules.is_empty() {
         return format!("no rules in {}\n", path.display());
     }
-    let header = [
-        "RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED",
-    ]
-    .map(str::to_owned);
     let rows: Vec<[String; 8]> = replay
         .rules
         .iter()
@@ -94,22 +90,12 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
             ]
         })
         .collect();
-    let mut widths = header.clone().map(|h| h.chars().count());
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(&header).chain(&rows) {
-        let line: Vec<String> = row
-            .iter()
-            .zip(widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        let _ = writeln!(out, "{}", line.join("  ").trim_end());
-    }
-    out
+    columns(
+        [
+            "RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED",
+        ],
+        &rows,
+    )
 }
 
 /// `rules test`: per rule, what it would have done and each request where that differs from what
