@@ -478,6 +478,12 @@ async fn every_exit_status_of_ask() {
             20,
             None,
         ),
+        // An answerer's message reaches the terminal with its control characters escaped.
+        (
+            json!({ "error": { "code": -32001, "message": "away\u{1b}]0;pwned\u{7}\rFAKE\u{202e}", "data": { "code": "AWAY" } } }),
+            19,
+            Some("away\\u{1b}]0;pwned\\u{7}\\u{d}FAKE\\u{202e}"),
+        ),
     ];
     for (reply, status, message) in replies {
         let asking = tokio::spawn(run(home, &["ask", "Go?", "-o", "Yes"], None));

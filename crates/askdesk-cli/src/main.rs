@@ -86,7 +86,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("Error: {error}");
+            // The message can be an answerer's or the broker's: shown, not obeyed, by the terminal.
+            eprintln!("Error: {}", terminal::visible(&error.to_string()));
             error.status().into()
         }
     }

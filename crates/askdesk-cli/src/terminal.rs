@@ -4,8 +4,9 @@
 //! Question texts, agent labels and ids, `meta` values, answerer labels and answers are whatever a
 //! client sent. Printed raw, an escape sequence in them would clear the screen, retitle the
 //! window or move the cursor, and a bidi override would make a line show other text than it
-//! holds. [`one_line`] is the one rule every table and listing applies; `--json` output stays
-//! exact and never goes through it.
+//! holds. [`one_line`] is the one rule every table and listing applies, [`visible`] the same rule
+//! for `Error:` messages, which keep their line breaks; `--json` output stays exact and never goes
+//! through either.
 
 use std::fmt::Write as _;
 
@@ -22,15 +23,39 @@ pub fn one_line(text: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        for c in word.chars() {
-            if acts_on_the_terminal(c) {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            } else {
-                out.push(c);
+        escape_into(&mut out, word);
+    }
+    out
+}
+
+/// `text` with its line breaks and tabs kept and every other character [`one_line`] escapes
+/// escaped the same way: for messages of several lines, such as `Error: <message>`, whose message
+/// may be an answerer's.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (n, line) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        for (n, part) in line.split('\t').enumerate() {
+            if n > 0 {
+                out.push('\t');
             }
+            escape_into(&mut out, part);
         }
     }
     out
+}
+
+/// Appends `text` with each character that acts on the terminal as its `\u{..}` escape.
+fn escape_into(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if acts_on_the_terminal(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
 }
 
 /// `text` as [`one_line`], cut to at most `max` terminal columns with an ellipsis. A wide
@@ -101,6 +126,14 @@ mod tests {
             "Proceed with the cleanup?"
         );
         assert_eq!(one_line("宽字符 ok é"), "宽字符 ok é");
+    }
+
+    #[test]
+    fn visible_keeps_lines_and_tabs() {
+        assert_eq!(
+            visible("line 1\n\tline\u{1b}[2J 2\r\u{202e}\n"),
+            "line 1\n\tline\\u{1b}[2J 2\\u{d}\\u{202e}\n"
+        );
     }
 
     #[test]
