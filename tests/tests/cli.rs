@@ -874,8 +874,9 @@ async fn ask_refuses_a_timeout_it_cannot_wait() {
 }
 
 /// `status` gives up on a broker that does not answer (stopped with SIGSTOP here) after
-/// `--timeout` seconds, 5 by default, with exit 20, and so does `ask --timeout` (exit 10); a broker at its connection limit is exit 6, and
-/// a socket that closes at once is exit 20, as its help says.
+/// `--timeout` seconds, 5 by default, with exit 20, and so does `ask --timeout` (exit 10); a
+/// broker at its connection limit is exit 6 (for `answer` too), and a socket that closes at once
+/// is exit 20, as the help says.
 #[tokio::test(flavor = "multi_thread")]
 async fn status_gives_up_on_a_broker_that_does_not_answer() {
     let broker = Broker::start();
@@ -927,6 +928,8 @@ async fn status_gives_up_on_a_broker_that_does_not_answer() {
     let full = Broker::start_with(&["--max-connections", "1"]);
     let _holder = full.admitted_conn().await;
     let output = run(full.home(), &["status"], None).await;
+    assert_exit(&output, 6, None);
+    let output = run(full.home(), &["answer", "--count", "1"], None).await;
     assert_exit(&output, 6, None);
 
     let home = Home::new();

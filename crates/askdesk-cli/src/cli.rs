@@ -199,8 +199,8 @@ Policies:
   dismiss      fail the request ASK_CANCELLED, as a human dismissing it would
   delegate     pass every request to the next answerer
 
-Exit status: 0 after Ctrl-C or --count requests; 2 usage error; 3 no broker is running; 20 the broker \
-closed the connection.
+Exit status: 0 after Ctrl-C or --count requests; 2 usage error; 3 no broker is running; 6 the broker \
+is at its connection limit; 20 the broker closed the connection.
 
 Examples:
   askdesk answer --policy recommended --prepend --label autopilot
@@ -248,7 +248,8 @@ pub enum Policy {
 #[command(
     after_help = "Exit status: 0 the status was printed; 2 usage error; 3 no broker is running; \
 6 the broker is at its connection limit; 20 the broker did not answer within --timeout (stopped or \
-overloaded), closed the connection, or answered out of shape.
+overloaded), closed the connection or answered out of shape, or another I/O error (such as no \
+permission on the socket).
 
 Examples:
   askdesk status
