@@ -478,6 +478,12 @@ async fn every_exit_status_of_ask() {
             20,
             None,
         ),
+        // An answerer's message reaches the terminal with its control characters escaped.
+        (
+            json!({ "error": { "code": -32001, "message": "away\u{1b}]0;pwned\u{7}\rFAKE\u{202e}", "data": { "code": "AWAY" } } }),
+            19,
+            Some("away\\u{1b}]0;pwned\\u{7}\\u{d}FAKE\\u{202e}"),
+        ),
     ];
     for (reply, status, message) in replies {
         let asking = tokio::spawn(run(home, &["ask", "Go?", "-o", "Yes"], None));
@@ -745,28 +751,231 @@ async fn history_lists_settled_requests_newest_first() {
     assert_exit(&output, 0, None);
 }
 
-#[test]
-fn serve_refuses_a_busy_poll_window_it_cannot_use() {
+/// Asserts that `command`'s successful output holds each of `needles` and no character that would
+/// act on a terminal or reorder its line (a control character other than the newline ending each
+/// line, or a bidi control).
+#[track_caller]
+fn assert_shown_safely(command: &str, output: &Output, needles: &[&str]) {
+    assert_exit(output, 0, None);
+    let text = stdout(output);
+    let acting: Vec<char> = text
+        .chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect();
+    assert_eq!(acting, [], "{command}: {text:?}");
+    for needle in needles {
+        assert!(text.contains(needle), "{command} shows {needle:?}:\n{text}");
+    }
+}
+
+/// Escape sequences, carriage returns and bidi overrides in what agents and answerers sent reach
+/// `status` and the `history` table as visible `\u{..}` escapes, never as the characters
+/// themselves; `--json` keeps the text exact.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_and_history_show_control_characters_as_escapes() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "ans\u{1b}]0;TITLE\u{7}wer")
+        .await;
+    let asker = broker.conn().await;
+    let agent = asker
+        .register_agent(json!({
+            "id": "id\u{1b}[2Jx",
+            "label": "lab\u{1b}[1A\rFAKE",
+            "meta": { "cwd": "/tmp\u{1b}[31m", "k\nk": "v\u{202e}v\u{9b}" }
+        }))
+        .await;
+    let question = "Q\u{1b}[5m?\u{7} \u{2066}done\u{2069}";
+    let pending = asker
+        .start(
+            "user-questions/ask",
+            askdesk_e2e::ask(vec![q("a", question, &["Y\u{1b}[8mes"])], Some(&agent)),
+        )
+        .await;
+    let request = answerer.next_request().await;
+
+    let output = run(broker.home(), &["status"], None).await;
+    assert_shown_safely(
+        "status",
+        &output,
+        &[
+            "lab\\u{1b}[1A FAKE [id\\u{1b}[2Jx]  cwd=/tmp\\u{1b}[31m k k=v\\u{202e}v\\u{9b}",
+            "1. ans\\u{1b}]0;TITLE\\u{7}wer  scope=all",
+            "held by ans\\u{1b}]0;TITLE\\u{7}wer",
+        ],
+    );
+
+    answerer
+        .reply(&request, answer_first(&request["params"]))
+        .await;
+    asker.wait(pending).await.unwrap();
+    let output = run(broker.home(), &["history"], None).await;
+    assert_shown_safely(
+        "history",
+        &output,
+        &[
+            "lab\\u{1b}[1A FAKE",
+            "Q\\u{1b}[5m?\\u{7} \\u{2066}done\\u{2069}",
+            "a: Y\\u{1b}[8mes",
+            "ans\\u{1b}]0;TITLE\\u{7}wer",
+        ],
+    );
+    let output = run(broker.home(), &["history", "--json"], None).await;
+    let record: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(record["questions"][0]["question"], question);
+    assert_eq!(record["agent"]["label"], "lab\u{1b}[1A\rFAKE");
+    assert_eq!(record["answerer"], "ans\u{1b}]0;TITLE\u{7}wer");
+}
+
+/// A `--timeout` that is no usable number of seconds is a usage error naming the allowed range,
+/// before any question is sent (it used to panic once the question was out).
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_refuses_a_timeout_it_cannot_wait() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "watching")
+        .await;
+    for bad in [
+        "nan",
+        "inf",
+        "-1",
+        "-0",
+        "0",
+        "1e300",
+        "99999999999999999999",
+        "31536001",
+        "soon",
+    ] {
+        let output = run(
+            broker.home(),
+            &["ask", &format!("--timeout={bad}"), "Go?", "-o", "Yes"],
+            None,
+        )
+        .await;
+        assert_exit(&output, 2, None);
+        let err = stderr(&output);
+        assert!(
+            err.contains("--timeout") && err.contains("at most 31536000 (365 days)"),
+            "--timeout {bad}: {err}"
+        );
+    }
+    assert_eq!(
+        answerer
+            .next_incoming_within(Duration::from_millis(200))
+            .await,
+        None,
+        "no question was sent"
+    );
+}
+
+/// `status` gives up on a broker that does not answer (stopped with SIGSTOP here) after
+/// `--timeout` seconds, 5 by default, with exit 20, and so does `ask --timeout` (exit 10); a
+/// broker at its connection limit is exit 6 (for `answer` too), and a socket that closes at once
+/// is exit 20, as the help says.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_gives_up_on_a_broker_that_does_not_answer() {
+    let broker = Broker::start();
+    broker.signal(libc::SIGSTOP);
+    let started = std::time::Instant::now();
+    let output = run(broker.home(), &["status", "--timeout", "0.5"], None).await;
+    let quick = started.elapsed();
+    let started = std::time::Instant::now();
+    let default = run(broker.home(), &["status", "--json"], None).await;
+    let waited = started.elapsed();
+    // `ask --timeout` counts from the start, so it does not wait on the connection either.
+    let started = std::time::Instant::now();
+    let asked = run(
+        broker.home(),
+        &["ask", "--timeout", "0.5", "Go?", "-o", "Yes"],
+        None,
+    )
+    .await;
+    let asking = started.elapsed();
+    broker.signal(libc::SIGCONT);
+    assert_exit(
+        &asked,
+        10,
+        Some("ask_user_question was aborted before the user answered"),
+    );
+    assert!(
+        asking < Duration::from_secs(3),
+        "ask gave up after {asking:?}"
+    );
+    let message = format!(
+        "the askdesk broker at {} did not answer within 0.5 s; it may be stopped or overloaded",
+        broker.socket().display()
+    );
+    assert_exit(&output, 20, Some(&message));
+    assert!(quick < Duration::from_secs(3), "gave up after {quick:?}");
+    assert_exit(&default, 20, None);
+    assert!(
+        stderr(&default).contains("did not answer within 5 s"),
+        "{}",
+        stderr(&default)
+    );
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(15),
+        "the default waits 5 s: {waited:?}"
+    );
+    let output = run(broker.home(), &["status"], None).await;
+    assert_exit(&output, 0, None);
+
+    let full = Broker::start_with(&["--max-connections", "1"]);
+    let _holder = full.admitted_conn().await;
+    let output = run(full.home(), &["status"], None).await;
+    assert_exit(&output, 6, None);
+    let output = run(full.home(), &["answer", "--count", "1"], None).await;
+    assert_exit(&output, 6, None);
+
     let home = Home::new();
-    for bad in ["-1", "1000001", "soon"] {
+    std::fs::create_dir_all(home.socket().parent().unwrap()).unwrap();
+    let listener = tokio::net::UnixListener::bind(home.socket()).unwrap();
+    let closer = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            drop(stream);
+        }
+    });
+    let output = run(&home, &["status"], None).await;
+    assert_exit(&output, 20, None);
+    closer.abort();
+}
+
+/// A busy-poll window or a connection limit `serve` cannot use is a usage error naming the flag
+/// (a connection limit past what the broker can count used to panic it).
+#[test]
+fn serve_refuses_limits_it_cannot_use() {
+    let home = Home::new();
+    for (flag, bad) in [
+        ("--busy-poll", "-1"),
+        ("--busy-poll", "1000001"),
+        ("--busy-poll", "soon"),
+        ("--max-connections", "0"),
+        ("--max-connections", "1000001"),
+        ("--max-connections", "18446744073709551615"),
+    ] {
         let output = run_with_timeout(
-            &mut home.command(["serve", &format!("--busy-poll={bad}")]),
+            &mut home.command(["serve", &format!("{flag}={bad}")]),
             Duration::from_secs(30),
         );
         assert_eq!(
             output.status.code(),
             Some(2),
-            "--busy-poll {bad}: {}",
+            "{flag} {bad}: {}",
             stderr(&output)
         );
         assert!(
-            stderr(&output).contains("--busy-poll"),
+            stderr(&output).contains(flag),
             "the error names the flag: {}",
             stderr(&output)
         );
         assert!(
             !home.socket().exists(),
-            "nothing was served with --busy-poll {bad}"
+            "nothing was served with {flag} {bad}"
         );
     }
 }

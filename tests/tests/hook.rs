@@ -417,6 +417,14 @@ async fn no_answerer_no_broker_and_bad_input_fall_open() {
         &[],
     );
     assert_fell_open(&finish(hook).await, "PermissionRequest only");
+    // What the input says is echoed on one line, its control characters escaped.
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        "{\"hook_event_name\":\"St\\u001b[2J\\nop\",\"tool_name\":\"Bash\",\"tool_input\":{}}",
+        &[],
+    );
+    assert_fell_open(&finish(hook).await, "a St\\u{1b}[2J op event");
 
     // A socket nobody listens on, with and without --no-launch (and no display either way).
     let home = Home::new();

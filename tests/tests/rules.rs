@@ -485,6 +485,62 @@ after = "1h30m"
         err.contains("--since: \"a week\" is not a duration"),
         "{err}"
     );
+    let (status, _, err) = rules_cli(&home, &["test", "--since", "0s"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(
+        err.contains("--since must be longer than zero") && !err.contains("`after`"),
+        "{err}"
+    );
+}
+
+/// A home whose rules answer "No" to questions starting "Deploy" and whose journal holds one
+/// request, asked in 1970 and answered `selected` by the desktop.
+fn one_answer_and_a_deploy_rule(question: &str, selected: &str) -> Home {
+    let home = Home::new();
+    write_rules(
+        &home,
+        "[[rule]]\nname = \"deploy\"\nmatch.question = \"^Deploy\"\nanswer = \"No\"\n",
+    );
+    let dir = home.data_home().join("askdesk");
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = record(1_000, question, selected, "desktop");
+    std::fs::write(dir.join("history.jsonl"), format!("{line}\n")).unwrap();
+    home
+}
+
+/// A `--since` longer than the clock can count back takes the whole journal, not a window its
+/// milliseconds wrapped around to.
+#[test]
+fn rules_test_since_longer_than_the_clock_takes_the_whole_journal() {
+    let home = one_answer_and_a_deploy_rule("Deploy long ago?", "No");
+    // 213503982335 days is 18446744073744000000 ms, just past what a u64 holds.
+    let (status, out, err) = rules_cli(&home, &["test", "--since", "213503982335d"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.starts_with("1 requests from the last 213503982335d"),
+        "{out}"
+    );
+}
+
+/// An answer in the journal that holds escape sequences or bidi overrides is shown by `rules test`
+/// as visible `\u{..}` escapes, never as the characters themselves.
+#[test]
+fn rules_test_shows_control_characters_in_answers_as_escapes() {
+    let home = one_answer_and_a_deploy_rule("Deploy\u{1b}[2J?", "Y\u{1b}]0;t\u{7}es\u{202e}");
+
+    let (status, out, err) = rules_cli(&home, &["test"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains(
+            "\"Deploy\\u{1b}[2J?\"\n    rule: answer q: No\n    you:  answered q: Y\\u{1b}]0;t\\u{7}es\\u{202e}\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{out:?}"
+    );
 }
 
 /// A draft named with `--file` must exist (a mistyped path is not "no rules"); the installed file

@@ -32,20 +32,25 @@ pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
     };
     let agent = agent_plan(&args)?;
 
-    let client = connect(&socket, "ask").await?;
-    let (handle, registered) = match agent {
-        AgentPlan::None => (None, false),
-        AgentPlan::Existing(handle) => (Some(handle), false),
-        AgentPlan::Register(registration) => {
-            (Some(client.register_agent(&registration).await?), true)
-        }
-    };
-
+    // The timeout and Ctrl-C count from here: a broker that accepts but does not answer (stopped,
+    // wedged) is given up on like a user who does not answer.
     let cancel = CancellationToken::new();
-    let watcher = tokio::spawn(cancel_on_interrupt(
-        cancel.clone(),
-        args.timeout.map(Duration::from_secs_f64),
-    ));
+    let watcher = tokio::spawn(cancel_on_interrupt(cancel.clone(), args.timeout));
+    let connected = async {
+        let client = connect(&socket, "ask").await?;
+        let (handle, registered) = match agent {
+            AgentPlan::None => (None, false),
+            AgentPlan::Existing(handle) => (Some(handle), false),
+            AgentPlan::Register(registration) => {
+                (Some(client.register_agent(&registration).await?), true)
+            }
+        };
+        Ok::<_, Error>((client, handle, registered))
+    };
+    let (client, handle, registered) = tokio::select! {
+        connected = connected => connected?,
+        () = cancel.cancelled() => return Err(aborted()),
+    };
     let result = client
         .ask(
             &AskRequest {
@@ -72,12 +77,16 @@ pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
         }
         Err(error) => match Error::from(error) {
             // However the client reports a cancellation we asked for, it is an abort.
-            Error::Client(_) if cancel.is_cancelled() => Err(Error::Rpc(RpcError::user_question(
-                &UserQuestionError::aborted(),
-            ))),
+            Error::Client(_) if cancel.is_cancelled() => Err(aborted()),
             error => Err(error),
         },
     }
+}
+
+/// The error of an ask cancelled by Ctrl-C, SIGTERM or `--timeout`: `ASK_ABORTED`, as from the
+/// broker.
+fn aborted() -> Error {
+    Error::Rpc(RpcError::user_question(&UserQuestionError::aborted()))
 }
 
 /// Cancels the ask on Ctrl-C, SIGTERM, or when the timeout passes.

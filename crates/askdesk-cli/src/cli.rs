@@ -1,6 +1,7 @@
 //! The command line: every command, flag, help text and example.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use askdesk_broker::journal::Outcome;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -74,8 +75,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MICROSECONDS", default_value_t = 100,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub busy_poll: u64,
-    /// The most client connections served at once
-    #[arg(long, value_name = "N", default_value_t = 256)]
+    /// The most client connections served at once (1 to 1000000)
+    #[arg(long, value_name = "N", default_value_t = 256,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
     /// The most asks one connection may have pending at once (0 refuses every ask: for tests)
     #[arg(long, value_name = "N", default_value_t = 64)]
@@ -151,9 +153,10 @@ pub struct AskArgs {
     /// Extra display information about the agent (`cwd` is added from the current directory); repeatable
     #[arg(long, value_name = "KEY=VALUE")]
     pub meta: Vec<String>,
-    /// Give up after this many seconds (the ask is cancelled: exit 10)
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
+    /// Give up after this many seconds, counted from the start (a broker that does not answer
+    /// included), more than 0 and at most 31536000 (365 days); the ask is cancelled: exit 10
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub timeout: Option<Duration>,
     /// Print the answer indented
     #[arg(long)]
     pub pretty: bool,
@@ -196,8 +199,8 @@ Policies:
   dismiss      fail the request ASK_CANCELLED, as a human dismissing it would
   delegate     pass every request to the next answerer
 
-Exit status: 0 after Ctrl-C or --count requests; 2 usage error; 3 no broker is running; 20 the broker \
-closed the connection.
+Exit status: 0 after Ctrl-C or --count requests; 2 usage error; 3 no broker is running; 6 the broker \
+is at its connection limit; 20 the broker closed the connection.
 
 Examples:
   askdesk answer --policy recommended --prepend --label autopilot
@@ -242,15 +245,25 @@ pub enum Policy {
 
 /// Show what the broker holds: connections, agents, answerers, pending requests
 #[derive(Debug, Args)]
-#[command(after_help = "Exit status: 0, or 3 when no broker is running.
+#[command(
+    after_help = "Exit status: 0 the status was printed; 2 usage error; 3 no broker is running; \
+6 the broker is at its connection limit; 20 the broker did not answer within --timeout (stopped or \
+overloaded), closed the connection or answered out of shape, or another I/O error (such as no \
+permission on the socket).
 
 Examples:
   askdesk status
-  askdesk status --json | jq .pending")]
+  askdesk status --json | jq .pending
+  askdesk status --timeout 30                       # a busy broker may take its time"
+)]
 pub struct StatusArgs {
     /// Print the broker's status object as JSON
     #[arg(long)]
     pub json: bool,
+    /// Give up when the broker has not answered after this many seconds (exit 20); more than 0
+    /// and at most 31536000 (365 days)
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = seconds)]
+    pub timeout: Duration,
 }
 
 /// Show the history of settled requests, newest first
@@ -302,6 +315,23 @@ pub struct McpArgs {
     /// Never start the desktop app; fail calls while no broker runs
     #[arg(long)]
     pub no_launch: bool,
+}
+
+/// The longest wait a `SECONDS` option takes: a year.
+const MAX_SECONDS: f64 = 365.0 * 86_400.0;
+
+/// A `SECONDS` value (`--timeout`): a decimal number of seconds, more than 0 and at most a year,
+/// so that it always makes a [`Duration`]; anything else is a usage error naming the range.
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    let range = || format!("more than 0 and at most {MAX_SECONDS} (365 days)");
+    match text.trim().parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs <= MAX_SECONDS => Ok(Duration::from_secs_f64(secs)),
+        Ok(_) => Err(format!("a number of seconds must be {}", range())),
+        Err(_) => Err(format!(
+            "not a number of seconds: write one {}, e.g. 30 or 0.5",
+            range()
+        )),
+    }
 }
 
 // ----- askdesk hook -----
@@ -422,6 +452,32 @@ mod tests {
     #[test]
     fn command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn seconds_are_a_positive_number_up_to_a_year() {
+        assert_eq!(seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(seconds("60"), Ok(Duration::from_secs(60)));
+        assert_eq!(seconds("31536000"), Ok(Duration::from_secs(31_536_000)));
+        for bad in [
+            "nan",
+            "NaN",
+            "inf",
+            "-inf",
+            "-1",
+            "-0",
+            "0",
+            "1e300",
+            "31536000.5",
+            "",
+            "1m",
+        ] {
+            let error = seconds(bad).expect_err(bad);
+            assert!(
+                error.contains("at most 31536000 (365 days)"),
+                "{bad}: {error}"
+            );
+        }
     }
 
     #[test]

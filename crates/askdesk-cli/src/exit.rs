@@ -37,7 +37,8 @@ pub enum Status {
     ShuttingDown = 18,
     /// A `UserQuestionError` with a code an answerer brought (not one of the above).
     OtherCode = 19,
-    /// An answerer failed with a non-domain error (-32603), the connection broke, or an I/O error.
+    /// An answerer failed with a non-domain error (-32603), the connection broke, the broker did
+    /// not answer in time (`status --timeout`), or an I/O error.
     Internal = 20,
 }
 
@@ -124,6 +125,16 @@ pub enum Error {
         path.display()
     )]
     NoBroker { path: PathBuf },
+    /// The broker accepted the connection but did not answer in time: it is stopped or overloaded.
+    #[error(
+        "the askdesk broker at {} did not answer within {} s; it may be stopped or overloaded",
+        path.display(),
+        waited.as_secs_f64()
+    )]
+    NoAnswer {
+        path: PathBuf,
+        waited: std::time::Duration,
+    },
     /// The broker answered with an error; the message is the broker's (SPEC 2 for domain errors).
     #[error("{}", .0.message)]
     Rpc(RpcError),
@@ -145,7 +156,7 @@ impl Error {
             Error::Input(_) => Status::InvalidParams,
             Error::NoBroker { .. } => Status::NoBroker,
             Error::Rpc(error) => Status::for_rpc(error),
-            Error::Client(_) | Error::Internal(_) => Status::Internal,
+            Error::Client(_) | Error::NoAnswer { .. } | Error::Internal(_) => Status::Internal,
             Error::Broker(_) => Status::Startup,
         }
     }

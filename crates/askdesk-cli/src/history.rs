@@ -5,6 +5,7 @@ use askdesk_core::Answer;
 
 use crate::cli::HistoryArgs;
 use crate::exit::{Error, Result};
+use crate::terminal::{clip, columns, one_line};
 
 pub async fn run(args: HistoryArgs) -> Result<()> {
     let records = tokio::task::spawn_blocking(journal::read_default)
@@ -75,6 +76,9 @@ pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
         .collect()
 }
 
+/// The records as a table, one line each; every cell goes through [`one_line`] or [`clip`], so
+/// agent-supplied text cannot act on the terminal or break the layout, and wide text is measured
+/// by the columns it takes.
 pub fn table(records: &[Record]) -> String {
     if records.is_empty() {
         return "no history yet\n".to_owned();
@@ -86,7 +90,7 @@ pub fn table(records: &[Record]) -> String {
                 when(r.asked_at),
                 r.agent
                     .as_ref()
-                    .map(|a| a.label.clone().unwrap_or_else(|| a.id.clone()))
+                    .map(|a| one_line(a.label.as_deref().unwrap_or(&a.id)))
                     .unwrap_or_else(|| "-".into()),
                 r.outcome.as_str().to_owned(),
                 clip(
@@ -102,28 +106,14 @@ pub fn table(records: &[Record]) -> String {
                 },
                 clip(&summary(r), 60),
                 // Who settled it: `desktop`, a socket answerer's label, `rule:<name>`.
-                r.answerer.clone().unwrap_or_else(|| "-".into()),
+                r.answerer.as_deref().map_or_else(|| "-".into(), one_line),
             ]
         })
         .collect();
-    let header = ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER", "BY"];
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(header.map(String::from)).chain(rows) {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
+    columns(
+        ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER", "BY"],
+        &rows,
+    )
 }
 
 /// The answer in a few words, or the error.
@@ -157,15 +147,6 @@ pub fn answer_summary(answer: &Answer) -> String {
         })
         .collect();
     items.join("; ")
-}
-
-fn clip(text: &str, max: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
-        one_line
-    } else {
-        one_line.chars().take(max - 1).collect::<String>() + "…"
-    }
 }
 
 /// Milliseconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
@@ -273,6 +254,55 @@ WHEN (UTC)           AGENT  OUTCOME    QUESTION                   ANSWER        
 ";
         assert_eq!(text, expected);
         assert_eq!(table(&[]), "no history yet\n");
+    }
+
+    #[test]
+    fn table_shows_control_characters_as_escapes() {
+        let mut hostile = record(
+            1_000,
+            Some("a"),
+            "answered",
+            Some(json!({ "answers": [{ "id": "q1", "selected": ["Y\u{1b}[8mes"] }] })),
+        );
+        hostile.questions[0].question = "esc \u{1b}[2J\u{1b}]0;pwned\u{7} \u{202e}red".into();
+        hostile.agent.as_mut().unwrap().label = Some("lab\u{1b}[1A\rFAKE".into());
+        hostile.answerer = Some("ans\u{9b}wer".into());
+        let text = table(&[hostile]);
+        assert_eq!(
+            text.lines().nth(1).unwrap(),
+            "1970-01-01 00:00:01  lab\\u{1b}[1A FAKE  answered  \
+             esc \\u{1b}[2J\\u{1b}]0;pwned\\u{7} \\u{202e}red  q1: Y\\u{1b}[8mes  ans\\u{9b}wer"
+        );
+    }
+
+    #[test]
+    fn wide_text_is_clipped_and_aligned_by_its_columns() {
+        use unicode_width::UnicodeWidthStr;
+        let mut records = journal();
+        records[0].questions[0].question =
+            "宽字符的问题很长很长很长很长很长很长很长很长很长很长很长很长很长".into();
+        let text = table(&records);
+        let lines: Vec<&str> = text.lines().collect();
+        // Every line's ANSWER column starts at the same terminal column.
+        let starts: Vec<usize> = lines
+            .iter()
+            .map(|line| {
+                let at = line
+                    .find("ANSWER")
+                    .or_else(|| line.find("q1:"))
+                    .unwrap_or_else(|| line.find("ASK_CANCELLED").expect("an answer or an error"));
+                line[..at].width()
+            })
+            .collect();
+        assert!(starts.iter().all(|&s| s == starts[0]), "{starts:?}\n{text}");
+        // The wide question is cut to 48 columns, not 48 characters.
+        let question = lines[1]
+            .split("  ")
+            .map(str::trim)
+            .find(|c| c.starts_with('宽'))
+            .expect(&text);
+        assert!(question.ends_with("很长很…"), "{question}");
+        assert_eq!(question.width(), 47);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
 //! - [`hook`]: `askdesk hook`, Claude Code's and Codex's permission prompts answered in askdesk.
 //! - [`launch`]: starting the desktop app when no broker runs (for `mcp` and `hook`).
+//! - [`terminal`]: agent-supplied text made safe to print (control and bidi characters escaped).
 //!
 //! Only protocol output goes to stdout (answers, tables, JSON); logs and errors go to stderr.
 
@@ -27,6 +28,7 @@ mod mcp;
 mod rules;
 mod serve;
 mod status;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -84,7 +86,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("Error: {error}");
+            // The message can be an answerer's or the broker's: shown, not obeyed, by the terminal.
+            eprintln!("Error: {}", terminal::visible(&error.to_string()));
             error.status().into()
         }
     }

@@ -9,6 +9,7 @@ use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Ve
 use crate::cli::{RulesArgs, RulesCommand};
 use crate::exit::{Error, Result};
 use crate::history::{answer_summary, when};
+use crate::terminal::{columns, one_line};
 
 pub async fn run(args: RulesArgs) -> Result<()> {
     // The installed file may be missing (no rules yet); a draft named with --file must exist.
@@ -19,7 +20,14 @@ pub async fn run(args: RulesArgs) -> Result<()> {
     };
     let since = match &args.command {
         RulesCommand::Test { since: Some(since) } => {
-            Some(file::parse_duration(since).map_err(|e| Error::Usage(format!("--since: {e}")))?)
+            let since =
+                file::parse_duration(since).map_err(|e| Error::Usage(format!("--since: {e}")))?;
+            if since.is_zero() {
+                return Err(Error::Usage(
+                    "--since must be longer than zero: leave it out for the whole journal".into(),
+                ));
+            }
+            Some(since)
         }
         _ => None,
     };
@@ -41,8 +49,12 @@ pub async fn run(args: RulesArgs) -> Result<()> {
     })
     .await
     .map_err(|e| Error::Internal(format!("reading the rules failed: {e}")))??;
-    let cutoff =
-        since.map(|since| millis(SystemTime::now()).saturating_sub(since.as_millis() as u64));
+    // A span longer than the clock counts back (or than a u64 of milliseconds holds) reaches
+    // the epoch: the whole journal.
+    let cutoff = since.map(|since| {
+        millis(SystemTime::now())
+            .saturating_sub(u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
+    });
     let past = past_requests(records, cutoff);
     let replayed = replay(&rules, &past);
     match args.command {
@@ -59,10 +71,6 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
     if replay.rules.is_empty() {
         return format!("no rules in {}\n", path.display());
     }
-    let header = [
-        "RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED",
-    ]
-    .map(str::to_owned);
     let rows: Vec<[String; 8]> = replay
         .rules
         .iter()
@@ -82,22 +90,12 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
             ]
         })
         .collect();
-    let mut widths = header.clone().map(|h| h.chars().count());
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(&header).chain(&rows) {
-        let line: Vec<String> = row
-            .iter()
-            .zip(widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        let _ = writeln!(out, "{}", line.join("  ").trim_end());
-    }
-    out
+    columns(
+        [
+            "RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED",
+        ],
+        &rows,
+    )
 }
 
 /// `rules test`: per rule, what it would have done and each request where that differs from what
@@ -146,8 +144,8 @@ pub fn test(
                 "  {}  {:?}\n    rule: {}\n    you:  {}",
                 when(request.asked_at),
                 question,
-                verdict_text(verdict),
-                settlement_text(&request.settled)
+                one_line(&verdict_text(verdict)),
+                one_line(&settlement_text(&request.settled))
             );
         }
     }

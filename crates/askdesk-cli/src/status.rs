@@ -9,11 +9,21 @@ use serde_json::Value;
 
 use crate::cli::StatusArgs;
 use crate::connect::connect;
-use crate::exit::Result;
+use crate::exit::{Error, Result};
+use crate::terminal::one_line;
 
 pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
-    let client = connect(&socket, "status").await?;
-    let status = client.status().await?;
+    // A broker that accepts but never answers (stopped, or wedged) must not hang the command.
+    let asked = async {
+        let client = connect(&socket, "status").await?;
+        Ok::<_, Error>(client.status().await?)
+    };
+    let status = tokio::time::timeout(args.timeout, asked)
+        .await
+        .map_err(|_| Error::NoAnswer {
+            path: socket.clone(),
+            waited: args.timeout,
+        })??;
     if args.json {
         println!(
             "{}",
@@ -35,21 +45,24 @@ fn history_line(history: &HistoryStatus) -> String {
     };
     let mut line = state.to_owned();
     if let Some(path) = &history.path {
-        let _ = write!(line, "  {path}");
+        let _ = write!(line, "  {}", one_line(path));
     }
     if let Some(error) = &history.error {
-        let _ = write!(line, "  ({error})");
+        let _ = write!(line, "  ({})", one_line(error));
     }
     line
 }
 
-/// The status (the broker's `askdesk/status` result) as text.
+/// The status (the broker's `askdesk/status` result) as text. Every text a client supplied goes
+/// through [`one_line`], so a label cannot act on the terminal or break the layout.
 pub fn render(status: &StatusResult) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{} {} at {}",
-        status.server.name, status.server.version, status.socket
+        one_line(&status.server.name),
+        one_line(&status.server.version),
+        one_line(&status.socket)
     );
     let _ = writeln!(out, "connections: {}", status.connections);
     if let Some(history) = &status.history {
@@ -67,7 +80,7 @@ pub fn render(status: &StatusResult) -> String {
             out,
             "  {}. {}  scope={}{}",
             n + 1,
-            answerer.label,
+            one_line(&answerer.label),
             answerer.scope,
             if answerer.prepend { "  prepended" } else { "" }
         );
@@ -91,7 +104,7 @@ pub fn render(status: &StatusResult) -> String {
             request
                 .holder
                 .as_ref()
-                .map(|h| format!("  held by {h}"))
+                .map(|h| format!("  held by {}", one_line(h)))
                 .unwrap_or_default()
         );
     }
@@ -103,7 +116,7 @@ fn agent_tree(out: &mut String, agents: &[AgentSummary], agent: &AgentSummary, d
         Some(meta) if !meta.is_empty() => {
             let pairs: Vec<String> = meta
                 .iter()
-                .map(|(k, v)| format!("{k}={}", text(v)))
+                .map(|(k, v)| format!("{}={}", one_line(k), one_line(&text(v))))
                 .collect();
             format!("  {}", pairs.join(" "))
         }
@@ -126,8 +139,8 @@ fn agent_tree(out: &mut String, agents: &[AgentSummary], agent: &AgentSummary, d
 
 fn agent_name(id: &str, label: Option<&str>) -> String {
     match label {
-        Some(label) => format!("{label} [{id}]"),
-        None => id.to_owned(),
+        Some(label) => format!("{} [{}]", one_line(label), one_line(id)),
+        None => one_line(id),
     }
 }
 
@@ -209,6 +222,31 @@ pending requests: 2
             line(json!({ "state": "unavailable", "error": "/h: Not a directory" })),
             "UNAVAILABLE, nothing is recorded  (/h: Not a directory)"
         );
+    }
+
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        let status = serde_json::from_value(json!({
+            "server": { "name": "askdesk", "version": "0.1.0" },
+            "socket": "/s",
+            "connections": 2,
+            "agents": [{ "id": "id\u{1b}[2Jx", "owner": null, "root": true,
+                         "label": "lab\u{1b}[1A\rFAKE", "meta": { "cwd": "/t\u{1b}[31m", "k\nk": "v\u{202e}v" } }],
+            "answerers": [{ "answerer": "answerer-1", "label": "ans\u{1b}]0;T\u{7}", "scope": "all", "prepend": false }],
+            "pending": [{ "request": 1, "agent": { "id": "id\u{1b}[2Jx", "label": null }, "questions": 1,
+                          "holder": "ans\u{1b}]0;T\u{7}", "ageMs": 0 }]
+        }))
+        .unwrap();
+        let expected = r"askdesk 0.1.0 at /s
+connections: 2
+agents: 1
+  lab\u{1b}[1A FAKE [id\u{1b}[2Jx]  cwd=/t\u{1b}[31m k k=v\u{202e}v
+answerers (chain order): 1
+  1. ans\u{1b}]0;T\u{7}  scope=all
+pending requests: 1
+  #1  id\u{1b}[2Jx  1 question  waiting 0s  held by ans\u{1b}]0;T\u{7}
+";
+        assert_eq!(render(&status), expected);
     }
 
     #[test]

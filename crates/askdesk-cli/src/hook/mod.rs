@@ -53,7 +53,11 @@ pub async fn run(args: HookArgs, socket: PathBuf) -> Result<()> {
 async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) {
     match decision(client, &args, socket).await {
         Ok(line) => println!("{line}"),
-        Err(reason) => eprintln!("askdesk hook: {reason}; {client} shows its own prompt instead"),
+        // One line, whatever the hook input or the broker put in the reason.
+        Err(reason) => eprintln!(
+            "askdesk hook: {}; {client} shows its own prompt instead",
+            crate::terminal::one_line(&reason)
+        ),
     }
 }
 
