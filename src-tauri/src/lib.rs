@@ -76,7 +76,7 @@ pub fn run() {
     require_display();
     let listener = bind_or_focus_running();
     tracing::info!(path = %listener.path().display(), "listening");
-    let journal = open_journal();
+    let (journal, history_error) = open_journal();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(tauri::generate_handler![
@@ -98,7 +98,7 @@ pub fn run() {
             commands::set_rule_mode,
         ])
         .on_window_event(window::on_event)
-        .setup(move |app| start_desktop(app, settings, listener, journal))
+        .setup(move |app| start_desktop(app, settings, listener, journal, history_error))
         .build(tauri::generate_context!())
         .expect("the Tauri application could not be built");
     app.run(on_run_event);
@@ -147,13 +147,14 @@ fn bind_or_focus_running() -> Listener {
     }
 }
 
-/// Step 3: the history journal; the app still answers without one.
-fn open_journal() -> Option<Journal> {
+/// Step 3: the history journal; the app still answers without one (and `askdesk status` says
+/// why there is none).
+fn open_journal() -> (Option<Journal>, Option<String>) {
     match Journal::open_default() {
-        Ok(journal) => Some(journal),
+        Ok(journal) => (Some(journal), None),
         Err(error) => {
             tracing::warn!(%error, "no history journal; settled requests are not recorded");
-            None
+            (None, Some(error.to_string()))
         }
     }
 }
@@ -164,6 +165,7 @@ fn start_desktop(
     settings: Settings,
     listener: Listener,
     journal: Option<Journal>,
+    history_error: Option<String>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let handle = app.handle().clone();
     markdown::warm_up();
@@ -197,7 +199,7 @@ fn start_desktop(
     if let Err(error) = tray::build(&handle) {
         tracing::warn!(%error, "no tray icon");
     }
-    start_broker(&handle, service, listener, journal, shutdown);
+    start_broker(&handle, service, listener, journal, history_error, shutdown);
     tauri::async_runtime::spawn(exit_on_signal(handle.clone()));
     if !settings.start_hidden {
         window::open(&handle, None);
@@ -211,6 +213,7 @@ fn start_broker(
     service: Service,
     listener: Listener,
     journal: Option<Journal>,
+    history_error: Option<String>,
     shutdown: CancellationToken,
 ) {
     let focus = {
@@ -219,6 +222,7 @@ fn start_broker(
     };
     let config = ServerConfig {
         journal,
+        history_error,
         focus: Some(focus),
         ..ServerConfig::default()
     };
