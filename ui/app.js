@@ -368,7 +368,8 @@ document.addEventListener('keydown', (e) => {
     if (!els.confirm.hidden) closeConfirm(); else api.hide();
     return;
   }
-  if (!els.confirm.hidden) return;
+  // A dialog open (the link confirm, a plan review's question) keeps its keys to itself.
+  if (!els.confirm.hidden || document.querySelector('.plan-notes-modal')) return;
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
     e.preventDefault();
     if (state.mode === 'queue') submit();

@@ -1043,6 +1043,63 @@ def test_plan_feedback_returns_as_custom(ctx):
     ctx.wait_queue(0)
 
 
+def approve_pressed(page):
+    return page.js("return document.querySelector('[data-qid=\"plan\"] .plan-approve').getAttribute('aria-pressed')")
+
+
+FEEDBACK = '[data-qid="plan"] .plan-feedback'
+
+
+def approve_with_feedback(ctx, questions):
+    """Asks, types feedback in the plan, presses Approve and waits for the question it asks; returns outcome()."""
+    page = ctx.page
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="the last request stayed")
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("plan")
+    page.type(page.find(FEEDBACK), "Add a rollback step.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    assert approve_pressed(page) == "false"
+    return outcome
+
+
+def test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent(ctx):
+    """A single-select approval cannot carry feedback: pressing Approve with feedback typed asks, and Approve
+    is never shown pressed while the answer would be the feedback."""
+    page = ctx.page
+    # Alone: "Approve and drop your feedback" empties the box and sends the approval.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => [b.dataset.choice, b.textContent])")
+    assert choices == [["drop", "Approve and drop your feedback"], ["feedback", "Keep planning instead"]], choices
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+    # Alone: "Keep planning instead" sends the feedback, not an approval.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    page.click(page.find('.plan-notes-modal [data-choice="feedback"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Add a rollback step."}]}
+    ctx.wait_queue(0)
+    # In a batch: Esc goes back with nothing pressed; dropping presses Approve with the box empty.
+    outcome = approve_with_feedback(ctx, samples.MIXED)
+    page.keys(ESCAPE)
+    page.until("return !document.querySelector('.plan-notes-modal')", message="Esc did not close the question")
+    assert approve_pressed(page) == "false"
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == "Add a rollback step."
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert approve_pressed(page) == "true"
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == ""
+    assert ctx.queue_count() == 1, "approving in a batch must not submit it"
+    page.click(ctx.option("tests", "No"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": ["Approve plan (Recommended)"]},
+        {"id": "tests", "selected": ["No"]},
+    ]}
+    ctx.wait_queue(0)
+
+
 def test_plan_mixed_with_questions_has_one_submit(ctx):
     _, _, outcome = ctx.ask(samples.MIXED, agent="coder")
     ctx.show("plan")
@@ -1803,6 +1860,7 @@ TESTS = [
     test_tray_shows_the_count_and_its_menu_switches_do_not_disturb,
     test_plan_review_renders_and_approve_returns_the_label,
     test_plan_feedback_returns_as_custom,
+    test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent,
     test_plan_mixed_with_questions_has_one_submit,
     test_xss_plan_runs_nothing,
     test_hook_plan_is_approved_in_the_pane,
