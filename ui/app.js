@@ -448,7 +448,9 @@ async function start() {
   await Promise.all([
     listen('queue-changed', () => refreshQueue()),
     listen('request-withdrawn', (p) => {
-      toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
+      // A rule whose `after` time passed settles the request the same way an agent withdraws it.
+      if (p.rule) toast(`Rule “${p.rule}” answered ${p.who}'s question: ${p.action}.`, 'warn');
+      else toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
     }),
     listen('focus-request', async (p) => {
       await refreshQueue();

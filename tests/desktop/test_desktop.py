@@ -272,6 +272,21 @@ def test_rule_deadline_counts_down_in_the_dialog(ctx):
         write_rules("")
 
 
+def test_a_rule_answering_at_its_deadline_says_so(ctx):
+    """When a rule's `after` time passes, the notice names the rule and its answer, not a withdrawal."""
+    write_rules('[[rule]]\nname = "auto no"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "3s"\n')
+    try:
+        _, _, outcome = ctx.ask(CLEANUP, agent="coder")
+        ctx.show("cleanup")
+        got = answer_of(outcome(timeout=15))
+        assert got == {"answers": [{"id": "cleanup", "selected": ["No"]}]}, got
+        text = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
+                              message="no notice when the rule answered")
+        assert text == 'Rule “auto no” answered claude-code\'s question: answer "No".', text
+    finally:
+        write_rules("")
+
+
 def test_memory_hint_offers_the_last_answer_again(ctx):
     """A question answered before in the same project shows that answer; "Use again" selects it, the human submits."""
     # The suite's journal is its own (run.sh gives it a private data folder): no earlier answer to this text.
@@ -1879,6 +1894,7 @@ TESTS = [
     test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page,
     test_a_waiting_question_keeps_the_hidden_window,
     test_rule_deadline_counts_down_in_the_dialog,
+    test_a_rule_answering_at_its_deadline_says_so,
     test_memory_hint_offers_the_last_answer_again,
     test_always_answer_this_way_here_saves_a_rule_that_answers_next_time,
     test_an_answer_no_rule_can_give_offers_no_rule,
