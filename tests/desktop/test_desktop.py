@@ -699,6 +699,41 @@ def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
         page.click(page.find("#nav-queue"))
 
 
+LONG_LABEL = "A very long agent label that describes the agent in too much detail, twice over, to test layout"
+
+
+def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
+    """An agent's long label is cut in the Agent filter; every filter stays inside the window."""
+    conn = ctx.conn()
+    agent = conn.call("agents/register", {"id": "long-label", "label": LONG_LABEL})
+    rid = conn.start("user-questions/ask", {"agent": agent, "questions": [
+        {"id": "long", "question": "Which layout?", "options": [{"label": "Wide"}, {"label": "Narrow"}]}]})
+    ctx.show("long")
+    page = ctx.page
+    page.click(ctx.option("long", "Narrow"))
+    page.click(page.find("#submit"))
+    assert conn.wait(rid, timeout=15) == {"answers": [{"id": "long", "selected": ["Narrow"]}]}
+    try:
+        page.click(page.find("#nav-history"))
+        page.until("return [...document.getElementById('history-agent').options].some((o) => o.value === arguments[0])",
+                   LONG_LABEL, message="the long label never reached the Agent filter")
+        page.js("const s = document.getElementById('history-agent'); s.value = arguments[0];"
+                "s.dispatchEvent(new Event('change'));", LONG_LABEL)
+        boxes = page.js(
+            "const r = (id) => { const b = document.getElementById(id).getBoundingClientRect();"
+            " return [Math.round(b.left), Math.round(b.right)]; };"
+            "return {width: document.documentElement.clientWidth, agent: r('history-agent'), answerer: r('history-answerer'),"
+            " outcome: r('history-outcome')};")
+        for name in ("agent", "answerer", "outcome"):
+            left, right = boxes[name]
+            assert 0 <= left and right <= boxes["width"], boxes
+        assert boxes["agent"][1] - boxes["agent"][0] < 320, boxes
+        ctx.shot("history-long-label", x_window=True)
+        page.js("const s = document.getElementById('history-agent'); s.value = ''; s.dispatchEvent(new Event('change'));")
+    finally:
+        page.click(page.find("#nav-queue"))
+
+
 def test_history_shows_who_answered_and_filters_by_it(ctx):
     """History tags each entry "by you" or "by rule:<name>", and the answerer filter keeps only theirs."""
     load_rules(ctx, '[[rule]]\nname = "tidy"\nmatch.question = "^Tidy the imports"\nanswer = "Yes"\n',
@@ -1903,6 +1938,7 @@ TESTS = [
     test_the_rules_view_lists_rules_counts_and_switches_their_mode,
     test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay,
     test_history_shows_who_answered_and_filters_by_it,
+    test_history_filters_stay_in_the_window_with_a_long_agent_label,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
 
