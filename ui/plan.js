@@ -542,6 +542,8 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       return true;
     },
     focus() { approve.focus(); },
+    /** Where the focus starts when the request comes into view: the plan, read with J/K. */
+    focusStart() { doc.focus({ preventScroll: true }); },
     markMissing() {
       card.classList.add('missing');
       decision.scrollIntoView({ block: 'nearest', behavior: 'smooth' });

@@ -28,6 +28,9 @@ from askdesk_client import Conn, RpcError  # noqa: E402
 import samples  # noqa: E402
 from webdriver import CONTROL, ENTER, ESCAPE, Session, WebDriverError, element_id  # noqa: E402
 
+TAB = "\ue004"
+SHIFT = "\ue008"
+
 
 class Ctx:
     """What every test gets: the page, the socket path, the bus log, and a few helpers."""
@@ -793,6 +796,63 @@ def test_single_select_custom_overrides_and_keyboard(ctx):
     ctx.page.keys(ENTER, modifier=CONTROL)
     got = answer_of(outcome())
     assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Wait until Monday"}]}, got
+
+
+def focused(page):
+    """Where the focus is: the question id and the control's value, or the element's id or tag."""
+    return page.js("const a = document.activeElement; if (!a || a === document.body) return 'body';"
+                   "const q = a.closest('[data-qid]');"
+                   "return q ? q.dataset.qid + ':' + (a.value !== undefined ? a.value : a.className) : (a.id || a.tagName);")
+
+
+def test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm(ctx):
+    """A shown request takes the focus on its first control; submitting moves it to the next one, then to the
+    empty view; a request arriving meanwhile leaves a text box being typed in alone; the confirm traps Tab."""
+    page = ctx.page
+    _, _, first = ctx.ask(samples.BATCH, agent="coder")
+    ctx.show("scope")
+    page.until("return document.activeElement && document.activeElement.value === 'server'",
+               message=f"the first option did not take the focus ({focused(page)})")
+    # A link in the detail: the confirm keeps Tab on its buttons and gives the focus back to the link.
+    link = page.find('[data-qid="scope"] .md a[href]')
+    page.click(link)
+    page.wait_for("#confirm:not([hidden])")
+    assert focused(page) == "confirm-ok", focused(page)
+    seen = set()
+    for _ in range(4):
+        page.keys(TAB)
+        seen.add(focused(page))
+    page.keys(TAB, modifier=SHIFT)
+    seen.add(focused(page))
+    assert seen == {"confirm-ok", "confirm-cancel"}, seen
+    page.keys(ESCAPE)
+    page.until("return document.getElementById('confirm').hidden", message="Esc did not close the confirm")
+    assert page.js("return document.activeElement.tagName") == "A", focused(page)
+    # Typing in a text box: a second request arriving does not take the focus.
+    box = ctx.other_box("release")
+    page.type(box, "Hold the bump")
+    _, _, second = ctx.ask([{"id": "next", "question": "Merge now?", "options": [{"label": "Yes"}, {"label": "No"}]}])
+    ctx.wait_queue(2)
+    time.sleep(0.5)
+    assert focused(page).startswith("release:"), focused(page)
+    page.js("const t = document.querySelector('[data-qid=\"release\"] textarea.other-input'); t.value = '';"
+            "t.dispatchEvent(new Event('input'));")
+    # Answered by script: this test is about the focus, and the form has scrolled.
+    page.js("const pick = (qid, value) => [...document.querySelectorAll('[data-qid=\"' + qid + '\"] input.option-input')]"
+            ".find((i) => i.value === value).click();"
+            "pick('scope', 'server'); pick('release', 'Patch (0.2.5)');"
+            "document.querySelector('[data-qid=\"notes\"] .skip').click();")
+    page.click(page.find("#submit"))
+    answer_of(first())
+    ctx.show("next")
+    page.until("return document.activeElement && document.activeElement.value === 'Yes'",
+               message=f"the next request did not take the focus ({focused(page)})")
+    page.keys("2")
+    page.keys(ENTER, modifier=CONTROL)
+    assert answer_of(second()) == {"answers": [{"id": "next", "selected": ["No"]}]}
+    ctx.wait_queue(0)
+    page.until("return document.activeElement && document.activeElement.id === 'view-empty'",
+               message=f"the focus did not go to the empty view ({focused(page)})")
 
 
 def test_recommended_label_comes_back_unchanged(ctx):
@@ -1898,6 +1958,7 @@ TESTS = [
     test_batch_answer_reaches_the_asker,
     test_single_select_custom_overrides_and_keyboard,
     test_recommended_label_comes_back_unchanged,
+    test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm,
     test_skip_keeps_the_shape,
     test_notification_action_answers_in_place,
     test_activating_a_notification_opens_its_request,
