@@ -198,7 +198,7 @@ impl Worker {
                     self.notifier.show(notify::spec_for(&request));
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if !self.notify_only {
-                        window::open(&self.app, None);
+                        window::open_for_new(&self.app, request.id);
                     }
                     tray::set_waiting(&self.app, waiting);
                 }

@@ -922,6 +922,40 @@ def test_activating_a_notification_opens_its_request(ctx):
     expect_error(first(), "ASK_CANCELLED")
 
 
+def shown_view(page):
+    return page.js("return ['view-empty', 'view-request', 'view-history', 'view-rules']"
+                   ".filter((id) => !document.getElementById(id).hidden).join(',')")
+
+
+def test_a_question_that_shows_the_hidden_window_is_what_it_shows(ctx):
+    """A window left on History and hidden comes back for a new question showing that question; a visible
+    window stays on the view the human is looking at."""
+    page = ctx.page
+    try:
+        page.click(page.find("#nav-history"))
+        page.until("return !document.getElementById('view-history').hidden", message="History did not open")
+        _, _, seen = ctx.ask([{"id": "while-looking", "question": "Arrives while History is looked at?",
+                               "options": [{"label": "Yes"}, {"label": "No"}]}], agent="coder")
+        ctx.wait_queue(1)
+        time.sleep(1)
+        assert shown_view(page) == "view-history", shown_view(page)
+        page.keys(ESCAPE)
+        page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+        _, _, new = ctx.ask([{"id": "while-hidden", "question": "Arrives while the window is hidden?",
+                              "options": [{"label": "Yes"}, {"label": "No"}]}], agent="reviewer")
+        page.until("return document.visibilityState === 'visible'", message="the new question did not show the window")
+        ctx.show("while-hidden")
+        assert shown_view(page) == "view-request", shown_view(page)
+        page.click(ctx.option("while-hidden", "Yes"))
+        page.click(page.find("#submit"))
+        assert answer_of(new()) == {"answers": [{"id": "while-hidden", "selected": ["Yes"]}]}
+        ctx.show("while-looking")
+        page.click(page.find("#dismiss"))
+        expect_error(seen(), "ASK_CANCELLED")
+    finally:
+        page.js("document.getElementById('nav-queue').click()")
+
+
 def test_cancel_withdraws_dialog_and_notification(ctx):
     conn, rid, outcome = ctx.ask(samples.SINGLE, agent="coder")
     nid = ctx.notification_id("claude-code asks")
@@ -1962,6 +1996,7 @@ TESTS = [
     test_skip_keeps_the_shape,
     test_notification_action_answers_in_place,
     test_activating_a_notification_opens_its_request,
+    test_a_question_that_shows_the_hidden_window_is_what_it_shows,
     test_cancel_withdraws_dialog_and_notification,
     test_two_agents_are_queued_and_answered_separately,
     test_dismiss_fails_ask_cancelled,
