@@ -3,6 +3,9 @@ import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
 import { api } from './bridge.js';
 
+/** The longest comment the backend takes, in bytes of UTF-8 (MAX_COMMENT_BYTES in plan_thread.rs). */
+const MAX_COMMENT_BYTES = 8 * 1024;
+
 // Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
 // backend (markdown.rs, plan_thread.rs). The page only places them: every string from the plan
 // or a comment goes in as text; the only HTML inserted is the sanitized plan itself.
@@ -117,9 +120,21 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       'aria-label': `Comment on ${block ? block.path : 'the block'}`,
     });
     box.value = existing ? existing.text : '';
+    const limit = h('span', { class: 'note-limit', role: 'status' });
+    const over = () => {
+      const bytes = new TextEncoder().encode(box.value.trim()).length;
+      const tooLong = bytes > MAX_COMMENT_BYTES;
+      limit.classList.toggle('over', tooLong);
+      limit.textContent = tooLong
+        ? `Too long: a comment may have at most ${MAX_COMMENT_BYTES} bytes (this one has ${bytes}). Shorten it or split it.`
+        : bytes > MAX_COMMENT_BYTES * 0.8 ? `${bytes} of at most ${MAX_COMMENT_BYTES} bytes` : '';
+      return tooLong;
+    };
+    box.addEventListener('input', over);
+    over();
     const save = () => {
       const text = box.value.trim();
-      if (!text) { box.focus(); return; }
+      if (!text || over()) { box.focus(); return; }
       if (existing) existing.text = text;
       else comments.push({ id: nextComment++, block: editing.block, quote: editing.quote, text });
       editing = null;
@@ -134,6 +149,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     return h('div', { class: 'plan-note editor' },
       editing.quote ? h('div', { class: 'note-quote' }, editing.quote) : null,
       box,
+      limit,
       h('div', { class: 'note-actions' },
         h('span', { class: 'note-keys' }, 'Ctrl+Enter saves · Esc cancels'),
         h('button', { type: 'button', class: 'button ghost small note-cancel', onclick: cancel }, 'Cancel'),

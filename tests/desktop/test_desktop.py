@@ -1501,6 +1501,35 @@ def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
     ctx.wait_queue(0)
 
 
+def test_plan_comment_over_the_limit_is_refused_in_the_editor(ctx):
+    """The comment editor says the limit and keeps a comment over it; one at the limit is saved and sent."""
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"{PLANNER_ID}-limit")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    page.keys("j", "j", "c")
+    page.wait_for('[data-qid="plan"] .note-input')
+    page.js("const b = document.querySelector('[data-qid=\"plan\"] .note-input'); b.value = 'word '.repeat(4000);"
+            "b.dispatchEvent(new Event('input'));")
+    said = page.js("const l = document.querySelector('[data-qid=\"plan\"] .note-limit');"
+                   "return l.classList.contains('over') && l.textContent;")
+    assert said == "Too long: a comment may have at most 8192 bytes (this one has 19999). Shorten it or split it.", said
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    time.sleep(0.3)
+    assert page.find_all('[data-qid="plan"] .note-input'), "a comment over the limit was saved"
+    assert page.js("return document.querySelectorAll('[data-qid=\"plan\"] .comment-item:not(.past)').length") == 0
+    page.js("const b = document.querySelector('[data-qid=\"plan\"] .note-input'); b.value = 'x'.repeat(8192);"
+            "b.dispatchEvent(new Event('input'));")
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .note-limit').classList.contains('over')") is False
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())["answers"][0]
+    assert got["selected"] == [] and got["custom"].endswith("x" * 8192), {k: str(v)[:80] for k, v in got.items()}
+    ctx.wait_queue(0)
+
+
 def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
     # A multi-select plan question may answer an approval with `custom` beside it (SPEC 1), so the
     # comments can go as notes with the approval; the answer keeps its shape.
@@ -2016,6 +2045,7 @@ TESTS = [
     test_plan_comments_by_keyboard_and_mouse_become_feedback,
     test_plan_revision_shows_changes_and_past_comments,
     test_plan_comment_is_text_and_approve_asks_about_it,
+    test_plan_comment_over_the_limit_is_refused_in_the_editor,
     test_plan_multi_select_approval_carries_comments_as_notes,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
