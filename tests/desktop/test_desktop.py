@@ -737,6 +737,39 @@ def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
         page.click(page.find("#nav-queue"))
 
 
+def test_long_unbroken_labels_and_answers_stay_in_their_cards(ctx):
+    """A 200-character label without spaces wraps inside its option; an unbroken answer wraps in History."""
+    page = ctx.page
+    label = "Unbroken_" + "y" * 200
+    answer = "z" * 300
+    _, _, outcome = ctx.ask([{"id": "wide", "question": "Which_" + "w" * 150 + "?",
+                              "options": [{"label": label}, {"label": "Short"}]}], agent="coder")
+    ctx.show("wide")
+    sizes = page.js(
+        "const card = document.querySelector('[data-qid=\"wide\"]'); const c = card.getBoundingClientRect();"
+        "const inside = (el) => { const r = document.createRange(); r.selectNodeContents(el); const b = r.getBoundingClientRect();"
+        " return b.width > 0 && b.left >= c.left - 1 && b.right <= c.right + 1; };"
+        "return {label: inside(card.querySelector('.option-label')), question: inside(card.querySelector('.q-text')) ,"
+        " scroll: document.getElementById('request-form').scrollWidth - document.getElementById('request-form').clientWidth};")
+    assert sizes == {"label": True, "question": True, "scroll": 0}, sizes
+    ctx.shot("long-label", top=True)
+    page.type(ctx.other_box("wide"), answer)
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "wide", "selected": [], "custom": answer}]}
+    try:
+        page.click(page.find("#nav-history"))
+        item = page.until("return [...document.querySelectorAll('.history-item')]"
+                          ".find((e) => e.textContent.includes(arguments[0])) || null", answer,
+                          message="the answer never showed in History")
+        inside = page.js(
+            "const item = arguments[0]; const c = item.getBoundingClientRect();"
+            "return [...item.querySelectorAll('dt, dd')].every((el) => el.getBoundingClientRect().right <= c.right + 1)"
+            " && item.scrollWidth <= item.clientWidth;", item)
+        assert inside, "an unbroken answer overflows its History card"
+    finally:
+        page.click(page.find("#nav-queue"))
+
+
 def test_history_shows_who_answered_and_filters_by_it(ctx):
     """History tags each entry "by you" or "by rule:<name>", and the answerer filter keeps only theirs."""
     load_rules(ctx, '[[rule]]\nname = "tidy"\nmatch.question = "^Tidy the imports"\nanswer = "Yes"\n',
@@ -2063,6 +2096,7 @@ TESTS = [
     test_a_shadow_rule_suggests_and_the_human_decides,
     test_the_rules_view_lists_rules_counts_and_switches_their_mode,
     test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay,
+    test_long_unbroken_labels_and_answers_stay_in_their_cards,
     test_history_shows_who_answered_and_filters_by_it,
     test_history_filters_stay_in_the_window_with_a_long_agent_label,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
