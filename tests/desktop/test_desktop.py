@@ -1246,6 +1246,7 @@ def test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent(ctx):
     page = ctx.page
     # Alone: "Approve and drop your feedback" empties the box and sends the approval.
     outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    ctx.shot("plan-approve-with-feedback")
     choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => [b.dataset.choice, b.textContent])")
     assert choices == [["drop", "Approve and drop your feedback"], ["feedback", "Keep planning instead"]], choices
     page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
@@ -1548,6 +1549,7 @@ def test_plan_comment_over_the_limit_is_refused_in_the_editor(ctx):
     said = page.js("const l = document.querySelector('[data-qid=\"plan\"] .note-limit');"
                    "return l.classList.contains('over') && l.textContent;")
     assert said == "Too long: a comment may have at most 8192 bytes (this one has 19999). Shorten it or split it.", said
+    ctx.shot("plan-comment-too-long", scroll_to='[data-qid="plan"] .plan-note.editor')
     page.click(page.find('[data-qid="plan"] .note-save'))
     time.sleep(0.3)
     assert page.find_all('[data-qid="plan"] .note-input'), "a comment over the limit was saved"
