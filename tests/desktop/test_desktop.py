@@ -174,6 +174,19 @@ def find_notification(log, summary):
     return found
 
 
+def notify_actions(log, summary):
+    """The action keys of the last Notify call whose summary is `summary` (keys and labels alternate)."""
+    actions = None
+    for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
+        head = block.split("\n", 1)[0]
+        if head.startswith("method call") and "member=Notify" in head:
+            strings = re.findall(r'^\s+string "(.*)"$', block, re.M)
+            listed = re.search(r"^\s+array \[\n(.*?)^\s+\]", block, re.M | re.S)
+            if len(strings) >= 3 and strings[2] == summary and listed:
+                actions = re.findall(r'^\s+string "(.*)"$', listed.group(1), re.M)[::2]
+    return actions
+
+
 def closed_on_bus(log, nid):
     """Whether the app asked the server to close notification `nid`, or the server reported it closed."""
     for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
@@ -1849,9 +1862,12 @@ def test_always_allow_this_command_here_answers_the_next_hook_prompt(ctx):
 
 def test_hook_killed_by_the_client_withdraws_the_question(ctx):
     """Answering in the terminal first makes the client kill the hook: the question leaves the
-    dialog and its notification closes."""
+    dialog and its notification closes. The notification offers no answer buttons: the command is
+    only in the question's detail."""
     _, done = run_hook(ctx, "claude-bash")
     nid = ctx.notification_id("Claude Code asks")
+    actions = notify_actions(ctx.bus_log(), "Claude Code asks")
+    assert actions == ["default"], actions
     ctx.show("permission")
     done.proc.send_signal(signal.SIGTERM)
     status, out, _ = done()
