@@ -82,14 +82,38 @@ function renderMain() {
     els.form.replaceChildren();
     els.asker.replaceChildren();
     syncCountdown();
+    if (state.mode === 'queue') placeFocus(null);
     return;
   }
   renderAsker(view);
   syncCountdown();
   const form = formFor(view);
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
+  placeFocus(form);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
   reportShown(view.request);
+}
+
+// The focus follows the request shown: a request that comes into view puts it on its first
+// question's first control (a plan: the plan itself), unless the human is typing in a text box
+// that is still there; with nothing left to answer it goes to the empty view, not to <body>.
+let focusedForm = null;
+function placeFocus(form) {
+  if (form === focusedForm) return;
+  focusedForm = form;
+  const active = document.activeElement;
+  const live = active && active !== document.body && active.isConnected;
+  if (live && (isTextBox(active) || active.closest('.modal'))) return;
+  if (!form) {
+    if (!live || els.request.contains(active)) els.empty.focus({ preventScroll: true });
+    return;
+  }
+  form.first.focusStart();
+}
+
+function isTextBox(el) {
+  return el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el.isContentEditable ||
+    (el instanceof HTMLInputElement && !['radio', 'checkbox', 'button', 'submit', 'reset'].includes(el.type));
 }
 
 // Tells the backend once per request when its dialog has been painted (for measurements).
@@ -151,7 +175,7 @@ function formFor(view) {
   const questions = view.questions.map((q, i) =>
     q.planReview ? planQuestion(q, i, { alone, submitNow: () => submit(), request: view.request }) : plainQuestion(q, i));
   const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];
-  form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions };
+  form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions, first: ordered[0] };
   state.forms.set(view.request, form);
   showMemory(view, form.node);
   showSuggestions(view, form.node);
@@ -335,8 +359,10 @@ function toast(message, tone = 'info') {
 }
 
 let pendingUrl = null;
-function askOpen(url) {
+let confirmFrom = null; // the link the confirm was opened from: the focus goes back to it
+function askOpen(url, from) {
   pendingUrl = url;
+  confirmFrom = from;
   els.confirmUrl.textContent = url;
   els.confirm.hidden = false;
   els.confirmOk.focus();
@@ -344,14 +370,24 @@ function askOpen(url) {
 function closeConfirm() {
   els.confirm.hidden = true;
   pendingUrl = null;
+  if (confirmFrom && confirmFrom.isConnected) confirmFrom.focus();
+  confirmFrom = null;
 }
+// The confirm is modal: Tab and Shift+Tab go round its two buttons.
+els.confirm.addEventListener('keydown', (e) => {
+  if (e.key !== 'Tab') return;
+  e.preventDefault();
+  const buttons = [els.confirmCancel, els.confirmOk];
+  const at = buttons.indexOf(document.activeElement);
+  buttons[(at + (e.shiftKey ? -1 : 1) + buttons.length) % buttons.length].focus();
+});
 
 // Links in rendered markdown never navigate the window: they open in the browser after a confirm.
 document.addEventListener('click', (e) => {
   const link = e.target instanceof Element ? e.target.closest('a[href]') : null;
   if (!link) return;
   e.preventDefault();
-  if (link.closest('.md')) askOpen(link.href);
+  if (link.closest('.md')) askOpen(link.href, link);
 });
 els.confirmCancel.addEventListener('click', closeConfirm);
 els.confirmOk.addEventListener('click', async () => {
@@ -368,7 +404,8 @@ document.addEventListener('keydown', (e) => {
     if (!els.confirm.hidden) closeConfirm(); else api.hide();
     return;
   }
-  if (!els.confirm.hidden) return;
+  // A dialog open (the link confirm, a plan review's question) keeps its keys to itself.
+  if (!els.confirm.hidden || document.querySelector('.plan-notes-modal')) return;
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
     e.preventDefault();
     if (state.mode === 'queue') submit();
@@ -447,7 +484,9 @@ async function start() {
   await Promise.all([
     listen('queue-changed', () => refreshQueue()),
     listen('request-withdrawn', (p) => {
-      toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
+      // A rule whose `after` time passed settles the request the same way an agent withdraws it.
+      if (p.rule) toast(`Rule “${p.rule}” answered ${p.who}'s question: ${p.action}.`, 'warn');
+      else toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
     }),
     listen('focus-request', async (p) => {
       await refreshQueue();

@@ -21,7 +21,7 @@ export function renderHistory(entries, { list, agentSelect, outcomeSelect, answe
   const records = entries.map(latest);
   const agents = [...new Set(records.map((r) => agentName(r.agent)))].sort();
   const keep = agentSelect.value;
-  agentSelect.replaceChildren(h('option', { value: '' }, 'All agents'), ...agents.map((a) => h('option', { value: a }, a)));
+  agentSelect.replaceChildren(h('option', { value: '' }, 'All agents'), ...agents.map((a) => h('option', { value: a, title: a }, a)));
   agentSelect.value = agents.includes(keep) ? keep : '';
   fillAnswerers(answererSelect, records);
 
@@ -131,6 +131,6 @@ function fillAnswerers(select, records) {
   const names = [...new Set(records.map(answererName).filter(Boolean))]
     .sort((a, b) => (a === 'you' ? -1 : b === 'you' ? 1 : a.localeCompare(b)));
   const keep = select.value;
-  select.replaceChildren(h('option', { value: '' }, 'Anyone'), ...names.map((n) => h('option', { value: n }, n)));
+  select.replaceChildren(h('option', { value: '' }, 'Anyone'), ...names.map((n) => h('option', { value: n, title: n }, n)));
   select.value = names.includes(keep) ? keep : '';
 }

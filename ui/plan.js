@@ -3,6 +3,9 @@ import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
 import { api } from './bridge.js';
 
+/** The longest comment the backend takes, in bytes of UTF-8 (MAX_COMMENT_BYTES in plan_thread.rs). */
+const MAX_COMMENT_BYTES = 8 * 1024;
+
 // Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
 // backend (markdown.rs, plan_thread.rs). The page only places them: every string from the plan
 // or a comment goes in as text; the only HTML inserted is the sanitized plan itself.
@@ -27,7 +30,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   let editing = null;         // { id (null: new), block, quote }
   let current = null;         // the key of the block under the cursor
   let showChanges = changed;  // a revision opens on its changes
-  let notesChoice = null;     // asked once: 'send' | 'drop' | 'feedback'
+  let notesChoice = null;     // multi-select, asked once: 'send' | 'drop'
   let prepared = null;        // the feedback text the backend made for this submit
 
   const doc = detail(q.detailHtml || '');
@@ -117,9 +120,21 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       'aria-label': `Comment on ${block ? block.path : 'the block'}`,
     });
     box.value = existing ? existing.text : '';
+    const limit = h('span', { class: 'note-limit', role: 'status' });
+    const over = () => {
+      const bytes = new TextEncoder().encode(box.value.trim()).length;
+      const tooLong = bytes > MAX_COMMENT_BYTES;
+      limit.classList.toggle('over', tooLong);
+      limit.textContent = tooLong
+        ? `Too long: a comment may have at most ${MAX_COMMENT_BYTES} bytes (this one has ${bytes}). Shorten it or split it.`
+        : bytes > MAX_COMMENT_BYTES * 0.8 ? `${bytes} of at most ${MAX_COMMENT_BYTES} bytes` : '';
+      return tooLong;
+    };
+    box.addEventListener('input', over);
+    over();
     const save = () => {
       const text = box.value.trim();
-      if (!text) { box.focus(); return; }
+      if (!text || over()) { box.focus(); return; }
       if (existing) existing.text = text;
       else comments.push({ id: nextComment++, block: editing.block, quote: editing.quote, text });
       editing = null;
@@ -134,6 +149,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     return h('div', { class: 'plan-note editor' },
       editing.quote ? h('div', { class: 'note-quote' }, editing.quote) : null,
       box,
+      limit,
       h('div', { class: 'note-actions' },
         h('span', { class: 'note-keys' }, 'Ctrl+Enter saves · Esc cancels'),
         h('button', { type: 'button', class: 'button ghost small note-cancel', onclick: cancel }, 'Cancel'),
@@ -385,10 +401,31 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     otherInputs.forEach((input) => { input.checked = input.value === label; });
     card.classList.remove('missing');
   }
-  approve.addEventListener('click', () => {
+  /**
+   * Presses Approve. On a single-select review an approval cannot carry feedback (SPEC 1: custom
+   * replaces the choice), so with feedback typed or comments made it asks first: approving drops
+   * them (the box and the comments are emptied, so what shows is what is sent), or keep planning
+   * sends them instead. `send`: answer at once, as the Approve button does when the plan is alone.
+   */
+  async function pressApprove(send) {
+    if (!q.multiSelect && (feedback.value.trim() || comments.length)) {
+      const choice = await askAboutFeedback();
+      if (choice === null) { approve.focus(); return; }
+      if (choice === 'feedback') {
+        choose(null);
+        if (send) submitNow(); else feedback.focus();
+        return;
+      }
+      feedback.value = '';
+      comments = [];
+      editing = null;
+      changedComments();
+    }
     choose(approveLabel);
-    if (alone && !feedback.value.trim()) submitNow();
-  });
+    // A multi-select approval carries typed feedback beside it; Submit sends both, as shown.
+    if (send && !(q.multiSelect && feedback.value.trim())) submitNow();
+  }
+  approve.addEventListener('click', () => pressApprove(alone));
   otherInputs.forEach((input) => input.addEventListener('change', () => { if (input.checked) choose(input.value); }));
   feedback.addEventListener('input', () => {
     prepared = null;
@@ -439,18 +476,24 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   placeNotes();
   renderSide();
 
-  // ----- approving with comments -----
+  // ----- approving with feedback or comments -----
 
-  /** Asks once what to do with the comments on approval; resolves to 'send', 'drop', 'feedback' or null (go back). */
-  function askAboutComments() {
+  /**
+   * Asks what to do with the comments (and, on a single-select review, the typed feedback) on
+   * approval; resolves to 'send', 'drop', 'feedback' or null (go back).
+   */
+  function askAboutFeedback() {
     const n = comments.length;
-    const many = n === 1 ? 'your comment' : `your ${n} comments`;
+    const notes = n === 0 ? '' : n === 1 ? 'your comment' : `your ${n} comments`;
+    const typed = !q.multiSelect && feedback.value.trim() ? 'your feedback' : '';
+    const many = [typed, notes].filter(Boolean).join(' and ');
+    const one = n + (typed ? 1 : 0) === 1;
     const choices = q.multiSelect
       ? [['send', `Approve and send ${many} as notes`, 'primary'], ['drop', 'Approve without them', 'ghost']]
       : [['drop', `Approve and drop ${many}`, 'ghost'], ['feedback', 'Keep planning instead', 'primary']];
     const text = q.multiSelect
       ? `This review can carry notes with the approval: ${many} would go back quoted from the plan, next to the approval.`
-      : `This review takes either an approval or feedback, not both: approving drops ${many}. To send ${n === 1 ? 'it' : 'them'}, keep planning instead.`;
+      : `This review takes either an approval or feedback, not both: approving drops ${many}. To send ${one ? 'it' : 'them'}, keep planning instead.`;
     return new Promise((resolve) => {
       const buttons = choices.map(([value, label, tone]) =>
         h('button', { type: 'button', class: `button ${tone}`, dataset: { choice: value }, onclick: () => done(value) }, label));
@@ -485,11 +528,12 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       prepared = null;
       if (skipped) return true;
       let send = comments;
-      if (selected === approveLabel && comments.length) {
-        if (!notesChoice) notesChoice = await askAboutComments();
+      // Only a multi-select approval can carry comments: on a single-select review pressing
+      // Approve already asked and emptied them (pressApprove).
+      if (q.multiSelect && selected === approveLabel && comments.length) {
+        if (!notesChoice) notesChoice = await askAboutFeedback();
         const choice = notesChoice;
         if (choice === null) return false;
-        if (choice === 'feedback') choose(null);
         if (choice === 'drop') send = [];
       }
       const general = feedback.value.trim();
@@ -510,10 +554,12 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       if (skipped) return false;
       const labels = [approveLabel, ...others.map((o) => o.label)];
       if (!labels[n - 1]) return false;
-      choose(labels[n - 1]);
+      if (n === 1) pressApprove(false); else choose(labels[n - 1]);
       return true;
     },
     focus() { approve.focus(); },
+    /** Where the focus starts when the request comes into view: the plan, read with J/K. */
+    focusStart() { doc.focus({ preventScroll: true }); },
     markMissing() {
       card.classList.add('missing');
       decision.scrollIntoView({ block: 'nearest', behavior: 'smooth' });

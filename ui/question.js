@@ -4,7 +4,7 @@ import { h, displayLabel } from './dom.js';
 /**
  * Renders a question card. Returns a controller:
  *   node, id, answer() -> AnswerItem | null (null: not answered yet), pick(n) for digit keys,
- *   focus(), markMissing().
+ *   focus(), focusStart(), markMissing().
  */
 export function plainQuestion(q, index) {
   const name = `q${index}`;
@@ -101,6 +101,8 @@ export function plainQuestion(q, index) {
       const target = inputs.find((i) => i.checked) || inputs[0] || otherText;
       target.focus();
     },
+    /** Where the focus starts when the request comes into view: the first option, or the text box. */
+    focusStart() { (inputs.find((i) => i.checked) || inputs[0] || otherText).focus({ preventScroll: true }); },
     markMissing() {
       card.classList.add('missing');
       card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });

@@ -18,7 +18,7 @@ use tauri::{AppHandle, Emitter, Manager};
 use crate::answerer::{display_name, GuiAnswerer, Presenter, Removal};
 use crate::notify::{self, Action, Notifier};
 use crate::settings::Settings;
-use crate::{tray, window};
+use crate::{commands, tray, window};
 
 /// Page events.
 pub const EVENT_QUEUE: &str = "queue-changed";
@@ -65,6 +65,31 @@ struct QueueChanged {
 struct Withdrawn {
     request: RequestId,
     who: String,
+    /// The rule whose `after` deadline settled the request, when it was one (not the agent).
+    rule: Option<String>,
+    /// What that rule did, in words (`answer "No"`).
+    action: Option<String>,
+}
+
+/// What the desktop thread remembers of a waiting request, to tell the page how it left.
+struct Known {
+    who: String,
+    /// A rule's `after` deadline on it, read when it arrived.
+    deadline: Option<askdesk_rules::Deadline>,
+}
+
+/// How early a request may leave and still count as settled by its rule's deadline: the rule's
+/// timer starts when the deadline is computed, so it never fires before it, only the clocks read
+/// a moment apart.
+const DEADLINE_SLACK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The rule that settled a request which left the queue without the human at `now`: its deadline
+/// had passed, so the rule decided (the rules engine settles it through the same withdrawal).
+fn settled_by_rule(
+    deadline: Option<&askdesk_rules::Deadline>,
+    now: std::time::SystemTime,
+) -> Option<&askdesk_rules::Deadline> {
+    deadline.filter(|d| now + DEADLINE_SLACK >= d.at)
 }
 
 impl Desktop {
@@ -147,8 +172,8 @@ struct Worker {
 
 impl Worker {
     fn run(self, events: Receiver<Event>) {
-        // Withdrawn requests are remembered by id only long enough to name their agent.
-        let mut who: std::collections::HashMap<RequestId, String> =
+        // Waiting requests are remembered by id only long enough to say how they left.
+        let mut known: std::collections::HashMap<RequestId, Known> =
             std::collections::HashMap::new();
         for event in events {
             match event {
@@ -158,22 +183,40 @@ impl Worker {
                     if let Some(gui) = self.app.try_state::<GuiAnswerer>() {
                         gui.prepare(request.id);
                     }
-                    who.insert(request.id, display_name(request.agent.as_ref()).to_owned());
+                    // A rule with `after` set its deadline as it was offered the request, first.
+                    let deadline = self
+                        .app
+                        .try_state::<commands::Rules>()
+                        .and_then(|rules| rules.0.get().and_then(|e| e.deadline(request.id)));
+                    known.insert(
+                        request.id,
+                        Known {
+                            who: display_name(request.agent.as_ref()).to_owned(),
+                            deadline,
+                        },
+                    );
                     self.notifier.show(notify::spec_for(&request));
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if !self.notify_only {
-                        window::open(&self.app, None);
+                        window::open_for_new(&self.app, request.id);
                     }
                     tray::set_waiting(&self.app, waiting);
                 }
                 Event::Removed(request, why, waiting) => {
                     self.notifier.close(request);
-                    let name = who
-                        .remove(&request)
-                        .unwrap_or_else(|| "the agent".to_owned());
+                    let known = known.remove(&request);
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if why == Removal::Withdrawn {
-                        self.emit(EVENT_WITHDRAWN, Withdrawn { request, who: name });
+                        let rule = known.as_ref().and_then(|k| {
+                            settled_by_rule(k.deadline.as_ref(), std::time::SystemTime::now())
+                        });
+                        let withdrawn = Withdrawn {
+                            request,
+                            rule: rule.map(|d| d.rule.clone()),
+                            action: rule.map(|d| d.action.clone()),
+                            who: known.map_or_else(|| "the agent".to_owned(), |k| k.who),
+                        };
+                        self.emit(EVENT_WITHDRAWN, withdrawn);
                     }
                     tray::set_waiting(&self.app, waiting);
                     if waiting == 0 {
@@ -223,5 +266,33 @@ fn on_notification_action(app: &AppHandle, action: Action) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn deadline(at: SystemTime) -> askdesk_rules::Deadline {
+        askdesk_rules::Deadline {
+            rule: "auto no".into(),
+            at,
+            action: "answer \"No\"".into(),
+        }
+    }
+
+    #[test]
+    fn a_request_leaving_at_its_rules_deadline_was_settled_by_the_rule() {
+        let now = SystemTime::now();
+        let passed = deadline(now - Duration::from_millis(20));
+        assert_eq!(settled_by_rule(Some(&passed), now), Some(&passed));
+        // The clocks are read a moment apart: just before the deadline still counts.
+        let due = deadline(now + Duration::from_millis(100));
+        assert_eq!(settled_by_rule(Some(&due), now), Some(&due));
+        // Withdrawn by the agent long before the rule's time, or with no rule waiting.
+        let later = deadline(now + Duration::from_secs(60));
+        assert_eq!(settled_by_rule(Some(&later), now), None);
+        assert_eq!(settled_by_rule(None, now), None);
     }
 }

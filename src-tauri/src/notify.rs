@@ -5,6 +5,11 @@
 //! waits for its action or for the request to settle elsewhere, and then closes it
 //! (`CloseNotification`). When no notification server answers, the app keeps working without
 //! notifications and says so once in the log.
+//!
+//! notify-rust subscribes to `ActionInvoked`/`NotificationClosed` by interface and member, not by
+//! sender: a peer on the session bus could forge one. Such a peer runs as the same user, who can
+//! answer over the socket anyway; the buttons are offered only for a question whose whole meaning
+//! is in the notification, so that a human pressing one has seen what they answer.
 
 use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
@@ -34,7 +39,7 @@ pub struct Spec {
     /// Plain text; escaped for the servers that read body markup.
     pub body: String,
     /// Option labels offered as buttons, in option order (empty unless the batch is one simple
-    /// single-select question).
+    /// single-select question without `detail`).
     pub choices: Vec<String>,
 }
 
@@ -63,9 +68,12 @@ pub fn spec_for(request: &Request) -> Spec {
             if more == 1 { "" } else { "s" }
         ));
     }
+    // A question whose `detail` says what is at stake (a hook's command, a diff) gets no buttons:
+    // answering from the notification would decide without seeing it.
     let simple = request.questions.len() == 1
         && !first.multi_select
         && first.intent.is_none()
+        && first.detail.as_deref().is_none_or(|d| d.trim().is_empty())
         && (1..=MAX_CHOICES).contains(&first.options.len());
     let choices = if simple {
         first.options.iter().map(|o| o.label.clone()).collect()
@@ -311,6 +319,17 @@ mod tests {
             approve: "Approve".into(),
         });
         assert!(spec_for(&request(None, vec![plan])).choices.is_empty());
+        // A hook's tool prompt: the command is only in the detail, so no in-place answer.
+        let mut detailed = question(&["Allow once", "Deny"]);
+        detailed.detail = Some("```sh\nrm -rf ~/shop/.git\n```".into());
+        assert!(spec_for(&request(None, vec![detailed.clone()]))
+            .choices
+            .is_empty());
+        detailed.detail = Some("  \n".into());
+        assert_eq!(
+            spec_for(&request(None, vec![detailed])).choices,
+            vec!["Allow once", "Deny"]
+        );
         let mut second = question(&["Yes"]);
         second.id = "r".into();
         let batch = spec_for(&request(None, vec![question(&["Yes"]), second]));

@@ -80,11 +80,17 @@ pub enum CommentError {
     #[error("this request has no plan under review")]
     NoPlan,
     /// A comment names a block the plan does not have; the page is out of step with its plan.
-    #[error("comment {index}: the plan has no block {key:?}")]
+    /// `index` counts from 0; the message counts from 1, as the human does.
+    #[error("comment {}: the plan has no block {key:?}", .index + 1)]
     NoBlock { index: usize, key: String },
-    /// A comment is empty or too long; the human should fix it.
-    #[error("comment {index}: {problem}")]
-    Bad { index: usize, problem: &'static str },
+    /// A comment is empty or too long; the human should fix it. The message names the block it is
+    /// on (`path`), and says the limit.
+    #[error("your comment {} on “{path}” {problem}", .index + 1)]
+    Bad {
+        index: usize,
+        path: String,
+        problem: String,
+    },
     /// More comments than [`MAX_COMMENTS`].
     #[error("at most {MAX_COMMENTS} comments can be sent at once")]
     TooMany,
@@ -152,22 +158,28 @@ pub fn resolve(blocks: &[Block], inputs: Vec<CommentInput>) -> Result<Vec<Commen
                     key: input.block.clone(),
                 })?;
             let text = input.text.trim();
+            let bad = |problem: String| CommentError::Bad {
+                index,
+                path: block.path.clone(),
+                problem,
+            };
             if text.is_empty() {
-                return Err(CommentError::Bad {
-                    index,
-                    problem: "the comment is empty",
-                });
+                return Err(bad("is empty".into()));
             }
-            if text.len() > MAX_COMMENT_BYTES
-                || input
-                    .quote
-                    .as_ref()
-                    .is_some_and(|q| q.len() > MAX_COMMENT_BYTES)
+            if text.len() > MAX_COMMENT_BYTES {
+                return Err(bad(format!(
+                    "is too long: {} bytes, and a comment may have at most {MAX_COMMENT_BYTES} bytes (about as many characters of plain text); shorten it or split it",
+                    text.len()
+                )));
+            }
+            if input
+                .quote
+                .as_ref()
+                .is_some_and(|q| q.len() > MAX_COMMENT_BYTES)
             {
-                return Err(CommentError::Bad {
-                    index,
-                    problem: "the comment is too long",
-                });
+                return Err(bad(format!(
+                    "quotes too much of the plan: at most {MAX_COMMENT_BYTES} bytes; select less text, or comment on the whole block"
+                )));
             }
             let quote = input
                 .quote
@@ -747,6 +759,19 @@ mod tests {
             resolve(&blocks, vec![empty]),
             Err(CommentError::Bad { index: 0, .. })
         ));
+        // Said as the human counts, on the block it is on, with the limit.
+        let long = CommentInput {
+            text: "word ".repeat(4000),
+            ..ok.clone()
+        };
+        let error = resolve(&blocks, vec![ok.clone(), long]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "your comment 2 on “{}” is too long: 19999 bytes, and a comment may have at most 8192 bytes (about as many characters of plain text); shorten it or split it",
+                blocks[0].path
+            )
+        );
         assert_eq!(
             resolve(&blocks, vec![ok; MAX_COMMENTS + 1]),
             Err(CommentError::TooMany)

@@ -62,6 +62,17 @@ impl MainWindow {
 
 /// Shows the window, building it first if there is none, and brings `focus` to the front.
 pub fn open(app: &AppHandle, focus: Option<RequestId>) {
+    open_with(app, focus, false);
+}
+
+/// Shows the window for a request that just arrived. A window that was hidden (or not built)
+/// shows that request, whatever view it was left on; a visible one keeps what the human is
+/// looking at (another request, History), and the new request waits in the queue.
+pub fn open_for_new(app: &AppHandle, request: RequestId) {
+    open_with(app, Some(request), true);
+}
+
+fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
     let handle = app.clone();
     let ran = app.run_on_main_thread(move || {
         tracing::debug!("window opening");
@@ -70,11 +81,17 @@ pub fn open(app: &AppHandle, focus: Option<RequestId>) {
         }
         match handle.get_webview_window(LABEL) {
             Some(window) => {
+                let was_shown =
+                    window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false);
                 let _ = window.show();
                 let _ = window.unminimize();
                 let _ = window.set_focus();
-                if let Some(request) = focus {
-                    let _ = handle.emit(EVENT_FOCUS, Focus { request });
+                match focus {
+                    Some(_) if only_if_hidden && was_shown => {}
+                    Some(request) => {
+                        let _ = handle.emit(EVENT_FOCUS, Focus { request });
+                    }
+                    None => {}
                 }
             }
             None => {

@@ -28,6 +28,9 @@ from askdesk_client import Conn, RpcError  # noqa: E402
 import samples  # noqa: E402
 from webdriver import CONTROL, ENTER, ESCAPE, Session, WebDriverError, element_id  # noqa: E402
 
+TAB = "\ue004"
+SHIFT = "\ue008"
+
 
 class Ctx:
     """What every test gets: the page, the socket path, the bus log, and a few helpers."""
@@ -171,6 +174,19 @@ def find_notification(log, summary):
     return found
 
 
+def notify_actions(log, summary):
+    """The action keys of the last Notify call whose summary is `summary` (keys and labels alternate)."""
+    actions = None
+    for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
+        head = block.split("\n", 1)[0]
+        if head.startswith("method call") and "member=Notify" in head:
+            strings = re.findall(r'^\s+string "(.*)"$', block, re.M)
+            listed = re.search(r"^\s+array \[\n(.*?)^\s+\]", block, re.M | re.S)
+            if len(strings) >= 3 and strings[2] == summary and listed:
+                actions = re.findall(r'^\s+string "(.*)"$', listed.group(1), re.M)[::2]
+    return actions
+
+
 def closed_on_bus(log, nid):
     """Whether the app asked the server to close notification `nid`, or the server reported it closed."""
     for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
@@ -268,6 +284,21 @@ def test_rule_deadline_counts_down_in_the_dialog(ctx):
         page.click(page.find("#submit"))
         got = answer_of(outcome())
         assert got == {"answers": [{"id": "cleanup", "selected": ["Yes"]}]}, got
+    finally:
+        write_rules("")
+
+
+def test_a_rule_answering_at_its_deadline_says_so(ctx):
+    """When a rule's `after` time passes, the notice names the rule and its answer, not a withdrawal."""
+    write_rules('[[rule]]\nname = "auto no"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "3s"\n')
+    try:
+        _, _, outcome = ctx.ask(CLEANUP, agent="coder")
+        ctx.show("cleanup")
+        got = answer_of(outcome(timeout=15))
+        assert got == {"answers": [{"id": "cleanup", "selected": ["No"]}]}, got
+        text = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
+                              message="no notice when the rule answered")
+        assert text == 'Rule “auto no” answered claude-code\'s question: answer "No".', text
     finally:
         write_rules("")
 
@@ -684,6 +715,74 @@ def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
         page.click(page.find("#nav-queue"))
 
 
+LONG_LABEL = "A very long agent label that describes the agent in too much detail, twice over, to test layout"
+
+
+def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
+    """An agent's long label is cut in the Agent filter; every filter stays inside the window."""
+    conn = ctx.conn()
+    agent = conn.call("agents/register", {"id": "long-label", "label": LONG_LABEL})
+    rid = conn.start("user-questions/ask", {"agent": agent, "questions": [
+        {"id": "long", "question": "Which layout?", "options": [{"label": "Wide"}, {"label": "Narrow"}]}]})
+    ctx.show("long")
+    page = ctx.page
+    page.click(ctx.option("long", "Narrow"))
+    page.click(page.find("#submit"))
+    assert conn.wait(rid, timeout=15) == {"answers": [{"id": "long", "selected": ["Narrow"]}]}
+    try:
+        page.click(page.find("#nav-history"))
+        page.until("return [...document.getElementById('history-agent').options].some((o) => o.value === arguments[0])",
+                   LONG_LABEL, message="the long label never reached the Agent filter")
+        page.js("const s = document.getElementById('history-agent'); s.value = arguments[0];"
+                "s.dispatchEvent(new Event('change'));", LONG_LABEL)
+        boxes = page.js(
+            "const r = (id) => { const b = document.getElementById(id).getBoundingClientRect();"
+            " return [Math.round(b.left), Math.round(b.right)]; };"
+            "return {width: document.documentElement.clientWidth, agent: r('history-agent'), answerer: r('history-answerer'),"
+            " outcome: r('history-outcome')};")
+        for name in ("agent", "answerer", "outcome"):
+            left, right = boxes[name]
+            assert 0 <= left and right <= boxes["width"], boxes
+        assert boxes["agent"][1] - boxes["agent"][0] < 320, boxes
+        ctx.shot("history-long-label", x_window=True)
+        page.js("const s = document.getElementById('history-agent'); s.value = ''; s.dispatchEvent(new Event('change'));")
+    finally:
+        page.click(page.find("#nav-queue"))
+
+
+def test_long_unbroken_labels_and_answers_stay_in_their_cards(ctx):
+    """A 200-character label without spaces wraps inside its option; an unbroken answer wraps in History."""
+    page = ctx.page
+    label = "Unbroken_" + "y" * 200
+    answer = "z" * 300
+    _, _, outcome = ctx.ask([{"id": "wide", "question": "Which_" + "w" * 150 + "?",
+                              "options": [{"label": label}, {"label": "Short"}]}], agent="coder")
+    ctx.show("wide")
+    sizes = page.js(
+        "const card = document.querySelector('[data-qid=\"wide\"]'); const c = card.getBoundingClientRect();"
+        "const inside = (el) => { const r = document.createRange(); r.selectNodeContents(el); const b = r.getBoundingClientRect();"
+        " return b.width > 0 && b.left >= c.left - 1 && b.right <= c.right + 1; };"
+        "return {label: inside(card.querySelector('.option-label')), question: inside(card.querySelector('.q-text')) ,"
+        " scroll: document.getElementById('request-form').scrollWidth - document.getElementById('request-form').clientWidth};")
+    assert sizes == {"label": True, "question": True, "scroll": 0}, sizes
+    ctx.shot("long-label", top=True)
+    page.type(ctx.other_box("wide"), answer)
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "wide", "selected": [], "custom": answer}]}
+    try:
+        page.click(page.find("#nav-history"))
+        item = page.until("return [...document.querySelectorAll('.history-item')]"
+                          ".find((e) => e.textContent.includes(arguments[0])) || null", answer,
+                          message="the answer never showed in History")
+        inside = page.js(
+            "const item = arguments[0]; const c = item.getBoundingClientRect();"
+            "return [...item.querySelectorAll('dt, dd')].every((el) => el.getBoundingClientRect().right <= c.right + 1)"
+            " && item.scrollWidth <= item.clientWidth;", item)
+        assert inside, "an unbroken answer overflows its History card"
+    finally:
+        page.click(page.find("#nav-queue"))
+
+
 def test_history_shows_who_answered_and_filters_by_it(ctx):
     """History tags each entry "by you" or "by rule:<name>", and the answerer filter keeps only theirs."""
     load_rules(ctx, '[[rule]]\nname = "tidy"\nmatch.question = "^Tidy the imports"\nanswer = "Yes"\n',
@@ -743,6 +842,63 @@ def test_single_select_custom_overrides_and_keyboard(ctx):
     ctx.page.keys(ENTER, modifier=CONTROL)
     got = answer_of(outcome())
     assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Wait until Monday"}]}, got
+
+
+def focused(page):
+    """Where the focus is: the question id and the control's value, or the element's id or tag."""
+    return page.js("const a = document.activeElement; if (!a || a === document.body) return 'body';"
+                   "const q = a.closest('[data-qid]');"
+                   "return q ? q.dataset.qid + ':' + (a.value !== undefined ? a.value : a.className) : (a.id || a.tagName);")
+
+
+def test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm(ctx):
+    """A shown request takes the focus on its first control; submitting moves it to the next one, then to the
+    empty view; a request arriving meanwhile leaves a text box being typed in alone; the confirm traps Tab."""
+    page = ctx.page
+    _, _, first = ctx.ask(samples.BATCH, agent="coder")
+    ctx.show("scope")
+    page.until("return document.activeElement && document.activeElement.value === 'server'",
+               message=f"the first option did not take the focus ({focused(page)})")
+    # A link in the detail: the confirm keeps Tab on its buttons and gives the focus back to the link.
+    link = page.find('[data-qid="scope"] .md a[href]')
+    page.click(link)
+    page.wait_for("#confirm:not([hidden])")
+    assert focused(page) == "confirm-ok", focused(page)
+    seen = set()
+    for _ in range(4):
+        page.keys(TAB)
+        seen.add(focused(page))
+    page.keys(TAB, modifier=SHIFT)
+    seen.add(focused(page))
+    assert seen == {"confirm-ok", "confirm-cancel"}, seen
+    page.keys(ESCAPE)
+    page.until("return document.getElementById('confirm').hidden", message="Esc did not close the confirm")
+    assert page.js("return document.activeElement.tagName") == "A", focused(page)
+    # Typing in a text box: a second request arriving does not take the focus.
+    box = ctx.other_box("release")
+    page.type(box, "Hold the bump")
+    _, _, second = ctx.ask([{"id": "next", "question": "Merge now?", "options": [{"label": "Yes"}, {"label": "No"}]}])
+    ctx.wait_queue(2)
+    time.sleep(0.5)
+    assert focused(page).startswith("release:"), focused(page)
+    page.js("const t = document.querySelector('[data-qid=\"release\"] textarea.other-input'); t.value = '';"
+            "t.dispatchEvent(new Event('input'));")
+    # Answered by script: this test is about the focus, and the form has scrolled.
+    page.js("const pick = (qid, value) => [...document.querySelectorAll('[data-qid=\"' + qid + '\"] input.option-input')]"
+            ".find((i) => i.value === value).click();"
+            "pick('scope', 'server'); pick('release', 'Patch (0.2.5)');"
+            "document.querySelector('[data-qid=\"notes\"] .skip').click();")
+    page.click(page.find("#submit"))
+    answer_of(first())
+    ctx.show("next")
+    page.until("return document.activeElement && document.activeElement.value === 'Yes'",
+               message=f"the next request did not take the focus ({focused(page)})")
+    page.keys("2")
+    page.keys(ENTER, modifier=CONTROL)
+    assert answer_of(second()) == {"answers": [{"id": "next", "selected": ["No"]}]}
+    ctx.wait_queue(0)
+    page.until("return document.activeElement && document.activeElement.id === 'view-empty'",
+               message=f"the focus did not go to the empty view ({focused(page)})")
 
 
 def test_recommended_label_comes_back_unchanged(ctx):
@@ -810,6 +966,40 @@ def test_activating_a_notification_opens_its_request(ctx):
     ctx.show("older")
     ctx.page.click(ctx.page.find("#dismiss"))
     expect_error(first(), "ASK_CANCELLED")
+
+
+def shown_view(page):
+    return page.js("return ['view-empty', 'view-request', 'view-history', 'view-rules']"
+                   ".filter((id) => !document.getElementById(id).hidden).join(',')")
+
+
+def test_a_question_that_shows_the_hidden_window_is_what_it_shows(ctx):
+    """A window left on History and hidden comes back for a new question showing that question; a visible
+    window stays on the view the human is looking at."""
+    page = ctx.page
+    try:
+        page.click(page.find("#nav-history"))
+        page.until("return !document.getElementById('view-history').hidden", message="History did not open")
+        _, _, seen = ctx.ask([{"id": "while-looking", "question": "Arrives while History is looked at?",
+                               "options": [{"label": "Yes"}, {"label": "No"}]}], agent="coder")
+        ctx.wait_queue(1)
+        time.sleep(1)
+        assert shown_view(page) == "view-history", shown_view(page)
+        page.keys(ESCAPE)
+        page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+        _, _, new = ctx.ask([{"id": "while-hidden", "question": "Arrives while the window is hidden?",
+                              "options": [{"label": "Yes"}, {"label": "No"}]}], agent="reviewer")
+        page.until("return document.visibilityState === 'visible'", message="the new question did not show the window")
+        ctx.show("while-hidden")
+        assert shown_view(page) == "view-request", shown_view(page)
+        page.click(ctx.option("while-hidden", "Yes"))
+        page.click(page.find("#submit"))
+        assert answer_of(new()) == {"answers": [{"id": "while-hidden", "selected": ["Yes"]}]}
+        ctx.show("while-looking")
+        page.click(page.find("#dismiss"))
+        expect_error(seen(), "ASK_CANCELLED")
+    finally:
+        page.js("document.getElementById('nav-queue').click()")
 
 
 def test_cancel_withdraws_dialog_and_notification(ctx):
@@ -1040,6 +1230,64 @@ def test_plan_feedback_returns_as_custom(ctx):
     ctx.page.type(ctx.page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
     ctx.page.click(ctx.page.find("#submit"))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Use WAL mode and keep the JSON export."}]}
+    ctx.wait_queue(0)
+
+
+def approve_pressed(page):
+    return page.js("return document.querySelector('[data-qid=\"plan\"] .plan-approve').getAttribute('aria-pressed')")
+
+
+FEEDBACK = '[data-qid="plan"] .plan-feedback'
+
+
+def approve_with_feedback(ctx, questions):
+    """Asks, types feedback in the plan, presses Approve and waits for the question it asks; returns outcome()."""
+    page = ctx.page
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="the last request stayed")
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("plan")
+    page.type(page.find(FEEDBACK), "Add a rollback step.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    assert approve_pressed(page) == "false"
+    return outcome
+
+
+def test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent(ctx):
+    """A single-select approval cannot carry feedback: pressing Approve with feedback typed asks, and Approve
+    is never shown pressed while the answer would be the feedback."""
+    page = ctx.page
+    # Alone: "Approve and drop your feedback" empties the box and sends the approval.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    ctx.shot("plan-approve-with-feedback")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => [b.dataset.choice, b.textContent])")
+    assert choices == [["drop", "Approve and drop your feedback"], ["feedback", "Keep planning instead"]], choices
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+    # Alone: "Keep planning instead" sends the feedback, not an approval.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    page.click(page.find('.plan-notes-modal [data-choice="feedback"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Add a rollback step."}]}
+    ctx.wait_queue(0)
+    # In a batch: Esc goes back with nothing pressed; dropping presses Approve with the box empty.
+    outcome = approve_with_feedback(ctx, samples.MIXED)
+    page.keys(ESCAPE)
+    page.until("return !document.querySelector('.plan-notes-modal')", message="Esc did not close the question")
+    assert approve_pressed(page) == "false"
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == "Add a rollback step."
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert approve_pressed(page) == "true"
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == ""
+    assert ctx.queue_count() == 1, "approving in a batch must not submit it"
+    page.click(ctx.option("tests", "No"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": ["Approve plan (Recommended)"]},
+        {"id": "tests", "selected": ["No"]},
+    ]}
     ctx.wait_queue(0)
 
 
@@ -1297,6 +1545,36 @@ def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
     page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
     assert not page.find_all(".plan-notes-modal")
+    ctx.wait_queue(0)
+
+
+def test_plan_comment_over_the_limit_is_refused_in_the_editor(ctx):
+    """The comment editor says the limit and keeps a comment over it; one at the limit is saved and sent."""
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"{PLANNER_ID}-limit")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    page.keys("j", "j", "c")
+    page.wait_for('[data-qid="plan"] .note-input')
+    page.js("const b = document.querySelector('[data-qid=\"plan\"] .note-input'); b.value = 'word '.repeat(4000);"
+            "b.dispatchEvent(new Event('input'));")
+    said = page.js("const l = document.querySelector('[data-qid=\"plan\"] .note-limit');"
+                   "return l.classList.contains('over') && l.textContent;")
+    assert said == "Too long: a comment may have at most 8192 bytes (this one has 19999). Shorten it or split it.", said
+    ctx.shot("plan-comment-too-long", scroll_to='[data-qid="plan"] .plan-note.editor')
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    time.sleep(0.3)
+    assert page.find_all('[data-qid="plan"] .note-input'), "a comment over the limit was saved"
+    assert page.js("return document.querySelectorAll('[data-qid=\"plan\"] .comment-item:not(.past)').length") == 0
+    page.js("const b = document.querySelector('[data-qid=\"plan\"] .note-input'); b.value = 'x'.repeat(8192);"
+            "b.dispatchEvent(new Event('input'));")
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .note-limit').classList.contains('over')") is False
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())["answers"][0]
+    assert got["selected"] == [] and got["custom"].endswith("x" * 8192), {k: str(v)[:80] for k, v in got.items()}
     ctx.wait_queue(0)
 
 
@@ -1584,9 +1862,12 @@ def test_always_allow_this_command_here_answers_the_next_hook_prompt(ctx):
 
 def test_hook_killed_by_the_client_withdraws_the_question(ctx):
     """Answering in the terminal first makes the client kill the hook: the question leaves the
-    dialog and its notification closes."""
+    dialog and its notification closes. The notification offers no answer buttons: the command is
+    only in the question's detail."""
     _, done = run_hook(ctx, "claude-bash")
     nid = ctx.notification_id("Claude Code asks")
+    actions = notify_actions(ctx.bus_log(), "Claude Code asks")
+    assert actions == ["default"], actions
     ctx.show("permission")
     done.proc.send_signal(signal.SIGTERM)
     status, out, _ = done()
@@ -1791,9 +2072,11 @@ TESTS = [
     test_batch_answer_reaches_the_asker,
     test_single_select_custom_overrides_and_keyboard,
     test_recommended_label_comes_back_unchanged,
+    test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm,
     test_skip_keeps_the_shape,
     test_notification_action_answers_in_place,
     test_activating_a_notification_opens_its_request,
+    test_a_question_that_shows_the_hidden_window_is_what_it_shows,
     test_cancel_withdraws_dialog_and_notification,
     test_two_agents_are_queued_and_answered_separately,
     test_dismiss_fails_ask_cancelled,
@@ -1803,6 +2086,7 @@ TESTS = [
     test_tray_shows_the_count_and_its_menu_switches_do_not_disturb,
     test_plan_review_renders_and_approve_returns_the_label,
     test_plan_feedback_returns_as_custom,
+    test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent,
     test_plan_mixed_with_questions_has_one_submit,
     test_xss_plan_runs_nothing,
     test_hook_plan_is_approved_in_the_pane,
@@ -1812,6 +2096,7 @@ TESTS = [
     test_plan_comments_by_keyboard_and_mouse_become_feedback,
     test_plan_revision_shows_changes_and_past_comments,
     test_plan_comment_is_text_and_approve_asks_about_it,
+    test_plan_comment_over_the_limit_is_refused_in_the_editor,
     test_plan_multi_select_approval_carries_comments_as_notes,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
@@ -1821,6 +2106,7 @@ TESTS = [
     test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page,
     test_a_waiting_question_keeps_the_hidden_window,
     test_rule_deadline_counts_down_in_the_dialog,
+    test_a_rule_answering_at_its_deadline_says_so,
     test_memory_hint_offers_the_last_answer_again,
     test_always_answer_this_way_here_saves_a_rule_that_answers_next_time,
     test_an_answer_no_rule_can_give_offers_no_rule,
@@ -1828,7 +2114,9 @@ TESTS = [
     test_a_shadow_rule_suggests_and_the_human_decides,
     test_the_rules_view_lists_rules_counts_and_switches_their_mode,
     test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay,
+    test_long_unbroken_labels_and_answers_stay_in_their_cards,
     test_history_shows_who_answered_and_filters_by_it,
+    test_history_filters_stay_in_the_window_with_a_long_agent_label,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
 
