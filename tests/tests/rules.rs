@@ -118,6 +118,60 @@ async fn a_rule_answers_and_the_journal_names_it() {
     assert_eq!(records[0]["outcome"], "answered");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deadline_is_called_off_when_its_rule_is_switched_off_or_removed() {
+    const LATER: &str = r#"
+[[rule]]
+name = "cleanup later"
+match.header = "Cleanup"
+answer = "No"
+after = "2s"
+"#;
+    for (case, edit) in [
+        ("switched off", Some(format!("{LATER}mode = \"off\"\n"))),
+        (
+            "answering otherwise",
+            Some(LATER.replace(r#"answer = "No""#, r#"answer = "Yes (Recommended)""#)),
+        ),
+        ("file removed", None),
+    ] {
+        let broker = started(LATER);
+        let human = broker.conn().await;
+        human.register_answerer(json!("all"), false, "human").await;
+        let asker = broker.conn().await;
+        let id = asker
+            .start("user-questions/ask", json!({ "questions": [cleanup()] }))
+            .await;
+        let request = human.next_request().await;
+        match &edit {
+            Some(text) => write_rules(broker.home(), text),
+            None => std::fs::remove_file(rules_path(broker.home())).unwrap(),
+        }
+        eventually(
+            "the reload",
+            async || broker.log(),
+            |log| log.matches("rules loaded").count() >= 2,
+        )
+        .await;
+        // Past the deadline the question is still the human's.
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert!(
+            human.next_incoming_within(Duration::ZERO).await.is_none(),
+            "{case}: the request was taken from the human"
+        );
+        let answer = json!({ "answers": [{ "id": "c", "selected": ["Yes (Recommended)"] }] });
+        human.reply(&request, answer.clone()).await;
+        assert_eq!(asker.wait(id).await.unwrap(), answer, "{case}");
+        assert!(
+            broker
+                .log()
+                .contains("the rule changed before its deadline; the human decides"),
+            "{case}: {}",
+            broker.log()
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_permission_prompt_is_answered_only_by_the_rule_naming_its_tool() {
     let broker = started(RULES);

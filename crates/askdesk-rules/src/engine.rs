@@ -72,6 +72,16 @@ pub struct Proposal {
 struct Pending {
     deadline: Option<Deadline>,
     proposals: Vec<Proposal>,
+    /// With a deadline: the request and the verdict its rule will carry out, to check against
+    /// the rules after a reload, and how to call the deadline off.
+    acting: Option<Acting>,
+}
+
+#[derive(Debug)]
+struct Acting {
+    request: Arc<Request>,
+    verdict: Verdict,
+    stop: CancellationToken,
 }
 
 /// The rules engine. Cheap to clone; every clone is the same engine.
@@ -340,6 +350,7 @@ impl Engine {
                 if let Err(error) = self.sync() {
                     tracing::error!(%error, "the rules answerer cannot register");
                 }
+                self.recheck_deadlines();
                 if was_broken {
                     tracing::info!(path = %self.shared.path.display(), rules = count, "the rules file is fixed; its rules are in force");
                 } else {
@@ -359,6 +370,30 @@ impl Engine {
                     loaded.parse_error = located;
                 });
                 false
+            }
+        }
+    }
+
+    /// Calls off each pending deadline whose rule no longer does what it promised: switched off,
+    /// removed, no longer matching the request, or deciding otherwise. The human decides those.
+    fn recheck_deadlines(&self) {
+        let loaded = self.current();
+        let mut pending = lock(&self.shared.pending);
+        for (request, entry) in pending.iter_mut() {
+            let (Some(acting), Some(deadline)) = (&entry.acting, &entry.deadline) else {
+                continue;
+            };
+            let evaluation = loaded
+                .rules
+                .evaluate(acting.request.agent.as_ref(), &acting.request.questions);
+            let still = evaluation.acting.is_some_and(|(rule, verdict)| {
+                rule.name == deadline.rule && rule.after.is_some() && verdict == acting.verdict
+            });
+            if !still {
+                tracing::info!(request = %request, rule = %deadline.rule, "the rule changed before its deadline; the human decides");
+                acting.stop.cancel();
+                entry.deadline = None;
+                entry.acting = None;
             }
         }
     }
@@ -416,14 +451,14 @@ impl Answerer for RulesAnswerer {
             if decision.is_none() {
                 tracing::debug!(request = %request.id, rule = %rule.name, "rule leaves the request to the human");
             }
-            decision.map(|decision| (rule, decision))
+            decision.map(|decision| (rule, decision, verdict))
         });
         if acting.is_none() && proposals.is_empty() {
             return Offer::Now(Decision::Delegate);
         }
         let label = acting
             .as_ref()
-            .map_or_else(|| ANSWERER_LABEL.to_owned(), |(rule, _)| rule.label());
+            .map_or_else(|| ANSWERER_LABEL.to_owned(), |(rule, _, _)| rule.label());
         let overrule = self
             .service
             .upgrade()
@@ -435,7 +470,7 @@ impl Answerer for RulesAnswerer {
         let runtime = tokio::runtime::Handle::try_current();
         let act = match acting {
             None => None,
-            Some((rule, decision)) => match rule.after {
+            Some((rule, decision, verdict)) => match rule.after {
                 None => {
                     // Settled before anyone else sees it: nobody is shown the proposals.
                     tracing::info!(request = %request.id, rule = %rule.name, action = %rule.action, "rule decides");
@@ -449,7 +484,7 @@ impl Answerer for RulesAnswerer {
                         at: SystemTime::now() + after,
                         action: rule.action.to_string(),
                     };
-                    Some((deadline, after, decision))
+                    Some((deadline, after, decision, verdict))
                 }
                 Some(_) => {
                     tracing::error!(rule = %rule.name, "no runtime to time the rule's deadline; the human decides");
@@ -460,18 +495,25 @@ impl Answerer for RulesAnswerer {
         let Ok(runtime) = runtime else {
             return Offer::Now(Decision::Delegate);
         };
+        let stop = CancellationToken::new();
         lock(&self.engine.shared.pending).insert(
             request.id,
             Pending {
-                deadline: act.as_ref().map(|(deadline, _, _)| deadline.clone()),
+                deadline: act.as_ref().map(|(deadline, ..)| deadline.clone()),
                 proposals,
+                acting: act.as_ref().map(|(.., verdict)| Acting {
+                    request: request.clone(),
+                    verdict: verdict.clone(),
+                    stop: stop.clone(),
+                }),
             },
         );
         runtime.spawn(follow(
             self.engine.clone(),
             request.id,
             overrule,
-            act.map(|(deadline, after, decision)| (deadline.rule, after, decision)),
+            act.map(|(deadline, after, decision, _)| (deadline.rule, after, decision)),
+            stop,
         ));
         Offer::Now(Decision::Delegate)
     }
@@ -479,12 +521,14 @@ impl Answerer for RulesAnswerer {
 
 /// Follows a request that waits for the human until it settles, then forgets its deadline and
 /// proposals. With a deadline (`act`: the rule, its `after`, its decision), decides through
-/// `overrule` when the time is up, unless the request settled first.
+/// `overrule` when the time is up, unless the request settled first or a reload called the
+/// deadline off (`stop`).
 async fn follow(
     engine: Engine,
     request: RequestId,
     mut overrule: Override,
     act: Option<(String, Duration, Decision)>,
+    stop: CancellationToken,
 ) {
     let Some((rule, after, decision)) = act else {
         overrule.settled().await;
@@ -494,6 +538,10 @@ async fn follow(
     let fired = tokio::select! {
         _ = overrule.settled() => false,
         _ = tokio::time::sleep(after) => true,
+        _ = stop.cancelled() => {
+            overrule.settled().await;
+            false
+        }
     };
     lock(&engine.shared.pending).remove(&request);
     if fired {
