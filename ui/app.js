@@ -499,7 +499,8 @@ async function start() {
     }),
     listen('dnd-changed', (on) => { els.dnd.checked = on; }),
     listen('history-changed', () => { if (state.mode === 'history') showHistory(); }),
-    listen('rules-changed', () => refreshRules()),
+    // A reload may call off a rule's deadline: the queue shows deadlines.
+    listen('rules-changed', () => { refreshRules(); refreshQueue(); }),
   ]);
   const settings = api.settings().then((s) => { els.dnd.checked = s.dnd; });
   // A window built to open one request (a notification was activated) names it in its address.

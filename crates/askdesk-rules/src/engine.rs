@@ -342,6 +342,8 @@ impl Engine {
             Ok(rules) => {
                 let count = rules.rules.len();
                 let was_broken = self.shared.loaded.borrow().error.is_some();
+                // Before the change is announced, so whoever reads the deadlines then sees them.
+                self.recheck_deadlines(&rules);
                 self.shared.loaded.send_replace(Loaded {
                     rules: Arc::new(rules),
                     error: None,
@@ -350,7 +352,6 @@ impl Engine {
                 if let Err(error) = self.sync() {
                     tracing::error!(%error, "the rules answerer cannot register");
                 }
-                self.recheck_deadlines();
                 if was_broken {
                     tracing::info!(path = %self.shared.path.display(), rules = count, "the rules file is fixed; its rules are in force");
                 } else {
@@ -376,16 +377,14 @@ impl Engine {
 
     /// Calls off each pending deadline whose rule no longer does what it promised: switched off,
     /// removed, no longer matching the request, or deciding otherwise. The human decides those.
-    fn recheck_deadlines(&self) {
-        let loaded = self.current();
+    fn recheck_deadlines(&self, rules: &RuleSet) {
         let mut pending = lock(&self.shared.pending);
         for (request, entry) in pending.iter_mut() {
             let (Some(acting), Some(deadline)) = (&entry.acting, &entry.deadline) else {
                 continue;
             };
-            let evaluation = loaded
-                .rules
-                .evaluate(acting.request.agent.as_ref(), &acting.request.questions);
+            let evaluation =
+                rules.evaluate(acting.request.agent.as_ref(), &acting.request.questions);
             let still = evaluation.acting.is_some_and(|(rule, verdict)| {
                 rule.name == deadline.rule && rule.after.is_some() && verdict == acting.verdict
             });
