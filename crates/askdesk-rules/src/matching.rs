@@ -9,6 +9,8 @@
 //!
 //! `ask = true` leaves the request to the human and is exempt from both.
 
+use std::path::{Component, Path};
+
 use askdesk_core::{
     AgentInfo, Answer, AnswerItem, Decision, ErrorCode, Failure, Intent, Question,
     UserQuestionError,
@@ -170,14 +172,13 @@ fn meta_str<'a>(agent: Option<&'a AgentInfo>, key: &str) -> Option<&'a str> {
 
 /// Whether `path` is `prefix` or lies under it, by whole components.
 fn under(path: &str, prefix: &str) -> bool {
-    let path = path.trim_end_matches('/');
-    if prefix == "/" {
-        return path.starts_with('/') || path.is_empty();
-    }
-    match path.strip_prefix(prefix) {
-        Some(rest) => rest.is_empty() || rest.starts_with('/'),
-        None => false,
-    }
+    let path = Path::new(path);
+    // Only an absolute path without `..` says where the agent is: `/src/app/../other` is not
+    // under `/src/app`, and resolving `..` without the file system could cross a symbolic link.
+    // Components compare whole, so `//` and `/./` change nothing.
+    path.is_absolute()
+        && !path.components().any(|c| c == Component::ParentDir)
+        && path.starts_with(prefix)
 }
 
 /// The answer a choice gives to one question, if it fits the question.
@@ -576,5 +577,10 @@ mode = "shadow"
         assert!(!under("/src/apple", "/src/app"));
         assert!(!under("/src", "/src/app"));
         assert!(under("/anything", "/"));
+        assert!(under("/src//app/./x", "/src/app"));
+        assert!(!under("/src/app/../other", "/src/app"));
+        assert!(!under("/src/app/../../../etc", "/src/app"));
+        assert!(!under("/src/app/..", "/"));
+        assert!(!under("src/app", "/src/app"), "a relative cwd is nowhere");
     }
 }
