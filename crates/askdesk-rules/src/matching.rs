@@ -103,7 +103,11 @@ impl Rule {
             if plan_review && self.matcher.intent.as_deref() != Some(Intent::PLAN_REVIEW) {
                 return None;
             }
-            let permission = meta_str(agent, META_TOOL).is_some();
+            // Set means there, whatever its type: a tool named by a number is still a prompt.
+            let permission = agent
+                .and_then(|a| a.meta.as_ref())
+                .and_then(|meta| meta.get(META_TOOL))
+                .is_some_and(|tool| !tool.is_null());
             if permission && matches!(self.action, Action::Answer(_)) && self.matcher.tool.is_none()
             {
                 return None;
@@ -486,6 +490,15 @@ deny = "ask in the terminal"
             Some("refuse the rest"),
             "deny needs no tool"
         );
+        // A tool of another type is still set: still a permission prompt.
+        for tool in [json!(5), json!({}), json!(["Bash"])] {
+            let odd = set.evaluate(Some(&agent("s", None, json!({ "tool": tool }))), &prompt);
+            assert_eq!(
+                odd.acting.map(|(r, _)| r.name.as_str()),
+                Some("refuse the rest"),
+                "tool {tool}"
+            );
+        }
         // The same question from a plain agent is not a permission prompt.
         let plain = set.evaluate(Some(&agent("s", None, json!({}))), &prompt);
         assert_eq!(
