@@ -124,7 +124,7 @@ pub struct ParseError {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The file exists but cannot be read: fix its permissions.
-    #[error("cannot read {path}")]
+    #[error("cannot read {path}: {source}")]
     Read {
         path: PathBuf,
         #[source]
@@ -172,7 +172,18 @@ pub fn directory_of(path: &Path) -> &Path {
 
 /// Reads and parses the rules file; a missing file is an empty rule set.
 pub fn load(path: &Path) -> Result<RuleSet, Error> {
-    match std::fs::read_to_string(path) {
+    let read = std::fs::read(path).and_then(|bytes| {
+        String::from_utf8(bytes).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "it is not UTF-8 text (the first bad byte is at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })
+    });
+    match read {
         Ok(text) => RuleSet::parse(&text).map_err(|error| Error::Parse {
             path: path.to_owned(),
             error,
@@ -823,5 +834,27 @@ mode = "off"
             message.starts_with(&format!("{}: line 1, column 1: ", path.display())),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rules.toml");
+        std::fs::write(&path, b"[[rule]]\nname = \"\xff\"\n").unwrap();
+        let error = load(&path).unwrap_err().to_string();
+        assert!(
+            error
+                .ends_with("rules.toml: it is not UTF-8 text (the first bad byte is at offset 17)"),
+            "{error}"
+        );
+        let error = load(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("cannot read") && error.contains("directory"),
+            "{error}"
+        );
+        assert!(load(&dir.path().join("absent.toml"))
+            .unwrap()
+            .rules
+            .is_empty());
     }
 }
