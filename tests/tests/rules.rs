@@ -262,7 +262,10 @@ async fn a_broken_rules_file_never_stops_the_broker_nor_answers() {
     let broker = started("[[rule]]\nname = \"clean\"\nmatch.header = \"Cleanup\"\n");
     let conn = broker.conn().await;
     assert!(
-        broker.log().contains("line 1, column 1"),
+        broker.log().contains("line 1, column 1")
+            && broker
+                .log()
+                .contains("the rules file is broken; no rules are in force until it is fixed"),
         "{}",
         broker.log()
     );
@@ -292,6 +295,9 @@ async fn a_broken_rules_file_never_stops_the_broker_nor_answers() {
         |log| log.contains("already defined on line 2"),
     )
     .await;
+    assert!(broker
+        .log()
+        .contains("the rules file is broken; the last good rules stay in force"));
     assert!(ask_cleanup(&conn).await.is_ok());
 }
 

@@ -352,7 +352,9 @@ impl Engine {
                 if let Err(error) = self.sync() {
                     tracing::error!(%error, "the rules answerer cannot register");
                 }
-                if was_broken {
+                if was_broken && !self.shared.path.exists() {
+                    tracing::info!(path = %self.shared.path.display(), "the broken rules file is gone; no rules are in force");
+                } else if was_broken {
                     tracing::info!(path = %self.shared.path.display(), rules = count, "the rules file is fixed; its rules are in force");
                 } else {
                     tracing::info!(path = %self.shared.path.display(), rules = count, "rules loaded");
@@ -361,7 +363,11 @@ impl Engine {
             }
             Err(error) => {
                 let message = error.to_string();
-                tracing::error!(error = %message, "the rules file is broken; the last good rules stay in force");
+                if self.shared.loaded.borrow().rules.rules.is_empty() {
+                    tracing::error!(error = %message, "the rules file is broken; no rules are in force until it is fixed");
+                } else {
+                    tracing::error!(error = %message, "the rules file is broken; the last good rules stay in force");
+                }
                 let located = match error {
                     file::Error::Parse { error, .. } => Some(error),
                     _ => None,
