@@ -24,7 +24,10 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
     match tool {
         "Bash" | "NetworkAccess" | "shell" | "exec_command" => {
             let description = text("description").filter(|d| !d.trim().is_empty());
-            if let Some(domain) = description.and_then(|d| d.strip_prefix("network-access ")) {
+            if let Some(domain) = description
+                .and_then(|d| d.strip_prefix("network-access "))
+                .filter(|domain| !domain.trim().is_empty())
+            {
                 question = format!("Allow network access to {}?", domain.trim());
                 header = "Network access".into();
             } else if let Some(description) = description {
@@ -32,10 +35,10 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
             }
             match input.get("command") {
                 Some(Value::String(command)) => parts.push(fence("sh", command)),
-                Some(Value::Array(argv)) => {
-                    let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
-                    parts.push(fence("sh", &words.join(" ")));
-                }
+                Some(Value::Array(argv)) => match shell_command(argv) {
+                    Some(command) => parts.push(fence("sh", &command)),
+                    None => parts.push(json_block(input)),
+                },
                 _ => parts.push(json_block(input)),
             }
         }
@@ -243,6 +246,14 @@ fn line_ops<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<(char, &'a str)> {
     ops
 }
 
+/// An argument list as the command a shell would read back (`rm -rf 'my dir'`), so the human sees
+/// the arguments it really has; `None` when a word is not a string. Only a NUL byte cannot be
+/// quoted: such a list is shown as the list it is.
+pub fn shell_command(argv: &[Value]) -> Option<String> {
+    let words: Vec<&str> = argv.iter().map(Value::as_str).collect::<Option<_>>()?;
+    Some(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| format!("{words:?}")))
+}
+
 /// `body` in a fenced code block long enough that no backtick run inside closes it.
 pub fn fence(lang: &str, body: &str) -> String {
     let body = cut(body);
@@ -326,6 +337,24 @@ mod tests {
         );
         assert_eq!(s.question, "Allow network access to example.com?");
         assert_eq!(s.detail, "```sh\ncurl https://example.com\n```");
+        // No domain named: an ordinary command approval.
+        let s = shown(
+            "Bash",
+            json!({ "command": "curl x", "description": "network-access " }),
+        );
+        assert_eq!(s.question, "Allow Bash?");
+    }
+
+    #[test]
+    fn argument_lists_show_their_quoting() {
+        let s = shown(
+            "shell",
+            json!({ "command": ["rm", "-rf", "my dir", "it's"] }),
+        );
+        assert_eq!(s.detail, "```sh\nrm -rf 'my dir' \"it's\"\n```");
+        // A word that is not text: the input as it is, not a command missing a word.
+        let s = shown("shell", json!({ "command": ["rm", 7] }));
+        assert!(s.detail.contains("```json"), "{}", s.detail);
     }
 
     #[test]

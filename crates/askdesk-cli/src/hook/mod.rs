@@ -250,6 +250,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(argv.command().as_deref(), Some("git status"));
+        let quoted = HookInput::parse(
+            &json!({ "tool_name": "shell", "tool_input": { "command": ["rm", "my dir"] } })
+                .to_string(),
+        )
+        .unwrap();
+        assert_eq!(quoted.command().as_deref(), Some("rm 'my dir'"));
         let reg = registration(HookClient::Codex, &input, "codex-abc");
         assert_eq!(reg.label.as_deref(), Some("Codex"));
         assert_eq!(reg.owner, None);

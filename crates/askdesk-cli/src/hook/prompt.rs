@@ -70,14 +70,12 @@ fn empty_object() -> Json {
 
 impl HookInput {
     /// The command a shell tool asks to run (`tool_input.command`, a string for Claude Code's
-    /// Bash, a string or an argument list for Codex's shell), when there is one.
+    /// Bash, a string or an argument list for Codex's shell), when there is one. An argument list
+    /// is written as a shell would read it back (`rm -rf 'my dir'`), as the prompt shows it.
     pub fn command(&self) -> Option<String> {
         match self.tool_input.get("command")? {
             Value::String(command) => Some(command.clone()),
-            Value::Array(words) => {
-                let words: Option<Vec<&str>> = words.iter().map(Value::as_str).collect();
-                words.map(|w| w.join(" "))
-            }
+            Value::Array(words) => detail::shell_command(words),
             _ => None,
         }
     }
