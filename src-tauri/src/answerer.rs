@@ -48,6 +48,8 @@ pub enum Removal {
     Dismissed,
     /// It settled without the human: the asker cancelled, its agent went, or the broker stopped.
     Withdrawn,
+    /// An answer rule decided it while it waited (its `after` deadline passed).
+    Overruled,
     /// The human answered after it had settled.
     Late,
 }
@@ -282,6 +284,19 @@ impl Answerer for GuiAnswerer {
     }
 
     fn withdraw(&self, id: RequestId) {
+        self.leave(id, Removal::Withdrawn);
+    }
+
+    fn overruled(&self, id: RequestId, by: &str) {
+        tracing::debug!(request = %id, by, "decided while it waited");
+        self.leave(id, Removal::Overruled);
+    }
+}
+
+impl GuiAnswerer {
+    /// A waiting request leaves the queue without the human (`why`): remembered a while, so an
+    /// answer the human sends just after is recognised as late.
+    fn leave(&self, id: RequestId, why: Removal) {
         let left = {
             let mut state = self.state();
             let Some(waiting) = state.waiting.remove(&id) else {
@@ -294,7 +309,7 @@ impl Answerer for GuiAnswerer {
             state.waiting.len()
         };
         self.shared.threads.ended(id, "withdrawn");
-        self.shared.presenter.removed(id, Removal::Withdrawn, left);
+        self.shared.presenter.removed(id, why, left);
     }
 }
 
@@ -691,6 +706,32 @@ mod tests {
                 "added r1 (1)".to_string(),
                 "removed r1 Withdrawn (0)".to_string(),
                 r#"late r1 {"answers":[{"id":"a","selected":["Yes"]}]}"#.to_string(),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_request_a_rule_decides_while_it_waits_leaves_as_overruled() {
+        let (service, gui, recorder) = setup();
+        let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        let overrule = service.take_override(id, "rule:auto no").unwrap();
+        overrule
+            .decide(Decision::Claim(Answer {
+                answers: vec![AnswerItem {
+                    id: "a".into(),
+                    selected: vec!["No".into()],
+                    custom: None,
+                }],
+            }))
+            .unwrap();
+        assert!(task.await.unwrap().is_ok());
+        assert!(gui.queue().is_empty());
+        assert_eq!(
+            recorder.events(),
+            vec![
+                "added r1 (1)".to_string(),
+                "removed r1 Overruled (0)".to_string(),
             ]
         );
     }

@@ -78,20 +78,6 @@ struct Known {
     deadline: Option<askdesk_rules::Deadline>,
 }
 
-/// How early a request may leave and still count as settled by its rule's deadline: the rule's
-/// timer starts when the deadline is computed, so it never fires before it, only the clocks read
-/// a moment apart.
-const DEADLINE_SLACK: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// The rule that settled a request which left the queue without the human at `now`: its deadline
-/// had passed, so the rule decided (the rules engine settles it through the same withdrawal).
-fn settled_by_rule(
-    deadline: Option<&askdesk_rules::Deadline>,
-    now: std::time::SystemTime,
-) -> Option<&askdesk_rules::Deadline> {
-    deadline.filter(|d| now + DEADLINE_SLACK >= d.at)
-}
-
 impl Desktop {
     /// Starts the notification worker and the desktop thread.
     pub fn start(
@@ -206,10 +192,12 @@ impl Worker {
                     self.notifier.close(request);
                     let known = known.remove(&request);
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
-                    if why == Removal::Withdrawn {
-                        let rule = known.as_ref().and_then(|k| {
-                            settled_by_rule(k.deadline.as_ref(), std::time::SystemTime::now())
-                        });
+                    if matches!(why, Removal::Withdrawn | Removal::Overruled) {
+                        // Only a rule's deadline overrules a waiting request.
+                        let rule = known
+                            .as_ref()
+                            .and_then(|k| k.deadline.as_ref())
+                            .filter(|_| why == Removal::Overruled);
                         let withdrawn = Withdrawn {
                             request,
                             rule: rule.map(|d| d.rule.clone()),
@@ -266,33 +254,5 @@ fn on_notification_action(app: &AppHandle, action: Action) {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::{Duration, SystemTime};
-
-    fn deadline(at: SystemTime) -> askdesk_rules::Deadline {
-        askdesk_rules::Deadline {
-            rule: "auto no".into(),
-            at,
-            action: "answer \"No\"".into(),
-        }
-    }
-
-    #[test]
-    fn a_request_leaving_at_its_rules_deadline_was_settled_by_the_rule() {
-        let now = SystemTime::now();
-        let passed = deadline(now - Duration::from_millis(20));
-        assert_eq!(settled_by_rule(Some(&passed), now), Some(&passed));
-        // The clocks are read a moment apart: just before the deadline still counts.
-        let due = deadline(now + Duration::from_millis(100));
-        assert_eq!(settled_by_rule(Some(&due), now), Some(&due));
-        // Withdrawn by the agent long before the rule's time, or with no rule waiting.
-        let later = deadline(now + Duration::from_secs(60));
-        assert_eq!(settled_by_rule(Some(&later), now), None);
-        assert_eq!(settled_by_rule(None, now), None);
     }
 }

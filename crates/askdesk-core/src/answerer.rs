@@ -24,6 +24,14 @@ pub trait Answerer: Send + Sync + 'static {
     fn withdraw(&self, request: RequestId) {
         let _ = request;
     }
+
+    /// The request this answerer holds was decided by an override while it waited (an answer
+    /// rule's deadline), signed `by` (`rule:<name>`), as the journal records it. Drop it as for
+    /// [`Answerer::withdraw`], which is what this does unless an answerer tells the two apart.
+    fn overruled(&self, request: RequestId, by: &str) {
+        let _ = by;
+        self.withdraw(request);
+    }
 }
 
 /// An answerer's reply to an offer.

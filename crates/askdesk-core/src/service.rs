@@ -483,6 +483,7 @@ impl Service {
                     inner: self.inner.clone(),
                     id: request.id,
                     holder: None,
+                    overruled_by: None,
                 };
                 (request, agent_gone, chain, guard)
             });
@@ -623,7 +624,10 @@ async fn walk(
                         News::HolderGone => Err(None),
                         News::Override(label, decision) => match receiver.close_and_take() {
                             Some(decision @ (Decision::Claim(_) | Decision::Fail(_))) => Ok(decision),
-                            _ => return settle(&request, label, decision),
+                            _ => {
+                                guard.overruled_by = Some(label.clone());
+                                return settle(&request, label, decision);
+                            }
                         },
                     },
                 };
@@ -767,6 +771,8 @@ struct PendingGuard {
     inner: Arc<Inner>,
     id: RequestId,
     holder: Option<Arc<Entry>>,
+    /// The label of the override that decided the request while the holder held it.
+    overruled_by: Option<String>,
 }
 
 impl PendingGuard {
@@ -840,7 +846,10 @@ impl Drop for PendingGuard {
     fn drop(&mut self) {
         lock(&self.inner).pending.remove(&self.id);
         if let Some(holder) = self.holder.take() {
-            holder.answerer.withdraw(self.id);
+            match self.overruled_by.take() {
+                Some(by) => holder.answerer.overruled(self.id, &by),
+                None => holder.answerer.withdraw(self.id),
+            }
         }
     }
 }

@@ -86,7 +86,16 @@ async fn an_override_settles_a_held_request_and_withdraws_the_holder() {
     let settled = ask.await.unwrap();
     assert_eq!(settled.result.unwrap(), yes("q"));
     assert_eq!(settled.answerer.as_deref(), Some("rule:deadline"));
-    assert_eq!(log.withdrawn(), [("human".to_owned(), held.request.id)]);
+    // The holder hears who decided it, so its UI can say a rule answered, not the agent.
+    assert_eq!(
+        log.overruled(),
+        [(
+            "human".to_owned(),
+            held.request.id,
+            "rule:deadline".to_owned()
+        )]
+    );
+    assert!(log.withdrawn().is_empty());
     assert!(
         held.responder.is_withdrawn(),
         "the human's late answer is refused"

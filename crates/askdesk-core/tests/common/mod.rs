@@ -99,6 +99,8 @@ pub fn assert_question_error<T: std::fmt::Debug>(
 pub enum Event {
     Offered(String, RequestId),
     Withdrawn(String, RequestId),
+    /// Withdrawn because an override decided it, signed with the override's label.
+    Overruled(String, RequestId, String),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -115,7 +117,7 @@ impl Log {
             .into_iter()
             .filter_map(|e| match e {
                 Event::Offered(name, _) => Some(name),
-                Event::Withdrawn(..) => None,
+                Event::Withdrawn(..) | Event::Overruled(..) => None,
             })
             .collect()
     }
@@ -126,7 +128,18 @@ impl Log {
             .into_iter()
             .filter_map(|e| match e {
                 Event::Withdrawn(name, id) => Some((name, id)),
-                Event::Offered(..) => None,
+                Event::Offered(..) | Event::Overruled(..) => None,
+            })
+            .collect()
+    }
+
+    /// The (answerer, request, override label) of requests overruled while held, in order.
+    pub fn overruled(&self) -> Vec<(String, RequestId, String)> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Overruled(name, id, by) => Some((name, id, by)),
+                Event::Offered(..) | Event::Withdrawn(..) => None,
             })
             .collect()
     }
@@ -215,6 +228,11 @@ impl Answerer for Scripted {
 
     fn withdraw(&self, request: RequestId) {
         self.log.push(Event::Withdrawn(self.name.clone(), request));
+    }
+
+    fn overruled(&self, request: RequestId, by: &str) {
+        self.log
+            .push(Event::Overruled(self.name.clone(), request, by.to_owned()));
     }
 }
 
