@@ -957,6 +957,13 @@ fn serve_refuses_limits_it_cannot_use() {
         ("--max-connections", "0"),
         ("--max-connections", "1000001"),
         ("--max-connections", "18446744073709551615"),
+        // A broker that could take no ask at all.
+        ("--max-pending", "0"),
+        ("--max-message-bytes", "0"),
+        ("--max-message-bytes", "1023"),
+        ("--max-questions", "0"),
+        ("--max-options", "1000001"),
+        ("--max-field-bytes", "0"),
     ] {
         let output = run_with_timeout(
             &mut home.command(["serve", &format!("{flag}={bad}")]),

@@ -80,19 +80,24 @@ pub struct ServeArgs {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
     /// The most asks one connection may have pending at once (0 refuses every ask: for tests)
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_pending: usize,
     /// The longest message (one line) accepted; a longer one closes its connection
-    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
+    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1024..=1 << 30))]
     pub max_message_bytes: usize,
     /// The most questions in one batch
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_questions: usize,
     /// The most options in one question
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1_000_000))]
     pub max_options: usize,
     /// The most bytes of text in one field (question, detail, label, ...)
-    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024)]
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 30))]
     pub max_field_bytes: usize,
 }
 
