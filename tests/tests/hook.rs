@@ -764,3 +764,34 @@ fn install_refuses_a_file_it_cannot_merge() {
         assert_eq!(read(&settings), bad, "the file is untouched");
     }
 }
+
+#[test]
+fn install_keeps_the_users_numbers_as_written() {
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let numbers = [
+        ("big", "12345678901234567890123"),
+        ("exp", "1e2"),
+        ("ratio", "0.1000000000000000055511151231257827"),
+        ("small", "-1.50E-3"),
+        ("whole", "1.0"),
+    ];
+    let fields: Vec<String> = numbers
+        .iter()
+        .map(|(key, number)| format!("\"{key}\": {number}"))
+        .collect();
+    std::fs::write(&settings, format!("{{{}}}", fields.join(", "))).unwrap();
+
+    for command in ["install", "uninstall"] {
+        let output = install_cmd(&home, &[command, "claude-code"]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let written = read(&settings);
+        for (key, number) in numbers {
+            assert!(
+                written.contains(&format!("\"{key}\": {number},\n")),
+                "{command} keeps {key} as {number}:\n{written}"
+            );
+        }
+    }
+}

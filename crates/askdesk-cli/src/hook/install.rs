@@ -158,7 +158,7 @@ fn load(path: &Path) -> Result<(Json, bool)> {
     if text.trim().is_empty() {
         return Ok((Json::Object(Vec::new()), true));
     }
-    match serde_json::from_str::<Json>(&text) {
+    match Json::parse(&text) {
         Ok(root @ Json::Object(_)) => Ok((root, true)),
         Ok(_) => Err(Error::Input(format!(
             "{} is not a JSON object; it was left unchanged",
