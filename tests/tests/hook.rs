@@ -795,3 +795,70 @@ fn install_keeps_the_users_numbers_as_written() {
         }
     }
 }
+
+#[test]
+fn install_writes_through_a_symlinked_settings_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    let claude = home.path().join(".claude");
+    let settings = claude.join("settings.json");
+    let dotfiles = home.path().join("dotfiles");
+    let target = dotfiles.join("settings.json");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let original = "{\"model\": \"opus\"}\n";
+    std::fs::write(&target, original).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/settings.json", &settings).unwrap();
+
+    let output = install_cmd(&home, &["install", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains(&format!("(a link to {})", target.display())),
+        "{}",
+        text(&output.stdout)
+    );
+    let is_link = |path: &PathBuf| {
+        std::fs::symlink_metadata(path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    };
+    assert!(is_link(&settings), "the link is kept");
+    let written: Value = serde_json::from_str(&read(&target)).unwrap();
+    assert_eq!(written["model"], "opus");
+    assert_eq!(
+        written["hooks"]["PermissionRequest"][0]["hooks"][0]["command"],
+        our_command("claude-code")
+    );
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "the target keeps its mode");
+    assert_eq!(
+        read(&claude.join("settings.json.askdesk-backup")),
+        original,
+        "the backup is beside the link"
+    );
+    assert!(!dotfiles.join("settings.json.askdesk-tmp").exists());
+
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(is_link(&settings), "the link is kept");
+    let written: Value = serde_json::from_str(&read(&target)).unwrap();
+    assert_eq!(written, json!({ "model": "opus", "hooks": {} }));
+
+    // A link that leads nowhere is refused, and stays as it was.
+    std::fs::remove_file(&target).unwrap();
+    for command in ["install", "uninstall"] {
+        let output = install_cmd(&home, &[command, "claude-code"]);
+        assert_eq!(output.status.code(), Some(4), "{command}");
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains("is a symbolic link to ../dotfiles/settings.json, which does not exist; nothing was written"),
+            "{stderr}"
+        );
+        assert!(
+            is_link(&settings) && !target.exists(),
+            "{command} wrote nothing"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! `askdesk hook install|uninstall`: our `PermissionRequest` entry merged into Claude Code's
 //! `settings.json` or Codex's `hooks.json`, never clobbering what is there, idempotent, with a
-//! backup of the previous file.
+//! backup of the previous file; a settings file that is a symbolic link is written through it.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,8 @@ pub fn install(args: &InstallArgs) -> Result<()> {
         println!("{}", pretty(&snippet));
         return Ok(());
     }
-    let (mut root, existed) = load(&path)?;
+    let target = link_target(&path)?;
+    let (mut root, existed) = load(&target)?;
     let list = permission_requests(&mut root, &path)?;
     let installed = list.iter().filter(|g| holds_ours(g, args.client)).count();
     if installed == 1 && list.contains(&group) {
@@ -37,11 +38,11 @@ pub fn install(args: &InstallArgs) -> Result<()> {
     }
     let at = remove_ours(list, args.client).unwrap_or(list.len());
     list.insert(at, group);
-    let backup = save(&path, &root, existed)?;
+    let backup = save(&path, &target, &root, existed)?;
     println!(
         "Installed the askdesk hook for {} in {} (PermissionRequest, matcher {:?}, timeout {} s).",
         args.client,
-        path.display(),
+        shown(&path, &target),
         args.matcher,
         args.timeout
     );
@@ -58,7 +59,8 @@ pub fn install(args: &InstallArgs) -> Result<()> {
 
 pub fn uninstall(args: &UninstallArgs) -> Result<()> {
     let path = settings_path(args.client, args.config.as_deref())?;
-    let (mut root, existed) = load(&path)?;
+    let target = link_target(&path)?;
+    let (mut root, existed) = load(&target)?;
     let found = existed && {
         let list = permission_requests(&mut root, &path)?;
         remove_ours(list, args.client).is_some()
@@ -82,11 +84,11 @@ pub fn uninstall(args: &UninstallArgs) -> Result<()> {
         println!("{}", pretty(&root));
         return Ok(());
     }
-    let backup = save(&path, &root, true)?;
+    let backup = save(&path, &target, &root, true)?;
     println!(
         "Removed the askdesk hook for {} from {}.",
         args.client,
-        path.display()
+        shown(&path, &target)
     );
     if let Some(backup) = backup {
         println!("The previous file is kept as {}.", backup.display());
@@ -113,6 +115,38 @@ fn settings_path(client: HookClient, config: Option<&Path>) -> Result<PathBuf> {
             None => home()?.join(".codex").join("hooks.json"),
         },
     })
+}
+
+/// The file `path` names: `path` itself, or, when it is a symbolic link, the file the link leads
+/// to (through every link on the way), so that writing it keeps the link; a link that leads
+/// nowhere is an error.
+fn link_target(path: &Path) -> Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
+            let to = std::fs::read_link(path)
+                .map(|to| format!(" to {}", to.display()))
+                .unwrap_or_default();
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "which does not exist".to_owned()
+            } else {
+                format!("which cannot be followed ({e})")
+            };
+            Error::Input(format!(
+                "{} is a symbolic link{to}, {why}; nothing was written",
+                path.display()
+            ))
+        }),
+        _ => Ok(path.to_owned()),
+    }
+}
+
+/// `path`, and the file it links to when that is another.
+fn shown(path: &Path, target: &Path) -> String {
+    if path == target {
+        path.display().to_string()
+    } else {
+        format!("{} (a link to {})", path.display(), target.display())
+    }
 }
 
 /// The command the client runs: this executable, by absolute path, and `hook <client>`.
@@ -231,18 +265,24 @@ fn is_ours(handler: &Json, client: HookClient) -> bool {
     })
 }
 
-/// Writes `root` to `path` through a temporary file and a rename, keeping the previous file as
-/// `<path>.askdesk-backup`; returns the backup's path.
-fn save(path: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
+/// Writes `root` to `target` (`path`, or the file the link `path` leads to) through a temporary
+/// file beside it and a rename, keeping the previous file as `<path>.askdesk-backup`, next to the
+/// name the user knows; returns the backup's path.
+fn save(path: &Path, target: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
     let io = |what: &str, e: std::io::Error| Error::Internal(format!("cannot {what}: {e}"));
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| io(&format!("create {}", dir.display()), e))?;
     }
+    let previous = if existed {
+        Some(std::fs::metadata(target).map_err(|e| io(&format!("read {}", target.display()), e))?)
+    } else {
+        None
+    };
     let backup = if existed {
         let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()));
-        std::fs::copy(path, &backup).map_err(|e| {
+        std::fs::copy(target, &backup).map_err(|e| {
             io(
-                &format!("back up {} to {}", path.display(), backup.display()),
+                &format!("back up {} to {}", target.display(), backup.display()),
                 e,
             )
         })?;
@@ -250,16 +290,15 @@ fn save(path: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
     } else {
         None
     };
-    let temporary = PathBuf::from(format!("{}.askdesk-tmp", path.display()));
+    let temporary = PathBuf::from(format!("{}.askdesk-tmp", target.display()));
     std::fs::write(&temporary, format!("{}\n", pretty(root)))
         .map_err(|e| io(&format!("write {}", temporary.display()), e))?;
-    if let Some(backup) = &backup {
+    if let Some(previous) = &previous {
         // The new file keeps the old one's permissions (settings may hold secrets).
-        if let Ok(meta) = std::fs::metadata(backup) {
-            let _ = std::fs::set_permissions(&temporary, meta.permissions());
-        }
+        let _ = std::fs::set_permissions(&temporary, previous.permissions());
     }
-    std::fs::rename(&temporary, path).map_err(|e| io(&format!("replace {}", path.display()), e))?;
+    std::fs::rename(&temporary, target)
+        .map_err(|e| io(&format!("replace {}", target.display()), e))?;
     Ok(backup)
 }
 
