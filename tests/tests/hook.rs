@@ -862,3 +862,37 @@ fn install_writes_through_a_symlinked_settings_file() {
         );
     }
 }
+
+#[test]
+fn install_refuses_a_read_only_settings_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let installed = json!({ "model": "opus", "hooks": { "PermissionRequest": [
+        { "matcher": "*", "hooks": [{ "type": "command", "command": our_command("claude-code") }] }
+    ] } })
+    .to_string();
+    for (command, original) in [
+        ("install", "{\"model\": \"opus\"}"),
+        ("uninstall", &installed),
+    ] {
+        std::fs::write(&settings, original).unwrap();
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let output = install_cmd(&home, &[command, "claude-code"]);
+        assert_eq!(output.status.code(), Some(4), "{command}");
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "{} is read-only; it was left unchanged",
+                settings.display()
+            )),
+            "{stderr}"
+        );
+        assert_eq!(read(&settings), original, "{command} wrote nothing");
+        let mode = std::fs::metadata(&settings).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o444);
+        assert!(!settings.with_extension("json.askdesk-backup").exists());
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+}

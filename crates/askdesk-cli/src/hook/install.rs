@@ -267,7 +267,8 @@ fn is_ours(handler: &Json, client: HookClient) -> bool {
 
 /// Writes `root` to `target` (`path`, or the file the link `path` leads to) through a temporary
 /// file beside it and a rename, keeping the previous file as `<path>.askdesk-backup`, next to the
-/// name the user knows; returns the backup's path.
+/// name the user knows; returns the backup's path. A file that is read-only is refused, and
+/// nothing is written.
 fn save(path: &Path, target: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
     let io = |what: &str, e: std::io::Error| Error::Internal(format!("cannot {what}: {e}"));
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -278,6 +279,21 @@ fn save(path: &Path, target: &Path, root: &Json, existed: bool) -> Result<Option
     } else {
         None
     };
+    if let Some(previous) = &previous {
+        let why = if previous.permissions().readonly() {
+            Some("is read-only")
+        } else if !writable(target) {
+            Some("is not writable by this user")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(Error::Input(format!(
+                "{} {why}; it was left unchanged (make it writable, or use --print and edit it yourself)",
+                shown(path, target)
+            )));
+        }
+    }
     let backup = if existed {
         let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()));
         std::fs::copy(target, &backup).map_err(|e| {
@@ -300,6 +316,16 @@ fn save(path: &Path, target: &Path, root: &Json, existed: bool) -> Result<Option
     std::fs::rename(&temporary, target)
         .map_err(|e| io(&format!("replace {}", target.display()), e))?;
     Ok(backup)
+}
+
+/// Whether this process may write `path` (access(2): the owner, the mode, a read-only mount).
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return true;
+    };
+    // SAFETY: access(2) only reads the NUL-terminated path, which outlives the call.
+    unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
 }
 
 fn pretty(json: &Json) -> String {
