@@ -896,3 +896,39 @@ fn install_refuses_a_read_only_settings_file() {
         std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o644)).unwrap();
     }
 }
+
+#[test]
+fn uninstall_keeps_handlers_that_only_mention_askdesk() {
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let handler = |command: &str| json!({ "type": "command", "command": command });
+    let theirs = [
+        "notify-send 'askdesk hook claude-code asked'",
+        "echo askdesk hook claude-code >> /tmp/log",
+        "my-askdesk hook claude-code",
+        "askdesk hook codex",
+    ];
+    let group = |commands: &[&str]| json!({ "matcher": "*", "hooks": commands.iter().map(|c| handler(c)).collect::<Vec<_>>() });
+    let mut mixed = theirs.to_vec();
+    mixed.push("A=1 exec '/opt/ask desk/askdesk' --socket /x hook claude-code");
+    let original = json!({ "hooks": { "PermissionRequest": [
+        group(&mixed),
+        group(&["/usr/local/bin/askdesk hook claude-code --no-launch"]),
+    ] } });
+    std::fs::write(&settings, original.to_string()).unwrap();
+
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let after: Value = serde_json::from_str(&read(&settings)).unwrap();
+    assert_eq!(
+        after,
+        json!({ "hooks": { "PermissionRequest": [group(&theirs)] } })
+    );
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(
+        text(&output.stdout).contains("not installed"),
+        "{}",
+        text(&output.stdout)
+    );
+}

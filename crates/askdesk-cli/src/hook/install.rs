@@ -245,24 +245,93 @@ fn holds_ours(group: &Json, client: HookClient) -> bool {
     }
 }
 
-/// Whether a handler runs `askdesk hook <client>` (whatever path askdesk has).
+/// Whether a handler runs `askdesk hook <client>` (whatever path askdesk has). Its command, split
+/// into words as `sh` would, must be: any `NAME=value` assignments, `exec` and `env` words; the
+/// program, `askdesk` or a path ending in `/askdesk`; askdesk's options (words starting with `-`,
+/// and the path after `--socket`); `hook <client>`; then only options. A command that merely
+/// mentions the words, or runs more than that, is the user's.
 fn is_ours(handler: &Json, client: HookClient) -> bool {
-    let Some(command) = handler.get("command").and_then(Json::as_str) else {
+    let Some(words) = handler
+        .get("command")
+        .and_then(Json::as_str)
+        .and_then(shell_words)
+    else {
         return false;
     };
-    let words: Vec<String> = command
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_owned())
-        .collect();
-    words.windows(2).enumerate().any(|(i, pair)| {
-        pair[0] == "hook"
-            && pair[1] == client.slug()
-            && words[..i].iter().any(|w| {
-                Path::new(w)
-                    .file_name()
-                    .is_some_and(|name| name == "askdesk")
-            })
+    let mut words = words
+        .iter()
+        .map(String::as_str)
+        .skip_while(|word| matches!(*word, "exec" | "env") || is_assignment(word));
+    let Some(program) = words.next() else {
+        return false;
+    };
+    if !(program == "askdesk" || program.ends_with("/askdesk")) {
+        return false;
+    }
+    loop {
+        match words.next() {
+            Some("--socket") => {
+                words.next();
+            }
+            Some(option) if option.starts_with('-') => {}
+            Some("hook") => break,
+            _ => return false,
+        }
+    }
+    words.next() == Some(client.slug()) && words.all(|word| word.starts_with('-'))
+}
+
+/// `NAME=value`, a shell variable assignment.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     })
+}
+
+/// `command`'s words as `sh` splits them, with quotes and backslashes taken out; `None` when a
+/// quote is not closed. Operators (`;`, `&&`, `|`, redirections) are not told apart: they stay in
+/// the words, which then match nothing.
+fn shell_words(command: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let text = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => text.push(c),
+                    }
+                }
+            }
+            '"' => {
+                let text = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            c @ ('$' | '`' | '"' | '\\') => text.push(c),
+                            '\n' => {}
+                            c => text.extend(['\\', c]),
+                        },
+                        c => text.push(c),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some('\n') => {}
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => word.get_or_insert_with(String::new).push('\\'),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Some(words)
 }
 
 /// Writes `root` to `target` (`path`, or the file the link `path` leads to) through a temporary
@@ -363,7 +432,30 @@ mod tests {
         ));
         assert!(is_ours(&handler("askdesk --socket /s hook claude-code"), c));
         assert!(!is_ours(&handler("/usr/bin/askdesk hook codex"), c));
+        assert!(is_ours(&handler("askdesk --socket=/s hook claude-code"), c));
+        assert!(is_ours(
+            &handler("A=1 exec env B='x y' /bin/askdesk hook claude-code --no-launch"),
+            c
+        ));
+        assert!(is_ours(
+            &handler(r#""/opt/it's/askdesk" hook claude-code"#),
+            c
+        ));
+        assert!(is_ours(
+            &handler(r"'/a b/it'\''s/askdesk' hook claude-code"),
+            c
+        ));
         assert!(!is_ours(&handler("other-tool hook claude-code"), c));
+        assert!(!is_ours(&handler("my-askdesk hook claude-code"), c));
+        assert!(!is_ours(
+            &handler("notify-send 'askdesk hook claude-code asked'"),
+            c
+        ));
+        assert!(!is_ours(&handler("echo askdesk hook claude-code"), c));
+        assert!(!is_ours(&handler("askdesk hook claude-code && rm x"), c));
+        assert!(!is_ours(&handler("askdesk ask hook claude-code"), c));
+        assert!(!is_ours(&handler("askdesk hook"), c));
+        assert!(!is_ours(&handler("'askdesk hook claude-code"), c));
         assert!(!is_ours(&Json::object([("type", Json::str("command"))]), c));
     }
 
@@ -396,5 +488,15 @@ mod tests {
     fn paths_are_quoted_for_the_shell() {
         assert_eq!(shell_quote("/usr/bin/askdesk"), "/usr/bin/askdesk");
         assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+        for path in ["/a b/it's", "plain", "\"$x\"\\"] {
+            assert_eq!(
+                shell_words(&format!("{} hook", shell_quote(path))),
+                Some(vec![path.to_owned(), "hook".to_owned()])
+            );
+        }
+        assert_eq!(
+            shell_words(r#"a\ b "c\"d\x" ''e"#),
+            Some(vec!["a b".to_owned(), "c\"d\\x".to_owned(), "e".to_owned()])
+        );
     }
 }
