@@ -764,3 +764,171 @@ fn install_refuses_a_file_it_cannot_merge() {
         assert_eq!(read(&settings), bad, "the file is untouched");
     }
 }
+
+#[test]
+fn install_keeps_the_users_numbers_as_written() {
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let numbers = [
+        ("big", "12345678901234567890123"),
+        ("exp", "1e2"),
+        ("ratio", "0.1000000000000000055511151231257827"),
+        ("small", "-1.50E-3"),
+        ("whole", "1.0"),
+    ];
+    let fields: Vec<String> = numbers
+        .iter()
+        .map(|(key, number)| format!("\"{key}\": {number}"))
+        .collect();
+    std::fs::write(&settings, format!("{{{}}}", fields.join(", "))).unwrap();
+
+    for command in ["install", "uninstall"] {
+        let output = install_cmd(&home, &[command, "claude-code"]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let written = read(&settings);
+        for (key, number) in numbers {
+            assert!(
+                written.contains(&format!("\"{key}\": {number},\n")),
+                "{command} keeps {key} as {number}:\n{written}"
+            );
+        }
+    }
+}
+
+#[test]
+fn install_writes_through_a_symlinked_settings_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    let claude = home.path().join(".claude");
+    let settings = claude.join("settings.json");
+    let dotfiles = home.path().join("dotfiles");
+    let target = dotfiles.join("settings.json");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let original = "{\"model\": \"opus\"}\n";
+    std::fs::write(&target, original).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/settings.json", &settings).unwrap();
+
+    let output = install_cmd(&home, &["install", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains(&format!("(a link to {})", target.display())),
+        "{}",
+        text(&output.stdout)
+    );
+    let is_link = |path: &PathBuf| {
+        std::fs::symlink_metadata(path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    };
+    assert!(is_link(&settings), "the link is kept");
+    let written: Value = serde_json::from_str(&read(&target)).unwrap();
+    assert_eq!(written["model"], "opus");
+    assert_eq!(
+        written["hooks"]["PermissionRequest"][0]["hooks"][0]["command"],
+        our_command("claude-code")
+    );
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "the target keeps its mode");
+    assert_eq!(
+        read(&claude.join("settings.json.askdesk-backup")),
+        original,
+        "the backup is beside the link"
+    );
+    assert!(!dotfiles.join("settings.json.askdesk-tmp").exists());
+
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(is_link(&settings), "the link is kept");
+    let written: Value = serde_json::from_str(&read(&target)).unwrap();
+    assert_eq!(written, json!({ "model": "opus", "hooks": {} }));
+
+    // A link that leads nowhere is refused, and stays as it was.
+    std::fs::remove_file(&target).unwrap();
+    for command in ["install", "uninstall"] {
+        let output = install_cmd(&home, &[command, "claude-code"]);
+        assert_eq!(output.status.code(), Some(4), "{command}");
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains("is a symbolic link to ../dotfiles/settings.json, which does not exist; nothing was written"),
+            "{stderr}"
+        );
+        assert!(
+            is_link(&settings) && !target.exists(),
+            "{command} wrote nothing"
+        );
+    }
+}
+
+#[test]
+fn install_refuses_a_read_only_settings_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let installed = json!({ "model": "opus", "hooks": { "PermissionRequest": [
+        { "matcher": "*", "hooks": [{ "type": "command", "command": our_command("claude-code") }] }
+    ] } })
+    .to_string();
+    for (command, original) in [
+        ("install", "{\"model\": \"opus\"}"),
+        ("uninstall", &installed),
+    ] {
+        std::fs::write(&settings, original).unwrap();
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let output = install_cmd(&home, &[command, "claude-code"]);
+        assert_eq!(output.status.code(), Some(4), "{command}");
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "{} is read-only; it was left unchanged",
+                settings.display()
+            )),
+            "{stderr}"
+        );
+        assert_eq!(read(&settings), original, "{command} wrote nothing");
+        let mode = std::fs::metadata(&settings).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o444);
+        assert!(!settings.with_extension("json.askdesk-backup").exists());
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+}
+
+#[test]
+fn uninstall_keeps_handlers_that_only_mention_askdesk() {
+    let home = Home::new();
+    let settings = home.path().join(".claude").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let handler = |command: &str| json!({ "type": "command", "command": command });
+    let theirs = [
+        "notify-send 'askdesk hook claude-code asked'",
+        "echo askdesk hook claude-code >> /tmp/log",
+        "my-askdesk hook claude-code",
+        "askdesk hook codex",
+    ];
+    let group = |commands: &[&str]| json!({ "matcher": "*", "hooks": commands.iter().map(|c| handler(c)).collect::<Vec<_>>() });
+    let mut mixed = theirs.to_vec();
+    mixed.push("A=1 exec '/opt/ask desk/askdesk' --socket /x hook claude-code");
+    let original = json!({ "hooks": { "PermissionRequest": [
+        group(&mixed),
+        group(&["/usr/local/bin/askdesk hook claude-code --no-launch"]),
+    ] } });
+    std::fs::write(&settings, original.to_string()).unwrap();
+
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let after: Value = serde_json::from_str(&read(&settings)).unwrap();
+    assert_eq!(
+        after,
+        json!({ "hooks": { "PermissionRequest": [group(&theirs)] } })
+    );
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(
+        text(&output.stdout).contains("not installed"),
+        "{}",
+        text(&output.stdout)
+    );
+}

@@ -1,6 +1,6 @@
 //! `askdesk hook install|uninstall`: our `PermissionRequest` entry merged into Claude Code's
 //! `settings.json` or Codex's `hooks.json`, never clobbering what is there, idempotent, with a
-//! backup of the previous file.
+//! backup of the previous file; a settings file that is a symbolic link is written through it.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,8 @@ pub fn install(args: &InstallArgs) -> Result<()> {
         println!("{}", pretty(&snippet));
         return Ok(());
     }
-    let (mut root, existed) = load(&path)?;
+    let target = link_target(&path)?;
+    let (mut root, existed) = load(&target)?;
     let list = permission_requests(&mut root, &path)?;
     let installed = list.iter().filter(|g| holds_ours(g, args.client)).count();
     if installed == 1 && list.contains(&group) {
@@ -37,11 +38,11 @@ pub fn install(args: &InstallArgs) -> Result<()> {
     }
     let at = remove_ours(list, args.client).unwrap_or(list.len());
     list.insert(at, group);
-    let backup = save(&path, &root, existed)?;
+    let backup = save(&path, &target, &root, existed)?;
     println!(
         "Installed the askdesk hook for {} in {} (PermissionRequest, matcher {:?}, timeout {} s).",
         args.client,
-        path.display(),
+        shown(&path, &target),
         args.matcher,
         args.timeout
     );
@@ -58,7 +59,8 @@ pub fn install(args: &InstallArgs) -> Result<()> {
 
 pub fn uninstall(args: &UninstallArgs) -> Result<()> {
     let path = settings_path(args.client, args.config.as_deref())?;
-    let (mut root, existed) = load(&path)?;
+    let target = link_target(&path)?;
+    let (mut root, existed) = load(&target)?;
     let found = existed && {
         let list = permission_requests(&mut root, &path)?;
         remove_ours(list, args.client).is_some()
@@ -82,11 +84,11 @@ pub fn uninstall(args: &UninstallArgs) -> Result<()> {
         println!("{}", pretty(&root));
         return Ok(());
     }
-    let backup = save(&path, &root, true)?;
+    let backup = save(&path, &target, &root, true)?;
     println!(
         "Removed the askdesk hook for {} from {}.",
         args.client,
-        path.display()
+        shown(&path, &target)
     );
     if let Some(backup) = backup {
         println!("The previous file is kept as {}.", backup.display());
@@ -113,6 +115,38 @@ fn settings_path(client: HookClient, config: Option<&Path>) -> Result<PathBuf> {
             None => home()?.join(".codex").join("hooks.json"),
         },
     })
+}
+
+/// The file `path` names: `path` itself, or, when it is a symbolic link, the file the link leads
+/// to (through every link on the way), so that writing it keeps the link; a link that leads
+/// nowhere is an error.
+fn link_target(path: &Path) -> Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
+            let to = std::fs::read_link(path)
+                .map(|to| format!(" to {}", to.display()))
+                .unwrap_or_default();
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "which does not exist".to_owned()
+            } else {
+                format!("which cannot be followed ({e})")
+            };
+            Error::Input(format!(
+                "{} is a symbolic link{to}, {why}; nothing was written",
+                path.display()
+            ))
+        }),
+        _ => Ok(path.to_owned()),
+    }
+}
+
+/// `path`, and the file it links to when that is another.
+fn shown(path: &Path, target: &Path) -> String {
+    if path == target {
+        path.display().to_string()
+    } else {
+        format!("{} (a link to {})", path.display(), target.display())
+    }
 }
 
 /// The command the client runs: this executable, by absolute path, and `hook <client>`.
@@ -158,7 +192,7 @@ fn load(path: &Path) -> Result<(Json, bool)> {
     if text.trim().is_empty() {
         return Ok((Json::Object(Vec::new()), true));
     }
-    match serde_json::from_str::<Json>(&text) {
+    match Json::parse(&text) {
         Ok(root @ Json::Object(_)) => Ok((root, true)),
         Ok(_) => Err(Error::Input(format!(
             "{} is not a JSON object; it was left unchanged",
@@ -211,38 +245,129 @@ fn holds_ours(group: &Json, client: HookClient) -> bool {
     }
 }
 
-/// Whether a handler runs `askdesk hook <client>` (whatever path askdesk has).
+/// Whether a handler runs `askdesk hook <client>` (whatever path askdesk has). Its command, split
+/// into words as `sh` would, must be: any `NAME=value` assignments, `exec` and `env` words; the
+/// program, `askdesk` or a path ending in `/askdesk`; askdesk's options (words starting with `-`,
+/// and the path after `--socket`); `hook <client>`; then only options. A command that merely
+/// mentions the words, or runs more than that, is the user's.
 fn is_ours(handler: &Json, client: HookClient) -> bool {
-    let Some(command) = handler.get("command").and_then(Json::as_str) else {
+    let Some(words) = handler
+        .get("command")
+        .and_then(Json::as_str)
+        .and_then(shell_words)
+    else {
         return false;
     };
-    let words: Vec<String> = command
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_owned())
-        .collect();
-    words.windows(2).enumerate().any(|(i, pair)| {
-        pair[0] == "hook"
-            && pair[1] == client.slug()
-            && words[..i].iter().any(|w| {
-                Path::new(w)
-                    .file_name()
-                    .is_some_and(|name| name == "askdesk")
-            })
+    let mut words = words
+        .iter()
+        .map(String::as_str)
+        .skip_while(|word| matches!(*word, "exec" | "env") || is_assignment(word));
+    let Some(program) = words.next() else {
+        return false;
+    };
+    if !(program == "askdesk" || program.ends_with("/askdesk")) {
+        return false;
+    }
+    loop {
+        match words.next() {
+            Some("--socket") => {
+                words.next();
+            }
+            Some(option) if option.starts_with('-') => {}
+            Some("hook") => break,
+            _ => return false,
+        }
+    }
+    words.next() == Some(client.slug()) && words.all(|word| word.starts_with('-'))
+}
+
+/// `NAME=value`, a shell variable assignment.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     })
 }
 
-/// Writes `root` to `path` through a temporary file and a rename, keeping the previous file as
-/// `<path>.askdesk-backup`; returns the backup's path.
-fn save(path: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
+/// `command`'s words as `sh` splits them, with quotes and backslashes taken out; `None` when a
+/// quote is not closed. Operators (`;`, `&&`, `|`, redirections) are not told apart: they stay in
+/// the words, which then match nothing.
+fn shell_words(command: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let text = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => text.push(c),
+                    }
+                }
+            }
+            '"' => {
+                let text = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            c @ ('$' | '`' | '"' | '\\') => text.push(c),
+                            '\n' => {}
+                            c => text.extend(['\\', c]),
+                        },
+                        c => text.push(c),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some('\n') => {}
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => word.get_or_insert_with(String::new).push('\\'),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Some(words)
+}
+
+/// Writes `root` to `target` (`path`, or the file the link `path` leads to) through a temporary
+/// file beside it and a rename, keeping the previous file as `<path>.askdesk-backup`, next to the
+/// name the user knows; returns the backup's path. A file that is read-only is refused, and
+/// nothing is written.
+fn save(path: &Path, target: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
     let io = |what: &str, e: std::io::Error| Error::Internal(format!("cannot {what}: {e}"));
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| io(&format!("create {}", dir.display()), e))?;
+    }
+    let previous = if existed {
+        Some(std::fs::metadata(target).map_err(|e| io(&format!("read {}", target.display()), e))?)
+    } else {
+        None
+    };
+    if let Some(previous) = &previous {
+        let why = if previous.permissions().readonly() {
+            Some("is read-only")
+        } else if !writable(target) {
+            Some("is not writable by this user")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(Error::Input(format!(
+                "{} {why}; it was left unchanged (make it writable, or use --print and edit it yourself)",
+                shown(path, target)
+            )));
+        }
     }
     let backup = if existed {
         let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()));
-        std::fs::copy(path, &backup).map_err(|e| {
+        std::fs::copy(target, &backup).map_err(|e| {
             io(
-                &format!("back up {} to {}", path.display(), backup.display()),
+                &format!("back up {} to {}", target.display(), backup.display()),
                 e,
             )
         })?;
@@ -250,17 +375,26 @@ fn save(path: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
     } else {
         None
     };
-    let temporary = PathBuf::from(format!("{}.askdesk-tmp", path.display()));
+    let temporary = PathBuf::from(format!("{}.askdesk-tmp", target.display()));
     std::fs::write(&temporary, format!("{}\n", pretty(root)))
         .map_err(|e| io(&format!("write {}", temporary.display()), e))?;
-    if let Some(backup) = &backup {
+    if let Some(previous) = &previous {
         // The new file keeps the old one's permissions (settings may hold secrets).
-        if let Ok(meta) = std::fs::metadata(backup) {
-            let _ = std::fs::set_permissions(&temporary, meta.permissions());
-        }
+        let _ = std::fs::set_permissions(&temporary, previous.permissions());
     }
-    std::fs::rename(&temporary, path).map_err(|e| io(&format!("replace {}", path.display()), e))?;
+    std::fs::rename(&temporary, target)
+        .map_err(|e| io(&format!("replace {}", target.display()), e))?;
     Ok(backup)
+}
+
+/// Whether this process may write `path` (access(2): the owner, the mode, a read-only mount).
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return true;
+    };
+    // SAFETY: access(2) only reads the NUL-terminated path, which outlives the call.
+    unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
 }
 
 fn pretty(json: &Json) -> String {
@@ -298,7 +432,30 @@ mod tests {
         ));
         assert!(is_ours(&handler("askdesk --socket /s hook claude-code"), c));
         assert!(!is_ours(&handler("/usr/bin/askdesk hook codex"), c));
+        assert!(is_ours(&handler("askdesk --socket=/s hook claude-code"), c));
+        assert!(is_ours(
+            &handler("A=1 exec env B='x y' /bin/askdesk hook claude-code --no-launch"),
+            c
+        ));
+        assert!(is_ours(
+            &handler(r#""/opt/it's/askdesk" hook claude-code"#),
+            c
+        ));
+        assert!(is_ours(
+            &handler(r"'/a b/it'\''s/askdesk' hook claude-code"),
+            c
+        ));
         assert!(!is_ours(&handler("other-tool hook claude-code"), c));
+        assert!(!is_ours(&handler("my-askdesk hook claude-code"), c));
+        assert!(!is_ours(
+            &handler("notify-send 'askdesk hook claude-code asked'"),
+            c
+        ));
+        assert!(!is_ours(&handler("echo askdesk hook claude-code"), c));
+        assert!(!is_ours(&handler("askdesk hook claude-code && rm x"), c));
+        assert!(!is_ours(&handler("askdesk ask hook claude-code"), c));
+        assert!(!is_ours(&handler("askdesk hook"), c));
+        assert!(!is_ours(&handler("'askdesk hook claude-code"), c));
         assert!(!is_ours(&Json::object([("type", Json::str("command"))]), c));
     }
 
@@ -331,5 +488,15 @@ mod tests {
     fn paths_are_quoted_for_the_shell() {
         assert_eq!(shell_quote("/usr/bin/askdesk"), "/usr/bin/askdesk");
         assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+        for path in ["/a b/it's", "plain", "\"$x\"\\"] {
+            assert_eq!(
+                shell_words(&format!("{} hook", shell_quote(path))),
+                Some(vec![path.to_owned(), "hook".to_owned()])
+            );
+        }
+        assert_eq!(
+            shell_words(r#"a\ b "c\"d\x" ''e"#),
+            Some(vec!["a b".to_owned(), "c\"d\\x".to_owned(), "e".to_owned()])
+        );
     }
 }

@@ -1,15 +1,20 @@
-//! JSON that keeps its object keys in file order, so a settings file askdesk edits is written back
-//! with the user's own layout (the workspace's `serde_json::Map` sorts keys).
+//! JSON that keeps its object keys in file order and its numbers as written, so a settings file
+//! askdesk edits is written back with the user's own layout and values (the workspace's
+//! `serde_json::Map` sorts keys, and `serde_json::Number` rounds what does not fit a 64-bit
+//! integer or float).
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::value::RawValue;
 
 /// A JSON value whose objects are key/value lists in their original order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
     Null,
     Bool(bool),
-    Number(serde_json::Number),
+    /// The number's JSON text: as written in a file read with [`Json::parse`], else as
+    /// `serde_json` prints the value it parsed.
+    Number(String),
     String(String),
     Array(Vec<Json>),
     Object(Vec<(String, Json)>),
@@ -27,6 +32,38 @@ impl Json {
 
     pub fn str(text: impl Into<String>) -> Json {
         Json::String(text.into())
+    }
+
+    /// Parses JSON text as `serde_json` does (the same errors and nesting limit), keeping each
+    /// number's text exactly as written.
+    pub fn parse(text: &str) -> serde_json::Result<Json> {
+        // The checked parse first: it bounds the nesting the recursion below walks.
+        serde_json::from_str::<Json>(text)?;
+        Json::from_raw(serde_json::from_str(text)?)
+    }
+
+    /// The value of valid JSON text (one value, no surrounding whitespace).
+    fn from_raw(raw: &RawValue) -> serde_json::Result<Json> {
+        let text = raw.get();
+        Ok(match text.as_bytes().first() {
+            Some(b'{') => Json::Object(
+                serde_json::from_str::<RawFields>(text)?
+                    .0
+                    .into_iter()
+                    .map(|(key, value)| Ok((key, Json::from_raw(value)?)))
+                    .collect::<serde_json::Result<_>>()?,
+            ),
+            Some(b'[') => Json::Array(
+                serde_json::from_str::<Vec<&RawValue>>(text)?
+                    .into_iter()
+                    .map(Json::from_raw)
+                    .collect::<serde_json::Result<_>>()?,
+            ),
+            Some(b'"') => Json::String(serde_json::from_str(text)?),
+            Some(b't' | b'f') => Json::Bool(serde_json::from_str(text)?),
+            Some(b'n') => Json::Null,
+            _ => Json::Number(text.to_owned()),
+        })
     }
 
     /// The value of `key` in an object (the last one when a key repeats, as parsers do).
@@ -83,7 +120,32 @@ impl Json {
 
 impl From<u64> for Json {
     fn from(n: u64) -> Json {
-        Json::Number(n.into())
+        Json::Number(n.to_string())
+    }
+}
+
+/// An object's fields in order, duplicates kept, each value still as text.
+struct RawFields<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawFields<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FieldsVisitor;
+        impl<'de> Visitor<'de> for FieldsVisitor {
+            type Value = RawFields<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(field) = map.next_entry::<String, &'de RawValue>()? {
+                    fields.push(field);
+                }
+                Ok(RawFields(fields))
+            }
+        }
+        deserializer.deserialize_map(FieldsVisitor)
     }
 }
 
@@ -92,7 +154,10 @@ impl Serialize for Json {
         match self {
             Json::Null => serializer.serialize_unit(),
             Json::Bool(b) => serializer.serialize_bool(*b),
-            Json::Number(n) => n.serialize(serializer),
+            // Written as its text (the workspace's `serde_json` has `raw_value`).
+            Json::Number(n) => RawValue::from_string(n.clone())
+                .map_err(S::Error::custom)?
+                .serialize(serializer),
             Json::String(s) => serializer.serialize_str(s),
             Json::Array(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
@@ -140,16 +205,16 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 
     fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
-        Ok(Json::Number(n.into()))
+        Ok(Json::Number(n.to_string()))
     }
 
     fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
-        Ok(Json::Number(n.into()))
+        Ok(Json::Number(n.to_string()))
     }
 
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<Json, E> {
         serde_json::Number::from_f64(n)
-            .map(Json::Number)
+            .map(|n| Json::Number(n.to_string()))
             .ok_or_else(|| E::custom("a number JSON cannot hold"))
     }
 
@@ -187,6 +252,21 @@ mod tests {
         let text = r#"{"z":1,"a":{"y":[true,null,"s",-2,1.5],"b":{}},"m":[]}"#;
         let json: Json = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_string(&json).unwrap(), text);
+    }
+
+    #[test]
+    fn parsed_numbers_keep_their_text() {
+        let text = r#"{"big":12345678901234567890123,"exp":1e2,"e":-1.5E-3,"r":0.1000000000000000055511151231257827,"z":-0.0,"a":[1.0,{"k":"s","k":2}],"t":true,"n":null}"#;
+        let json = Json::parse(text).unwrap();
+        assert_eq!(serde_json::to_string(&json).unwrap(), text);
+        assert_eq!(json.get("exp"), Some(&Json::Number("1e2".into())));
+        let pretty = serde_json::to_string_pretty(&Json::parse(" [ 1e2 , {} ] ").unwrap()).unwrap();
+        assert_eq!(pretty, "[\n  1e2,\n  {}\n]");
+        assert_eq!(Json::parse(r#""\u00e9\n""#).unwrap(), Json::str("é\n"));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for bad in ["{\"a\": ", "[1,]", "01", "\u{feff}{}", &deep] {
+            assert!(Json::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
