@@ -1534,10 +1534,11 @@ mod tests {
         h.verdicts.send(Ok(())).unwrap();
         first.await.unwrap();
         assert_eq!(h.entered.recv().unwrap(), 10);
+        // Asked before the verdict: the writer records it as soon as it hears it.
+        assert_eq!(h.journal.failure(), None, "no commit failed yet");
         h.verdicts
             .send(Err(io::Error::other("disk on fire")))
             .unwrap();
-        assert_eq!(h.journal.failure(), None, "no commit failed yet");
         for commit in batch {
             let error = commit.await.expect_err("the batch failed");
             assert!(error.to_string().contains("disk on fire"), "{error}");
