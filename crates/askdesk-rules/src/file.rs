@@ -290,7 +290,7 @@ struct RawMatch {
     command: Option<String>,
     header: Option<String>,
     question: Option<QuestionRegex>,
-    intent: Option<String>,
+    intent: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -392,6 +392,10 @@ impl TryFrom<RawRule> for Rule {
                 ));
             }
         }
+        if let Some(intent) = &m.intent {
+            check_intent(intent.get_ref())
+                .map_err(|message| Invalid::Value(intent.span(), message))?;
+        }
         let glob = |g: Option<String>| g.as_deref().map(Glob::new);
         Ok(Rule {
             name,
@@ -410,13 +414,35 @@ impl TryFrom<RawRule> for Rule {
                 command: glob(m.command),
                 header: glob(m.header),
                 question: m.question.map(|q| q.0),
-                intent: m.intent,
+                intent: m.intent.map(Spanned::into_inner),
             },
             action,
             after: raw.after.map(|a| a.0),
             mode: raw.mode,
             line: 0,
         })
+    }
+}
+
+/// An intent kind a rule may name: any kind an agent may send (unknown kinds pass through,
+/// SPEC 1.3), but not an empty one, nor a misspelling of a kind the product knows, which would
+/// silently match nothing.
+fn check_intent(kind: &str) -> Result<(), String> {
+    let plan_review = askdesk_core::Intent::PLAN_REVIEW;
+    let folded = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    if kind.trim().is_empty() {
+        Err("`match.intent` must not be empty".into())
+    } else if kind != plan_review && folded(kind) == folded(plan_review) {
+        Err(format!(
+            "`match.intent` {kind:?} is not a kind agents send: did you mean {plan_review:?}?"
+        ))
+    } else {
+        Ok(())
     }
 }
 
@@ -783,6 +809,28 @@ mode = "off"
             5,
             "already defined on line 1",
         );
+    }
+
+    #[test]
+    fn a_misspelt_or_empty_intent_is_refused_and_other_kinds_pass() {
+        for typo in ["plan_review", "Plan-Review", "planreview", "plan review"] {
+            check_error(
+                &format!("[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.intent = {typo:?}\n"),
+                4,
+                "did you mean \"plan-review\"?",
+            );
+        }
+        check_error(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.intent = \" \"\n",
+            4,
+            "`match.intent` must not be empty",
+        );
+        // Kinds the product does not know are an agent's to send (SPEC 1.3).
+        let set = RuleSet::parse(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.intent = \"design-pick\"\n",
+        )
+        .expect("a custom kind");
+        assert_eq!(set.rules[0].matcher.intent.as_deref(), Some("design-pick"));
     }
 
     #[test]
