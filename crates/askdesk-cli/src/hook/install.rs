@@ -246,7 +246,7 @@ fn holds_ours(group: &Json, client: HookClient) -> bool {
 }
 
 /// Whether a handler runs `askdesk hook <client>` (whatever path askdesk has). Its command, split
-/// into words as `sh` would, must be: any `NAME=value` assignments, `exec` and `env` words; the
+/// into words as `sh` would, must be: any `NAME=value` assignments, `exec`, `env` and its options; the
 /// program, `askdesk` or a path ending in `/askdesk`; askdesk's options (words starting with `-`,
 /// and the path after `--socket`); `hook <client>`; then only options. A command that merely
 /// mentions the words, or runs more than that, is the user's.
@@ -258,11 +258,8 @@ fn is_ours(handler: &Json, client: HookClient) -> bool {
     else {
         return false;
     };
-    let mut words = words
-        .iter()
-        .map(String::as_str)
-        .skip_while(|word| matches!(*word, "exec" | "env") || is_assignment(word));
-    let Some(program) = words.next() else {
+    let mut words = words.iter().map(String::as_str);
+    let Some(program) = skip_launchers(&mut words) else {
         return false;
     };
     if !(program == "askdesk" || program.ends_with("/askdesk")) {
@@ -279,6 +276,29 @@ fn is_ours(handler: &Json, client: HookClient) -> bool {
         }
     }
     words.next() == Some(client.slug()) && words.all(|word| word.starts_with('-'))
+}
+
+/// Takes the words that only set up how the program runs (`NAME=value` assignments, `exec`, and
+/// `env` with its options, `-i`, `-u NAME`, `-C DIR` and their long forms) and returns the program.
+/// `env -S` splits a string into more words, which is more than setting up: `None`.
+fn skip_launchers<'a>(words: &mut impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut in_env = false;
+    loop {
+        let word = words.next()?;
+        match word {
+            "exec" => in_env = false,
+            "env" => in_env = true,
+            _ if is_assignment(word) => {}
+            "-u" | "--unset" | "-C" | "--chdir" if in_env => {
+                words.next()?;
+            }
+            _ if in_env && (word.starts_with("-S") || word.starts_with("--split-string")) => {
+                return None
+            }
+            _ if in_env && word.starts_with('-') => {}
+            program => return Some(program),
+        }
+    }
 }
 
 /// `NAME=value`, a shell variable assignment.
@@ -445,6 +465,19 @@ mod tests {
             &handler(r"'/a b/it'\''s/askdesk' hook claude-code"),
             c
         ));
+        for launched in [
+            "env -i /bin/askdesk hook claude-code",
+            "env -u HOME --ignore-environment PATH=/bin askdesk hook claude-code",
+            "env -C /tmp -uHOME --unset=LANG askdesk hook claude-code",
+            "exec env -- askdesk hook claude-code",
+        ] {
+            assert!(is_ours(&handler(launched), c), "{launched}");
+        }
+        // env's own options are not the program; -S makes more words of a string.
+        assert!(!is_ours(&handler("env -u askdesk hook claude-code"), c));
+        assert!(!is_ours(&handler("env -S 'askdesk hook claude-code'"), c));
+        assert!(!is_ours(&handler("env -S'askdesk hook' claude-code"), c));
+        assert!(!is_ours(&handler("-i askdesk hook claude-code"), c));
         assert!(!is_ours(&handler("other-tool hook claude-code"), c));
         assert!(!is_ours(&handler("my-askdesk hook claude-code"), c));
         assert!(!is_ours(
