@@ -618,6 +618,79 @@ async fn a_closing_connection_takes_its_agents_and_asks_and_hands_on_what_it_hel
     .await;
 }
 
+/// Ownership crosses connections: when the owner's connection closes, the children another connection
+/// registered under it go too, with the answerers scoped to them, and their ids are free again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_child_on_another_connection_goes_when_its_owners_connection_closes() {
+    let broker = Broker::start();
+    let general = broker.conn().await;
+    general
+        .register_answerer(json!("all"), false, "general")
+        .await;
+    let owners = broker.conn().await;
+    let root = owners.register_agent(json!({ "id": "root" })).await;
+    let children = broker.conn().await;
+    let child = children
+        .register_agent(json!({ "id": "child", "owner": root }))
+        .await;
+    let grandchild = children
+        .register_agent(json!({ "id": "grandchild", "owner": child }))
+        .await;
+    let scoped = broker.conn().await;
+    scoped
+        .register_answerer(json!({ "agent": grandchild }), true, "grandchild-scoped")
+        .await;
+
+    owners.close();
+
+    wait_for_agents(&children, "the root's subtree is unregistered", |a| {
+        a.is_empty()
+    })
+    .await;
+    for gone in [&child, &grandchild] {
+        let error = expect_question_error(
+            children
+                .call(
+                    "user-questions/ask",
+                    ask(vec![q("a", "?", &["Yes"])], Some(gone)),
+                )
+                .await,
+            "CALLER_NOT_LIVE",
+        );
+        assert_eq!(error.message, NOT_LIVE);
+    }
+    let error = expect_rpc_error(
+        children
+            .call("agents/register", json!({ "id": "late", "owner": root }))
+            .await,
+        -32003,
+    );
+    assert_eq!(error.data, json!({ "code": "AGENT_NOT_LIVE" }));
+    let status = children.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(
+        status["answerers"].as_array().map(Vec::len),
+        Some(1),
+        "only the unscoped answerer is left: {status}"
+    );
+    // The child's id is free, and registered again without an owner it is a root that may ask.
+    let reborn = children.register_agent(json!({ "id": "child" })).await;
+    let id = children
+        .start(
+            "user-questions/ask",
+            ask(vec![q("a", "?", &["Yes"])], Some(&reborn)),
+        )
+        .await;
+    let request = general.next_request().await;
+    assert_eq!(request["params"]["agent"], json!({ "id": "child" }));
+    general
+        .reply(&request, answer_first(&request["params"]))
+        .await;
+    assert_eq!(
+        children.wait(id).await.unwrap(),
+        json!({ "answers": [{ "id": "a", "selected": ["Yes"] }] })
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_last_answerer_leaving_while_holding_fails_closed() {
     let broker = Broker::start();

@@ -290,8 +290,32 @@ fn without_askdesk_socket_the_socket_is_under_xdg_runtime_dir() {
     fs::create_dir(&runtime).unwrap();
     fs::set_permissions(&runtime, fs::Permissions::from_mode(0o700)).unwrap();
     let expected = runtime.join("askdesk").join("askdesk.sock");
+    serves_at_the_default_path(&home, &expected, |cmd| {
+        cmd.env_remove("ASKDESK_SOCKET");
+    });
+}
+
+#[test]
+fn without_askdesk_socket_or_xdg_runtime_dir_the_socket_is_under_the_temp_dir() {
+    let home = Home::new();
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let expected = home
+        .path()
+        .join(format!("askdesk-{uid}"))
+        .join("askdesk.sock");
+    serves_at_the_default_path(&home, &expected, |cmd| {
+        cmd.env_remove("ASKDESK_SOCKET")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("TMPDIR", home.path());
+    });
+}
+
+/// Starts `askdesk serve` in `home` with its environment changed by `environment`, expects it to listen at
+/// `expected` in a 0700 directory, and `askdesk status` with the same environment to find it there.
+fn serves_at_the_default_path(home: &Home, expected: &Path, environment: impl Fn(&mut Command)) {
     let mut serve = home.command(["serve"]);
-    serve.env_remove("ASKDESK_SOCKET");
+    environment(&mut serve);
     let log = home.path().join("serve.log");
     let file = fs::File::create(&log).unwrap();
     let mut child = serve
@@ -300,7 +324,7 @@ fn without_askdesk_socket_the_socket_is_under_xdg_runtime_dir() {
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::os::unix::net::UnixStream::connect(&expected).is_err() {
+    while std::os::unix::net::UnixStream::connect(expected).is_err() {
         if std::time::Instant::now() > deadline || child.try_wait().unwrap().is_some() {
             child.kill().ok();
             child.wait().ok();
@@ -313,9 +337,10 @@ fn without_askdesk_socket_the_socket_is_under_xdg_runtime_dir() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(mode(expected.parent().unwrap()), 0o700);
+    assert_eq!(mode(expected), 0o600);
     // The CLI finds it the same way.
     let mut status = home.command(["status", "--json"]);
-    status.env_remove("ASKDESK_SOCKET");
+    environment(&mut status);
     let output = run_with_timeout(&mut status, EXIT_LIMIT);
     child.kill().ok();
     child.wait().ok();
@@ -324,6 +349,8 @@ fn without_askdesk_socket_the_socket_is_under_xdg_runtime_dir() {
         "status found the broker: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+    let status: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(status["socket"].as_str(), expected.to_str(), "{status}");
 }
 
 #[test]

@@ -280,6 +280,46 @@ async fn unregistering_an_answerer_while_it_holds_a_request_moves_the_request_on
     );
 }
 
+/// A reply the answerer sent before it disconnected is its decision: a claim settles the ask and a
+/// rule-breaking answer fails it, and neither goes on down the chain.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answerer_that_replies_then_disconnects_has_decided() {
+    let broker = Broker::start();
+    let backup = answerer(&broker, json!("all"), false, "backup").await;
+    let asker = broker.conn().await;
+    let cases = [
+        (
+            json!(["N"]),
+            Ok(json!({ "answers": [{ "id": "a", "selected": ["N"] }] })),
+        ),
+        (json!(["Maybe"]), Err("BAD_ANSWER")),
+    ];
+    for (selected, outcome) in cases {
+        let front = answerer(&broker, json!("all"), true, "front").await;
+        let id = asker
+            .start(
+                "user-questions/ask",
+                ask(vec![q("a", "?", &["Y", "N"])], None),
+            )
+            .await;
+        let held = front.next_request().await;
+        front
+            .reply(
+                &held,
+                json!({ "answers": [{ "id": "a", "selected": selected }] }),
+            )
+            .await;
+        front.close();
+        match outcome {
+            Ok(answer) => assert_eq!(asker.wait(id).await.unwrap(), answer),
+            Err(code) => {
+                expect_question_error(asker.wait(id).await, code);
+            }
+        }
+    }
+    all_quiet(&[&backup]).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_domain_error_from_an_answerer_reaches_the_asker_unchanged() {
     let broker = Broker::start();

@@ -4,7 +4,7 @@
 #[path = "../src/lib.rs"]
 mod askdesk_e2e;
 
-use askdesk_e2e::{ask, expect_rpc_error, q, Broker};
+use askdesk_e2e::{ask, expect_question_error, expect_rpc_error, q, Broker, Conn};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -151,17 +151,7 @@ async fn a_line_over_the_default_limit_gets_32600_and_closes_only_that_connectio
     let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":777,\"method\":\"ping\",\"params\":{{\"pad\":\"{filler}\"}}}}\n");
     // The broker may close while we are still writing; what it sent back is what counts.
     let _ = conn.try_send_raw(line.as_bytes()).await;
-    let response = conn.response(&Value::Null).await;
-    assert_eq!(response["error"]["code"], -32600, "{response}");
-    assert!(
-        conn.closed_within(askdesk_e2e::PATIENCE).await,
-        "the connection is closed after an over-long line"
-    );
-    assert!(
-        !conn.lines().iter().any(|l| l.contains("777")),
-        "the over-long request was not served: {:?}",
-        conn.lines()
-    );
+    assert_cut_off_unserved(&conn, 777).await;
     assert_eq!(
         bystander.call("ping", json!({})).await.unwrap(),
         json!({}),
@@ -491,10 +481,121 @@ async fn a_configured_message_limit_applies() {
         "x".repeat(2000)
     );
     let _ = conn.try_send_raw(over.as_bytes()).await;
+    assert_cut_off_unserved(&conn, 6).await;
+}
+
+/// SPEC 1.1 and 5.2 at each bound: a value of exactly the limit is served, one more is refused
+/// naming the field. Text is counted in UTF-8 bytes, so two two-byte letters fill four.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_limit_admits_exactly_its_value_and_refuses_one_more() {
+    let broker = Broker::start_with(&[
+        "--max-questions",
+        "2",
+        "--max-options",
+        "2",
+        "--max-field-bytes",
+        "4",
+        "--max-message-bytes",
+        "1024",
+    ]);
+    let conn = broker.conn().await;
+    let cases: Vec<(Value, Value, &str)> = vec![
+        (
+            json!([q("a", "?", &[]), q("b", "?", &[])]),
+            json!([q("a", "?", &[]), q("b", "?", &[]), q("c", "?", &[])]),
+            "questions: at most 2 questions are allowed, got 3",
+        ),
+        (
+            json!([q("a", "?", &["x", "y"])]),
+            json!([q("a", "?", &["x", "y", "z"])]),
+            "questions[0].options: at most 2 options are allowed, got 3",
+        ),
+        (
+            json!([q("a", "éé", &[])]),
+            json!([q("a", "ééa", &[])]),
+            "questions[0].question: text of 5 bytes is over the limit of 4 bytes",
+        ),
+        (
+            json!([q("abcd", "?", &["wxyz"])]),
+            json!([q("abcd", "?", &["wxyz", "vwxyz"])]),
+            "questions[0].options[1].label: text of 5 bytes is over the limit of 4 bytes",
+        ),
+    ];
+    for (fits, over, message) in cases {
+        expect_question_error(
+            conn.call("user-questions/ask", json!({ "questions": fits.clone() }))
+                .await,
+            "NO_PROVIDER",
+        );
+        let error = expect_rpc_error(
+            conn.call("user-questions/ask", json!({ "questions": over }))
+                .await,
+            -32602,
+        );
+        assert_eq!(error.message, message, "for {fits}");
+    }
+    // A line of exactly 1024 bytes (newline aside) is served; one of 1025 closes the connection.
+    let line = |id: u64, len: usize| {
+        let head =
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\",\"params\":{{\"p\":\"");
+        let tail = "\"}}";
+        format!(
+            "{head}{}{tail}\n",
+            "x".repeat(len - head.len() - tail.len())
+        )
+    };
+    conn.send_raw(line(1001, 1024).as_bytes()).await;
+    assert_eq!(conn.wait(1001).await.unwrap(), json!({}));
+    let _ = conn.try_send_raw(line(1002, 1025).as_bytes()).await;
+    assert_cut_off_unserved(&conn, 1002).await;
+}
+
+/// Asserts that the broker answered an over-long line with -32600 and closed the connection
+/// without serving request `id`.
+async fn assert_cut_off_unserved(conn: &Conn, id: u64) {
     let response = conn.response(&Value::Null).await;
     assert_eq!(response["error"]["code"], -32600, "{response}");
     assert!(
         conn.closed_within(askdesk_e2e::PATIENCE).await,
         "the connection is closed after an over-long line"
+    );
+    assert!(
+        !conn
+            .lines()
+            .iter()
+            .any(|l| l.contains(&format!("\"id\":{id}"))),
+        "the over-long request was not served: {:?}",
+        conn.lines()
+    );
+}
+
+/// The default bounds of SPEC 1.1 admit a request that reaches every one of them.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_default_limits_admit_a_request_at_every_bound() {
+    let broker = Broker::start();
+    let conn = broker.conn().await;
+    let labels: Vec<String> = (0..64).map(|i| format!("o{i}")).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let mut questions: Vec<Value> = (0..64).map(|i| q(&format!("q{i}"), "?", &labels)).collect();
+    // 256 KiB of three-byte letters: the byte count, not the letter count, is at the bound.
+    questions[0]["detail"] = json!("€".repeat(256 * 1024 / 3) + "x");
+    assert_eq!(questions[0]["detail"].as_str().unwrap().len(), 256 * 1024);
+    expect_question_error(
+        conn.call(
+            "user-questions/ask",
+            json!({ "questions": questions.clone() }),
+        )
+        .await,
+        "NO_PROVIDER",
+    );
+    questions[0]["detail"] = json!("€".repeat(256 * 1024 / 3) + "xy");
+    let error = expect_rpc_error(
+        conn.call("user-questions/ask", json!({ "questions": questions }))
+            .await,
+        -32602,
+    );
+    assert_eq!(
+        error.message,
+        "questions[0].detail: text of 262145 bytes is over the limit of 262144 bytes"
     );
 }
