@@ -101,6 +101,16 @@ impl Conn {
         writer.flush().await
     }
 
+    /// Shuts down the writing half: the broker reads the end of input while this side still reads.
+    pub async fn shutdown_write(&self) {
+        self.writer
+            .lock()
+            .await
+            .shutdown()
+            .await
+            .expect("shut down writing to the broker");
+    }
+
     /// Writes the bytes as they are; panics if the socket is closed.
     pub async fn send_raw(&self, bytes: &[u8]) {
         self.try_send_raw(bytes).await.expect("write to the broker");

@@ -465,6 +465,42 @@ async fn a_duplicate_pending_id_on_one_connection_is_refused_without_losing_the_
     );
 }
 
+/// A message is a line ended by a newline (SPEC 5.2): what a peer leaves unended when its input
+/// ends is cut short, never served, so an ask whose asker is gone never reaches an answerer.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unended_last_line_is_not_served() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "holder")
+        .await;
+    for (id, method, params) in [
+        (1, "ping", json!({})),
+        (
+            2,
+            "user-questions/ask",
+            ask(vec![q("a", "Go?", &["Yes"])], None),
+        ),
+    ] {
+        let conn = broker.conn().await;
+        let before = conn.lines().len();
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        conn.send_raw(line.to_string().as_bytes()).await;
+        conn.shutdown_write().await;
+        assert!(
+            conn.closed_within(askdesk_e2e::PATIENCE).await,
+            "the broker closes the connection at the end of its input"
+        );
+        assert_eq!(conn.lines().len(), before, "{method} was not answered");
+    }
+    assert!(
+        answerer.next_incoming_within(QUIET).await.is_none(),
+        "the ask was not dispatched"
+    );
+    let status = answerer.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["pending"], json!([]), "{status}");
+}
+
 /// SPEC 1.1: the 4 MiB message bound is configurable (`askdesk serve --max-message-bytes`).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_configured_message_limit_applies() {

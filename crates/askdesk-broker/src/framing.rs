@@ -7,8 +7,9 @@
 use bytes::{Buf, BytesMut};
 use tokio_util::codec::Decoder;
 
-/// Splits on `\n`; a line is yielded without its newline. A last line without one is yielded at
-/// end of stream.
+/// Splits on `\n`; a line is yielded without its newline. A last line without one is dropped at
+/// end of stream: a message is a line ended by a newline (SPEC 5.2), and a peer that leaves in the
+/// middle of one must not have it served after it is gone.
 #[derive(Debug)]
 pub struct LineCodec {
     max_length: usize,
@@ -59,14 +60,12 @@ impl Decoder for LineCodec {
     }
 
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<BytesMut>, FramingError> {
-        match self.decode(buf)? {
-            Some(line) => Ok(Some(line)),
-            None if buf.is_empty() => Ok(None),
-            None => {
-                self.searched = 0;
-                Ok(Some(buf.split()))
-            }
+        let line = self.decode(buf)?;
+        if line.is_none() {
+            self.searched = 0;
+            buf.clear();
         }
+        Ok(line)
     }
 }
 
@@ -100,7 +99,7 @@ mod tests {
     fn splits_lines_across_chunks() {
         let got = lines(
             &mut LineCodec::new(100),
-            &[b"{\"a\":1}\n{\"b\"", b":2}\n\n", b"{\"c\":3}"],
+            &[b"{\"a\":1}\n{\"b\"", b":2}\n\n", b"{\"c\":3}\n"],
         );
         let want: Vec<Result<Vec<u8>, String>> = vec![
             Ok(b"{\"a\":1}".to_vec()),
@@ -109,6 +108,14 @@ mod tests {
             Ok(b"{\"c\":3}".to_vec()),
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_last_line_without_a_newline_is_dropped_at_end_of_stream() {
+        assert_eq!(
+            lines(&mut LineCodec::new(100), &[b"{\"a\":1}\n{\"b\":2}"]),
+            vec![Ok(b"{\"a\":1}".to_vec())]
+        );
     }
 
     #[test]
