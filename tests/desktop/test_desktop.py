@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "pyclient"))
 
 from askdesk_client import Conn, RpcError  # noqa: E402
+import contrast  # noqa: E402
 import samples  # noqa: E402
 from webdriver import CONTROL, ENTER, ESCAPE, Session, WebDriverError, element_id  # noqa: E402
 
@@ -1604,6 +1605,15 @@ def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
     ctx.wait_queue(0)
 
 
+# ----- plan pane: options, meta, long plans, what is sent -----
+
+
+def test_text_colours_meet_wcag_aa_contrast(ctx):
+    """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
+    problems = contrast.failures()
+    assert not problems, "\n".join(problems)
+
+
 def test_late_answer_is_refused_and_recorded(ctx):
     conn, rid, outcome = ctx.ask([{"id": "late", "question": "Still there?", "options": [{"label": "Yes"}]}])
     ctx.show("late")
@@ -2098,6 +2108,7 @@ TESTS = [
     test_plan_comment_is_text_and_approve_asks_about_it,
     test_plan_comment_over_the_limit_is_refused_in_the_editor,
     test_plan_multi_select_approval_carries_comments_as_notes,
+    test_text_colours_meet_wcag_aa_contrast,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
     test_kill_after_submit_leaves_a_complete_journal_line,
