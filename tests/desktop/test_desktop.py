@@ -1608,6 +1608,37 @@ def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
 # ----- plan pane: options, meta, long plans, what is sent -----
 
 
+def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
+    """Every meta key the agent registered is shown (SPEC 5.4), as text, and a long value wraps in the header."""
+    page = ctx.page
+    meta = {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus", "pid": 4242,
+            "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": "build-" + "x" * 240, "env": {"CI": True},
+            "note": "first line\nsecond line"}
+    conn = ctx.conn()
+    handle = conn.call("agents/register", {"id": f"meta-{os.getpid()}", "label": "claude-code", "meta": meta})
+    rid = conn.start("user-questions/ask", {"questions": samples.PLAN_REVIEW, "agent": handle})
+    ctx.show("plan")
+    shown = page.js(
+        "const chips = [...document.querySelectorAll('#asker .chip')];"
+        "return Object.fromEntries(chips.map((c) => [c.querySelector('.chip-kind').textContent,"
+        " c.querySelector('.chip-value').textContent]));")
+    assert shown == {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus",
+                     "pid": "4242", "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": meta["host"],
+                     "env": '{"CI":true}', "note": "first line\nsecond line"}, shown
+    layout = page.js(
+        "const asker = document.getElementById('asker'); const a = asker.getBoundingClientRect();"
+        "const chips = [...asker.querySelectorAll('.chip')];"
+        "return {markup: asker.querySelectorAll('b').length, page: document.documentElement.scrollWidth <= document.documentElement.clientWidth,"
+        " header: asker.scrollWidth <= asker.clientWidth,"
+        " inside: chips.every((c) => { const r = c.getBoundingClientRect(); return r.left >= a.left - 1 && r.right <= a.right + 1; }),"
+        " clipped: chips.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.querySelector('.chip-kind').textContent),"
+        " plan: document.querySelector('[data-qid=\"plan\"] .plan-approve').getBoundingClientRect().top < window.innerHeight};")
+    assert layout == {"markup": 0, "page": True, "header": True, "inside": True, "clipped": [], "plan": True}, layout
+    ctx.shot("meta-header", top=True)
+    conn.notify("$/cancelRequest", {"id": rid})
+    ctx.wait_queue(0)
+
+
 def test_text_colours_meet_wcag_aa_contrast(ctx):
     """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
     problems = contrast.failures()
@@ -2108,6 +2139,7 @@ TESTS = [
     test_plan_comment_is_text_and_approve_asks_about_it,
     test_plan_comment_over_the_limit_is_refused_in_the_editor,
     test_plan_multi_select_approval_carries_comments_as_notes,
+    test_the_header_shows_every_meta_key_as_text_and_wraps_long_values,
     test_text_colours_meet_wcag_aa_contrast,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
