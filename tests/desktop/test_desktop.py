@@ -1639,6 +1639,39 @@ def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
     ctx.wait_queue(0)
 
 
+def long_plan(sections=60):
+    parts = ["# A long plan\n\nEvery part below is one step of a long migration.\n"]
+    for i in range(1, sections + 1):
+        parts.append(f"## Part {i}\n\nMove table {i} to the new store, check its row count, and drop the old copy "
+                     f"only when the counts agree. This keeps part {i} reversible until the very end.\n")
+    return "\n".join(parts)
+
+
+def test_a_long_plan_keeps_the_decision_in_reach(ctx):
+    """With a plan far taller than the window, the side column scrolls on its own beside it: Approve is in view
+    wherever the plan is scrolled, and the end of the side column can be reached without scrolling the plan."""
+    question = dict(samples.PLAN_REVIEW[0], detail=long_plan())
+    _, _, outcome = ctx.ask([question], agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .plan-outline')
+    reach = page.js(
+        "const form = document.getElementById('request-form'); const side = document.querySelector('[data-qid=\"plan\"] .plan-side');"
+        "form.scrollTop = form.scrollHeight / 2;"
+        "const view = form.getBoundingClientRect();"
+        "const within = (el) => { const r = el.getBoundingClientRect(); return r.top >= view.top - 1 && r.bottom <= view.bottom + 1; };"
+        "const approve = within(document.querySelector('[data-qid=\"plan\"] .plan-approve'));"
+        "const plan = form.scrollHeight > 3 * form.clientHeight;"
+        "side.scrollTop = side.scrollHeight;"
+        "const links = side.querySelectorAll('.outline-link');"
+        "return {plan, approve, last: within(links[links.length - 1]), scrolled: form.scrollTop > 0};")
+    assert reach == {"plan": True, "approve": True, "last": True, "scrolled": True}, reach
+    ctx.shot("plan-long", x_window=True)
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+
+
 def test_text_colours_meet_wcag_aa_contrast(ctx):
     """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
     problems = contrast.failures()
@@ -2140,6 +2173,7 @@ TESTS = [
     test_plan_comment_over_the_limit_is_refused_in_the_editor,
     test_plan_multi_select_approval_carries_comments_as_notes,
     test_the_header_shows_every_meta_key_as_text_and_wraps_long_values,
+    test_a_long_plan_keeps_the_decision_in_reach,
     test_text_colours_meet_wcag_aa_contrast,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
