@@ -17,6 +17,7 @@ const MAX_COMMENT_BYTES = 8 * 1024;
  */
 export function planQuestion(q, index, { alone, submitNow, request }) {
   const approveLabel = q.intent.approve;
+  const approveOption = q.options.find((o) => o.label === approveLabel);
   const others = q.options.filter((o) => o.label !== approveLabel);
   const blocks = new Map((q.blocks || []).map((b) => [b.key, b]));
   const order = new Map((q.blocks || []).map((b, i) => [b.key, i]));
@@ -446,6 +447,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     q.header ? h('div', { class: 'q-header' }, q.header) : null,
     h('div', { class: 'q-text' }, q.question),
     approve,
+    approveOption && approveOption.description ? h('div', { class: 'option-desc approve-desc' }, approveOption.description) : null,
     others.length
       ? h('div', { class: 'options compact', role: 'radiogroup' }, others.map((o, i) =>
           h('label', { class: 'option' }, otherInputs[i],

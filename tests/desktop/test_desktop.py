@@ -1607,6 +1607,11 @@ def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
 
 # ----- plan pane: options, meta, long plans, what is sent -----
 
+MULTI_PLAN = [dict(samples.PLAN_REVIEW[0], multiSelect=True, options=samples.PLAN_OPTIONS + [
+    {"label": "Add a benchmark", "description": "Measure the History view before and after."},
+    {"label": "Update the docs", "description": "Say where the journal lives now."},
+])]
+
 
 def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
     """Every meta key the agent registered is shown (SPEC 5.4), as text, and a long value wraps in the header."""
@@ -1669,6 +1674,22 @@ def test_a_long_plan_keeps_the_decision_in_reach(ctx):
     ctx.shot("plan-long", x_window=True)
     page.click(page.find('[data-qid="plan"] .plan-approve'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+
+
+def test_the_plan_pane_shows_every_option_description(ctx):
+    """The approve option's description shows beside Approve, and every other option's beside it, as in a dialog."""
+    _, _, outcome = ctx.ask(MULTI_PLAN, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    shown = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision .option-desc')].map((e) => e.textContent)")
+    assert shown == [o["description"] for o in MULTI_PLAN[0]["options"]], shown
+    near = page.js("const d = document.querySelector('[data-qid=\"plan\"] .plan-decision .approve-desc');"
+                   "const a = document.querySelector('[data-qid=\"plan\"] .plan-approve');"
+                   "return d ? Math.round(d.getBoundingClientRect().top - a.getBoundingClientRect().bottom) : null;")
+    assert near is not None and 0 <= near < 20, near
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
     ctx.wait_queue(0)
 
 
@@ -2174,6 +2195,7 @@ TESTS = [
     test_plan_multi_select_approval_carries_comments_as_notes,
     test_the_header_shows_every_meta_key_as_text_and_wraps_long_values,
     test_a_long_plan_keeps_the_decision_in_reach,
+    test_the_plan_pane_shows_every_option_description,
     test_text_colours_meet_wcag_aa_contrast,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
