@@ -24,7 +24,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   const revision = q.revision || null;
   const changes = revision ? revision.changes : null;
   const changed = changes ? changes.marks.length + changes.removedBlocks.length > 0 : false;
-  let selected = null;
+  let chosen = new Set();     // the labels checked or pressed, Approve's included
   let skipped = false;
   let comments = [];          // { id, block, quote (null: the whole block), text }
   let nextComment = 1;
@@ -319,7 +319,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     placeNotes();
     renderSide();
     card.classList.remove('missing');
-    if (comments.length && !q.multiSelect && selected === approveLabel) {
+    if (comments.length && !q.multiSelect && chosen.has(approveLabel)) {
       // Comments are feedback: on a single-select plan they replace the approval, as typed feedback does.
       choose(null);
     }
@@ -387,7 +387,9 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
 
   const approve = h('button', { type: 'button', class: 'button primary plan-approve', 'aria-pressed': 'false' },
     h('span', { class: 'check', 'aria-hidden': 'true' }, '✓'), ' ', displayLabel(approveLabel));
-  const otherInputs = others.map((o) => h('input', { type: 'radio', name: `plan${index}`, value: o.label, class: 'option-input' }));
+  // A multi-select review takes any number of labels (SPEC 1): its other options are checkboxes.
+  const otherInputs = others.map((o) =>
+    h('input', { type: q.multiSelect ? 'checkbox' : 'radio', name: `plan${index}`, value: o.label, class: 'option-input' }));
   const feedback = h('textarea', {
     class: 'plan-feedback other-input',
     rows: 4,
@@ -395,13 +397,24 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     'aria-label': 'Feedback on the plan',
   });
 
+  /** Single select: `label` becomes the one choice (null: none). */
   function choose(label) {
-    selected = label;
-    approve.classList.toggle('pressed', label === approveLabel);
-    approve.setAttribute('aria-pressed', String(label === approveLabel));
-    otherInputs.forEach((input) => { input.checked = input.value === label; });
+    chosen = new Set(label ? [label] : []);
+    sync();
+  }
+  /** Multi select: checks or unchecks one label. */
+  function mark(label, on) {
+    if (on) chosen.add(label); else chosen.delete(label);
+    sync();
+  }
+  function sync() {
+    const approved = chosen.has(approveLabel);
+    approve.classList.toggle('pressed', approved);
+    approve.setAttribute('aria-pressed', String(approved));
+    otherInputs.forEach((input) => { input.checked = chosen.has(input.value); });
     card.classList.remove('missing');
   }
+
   /**
    * Presses Approve. On a single-select review an approval cannot carry feedback (SPEC 1: custom
    * replaces the choice), so with feedback typed or comments made it asks first: approving drops
@@ -409,6 +422,11 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
    * sends them instead. `send`: answer at once, as the Approve button does when the plan is alone.
    */
   async function pressApprove(send) {
+    if (q.multiSelect && chosen.has(approveLabel)) {
+      // A checked approval on a multi-select review is one checkbox among others: pressed again, it lets go.
+      mark(approveLabel, false);
+      return;
+    }
     if (!q.multiSelect && (feedback.value.trim() || comments.length)) {
       const choice = await askAboutFeedback();
       if (choice === null) { approve.focus(); return; }
@@ -422,17 +440,20 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       editing = null;
       changedComments();
     }
-    choose(approveLabel);
+    if (q.multiSelect) mark(approveLabel, true); else choose(approveLabel);
     // A multi-select approval carries typed feedback beside it; Submit sends both, as shown.
     if (send && !(q.multiSelect && feedback.value.trim())) submitNow();
   }
   approve.addEventListener('click', () => pressApprove(alone));
-  otherInputs.forEach((input) => input.addEventListener('change', () => { if (input.checked) choose(input.value); }));
+  otherInputs.forEach((input) => input.addEventListener('change', () => {
+    if (q.multiSelect) mark(input.value, input.checked);
+    else if (input.checked) choose(input.value);
+  }));
   feedback.addEventListener('input', () => {
     prepared = null;
     card.classList.remove('missing');
     // Single select: feedback replaces the choice (SPEC 1), so the choice visibly lets go.
-    if (!q.multiSelect && feedback.value.trim() && selected) choose(null);
+    if (!q.multiSelect && feedback.value.trim() && chosen.size) choose(null);
   });
 
   const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
@@ -449,7 +470,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     approve,
     approveOption && approveOption.description ? h('div', { class: 'option-desc approve-desc' }, approveOption.description) : null,
     others.length
-      ? h('div', { class: 'options compact', role: 'radiogroup' }, others.map((o, i) =>
+      ? h('div', { class: 'options compact', role: q.multiSelect ? 'group' : 'radiogroup' }, others.map((o, i) =>
           h('label', { class: 'option' }, otherInputs[i],
             h('span', { class: 'option-body' },
               h('span', { class: 'option-title' }, h('span', { class: 'option-label' }, displayLabel(o.label))),
@@ -532,7 +553,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       let send = comments;
       // Only a multi-select approval can carry comments: on a single-select review pressing
       // Approve already asked and emptied them (pressApprove).
-      if (q.multiSelect && selected === approveLabel && comments.length) {
+      if (q.multiSelect && chosen.has(approveLabel) && comments.length) {
         if (!notesChoice) notesChoice = await askAboutFeedback();
         const choice = notesChoice;
         if (choice === null) return false;
@@ -549,14 +570,19 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       // Before prepare() has run (the digit keys ask which question is unanswered), comments count as feedback.
       const text = prepared !== null ? prepared : feedback.value.trim() || (comments.length ? 'comments' : '');
       if (!q.multiSelect && text) return { id: q.id, selected: [], custom: text };
-      if (!selected) return text ? { id: q.id, selected: [], custom: text } : null;
-      return text ? { id: q.id, selected: [selected], custom: text } : { id: q.id, selected: [selected] };
+      // In option order, as the question lists them.
+      const labels = q.options.map((o) => o.label).filter((label) => chosen.has(label));
+      if (!labels.length) return text ? { id: q.id, selected: [], custom: text } : null;
+      return text ? { id: q.id, selected: labels, custom: text } : { id: q.id, selected: labels };
     },
     pick(n) {
       if (skipped) return false;
       const labels = [approveLabel, ...others.map((o) => o.label)];
-      if (!labels[n - 1]) return false;
-      if (n === 1) pressApprove(false); else choose(labels[n - 1]);
+      const label = labels[n - 1];
+      if (!label) return false;
+      if (n === 1) pressApprove(false);
+      else if (q.multiSelect) mark(label, !chosen.has(label));
+      else choose(label);
       return true;
     },
     focus() { approve.focus(); },

@@ -1613,6 +1613,39 @@ MULTI_PLAN = [dict(samples.PLAN_REVIEW[0], multiSelect=True, options=samples.PLA
 ])]
 
 
+def plan_inputs(page):
+    """The option inputs of the plan's decision: [type, value, checked] each."""
+    return page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision input.option-input')]"
+                   ".map((i) => [i.type, i.value, i.checked])")
+
+
+def test_plan_multi_select_options_are_checkboxes_and_every_checked_one_is_sent(ctx):
+    """A multi-select plan question (SPEC 1: any number of labels, `custom` beside them) shows checkboxes,
+    and the answer carries the approval, every checked option and the feedback."""
+    _, _, outcome = ctx.ask(MULTI_PLAN, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    assert [t for t, _, _ in plan_inputs(page)] == ["checkbox"] * 3, plan_inputs(page)
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-decision .options').getAttribute('role')") == "group"
+    for label in ("Keep planning", "Add a benchmark", "Update the docs"):
+        page.click(ctx.option("plan", label))
+    page.click(ctx.option("plan", "Keep planning"))
+    assert plan_inputs(page) == [["checkbox", "Keep planning", False], ["checkbox", "Add a benchmark", True],
+                                 ["checkbox", "Update the docs", True]], plan_inputs(page)
+    page.type(page.find(FEEDBACK), "Keep the JSON export.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert approve_pressed(page) == "true"
+    assert ctx.queue_count() == 1, "an approval with feedback typed waits for Submit"
+    assert [c for _, _, c in plan_inputs(page)] == [False, True, True], "approving unchecked the other options"
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{
+        "id": "plan",
+        "selected": ["Approve plan (Recommended)", "Add a benchmark", "Update the docs"],
+        "custom": "Keep the JSON export.",
+    }]}
+    ctx.wait_queue(0)
+
+
 def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
     """Every meta key the agent registered is shown (SPEC 5.4), as text, and a long value wraps in the header."""
     page = ctx.page
@@ -2193,6 +2226,7 @@ TESTS = [
     test_plan_comment_is_text_and_approve_asks_about_it,
     test_plan_comment_over_the_limit_is_refused_in_the_editor,
     test_plan_multi_select_approval_carries_comments_as_notes,
+    test_plan_multi_select_options_are_checkboxes_and_every_checked_one_is_sent,
     test_the_header_shows_every_meta_key_as_text_and_wraps_long_values,
     test_a_long_plan_keeps_the_decision_in_reach,
     test_the_plan_pane_shows_every_option_description,
