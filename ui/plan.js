@@ -319,10 +319,11 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     placeNotes();
     renderSide();
     card.classList.remove('missing');
-    if (comments.length && !q.multiSelect && chosen.has(approveLabel)) {
-      // Comments are feedback: on a single-select plan they replace the approval, as typed feedback does.
+    if (comments.length && !q.multiSelect && chosen.size) {
+      // Comments are feedback: on a single-select plan they replace the choice, as typed feedback does.
       choose(null);
     }
+    renderSends();
     if (current) { const el = blockEl(current); if (el) placeCommentButton(el); }
   }
 
@@ -397,6 +398,9 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     'aria-label': 'Feedback on the plan',
   });
 
+  /** Whether the answer carries feedback: typed, or comments on the plan. */
+  const hasFeedback = () => Boolean(feedback.value.trim() || comments.length);
+
   /** Single select: `label` becomes the one choice (null: none). */
   function choose(label) {
     chosen = new Set(label ? [label] : []);
@@ -413,6 +417,20 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     approve.setAttribute('aria-pressed', String(approved));
     otherInputs.forEach((input) => { input.checked = chosen.has(input.value); });
     card.classList.remove('missing');
+    renderSends();
+  }
+
+  /** Says what Submit sends now, so what shows pressed or checked is never more than that. */
+  const sendsLine = h('div', { class: 'plan-sends', role: 'status' });
+  function renderSends() {
+    const labels = q.options.filter((o) => chosen.has(o.label)).map((o) => displayLabel(o.label));
+    const typed = hasFeedback();
+    let text;
+    if (skipped) text = 'Skipped: nothing is sent for this plan';
+    else if (!q.multiSelect && typed) text = 'Sends: your feedback, instead of a choice';
+    else if (labels.length) text = `Sends: ${labels.join(', ')}${typed ? ' and your feedback' : ''}`;
+    else text = typed ? 'Sends: your feedback' : 'Nothing chosen yet';
+    sendsLine.textContent = text;
   }
 
   /**
@@ -427,7 +445,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       mark(approveLabel, false);
       return;
     }
-    if (!q.multiSelect && (feedback.value.trim() || comments.length)) {
+    if (!q.multiSelect && hasFeedback()) {
       const choice = await askAboutFeedback();
       if (choice === null) { approve.focus(); return; }
       if (choice === 'feedback') {
@@ -447,13 +465,16 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   approve.addEventListener('click', () => pressApprove(alone));
   otherInputs.forEach((input) => input.addEventListener('change', () => {
     if (q.multiSelect) mark(input.value, input.checked);
-    else if (input.checked) choose(input.value);
+    // Single select: feedback replaces the choice (SPEC 1), so with feedback there no option stays
+    // checked; the line under the options says the feedback goes instead.
+    else if (input.checked) choose(hasFeedback() ? null : input.value);
   }));
   feedback.addEventListener('input', () => {
     prepared = null;
     card.classList.remove('missing');
     // Single select: feedback replaces the choice (SPEC 1), so the choice visibly lets go.
     if (!q.multiSelect && feedback.value.trim() && chosen.size) choose(null);
+    else renderSends();
   });
 
   const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
@@ -462,6 +483,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     card.classList.toggle('skipped', skipped);
     for (const el of [approve, feedback, ...otherInputs]) el.disabled = skipped;
     skipButton.textContent = skipped ? 'Undo skip' : 'Skip this question';
+    renderSends();
   });
 
   const decision = h('div', { class: 'plan-decision card' },
@@ -478,6 +500,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       : null,
     h('label', { class: 'feedback-label' }, 'Feedback', feedback),
     commentHint,
+    sendsLine,
     h('div', { class: 'q-foot' }, skipButton));
 
   const commentsPanel = h('section', { class: 'plan-comments card', 'aria-label': 'Comments on the plan' },
@@ -498,6 +521,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   decorate();
   placeNotes();
   renderSide();
+  renderSends();
 
   // ----- approving with feedback or comments -----
 
@@ -582,7 +606,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       if (!label) return false;
       if (n === 1) pressApprove(false);
       else if (q.multiSelect) mark(label, !chosen.has(label));
-      else choose(label);
+      else choose(hasFeedback() ? null : label);
       return true;
     },
     focus() { approve.focus(); },

@@ -1726,6 +1726,38 @@ def test_the_plan_pane_shows_every_option_description(ctx):
     ctx.wait_queue(0)
 
 
+def sends(page):
+    return page.js("return document.querySelector('[data-qid=\"plan\"] .plan-sends').textContent")
+
+
+def test_a_plan_option_with_feedback_shows_what_is_sent(ctx):
+    """On a single-select review feedback replaces the choice (SPEC 1): whatever the order of clicks and typing,
+    the pane shows pressed or checked only what goes back, and says what that is."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.MIXED, agent="coder")
+    ctx.show("plan")
+    assert sends(page) == "Nothing chosen yet"
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert (approve_pressed(page), sends(page)) == ("true", "Sends: Approve plan"), sends(page)
+    page.click(ctx.option("plan", "Keep planning"))
+    assert (approve_pressed(page), sends(page)) == ("false", "Sends: Keep planning"), sends(page)
+    page.type(page.find(FEEDBACK), "Split step 3.")
+    assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
+    assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
+    # Picking the option again with the feedback still typed: the feedback is still what goes back.
+    page.click(ctx.option("plan", "Keep planning"))
+    assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
+    assert approve_pressed(page) == "false"
+    assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
+    page.click(ctx.option("tests", "No"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": [], "custom": "Split step 3."},
+        {"id": "tests", "selected": ["No"]},
+    ]}
+    ctx.wait_queue(0)
+
+
 def test_text_colours_meet_wcag_aa_contrast(ctx):
     """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
     problems = contrast.failures()
@@ -2230,6 +2262,7 @@ TESTS = [
     test_the_header_shows_every_meta_key_as_text_and_wraps_long_values,
     test_a_long_plan_keeps_the_decision_in_reach,
     test_the_plan_pane_shows_every_option_description,
+    test_a_plan_option_with_feedback_shows_what_is_sent,
     test_text_colours_meet_wcag_aa_contrast,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
