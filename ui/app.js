@@ -88,6 +88,7 @@ function renderMain() {
   renderAsker(view);
   syncCountdown();
   const form = formFor(view);
+  form.questions.forEach((c, i) => { if (c.update) c.update(view.questions[i]); });
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   placeFocus(form);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));

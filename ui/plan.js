@@ -21,7 +21,9 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   const others = q.options.filter((o) => o.label !== approveLabel);
   const blocks = new Map((q.blocks || []).map((b) => [b.key, b]));
   const order = new Map((q.blocks || []).map((b, i) => [b.key, i]));
-  const revision = q.revision || null;
+  // The revision follows the thread: a decision on an earlier version, made while this one
+  // waits, reaches it through update().
+  let revision = q.revision || null;
   const changes = revision ? revision.changes : null;
   const changed = changes ? changes.marks.length + changes.removedBlocks.length > 0 : false;
   let chosen = new Set();     // the labels checked or pressed, Approve's included
@@ -351,23 +353,45 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   toggle.addEventListener('click', () => { showChanges = !showChanges; renderToggle(); decorate(); placeNotes(); });
   renderToggle();
 
-  const revisionBar = revision
-    ? h('div', { class: 'revision-bar' },
-        h('div', { class: 'revision-line' },
-          h('span', { class: 'revision-title' }, changed ? 'Changes since your last review' : 'No changes since your last review'),
-          changed ? h('span', {
-            class: 'diff-badge',
-            title: `${changes.added} added · ${changes.changed} changed · ${changes.removed} removed${changes.moved ? ` · ${changes.moved} moved` : ''}`,
-          }, h('span', { class: 'plus' }, `+${changes.plus}`), h('span', { class: 'minus' }, `−${changes.minus}`)) : null),
-        h('div', { class: 'revision-versions' },
-          h('span', { class: 'version-now' }, `Version ${revision.version}`),
-          h('span', { class: 'muted' }, ' · earlier:'),
-          revision.previous.map((v) => h('button', {
-            type: 'button', class: 'version-link', title: v.decision ? `Version ${v.version}: ${v.decision}` : `Version ${v.version}`,
-            onclick: () => showVersion(v),
-          }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null)),
-          changed ? toggle : null))
-    : null;
+  /** What changed, in words: "1 block moved", "2 blocks added · 1 changed" (only what did). */
+  function changeSummary() {
+    const counts = [['added', changes.added], ['changed', changes.changed], ['removed', changes.removed], ['moved', changes.moved]]
+      .filter(([, n]) => n > 0);
+    return counts.map(([what, n], i) => (i === 0 ? `${n} block${n === 1 ? '' : 's'} ${what}` : `${n} ${what}`)).join(' · ');
+  }
+
+  function revisionBarFor() {
+    if (!revision) return null;
+    const since = revision.previous[revision.previous.length - 1].version;
+    const badge = changes.plus + changes.minus > 0
+      ? h('span', { class: 'diff-badge' }, h('span', { class: 'plus' }, `+${changes.plus}`), h('span', { class: 'minus' }, `−${changes.minus}`))
+      : null;
+    return h('div', { class: 'revision-bar' },
+      h('div', { class: 'revision-line' },
+        h('span', { class: 'revision-title' }, changed ? `Changes since version ${since}` : `No changes since version ${since}`),
+        changed ? h('span', { class: 'revision-summary' }, changeSummary()) : null,
+        changed ? badge : null),
+      h('div', { class: 'revision-versions' },
+        h('span', { class: 'version-now' }, `Version ${revision.version}`),
+        h('span', { class: 'muted' }, ' · earlier:'),
+        revision.previous.map((v) => h('button', {
+          type: 'button', class: 'version-link', title: v.decision ? `Version ${v.version}: ${v.decision}` : `Version ${v.version}`,
+          onclick: () => showVersion(v),
+        }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null)),
+        changed ? toggle : null));
+  }
+  let revisionBar = revisionBarFor();
+
+  /** A newer view of this request: the earlier versions' decisions and comments may have changed. */
+  function updateRevision(next) {
+    if (!next || !revision || JSON.stringify(next) === JSON.stringify(revision)) return;
+    revision = next;
+    const bar = revisionBarFor();
+    revisionBar.replaceWith(bar);
+    revisionBar = bar;
+    placeNotes();
+    renderSide();
+  }
 
   // ----- outline and decision -----
 
@@ -609,6 +633,8 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       else choose(hasFeedback() ? null : label);
       return true;
     },
+    /** The request's newer view from the backend (the queue was read again). */
+    update(view) { updateRevision(view.revision || null); },
     focus() { approve.focus(); },
     /** Where the focus starts when the request comes into view: the plan, read with J/K. */
     focusStart() { doc.focus({ preventScroll: true }); },

@@ -1332,10 +1332,11 @@ def test_xss_plan_runs_nothing(ctx):
 PLANNER_ID = f"planner-{os.getpid()}"
 
 
-def ask_as(ctx, questions, agent_id, label="claude-code"):
-    """Starts an ask as an agent with this exact id (a thread is keyed by it); returns outcome()."""
+def ask_as(ctx, questions, agent_id, label="claude-code", meta=None):
+    """Starts an ask as an agent with this exact id (a thread is keyed by it, or by `meta.session`);
+    returns outcome()."""
     conn = ctx.conn()
-    meta = dict(samples.AGENTS["coder"]["meta"])
+    meta = dict(samples.AGENTS["coder"]["meta"], **(meta or {}))
     handle = conn.call("agents/register", {"id": agent_id, "label": label, "meta": meta})
     rid = conn.start("user-questions/ask", {"questions": questions, "agent": handle})
     box = {}
@@ -1468,7 +1469,7 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
         " plus: bar.querySelector('.diff-badge .plus').textContent, minus: bar.querySelector('.diff-badge .minus').textContent,"
         " changed: texts('.diff-changed'), added: texts('.diff-added'), moved: texts('.diff-moved'),"
         " removed: texts('.diff-removed .ghost-text'), showing: doc.classList.contains('showing-changes')};")
-    assert view["title"] == "Changes since your last review", view
+    assert view["title"] == "Changes since version 1", view
     assert (view["plus"], view["minus"]) == ("+2", "−2"), view
     assert view["showing"], view
     assert len(view["changed"]) == 1 and "one transaction per second" in view["changed"][0], view
@@ -1762,6 +1763,102 @@ def test_text_colours_meet_wcag_aa_contrast(ctx):
     """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
     problems = contrast.failures()
     assert not problems, "\n".join(problems)
+
+
+# ----- revision wording and a thread's badges -----
+
+def ask_in_session(ctx, questions, agent_id, session):
+    """Asks as an agent of this session (plans of one session form one thread); returns outcome()."""
+    return ask_as(ctx, questions, agent_id, meta={"session": session})
+
+
+def revision_bar(page, qid="plan"):
+    return page.js(
+        "const bar = document.querySelector('[data-qid=\"' + arguments[0] + '\"] .revision-bar');"
+        "if (!bar) return null;"
+        "const titled = [...bar.querySelectorAll('[title]')].map((e) => e.getAttribute('title')).join(' | ');"
+        "return {title: bar.querySelector('.revision-title').textContent,"
+        " summary: (bar.querySelector('.revision-summary') || {}).textContent || '',"
+        " badge: (bar.querySelector('.diff-badge') || {}).textContent || '', toggle: !!bar.querySelector('.revision-toggle'),"
+        " versions: [...bar.querySelectorAll('.version-link')].map((v) => v.textContent), said: bar.textContent + ' | ' + titled};",
+        qid)
+
+
+def test_plan_revision_wording_says_only_what_changed(ctx):
+    """A revision that only moves a step says "1 block moved" (no +0 −0, no "changed"); an unchanged one says
+    so without a badge."""
+    session = f"wording-{os.getpid()}"
+    page = ctx.page
+    first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
+    ctx.show("plan")
+    page.type(page.find(FEEDBACK), "Swap steps 3 and 4.")
+    page.click(page.find("#submit"))
+    answer_of(first())
+    ctx.wait_queue(0)
+    step3 = "3. Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n"
+    step4 = "4. Page the History view: `get_history(offset, limit)`.\n"
+    swapped = samples.PLAN.replace(step3 + step4, step4.replace("4.", "3.") + step3.replace("3.", "4."))
+    assert swapped != samples.PLAN
+    moved = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-2", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    bar = revision_bar(page)
+    assert bar["title"] == "Changes since version 1" and bar["summary"] == "1 block moved", bar
+    assert bar["badge"] == "" and bar["toggle"], bar
+    assert not re.search(r"\b0 \w|changed|[+−]0\b", bar["said"]), bar
+    page.type(page.find(FEEDBACK), "Keep it as it is now.")
+    page.click(page.find("#submit"))
+    answer_of(moved())
+    ctx.wait_queue(0)
+    same = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-3", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    bar = revision_bar(page)
+    assert bar["title"] == "No changes since version 2" and bar["summary"] == "" and bar["badge"] == "", bar
+    assert not bar["toggle"] and bar["versions"] == ["v1feedback sent", "v2feedback sent"], bar
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    answer_of(same())
+    ctx.wait_queue(0)
+
+
+def test_a_waiting_revision_follows_its_thread(ctx):
+    """Two versions of one thread wait side by side: when the human answers the first with a comment, the second's
+    revision bar and past comments show that decision without reopening anything."""
+    session = f"follow-{os.getpid()}"
+    page = ctx.page
+    first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
+    ctx.wait_queue(1)
+    second = ask_in_session(ctx, samples.PLAN_REVIEW_REVISED, f"{session}-2", session)
+    ctx.wait_queue(2)
+    # The second version first: its bar knows no decision on version 1 yet.
+    page.click(page.find_all(".queue-item")[1])
+    page.until("return document.querySelector('[data-qid=\"plan\"] .revision-bar') && true")
+    bar = revision_bar(page)
+    assert bar["versions"] == ["v1"], bar
+    assert bar["title"] == "Changes since version 1" and bar["summary"] == "1 block added · 1 changed · 1 removed", bar
+    assert bar["badge"] == "+2−2", bar
+    # Back to version 1: a comment on the schema line and Keep planning.
+    page.click(page.find_all(".queue-item")[0])
+    page.until(f"return document.querySelectorAll('{DOC} [data-block]').length > 0"
+               " && !document.querySelector('[data-qid=\"plan\"] .revision-bar')")
+    keys = block_keys(page)
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(line6) + 1, "Make outcome a CHECK.")
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find("#submit"))
+    assert answer_of(first())["answers"][0]["selected"] == []
+    ctx.wait_queue(1)
+    shown = page.until(
+        "const bar = document.querySelector('[data-qid=\"plan\"] .revision-bar');"
+        "const past = document.querySelector('[data-qid=\"plan\"] .plan-note.past .note-text');"
+        "const v = bar && bar.querySelector('.version-link .version-decision');"
+        "return v && past ? [v.textContent, past.textContent] : null;",
+        message="the waiting revision never showed the decision on version 1")
+    assert shown == ["feedback sent", "Make outcome a CHECK."], shown
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(second())["answers"][0]["selected"] == ["Approve plan (Recommended)"]
+    ctx.wait_queue(0)
 
 
 def test_late_answer_is_refused_and_recorded(ctx):
@@ -2263,6 +2360,8 @@ TESTS = [
     test_a_long_plan_keeps_the_decision_in_reach,
     test_the_plan_pane_shows_every_option_description,
     test_a_plan_option_with_feedback_shows_what_is_sent,
+    test_plan_revision_wording_says_only_what_changed,
+    test_a_waiting_revision_follows_its_thread,
     test_text_colours_meet_wcag_aa_contrast,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
