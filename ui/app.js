@@ -88,6 +88,7 @@ function renderMain() {
   renderAsker(view);
   syncCountdown();
   const form = formFor(view);
+  form.questions.forEach((c, i) => { if (c.update) c.update(view.questions[i]); });
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   placeFocus(form);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
@@ -127,14 +128,9 @@ function reportShown(request) {
 function renderAsker(view) {
   const agent = view.agent;
   const meta = (agent && agent.meta) || {};
-  const repo = metaText(meta, 'repo');
-  const branch = metaText(meta, 'branch');
-  const chips = [
-    metaText(meta, 'cwd') ? chip('folder', metaText(meta, 'cwd'), true) : null,
-    repo || branch ? chip('repo', [repo, branch].filter(Boolean).join(' · '), true) : null,
-    metaText(meta, 'model') ? chip('model', metaText(meta, 'model')) : null,
-    metaText(meta, 'pid') ? chip('pid', metaText(meta, 'pid'), true) : null,
-  ];
+  // Every key the agent gave (SPEC 5.4: meta says which agent is asking), the usual ones first.
+  const keys = [...new Set([...FIRST_META.filter((key) => key in meta), ...Object.keys(meta)])];
+  const chips = keys.map((key) => chip(key, metaText(meta, key) ?? 'null', key !== 'model'));
   els.asker.replaceChildren(
     h('span', { class: 'avatar large', 'aria-hidden': 'true' }, initial(view.who)),
     h('div', { class: 'asker-text' },
@@ -164,8 +160,13 @@ function timeLeft(until) {
   return hours ? `${hours}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
 }
 
+/** The meta keys shown first, in this order; the others follow in the order they came. */
+const FIRST_META = ['cwd', 'repo', 'branch', 'model', 'pid'];
+
+// Keys and values are the agent's text: set as text, each isolated for direction, wrapped anywhere.
 function chip(kind, text, mono = false) {
-  return h('span', { class: `chip ${kind}`, title: text }, h('span', { class: 'chip-kind' }, kind), h('span', { class: mono ? 'mono' : '' }, text));
+  return h('span', { class: 'chip', title: `${kind}: ${text}` },
+    h('span', { class: 'chip-kind' }, kind), h('span', { class: `chip-value${mono ? ' mono' : ''}` }, text));
 }
 
 function formFor(view) {

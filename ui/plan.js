@@ -17,13 +17,16 @@ const MAX_COMMENT_BYTES = 8 * 1024;
  */
 export function planQuestion(q, index, { alone, submitNow, request }) {
   const approveLabel = q.intent.approve;
+  const approveOption = q.options.find((o) => o.label === approveLabel);
   const others = q.options.filter((o) => o.label !== approveLabel);
   const blocks = new Map((q.blocks || []).map((b) => [b.key, b]));
   const order = new Map((q.blocks || []).map((b, i) => [b.key, i]));
-  const revision = q.revision || null;
+  // The revision follows the thread: a decision on an earlier version, made while this one
+  // waits, reaches it through update().
+  let revision = q.revision || null;
   const changes = revision ? revision.changes : null;
   const changed = changes ? changes.marks.length + changes.removedBlocks.length > 0 : false;
-  let selected = null;
+  let chosen = new Set();     // the labels checked or pressed, Approve's included
   let skipped = false;
   let comments = [];          // { id, block, quote (null: the whole block), text }
   let nextComment = 1;
@@ -318,10 +321,11 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     placeNotes();
     renderSide();
     card.classList.remove('missing');
-    if (comments.length && !q.multiSelect && selected === approveLabel) {
-      // Comments are feedback: on a single-select plan they replace the approval, as typed feedback does.
+    if (comments.length && !q.multiSelect && chosen.size) {
+      // Comments are feedback: on a single-select plan they replace the choice, as typed feedback does.
       choose(null);
     }
+    renderSends();
     if (current) { const el = blockEl(current); if (el) placeCommentButton(el); }
   }
 
@@ -349,23 +353,45 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   toggle.addEventListener('click', () => { showChanges = !showChanges; renderToggle(); decorate(); placeNotes(); });
   renderToggle();
 
-  const revisionBar = revision
-    ? h('div', { class: 'revision-bar' },
-        h('div', { class: 'revision-line' },
-          h('span', { class: 'revision-title' }, changed ? 'Changes since your last review' : 'No changes since your last review'),
-          changed ? h('span', {
-            class: 'diff-badge',
-            title: `${changes.added} added · ${changes.changed} changed · ${changes.removed} removed${changes.moved ? ` · ${changes.moved} moved` : ''}`,
-          }, h('span', { class: 'plus' }, `+${changes.plus}`), h('span', { class: 'minus' }, `−${changes.minus}`)) : null),
-        h('div', { class: 'revision-versions' },
-          h('span', { class: 'version-now' }, `Version ${revision.version}`),
-          h('span', { class: 'muted' }, ' · earlier:'),
-          revision.previous.map((v) => h('button', {
-            type: 'button', class: 'version-link', title: v.decision ? `Version ${v.version}: ${v.decision}` : `Version ${v.version}`,
-            onclick: () => showVersion(v),
-          }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null)),
-          changed ? toggle : null))
-    : null;
+  /** What changed, in words: "1 block moved", "2 blocks added · 1 changed" (only what did). */
+  function changeSummary() {
+    const counts = [['added', changes.added], ['changed', changes.changed], ['removed', changes.removed], ['moved', changes.moved]]
+      .filter(([, n]) => n > 0);
+    return counts.map(([what, n], i) => (i === 0 ? `${n} block${n === 1 ? '' : 's'} ${what}` : `${n} ${what}`)).join(' · ');
+  }
+
+  function revisionBarFor() {
+    if (!revision) return null;
+    const since = revision.previous[revision.previous.length - 1].version;
+    const badge = changes.plus + changes.minus > 0
+      ? h('span', { class: 'diff-badge' }, h('span', { class: 'plus' }, `+${changes.plus}`), h('span', { class: 'minus' }, `−${changes.minus}`))
+      : null;
+    return h('div', { class: 'revision-bar' },
+      h('div', { class: 'revision-line' },
+        h('span', { class: 'revision-title' }, changed ? `Changes since version ${since}` : `No changes since version ${since}`),
+        changed ? h('span', { class: 'revision-summary' }, changeSummary()) : null,
+        changed ? badge : null),
+      h('div', { class: 'revision-versions' },
+        h('span', { class: 'version-now' }, `Version ${revision.version}`),
+        h('span', { class: 'muted' }, ' · earlier:'),
+        revision.previous.map((v) => h('button', {
+          type: 'button', class: 'version-link', title: v.decision ? `Version ${v.version}: ${v.decision}` : `Version ${v.version}`,
+          onclick: () => showVersion(v),
+        }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null)),
+        changed ? toggle : null));
+  }
+  let revisionBar = revisionBarFor();
+
+  /** A newer view of this request: the earlier versions' decisions and comments may have changed. */
+  function updateRevision(next) {
+    if (!next || !revision || JSON.stringify(next) === JSON.stringify(revision)) return;
+    revision = next;
+    const bar = revisionBarFor();
+    revisionBar.replaceWith(bar);
+    revisionBar = bar;
+    placeNotes();
+    renderSide();
+  }
 
   // ----- outline and decision -----
 
@@ -386,7 +412,9 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
 
   const approve = h('button', { type: 'button', class: 'button primary plan-approve', 'aria-pressed': 'false' },
     h('span', { class: 'check', 'aria-hidden': 'true' }, '✓'), ' ', displayLabel(approveLabel));
-  const otherInputs = others.map((o) => h('input', { type: 'radio', name: `plan${index}`, value: o.label, class: 'option-input' }));
+  // A multi-select review takes any number of labels (SPEC 1): its other options are checkboxes.
+  const otherInputs = others.map((o) =>
+    h('input', { type: q.multiSelect ? 'checkbox' : 'radio', name: `plan${index}`, value: o.label, class: 'option-input' }));
   const feedback = h('textarea', {
     class: 'plan-feedback other-input',
     rows: 4,
@@ -394,13 +422,41 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     'aria-label': 'Feedback on the plan',
   });
 
+  /** Whether the answer carries feedback: typed, or comments on the plan. */
+  const hasFeedback = () => Boolean(feedback.value.trim() || comments.length);
+
+  /** Single select: `label` becomes the one choice (null: none). */
   function choose(label) {
-    selected = label;
-    approve.classList.toggle('pressed', label === approveLabel);
-    approve.setAttribute('aria-pressed', String(label === approveLabel));
-    otherInputs.forEach((input) => { input.checked = input.value === label; });
-    card.classList.remove('missing');
+    chosen = new Set(label ? [label] : []);
+    sync();
   }
+  /** Multi select: checks or unchecks one label. */
+  function mark(label, on) {
+    if (on) chosen.add(label); else chosen.delete(label);
+    sync();
+  }
+  function sync() {
+    const approved = chosen.has(approveLabel);
+    approve.classList.toggle('pressed', approved);
+    approve.setAttribute('aria-pressed', String(approved));
+    otherInputs.forEach((input) => { input.checked = chosen.has(input.value); });
+    card.classList.remove('missing');
+    renderSends();
+  }
+
+  /** Says what Submit sends now, so what shows pressed or checked is never more than that. */
+  const sendsLine = h('div', { class: 'plan-sends', role: 'status' });
+  function renderSends() {
+    const labels = q.options.filter((o) => chosen.has(o.label)).map((o) => displayLabel(o.label));
+    const typed = hasFeedback();
+    let text;
+    if (skipped) text = 'Skipped: nothing is sent for this plan';
+    else if (!q.multiSelect && typed) text = 'Sends: your feedback, instead of a choice';
+    else if (labels.length) text = `Sends: ${labels.join(', ')}${typed ? ' and your feedback' : ''}`;
+    else text = typed ? 'Sends: your feedback' : 'Nothing chosen yet';
+    sendsLine.textContent = text;
+  }
+
   /**
    * Presses Approve. On a single-select review an approval cannot carry feedback (SPEC 1: custom
    * replaces the choice), so with feedback typed or comments made it asks first: approving drops
@@ -408,7 +464,12 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
    * sends them instead. `send`: answer at once, as the Approve button does when the plan is alone.
    */
   async function pressApprove(send) {
-    if (!q.multiSelect && (feedback.value.trim() || comments.length)) {
+    if (q.multiSelect && chosen.has(approveLabel)) {
+      // A checked approval on a multi-select review is one checkbox among others: pressed again, it lets go.
+      mark(approveLabel, false);
+      return;
+    }
+    if (!q.multiSelect && hasFeedback()) {
       const choice = await askAboutFeedback();
       if (choice === null) { approve.focus(); return; }
       if (choice === 'feedback') {
@@ -421,17 +482,23 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       editing = null;
       changedComments();
     }
-    choose(approveLabel);
+    if (q.multiSelect) mark(approveLabel, true); else choose(approveLabel);
     // A multi-select approval carries typed feedback beside it; Submit sends both, as shown.
     if (send && !(q.multiSelect && feedback.value.trim())) submitNow();
   }
   approve.addEventListener('click', () => pressApprove(alone));
-  otherInputs.forEach((input) => input.addEventListener('change', () => { if (input.checked) choose(input.value); }));
+  otherInputs.forEach((input) => input.addEventListener('change', () => {
+    if (q.multiSelect) mark(input.value, input.checked);
+    // Single select: feedback replaces the choice (SPEC 1), so with feedback there no option stays
+    // checked; the line under the options says the feedback goes instead.
+    else if (input.checked) choose(hasFeedback() ? null : input.value);
+  }));
   feedback.addEventListener('input', () => {
     prepared = null;
     card.classList.remove('missing');
     // Single select: feedback replaces the choice (SPEC 1), so the choice visibly lets go.
-    if (!q.multiSelect && feedback.value.trim() && selected) choose(null);
+    if (!q.multiSelect && feedback.value.trim() && chosen.size) choose(null);
+    else renderSends();
   });
 
   const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
@@ -440,14 +507,16 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     card.classList.toggle('skipped', skipped);
     for (const el of [approve, feedback, ...otherInputs]) el.disabled = skipped;
     skipButton.textContent = skipped ? 'Undo skip' : 'Skip this question';
+    renderSends();
   });
 
   const decision = h('div', { class: 'plan-decision card' },
     q.header ? h('div', { class: 'q-header' }, q.header) : null,
     h('div', { class: 'q-text' }, q.question),
     approve,
+    approveOption && approveOption.description ? h('div', { class: 'option-desc approve-desc' }, approveOption.description) : null,
     others.length
-      ? h('div', { class: 'options compact', role: 'radiogroup' }, others.map((o, i) =>
+      ? h('div', { class: 'options compact', role: q.multiSelect ? 'group' : 'radiogroup' }, others.map((o, i) =>
           h('label', { class: 'option' }, otherInputs[i],
             h('span', { class: 'option-body' },
               h('span', { class: 'option-title' }, h('span', { class: 'option-label' }, displayLabel(o.label))),
@@ -455,6 +524,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       : null,
     h('label', { class: 'feedback-label' }, 'Feedback', feedback),
     commentHint,
+    sendsLine,
     h('div', { class: 'q-foot' }, skipButton));
 
   const commentsPanel = h('section', { class: 'plan-comments card', 'aria-label': 'Comments on the plan' },
@@ -475,6 +545,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   decorate();
   placeNotes();
   renderSide();
+  renderSends();
 
   // ----- approving with feedback or comments -----
 
@@ -530,7 +601,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       let send = comments;
       // Only a multi-select approval can carry comments: on a single-select review pressing
       // Approve already asked and emptied them (pressApprove).
-      if (q.multiSelect && selected === approveLabel && comments.length) {
+      if (q.multiSelect && chosen.has(approveLabel) && comments.length) {
         if (!notesChoice) notesChoice = await askAboutFeedback();
         const choice = notesChoice;
         if (choice === null) return false;
@@ -547,16 +618,23 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       // Before prepare() has run (the digit keys ask which question is unanswered), comments count as feedback.
       const text = prepared !== null ? prepared : feedback.value.trim() || (comments.length ? 'comments' : '');
       if (!q.multiSelect && text) return { id: q.id, selected: [], custom: text };
-      if (!selected) return text ? { id: q.id, selected: [], custom: text } : null;
-      return text ? { id: q.id, selected: [selected], custom: text } : { id: q.id, selected: [selected] };
+      // In option order, as the question lists them.
+      const labels = q.options.map((o) => o.label).filter((label) => chosen.has(label));
+      if (!labels.length) return text ? { id: q.id, selected: [], custom: text } : null;
+      return text ? { id: q.id, selected: labels, custom: text } : { id: q.id, selected: labels };
     },
     pick(n) {
       if (skipped) return false;
       const labels = [approveLabel, ...others.map((o) => o.label)];
-      if (!labels[n - 1]) return false;
-      if (n === 1) pressApprove(false); else choose(labels[n - 1]);
+      const label = labels[n - 1];
+      if (!label) return false;
+      if (n === 1) pressApprove(false);
+      else if (q.multiSelect) mark(label, !chosen.has(label));
+      else choose(hasFeedback() ? null : label);
       return true;
     },
+    /** The request's newer view from the backend (the queue was read again). */
+    update(view) { updateRevision(view.revision || null); },
     focus() { approve.focus(); },
     /** Where the focus starts when the request comes into view: the plan, read with J/K. */
     focusStart() { doc.focus({ preventScroll: true }); },

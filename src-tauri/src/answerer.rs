@@ -170,6 +170,7 @@ impl GuiAnswerer {
         let comments = plan_thread::resolve(blocks, comments)?;
         let text = plan_thread::feedback(&comments, general);
         self.shared.threads.commented(id, comments);
+        self.thread_changed(id);
         Ok(text)
     }
 
@@ -216,6 +217,7 @@ impl GuiAnswerer {
                 match waiting.responder.decide(Decision::Claim(answer)) {
                     Ok(()) => {
                         self.shared.threads.decided(id, &decided);
+                        self.thread_changed(id);
                         self.shared.presenter.removed(id, Removal::Answered, left);
                         Ok(())
                     }
@@ -250,6 +252,7 @@ impl GuiAnswerer {
             UserQuestionError::cancelled_by_user(),
         )));
         self.shared.threads.ended(id, "dismissed");
+        self.thread_changed(id);
         let why = if decided.is_ok() {
             Removal::Dismissed
         } else {
@@ -309,7 +312,24 @@ impl GuiAnswerer {
             state.waiting.len()
         };
         self.shared.threads.ended(id, "withdrawn");
+        self.thread_changed(id);
         self.shared.presenter.removed(id, why, left);
+    }
+
+    /// A plan version was decided, commented on or ended: the later versions of its thread that
+    /// still wait show its decision and comments, so their views are rendered again when next read
+    /// (the page reads the queue again on the `removed` that follows).
+    fn thread_changed(&self, id: RequestId) {
+        let later = self.shared.threads.later_versions(id);
+        if later.is_empty() {
+            return;
+        }
+        let mut state = self.state();
+        for request in later {
+            if let Some(waiting) = state.waiting.get_mut(&request) {
+                waiting.view = Arc::default();
+            }
+        }
     }
 }
 
@@ -781,6 +801,89 @@ mod tests {
             gui.plan_feedback(view.request, Vec::new(), ""),
             Err(CommentError::NotWaiting)
         );
+    }
+
+    #[tokio::test]
+    async fn a_waiting_revision_shows_what_was_decided_on_the_version_before() {
+        let (service, gui, _) = setup();
+        let plan = |detail: &str| {
+            let mut plan = question("plan", &["Approve", "Keep planning"]);
+            plan.detail = Some(detail.into());
+            plan.intent = Some(Intent {
+                kind: "plan-review".into(),
+                approve: "Approve".into(),
+            });
+            plan
+        };
+        // Two agents of one session: their plans are one thread, both versions waiting at once.
+        let ask_in_session = |id: &str, detail: &str| {
+            let meta = serde_json::json!({ "session": "s-1" });
+            let agent = service
+                .register_agent(askdesk_core::AgentRegistration {
+                    id: id.into(),
+                    meta: meta.as_object().cloned(),
+                    ..Default::default()
+                })
+                .unwrap();
+            let cancel = CancellationToken::new();
+            let ask = service.ask(
+                AskRequest {
+                    questions: vec![plan(detail)],
+                    agent: Some(agent),
+                },
+                &cancel,
+            );
+            (tokio::spawn(ask), cancel)
+        };
+        let (first, _c1) = ask_in_session("a1", "# Plan\n\n1. Read\n2. Write\n");
+        wait_queued(&gui, 1).await;
+        let (second, _c2) = ask_in_session("a2", "# Plan\n\n1. Read\n2. Write twice\n");
+        let queue = wait_queued(&gui, 2).await;
+        let decision = |view: &RequestView| {
+            view.questions[0].revision.as_ref().unwrap().previous[0]
+                .decision
+                .clone()
+        };
+        assert_eq!(decision(&queue[1]), None);
+        let step = queue[0].questions[0]
+            .blocks
+            .iter()
+            .find(|b| b.text == "Write")
+            .unwrap()
+            .key
+            .clone();
+        let feedback = gui
+            .plan_feedback(
+                queue[0].request,
+                vec![CommentInput {
+                    block: step,
+                    quote: None,
+                    text: "Twice.".into(),
+                }],
+                "",
+            )
+            .unwrap();
+        let keep = Answer {
+            answers: vec![AnswerItem {
+                id: "plan".into(),
+                selected: vec![],
+                custom: Some(feedback),
+            }],
+        };
+        gui.submit(queue[0].request, keep).unwrap();
+        first.await.unwrap().unwrap();
+        let queue = wait_queued(&gui, 1).await;
+        assert_eq!(decision(&queue[0]), Some("feedback sent".into()));
+        let revision = queue[0].questions[0].revision.as_ref().unwrap();
+        assert_eq!(revision.previous[0].comments, 1);
+        let past: Vec<&str> = revision
+            .comments
+            .iter()
+            .map(|c| c.comment.text.as_str())
+            .collect();
+        assert_eq!(past, ["Twice."]);
+        gui.dismiss(queue[0].request).unwrap();
+        assert!(second.await.unwrap().is_err());
     }
 
     #[tokio::test]

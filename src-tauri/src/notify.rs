@@ -49,6 +49,16 @@ pub const MAX_CHOICES: usize = 3;
 const MAX_BODY_CHARS: usize = 300;
 /// Commands waiting for the worker; a full queue drops the notification, never blocks the caller.
 const QUEUE: usize = 256;
+/// Pop directional formatting: closes an embedding or override.
+const PDF: char = '\u{202C}';
+/// First strong isolate: opens an isolate that takes its direction from its own text.
+const FSI: char = '\u{2068}';
+/// Pop directional isolate: closes an isolate, and every embedding or override opened inside it.
+const PDI: char = '\u{2069}';
+/// Paragraph separators (bidi class B): each ends every embedding, override and isolate.
+const PARAGRAPH_SEPARATORS: [char; 7] = [
+    '\n', '\r', '\u{1C}', '\u{1D}', '\u{1E}', '\u{85}', '\u{2029}',
+];
 
 /// The notification for a request: who asks, what, and the buttons when the question is simple.
 pub fn spec_for(request: &Request) -> Spec {
@@ -61,6 +71,7 @@ pub fn spec_for(request: &Request) -> Spec {
     if body.chars().count() > MAX_BODY_CHARS {
         body = body.chars().take(MAX_BODY_CHARS - 1).collect::<String>() + "…";
     }
+    let mut body = isolate(&body);
     let more = request.questions.len() - 1;
     if more > 0 {
         body.push_str(&format!(
@@ -76,13 +87,13 @@ pub fn spec_for(request: &Request) -> Spec {
         && first.detail.as_deref().is_none_or(|d| d.trim().is_empty())
         && (1..=MAX_CHOICES).contains(&first.options.len());
     let choices = if simple {
-        first.options.iter().map(|o| o.label.clone()).collect()
+        first.options.iter().map(|o| isolate(&o.label)).collect()
     } else {
         Vec::new()
     };
     Spec {
         request: request.id,
-        title: format!("{who} asks"),
+        title: format!("{} asks", isolate(who)),
         body,
         choices,
     }
@@ -204,6 +215,57 @@ fn watch(
     if let Some(action) = action {
         on_action(action);
     }
+}
+
+/// Agent text as a notification shows it: text with bidi controls (U+202A-U+202E, U+2066-U+2069)
+/// gets each line in its own first-strong isolate, with what it leaves open closed and what it
+/// closes without having opened dropped, so an override in an agent's label or question cannot
+/// reorder the words around it ("asks", the next line). Text without them is returned unchanged.
+fn isolate(text: &str) -> String {
+    if !text.chars().any(is_bidi_control) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    // What is open in the current line, innermost last: true for an isolate, false for an
+    // embedding or override.
+    let mut open: Vec<bool> = Vec::new();
+    let close = |out: &mut String, open: &mut Vec<bool>| {
+        for isolate in open.drain(..).rev() {
+            out.push(if isolate { PDI } else { PDF });
+        }
+        out.push(PDI);
+    };
+    out.push(FSI);
+    for c in text.chars() {
+        match c {
+            PDF if open.last() == Some(&false) => {
+                open.pop();
+            }
+            // Closes nothing opened in this text: it would close something around it.
+            PDF => continue,
+            PDI => match open.iter().rposition(|&isolate| isolate) {
+                Some(at) => open.truncate(at),
+                None => continue,
+            },
+            '\u{2066}'..='\u{2068}' => open.push(true),
+            c if is_bidi_control(c) => open.push(false),
+            c if PARAGRAPH_SEPARATORS.contains(&c) => {
+                close(&mut out, &mut open);
+                out.push(c);
+                out.push(FSI);
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    close(&mut out, &mut open);
+    out
+}
+
+/// The explicit directional embeddings, overrides and isolates, with their closers.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 fn build(spec: &Spec) -> Notification {
@@ -335,6 +397,98 @@ mod tests {
         let batch = spec_for(&request(None, vec![question(&["Yes"]), second]));
         assert!(batch.choices.is_empty());
         assert_eq!(batch.body, "Deploy <now>?\n(+1 more question)");
+    }
+
+    /// The bidi state after each char of `text`: the open embeddings, overrides and isolates
+    /// (as the Unicode bidi algorithm counts them, rules X1-X8; a paragraph separator closes all).
+    fn depths(text: &str) -> Vec<usize> {
+        let mut open: Vec<bool> = Vec::new();
+        text.chars()
+            .map(|c| {
+                match c {
+                    '\u{202A}'..='\u{202E}' if c != PDF => open.push(false),
+                    '\u{2066}'..='\u{2068}' => open.push(true),
+                    PDF if open.last() == Some(&false) => {
+                        open.pop();
+                    }
+                    PDI => {
+                        if let Some(at) = open.iter().rposition(|&isolate| isolate) {
+                            open.truncate(at);
+                        }
+                    }
+                    c if PARAGRAPH_SEPARATORS.contains(&c) => open.clear(),
+                    _ => {}
+                }
+                open.len()
+            })
+            .collect()
+    }
+
+    /// Checks that `shown` holds `agent` text closed in its own isolates: every line of it opens
+    /// one, nothing in it closes that early, and the state after it is the state before it.
+    fn check_isolated(shown: &str, agent: &str, after: &str) {
+        let d = depths(shown);
+        let chars: Vec<char> = shown.chars().collect();
+        let end = chars.len() - after.chars().count();
+        assert!(shown.ends_with(after), "{shown:?}");
+        assert_eq!(
+            d.get(end.wrapping_sub(1)).copied().unwrap_or(0),
+            0,
+            "{shown:?}"
+        );
+        assert!(d[end..].iter().all(|&n| n == 0), "{shown:?}");
+        for (i, c) in chars[..end].iter().enumerate() {
+            let line_end = i + 1 == end || PARAGRAPH_SEPARATORS.contains(&chars[i + 1]);
+            if !PARAGRAPH_SEPARATORS.contains(c) && !line_end {
+                assert!(d[i] > 0, "the isolate closed early at {i} in {shown:?}");
+            }
+        }
+        let visible: String = shown
+            .chars()
+            .filter(|c| !matches!(c, '\u{2066}'..='\u{2069}' | '\u{202A}'..='\u{202E}'))
+            .collect();
+        let plain: String = agent
+            .chars()
+            .filter(|c| !matches!(c, '\u{2066}'..='\u{2069}' | '\u{202A}'..='\u{202E}'))
+            .collect();
+        assert_eq!(visible, format!("{plain}{after}"));
+    }
+
+    #[test]
+    fn bidi_controls_in_agent_text_cannot_reorder_the_notification() {
+        let labelled = |label: &str| AgentInfo {
+            id: "a1".into(),
+            label: Some(label.into()),
+            meta: None,
+        };
+        for label in [
+            "evil\u{202E}exe.txt",
+            "\u{2067}closed early\u{2069}\u{2069}\u{202E} tail",
+            "\u{202B}\u{202B}deep\u{202C}",
+        ] {
+            let spec = spec_for(&request(Some(labelled(label)), vec![question(&[])]));
+            check_isolated(&spec.title, label, " asks");
+        }
+        let mut q = question(&["\u{202E}seY", "No"]);
+        q.question = "Delete \u{202E}gpj.exe?\nsecond \u{2066}line".into();
+        let mut second = question(&["x"]);
+        second.id = "r".into();
+        let spec = spec_for(&request(None, vec![q.clone()]));
+        check_isolated(&spec.body, &q.question, "");
+        check_isolated(&spec.choices[0], "\u{202E}seY", "");
+        assert_eq!(spec.choices[1], "No");
+        let batch = spec_for(&request(None, vec![q.clone(), second]));
+        check_isolated(&batch.body, &q.question, "\n(+1 more question)");
+        // A body cut at its length limit still closes what it opened.
+        q.question = format!("\u{202E}{}", "y".repeat(400));
+        let long = spec_for(&request(None, vec![q])).body;
+        assert!(long.ends_with('\u{2069}'), "{long:?}");
+        assert_eq!(*depths(&long).last().unwrap(), 0);
+        // Text without bidi controls is left as it is.
+        assert_eq!(
+            spec_for(&request(Some(labelled("claude-code")), vec![question(&[])])).title,
+            "claude-code asks"
+        );
     }
 
     #[test]

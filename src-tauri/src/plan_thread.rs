@@ -439,6 +439,24 @@ impl PlanThreads {
         })
     }
 
+    /// The requests of the versions that follow this request's in its thread, oldest first.
+    pub fn later_versions(&self, request: RequestId) -> Vec<RequestId> {
+        let inner = self.inner();
+        let Some(thread) = inner
+            .requests
+            .get(&request)
+            .and_then(|key| inner.threads.get(key))
+        else {
+            return Vec::new();
+        };
+        let after = thread
+            .versions
+            .iter()
+            .skip_while(|v| v.request != request)
+            .skip(1);
+        after.map(|v| v.request).collect()
+    }
+
     /// Records the comments sent on a version, so its revision can show them again.
     pub fn commented(&self, request: RequestId, comments: Vec<Comment>) {
         let mut inner = self.inner();

@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "pyclient"))
 
 from askdesk_client import Conn, RpcError  # noqa: E402
+import contrast  # noqa: E402
 import samples  # noqa: E402
 from webdriver import CONTROL, ENTER, ESCAPE, Session, WebDriverError, element_id  # noqa: E402
 
@@ -1331,10 +1332,11 @@ def test_xss_plan_runs_nothing(ctx):
 PLANNER_ID = f"planner-{os.getpid()}"
 
 
-def ask_as(ctx, questions, agent_id, label="claude-code"):
-    """Starts an ask as an agent with this exact id (a thread is keyed by it); returns outcome()."""
+def ask_as(ctx, questions, agent_id, label="claude-code", meta=None):
+    """Starts an ask as an agent with this exact id (a thread is keyed by it, or by `meta.session`);
+    returns outcome()."""
     conn = ctx.conn()
-    meta = dict(samples.AGENTS["coder"]["meta"])
+    meta = dict(samples.AGENTS["coder"]["meta"], **(meta or {}))
     handle = conn.call("agents/register", {"id": agent_id, "label": label, "meta": meta})
     rid = conn.start("user-questions/ask", {"questions": questions, "agent": handle})
     box = {}
@@ -1467,7 +1469,7 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
         " plus: bar.querySelector('.diff-badge .plus').textContent, minus: bar.querySelector('.diff-badge .minus').textContent,"
         " changed: texts('.diff-changed'), added: texts('.diff-added'), moved: texts('.diff-moved'),"
         " removed: texts('.diff-removed .ghost-text'), showing: doc.classList.contains('showing-changes')};")
-    assert view["title"] == "Changes since your last review", view
+    assert view["title"] == "Changes since version 1", view
     assert (view["plus"], view["minus"]) == ("+2", "−2"), view
     assert view["showing"], view
     assert len(view["changed"]) == 1 and "one transaction per second" in view["changed"][0], view
@@ -1601,6 +1603,261 @@ def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
         "custom": "> **Steps › 4**\n> Page the History view: `get_history(offset, limit)`.\n\n"
                   "Keep the default page at 200 records.",
     }]}
+    ctx.wait_queue(0)
+
+
+# ----- plan pane: options, meta, long plans, what is sent -----
+
+MULTI_PLAN = [dict(samples.PLAN_REVIEW[0], multiSelect=True, options=samples.PLAN_OPTIONS + [
+    {"label": "Add a benchmark", "description": "Measure the History view before and after."},
+    {"label": "Update the docs", "description": "Say where the journal lives now."},
+])]
+
+
+def plan_inputs(page):
+    """The option inputs of the plan's decision: [type, value, checked] each."""
+    return page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision input.option-input')]"
+                   ".map((i) => [i.type, i.value, i.checked])")
+
+
+def test_plan_multi_select_options_are_checkboxes_and_every_checked_one_is_sent(ctx):
+    """A multi-select plan question (SPEC 1: any number of labels, `custom` beside them) shows checkboxes,
+    and the answer carries the approval, every checked option and the feedback."""
+    _, _, outcome = ctx.ask(MULTI_PLAN, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    assert [t for t, _, _ in plan_inputs(page)] == ["checkbox"] * 3, plan_inputs(page)
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-decision .options').getAttribute('role')") == "group"
+    for label in ("Keep planning", "Add a benchmark", "Update the docs"):
+        page.click(ctx.option("plan", label))
+    page.click(ctx.option("plan", "Keep planning"))
+    assert plan_inputs(page) == [["checkbox", "Keep planning", False], ["checkbox", "Add a benchmark", True],
+                                 ["checkbox", "Update the docs", True]], plan_inputs(page)
+    page.type(page.find(FEEDBACK), "Keep the JSON export.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert approve_pressed(page) == "true"
+    assert ctx.queue_count() == 1, "an approval with feedback typed waits for Submit"
+    assert [c for _, _, c in plan_inputs(page)] == [False, True, True], "approving unchecked the other options"
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{
+        "id": "plan",
+        "selected": ["Approve plan (Recommended)", "Add a benchmark", "Update the docs"],
+        "custom": "Keep the JSON export.",
+    }]}
+    ctx.wait_queue(0)
+
+
+def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
+    """Every meta key the agent registered is shown (SPEC 5.4), as text, and a long value wraps in the header."""
+    page = ctx.page
+    meta = {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus", "pid": 4242,
+            "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": "build-" + "x" * 240, "env": {"CI": True},
+            "note": "first line\nsecond line"}
+    conn = ctx.conn()
+    handle = conn.call("agents/register", {"id": f"meta-{os.getpid()}", "label": "claude-code", "meta": meta})
+    rid = conn.start("user-questions/ask", {"questions": samples.PLAN_REVIEW, "agent": handle})
+    ctx.show("plan")
+    shown = page.js(
+        "const chips = [...document.querySelectorAll('#asker .chip')];"
+        "return Object.fromEntries(chips.map((c) => [c.querySelector('.chip-kind').textContent,"
+        " c.querySelector('.chip-value').textContent]));")
+    assert shown == {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus",
+                     "pid": "4242", "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": meta["host"],
+                     "env": '{"CI":true}', "note": "first line\nsecond line"}, shown
+    layout = page.js(
+        "const asker = document.getElementById('asker'); const a = asker.getBoundingClientRect();"
+        "const chips = [...asker.querySelectorAll('.chip')];"
+        "return {markup: asker.querySelectorAll('b').length, page: document.documentElement.scrollWidth <= document.documentElement.clientWidth,"
+        " header: asker.scrollWidth <= asker.clientWidth,"
+        " inside: chips.every((c) => { const r = c.getBoundingClientRect(); return r.left >= a.left - 1 && r.right <= a.right + 1; }),"
+        " clipped: chips.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.querySelector('.chip-kind').textContent),"
+        " plan: document.querySelector('[data-qid=\"plan\"] .plan-approve').getBoundingClientRect().top < window.innerHeight};")
+    assert layout == {"markup": 0, "page": True, "header": True, "inside": True, "clipped": [], "plan": True}, layout
+    ctx.shot("meta-header", top=True)
+    conn.notify("$/cancelRequest", {"id": rid})
+    ctx.wait_queue(0)
+
+
+def long_plan(sections=60):
+    parts = ["# A long plan\n\nEvery part below is one step of a long migration.\n"]
+    for i in range(1, sections + 1):
+        parts.append(f"## Part {i}\n\nMove table {i} to the new store, check its row count, and drop the old copy "
+                     f"only when the counts agree. This keeps part {i} reversible until the very end.\n")
+    return "\n".join(parts)
+
+
+def test_a_long_plan_keeps_the_decision_in_reach(ctx):
+    """With a plan far taller than the window, the side column scrolls on its own beside it: Approve is in view
+    wherever the plan is scrolled, and the end of the side column can be reached without scrolling the plan."""
+    question = dict(samples.PLAN_REVIEW[0], detail=long_plan())
+    _, _, outcome = ctx.ask([question], agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .plan-outline')
+    reach = page.js(
+        "const form = document.getElementById('request-form'); const side = document.querySelector('[data-qid=\"plan\"] .plan-side');"
+        "form.scrollTop = form.scrollHeight / 2;"
+        "const view = form.getBoundingClientRect();"
+        "const within = (el) => { const r = el.getBoundingClientRect(); return r.top >= view.top - 1 && r.bottom <= view.bottom + 1; };"
+        "const approve = within(document.querySelector('[data-qid=\"plan\"] .plan-approve'));"
+        "const plan = form.scrollHeight > 3 * form.clientHeight;"
+        "side.scrollTop = side.scrollHeight;"
+        "const links = side.querySelectorAll('.outline-link');"
+        "return {plan, approve, last: within(links[links.length - 1]), scrolled: form.scrollTop > 0};")
+    assert reach == {"plan": True, "approve": True, "last": True, "scrolled": True}, reach
+    ctx.shot("plan-long", x_window=True)
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+
+
+def test_the_plan_pane_shows_every_option_description(ctx):
+    """The approve option's description shows beside Approve, and every other option's beside it, as in a dialog."""
+    _, _, outcome = ctx.ask(MULTI_PLAN, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    shown = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision .option-desc')].map((e) => e.textContent)")
+    assert shown == [o["description"] for o in MULTI_PLAN[0]["options"]], shown
+    near = page.js("const d = document.querySelector('[data-qid=\"plan\"] .plan-decision .approve-desc');"
+                   "const a = document.querySelector('[data-qid=\"plan\"] .plan-approve');"
+                   "return d ? Math.round(d.getBoundingClientRect().top - a.getBoundingClientRect().bottom) : null;")
+    assert near is not None and 0 <= near < 20, near
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
+    ctx.wait_queue(0)
+
+
+def sends(page):
+    return page.js("return document.querySelector('[data-qid=\"plan\"] .plan-sends').textContent")
+
+
+def test_a_plan_option_with_feedback_shows_what_is_sent(ctx):
+    """On a single-select review feedback replaces the choice (SPEC 1): whatever the order of clicks and typing,
+    the pane shows pressed or checked only what goes back, and says what that is."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.MIXED, agent="coder")
+    ctx.show("plan")
+    assert sends(page) == "Nothing chosen yet"
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert (approve_pressed(page), sends(page)) == ("true", "Sends: Approve plan"), sends(page)
+    page.click(ctx.option("plan", "Keep planning"))
+    assert (approve_pressed(page), sends(page)) == ("false", "Sends: Keep planning"), sends(page)
+    page.type(page.find(FEEDBACK), "Split step 3.")
+    assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
+    assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
+    # Picking the option again with the feedback still typed: the feedback is still what goes back.
+    page.click(ctx.option("plan", "Keep planning"))
+    assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
+    assert approve_pressed(page) == "false"
+    assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
+    page.click(ctx.option("tests", "No"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": [], "custom": "Split step 3."},
+        {"id": "tests", "selected": ["No"]},
+    ]}
+    ctx.wait_queue(0)
+
+
+def test_text_colours_meet_wcag_aa_contrast(ctx):
+    """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
+    problems = contrast.failures()
+    assert not problems, "\n".join(problems)
+
+
+# ----- revision wording and a thread's badges -----
+
+def ask_in_session(ctx, questions, agent_id, session):
+    """Asks as an agent of this session (plans of one session form one thread); returns outcome()."""
+    return ask_as(ctx, questions, agent_id, meta={"session": session})
+
+
+def revision_bar(page, qid="plan"):
+    return page.js(
+        "const bar = document.querySelector('[data-qid=\"' + arguments[0] + '\"] .revision-bar');"
+        "if (!bar) return null;"
+        "const titled = [...bar.querySelectorAll('[title]')].map((e) => e.getAttribute('title')).join(' | ');"
+        "return {title: bar.querySelector('.revision-title').textContent,"
+        " summary: (bar.querySelector('.revision-summary') || {}).textContent || '',"
+        " badge: (bar.querySelector('.diff-badge') || {}).textContent || '', toggle: !!bar.querySelector('.revision-toggle'),"
+        " versions: [...bar.querySelectorAll('.version-link')].map((v) => v.textContent), said: bar.textContent + ' | ' + titled};",
+        qid)
+
+
+def test_plan_revision_wording_says_only_what_changed(ctx):
+    """A revision that only moves a step says "1 block moved" (no +0 −0, no "changed"); an unchanged one says
+    so without a badge."""
+    session = f"wording-{os.getpid()}"
+    page = ctx.page
+    first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
+    ctx.show("plan")
+    page.type(page.find(FEEDBACK), "Swap steps 3 and 4.")
+    page.click(page.find("#submit"))
+    answer_of(first())
+    ctx.wait_queue(0)
+    step3 = "3. Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n"
+    step4 = "4. Page the History view: `get_history(offset, limit)`.\n"
+    swapped = samples.PLAN.replace(step3 + step4, step4.replace("4.", "3.") + step3.replace("3.", "4."))
+    assert swapped != samples.PLAN
+    moved = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-2", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    bar = revision_bar(page)
+    assert bar["title"] == "Changes since version 1" and bar["summary"] == "1 block moved", bar
+    assert bar["badge"] == "" and bar["toggle"], bar
+    assert not re.search(r"\b0 \w|changed|[+−]0\b", bar["said"]), bar
+    page.type(page.find(FEEDBACK), "Keep it as it is now.")
+    page.click(page.find("#submit"))
+    answer_of(moved())
+    ctx.wait_queue(0)
+    same = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-3", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    bar = revision_bar(page)
+    assert bar["title"] == "No changes since version 2" and bar["summary"] == "" and bar["badge"] == "", bar
+    assert not bar["toggle"] and bar["versions"] == ["v1feedback sent", "v2feedback sent"], bar
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    answer_of(same())
+    ctx.wait_queue(0)
+
+
+def test_a_waiting_revision_follows_its_thread(ctx):
+    """Two versions of one thread wait side by side: when the human answers the first with a comment, the second's
+    revision bar and past comments show that decision without reopening anything."""
+    session = f"follow-{os.getpid()}"
+    page = ctx.page
+    first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
+    ctx.wait_queue(1)
+    second = ask_in_session(ctx, samples.PLAN_REVIEW_REVISED, f"{session}-2", session)
+    ctx.wait_queue(2)
+    # The second version first: its bar knows no decision on version 1 yet.
+    page.click(page.find_all(".queue-item")[1])
+    page.until("return document.querySelector('[data-qid=\"plan\"] .revision-bar') && true")
+    bar = revision_bar(page)
+    assert bar["versions"] == ["v1"], bar
+    assert bar["title"] == "Changes since version 1" and bar["summary"] == "1 block added · 1 changed · 1 removed", bar
+    assert bar["badge"] == "+2−2", bar
+    # Back to version 1: a comment on the schema line and Keep planning.
+    page.click(page.find_all(".queue-item")[0])
+    page.until(f"return document.querySelectorAll('{DOC} [data-block]').length > 0"
+               " && !document.querySelector('[data-qid=\"plan\"] .revision-bar')")
+    keys = block_keys(page)
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(line6) + 1, "Make outcome a CHECK.")
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find("#submit"))
+    assert answer_of(first())["answers"][0]["selected"] == []
+    ctx.wait_queue(1)
+    shown = page.until(
+        "const bar = document.querySelector('[data-qid=\"plan\"] .revision-bar');"
+        "const past = document.querySelector('[data-qid=\"plan\"] .plan-note.past .note-text');"
+        "const v = bar && bar.querySelector('.version-link .version-decision');"
+        "return v && past ? [v.textContent, past.textContent] : null;",
+        message="the waiting revision never showed the decision on version 1")
+    assert shown == ["feedback sent", "Make outcome a CHECK."], shown
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(second())["answers"][0]["selected"] == ["Approve plan (Recommended)"]
     ctx.wait_queue(0)
 
 
@@ -2098,6 +2355,14 @@ TESTS = [
     test_plan_comment_is_text_and_approve_asks_about_it,
     test_plan_comment_over_the_limit_is_refused_in_the_editor,
     test_plan_multi_select_approval_carries_comments_as_notes,
+    test_plan_multi_select_options_are_checkboxes_and_every_checked_one_is_sent,
+    test_the_header_shows_every_meta_key_as_text_and_wraps_long_values,
+    test_a_long_plan_keeps_the_decision_in_reach,
+    test_the_plan_pane_shows_every_option_description,
+    test_a_plan_option_with_feedback_shows_what_is_sent,
+    test_plan_revision_wording_says_only_what_changed,
+    test_a_waiting_revision_follows_its_thread,
+    test_text_colours_meet_wcag_aa_contrast,
     test_late_answer_is_refused_and_recorded,
     test_history_lists_settled_requests_with_filters,
     test_kill_after_submit_leaves_a_complete_journal_line,
