@@ -2063,9 +2063,13 @@ def test_hook_tool_approvals_show_the_command_and_the_diff(ctx):
     status, out, err = done()
     assert status == 0 and err == "", (status, err)
     assert out == decision_line('{"behavior":"allow"}'), out
+    # Both prompts' questions are "permission": the Bash one must be gone before the Edit one is read.
+    ctx.wait_queue(0)
 
     _, done = run_hook(ctx, "claude-edit")
     ctx.show("permission")
+    page.until("const pre = document.querySelector('[data-qid=\"permission\"] pre');"
+               "return !!pre && pre.textContent.includes('self.items');", message="the Edit prompt's diff never showed")
     colours = page.js(
         "const pre = document.querySelector('[data-qid=\"permission\"] pre');"
         "const of = (sel) => { const el = pre.querySelector(sel); return el && getComputedStyle(el).color; };"
