@@ -501,13 +501,21 @@ pub fn from_str_with_path<T: serde::de::DeserializeOwned>(
 }
 
 /// A serde_json error's text without its " at line L column C" suffix: params are one line, and
-/// the field path says where the problem is.
+/// the field path says where the problem is. serde_json's two words for half a surrogate pair
+/// ("unexpected end of hex escape" for a high half alone, "lone leading surrogate" for a low one)
+/// are put plainly.
 fn without_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match text.strip_suffix(&suffix) {
+    let text = match text.strip_suffix(&suffix) {
         Some(text) => text.to_owned(),
         None => text,
+    };
+    match text.as_str() {
+        "unexpected end of hex escape" | "lone leading surrogate in hex escape" => {
+            "a \\u escape is half of a UTF-16 surrogate pair (\\uD800-\\uDBFF must be followed by \\uDC00-\\uDFFF, which comes only after one)".to_owned()
+        }
+        _ => text,
     }
 }
 
@@ -724,5 +732,33 @@ mod tests {
         );
         let err = params::<P>(None).unwrap_err();
         assert_eq!(err.message, "missing field `questions`");
+    }
+
+    #[test]
+    fn half_a_surrogate_pair_is_named_as_such() {
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct P {
+            text: String,
+        }
+        for escaped in [
+            r"a\ud800b",
+            r"\ud800",
+            r"\udc00x",
+            r"\ud800\u0041",
+            r"\ud800\n",
+        ] {
+            let text = format!(r#"{{"text":"{escaped}"}}"#);
+            let raw = RawValue::from_string(text).unwrap();
+            let err = params::<P>(Some(&raw)).unwrap_err();
+            assert_eq!(
+                err.message,
+                r"text: a \u escape is half of a UTF-16 surrogate pair (\uD800-\uDBFF must be followed by \uDC00-\uDFFF, which comes only after one)",
+                "{escaped}"
+            );
+        }
+        // A whole pair is a character.
+        let raw = RawValue::from_string(r#"{"text":"\ud83d\ude00"}"#.to_owned()).unwrap();
+        assert_eq!(params::<P>(Some(&raw)).unwrap().text, "\u{1F600}");
     }
 }
