@@ -443,15 +443,9 @@ mod tests {
                 assert!(d[i] > 0, "the isolate closed early at {i} in {shown:?}");
             }
         }
-        let visible: String = shown
-            .chars()
-            .filter(|c| !matches!(c, '\u{2066}'..='\u{2069}' | '\u{202A}'..='\u{202E}'))
-            .collect();
-        let plain: String = agent
-            .chars()
-            .filter(|c| !matches!(c, '\u{2066}'..='\u{2069}' | '\u{202A}'..='\u{202E}'))
-            .collect();
-        assert_eq!(visible, format!("{plain}{after}"));
+        let visible =
+            |text: &str| -> String { text.chars().filter(|&c| !is_bidi_control(c)).collect() };
+        assert_eq!(visible(shown), format!("{}{after}", visible(agent)));
     }
 
     #[test]
