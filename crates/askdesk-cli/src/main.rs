@@ -52,8 +52,9 @@ fn main() -> ExitCode {
     };
     init_tracing(&cli.command);
     // The broker runs on one thread: a round trip then wakes no other thread, which keeps its
-    // latency near the raw socket floor; its only blocking work (the journal) goes to the
-    // blocking pool. The clients are I/O bound and use the default runtime.
+    // latency near the raw socket floor. The journal's syncs run on its own writer thread, file
+    // reads (opening the journal, loading rules) on the blocking pool. The clients are I/O bound
+    // and use the default runtime.
     let runtime = match &cli.command {
         Command::Serve(_) => tokio::runtime::Builder::new_current_thread(),
         _ => tokio::runtime::Builder::new_multi_thread(),
