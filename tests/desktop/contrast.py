@@ -2,6 +2,8 @@
 
 Reads the light scheme (`:root`) and the dark one (`@media (prefers-color-scheme: dark)`), and checks
 every pair of a text colour and a surface it is drawn on against WCAG AA for normal text (4.5:1).
+Text faded with `opacity` is checked as drawn (its colour blended into the surface), unless it belongs
+to an inactive component, whose text WCAG exempts (1.4.3).
 `python3 contrast.py` prints the table; test_desktop.py runs `failures()` as a test.
 """
 import os
@@ -29,6 +31,15 @@ PAIRS = [
     ("ok", ("ok-soft",)), ("danger", ("danger-soft",)),  # a diff's inserted and deleted lines
 ]
 
+# Faded on purpose, and exempt: each is a disabled control (the inputs of a skipped question are disabled).
+INACTIVE = {
+    ".button:disabled",
+    ".mode-option:disabled",
+    ".skipped .options",
+    ".skipped .free-text",
+    ".plan-review.skipped .plan-decision > :not(.q-foot):not(.q-text):not(.q-header)",
+}
+
 
 def schemes(css):
     """{'light': {name: '#rrggbb'}, 'dark': {...}}: the dark scheme is the light one with its overrides."""
@@ -48,6 +59,27 @@ def luminance(colour):
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
     r, g, b = (channel(int(hex_[i:i + 2], 16) / 255) for i in (0, 2, 4))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def blend(fg, bg, alpha):
+    """`fg` drawn at `alpha` over `bg`, as WebKit composites it."""
+    f, b = ([int(c.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)] for c in (expand(fg), expand(bg)))
+    return "#" + "".join(f"{round(alpha * x + (1 - alpha) * y):02x}" for x, y in zip(f, b))
+
+
+def expand(colour):
+    hex_ = colour.lstrip("#")
+    return "#" + ("".join(c * 2 for c in hex_) if len(hex_) == 3 else hex_[:6])
+
+
+def faded(css):
+    """(selector, opacity) for every rule that sets `opacity` below 1."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css):
+        found = re.search(r"(?<![\w-])opacity:\s*([0-9.]+)", body)
+        if found and float(found.group(1)) < 1:
+            for selector in selectors.split(","):
+                yield " ".join(selector.split()), float(found.group(1))
 
 
 def ratio(a, b):
@@ -88,7 +120,18 @@ def failures(css=None):
              for scheme, fg, bg, r in table(css) if r is None or r < AA]
     checked = {fg for fg, _ in PAIRS}
     unchecked = sorted(text_colours(css) - checked)
-    return short + [f"text colour {c} is not in the contrast table" for c in unchecked]
+    dimmed = []
+    for selector, alpha in faded(css):
+        if selector in INACTIVE:
+            continue
+        for scheme, colours in schemes(css).items():
+            value = lambda name: name if name.startswith("#") else colours.get(name)  # noqa: E731
+            worst = min((ratio(blend(value(fg), value(bg), alpha), value(bg)), fg, bg)
+                        for fg, backgrounds in PAIRS for bg in backgrounds if value(fg) and value(bg))
+            if worst[0] < AA:
+                dimmed.append(f"{scheme}: {selector} fades its text to opacity {alpha}: {worst[1]} on {worst[2]} "
+                              f"is then {worst[0]:.2f}:1 (fade only inactive components, listed in INACTIVE)")
+    return short + [f"text colour {c} is not in the contrast table" for c in unchecked] + dimmed
 
 
 if __name__ == "__main__":

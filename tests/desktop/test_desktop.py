@@ -667,6 +667,7 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
         assert "# Routine lint questions are mine to skip." in written, written
         assert 'match.question = "^Run cargo fmt --check"   # only this wording' in written, written
         assert rule_names(rules_state(ctx)) == [("skip-lint", "off"), ("fmt", "shadow")]
+        ctx.shot("rules-view-off", x_window=True)
         # Now off, the rule no longer answers: the question comes to the human.
         _, _, outcome = ctx.ask(lint, agent="coder")
         page.click(page.find("#nav-queue"))
@@ -1507,6 +1508,7 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
                     " document.querySelector('[data-qid=\"plan\"] .older-bar').textContent]")
     assert older[0] is False and older[1], older
     assert "Version 1 · feedback sent" in older[2], older
+    ctx.shot("plan-older")
     page.click(page.find('[data-qid="plan"] .older-back'))
     page.click(page.find('[data-qid="plan"] .plan-approve'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
