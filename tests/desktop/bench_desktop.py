@@ -97,6 +97,22 @@ def steal_ticks():
     return int(fields[8]) if len(fields) > 8 else 0
 
 
+def thread_name(pid, tid):
+    try:
+        with open(f"/proc/{pid}/task/{tid}/comm", encoding="utf-8") as f:
+            return f.read().strip()
+    except (FileNotFoundError, ProcessLookupError):
+        return "?"
+
+
+def busiest_threads(before, after, count=3):
+    """The live threads that used the most CPU between two `thread_cpu_ns` readings, named
+    `process[pid]/thread` with their milliseconds: what to look at when a hidden app is not idle."""
+    used = sorted(((ns - before.get(key, 0), key) for key, ns in after.items()), reverse=True)
+    return ", ".join(f"{name_of(p)}[{p}]/{thread_name(p, tid)} {ns / 1e6:.1f} ms"
+                     for ns, (p, tid) in used[:count] if ns > 0)
+
+
 def thread_cpu_ns(pid):
     """Nanoseconds on CPU of each live thread of the process tree, by (pid, tid)."""
     times = {}
@@ -202,6 +218,8 @@ def cpu_over(pid, seconds, group=None):
     ticks = sum(used.values()) / TICK
     busy = ", ".join(f"{name_of(p)}[{p}] {n / TICK:.2f} s" for p, n in sorted(used.items()) if n > 0)
     busy = f": {busy}" if busy else ""
+    threads = busiest_threads(before, after)
+    busy += f"; busiest threads {threads}" if threads else ""
     if group:
         total = (group.usage_ns() - usage) / 1e9
         return total, f"cgroup {total:.4f} s; live threads {exact:.4f} s, ticks {ticks:.2f} s{busy}"
