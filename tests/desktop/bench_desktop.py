@@ -45,11 +45,13 @@ def descendants(root):
     return found
 
 
-def name_of(pid):
+def name_of(pid, tid=None):
+    """A process's name, or one of its threads' (`tid`)."""
+    path = f"/proc/{pid}/comm" if tid is None else f"/proc/{pid}/task/{tid}/comm"
     try:
-        with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             return f.read().strip()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
         return "?"
 
 
@@ -97,19 +99,11 @@ def steal_ticks():
     return int(fields[8]) if len(fields) > 8 else 0
 
 
-def thread_name(pid, tid):
-    try:
-        with open(f"/proc/{pid}/task/{tid}/comm", encoding="utf-8") as f:
-            return f.read().strip()
-    except (FileNotFoundError, ProcessLookupError):
-        return "?"
-
-
 def busiest_threads(before, after, count=3):
     """The live threads that used the most CPU between two `thread_cpu_ns` readings, named
     `process[pid]/thread` with their milliseconds: what to look at when a hidden app is not idle."""
     used = sorted(((ns - before.get(key, 0), key) for key, ns in after.items()), reverse=True)
-    return ", ".join(f"{name_of(p)}[{p}]/{thread_name(p, tid)} {ns / 1e6:.1f} ms"
+    return ", ".join(f"{name_of(p)}[{p}]/{name_of(p, tid)} {ns / 1e6:.1f} ms"
                      for ns, (p, tid) in used[:count] if ns > 0)
 
 

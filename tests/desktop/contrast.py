@@ -50,26 +50,24 @@ def schemes(css):
     return {"light": light, "dark": {**light, **found(dark_block)}}
 
 
-def luminance(colour):
+def rgb(colour):
+    """A `#rgb` or `#rrggbb` colour's three channels, 0-255."""
     hex_ = colour.lstrip("#")
     if len(hex_) == 3:
         hex_ = "".join(c * 2 for c in hex_)
+    return [int(hex_[i:i + 2], 16) for i in (0, 2, 4)]
 
+
+def luminance(colour):
     def channel(c):
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    r, g, b = (channel(int(hex_[i:i + 2], 16) / 255) for i in (0, 2, 4))
+    r, g, b = (channel(c / 255) for c in rgb(colour))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
 def blend(fg, bg, alpha):
     """`fg` drawn at `alpha` over `bg`, as WebKit composites it."""
-    f, b = ([int(c.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)] for c in (expand(fg), expand(bg)))
-    return "#" + "".join(f"{round(alpha * x + (1 - alpha) * y):02x}" for x, y in zip(f, b))
-
-
-def expand(colour):
-    hex_ = colour.lstrip("#")
-    return "#" + ("".join(c * 2 for c in hex_) if len(hex_) == 3 else hex_[:6])
+    return "#" + "".join(f"{round(alpha * x + (1 - alpha) * y):02x}" for x, y in zip(rgb(fg), rgb(bg)))
 
 
 def faded(css):
@@ -87,20 +85,24 @@ def ratio(a, b):
     return (high + 0.05) / (low + 0.05)
 
 
+def resolved(colours):
+    """Every pair of PAIRS in one scheme: (foreground, background, their colours), a colour None for an
+    undefined variable."""
+    def value(name):
+        return name if name.startswith("#") else colours.get(name)
+    for fg, backgrounds in PAIRS:
+        for bg in backgrounds:
+            yield fg, bg, value(fg), value(bg)
+
+
 def table(css=None):
     """Every checked pair: (scheme, foreground, background, ratio); the ratio is None for an undefined variable."""
     if css is None:
         with open(STYLE, encoding="utf-8") as f:
             css = f.read()
-    rows = []
-    for scheme, colours in schemes(css).items():
-        def value(name):
-            return name if name.startswith("#") else colours.get(name)
-        for fg, backgrounds in PAIRS:
-            for bg in backgrounds:
-                known = value(fg) and value(bg)
-                rows.append((scheme, fg, bg, ratio(value(fg), value(bg)) if known else None))
-    return rows
+    return [(scheme, fg, bg, ratio(fg_colour, bg_colour) if fg_colour and bg_colour else None)
+            for scheme, colours in schemes(css).items()
+            for fg, bg, fg_colour, bg_colour in resolved(colours)]
 
 
 def text_colours(css):
@@ -125,9 +127,8 @@ def failures(css=None):
         if selector in INACTIVE:
             continue
         for scheme, colours in schemes(css).items():
-            value = lambda name: name if name.startswith("#") else colours.get(name)  # noqa: E731
-            worst = min((ratio(blend(value(fg), value(bg), alpha), value(bg)), fg, bg)
-                        for fg, backgrounds in PAIRS for bg in backgrounds if value(fg) and value(bg))
+            worst = min((ratio(blend(fg_colour, bg_colour, alpha), bg_colour), fg, bg)
+                        for fg, bg, fg_colour, bg_colour in resolved(colours) if fg_colour and bg_colour)
             if worst[0] < AA:
                 dimmed.append(f"{scheme}: {selector} fades its text to opacity {alpha}: {worst[1]} on {worst[2]} "
                               f"is then {worst[0]:.2f}:1 (fade only inactive components, listed in INACTIVE)")
