@@ -6,6 +6,7 @@ const COMMANDS: &[&str] = &[
     "submit",
     "dismiss",
     "set_dnd",
+    "save_draft",
     "get_history",
     "get_memory",
     "plan_feedback",

@@ -173,8 +173,16 @@ function formFor(view) {
   let form = state.forms.get(view.request);
   if (form) return form;
   const alone = view.questions.length === 1;
-  const questions = view.questions.map((q, i) =>
-    q.planReview ? planQuestion(q, i, { alone, submitNow: () => submit(), request: view.request }) : plainQuestion(q, i));
+  // A page built after the window was dropped finds what the human had chosen and typed in the draft.
+  const drafts = new Map((view.draft && Array.isArray(view.draft.questions) ? view.draft.questions : [])
+    .filter((d) => d && typeof d.id === 'string').map((d) => [d.id, d]));
+  const onChange = () => saveDraft(view.request);
+  const questions = view.questions.map((q, i) => {
+    const draft = drafts.get(q.id) || null;
+    return q.planReview
+      ? planQuestion(q, i, { alone, submitNow: () => submit(), request: view.request, draft, onChange })
+      : plainQuestion(q, i, { draft, onChange });
+  });
   const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];
   form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions, first: ordered[0] };
   state.forms.set(view.request, form);
@@ -202,6 +210,21 @@ async function showMemory(view, node) {
     const when = new Date(found.answeredAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
     card.querySelector('.q-text').after(h('div', { class: 'memory-hint' },
       h('span', {}, `You answered ${found.selected.join(', ')} on ${when}`), ' ', use));
+  });
+}
+
+// Every change to a form is kept in the backend (once per event, however many fields it touched),
+// so the window can be dropped while the request waits and the next page shows the same answer.
+const unsaved = new Set();
+function saveDraft(request) {
+  if (unsaved.has(request)) return;
+  unsaved.add(request);
+  queueMicrotask(() => {
+    unsaved.delete(request);
+    const form = state.forms.get(request);
+    if (!form) return;
+    api.saveDraft(request, { questions: form.questions.map((c) => c.draft()) })
+      .catch((error) => toast(`What you typed is not kept if the window closes: ${(error && error.message) || error}`, 'warn'));
   });
 }
 

@@ -20,6 +20,7 @@ export const api = {
   submit: (request, answer) => invoke('submit', { request, answer }),
   dismiss: (request) => invoke('dismiss', { request }),
   setDnd: (on) => invoke('set_dnd', { on }),
+  saveDraft: (request, draft) => invoke('save_draft', { request, draft }),
   history: () => invoke('get_history'),
   memory: (request) => invoke('get_memory', { request }),
   planFeedback: (request, comments, general) => invoke('plan_feedback', { request, comments, general }),

@@ -12,10 +12,12 @@ const MAX_COMMENT_BYTES = 8 * 1024;
 
 /**
  * Renders a plan-review question. `alone` is true when the plan is the whole batch: then Approve
- * answers at once through `submitNow`. Returns the same controller shape as plainQuestion, plus
+ * answers at once through `submitNow`. `draft` and `onChange` work as for plainQuestion: the
+ * review is restored from `draft` (choices, feedback, comments, a comment being written), and
+ * `onChange` is called on every change. Returns the same controller shape as plainQuestion, plus
  * `prepare()`, which the form awaits before it reads `answer()`.
  */
-export function planQuestion(q, index, { alone, submitNow, request }) {
+export function planQuestion(q, index, { alone, submitNow, request, draft = null, onChange = () => {} }) {
   const approveLabel = q.intent.approve;
   const approveOption = q.options.find((o) => o.label === approveLabel);
   const others = q.options.filter((o) => o.label !== approveLabel);
@@ -30,7 +32,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   let skipped = false;
   let comments = [];          // { id, block, quote (null: the whole block), text }
   let nextComment = 1;
-  let editing = null;         // { id (null: new), block, quote }
+  let editing = null;         // { id (null: new), block, quote, text (as typed so far) }
   let current = null;         // the key of the block under the cursor
   let showChanges = changed;  // a revision opens on its changes
   let notesChoice = null;     // multi-select, asked once: 'send' | 'drop'
@@ -122,7 +124,9 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
       placeholder: 'Your comment on this part of the plan…',
       'aria-label': `Comment on ${block ? block.path : 'the block'}`,
     });
-    box.value = existing ? existing.text : '';
+    // What was typed survives the editor being drawn again (Show changes, a newer revision).
+    box.value = typeof editing.text === 'string' ? editing.text : existing ? existing.text : '';
+    box.addEventListener('input', () => { if (editing) editing.text = box.value; });
     const limit = h('span', { class: 'note-limit', role: 'status' });
     const over = () => {
       const bytes = new TextEncoder().encode(box.value.trim()).length;
@@ -327,6 +331,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     }
     renderSends();
     if (current) { const el = blockEl(current); if (el) placeCommentButton(el); }
+    onChange();
   }
 
   // ----- revision bar and earlier versions -----
@@ -442,6 +447,7 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     otherInputs.forEach((input) => { input.checked = chosen.has(input.value); });
     card.classList.remove('missing');
     renderSends();
+    onChange();
   }
 
   /** Says what Submit sends now, so what shows pressed or checked is never more than that. */
@@ -502,13 +508,15 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   });
 
   const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
-  skipButton.addEventListener('click', () => {
-    skipped = !skipped;
+  function setSkipped(on) {
+    skipped = on;
     card.classList.toggle('skipped', skipped);
     for (const el of [approve, feedback, ...otherInputs]) el.disabled = skipped;
     skipButton.textContent = skipped ? 'Undo skip' : 'Skip this question';
     renderSends();
-  });
+    onChange();
+  }
+  skipButton.addEventListener('click', () => setSkipped(!skipped));
 
   const decision = h('div', { class: 'plan-decision card' },
     q.header ? h('div', { class: 'q-header' }, q.header) : null,
@@ -541,6 +549,27 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
     h('div', { class: 'plan-layout' },
       main,
       h('div', { class: 'plan-side' }, decision, commentsPanel, outline)));
+
+  /** Puts back what draft() saved: only labels this question has and comments on blocks its plan has. */
+  function restore(saved) {
+    const labels = new Set(q.options.map((o) => o.label));
+    comments = (Array.isArray(saved.comments) ? saved.comments : [])
+      .filter((c) => c && blocks.has(c.block) && typeof c.text === 'string')
+      .map((c) => ({ id: nextComment++, block: c.block, quote: typeof c.quote === 'string' ? c.quote : null, text: c.text }));
+    const open = saved.editing;
+    if (open && blocks.has(open.block)) {
+      const of = Number.isInteger(open.comment) ? comments[open.comment] : null;
+      editing = { id: of ? of.id : null, block: open.block, quote: of ? of.quote : typeof open.quote === 'string' ? open.quote : null,
+        text: typeof open.text === 'string' ? open.text : undefined };
+    }
+    feedback.value = typeof saved.feedback === 'string' ? saved.feedback : '';
+    chosen = new Set((Array.isArray(saved.chosen) ? saved.chosen : []).filter((label) => labels.has(label)));
+    sync();
+    if (saved.skipped) setSkipped(true);
+  }
+  if (draft) restore(draft);
+  card.addEventListener('input', onChange);
+  card.addEventListener('change', onChange);
 
   decorate();
   placeNotes();
@@ -594,6 +623,21 @@ export function planQuestion(q, index, { alone, submitNow, request }) {
   return {
     id: q.id,
     node: card,
+    /** What is chosen, typed and commented so far, for a page built later to restore (JSON). */
+    draft() {
+      const at = editing && editing.id !== null ? comments.findIndex((c) => c.id === editing.id) : -1;
+      return {
+        id: q.id,
+        chosen: [...chosen],
+        skipped,
+        feedback: feedback.value,
+        comments: comments.map((c) => ({ block: c.block, quote: c.quote, text: c.text })),
+        editing: editing
+          ? { block: editing.block, quote: editing.quote, comment: at >= 0 ? at : null,
+              text: typeof editing.text === 'string' ? editing.text : null }
+          : null,
+      };
+    },
     /** Turns the comments and feedback into the answer's text; false when the human went back. */
     async prepare() {
       prepared = null;

@@ -2,11 +2,12 @@
 import { h, displayLabel } from './dom.js';
 
 /**
- * Renders a question card. Returns a controller:
- *   node, id, answer() -> AnswerItem | null (null: not answered yet), pick(n) for digit keys,
- *   focus(), focusStart(), markMissing().
+ * Renders a question card, restored from `draft` (what draft() returned for it before) when there
+ * is one; `onChange` is called whenever the human changes the answer. Returns a controller:
+ *   node, id, answer() -> AnswerItem | null (null: not answered yet), draft(), pick(n) for digit
+ *   keys, focus(), focusStart(), markMissing().
  */
-export function plainQuestion(q, index) {
+export function plainQuestion(q, index, { draft = null, onChange = () => {} } = {}) {
   const name = `q${index}`;
   const multi = q.multiSelect;
   const type = multi ? 'checkbox' : 'radio';
@@ -68,11 +69,32 @@ export function plainQuestion(q, index) {
     card.classList.remove('missing');
     for (const input of [...inputs, otherInput, otherText]) if (input) input.disabled = on;
     skipButton.textContent = on ? 'Undo skip' : 'Skip this question';
+    onChange();
   }
+
+  if (draft) {
+    const checked = new Set(draft.checked || []);
+    inputs.forEach((input) => { input.checked = checked.has(input.value); });
+    if (otherInput) otherInput.checked = Boolean(draft.other);
+    otherText.value = typeof draft.text === 'string' ? draft.text : '';
+    if (draft.skipped) setSkipped(true);
+  }
+  card.addEventListener('input', onChange);
+  card.addEventListener('change', onChange);
 
   return {
     id: q.id,
     node: card,
+    /** What is chosen and typed so far, for a page built later to restore (JSON). */
+    draft() {
+      return {
+        id: q.id,
+        checked: inputs.filter((input) => input.checked).map((input) => input.value),
+        other: Boolean(otherInput && otherInput.checked),
+        text: otherText.value,
+        skipped,
+      };
+    },
     answer() {
       if (skipped) return { id: q.id, selected: [] };
       const text = otherText.value.trim();

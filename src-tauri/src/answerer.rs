@@ -13,6 +13,8 @@ use askdesk_broker::journal::millis;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use serde_json::value::RawValue;
+
 use askdesk_core::validate::check_answer;
 use askdesk_core::{
     decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Intent, Offer, Request,
@@ -65,6 +67,18 @@ pub enum SubmitError {
     Invalid(UserQuestionError),
 }
 
+/// Why a draft was not kept.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DraftError {
+    #[error("a draft is a JSON object")]
+    NotAnObject,
+    #[error("a draft may have at most {MAX_DRAFT_BYTES} bytes (this one has {0})")]
+    TooLarge(usize),
+}
+
+/// The largest draft kept per request, in bytes of JSON: room for far more than a human types.
+pub const MAX_DRAFT_BYTES: usize = 1024 * 1024;
+
 /// How many withdrawn requests are remembered so a racing answer can still be journaled.
 const RECENT_WITHDRAWN: usize = 32;
 
@@ -94,6 +108,9 @@ struct Waiting {
     /// Rendered off the broker's runtime (markdown and highlighting take time): by the desktop
     /// thread when it hears of the request, or by the first `queue()` that needs it.
     view: Arc<OnceLock<RequestView>>,
+    /// What the human has chosen and typed in this request's form so far, in the page's own
+    /// format: the window may be dropped while the request waits, and its next page restores it.
+    draft: Option<Box<RawValue>>,
 }
 
 impl GuiAnswerer {
@@ -114,20 +131,44 @@ impl GuiAnswerer {
 
     /// The waiting requests, oldest first, as the page shows them.
     pub fn queue(&self) -> Vec<RequestView> {
-        let waiting: Vec<(Arc<Request>, Arc<OnceLock<RequestView>>)> = self
+        type Entry = (
+            Arc<Request>,
+            Arc<OnceLock<RequestView>>,
+            Option<Box<RawValue>>,
+        );
+        let waiting: Vec<Entry> = self
             .state()
             .waiting
             .values()
-            .map(|w| (w.request.clone(), w.view.clone()))
+            .map(|w| (w.request.clone(), w.view.clone(), w.draft.clone()))
             .collect();
         // Rendering happens outside the lock, so the broker is never held up by it.
         waiting
             .into_iter()
-            .map(|(request, view)| {
-                view.get_or_init(|| RequestView::new(&request, &self.shared.threads))
+            .map(|(request, view, draft)| RequestView {
+                draft,
+                ..view
+                    .get_or_init(|| RequestView::new(&request, &self.shared.threads))
                     .clone()
             })
             .collect()
+    }
+
+    /// Keeps the page's draft of a waiting request's answer (replacing the one before), so the
+    /// window can be dropped while the request waits and nothing the human chose or typed is
+    /// lost. A draft for a request that no longer waits is not needed and is let go.
+    pub fn save_draft(&self, id: RequestId, draft: Box<RawValue>) -> Result<(), DraftError> {
+        let text = draft.get();
+        if text.len() > MAX_DRAFT_BYTES {
+            return Err(DraftError::TooLarge(text.len()));
+        }
+        if !text.starts_with('{') {
+            return Err(DraftError::NotAnObject);
+        }
+        if let Some(waiting) = self.state().waiting.get_mut(&id) {
+            waiting.draft = Some(draft);
+        }
+        Ok(())
     }
 
     /// Renders a waiting request's view ahead of the page asking for it. Call it off the async
@@ -277,6 +318,7 @@ impl Answerer for GuiAnswerer {
                     request: request.clone(),
                     responder,
                     view: Arc::default(),
+                    draft: None,
                 },
             );
             state.waiting.len()
@@ -364,6 +406,9 @@ pub struct RequestView {
     pub deadline: Option<DeadlineView>,
     /// What shadow rules suggest, filled in as the queue is read.
     pub suggestions: Vec<crate::rules_view::SuggestionView>,
+    /// The page's last draft of the answer ([`GuiAnswerer::save_draft`]), filled in as the queue
+    /// is read.
+    pub draft: Option<Box<RawValue>>,
 }
 
 /// A rule that will act on the request unless the human answers first.
@@ -429,6 +474,7 @@ impl RequestView {
             asked_at: millis(request.asked_at),
             deadline: None,
             suggestions: Vec::new(),
+            draft: None,
             questions: request
                 .questions
                 .iter()
@@ -644,6 +690,76 @@ mod tests {
                 "added r1 (1)".to_string(),
                 "removed r1 Answered (0)".to_string()
             ]
+        );
+    }
+
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_owned()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_draft_is_kept_while_its_request_waits_and_goes_with_it() {
+        let (service, gui, _) = setup();
+        let (first, _c1) = ask(&service, vec![question("a", &["Yes", "No"])]);
+        let (_second, _c2) = ask(&service, vec![question("b", &["Yes", "No"])]);
+        let queue = wait_queued(&gui, 2).await;
+        let (a, b) = (queue[0].request, queue[1].request);
+        assert!(queue.iter().all(|v| v.draft.is_none()));
+
+        gui.save_draft(a, raw(r#"{"questions":[{"text":"half"}]}"#))
+            .unwrap();
+        gui.save_draft(a, raw(r#"{"questions":[{"text":"half a thought"}]}"#))
+            .unwrap();
+        let queue = gui.queue();
+        // The newest draft, as the page wrote it, and only on its own request.
+        assert_eq!(
+            queue[0].draft.as_deref().map(RawValue::get),
+            Some(r#"{"questions":[{"text":"half a thought"}]}"#)
+        );
+        assert!(queue[1].draft.is_none());
+        let json = serde_json::to_value(&queue[0]).unwrap();
+        assert_eq!(json["draft"]["questions"][0]["text"], "half a thought");
+
+        let answer = Answer {
+            answers: vec![AnswerItem {
+                id: "a".into(),
+                selected: vec!["Yes".into()],
+                custom: None,
+            }],
+        };
+        gui.submit(a, answer).unwrap();
+        first.await.unwrap().unwrap();
+        // Settled: a late save is let go, not kept for a request that no longer waits.
+        gui.save_draft(a, raw(r#"{"late":true}"#)).unwrap();
+        let queue = gui.queue();
+        assert_eq!(queue.len(), 1);
+        assert_eq!(queue[0].request, b);
+        assert!(queue[0].draft.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_draft_that_is_not_an_object_or_too_large_is_refused() {
+        let (service, gui, _) = setup();
+        let (_task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        gui.save_draft(id, raw(r#"{"kept":1}"#)).unwrap();
+        assert_eq!(
+            gui.save_draft(id, raw("[1, 2]")),
+            Err(DraftError::NotAnObject)
+        );
+        let big = format!(r#"{{"text":"{}"}}"#, "x".repeat(MAX_DRAFT_BYTES));
+        assert_eq!(
+            gui.save_draft(id, raw(&big)),
+            Err(DraftError::TooLarge(MAX_DRAFT_BYTES + 11))
+        );
+        assert_eq!(
+            DraftError::TooLarge(MAX_DRAFT_BYTES + 11).to_string(),
+            "a draft may have at most 1048576 bytes (this one has 1048587)"
+        );
+        // A refused draft leaves the one before it.
+        assert_eq!(
+            gui.queue()[0].draft.as_deref().map(RawValue::get),
+            Some(r#"{"kept":1}"#)
         );
     }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
 
-use crate::answerer::{DeadlineView, GuiAnswerer, RequestView, SubmitError};
+use crate::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
 use crate::memory::{Memory, PastAnswer};
 use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
@@ -49,6 +49,12 @@ impl From<CommentError> for CommandError {
             _ => "invalid",
         };
         CommandError::new(kind, error)
+    }
+}
+
+impl From<DraftError> for CommandError {
+    fn from(error: DraftError) -> Self {
+        CommandError::new("invalid", error)
     }
 }
 
@@ -115,6 +121,17 @@ pub fn submit(
 #[tauri::command]
 pub fn dismiss(gui: State<'_, GuiAnswerer>, request: u64) -> Result<(), CommandError> {
     Ok(gui.dismiss(RequestId(request))?)
+}
+
+/// Keeps what the human has chosen and typed in a waiting request's form so far (the page's own
+/// JSON), for the page a dropped window's next build shows.
+#[tauri::command]
+pub fn save_draft(
+    gui: State<'_, GuiAnswerer>,
+    request: u64,
+    draft: Box<serde_json::value::RawValue>,
+) -> Result<(), CommandError> {
+    Ok(gui.save_draft(RequestId(request), draft)?)
 }
 
 #[tauri::command]

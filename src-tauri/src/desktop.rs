@@ -207,9 +207,6 @@ impl Worker {
                         self.emit(EVENT_WITHDRAWN, withdrawn);
                     }
                     tray::set_waiting(&self.app, waiting);
-                    if waiting == 0 {
-                        window::queue_emptied(&self.app);
-                    }
                 }
                 Event::Recorded => self.emit(EVENT_HISTORY, ()),
                 Event::Dnd(on) => {

@@ -4,7 +4,7 @@
 //!   broker on Tauri's async runtime), and a clean stop on exit.
 //! - [`graphics`]: whether a display is there, checked before anything is bound.
 //! - [`window`]: the one window, created on demand and dropped after it has been hidden a while
-//!   with nothing waiting, so an idle app holds no web process.
+//!   (what the human typed stays as the page's draft), so a hidden app holds no web process.
 //! - [`answerer`]: the GUI answerer on the waterfall; knows nothing of Tauri.
 //! - [`desktop`]: what the answerer's events do on the desktop: page events, window, tray,
 //!   notifications, late answers into the journal.
@@ -85,6 +85,7 @@ pub fn run() {
             commands::submit,
             commands::dismiss,
             commands::set_dnd,
+            commands::save_draft,
             commands::get_history,
             commands::get_memory,
             commands::plan_feedback,

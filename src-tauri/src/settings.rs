@@ -4,8 +4,8 @@
 //! - `ASKDESK_NOTIFY_ONLY=1`: a new request raises a notification but does not open the window.
 //! - `ASKDESK_GUI_SCOPE=all|agents`: which requests the GUI answerer receives (default `all`).
 //! - `--drop-window-after=SECONDS` / `ASKDESK_DROP_WINDOW_AFTER=SECONDS`: how long the window may
-//!   stay hidden with nothing waiting before it is dropped to free its web process (default 10;
-//!   `never` keeps it).
+//!   stay hidden before it is dropped to free its web process, whether or not requests wait
+//!   (default 10; `never` keeps it).
 
 use std::time::Duration;
 

@@ -1,20 +1,22 @@
 //! The one window: created when it is needed, hidden when closed, and dropped after it has stayed
-//! hidden for a while with nothing waiting.
+//! hidden for a while.
 //!
-//! A webview costs a WebKit web process of its own (about two thirds of the app's memory) and
-//! its timers keep waking it, while a tray app spends most of its day hidden. So the window is
-//! built on demand (a request arrives, the tray's Open, a second launch, a notification) and
-//! destroyed once it has been hidden for [`Settings::drop_window_after`] with no request waiting.
-//! The web engine's network process, which WebKit would keep for the app's lifetime, is ended a
-//! moment after the drop (WebKit starts a new one for the next page). Nothing is lost when they go:
-//! the queue lives in the GUI answerer and the page reads it again
-//! when it starts, and a window with requests waiting is never dropped, so nothing the human has
-//! typed into it can be lost either.
+//! A webview costs a WebKit web process of its own (about two thirds of the app's memory), and a
+//! page that has just been hidden keeps the engine busy for a while (garbage collections, cache
+//! clean-ups), while a tray app spends most of its day hidden. So the window is built on demand
+//! (a request arrives, the tray's Open, a second launch, a notification) and destroyed once it has
+//! been hidden for [`Settings::drop_window_after`], whether or not requests wait. The web engine's
+//! network process, which WebKit would keep for the app's lifetime, is ended a moment after the
+//! drop (WebKit starts a new one for the next page). Nothing is lost when they go: the queue lives
+//! in the GUI answerer and the page reads it again when it starts, and what the human has chosen
+//! and typed in a waiting request is kept there too, as the page's draft
+//! ([`GuiAnswerer::save_draft`]), which the next page restores.
 //!
 //! Every window operation runs on the main thread ([`AppHandle::run_on_main_thread`]), so callers
 //! on any thread never wait for it and two opens cannot race.
 //!
 //! [`Settings::drop_window_after`]: crate::settings::Settings::drop_window_after
+//! [`GuiAnswerer::save_draft`]: crate::answerer::GuiAnswerer::save_draft
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -23,7 +25,6 @@ use askdesk_core::RequestId;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder, Window, WindowEvent};
 
-use crate::answerer::GuiAnswerer;
 use crate::desktop::EVENT_FOCUS;
 use crate::trim;
 
@@ -46,8 +47,8 @@ struct Focus {
 }
 
 impl MainWindow {
-    /// `drop_after`: how long the window may stay hidden with nothing waiting before it is
-    /// dropped; `None` keeps it for the app's lifetime.
+    /// `drop_after`: how long the window may stay hidden before it is dropped; `None` keeps it
+    /// for the app's lifetime.
     pub fn new(drop_after: Option<Duration>) -> Self {
         MainWindow {
             drop_after,
@@ -106,17 +107,11 @@ fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
     }
 }
 
-/// Hides the window; the requests stay queued. The window is dropped later if it stays hidden
-/// with nothing waiting.
+/// Hides the window; the requests stay queued. The window is dropped later if it stays hidden.
 pub fn hide(window: &Window) -> tauri::Result<()> {
     window.hide()?;
     plan_drop(window.app_handle());
     Ok(())
-}
-
-/// The queue became empty: a hidden window may go.
-pub fn queue_emptied(app: &AppHandle) {
-    plan_drop(app);
 }
 
 /// Closing the window hides it; the app keeps answering from the tray.
@@ -152,8 +147,8 @@ fn build(app: &AppHandle, focus: Option<RequestId>) -> tauri::Result<()> {
     Ok(())
 }
 
-/// Drops the window after the configured delay if by then it is still hidden, has not been
-/// opened again, and nothing waits. One timer per hide; none runs while the window is gone.
+/// Drops the window after the configured delay if by then it is still hidden and has not been
+/// opened again. One timer per hide; none runs while the window is gone.
 fn plan_drop(app: &AppHandle) {
     let Some(state) = app.try_state::<MainWindow>() else {
         return;
@@ -193,13 +188,10 @@ fn drop_if_idle(app: &AppHandle, epoch: u64) {
     let current = app
         .try_state::<MainWindow>()
         .is_some_and(|state| state.epoch.load(Ordering::SeqCst) == epoch);
-    let waiting = app
-        .try_state::<GuiAnswerer>()
-        .map_or(0, |gui| gui.waiting());
     let Some(window) = app.get_webview_window(LABEL) else {
         return;
     };
-    if !current || waiting > 0 || window.is_visible().unwrap_or(true) {
+    if !current || window.is_visible().unwrap_or(true) {
         return;
     }
     match window.destroy() {

@@ -516,7 +516,9 @@ def main():
         # Hidden with nothing waiting: close the window as a window manager does, then wait.
         if not close_window("askdesk"):
             raise RuntimeError("no askdesk window to close")
-        time.sleep(args.idle)
+        # The first seconds after hiding hold one-off work (the window's drop, WebKit's collections):
+        # measured on its own, and the steady state after it.
+        idle_settle, idle_settle_how = cpu_over(app.pid, args.idle, group)
         idle_pss, idle_parts = pss(app.pid)
         idle_cpu, idle_cpu_how = cpu_over(app.pid, 20, group)
 
@@ -532,9 +534,11 @@ def main():
         light_latency = painted - sent if painted else float("inf")
         time.sleep(1.5)
 
-        # Hidden with the question still waiting.
+        # Hidden with the question still waiting: the window goes all the same (its page's draft
+        # keeps what was chosen and typed).
         close_window("askdesk")
-        time.sleep(5)
+        waiting_settle, waiting_settle_how = cpu_over(app.pid, args.idle, group)
+        waiting_pss, waiting_parts = pss(app.pid)
         waiting_cpu, waiting_cpu_how = cpu_over(app.pid, 20, group)
         asker.cancel(rid)
         asker.close()
@@ -544,10 +548,10 @@ def main():
             group.remove()
 
     report.add("idle hidden PSS <= 90 MB", mb(idle_pss), f"after {args.idle:.0f} s hidden, nothing waiting", idle_pss <= 90 * MB)
-    report.add("idle hidden CPU <= 0.02 s / 20 s", f"{idle_cpu:.4f} s", f"nothing waiting ({idle_cpu_how})",
-               idle_cpu <= 0.02)
+    report.add("idle hidden CPU <= 0.02 s / 20 s", f"{idle_cpu:.4f} s",
+               f"nothing waiting, from {args.idle:.0f} s after hiding ({idle_cpu_how})", idle_cpu <= 0.02)
     report.add("hidden CPU, a question waiting <= 0.02 s / 20 s", f"{waiting_cpu:.4f} s",
-               f"one question waiting ({waiting_cpu_how})", waiting_cpu <= 0.02)
+               f"one question waiting, from {args.idle:.0f} s after hiding ({waiting_cpu_how})", waiting_cpu <= 0.02)
     cold = f"{light_faults} pages read from disk, {light_steal:.2f} s stolen by the hypervisor"
     report.add("notification at once (<= 100 ms)", ms(notify_latency),
                f"ask -> Notify on the bus, from the light state ({cold})", notify_latency <= 0.1)
@@ -558,7 +562,11 @@ def main():
     report.add("window open PSS <= 1.15 x minimal window", mb(open_pss),
                f"minimal Tauri window {mb(minimal)} (x{open_pss / minimal:.2f})", open_pss <= 1.15 * minimal)
     report.print()
+    print(f"not targets: the first {args.idle:.0f} s after hiding (the drop, WebKit's one-off work) used "
+          f"{idle_settle:.4f} s of CPU with nothing waiting ({idle_settle_how}) and {waiting_settle:.4f} s with a "
+          f"question waiting ({waiting_settle_how}); hidden with a question waiting the app held {mb(waiting_pss)}")
     print("processes, idle:", ", ".join(f"{k} {mb(v)}" for k, v in sorted(idle_parts.items())))
+    print("processes, a question waiting:", ", ".join(f"{k} {mb(v)}" for k, v in sorted(waiting_parts.items())))
     print("processes, window open:", ", ".join(f"{k} {mb(v)}" for k, v in sorted(open_parts.items())))
     print("processes, minimal window:", ", ".join(f"{k} {mb(v)}" for k, v in sorted(minimal_parts.items())))
     return 1 if report.missed else 0

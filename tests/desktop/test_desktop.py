@@ -2173,6 +2173,21 @@ def app_pid_of(path):
         sock.close()
 
 
+def switch_to_rebuilt_window(page, selector, timeout=15):
+    """A rebuilt window is a new browsing context: switches to the session's window showing `selector`."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for handle in page.window_handles():
+            page.switch_to_window(handle)
+            try:
+                if page.find_all(selector):
+                    return
+            except WebDriverError:
+                continue
+        time.sleep(0.3)
+    raise AssertionError(f"no window shows {selector}")
+
+
 def test_a_question_for_a_dropped_window_opens_a_working_dialog(ctx):
     """Hidden with nothing waiting, the window (and its web process) goes; a question brings both back.
     (Under WebDriver the engine's network process is kept; the next test covers its end.)"""
@@ -2190,20 +2205,7 @@ def test_a_question_for_a_dropped_window_opens_a_working_dialog(ctx):
     while not web_processes(pid) and time.time() < deadline:
         time.sleep(0.2)
     assert web_processes(pid), "the window was not rebuilt for the question"
-    # The rebuilt window is a new browsing context: find it among the session's windows.
-    deadline = time.time() + 15
-    while time.time() < deadline:
-        for handle in page.window_handles():
-            page.switch_to_window(handle)
-            try:
-                if page.find_all('[data-qid="migrate"]'):
-                    break
-            except WebDriverError:
-                continue
-        else:
-            time.sleep(0.3)
-            continue
-        break
+    switch_to_rebuilt_window(page, '[data-qid="migrate"]')
     ctx.show("migrate")
     page.until("return document.visibilityState === 'visible'", message="the rebuilt window is not visible")
     ctx.shot("dialog-after-drop")
@@ -2217,29 +2219,81 @@ def test_a_question_for_a_dropped_window_opens_a_working_dialog(ctx):
 test_a_question_for_a_dropped_window_opens_a_working_dialog.app_args = ["--drop-window-after=1"]
 
 
-def test_a_waiting_question_keeps_the_hidden_window(ctx):
-    """A window hidden with a question waiting is never dropped: what the human typed stays."""
+def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed(ctx):
+    """A window hidden with requests waiting is dropped like an idle one (its web process goes); the next
+    page shows every choice, text, skip, plan comment, feedback and half-written comment as it was."""
     page = ctx.page
     pid = app_pid_of(ctx.socket)
-    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
-    ctx.show("migrate")
-    page.type(ctx.other_box("migrate"), "half a thought")
-    page.keys(ESCAPE)
-    page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
-    time.sleep(3)
-    assert web_processes(pid), "the window was dropped with a question waiting"
+    _, _, batch = ctx.ask(samples.BATCH, agent="coder")
+    _, _, review = ctx.ask(samples.MIXED, agent="reviewer")
+    ctx.show("scope")
+    page.click(ctx.option("scope", "server"))
+    page.click(ctx.option("scope", "client"))
+    page.type(ctx.other_box("release"), "0.3.0-rc.1")
+    page.click(page.find('[data-qid="notes"] .skip'))
+    ctx.open_request_of("review-bot")
+    ctx.show("plan")
+    page.wait_for(f"{DOC} [data-block]")
+    page.click(ctx.option("tests", "No"))
+    page.js("document.querySelector(arguments[0]).focus()", DOC)
+    comment_by_keyboard(ctx, 2, "Say where the backup goes.")
+    page.type(page.find('[data-qid="plan"] .plan-feedback'), "Smaller steps, please.")
+    page.js("document.querySelector(arguments[0]).focus()", DOC)
+    page.keys("j", "c")
+    page.type(page.wait_for('[data-qid="plan"] .note-input'), "half a thought")
+    # Closed as a window manager closes it (Esc would cancel the comment being written).
+    from bench_desktop import close_window
+    assert close_window("askdesk", pid=pid) == 1, "no window of this app to close"
+    deadline = time.time() + 15
+    while web_processes(pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not web_processes(pid), "the hidden window was kept with questions waiting"
+
     proc = subprocess.run([ctx.args.app], env=os.environ.copy(), capture_output=True, timeout=30)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
-    page.until("return document.visibilityState === 'visible'", message="the second launch did not show the window")
-    assert page.js("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value") == \
-        "half a thought"
+    switch_to_rebuilt_window(page, '[data-qid="scope"]')
+    page.until("return document.visibilityState === 'visible'", message="the rebuilt window is not visible")
+    checked = lambda qid: page.js(  # noqa: E731
+        "return [...document.querySelectorAll('[data-qid=\"' + arguments[0] + '\"] input.option-input')]"
+        ".filter((i) => i.checked).map((i) => i.value)", qid)
+    assert checked("scope") == ["server", "client"], checked("scope")
+    assert checked("release") == [""], checked("release")  # "Other", chosen by typing in it
+    assert page.js("return document.querySelector('[data-qid=\"release\"] textarea.other-input').value") == "0.3.0-rc.1"
+    assert page.js("return document.querySelector('[data-qid=\"notes\"]').classList.contains('skipped')")
+
+    ctx.open_request_of("review-bot")
+    ctx.show("plan")
+    assert checked("tests") == ["No"], checked("tests")
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-feedback').value") == "Smaller steps, please."
+    notes = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item:not(.past) .comment-text')]"
+                    ".map((e) => e.textContent)")
+    assert notes == ["Say where the backup goes."], notes
+    page.wait_for('[data-qid="plan"] .note-input')
+    typed = page.js("return document.querySelector('[data-qid=\"plan\"] .note-input').value")
+    assert typed == "half a thought", typed
+    ctx.shot("dialog-restored-after-drop", scroll_to='[data-qid="plan"] .plan-notes')
+    page.click(page.find('[data-qid="plan"] .note-input'))
+    page.keys(ENTER, modifier=CONTROL)
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
     page.click(page.find("#submit"))
-    assert answer_of(outcome()) == {"answers": [{"id": "migrate", "selected": [], "custom": "half a thought"}]}
+    answer = answer_of(review())
+    plan = answer["answers"][0]
+    assert plan["id"] == "plan" and plan["selected"] == [], answer
+    for text in ("Say where the backup goes.", "half a thought", "Smaller steps, please."):
+        assert text in plan["custom"], (text, plan["custom"])
+    assert answer["answers"][1] == {"id": "tests", "selected": ["No"]}, answer
+
+    page.click(page.find("#submit"))
+    assert answer_of(batch()) == {"answers": [
+        {"id": "scope", "selected": ["server", "client"]},
+        {"id": "release", "selected": [], "custom": "0.3.0-rc.1"},
+        {"id": "notes", "selected": []},
+    ]}
     ctx.wait_queue(0)
     ctx.app_gone = True
 
 
-test_a_waiting_question_keeps_the_hidden_window.app_args = ["--drop-window-after=1"]
+test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed.app_args = ["--drop-window-after=1"]
 
 
 def test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page(ctx):
@@ -2375,7 +2429,7 @@ TESTS = [
     test_no_display_is_one_clear_line_and_binds_nothing,
     test_a_question_for_a_dropped_window_opens_a_working_dialog,
     test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page,
-    test_a_waiting_question_keeps_the_hidden_window,
+    test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed,
     test_rule_deadline_counts_down_in_the_dialog,
     test_a_rule_answering_at_its_deadline_says_so,
     test_memory_hint_offers_the_last_answer_again,
