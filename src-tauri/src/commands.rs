@@ -15,6 +15,7 @@ use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
 // Rules made from answers (with the macros Tauri generates beside each command).
 pub use crate::rule_draft::*;
 use crate::rules_view::{self, RulesView, SuggestionView};
+use crate::window::MainWindow;
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);
@@ -248,11 +249,13 @@ pub fn hide_window(window: WebviewWindow) -> Result<(), CommandError> {
     crate::window::hide(&window.as_ref().window()).map_err(|e| CommandError::new("failed", e))
 }
 
-/// The page has painted this request: logged (at debug level) so the time from an ask to its
+/// The page has painted this request: remembered, so a window rebuilt for no request in
+/// particular opens on it again, and logged (at debug level) so the time from an ask to its
 /// dialog on screen can be measured from outside (`scripts/bench-desktop.sh`).
 #[tauri::command]
-pub fn shown(request: u64) {
+pub fn shown(window: State<'_, MainWindow>, request: u64) {
     tracing::debug!(request, "request shown");
+    window.shown(RequestId(request));
 }
 
 /// Runs file, journal or desktop work off the window's thread.

@@ -19,6 +19,7 @@
 //! [`GuiAnswerer::save_draft`]: crate::answerer::GuiAnswerer::save_draft
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use askdesk_core::RequestId;
@@ -38,6 +39,9 @@ pub struct MainWindow {
     drop_after: Option<Duration>,
     /// Bumped whenever the window is opened or hidden: a drop planned at an earlier hide is void.
     epoch: AtomicU64,
+    /// The request the page showed last: a window rebuilt for no request in particular opens on
+    /// it again (the page falls back to the oldest if it no longer waits).
+    last_shown: Mutex<Option<RequestId>>,
 }
 
 #[derive(Clone, Serialize)]
@@ -53,7 +57,13 @@ impl MainWindow {
         MainWindow {
             drop_after,
             epoch: AtomicU64::new(0),
+            last_shown: Mutex::new(None),
         }
+    }
+
+    /// The page has shown this request.
+    pub fn shown(&self, request: RequestId) {
+        *askdesk_core::sync::lock(&self.last_shown) = Some(request);
     }
 
     fn bump(&self) -> u64 {
@@ -96,6 +106,11 @@ fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
                 }
             }
             None => {
+                let focus = focus.or_else(|| {
+                    let state = handle.try_state::<MainWindow>()?;
+                    let last = *askdesk_core::sync::lock(&state.last_shown);
+                    last
+                });
                 if let Err(error) = build(&handle, focus) {
                     tracing::warn!(%error, "the window could not be built");
                 }
@@ -127,11 +142,7 @@ pub fn on_event(window: &Window, event: &WindowEvent) {
 /// Builds the window and shows it. The page reads the queue when it starts; `focus` rides in
 /// the address so the page selects that request first.
 fn build(app: &AppHandle, focus: Option<RequestId>) -> tauri::Result<()> {
-    let page = match focus {
-        Some(request) => format!("index.html#request={request}"),
-        None => "index.html".to_owned(),
-    };
-    let window = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page.into()))
+    let window = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page(focus).into()))
         .title("askdesk")
         .inner_size(1100.0, 760.0)
         .min_inner_size(640.0, 420.0)
@@ -145,6 +156,14 @@ fn build(app: &AppHandle, focus: Option<RequestId>) -> tauri::Result<()> {
     window.set_focus()?;
     tracing::debug!("window built");
     Ok(())
+}
+
+/// The page's address: `focus` rides in it as the number the page's queue uses (not `r5`).
+fn page(focus: Option<RequestId>) -> String {
+    match focus {
+        Some(request) => format!("index.html#request={}", request.0),
+        None => "index.html".to_owned(),
+    }
 }
 
 /// Drops the window after the configured delay if by then it is still hidden and has not been
@@ -228,5 +247,17 @@ fn drop_if_idle(app: &AppHandle, epoch: u64) {
         });
     if let Err(error) = released {
         tracing::debug!(%error, "clean pages not released");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_address_names_the_request_by_its_number() {
+        // ui/app.js reads it with /^#request=(\d+)$/.
+        assert_eq!(page(Some(RequestId(17))), "index.html#request=17");
+        assert_eq!(page(None), "index.html");
     }
 }

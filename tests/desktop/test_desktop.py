@@ -2221,10 +2221,11 @@ test_a_question_for_a_dropped_window_opens_a_working_dialog.app_args = ["--drop-
 
 def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed(ctx):
     """A window hidden with requests waiting is dropped like an idle one (its web process goes); the next
-    page shows every choice, text, skip, plan comment, feedback and half-written comment as it was."""
+    page opens on the request shown last and shows every choice, text, skip, plan comment, feedback and
+    half-written comment as it was."""
     page = ctx.page
     pid = app_pid_of(ctx.socket)
-    _, _, batch = ctx.ask(samples.BATCH, agent="coder")
+    _, _, batch = ctx.ask(samples.BATCH, agent="coder")  # the oldest
     _, _, review = ctx.ask(samples.MIXED, agent="reviewer")
     ctx.show("scope")
     page.click(ctx.option("scope", "server"))
@@ -2251,18 +2252,13 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
 
     proc = subprocess.run([ctx.args.app], env=os.environ.copy(), capture_output=True, timeout=30)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
-    switch_to_rebuilt_window(page, '[data-qid="scope"]')
+    # It opens on the request shown last, not on the oldest.
+    switch_to_rebuilt_window(page, '[data-qid="plan"]')
     page.until("return document.visibilityState === 'visible'", message="the rebuilt window is not visible")
+    assert not page.find_all('[data-qid="scope"]'), "the rebuilt window did not open on the request shown last"
     checked = lambda qid: page.js(  # noqa: E731
         "return [...document.querySelectorAll('[data-qid=\"' + arguments[0] + '\"] input.option-input')]"
         ".filter((i) => i.checked).map((i) => i.value)", qid)
-    assert checked("scope") == ["server", "client"], checked("scope")
-    assert checked("release") == [""], checked("release")  # "Other", chosen by typing in it
-    assert page.js("return document.querySelector('[data-qid=\"release\"] textarea.other-input').value") == "0.3.0-rc.1"
-    assert page.js("return document.querySelector('[data-qid=\"notes\"]').classList.contains('skipped')")
-
-    ctx.open_request_of("review-bot")
-    ctx.show("plan")
     assert checked("tests") == ["No"], checked("tests")
     assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-feedback').value") == "Smaller steps, please."
     notes = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item:not(.past) .comment-text')]"
@@ -2283,6 +2279,11 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
         assert text in plan["custom"], (text, plan["custom"])
     assert answer["answers"][1] == {"id": "tests", "selected": ["No"]}, answer
 
+    ctx.show("scope")
+    assert checked("scope") == ["server", "client"], checked("scope")
+    assert checked("release") == [""], checked("release")  # "Other", chosen by typing in it
+    assert page.js("return document.querySelector('[data-qid=\"release\"] textarea.other-input').value") == "0.3.0-rc.1"
+    assert page.js("return document.querySelector('[data-qid=\"notes\"]').classList.contains('skipped')")
     page.click(page.find("#submit"))
     assert answer_of(batch()) == {"answers": [
         {"id": "scope", "selected": ["server", "client"]},
