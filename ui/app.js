@@ -176,13 +176,16 @@ function formFor(view) {
   // A page built after the window was dropped finds what the human had chosen and typed in the draft.
   const drafts = new Map((view.draft && Array.isArray(view.draft.questions) ? view.draft.questions : [])
     .filter((d) => d && typeof d.id === 'string').map((d) => [d.id, d]));
-  const onChange = () => saveDraft(view.request);
+  // Restoring a draft is not a change: nothing is sent back until the form is built.
+  let built = false;
+  const onChange = () => { if (built) saveDraft(view.request); };
   const questions = view.questions.map((q, i) => {
     const draft = drafts.get(q.id) || null;
     return q.planReview
       ? planQuestion(q, i, { alone, submitNow: () => submit(), request: view.request, draft, onChange })
       : plainQuestion(q, i, { draft, onChange });
   });
+  built = true;
   const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];
   form = { node: h('div', { class: 'questions' }, ordered.map((c) => c.node)), questions, first: ordered[0] };
   state.forms.set(view.request, form);

@@ -180,7 +180,7 @@ fn plan_drop(app: &AppHandle) {
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(after).await;
         let handle = app.clone();
-        let ran = app.run_on_main_thread(move || drop_if_idle(&handle, epoch));
+        let ran = app.run_on_main_thread(move || drop_if_still_hidden(&handle, epoch));
         if let Err(error) = ran {
             tracing::debug!(%error, "the window drop was not run");
         }
@@ -203,7 +203,7 @@ fn end_network_process_if_windowless(app: &AppHandle) {
     }
 }
 
-fn drop_if_idle(app: &AppHandle, epoch: u64) {
+fn drop_if_still_hidden(app: &AppHandle, epoch: u64) {
     let current = app
         .try_state::<MainWindow>()
         .is_some_and(|state| state.epoch.load(Ordering::SeqCst) == epoch);
