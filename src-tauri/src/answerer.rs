@@ -215,11 +215,6 @@ impl GuiAnswerer {
         Ok(text)
     }
 
-    /// How many requests wait.
-    pub fn waiting(&self) -> usize {
-        self.state().waiting.len()
-    }
-
     /// The waiting request with this id, if any.
     pub fn request(&self, id: RequestId) -> Option<Arc<Request>> {
         self.state().waiting.get(&id).map(|w| w.request.clone())
@@ -778,7 +773,7 @@ mod tests {
         assert!(
             matches!(gui.submit(id, bad), Err(SubmitError::Invalid(e)) if e.code == ErrorCode::BadAnswer)
         );
-        assert_eq!(gui.waiting(), 1);
+        assert_eq!(gui.queue().len(), 1);
         cancel.cancel();
         let err = task.await.unwrap().unwrap_err();
         assert_eq!(err.code(), Some(&ErrorCode::AskAborted));
