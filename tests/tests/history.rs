@@ -1279,13 +1279,17 @@ async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker() {
         error.ends_with("askdesk: it exists and is not a directory"),
         "{status}"
     );
-    // `askdesk history` names the same culprit.
-    let history = broker.home().command(["history"]).output().unwrap();
-    let stderr = String::from_utf8_lossy(&history.stderr);
-    assert!(
-        !history.status.success() && stderr.contains("askdesk: it exists and is not a directory"),
-        "{stderr}"
-    );
+    // `askdesk history` and the rules commands name the same culprit, with the status of a
+    // file that cannot be read.
+    for args in [&["history"][..], &["rules", "list"], &["rules", "test"]] {
+        let output = broker.home().command(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(20), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("askdesk: it exists and is not a directory"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,7 +8,7 @@ use crate::exit::{Error, Result};
 use crate::terminal::{clip, columns, one_line};
 
 pub async fn run(args: HistoryArgs) -> Result<()> {
-    let records = tokio::task::spawn_blocking(journal::read_default)
+    let records = tokio::task::spawn_blocking(read_journal)
         .await
         .map_err(|e| Error::Internal(format!("reading the history failed: {e}")))??;
     let journaled = records.len();
@@ -28,6 +28,12 @@ pub async fn run(args: HistoryArgs) -> Result<()> {
         print!("{}", table(&records));
     }
     Ok(())
+}
+
+/// The journal's records, oldest first. A journal that cannot be read is a file that cannot be
+/// read (status 20), as `--help` lists it, not a broker that cannot start.
+pub fn read_journal() -> Result<Vec<Record>> {
+    journal::read_default().map_err(|e| Error::Internal(e.to_string()))
 }
 
 /// Every outcome a record can have. The names are the journal's own ([`Outcome::as_str`]); the

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use std::time::SystemTime;
 
-use askdesk_broker::journal::{self, millis, Record};
+use askdesk_broker::journal::{millis, Record};
 use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Verdict};
 
 use crate::cli::{RulesArgs, RulesCommand};
@@ -44,7 +44,7 @@ pub async fn run(args: RulesArgs) -> Result<()> {
                 file::Error::Parse { .. } => Error::Input(e.to_string()),
                 _ => Error::Internal(e.to_string()),
             })?;
-            Ok((rules, journal::read_default()?))
+            Ok((rules, crate::history::read_journal()?))
         }
     })
     .await
