@@ -79,7 +79,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 256,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
-    /// The most asks one connection may have pending at once (0 refuses every ask: for tests)
+    /// The most asks one connection may have pending at once (1 to 1000000)
     #[arg(long, value_name = "N", default_value_t = 64,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_pending: usize,

@@ -199,10 +199,18 @@ pub fn check_answer(questions: &[Question], answer: Answer) -> Result<Answer, Us
 }
 
 fn check_item(q: &Question, item: &AnswerItem) -> Result<(), UserQuestionError> {
-    for label in &item.selected {
+    for (n, label) in item.selected.iter().enumerate() {
         if !q.options.iter().any(|o| &o.label == label) {
             return Err(UserQuestionError::bad_answer(format_args!(
                 "question {:?} has no option {:?}",
+                q.id, label
+            )));
+        }
+        // A label chosen twice is not a choice the question offers: the asker would have to
+        // guess whether it counts once.
+        if item.selected[..n].contains(label) {
+            return Err(UserQuestionError::bad_answer(format_args!(
+                "question {:?}: option {:?} is selected twice",
                 q.id, label
             )));
         }
@@ -388,6 +396,11 @@ mod tests {
                 true,
                 json!([{ "id": "a", "selected": [] }, { "id": "b", "selected": ["Yes"] }]),
                 "question \"b\" has no option \"Yes\"",
+            ),
+            (
+                true,
+                json!([{ "id": "a", "selected": ["Yes", "No", "Yes"] }, { "id": "b", "selected": [] }]),
+                "question \"a\": option \"Yes\" is selected twice",
             ),
             (
                 false,
