@@ -26,7 +26,15 @@ const state = {
   forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
   history: [],
   busy: false,
+  settledHere: new Set(), // requests this page answered or dismissed: their leaving is the human's doing
+  swapped: false,         // the request shown left on its own (withdrawn, answered elsewhere) and another took its place
 };
+
+// After the request on screen is swapped for another under the human's hands, keys are not taken
+// for this long: a digit, Space or Ctrl+Enter meant for the request that left must not answer the
+// one that came.
+const SWAP_GUARD_MS = 1000;
+let guardUntil = 0;
 
 // ----- queue -----
 
@@ -34,7 +42,15 @@ async function refreshQueue() {
   state.queue = await api.queue();
   const ids = new Set(state.queue.map((v) => v.request));
   for (const id of [...state.forms.keys()]) if (!ids.has(id)) state.forms.delete(id);
-  if (!ids.has(state.current)) state.current = state.queue.length ? state.queue[0].request : null;
+  for (const id of [...state.settledHere]) if (!ids.has(id)) state.settledHere.delete(id);
+  if (!ids.has(state.current)) {
+    const left = state.current;
+    state.current = state.queue.length ? state.queue[0].request : null;
+    if (left !== null && state.current !== null && state.mode === 'queue' && !state.settledHere.has(left)) {
+      state.swapped = true;
+      guardUntil = performance.now() + SWAP_GUARD_MS;
+    }
+  }
   renderSidebar();
   if (state.mode === 'queue') renderMain();
 }
@@ -99,7 +115,11 @@ function renderMain() {
 // question's first control (a plan: the plan itself), unless the human is typing in a text box
 // that is still there; with nothing left to answer it goes to the empty view, not to <body>.
 let focusedForm = null;
+// A request that replaced the one being answered (it left on its own) gets the focus on the
+// request view itself, not on a control: the human's next key was meant for the one that left.
 function placeFocus(form) {
+  const swapped = state.swapped;
+  state.swapped = false;
   if (form === focusedForm) return;
   focusedForm = form;
   const active = document.activeElement;
@@ -107,6 +127,10 @@ function placeFocus(form) {
   if (live && (isTextBox(active) || active.closest('.modal'))) return;
   if (!form) {
     if (!live || els.request.contains(active)) els.empty.focus({ preventScroll: true });
+    return;
+  }
+  if (swapped && (!live || els.request.contains(active))) {
+    els.request.focus({ preventScroll: true });
     return;
   }
   form.first.focusStart();
@@ -272,6 +296,7 @@ async function collectAnswer() {
 // Sends the answer; `before` opens every message (what was done first, e.g. a rule saved).
 async function sendAnswer(request, items, before = '') {
   state.busy = true;
+  state.settledHere.add(request);
   try {
     await api.submit(request, { answers: items });
     toast(`${before}Answer sent.`);
@@ -302,6 +327,7 @@ async function alwaysAnswer() {
 async function dismiss() {
   if (state.current === null || state.busy) return;
   state.busy = true;
+  state.settledHere.add(state.current);
   try {
     await api.dismiss(state.current);
     toast('Dismissed: the agent was told you declined.');
@@ -424,6 +450,14 @@ els.confirmOk.addEventListener('click', async () => {
 });
 
 // ----- keyboard -----
+
+// Runs before every other key handler (capture): right after a swap only moving the focus (Tab)
+// and hiding the window (Escape) are let through.
+document.addEventListener('keydown', (e) => {
+  if (performance.now() >= guardUntil || ['Tab', 'Escape', 'Shift', 'Control', 'Alt', 'Meta'].includes(e.key)) return;
+  e.preventDefault();
+  e.stopPropagation();
+}, true);
 
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape') {

@@ -59,9 +59,21 @@ function thread(t) {
       return h('li', { class: 'thread-version' },
         h('span', { class: 'version-number' }, `v${i + 1}`),
         h('span', { class: `pill decision ${v.decision.startsWith('approved') ? 'ok' : ''}` }, v.decision),
-        item && item.custom ? h('span', { class: 'version-feedback' }, item.custom) : null,
+        item && item.custom ? feedback(item.custom) : null,
         h('span', { class: 'history-when' }, when(v.settledAt)));
     })));
+}
+
+// The feedback sent with one version: one line, and all of it on a click (or Enter), so what was
+// said in earlier rounds can be read once the thread is over.
+function feedback(text) {
+  const button = h('button', { type: 'button', class: 'version-feedback', 'aria-expanded': 'false', title: 'Show all of it' }, text);
+  button.addEventListener('click', () => {
+    const open = button.classList.toggle('open');
+    button.setAttribute('aria-expanded', String(open));
+    button.title = open ? 'Show one line' : 'Show all of it';
+  });
+  return button;
 }
 
 function entry(record) {

@@ -522,6 +522,24 @@ def test_make_a_rule_from_history(ctx):
         name = re.search(r'^name = "([^"]+)"$', shown, re.M).group(1)
         page.click(page.find("#nav-queue"))
 
+        # The same entry again: the rule just saved answers it already, so none is drafted twice.
+        page.click(page.find("#nav-history"))
+        # Found and clicked in one step, once History has been drawn again (the list of before, with its
+        # "Rule saved", shows until then).
+        page.until("const li = [...document.querySelectorAll('.history-item')]"
+                   ".find((li) => li.querySelector('dt') && li.querySelector('dt').textContent === arguments[0]);"
+                   "const button = li && li.querySelector('.make-rule:not(:disabled)');"
+                   "if (!button) return false; button.click(); return true;",
+                   text, message="no History entry for the question")
+        said = page.until("const p = document.querySelector('.rule-preview .rule-unavailable');"
+                          "return p ? p.textContent : null;", message="no reason in the preview")
+        assert f'the rule "{name}" (line ' in said and "already answers this way here" in said, said
+        assert page.js("return document.querySelector('.rule-preview .rule-save').hidden") is True
+        page.click(page.find(".rule-preview .rule-cancel"))
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
+        assert read_rules() == saved
+        page.click(page.find("#nav-queue"))
+
         expected = {"answers": [{"id": "section", "selected": [], "custom": "Fixed"}]}
         assert answered_by_the_rule(ctx, questions, expected) == f"rule:{name}"
     finally:
@@ -901,6 +919,95 @@ def test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm(ctx):
     ctx.wait_queue(0)
     page.until("return document.activeElement && document.activeElement.id === 'view-empty'",
                message=f"the focus did not go to the empty view ({focused(page)})")
+
+
+def test_a_request_that_takes_the_place_of_a_withdrawn_one_gets_no_keys_meant_for_it(ctx):
+    """The human types in one request's text box; its agent withdraws it and another agent's request takes its
+    place. The focus goes to the request view, not to a control, and for a second no key acts on the new
+    request (a digit, Ctrl+Enter); then keys work as usual. A request the human settles moves the focus on."""
+    page = ctx.page
+    conn, first, _ = ctx.ask([{"id": "hold", "question": "Hold the release?",
+                               "options": [{"label": "Yes"}, {"label": "No"}]}], agent="coder")
+    _, _, second = ctx.ask([{"id": "merge", "question": "Merge the branch?",
+                             "options": [{"label": "Yes"}, {"label": "No"}]}], agent="reviewer")
+    ctx.wait_queue(2)
+    ctx.show("hold")
+    page.type(ctx.other_box("hold"), "Wait for the")
+    conn.notify("$/cancelRequest", {"id": first})
+    ctx.show("merge")
+    ctx.wait_queue(1)
+    page.keys("2")
+    page.keys(ENTER, modifier=CONTROL)
+    state = page.js("return {checked: [...document.querySelectorAll('[data-qid=\"merge\"] input:checked')].map((i) => i.value),"
+                    " focus: document.activeElement.id, waiting: document.getElementById('queue-count').textContent};")
+    assert state == {"checked": [], "focus": "view-request", "waiting": "1"}, state
+    try:
+        got = second(timeout=0.3)
+    except AssertionError:
+        got = None
+    assert got is None, f"Ctrl+Enter answered the request that took the withdrawn one's place: {got}"
+    time.sleep(1.0)
+    page.keys("2")
+    page.until("return document.querySelector('[data-qid=\"merge\"] input:checked')?.value === 'No'",
+               message="a digit did not pick once the request had been on screen for a while")
+    page.keys(ENTER, modifier=CONTROL)
+    assert answer_of(second()) == {"answers": [{"id": "merge", "selected": ["No"]}]}
+    ctx.wait_queue(0)
+
+
+def set_window_size(page, width, height):
+    """Asks for a window of this size and returns the page's viewport once it has changed."""
+    page.cmd("POST", "/window/rect", {"width": width, "height": height})
+    return page.until("return window.innerWidth <= arguments[0] + 40 && window.innerHeight <= arguments[1] + 40"
+                      " ? [window.innerWidth, window.innerHeight] : null", width, height,
+                      message=f"the window did not become {width}x{height}")
+
+
+def test_the_smallest_window_keeps_the_question_and_its_buttons_in_reach(ctx):
+    """At the window's minimum size (640x420) a long agent label and meta scroll inside the header (at most a
+    third of the window), the question and every button stay inside the window, and a plan review in one
+    column puts the plan right after the decision, its outline after the plan."""
+    page = ctx.page
+    before = page.window_rect()
+    conn = ctx.conn()
+    handle = conn.call("agents/register", {"id": f"long-{os.getpid()}", "label": "claude-code " + "x" * 200,
+                                           "meta": {"cwd": "/home/me/" + "deep/" * 60, "repo": "r", "branch": "b"}})
+    rid = conn.start("user-questions/ask", {"agent": handle, "questions": [
+        {"id": "small", "question": "Proceed with the small window?",
+         "options": [{"label": "Yes"}, {"label": "No"}]}]})
+    plan_conn, plan_rid, _ = ctx.ask([dict(samples.PLAN_REVIEW[0], detail=long_plan(24))], agent="coder")
+    try:
+        ctx.show("small")
+        width, height = set_window_size(page, 640, 420)
+        assert width <= 680 and height <= 460, (width, height)
+        layout = page.js(
+            "const r = (el) => el.getBoundingClientRect();"
+            "const inside = (el) => { const b = r(el); return b.left >= 0 && b.right <= innerWidth + 0.5 && b.bottom <= innerHeight + 0.5; };"
+            "const asker = document.getElementById('asker');"
+            "return {header: r(asker).height <= innerHeight / 3 + 1, scrolls: asker.scrollHeight > asker.clientHeight,"
+            " question: r(document.querySelector('[data-qid=\"small\"] .q-text')).top < innerHeight - 40,"
+            " buttons: ['submit', 'dismiss', 'always'].filter((id) => !inside(document.getElementById(id))),"
+            " wide: document.documentElement.scrollWidth <= document.documentElement.clientWidth};")
+        assert layout == {"header": True, "scrolls": True, "question": True, "buttons": [], "wide": True}, layout
+        ctx.shot("small-window", x_window=True)
+        page.click(ctx.option("small", "No"))
+        page.click(page.find("#submit"))
+        assert conn.wait(rid, timeout=15) == {"answers": [{"id": "small", "selected": ["No"]}]}
+
+        ctx.show("plan")
+        page.wait_for('[data-qid="plan"] .plan-outline')
+        order = page.js(
+            "const top = (s) => document.querySelector('[data-qid=\"plan\"] ' + s).getBoundingClientRect().top;"
+            "const decision = document.querySelector('[data-qid=\"plan\"] .plan-decision').getBoundingClientRect();"
+            "return {decisionFirst: decision.top < top('.plan-main'), planNext: top('.plan-main') - decision.bottom < 200,"
+            " outlineAfter: top('.plan-outline') > top('.plan-main'),"
+            " buttons: ['submit', 'dismiss'].filter((id) => document.getElementById(id).getBoundingClientRect().right > innerWidth + 0.5)};")
+        assert order == {"decisionFirst": True, "planNext": True, "outlineAfter": True, "buttons": []}, order
+        ctx.shot("small-window-plan", x_window=True)
+    finally:
+        plan_conn.notify("$/cancelRequest", {"id": plan_rid})
+        set_window_size(page, before["width"], before["height"])
+        ctx.wait_queue(0)
 
 
 def test_recommended_label_comes_back_unchanged(ctx):
@@ -2390,6 +2497,8 @@ TESTS = [
     test_batch_answer_reaches_the_asker,
     test_single_select_custom_overrides_and_keyboard,
     test_recommended_label_comes_back_unchanged,
+    test_a_request_that_takes_the_place_of_a_withdrawn_one_gets_no_keys_meant_for_it,
+    test_the_smallest_window_keeps_the_question_and_its_buttons_in_reach,
     test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm,
     test_skip_keeps_the_shape,
     test_notification_action_answers_in_place,

@@ -69,6 +69,19 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
     {
         return Err("a plan review is not made into a rule: a rule cannot see the plan, so it would decide every plan from this project the same way".into());
     }
+    // The first rule in force that applies decides: a rule added after it would never act.
+    if let Some((rule, verdict)) = existing.evaluate(source.agent, questions).acting {
+        return Err(match verdict {
+            Verdict::Answer(answer) if answer == *source.answer => format!(
+                "the rule {:?} (line {}) already answers this way here",
+                rule.name, rule.line
+            ),
+            _ => format!(
+                "the rule {:?} (line {}) already decides this request, and a rule added after it would never act: change that rule or switch it off in the Rules view",
+                rule.name, rule.line
+            ),
+        });
+    }
     let meta = |key: &str| {
         source
             .agent?
@@ -527,7 +540,7 @@ mod tests {
         let coder = agent(json!({ "cwd": "/w" }));
         let qs = [question("q", "Go?", Some("Deploy"), &["Yes", "No"])];
         let existing = RuleSet::parse(
-            "[[rule]]\nname = \"deploy\"\nask = true\n[[rule]]\nname = \"deploy-2\"\nask = true\n",
+            "[[rule]]\nname = \"deploy\"\nmatch = { cwd = \"/elsewhere\" }\nask = true\n[[rule]]\nname = \"deploy-2\"\nmatch = { cwd = \"/elsewhere\" }\nask = true\n",
         )
         .unwrap();
         let (name, toml) = rule_text(drafted_among(
@@ -538,6 +551,35 @@ mod tests {
         ));
         assert_eq!(name, "deploy-3");
         assert!(toml.contains("name = \"deploy-3\""));
+    }
+
+    #[test]
+    fn a_request_an_existing_rule_decides_is_not_drafted_again() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [question("q", "Go?", Some("Deploy"), &["Yes", "No"])];
+        let yes = vec![picked("q", &["Yes"])];
+        let (_, toml) = rule_text(drafted(&coder, &qs, yes.clone()));
+        let existing = RuleSet::parse(&toml).unwrap();
+        unavailable(
+            drafted_among(&coder, &qs, yes, &existing),
+            "the rule \"deploy\" (line 2) already answers this way here",
+        );
+        unavailable(
+            drafted_among(&coder, &qs, vec![picked("q", &["No"])], &existing),
+            "the rule \"deploy\" (line 2) already decides this request",
+        );
+        // A rule that only suggests, or is off, decides nothing: the draft is offered.
+        for mode in ["shadow", "off"] {
+            let text = format!("{toml}mode = \"{mode}\"\n");
+            let existing = RuleSet::parse(&text).unwrap();
+            let (name, _) = rule_text(drafted_among(
+                &coder,
+                &qs,
+                vec![picked("q", &["No"])],
+                &existing,
+            ));
+            assert_eq!(name, "deploy-2", "{mode}");
+        }
     }
 
     #[test]
