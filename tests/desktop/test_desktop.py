@@ -1629,6 +1629,16 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
         "return mine ? [...mine.querySelectorAll('.thread-version .decision')].map((e) => e.textContent) : null;",
         message="no plan thread with two versions in History")
     assert entry == ["feedback sent", "approved"], entry
+    # The feedback sent with version 1 shows as one line, and all of it on a click.
+    feedback = page.js(
+        "const li = [...document.querySelectorAll('.history-item.plan-thread')]"
+        ".find((li) => li.textContent.includes('one transaction per second'));"
+        "const b = li.querySelector('.thread-version .version-feedback'); const one = b.getBoundingClientRect().height;"
+        "const cut = b.scrollWidth > b.clientWidth + 1; b.click();"
+        "return {cut, grown: b.getBoundingClientRect().height > 2 * one, whole: b.scrollWidth <= b.clientWidth + 1,"
+        " expanded: b.getAttribute('aria-expanded'), comment: b.textContent.includes('Batch the inserts')};")
+    assert feedback == {"cut": True, "grown": True, "whole": True, "expanded": "true", "comment": True}, feedback
+    ctx.shot("history-thread-feedback", scroll_to=".history-item.plan-thread")
     page.click(page.find("#nav-queue"))
 
 
