@@ -11,6 +11,7 @@ import json
 import os
 import queue
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -477,11 +478,11 @@ async def each_session_names_itself(world):
     assert sessions[0] != sessions[2], sessions
 
 
-def raw_session(world):
+def raw_session(world, *args, env=None):
     """`askdesk mcp` on pipes, initialized by hand: for what the SDK's client cannot do."""
-    proc = subprocess.Popen([world.binary, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([world.binary, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=open(os.path.join(world.dir, "mcp.log"), "a"),
-                            env={**os.environ, **world.env}, cwd=world.dir)
+                            env={**os.environ, **world.env, **(env or {})}, cwd=world.dir)
 
     def send(message):
         proc.stdin.write((json.dumps(message) + "\n").encode())
@@ -655,6 +656,70 @@ async def missing_broker_starts_the_desktop_app(world):
         if os.path.exists(pidfile):
             with open(pidfile) as f:
                 os.kill(int(f.read().strip()), 15)
+
+
+@case
+async def a_broker_that_does_not_answer_is_given_up_on(world):
+    # Something accepts on the socket and never answers (a suspended or hung broker): a call is
+    # answered with that error within seconds, a cancelled call ends at once, and closing the input
+    # ends the server while a call is still trying to reach the broker.
+    silent_dir = os.path.join(world.dir, "silent")
+    os.mkdir(silent_dir, 0o700)
+    path = os.path.join(silent_dir, "askdesk.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    held = []
+
+    def accept():
+        while True:
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                return
+    threading.Thread(target=accept, daemon=True).start()
+    proc, send = raw_session(world, "--no-launch", env={"ASKDESK_SOCKET": path})
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+
+    def reply():
+        try:
+            return json.loads(lines.get(timeout=20))
+        except queue.Empty:
+            raise AssertionError("no reply within 20 s") from None
+    question = {"questions": [{"id": "q", "question": "Anyone there?"}]}
+    try:
+        started = time.time()
+        send(call_line(1, question))
+        first = reply()
+        waited = time.time() - started
+        text = first["result"]["content"][0]["text"]
+        assert first["id"] == 1 and first["result"]["isError"], first
+        assert text == f"Error: the askdesk broker at {path} did not answer within 5 s; it may be stopped or hung", text
+        assert waited < 15, f"answered after {waited:.1f} s"
+        # A call cancelled while the broker is being reached ends at once: the next reply is the ping's.
+        send(call_line(2, question))
+        time.sleep(0.3)
+        send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}})
+        send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        started = time.time()
+        replies = [reply()]
+        while replies[-1].get("id") != 3:
+            replies.append(reply())
+        assert time.time() - started < 3, replies
+        # The input closes with a call waiting on the broker: the server ends at once.
+        send(call_line(4, question))
+        time.sleep(0.3)
+        closed = time.time()
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0
+        assert time.time() - closed < 3, f"ended {time.time() - closed:.1f} s after its input closed"
+    finally:
+        proc.kill()
+        proc.wait()
+        listener.close()
+        for conn in held:
+            conn.close()
 
 
 @case

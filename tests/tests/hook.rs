@@ -443,9 +443,46 @@ async fn no_answerer_no_broker_and_bad_input_fall_open() {
     }
 }
 
+/// A broker that accepts the connection but never answers (suspended, as Ctrl-Z leaves one in a
+/// terminal) does not hold the client's prompt: the hook gives up after the handshake wait and the
+/// client asks in its own way.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broker_that_does_not_answer_is_given_up_on() {
+    let broker = Broker::start();
+    broker.signal(libc::SIGSTOP);
+    let started = std::time::Instant::now();
+    let hooks = ["codex", "claude-code"].map(|client| {
+        let input = fixture(if client == "codex" {
+            "codex-shell"
+        } else {
+            "claude-bash"
+        });
+        spawn_hook(&broker, client, &input, &[])
+    });
+    let mut outputs = Vec::new();
+    for hook in hooks {
+        outputs.push(finish(hook).await);
+    }
+    let waited = started.elapsed();
+    broker.signal(libc::SIGCONT);
+    for output in &outputs {
+        assert_fell_open(
+            output,
+            &format!(
+                "the askdesk broker at {} did not answer within 5 s; it may be stopped or hung",
+                broker.socket().display()
+            ),
+        );
+    }
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(15),
+        "gave up after {waited:?}"
+    );
+}
+
 /// With no broker but a display, the hook starts the desktop app (here a stand-in beside a copy of
 /// the binary that runs `askdesk serve`) and asks there; that broker has no answerer, so the hook
-/// still falls open, saying so.
+/// still falls open, saying so. The app is started on the socket the hook was given (`--socket`).
 #[tokio::test(flavor = "multi_thread")]
 async fn no_broker_with_a_display_starts_the_desktop_app() {
     let home = Home::new();
@@ -473,9 +510,13 @@ async fn no_broker_with_a_display_starts_the_desktop_app() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
+    // The socket named on the command line, not the default one: the app is started on it.
+    let socket = home.path().join("named.sock");
     let mut cmd = std::process::Command::new(&askdesk);
-    cmd.args(["hook", "claude-code"])
-        .env("ASKDESK_SOCKET", home.socket())
+    cmd.arg("--socket")
+        .arg(&socket)
+        .args(["hook", "claude-code"])
+        .env_remove("ASKDESK_SOCKET")
         .env("XDG_DATA_HOME", home.data_home())
         .env("XDG_RUNTIME_DIR", home.runtime_dir())
         .env("DISPLAY", ":99");

@@ -46,6 +46,17 @@ pub enum ClientError {
     /// The broker's reply did not have the expected shape.
     #[error("unexpected reply from the broker: {0}")]
     Protocol(String),
+    /// Something listens at the path but did not complete the handshake in time: a stopped
+    /// (suspended) or hung broker.
+    #[error(
+        "the askdesk broker at {} did not answer within {} s; it may be stopped or hung",
+        path.display(),
+        waited.as_secs_f64()
+    )]
+    NoReply {
+        path: PathBuf,
+        waited: std::time::Duration,
+    },
 }
 
 impl ClientError {
@@ -109,6 +120,22 @@ impl Client {
             })
             .await?;
         Ok(client)
+    }
+
+    /// [`Client::connect`], giving up after `wait` ([`ClientError::NoReply`]) when something
+    /// listens at `path` but does not answer: for callers that must never hang on a broker that
+    /// was suspended or hung (a hook the agent waits on, an MCP server).
+    pub async fn connect_within(
+        path: &Path,
+        client_name: &str,
+        wait: std::time::Duration,
+    ) -> Result<Client> {
+        tokio::time::timeout(wait, Client::connect(path, client_name))
+            .await
+            .map_err(|_| ClientError::NoReply {
+                path: path.to_owned(),
+                waited: wait,
+            })?
     }
 
     /// Runs the protocol over a connected stream, without `initialize`.

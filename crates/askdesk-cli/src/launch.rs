@@ -31,7 +31,9 @@ pub fn launchable() -> Option<PathBuf> {
 pub async fn start_and_connect(exe: &Path, socket: &Path, client_name: &str) -> Result<Client> {
     tracing::info!(exe = %exe.display(), "no broker running: starting the desktop app");
     let mut command = tokio::process::Command::new(exe);
+    // The app opens the socket this process waits on, whichever `--socket` named it.
     command
+        .env("ASKDESK_SOCKET", socket)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
@@ -51,7 +53,7 @@ pub async fn start_and_connect(exe: &Path, socket: &Path, client_name: &str) -> 
     let deadline = Instant::now() + LAUNCH_WAIT;
     loop {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        match Client::connect(socket, client_name).await {
+        match Client::connect_within(socket, client_name, crate::connect::HANDSHAKE_WAIT).await {
             Ok(client) => return Ok(client),
             Err(ClientError::NotRunning { .. }) if Instant::now() < deadline => continue,
             Err(ClientError::NotRunning { .. }) => {

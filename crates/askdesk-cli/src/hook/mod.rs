@@ -110,7 +110,7 @@ async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Resu
 /// Connects to the broker, starting the desktop app when none runs and a display is there.
 async fn connect(client: HookClient, socket: &Path, launch: bool) -> Result<Client, String> {
     let name = format!("askdesk hook {}", client.slug());
-    match Client::connect(socket, &name).await {
+    match Client::connect_within(socket, &name, crate::connect::HANDSHAKE_WAIT).await {
         Ok(broker) => Ok(broker),
         Err(ClientError::NotRunning { .. }) => match crate::launch::launchable().filter(|_| launch)
         {

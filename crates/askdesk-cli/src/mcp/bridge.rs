@@ -70,13 +70,16 @@ impl Bridge {
             *slot = None;
         }
         let may_launch = launch == Launch::IfNeeded && self.launch == Launch::IfNeeded;
-        let client = match Client::connect(&self.socket, CLIENT_NAME).await {
-            Ok(client) => client,
-            Err(ClientError::NotRunning { .. }) if may_launch => {
-                self.launcher.launch(&self.socket, CLIENT_NAME).await?
-            }
-            Err(error) => return Err(error.into()),
-        };
+        let client =
+            match Client::connect_within(&self.socket, CLIENT_NAME, crate::connect::HANDSHAKE_WAIT)
+                .await
+            {
+                Ok(client) => client,
+                Err(ClientError::NotRunning { .. }) if may_launch => {
+                    self.launcher.launch(&self.socket, CLIENT_NAME).await?
+                }
+                Err(error) => return Err(error.into()),
+            };
         let agent = register(&client, client_info).await?;
         tracing::info!(agent = %agent.id, "registered the MCP session's agent");
         let link = Arc::new(Link { client, agent });

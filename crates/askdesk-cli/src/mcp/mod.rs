@@ -222,11 +222,19 @@ impl AskdeskMcp {
         context: &RequestContext<RoleServer>,
     ) -> Result<Answer, String> {
         let client_info = context.client_info();
-        let link = self
-            .bridge
-            .link(client_info.as_ref(), Launch::IfNeeded)
-            .await
-            .map_err(|e| e.to_string())?;
+        // Reaching the broker (connecting, perhaps starting the app, or waiting behind another
+        // call doing so) ends early too when the call is cancelled or the session ends.
+        let link = tokio::select! {
+            link = self.bridge.link(client_info.as_ref(), Launch::IfNeeded) => {
+                link.map_err(|e| e.to_string())?
+            }
+            _ = context.ct.cancelled() => {
+                return Err("the call was cancelled before askdesk was reached".into())
+            }
+            _ = self.ended.cancelled() => {
+                return Err("the session ended before askdesk was reached".into())
+            }
+        };
         let request = AskRequest {
             questions,
             agent: Some(link.agent.clone()),
