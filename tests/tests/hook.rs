@@ -409,6 +409,22 @@ async fn no_answerer_no_broker_and_bad_input_fall_open() {
 
     let hook = spawn_hook(&broker, "codex", "{\"tool_name\": 7}", &[]);
     assert_fell_open(&finish(hook).await, "not a PermissionRequest object");
+    // No tool, no prompt: a rule that names no tool could otherwise answer it.
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        "{\"tool_name\":\" \",\"tool_input\":{}}",
+        &[],
+    );
+    assert_fell_open(&finish(hook).await, "names no tool (tool_name is empty)");
+    // `permission_suggestions: null` is none: the prompt is asked (and here nobody answers).
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"},\"permission_suggestions\":null}",
+        &[],
+    );
+    assert_fell_open(&finish(hook).await, "no answerer took the question");
 
     let hook = spawn_hook(
         &broker,
@@ -782,6 +798,41 @@ fn install_creates_codex_hooks_and_print_changes_nothing() {
     assert!(output.status.success());
     let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
     assert_eq!(written, json!({ "hooks": {} }));
+}
+
+/// A socket named with `--socket` is part of the installed command (without it the hook would ask
+/// another broker), and uninstall still knows the entry; a timeout of 0 is refused.
+#[test]
+fn install_keeps_a_named_socket_and_refuses_a_zero_timeout() {
+    let home = Home::new();
+    let hooks = home.path().join(".codex").join("hooks.json");
+    let output = install_cmd(
+        &home,
+        &["--socket", "/run/my broker/a.sock", "install", "codex"],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
+    let command = format!(
+        "{} --socket '/run/my broker/a.sock' hook codex",
+        askdesk_e2e::askdesk_bin().display()
+    );
+    assert_eq!(
+        written["hooks"]["PermissionRequest"][0]["hooks"][0]["command"],
+        json!(command),
+        "{written}"
+    );
+    let output = install_cmd(&home, &["uninstall", "codex"]);
+    assert!(output.status.success());
+    let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
+    assert_eq!(written, json!({ "hooks": {} }));
+
+    let output = install_cmd(&home, &["install", "codex", "--timeout", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("--timeout"),
+        "{}",
+        text(&output.stderr)
+    );
 }
 
 #[test]

@@ -68,6 +68,8 @@ fn main() -> ExitCode {
             return Status::Internal.into();
         }
     };
+    // A socket named on the command line goes into an installed hook's command too.
+    let named_socket = cli.socket.clone();
     let socket = cli.socket.unwrap_or_else(askdesk_broker::socket_path);
     let result = runtime.block_on(async move {
         match cli.command {
@@ -77,7 +79,7 @@ fn main() -> ExitCode {
             Command::Status(args) => status::run(args, socket).await,
             Command::History(args) => history::run(args).await,
             Command::Mcp(args) => mcp::run(args, socket).await,
-            Command::Hook(args) => hook::run(args, socket).await,
+            Command::Hook(args) => hook::run(args, socket, named_socket.as_deref()).await,
             Command::Rules(args) => rules::run(args).await,
         }
     });

@@ -18,7 +18,7 @@ const BLOCK_LIMIT: usize = 96 * 1024;
 /// Describes a call of `tool` with `input` for the human.
 pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
     let text = |key: &str| input.get(key).and_then(Value::as_str);
-    let mut parts: Vec<String> = Vec::new();
+    let mut parts: Vec<Part> = Vec::new();
     let mut question = format!("Allow {tool}?");
     let mut header = tool.to_owned();
     match tool {
@@ -31,12 +31,12 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
                 question = format!("Allow network access to {}?", domain.trim());
                 header = "Network access".into();
             } else if let Some(description) = description {
-                parts.push(description.to_owned());
+                parts.push(Part::Text(description.to_owned()));
             }
             match input.get("command") {
-                Some(Value::String(command)) => parts.push(fence("sh", command)),
+                Some(Value::String(command)) => parts.push(Part::block("sh", command)),
                 Some(Value::Array(argv)) => match shell_command(argv) {
-                    Some(command) => parts.push(fence("sh", &command)),
+                    Some(command) => parts.push(Part::block("sh", command)),
                     None => parts.push(json_block(input)),
                 },
                 _ => parts.push(json_block(input)),
@@ -48,10 +48,10 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
             if input.get("replace_all").and_then(Value::as_bool) == Some(true) {
                 intro.push_str(" (every occurrence)");
             }
-            parts.push(intro);
-            parts.push(fence(
+            parts.push(Part::Text(intro));
+            parts.push(Part::block(
                 "diff",
-                &unified_diff(
+                unified_diff(
                     path,
                     text("old_string").unwrap_or(""),
                     text("new_string").unwrap_or(""),
@@ -62,50 +62,53 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
             let path = text("file_path").unwrap_or("?");
             let edits = input.get("edits").and_then(Value::as_array);
             let count = edits.map_or(0, Vec::len);
-            parts.push(format!(
+            parts.push(Part::Text(format!(
                 "Edit {} ({count} change{})",
                 inline_code(path),
                 if count == 1 { "" } else { "s" }
-            ));
+            )));
             for edit in edits.into_iter().flatten() {
                 let old = edit.get("old_string").and_then(Value::as_str).unwrap_or("");
                 let new = edit.get("new_string").and_then(Value::as_str).unwrap_or("");
-                parts.push(fence("diff", &unified_diff(path, old, new)));
+                parts.push(Part::block("diff", unified_diff(path, old, new)));
             }
         }
         "Write" => {
             let path = text("file_path").unwrap_or("?");
-            parts.push(format!("Write {}", inline_code(path)));
-            parts.push(fence(language(path), text("content").unwrap_or("")));
+            parts.push(Part::Text(format!("Write {}", inline_code(path))));
+            parts.push(Part::block(language(path), text("content").unwrap_or("")));
         }
         "NotebookEdit" => {
             let path = text("notebook_path").unwrap_or("?");
             let mode = text("edit_mode").unwrap_or("replace");
             let cell = text("cell_id").map(|c| format!(", cell {}", inline_code(c)));
-            parts.push(format!(
+            parts.push(Part::Text(format!(
                 "Notebook {} ({mode}{})",
                 inline_code(path),
                 cell.unwrap_or_default()
-            ));
+            )));
             let lang = if text("cell_type") == Some("markdown") {
                 "markdown"
             } else {
                 "python"
             };
-            parts.push(fence(lang, text("new_source").unwrap_or("")));
+            parts.push(Part::block(lang, text("new_source").unwrap_or("")));
         }
         "WebFetch" => {
             question = "Allow WebFetch?".into();
-            parts.push(format!("Fetch {}", inline_code(text("url").unwrap_or("?"))));
+            parts.push(Part::Text(format!(
+                "Fetch {}",
+                inline_code(text("url").unwrap_or("?"))
+            )));
             if let Some(prompt) = text("prompt") {
-                parts.push(format!("To find out: {prompt}"));
+                parts.push(Part::Text(format!("To find out: {prompt}")));
             }
         }
         "WebSearch" => {
-            parts.push(format!(
+            parts.push(Part::Text(format!(
                 "Search the web for {}",
                 inline_code(text("query").unwrap_or("?"))
-            ));
+            )));
         }
         _ => {
             if let Some((server, name)) = tool
@@ -114,11 +117,11 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
             {
                 question = format!("Allow the MCP tool {name} of {server}?");
                 header = format!("MCP: {server}");
-                parts.push(format!(
+                parts.push(Part::Text(format!(
                     "Call {} on the MCP server {} with:",
                     inline_code(name),
                     inline_code(server)
-                ));
+                )));
             }
             parts.push(json_block(input));
         }
@@ -126,8 +129,77 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
     Shown {
         question,
         header,
-        detail: parts.join("\n\n"),
+        detail: assemble(parts),
     }
+}
+
+/// The most bytes of a tool approval's whole detail (or of a question's option previews): under the broker's default per-field limit
+/// (256 KiB), with room for the notes that say what was cut.
+const DETAIL_LIMIT: usize = 240 * 1024;
+
+/// One part of a tool approval's detail: words, or a block shown fenced.
+enum Part {
+    Text(String),
+    Block { lang: String, body: String },
+}
+
+impl Part {
+    fn block(lang: &str, body: impl Into<String>) -> Part {
+        Part::Block {
+            lang: lang.to_owned(),
+            body: body.into(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Part::Text(text) => text.len(),
+            Part::Block { body, .. } => body.len(),
+        }
+    }
+}
+
+/// The parts as markdown, each block at most [`BLOCK_LIMIT`] and all of them together within
+/// [`DETAIL_LIMIT`]: when they are longer, the longest are cut to one share of what is left, so
+/// every part is seen (three long diffs of one edit are cut alike, a short intro not at all).
+fn assemble(parts: Vec<Part>) -> String {
+    let lens: Vec<usize> = parts.iter().map(Part::len).collect();
+    let share = share(&lens, DETAIL_LIMIT.saturating_sub(parts.len() * 64));
+    parts
+        .into_iter()
+        .map(|part| match part {
+            Part::Text(text) => cut(&text, share).into_owned(),
+            Part::Block { lang, body } => fence(&lang, &body, share.min(BLOCK_LIMIT)),
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// `AskUserQuestion`'s option previews as one detail, a rule between them, within
+/// [`DETAIL_LIMIT`] like a tool's parts.
+pub fn previews(sections: Vec<String>) -> String {
+    let lens: Vec<usize> = sections.iter().map(String::len).collect();
+    let share = share(&lens, DETAIL_LIMIT.saturating_sub(sections.len() * 64));
+    sections
+        .iter()
+        .map(|section| cut(section, share))
+        .collect::<Vec<_>>()
+        .join("\n\n---\n\n")
+}
+
+/// The largest cap such that the parts, each cut to it, fit in `budget` bytes.
+fn share(lens: &[usize], budget: usize) -> usize {
+    let mut sorted = lens.to_vec();
+    sorted.sort_unstable();
+    let mut left = budget;
+    for (i, &len) in sorted.iter().enumerate() {
+        let even = left / (sorted.len() - i);
+        if len > even {
+            return even;
+        }
+        left -= len;
+    }
+    usize::MAX
 }
 
 /// What "Always allow in this session" will add, from the client's own suggestions.
@@ -255,8 +327,9 @@ pub fn shell_command(argv: &[Value]) -> Option<String> {
 }
 
 /// `body` in a fenced code block long enough that no backtick run inside closes it.
-pub fn fence(lang: &str, body: &str) -> String {
-    let body = cut(body);
+/// `body` fenced, cut to `limit` bytes with a note.
+fn fence(lang: &str, body: &str, limit: usize) -> String {
+    let body = cut(body, limit);
     let ticks = "`".repeat(longest_backtick_run(&body).max(2) + 1);
     format!("{ticks}{lang}\n{body}\n{ticks}")
 }
@@ -272,20 +345,22 @@ pub fn inline_code(text: &str) -> String {
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
-fn json_block(input: &Map<String, Value>) -> String {
-    let text = serde_json::to_string_pretty(input).expect("JSON serializes");
-    fence("json", &text)
+fn json_block(input: &Map<String, Value>) -> Part {
+    Part::block(
+        "json",
+        serde_json::to_string_pretty(input).expect("JSON serializes"),
+    )
 }
 
 fn longest_backtick_run(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
-fn cut(body: &str) -> std::borrow::Cow<'_, str> {
-    if body.len() <= BLOCK_LIMIT {
+fn cut(body: &str, limit: usize) -> std::borrow::Cow<'_, str> {
+    if body.len() <= limit {
         return body.into();
     }
-    let mut end = BLOCK_LIMIT;
+    let mut end = limit;
     while !body.is_char_boundary(end) {
         end -= 1;
     }
@@ -409,9 +484,59 @@ mod tests {
 
     #[test]
     fn long_blocks_are_cut_with_a_note() {
-        let body = "x".repeat(BLOCK_LIMIT + 10);
-        let fenced = fence("", &body);
-        assert!(fenced.ends_with("\n… (10 more bytes not shown)\n```"));
+        let s = shown(
+            "Write",
+            json!({ "file_path": "a", "content": "x".repeat(BLOCK_LIMIT + 10) }),
+        );
+        assert!(
+            s.detail.starts_with("Write `a`\n\n```\n"),
+            "{}",
+            &s.detail[..20]
+        );
+        assert!(s.detail.ends_with("\n… (10 more bytes not shown)\n```"));
+    }
+
+    /// However many long parts a call has, the detail stays under the broker's per-field limit
+    /// (256 KiB), each long part cut alike with its note, a short one whole.
+    #[test]
+    fn the_whole_detail_stays_under_the_field_limit() {
+        let big = |n: usize| "y".repeat(n);
+        let edit = |n| json!({ "old_string": "", "new_string": big(n) });
+        let cases = [
+            (
+                "MultiEdit",
+                json!({ "file_path": "f.rs", "edits": [edit(90_000), edit(90_000), edit(90_000), edit(10)] }),
+                3,
+            ),
+            (
+                "Bash",
+                json!({ "command": big(200_000), "description": big(300_000) }),
+                2,
+            ),
+            (
+                "mcp__srv__tool",
+                json!({ "a": big(200_000), "b": big(200_000) }),
+                1,
+            ),
+        ];
+        for (tool, input, notes) in cases {
+            let s = shown(tool, input);
+            assert!(s.detail.len() <= 256 * 1024, "{tool}: {}", s.detail.len());
+            assert_eq!(
+                s.detail.matches("more bytes not shown").count(),
+                notes,
+                "{tool}"
+            );
+        }
+        let s = shown(
+            "MultiEdit",
+            json!({ "file_path": "f.rs", "edits": [edit(200_000), edit(200_000), edit(10)] }),
+        );
+        assert!(s.detail.starts_with("Edit `f.rs` (3 changes)\n\n"));
+        assert!(
+            s.detail.contains(&format!("+{}\n", big(10))),
+            "the short edit is whole"
+        );
     }
 
     #[test]

@@ -12,9 +12,13 @@ use crate::exit::{Error, Result};
 /// The suffix of the copy of the previous file kept next to it.
 const BACKUP_SUFFIX: &str = ".askdesk-backup";
 
-pub fn install(args: &InstallArgs) -> Result<()> {
+pub fn install(args: &InstallArgs, socket: Option<&Path>) -> Result<()> {
     let path = settings_path(args.client, args.config.as_deref())?;
-    let group = group(&args.matcher, args.timeout, &our_command(args.client)?);
+    let group = group(
+        &args.matcher,
+        args.timeout,
+        &our_command(args.client, socket)?,
+    );
     if args.print {
         let snippet = Json::object([(
             "hooks",
@@ -150,11 +154,14 @@ fn shown(path: &Path, target: &Path) -> String {
 }
 
 /// The command the client runs: this executable, by absolute path, and `hook <client>`.
-fn our_command(client: HookClient) -> Result<String> {
+fn our_command(client: HookClient, socket: Option<&Path>) -> Result<String> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::Internal(format!("cannot tell where askdesk is installed: {e}")))?;
+    let socket = socket
+        .map(|path| format!(" --socket {}", shell_quote(&path.display().to_string())))
+        .unwrap_or_default();
     Ok(format!(
-        "{} hook {}",
+        "{}{socket} hook {}",
         shell_quote(&exe.display().to_string()),
         client.slug()
     ))

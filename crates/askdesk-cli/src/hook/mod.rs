@@ -34,7 +34,9 @@ const INPUT_LIMIT: u64 = 16 * 1024 * 1024;
 /// How many agents of one session may ask at once (parallel tool calls) before a prompt gives up.
 const AGENTS_PER_SESSION: u32 = 64;
 
-pub async fn run(args: HookArgs, socket: PathBuf) -> Result<()> {
+/// Runs `askdesk hook ...`; `named_socket` is the `--socket` given on the command line, which an
+/// installed hook's command keeps.
+pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -> Result<()> {
     match args.command {
         HookCommand::ClaudeCode(run) => {
             answer(HookClient::ClaudeCode, run, &socket).await;
@@ -44,7 +46,7 @@ pub async fn run(args: HookArgs, socket: PathBuf) -> Result<()> {
             answer(HookClient::Codex, run, &socket).await;
             Ok(())
         }
-        HookCommand::Install(args) => install::install(&args),
+        HookCommand::Install(args) => install::install(&args, named_socket),
         HookCommand::Uninstall(args) => install::uninstall(&args),
     }
 }

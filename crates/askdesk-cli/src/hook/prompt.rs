@@ -56,12 +56,16 @@ pub struct HookInput {
     pub model: Option<String>,
     pub tool_name: String,
     pub tool_input: Map<String, Value>,
-    /// Claude Code: the "always allow" rules its own prompt would offer.
-    #[serde(default)]
+    /// Claude Code: the "always allow" rules its own prompt would offer (`null` is none).
+    #[serde(default, deserialize_with = "null_is_none")]
     pub permission_suggestions: Vec<Value>,
     /// `tool_input` with its keys in the client's order, echoed back in `updatedInput`.
     #[serde(skip, default = "empty_object")]
     pub echo: Json,
+}
+
+fn null_is_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Value>, D::Error> {
+    Ok(Option::<Vec<Value>>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 fn empty_object() -> Json {
@@ -91,6 +95,10 @@ impl HookInput {
         input.echo = serde_json::from_str::<Echo>(text)
             .map_err(|e| format!("the hook input is not a PermissionRequest object: {e}"))?
             .tool_input;
+        // The tool is what a prompt is about, and what keeps rules that do not name it away.
+        if input.tool_name.trim().is_empty() {
+            return Err("the hook input names no tool (tool_name is empty)".into());
+        }
         match input.hook_event_name.as_deref() {
             None | Some("PermissionRequest") => Ok(input),
             Some(other) => Err(format!(
@@ -173,6 +181,9 @@ impl Decision {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoDecision(pub String);
 
+/// The longest plan shown: the broker's default per-field limit (256 KiB).
+const PLAN_LIMIT: usize = 256 * 1024;
+
 /// The questions for a hook input.
 pub fn prompt(client: HookClient, input: &HookInput) -> Result<Prompt, String> {
     match (client, input.tool_name.as_str()) {
@@ -189,6 +200,13 @@ fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
         .and_then(Value::as_str)
         .filter(|plan| !plan.trim().is_empty())
         .ok_or("ExitPlanMode input has no tool_input.plan text")?;
+    // A plan is what the human approves: it is shown whole or not at all.
+    if plan.len() > PLAN_LIMIT {
+        return Err(format!(
+            "the plan is {} bytes, more than askdesk shows in one question ({PLAN_LIMIT} bytes)",
+            plan.len()
+        ));
+    }
     let option = |label: &str, description: &str| QuestionOption {
         label: label.to_owned(),
         description: Some(description.to_owned()),
@@ -285,7 +303,7 @@ fn questions_prompt(input: &HookInput) -> Result<Prompt, String> {
                 id: format!("q{}", index + 1),
                 question: asked.question,
                 header: asked.header.filter(|h| !h.is_empty()),
-                detail: (!previews.is_empty()).then(|| previews.join("\n\n---\n\n")),
+                detail: (!previews.is_empty()).then(|| detail::previews(previews)),
                 options: asked
                     .options
                     .into_iter()
@@ -521,6 +539,36 @@ mod tests {
         assert!(q.options.iter().any(|o| o.label == APPROVE_ACCEPT));
         let empty = json!({ "tool_name": "ExitPlanMode", "tool_input": { "plan": " " } });
         assert!(super::prompt(HookClient::ClaudeCode, &input(empty)).is_err());
+        // A plan is shown whole or not at all: the longest the broker takes, and not a byte more.
+        let sized = |n: usize| json!({ "tool_name": "ExitPlanMode", "tool_input": { "plan": "p".repeat(n) } });
+        let whole = super::prompt(HookClient::ClaudeCode, &input(sized(PLAN_LIMIT))).unwrap();
+        assert_eq!(
+            whole.questions[0].detail.as_ref().unwrap().len(),
+            PLAN_LIMIT
+        );
+        let Err(why) = super::prompt(HookClient::ClaudeCode, &input(sized(PLAN_LIMIT + 1))) else {
+            panic!("a plan over the limit was shown");
+        };
+        assert_eq!(
+            why,
+            "the plan is 262145 bytes, more than askdesk shows in one question (262144 bytes)"
+        );
+    }
+
+    #[test]
+    fn long_option_previews_are_cut_to_fit_one_detail() {
+        let option = |label: &str, n: usize| json!({ "label": label, "markdown": "m".repeat(n) });
+        let hook = json!({ "tool_name": "AskUserQuestion", "tool_input": { "questions": [
+            { "question": "Which?", "options": [option("A", 200_000), option("B", 200_000), option("C", 5)] }
+        ] } });
+        let prompt = prompt(HookClient::ClaudeCode, &input(hook)).unwrap();
+        let detail = prompt.questions[0].detail.as_deref().unwrap();
+        assert!(detail.len() <= PLAN_LIMIT, "{}", detail.len());
+        assert_eq!(detail.matches("more bytes not shown").count(), 2);
+        assert!(
+            detail.ends_with("**C**\n\nmmmmm"),
+            "the short preview is whole"
+        );
     }
 
     #[test]
