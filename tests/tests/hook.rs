@@ -407,40 +407,40 @@ async fn no_answerer_no_broker_and_bad_input_fall_open() {
     let hook = spawn_hook(&broker, "claude-code", &fixture("claude-bash"), &[]);
     assert_fell_open(&finish(hook).await, "no answerer took the question");
 
-    let hook = spawn_hook(&broker, "codex", "{\"tool_name\": 7}", &[]);
-    assert_fell_open(&finish(hook).await, "not a PermissionRequest object");
-    // No tool, no prompt: a rule that names no tool could otherwise answer it.
-    let hook = spawn_hook(
-        &broker,
-        "claude-code",
-        "{\"tool_name\":\" \",\"tool_input\":{}}",
-        &[],
-    );
-    assert_fell_open(&finish(hook).await, "names no tool (tool_name is empty)");
-    // `permission_suggestions: null` is none: the prompt is asked (and here nobody answers).
-    let hook = spawn_hook(
-        &broker,
-        "claude-code",
-        "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"},\"permission_suggestions\":null}",
-        &[],
-    );
-    assert_fell_open(&finish(hook).await, "no answerer took the question");
-
-    let hook = spawn_hook(
-        &broker,
-        "claude-code",
-        "{\"hook_event_name\":\"Stop\",\"tool_name\":\"Bash\",\"tool_input\":{}}",
-        &[],
-    );
-    assert_fell_open(&finish(hook).await, "PermissionRequest only");
-    // What the input says is echoed on one line, its control characters escaped.
-    let hook = spawn_hook(
-        &broker,
-        "claude-code",
-        "{\"hook_event_name\":\"St\\u001b[2J\\nop\",\"tool_name\":\"Bash\",\"tool_input\":{}}",
-        &[],
-    );
-    assert_fell_open(&finish(hook).await, "a St\\u{1b}[2J op event");
+    let cases = [
+        (
+            "codex",
+            r#"{"tool_name": 7}"#,
+            "not a PermissionRequest object",
+        ),
+        // No tool, no prompt: a rule that names no tool could otherwise answer it.
+        (
+            "claude-code",
+            r#"{"tool_name":" ","tool_input":{}}"#,
+            "names no tool (tool_name is empty)",
+        ),
+        // `permission_suggestions: null` is none: the prompt is asked (and here nobody answers).
+        (
+            "claude-code",
+            r#"{"tool_name":"Bash","tool_input":{"command":"ls"},"permission_suggestions":null}"#,
+            "no answerer took the question",
+        ),
+        (
+            "claude-code",
+            r#"{"hook_event_name":"Stop","tool_name":"Bash","tool_input":{}}"#,
+            "PermissionRequest only",
+        ),
+        // What the input says is echoed on one line, its control characters escaped.
+        (
+            "claude-code",
+            r#"{"hook_event_name":"St\u001b[2J\nop","tool_name":"Bash","tool_input":{}}"#,
+            "a St\\u{1b}[2J op event",
+        ),
+    ];
+    for (client, input, reason) in cases {
+        let hook = spawn_hook(&broker, client, input, &[]);
+        assert_fell_open(&finish(hook).await, reason);
+    }
 
     // A socket nobody listens on, with and without --no-launch (and no display either way).
     let home = Home::new();
