@@ -324,19 +324,20 @@ impl Answerer for GuiAnswerer {
     }
 
     fn withdraw(&self, id: RequestId) {
-        self.leave(id, Removal::Withdrawn);
+        self.leave(id, Removal::Withdrawn, "withdrawn");
     }
 
     fn overruled(&self, id: RequestId, by: &str) {
         tracing::debug!(request = %id, by, "decided while it waited");
-        self.leave(id, Removal::Overruled);
+        // A plan version a rule decided shows who decided it, not that the agent withdrew it.
+        self.leave(id, Removal::Overruled, &format!("decided by {by}"));
     }
 }
 
 impl GuiAnswerer {
     /// A waiting request leaves the queue without the human (`why`): remembered a while, so an
-    /// answer the human sends just after is recognised as late.
-    fn leave(&self, id: RequestId, why: Removal) {
+    /// answer the human sends just after is recognised as late; a plan version records `ended`.
+    fn leave(&self, id: RequestId, why: Removal, ended: &str) {
         let left = {
             let mut state = self.state();
             let Some(waiting) = state.waiting.remove(&id) else {
@@ -348,7 +349,7 @@ impl GuiAnswerer {
             state.recent.push_back(waiting.request);
             state.waiting.len()
         };
-        self.shared.threads.ended(id, "withdrawn");
+        self.shared.threads.ended(id, ended);
         self.thread_changed(id);
         self.shared.presenter.removed(id, why, left);
     }
@@ -914,47 +915,86 @@ mod tests {
         );
     }
 
+    fn plan(detail: &str) -> Question {
+        let mut plan = question("plan", &["Approve", "Keep planning"]);
+        plan.detail = Some(detail.into());
+        plan.intent = Some(Intent {
+            kind: "plan-review".into(),
+            approve: "Approve".into(),
+        });
+        plan
+    }
+
+    /// A plan asked by agent `id` of session `s-1`: the agents of one session make one thread.
+    fn ask_in_session(
+        service: &Service,
+        id: &str,
+        detail: &str,
+    ) -> (
+        tokio::task::JoinHandle<Result<Answer, AskError>>,
+        CancellationToken,
+    ) {
+        let meta = serde_json::json!({ "session": "s-1" });
+        let agent = service
+            .register_agent(askdesk_core::AgentRegistration {
+                id: id.into(),
+                meta: meta.as_object().cloned(),
+                ..Default::default()
+            })
+            .unwrap();
+        let cancel = CancellationToken::new();
+        let ask = service.ask(
+            AskRequest {
+                questions: vec![plan(detail)],
+                agent: Some(agent),
+            },
+            &cancel,
+        );
+        (tokio::spawn(ask), cancel)
+    }
+
+    /// What the version before this waiting one came to, as its revision shows it.
+    fn decision_before(view: &RequestView) -> Option<String> {
+        view.questions[0].revision.as_ref().unwrap().previous[0]
+            .decision
+            .clone()
+    }
+
+    #[tokio::test]
+    async fn a_version_a_rule_decided_says_so_in_the_next_revision() {
+        let (service, gui, _) = setup();
+        let (first, _c1) = ask_in_session(&service, "a1", "# Plan\n\n1. Read\n");
+        let id = wait_queued(&gui, 1).await[0].request;
+        let overrule = service.take_override(id, "rule:plans").unwrap();
+        overrule
+            .decide(Decision::Claim(Answer {
+                answers: vec![AnswerItem {
+                    id: "plan".into(),
+                    selected: vec![],
+                    custom: Some("Split step 1.".into()),
+                }],
+            }))
+            .unwrap();
+        first.await.unwrap().unwrap();
+        let (second, cancel) = ask_in_session(&service, "a2", "# Plan\n\n1. Read twice\n");
+        let queue = wait_queued(&gui, 1).await;
+        assert_eq!(
+            decision_before(&queue[0]),
+            Some("decided by rule:plans".into())
+        );
+        cancel.cancel();
+        assert!(second.await.unwrap().is_err());
+    }
+
     #[tokio::test]
     async fn a_waiting_revision_shows_what_was_decided_on_the_version_before() {
         let (service, gui, _) = setup();
-        let plan = |detail: &str| {
-            let mut plan = question("plan", &["Approve", "Keep planning"]);
-            plan.detail = Some(detail.into());
-            plan.intent = Some(Intent {
-                kind: "plan-review".into(),
-                approve: "Approve".into(),
-            });
-            plan
-        };
         // Two agents of one session: their plans are one thread, both versions waiting at once.
-        let ask_in_session = |id: &str, detail: &str| {
-            let meta = serde_json::json!({ "session": "s-1" });
-            let agent = service
-                .register_agent(askdesk_core::AgentRegistration {
-                    id: id.into(),
-                    meta: meta.as_object().cloned(),
-                    ..Default::default()
-                })
-                .unwrap();
-            let cancel = CancellationToken::new();
-            let ask = service.ask(
-                AskRequest {
-                    questions: vec![plan(detail)],
-                    agent: Some(agent),
-                },
-                &cancel,
-            );
-            (tokio::spawn(ask), cancel)
-        };
-        let (first, _c1) = ask_in_session("a1", "# Plan\n\n1. Read\n2. Write\n");
+        let (first, _c1) = ask_in_session(&service, "a1", "# Plan\n\n1. Read\n2. Write\n");
         wait_queued(&gui, 1).await;
-        let (second, _c2) = ask_in_session("a2", "# Plan\n\n1. Read\n2. Write twice\n");
+        let (second, _c2) = ask_in_session(&service, "a2", "# Plan\n\n1. Read\n2. Write twice\n");
         let queue = wait_queued(&gui, 2).await;
-        let decision = |view: &RequestView| {
-            view.questions[0].revision.as_ref().unwrap().previous[0]
-                .decision
-                .clone()
-        };
+        let decision = decision_before;
         assert_eq!(decision(&queue[1]), None);
         let step = queue[0].questions[0]
             .blocks

@@ -314,11 +314,13 @@ async def bad_arguments_name_the_field(world):
             {"id": "a", "question": "?"}, {"id": "b", "question": "?", "multi_select": "yes"}]})
         missing = await session.call_tool("ask_user_question", {"questions": [{"question": "no id"}]})
         plan = await session.call_tool("review_plan", {"plan": 7})
-        return wrong_type, missing, plan
+        blank = await session.call_tool("review_plan", {"plan": " \n "})
+        return wrong_type, missing, plan, blank
 
-    wrong_type, missing, plan = await session_call(world, run)
-    for result in (wrong_type, missing, plan):
+    wrong_type, missing, plan, blank = await session_call(world, run)
+    for result in (wrong_type, missing, plan, blank):
         assert result.is_error and result.structured_content is None, result
+    assert text_of(blank) == "Error: invalid arguments: plan: there is no plan to review (it is empty)", blank
     assert text_of(wrong_type) == (
         'Error: invalid arguments: questions[1].multi_select: invalid type: string "yes", expected a boolean'), wrong_type
     assert text_of(missing) == "Error: invalid arguments: questions[0]: missing field `id`", missing

@@ -207,6 +207,13 @@ impl AskdeskMcp {
             Ok(args) => args,
             Err(message) => return tools::failure(message),
         };
+        // Said here in the tool's own terms; the broker would name a question and intent the
+        // agent never wrote.
+        if args.plan.trim().is_empty() {
+            return tools::failure(
+                "invalid arguments: plan: there is no plan to review (it is empty)",
+            );
+        }
         match self.ask(vec![tools::plan_question(args)], context).await {
             Ok(answer) => tools::verdict_result(&answer),
             Err(message) => tools::failure(message),
