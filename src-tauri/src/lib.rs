@@ -148,11 +148,16 @@ fn bind_or_focus_running() -> Listener {
     }
 }
 
-/// Step 3: the history journal; the app still answers without one (and `askdesk status` says
-/// why there is none).
+/// Step 3: the history journal. One that cannot be opened now is opened by the first commit
+/// after the cause is gone; meanwhile the app still answers (and `askdesk status` says why
+/// nothing is recorded). Without a data directory at all there is none.
 fn open_journal() -> (Option<Journal>, Option<String>) {
-    match Journal::open_default() {
-        Ok(journal) => (Some(journal), None),
+    match Journal::open_default_or_later() {
+        Ok((journal, None)) => (Some(journal), None),
+        Ok((journal, Some(error))) => {
+            tracing::warn!(%error, "the history journal cannot be opened yet; settled requests are not recorded until it can");
+            (Some(journal), None)
+        }
         Err(error) => {
             tracing::warn!(%error, "no history journal; settled requests are not recorded");
             (None, Some(error.to_string()))

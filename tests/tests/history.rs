@@ -1245,7 +1245,7 @@ async fn a_request_pending_at_sigterm_is_journaled_before_its_asker_hears_shutti
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker() {
+async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker_and_is_opened_once_it_can() {
     let home = Home::new();
     // `askdesk` under the data directory is a file, so the journal's directory cannot exist.
     std::fs::create_dir_all(home.data_home()).unwrap();
@@ -1273,7 +1273,7 @@ async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker() {
     );
     // And says so: `askdesk status` shows why nothing is recorded.
     let status = asker.call("askdesk/status", json!({})).await.unwrap();
-    assert_eq!(status["history"]["state"], "unavailable", "{status}");
+    assert_eq!(status["history"]["state"], "failing", "{status}");
     let error = status["history"]["error"].as_str().unwrap_or_default();
     assert!(
         error.ends_with("askdesk: it exists and is not a directory"),
@@ -1290,6 +1290,25 @@ async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker() {
             "{args:?}: {stderr}"
         );
     }
+    // Once the cause is gone the next settled request is recorded, without a restart.
+    std::fs::remove_file(broker.home().data_home().join("askdesk")).unwrap();
+    let id = asker
+        .start(
+            "user-questions/ask",
+            json!({ "questions": [q("q", "Again?", &["Go"])] }),
+        )
+        .await;
+    let request = answerer.next_request().await;
+    answerer.reply(&request, answer.clone()).await;
+    assert_eq!(asker.wait(id).await.unwrap(), answer);
+    let status = asker.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["history"]["state"], "on", "{status}");
+    let recorded = history_json(broker.home(), &[]).await;
+    assert_eq!(
+        summary(&recorded),
+        vec![("q".to_string(), "answered".to_string())],
+        "{recorded:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

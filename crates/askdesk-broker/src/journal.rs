@@ -238,19 +238,40 @@ impl Journal {
     }
 
     pub fn open_with_limit(dir: &Path, max_bytes: u64) -> Result<Journal> {
-        make_private_dir(dir)?;
-        let rotated = dir.join(ROTATED_NAME);
-        if rotated.exists() {
-            make_private_file(&rotated)?;
-        }
-        let path = dir.join(FILE_NAME);
-        let file = open_live(&path)?;
+        let file = open_in(dir)?;
         let store = FileStore {
             dir: dir.to_owned(),
             max_bytes,
             file: Some(file),
         };
         Journal::start(dir.to_owned(), store)
+    }
+
+    /// The journal under the default directory, as [`Journal::open_default`], except that a
+    /// journal that cannot be opened now (its directory in the way of a file, unwritable, the file
+    /// a directory) is opened by the first commit after the cause is gone: until then every commit
+    /// fails and [`Journal::failure`] says why, starting with the reason returned here. `Err` only
+    /// when there is no default directory at all.
+    pub fn open_default_or_later() -> Result<(Journal, Option<Error>)> {
+        let dir = default_dir()?;
+        Journal::open_or_later(&dir, DEFAULT_MAX_BYTES)
+    }
+
+    fn open_or_later(dir: &Path, max_bytes: u64) -> Result<(Journal, Option<Error>)> {
+        let (file, error) = match open_in(dir) {
+            Ok(file) => (Some(file), None),
+            Err(error) => (None, Some(error)),
+        };
+        let store = FileStore {
+            dir: dir.to_owned(),
+            max_bytes,
+            file,
+        };
+        let journal = Journal::start(dir.to_owned(), store)?;
+        if let Some(error) = &error {
+            *askdesk_core::sync::lock(&journal.inner.queue.failure) = Some(error.to_string());
+        }
+        Ok((journal, error))
     }
 
     fn start(dir: PathBuf, store: impl Store) -> Result<Journal> {
@@ -596,7 +617,8 @@ fn write_batches(queue: &Queue, mut store: impl Store) {
     // A lone record predicts another soon (one asker asking in turn); a batch means load, where
     // the queue refills while the sync runs anyway.
     let mut lone = false;
-    let mut failing = false;
+    // A journal opened later starts out failing (see `Journal::open_default_or_later`).
+    let mut failing = askdesk_core::sync::lock(&queue.failure).is_some();
     while queue.take(&mut batch, lone) {
         lone = batch.len() == 1;
         lines.clear();
@@ -737,7 +759,7 @@ impl FileStore {
         for _ in 0..ATTEMPTS {
             let live = match self.file.as_mut() {
                 Some(live) => live,
-                None => self.file.insert(open_live(path).map_err(|e| match e {
+                None => self.file.insert(open_in(&self.dir).map_err(|e| match e {
                     Error::Io { path, source } => BatchError::new(&path)(source),
                     other => BatchError::new(path)(io::Error::other(other.to_string())),
                 })?),
@@ -949,6 +971,17 @@ fn data_end(file: &File, len: u64) -> io::Result<(u64, Tail)> {
 const DIR_MODE: u32 = 0o700;
 /// The journal files: 0600, only their owner may read them.
 const FILE_MODE: u32 = 0o600;
+
+/// The live journal file in `dir`, the directory and the files made private first (a directory
+/// removed while a broker runs is made again).
+fn open_in(dir: &Path) -> Result<Live> {
+    make_private_dir(dir)?;
+    let rotated = dir.join(ROTATED_NAME);
+    if rotated.exists() {
+        make_private_file(&rotated)?;
+    }
+    open_live(&dir.join(FILE_NAME))
+}
 
 /// Creates `dir` 0700 (its parents as usual), or tightens an existing one to 0700.
 fn make_private_dir(dir: &Path) -> Result<()> {

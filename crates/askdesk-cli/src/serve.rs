@@ -19,10 +19,15 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
         (None, None)
     } else {
         // The broker is worth more than its history: without a journal it still serves, and
-        // `askdesk status` says why history is unavailable.
-        match tokio::task::spawn_blocking(Journal::open_default).await {
-            Ok(Ok(journal)) => {
+        // `askdesk status` says why nothing is recorded. A journal that cannot be opened yet is
+        // opened by the first commit after the cause is gone.
+        match tokio::task::spawn_blocking(Journal::open_default_or_later).await {
+            Ok(Ok((journal, None))) => {
                 tracing::info!(path = %journal.path().display(), "recording history");
+                (Some(journal), None)
+            }
+            Ok(Ok((journal, Some(error)))) => {
+                tracing::error!(%error, "history is off until the journal can be opened");
                 (Some(journal), None)
             }
             Ok(Err(error)) => {
