@@ -144,7 +144,7 @@ impl Conn {
                 self.record_late(&request, answer, &label);
             }
         } else {
-            tracing::debug!(id, "ignored a response to no pending request");
+            tracing::warn!(id, "ignored a response to no pending request (answered already, or withdrawn long ago)");
         }
     }
 
