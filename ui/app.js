@@ -42,7 +42,6 @@ async function refreshQueue() {
   state.queue = await api.queue();
   const ids = new Set(state.queue.map((v) => v.request));
   for (const id of [...state.forms.keys()]) if (!ids.has(id)) state.forms.delete(id);
-  for (const id of [...state.settledHere]) if (!ids.has(id)) state.settledHere.delete(id);
   if (!ids.has(state.current)) {
     const left = state.current;
     state.current = state.queue.length ? state.queue[0].request : null;
@@ -51,6 +50,8 @@ async function refreshQueue() {
       guardUntil = performance.now() + SWAP_GUARD_MS;
     }
   }
+  // Forgotten once gone (and after the check above, which asks about the one that just went).
+  for (const id of [...state.settledHere]) if (!ids.has(id)) state.settledHere.delete(id);
   renderSidebar();
   if (state.mode === 'queue') renderMain();
 }

@@ -201,7 +201,11 @@ mod tests {
 
     #[test]
     fn a_record_answered_by_the_human_is_drafted_apart_from_the_file_s_names() {
-        let folder = Folder::new("names", "[[rule]]\nname = \"deploy\"\nask = true\n");
+        // The file's `deploy` is about another project: it does not decide this request.
+        let folder = Folder::new(
+            "names",
+            "[[rule]]\nname = \"deploy\"\nmatch = { cwd = \"/srv/other\" }\nask = true\n",
+        );
         let view = from_record(folder.file(), &record(Some("desktop")));
         assert_eq!(view.name.as_deref(), Some("deploy-2"), "{view:?}");
         let toml = view.toml.unwrap();

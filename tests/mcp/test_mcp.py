@@ -709,6 +709,7 @@ async def a_broker_that_does_not_answer_is_given_up_on(world):
         while replies[-1].get("id") != 3:
             replies.append(reply())
         assert time.time() - started < 3, replies
+        assert [r.get("id") for r in replies] == [3], f"the cancelled call was answered: {replies}"
         # The input closes with a call waiting on the broker: the server ends at once.
         send(call_line(4, question))
         time.sleep(0.3)

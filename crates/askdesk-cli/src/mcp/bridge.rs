@@ -97,8 +97,13 @@ impl Bridge {
     }
 
     /// Unregisters the session's agent; closing the connection would too, this makes it prompt.
+    /// A link still being made (a broker that does not answer, a call not yet given up) is not
+    /// waited for: there is no agent to unregister yet, and the process ends.
     pub async fn close(&self) {
-        if let Some(link) = self.link.lock().await.take() {
+        let Ok(mut slot) = self.link.try_lock() else {
+            return;
+        };
+        if let Some(link) = slot.take() {
             let _ = tokio::time::timeout(
                 Duration::from_secs(2),
                 link.client.unregister_agent(&link.agent),
