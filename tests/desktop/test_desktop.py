@@ -928,8 +928,17 @@ def test_a_request_that_takes_the_place_of_a_withdrawn_one_gets_no_keys_meant_fo
     page = ctx.page
     conn, first, _ = ctx.ask([{"id": "hold", "question": "Hold the release?",
                                "options": [{"label": "Yes"}, {"label": "No"}]}], agent="coder")
-    _, _, second = ctx.ask([{"id": "merge", "question": "Merge the branch?",
-                             "options": [{"label": "Yes"}, {"label": "No"}]}], agent="reviewer")
+    # An agent of its own: a notification summary no other test looks for.
+    other = ctx.conn()
+    handle = other.call("agents/register", {"id": f"deployer-{os.getpid()}", "label": "deploy-bot"})
+    merge = other.start("user-questions/ask", {"agent": handle, "questions": [
+        {"id": "merge", "question": "Merge the branch?", "options": [{"label": "Yes"}, {"label": "No"}]}]})
+
+    def second(timeout=15):
+        try:
+            return {"result": other.wait(merge, timeout=timeout)}
+        except TimeoutError:
+            raise AssertionError("the asker got no reply") from None
     ctx.wait_queue(2)
     ctx.show("hold")
     page.type(ctx.other_box("hold"), "Wait for the")
