@@ -1645,8 +1645,9 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
         "const b = li.querySelector('.thread-version .version-feedback'); const one = b.getBoundingClientRect().height;"
         "const cut = b.scrollWidth > b.clientWidth + 1; b.click();"
         "return {cut, grown: b.getBoundingClientRect().height > 2 * one, whole: b.scrollWidth <= b.clientWidth + 1,"
+        " wide: b.getBoundingClientRect().width > 0.9 * b.parentElement.getBoundingClientRect().width,"
         " expanded: b.getAttribute('aria-expanded'), comment: b.textContent.includes('Batch the inserts')};")
-    assert feedback == {"cut": True, "grown": True, "whole": True, "expanded": "true", "comment": True}, feedback
+    assert feedback == {"cut": True, "grown": True, "whole": True, "wide": True, "expanded": "true", "comment": True}, feedback
     ctx.shot("history-thread-feedback", scroll_to=".history-item.plan-thread")
     page.click(page.find("#nav-queue"))
 
