@@ -496,6 +496,56 @@ async fn a_broker_that_does_not_answer_is_given_up_on() {
     );
 }
 
+/// Runs a prepared hook command with `input` on stdin, off the async runtime.
+async fn run_hook(mut cmd: std::process::Command, input: String) -> Output {
+    tokio::task::spawn_blocking(move || {
+        askdesk_e2e::run_with_stdin(&mut cmd, Some(input.as_bytes()), HOOK_LIMIT)
+    })
+    .await
+    .unwrap()
+}
+
+/// A broker that completes the handshake and then stops answering (its agent registration never
+/// answered) is given up on too.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broker_that_stops_answering_after_the_handshake_is_given_up_on() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let home = Home::new();
+    std::fs::create_dir_all(home.socket().parent().unwrap()).unwrap();
+    let listener = tokio::net::UnixListener::bind(home.socket()).unwrap();
+    let server = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            let (read, mut write) = stream.into_split();
+            let mut lines = tokio::io::BufReader::new(read).lines();
+            if let Ok(Some(line)) = lines.next_line().await {
+                let id = serde_json::from_str::<Value>(&line).unwrap()["id"].clone();
+                let reply = json!({ "jsonrpc": "2.0", "id": id,
+                    "result": { "protocolVersion": 1, "server": { "name": "askdesk", "version": "0" } } });
+                write
+                    .write_all(format!("{reply}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+            held.push((lines, write));
+        }
+    });
+    let mut cmd = home.command(["hook", "claude-code"]);
+    cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    let started = std::time::Instant::now();
+    let output = run_hook(cmd, fixture("claude-bash")).await;
+    server.abort();
+    assert_fell_open(
+        &output,
+        "did not answer within 5 s; it may be stopped or hung",
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "gave up after {:?}",
+        started.elapsed()
+    );
+}
+
 /// With no broker but a display, the hook starts the desktop app (here a stand-in beside a copy of
 /// the binary that runs `askdesk serve`) and asks there; that broker has no answerer, so the hook
 /// still falls open, saying so. The app is started on the socket the hook was given (`--socket`).
@@ -536,12 +586,7 @@ async fn no_broker_with_a_display_starts_the_desktop_app() {
         .env("XDG_DATA_HOME", home.data_home())
         .env("XDG_RUNTIME_DIR", home.runtime_dir())
         .env("DISPLAY", ":99");
-    let input = fixture("claude-bash");
-    let output = tokio::task::spawn_blocking(move || {
-        askdesk_e2e::run_with_stdin(&mut cmd, Some(input.as_bytes()), HOOK_LIMIT)
-    })
-    .await
-    .unwrap();
+    let output = run_hook(cmd, fixture("claude-bash")).await;
     let pid: Option<libc::pid_t> = std::fs::read_to_string(&pidfile)
         .ok()
         .and_then(|text| text.trim().parse().ok());
@@ -551,6 +596,29 @@ async fn no_broker_with_a_display_starts_the_desktop_app() {
     }
     assert!(pid.is_some(), "the desktop app was not started");
     assert_fell_open(&output, "no answerer took the question");
+
+    // An app that exits without opening the socket is not waited for.
+    std::fs::remove_file(&desktop).unwrap();
+    std::fs::write(&desktop, "#!/bin/sh\nexit 3\n").unwrap();
+    std::fs::set_permissions(
+        &desktop,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new(&askdesk);
+    cmd.arg("--socket")
+        .arg(home.path().join("other.sock"))
+        .args(["hook", "claude-code"])
+        .env("XDG_RUNTIME_DIR", home.runtime_dir())
+        .env("DISPLAY", ":99");
+    let started = std::time::Instant::now();
+    let output = run_hook(cmd, fixture("claude-bash")).await;
+    assert_fell_open(&output, "but it exited (exit status: 3) without opening");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "waited {:?} for an app that had exited",
+        started.elapsed()
+    );
 }
 
 /// The client kills the hook when the person answers in the terminal first (or on its timeout):
@@ -825,6 +893,24 @@ fn install_keeps_a_named_socket_and_refuses_a_zero_timeout() {
     assert!(output.status.success());
     let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
     assert_eq!(written, json!({ "hooks": {} }));
+
+    // A relative socket is written absolute: the client runs the hook in another directory.
+    let mut cmd = home.command(["hook", "--socket", "run/rel.sock", "install", "codex"]);
+    cmd.env("HOME", home.path())
+        .env_remove("CODEX_HOME")
+        .current_dir(home.path());
+    let output = askdesk_e2e::run_with_timeout(&mut cmd, HOOK_LIMIT);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
+    assert_eq!(
+        written["hooks"]["PermissionRequest"][0]["hooks"][0]["command"],
+        json!(format!(
+            "{} --socket {} hook codex",
+            askdesk_e2e::askdesk_bin().display(),
+            home.path().join("run/rel.sock").display()
+        )),
+        "{written}"
+    );
 
     let output = install_cmd(&home, &["install", "codex", "--timeout", "0"]);
     assert_eq!(output.status.code(), Some(2));

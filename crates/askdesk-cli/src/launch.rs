@@ -46,15 +46,26 @@ pub async fn start_and_connect(exe: &Path, socket: &Path, client_name: &str) -> 
             exe.display()
         ))
     })?;
-    // Reap it if it exits while this process runs.
-    tokio::spawn(async move {
-        let _ = child.wait().await;
-    });
     let deadline = Instant::now() + LAUNCH_WAIT;
     loop {
         tokio::time::sleep(Duration::from_millis(200)).await;
+        // An app that ended without opening the socket (another instance's socket directory, a
+        // refused one) is not waited for.
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(Error::Internal(format!(
+                "started {} but it exited ({status}) without opening {}; run it in a terminal to see why",
+                exe.display(),
+                socket.display()
+            )));
+        }
         match Client::connect_within(socket, client_name, crate::connect::HANDSHAKE_WAIT).await {
-            Ok(client) => return Ok(client),
+            Ok(client) => {
+                // Reap it if it exits while this process runs.
+                tokio::spawn(async move {
+                    let _ = child.wait().await;
+                });
+                return Ok(client);
+            }
             Err(ClientError::NotRunning { .. }) if Instant::now() < deadline => continue,
             Err(ClientError::NotRunning { .. }) => {
                 return Err(Error::Internal(format!(

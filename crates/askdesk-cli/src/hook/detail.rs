@@ -345,11 +345,40 @@ pub fn inline_code(text: &str) -> String {
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
+/// A tool's arguments as one JSON block within [`BLOCK_LIMIT`]: each argument's value gets a
+/// share of it, a longer one is cut (shown as a string ending in the note), so a short argument
+/// (a path) is never hidden behind a long one (a file's content).
 fn json_block(input: &Map<String, Value>) -> Part {
-    Part::block(
-        "json",
-        serde_json::to_string_pretty(input).expect("JSON serializes"),
-    )
+    let sizes: Vec<usize> = input
+        .values()
+        .map(|value| serde_json::to_string(value).map_or(0, |text| text.len()))
+        .collect();
+    let mut budget = BLOCK_LIMIT.saturating_sub(64 * (input.len() + 1));
+    loop {
+        let cap = share(&sizes, budget);
+        let shown: Map<String, Value> = input
+            .iter()
+            .zip(&sizes)
+            .map(|((key, value), &size)| {
+                let value = if size <= cap {
+                    value.clone()
+                } else {
+                    let text = match value {
+                        Value::String(text) => text.clone(),
+                        other => serde_json::to_string(other).expect("JSON serializes"),
+                    };
+                    Value::String(cut(&text, cap).into_owned())
+                };
+                (key.clone(), value)
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&shown).expect("JSON serializes");
+        // Escapes and indentation can make the block longer than its values: cut deeper then.
+        if text.len() <= BLOCK_LIMIT || budget < 1024 {
+            return Part::block("json", text);
+        }
+        budget /= 2;
+    }
 }
 
 fn longest_backtick_run(text: &str) -> usize {
@@ -516,7 +545,7 @@ mod tests {
             (
                 "mcp__srv__tool",
                 json!({ "a": big(200_000), "b": big(200_000) }),
-                1,
+                2,
             ),
         ];
         for (tool, input, notes) in cases {
@@ -528,6 +557,33 @@ mod tests {
                 "{tool}"
             );
         }
+        // A tool's short argument is shown whole beside a long one, whatever the keys' order.
+        let s = shown(
+            "mcp__filesystem__write_file",
+            json!({ "path": "/home/dev/.ssh/authorized_keys", "content": "#".repeat(120_000), "mode": [1, 2] }),
+        );
+        assert!(
+            s.detail
+                .contains("\"path\": \"/home/dev/.ssh/authorized_keys\""),
+            "{}",
+            &s.detail[..200]
+        );
+        assert!(
+            s.detail.contains("\"mode\": [\n"),
+            "a short value keeps its shape"
+        );
+        assert_eq!(s.detail.matches("more bytes not shown").count(), 1);
+        assert!(s.detail.len() <= BLOCK_LIMIT + 200, "{}", s.detail.len());
+        let escaped = shown(
+            "mcp__srv__tool",
+            json!({ "a": "\"".repeat(200_000), "z": "short" }),
+        );
+        assert!(escaped.detail.contains("\"z\": \"short\""));
+        assert!(
+            escaped.detail.len() <= BLOCK_LIMIT + 200,
+            "{}",
+            escaped.detail.len()
+        );
         let s = shown(
             "MultiEdit",
             json!({ "file_path": "f.rs", "edits": [edit(200_000), edit(200_000), edit(10)] }),

@@ -157,9 +157,17 @@ fn shown(path: &Path, target: &Path) -> String {
 fn our_command(client: HookClient, socket: Option<&Path>) -> Result<String> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::Internal(format!("cannot tell where askdesk is installed: {e}")))?;
-    let socket = socket
-        .map(|path| format!(" --socket {}", shell_quote(&path.display().to_string())))
-        .unwrap_or_default();
+    // The client runs the hook in its project's directory: a relative path would name another
+    // socket there.
+    let socket = match socket {
+        Some(path) => {
+            let path = std::path::absolute(path).map_err(|e| {
+                Error::Internal(format!("cannot make {} absolute: {e}", path.display()))
+            })?;
+            format!(" --socket {}", shell_quote(&path.display().to_string()))
+        }
+        None => String::new(),
+    };
     Ok(format!(
         "{}{socket} hook {}",
         shell_quote(&exe.display().to_string()),

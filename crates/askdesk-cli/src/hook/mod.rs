@@ -73,7 +73,19 @@ async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Resu
     let input = HookInput::parse(&text)?;
     let prompt = prompt::prompt(client, &input)?;
     let broker = connect(client, socket, !args.no_launch).await?;
-    let agent = register(&broker, client, &input).await?;
+    // A broker that answered the handshake and then stopped answering is given up on as well.
+    let agent = tokio::time::timeout(
+        crate::connect::HANDSHAKE_WAIT,
+        register(&broker, client, &input),
+    )
+    .await
+    .map_err(|_| {
+        askdesk_broker::client::ClientError::NoReply {
+            path: socket.to_owned(),
+            waited: crate::connect::HANDSHAKE_WAIT,
+        }
+        .to_string()
+    })??;
     // The client kills this process when the person answers in the terminal or the hook times
     // out: the connection then closes, which withdraws the question (ASK_ABORTED). When it kills
     // only the shell that runs this command, this process is orphaned: that withdraws it too.

@@ -80,7 +80,16 @@ impl Bridge {
                 }
                 Err(error) => return Err(error.into()),
             };
-        let agent = register(&client, client_info).await?;
+        // A broker that answered the handshake and then stopped answering is given up on as well.
+        let agent = tokio::time::timeout(
+            crate::connect::HANDSHAKE_WAIT,
+            register(&client, client_info),
+        )
+        .await
+        .map_err(|_| ClientError::NoReply {
+            path: self.socket.clone(),
+            waited: crate::connect::HANDSHAKE_WAIT,
+        })??;
         tracing::info!(agent = %agent.id, "registered the MCP session's agent");
         let link = Arc::new(Link { client, agent });
         *slot = Some(link.clone());
