@@ -842,21 +842,32 @@ mod tests {
         );
     }
 
+    /// Decides waiting request `id` with one answer item, as rule `by`'s deadline would.
+    fn overrule(service: &Service, id: RequestId, by: &str, item: AnswerItem) {
+        service
+            .take_override(id, by)
+            .unwrap()
+            .decide(Decision::Claim(Answer {
+                answers: vec![item],
+            }))
+            .unwrap();
+    }
+
     #[tokio::test]
     async fn a_request_a_rule_decides_while_it_waits_leaves_as_overruled() {
         let (service, gui, recorder) = setup();
         let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
         let id = wait_queued(&gui, 1).await[0].request;
-        let overrule = service.take_override(id, "rule:auto no").unwrap();
-        overrule
-            .decide(Decision::Claim(Answer {
-                answers: vec![AnswerItem {
-                    id: "a".into(),
-                    selected: vec!["No".into()],
-                    custom: None,
-                }],
-            }))
-            .unwrap();
+        overrule(
+            &service,
+            id,
+            "rule:auto no",
+            AnswerItem {
+                id: "a".into(),
+                selected: vec!["No".into()],
+                custom: None,
+            },
+        );
         assert!(task.await.unwrap().is_ok());
         assert!(gui.queue().is_empty());
         assert_eq!(
@@ -965,16 +976,16 @@ mod tests {
         let (service, gui, _) = setup();
         let (first, _c1) = ask_in_session(&service, "a1", "# Plan\n\n1. Read\n");
         let id = wait_queued(&gui, 1).await[0].request;
-        let overrule = service.take_override(id, "rule:plans").unwrap();
-        overrule
-            .decide(Decision::Claim(Answer {
-                answers: vec![AnswerItem {
-                    id: "plan".into(),
-                    selected: vec![],
-                    custom: Some("Split step 1.".into()),
-                }],
-            }))
-            .unwrap();
+        overrule(
+            &service,
+            id,
+            "rule:plans",
+            AnswerItem {
+                id: "plan".into(),
+                selected: vec![],
+                custom: Some("Split step 1.".into()),
+            },
+        );
         first.await.unwrap().unwrap();
         let (second, cancel) = ask_in_session(&service, "a2", "# Plan\n\n1. Read twice\n");
         let queue = wait_queued(&gui, 1).await;

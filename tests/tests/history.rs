@@ -182,6 +182,25 @@ async fn scripted_answerer(broker: &Broker) -> Conn {
 
 // ----- the scenario: one request per outcome -----
 
+/// The answer [`ask_go`] gets: its one question answered "Go".
+fn went() -> Value {
+    json!({ "answers": [{ "id": "q", "selected": ["Go"] }] })
+}
+
+/// Asks one question `q` with `text` and the option "Go", answers it "Go" through `answerer`,
+/// and returns what the asker received.
+async fn ask_go(asker: &Conn, answerer: &Conn, text: &str) -> Value {
+    let id = asker
+        .start(
+            "user-questions/ask",
+            json!({ "questions": [q("q", text, &["Go"])] }),
+        )
+        .await;
+    let request = answerer.next_request().await;
+    answerer.reply(&request, went()).await;
+    asker.wait(id).await.unwrap()
+}
+
 fn deploy_questions() -> Vec<Value> {
     vec![
         json!({
@@ -1179,20 +1198,7 @@ async fn serve_with_no_history_journals_nothing() {
     let broker = Broker::start_with(&["--no-history"]);
     let answerer = scripted_answerer(&broker).await;
     let asker = broker.conn().await;
-    let id = asker
-        .start(
-            "user-questions/ask",
-            json!({ "questions": [q("q", "Go?", &["Go"])] }),
-        )
-        .await;
-    let request = answerer.next_request().await;
-    answerer
-        .reply(
-            &request,
-            json!({ "answers": [{ "id": "q", "selected": ["Go"] }] }),
-        )
-        .await;
-    asker.wait(id).await.unwrap();
+    ask_go(&asker, &answerer, "Go?").await;
     // The response is sent only after any journal write, so there is nothing to wait for.
     let journal = journal_path(broker.home());
     assert!(
@@ -1257,18 +1263,9 @@ async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker_and_is_opened_
     .await;
     let answerer = scripted_answerer(&broker).await;
     let asker = broker.conn().await;
-    let id = asker
-        .start(
-            "user-questions/ask",
-            json!({ "questions": [q("q", "Go?", &["Go"])] }),
-        )
-        .await;
-    let request = answerer.next_request().await;
-    let answer = json!({ "answers": [{ "id": "q", "selected": ["Go"] }] });
-    answerer.reply(&request, answer.clone()).await;
     assert_eq!(
-        asker.wait(id).await.unwrap(),
-        answer,
+        ask_go(&asker, &answerer, "Go?").await,
+        went(),
         "the broker still answers"
     );
     // And says so: `askdesk status` shows why nothing is recorded.
@@ -1292,15 +1289,7 @@ async fn a_journal_that_cannot_be_opened_does_not_stop_the_broker_and_is_opened_
     }
     // Once the cause is gone the next settled request is recorded, without a restart.
     std::fs::remove_file(broker.home().data_home().join("askdesk")).unwrap();
-    let id = asker
-        .start(
-            "user-questions/ask",
-            json!({ "questions": [q("q", "Again?", &["Go"])] }),
-        )
-        .await;
-    let request = answerer.next_request().await;
-    answerer.reply(&request, answer.clone()).await;
-    assert_eq!(asker.wait(id).await.unwrap(), answer);
+    assert_eq!(ask_go(&asker, &answerer, "Again?").await, went());
     let status = asker.call("askdesk/status", json!({})).await.unwrap();
     assert_eq!(status["history"]["state"], "on", "{status}");
     let recorded = history_json(broker.home(), &[]).await;

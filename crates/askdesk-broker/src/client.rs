@@ -59,6 +59,21 @@ pub enum ClientError {
     },
 }
 
+/// `exchange` with the broker at `path`, or [`ClientError::NoReply`] when it has not finished
+/// after `wait` (a broker that stopped answering).
+pub async fn answered_within<F: std::future::Future>(
+    path: &Path,
+    wait: std::time::Duration,
+    exchange: F,
+) -> Result<F::Output> {
+    tokio::time::timeout(wait, exchange)
+        .await
+        .map_err(|_| ClientError::NoReply {
+            path: path.to_owned(),
+            waited: wait,
+        })
+}
+
 impl ClientError {
     /// The `UserQuestionError` code (`NO_PROVIDER`, ...), when this is one.
     pub fn question_code(&self) -> Option<&str> {
@@ -130,12 +145,7 @@ impl Client {
         client_name: &str,
         wait: std::time::Duration,
     ) -> Result<Client> {
-        tokio::time::timeout(wait, Client::connect(path, client_name))
-            .await
-            .map_err(|_| ClientError::NoReply {
-                path: path.to_owned(),
-                waited: wait,
-            })?
+        answered_within(path, wait, Client::connect(path, client_name)).await?
     }
 
     /// Runs the protocol over a connected stream, without `initialize`.

@@ -254,20 +254,16 @@ impl Journal {
     /// when there is no default directory at all.
     pub fn open_default_or_later() -> Result<(Journal, Option<Error>)> {
         let dir = default_dir()?;
-        Journal::open_or_later(&dir, DEFAULT_MAX_BYTES)
-    }
-
-    fn open_or_later(dir: &Path, max_bytes: u64) -> Result<(Journal, Option<Error>)> {
-        let (file, error) = match open_in(dir) {
+        let (file, error) = match open_in(&dir) {
             Ok(file) => (Some(file), None),
             Err(error) => (None, Some(error)),
         };
         let store = FileStore {
-            dir: dir.to_owned(),
-            max_bytes,
+            dir: dir.clone(),
+            max_bytes: DEFAULT_MAX_BYTES,
             file,
         };
-        let journal = Journal::start(dir.to_owned(), store)?;
+        let journal = Journal::start(dir, store)?;
         if let Some(error) = &error {
             *askdesk_core::sync::lock(&journal.inner.queue.failure) = Some(error.to_string());
         }

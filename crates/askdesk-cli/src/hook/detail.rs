@@ -163,6 +163,20 @@ impl Part {
 /// [`DETAIL_LIMIT`]: when they are longer, the longest are cut to one share of what is left, so
 /// every part is seen (three long diffs of one edit are cut alike, a short intro not at all).
 fn assemble(parts: Vec<Part>) -> String {
+    join_within(parts, "\n\n")
+}
+
+/// `AskUserQuestion`'s option previews as one detail, a rule between them, within
+/// [`DETAIL_LIMIT`] like a tool's parts.
+pub fn previews(sections: Vec<String>) -> String {
+    join_within(
+        sections.into_iter().map(Part::Text).collect(),
+        "\n\n---\n\n",
+    )
+}
+
+/// The parts joined by `separator`, the longest cut to one share of [`DETAIL_LIMIT`].
+fn join_within(parts: Vec<Part>, separator: &str) -> String {
     let lens: Vec<usize> = parts.iter().map(Part::len).collect();
     let share = share(&lens, DETAIL_LIMIT.saturating_sub(parts.len() * 64));
     parts
@@ -172,19 +186,7 @@ fn assemble(parts: Vec<Part>) -> String {
             Part::Block { lang, body } => fence(&lang, &body, share.min(BLOCK_LIMIT)),
         })
         .collect::<Vec<_>>()
-        .join("\n\n")
-}
-
-/// `AskUserQuestion`'s option previews as one detail, a rule between them, within
-/// [`DETAIL_LIMIT`] like a tool's parts.
-pub fn previews(sections: Vec<String>) -> String {
-    let lens: Vec<usize> = sections.iter().map(String::len).collect();
-    let share = share(&lens, DETAIL_LIMIT.saturating_sub(sections.len() * 64));
-    sections
-        .iter()
-        .map(|section| cut(section, share))
-        .collect::<Vec<_>>()
-        .join("\n\n---\n\n")
+        .join(separator)
 }
 
 /// The largest cap such that the parts, each cut to it, fit in `budget` bytes.

@@ -18,7 +18,7 @@ mod prompt;
 
 use std::path::{Path, PathBuf};
 
-use askdesk_broker::client::{Client, ClientError};
+use askdesk_broker::client::{answered_within, Client, ClientError};
 use askdesk_core::{AgentRegistration, AskRequest, Handle, RegistryError};
 use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
@@ -74,18 +74,13 @@ async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Resu
     let prompt = prompt::prompt(client, &input)?;
     let broker = connect(client, socket, !args.no_launch).await?;
     // A broker that answered the handshake and then stopped answering is given up on as well.
-    let agent = tokio::time::timeout(
+    let agent = answered_within(
+        socket,
         crate::connect::HANDSHAKE_WAIT,
         register(&broker, client, &input),
     )
     .await
-    .map_err(|_| {
-        askdesk_broker::client::ClientError::NoReply {
-            path: socket.to_owned(),
-            waited: crate::connect::HANDSHAKE_WAIT,
-        }
-        .to_string()
-    })??;
+    .map_err(|e| e.to_string())??;
     // The client kills this process when the person answers in the terminal or the hook times
     // out: the connection then closes, which withdraws the question (ASK_ABORTED). When it kills
     // only the shell that runs this command, this process is orphaned: that withdraws it too.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use askdesk_broker::client::{Client, ClientError};
+use askdesk_broker::client::{answered_within, Client, ClientError};
 use askdesk_core::{AgentRegistration, Handle, RegistryError};
 use rmcp::model::Implementation;
 use serde_json::{Map, Value};
@@ -81,15 +81,12 @@ impl Bridge {
                 Err(error) => return Err(error.into()),
             };
         // A broker that answered the handshake and then stopped answering is given up on as well.
-        let agent = tokio::time::timeout(
+        let agent = answered_within(
+            &self.socket,
             crate::connect::HANDSHAKE_WAIT,
             register(&client, client_info),
         )
-        .await
-        .map_err(|_| ClientError::NoReply {
-            path: self.socket.clone(),
-            waited: crate::connect::HANDSHAKE_WAIT,
-        })??;
+        .await??;
         tracing::info!(agent = %agent.id, "registered the MCP session's agent");
         let link = Arc::new(Link { client, agent });
         *slot = Some(link.clone());
