@@ -945,6 +945,38 @@ async fn status_gives_up_on_a_broker_that_does_not_answer() {
     closer.abort();
 }
 
+/// `ask --timeout` keeps its word when the broker stops (SIGSTOP) while the question waits: the
+/// withdrawal the broker never confirms is waited on for a short while only, and the ask ends
+/// `ASK_ABORTED` (exit 10) as any timed-out ask does.
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_timeout_ends_when_the_broker_stops_while_the_question_waits() {
+    let broker = Broker::start();
+    let answerer = broker.conn().await;
+    answerer
+        .register_answerer(json!("all"), false, "holder")
+        .await;
+    let asked = tokio::spawn(run(
+        broker.home(),
+        &["ask", "--timeout", "1", "Go?", "-o", "Yes"],
+        None,
+    ));
+    answerer.next_request().await;
+    broker.signal(libc::SIGSTOP);
+    let stopped = std::time::Instant::now();
+    let output = asked.await.unwrap();
+    let waited = stopped.elapsed();
+    broker.signal(libc::SIGCONT);
+    assert_exit(
+        &output,
+        10,
+        Some("ask_user_question was aborted before the user answered"),
+    );
+    assert!(
+        waited < Duration::from_secs(6),
+        "ask ended {waited:?} after the broker stopped"
+    );
+}
+
 /// A busy-poll window or a connection limit `serve` cannot use is a usage error naming the flag
 /// (a connection limit past what the broker can count used to panic it).
 #[test]

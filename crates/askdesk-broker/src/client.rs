@@ -57,7 +57,19 @@ pub enum ClientError {
         path: PathBuf,
         waited: std::time::Duration,
     },
+    /// A request was withdrawn (`$/cancelRequest`) and the broker did not confirm it in time: a
+    /// broker stopped or hung while the request waited. The caller stops waiting all the same.
+    #[error(
+        "the askdesk broker did not confirm the withdrawal within {} s; it may be stopped or hung",
+        WITHDRAW_WAIT.as_secs_f64()
+    )]
+    WithdrawalUnconfirmed,
 }
+
+/// How long a withdrawn request waits for the broker's final response (an ask's `ASK_ABORTED`, or
+/// the answer that crossed the withdrawal). A live broker replies at once; one that was stopped
+/// (Ctrl-Z) or hung does not, and the caller that gave up must not wait on it.
+pub const WITHDRAW_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// `exchange` with the broker at `path`, or [`ClientError::NoReply`] when it has not finished
 /// after `wait` (a broker that stopped answering).
@@ -305,8 +317,8 @@ impl Client {
             .await
     }
 
-    /// Calls method `M`; cancelling `cancel` sends `$/cancelRequest` and keeps waiting for the
-    /// broker's final response (for an ask, `ASK_ABORTED`).
+    /// Calls method `M`; cancelling `cancel` sends `$/cancelRequest` and waits for the broker's
+    /// final response (for an ask, `ASK_ABORTED`) for at most [`WITHDRAW_WAIT`].
     pub async fn call_cancellable<M: RequestMethod>(
         &self,
         params: &M::Params<'_>,
@@ -348,8 +360,17 @@ impl Client {
                 let note = protocol::encode_notification::<CancelRequest>(&CancelParams {
                     id: Id::Number(id),
                 });
-                let _ = self.send(note).await;
-                rx.await
+                let confirmed = async {
+                    let _ = self.send(note).await;
+                    rx.await
+                };
+                match tokio::time::timeout(WITHDRAW_WAIT, confirmed).await {
+                    Ok(result) => result,
+                    Err(_) => {
+                        self.state().waiting.remove(&id);
+                        return Err(ClientError::WithdrawalUnconfirmed);
+                    }
+                }
             }
         };
         match result {
