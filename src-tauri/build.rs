@@ -13,6 +13,7 @@ const COMMANDS: &[&str] = &[
     "open_link",
     "hide_window",
     "shown",
+    "viewed",
     "draft_rule",
     "draft_rule_from_history",
     "save_rule",

@@ -45,7 +45,9 @@ async function refreshQueue() {
   if (!ids.has(state.current)) {
     const left = state.current;
     state.current = state.queue.length ? state.queue[0].request : null;
-    if (left !== null && state.current !== null && state.mode === 'queue' && !state.settledHere.has(left)) {
+    // (A page that starts on a request that left meanwhile has had nothing under the human's hands.)
+    const started = document.body.dataset.ready === 'true';
+    if (started && left !== null && state.current !== null && state.mode === 'queue' && !state.settledHere.has(left)) {
       state.swapped = true;
       guardUntil = performance.now() + SWAP_GUARD_MS;
     }
@@ -89,7 +91,15 @@ function initial(name) {
 
 // ----- main view -----
 
+// The view last reported to the backend, which opens a rebuilt window on it (the first is always
+// reported: the last page may have left another).
+let reportedMode = null;
+
 function renderMain() {
+  if (state.mode !== reportedMode) {
+    reportedMode = state.mode;
+    api.viewed(state.mode).catch(() => {});
+  }
   els.history.hidden = state.mode !== 'history';
   els.rules.hidden = state.mode !== 'rules';
   const view = state.mode === 'queue' ? state.queue.find((v) => v.request === state.current) : null;
@@ -565,10 +575,16 @@ async function start() {
     listen('rules-changed', () => { refreshRules(); refreshQueue(); }),
   ]);
   const settings = api.settings().then((s) => { els.dnd.checked = s.dnd; });
-  // A window built to open one request (a notification was activated) names it in its address.
-  const asked = /^#request=(\d+)$/.exec(window.location.hash);
-  if (asked) state.current = Number(asked[1]);
+  // A window built to open one request (a notification was activated) names it in its address; one
+  // rebuilt for no request in particular names the request and view the last page showed.
+  const address = new URLSearchParams(window.location.hash.slice(1));
+  const asked = /^\d+$/.test(address.get('request') || '') ? Number(address.get('request')) : null;
+  if (asked !== null) state.current = asked;
+  const view = address.get('view');
+  if (view === 'history' || view === 'rules') state.mode = view;
   await Promise.all([settings, refreshQueue(), refreshRules()]);
+  if (state.mode === 'history') await showHistory();
+  else if (state.mode === 'rules') await showRules();
   document.body.dataset.ready = 'true';
 }
 

@@ -27,6 +27,7 @@ export const api = {
   openLink: (url) => invoke('open_link', { url }),
   hide: () => invoke('hide_window'),
   shown: (request) => invoke('shown', { request }),
+  viewed: (view) => invoke('viewed', { view }),
   draftRule: (request, answer) => invoke('draft_rule', { request, answer }),
   draftRuleFromHistory: (record) => invoke('draft_rule_from_history', { record }),
   saveRule: (text) => invoke('save_rule', { text }),

@@ -15,7 +15,7 @@ use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
 // Rules made from answers (with the macros Tauri generates beside each command).
 pub use crate::rule_draft::*;
 use crate::rules_view::{self, RulesView, SuggestionView};
-use crate::window::MainWindow;
+use crate::window::{MainWindow, PageView};
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);
@@ -256,6 +256,13 @@ pub fn hide_window(window: WebviewWindow) -> Result<(), CommandError> {
 pub fn shown(window: State<'_, MainWindow>, request: u64) {
     tracing::debug!(request, "request shown");
     window.shown(RequestId(request));
+}
+
+/// The page switched views (queue, History, Rules): remembered, so a window rebuilt for no request
+/// in particular opens on it again.
+#[tauri::command]
+pub fn viewed(window: State<'_, MainWindow>, view: PageView) {
+    window.viewed(view);
 }
 
 /// Runs file, journal or desktop work off the window's thread.

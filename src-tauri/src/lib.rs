@@ -92,6 +92,7 @@ pub fn run() {
             commands::open_link,
             commands::hide_window,
             commands::shown,
+            commands::viewed,
             commands::draft_rule,
             commands::draft_rule_from_history,
             commands::save_rule,

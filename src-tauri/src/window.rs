@@ -42,6 +42,21 @@ pub struct MainWindow {
     /// The request the page showed last: a window rebuilt for no request in particular opens on
     /// it again (the page falls back to the oldest if it no longer waits).
     last_shown: Mutex<Option<RequestId>>,
+    /// The view the page showed last: a window rebuilt for no request in particular opens on it
+    /// again (History, Rules), so hiding the window and coming back later finds the human where
+    /// they were.
+    last_view: Mutex<PageView>,
+}
+
+/// The page's main views.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageView {
+    /// The waiting requests (or the empty state).
+    #[default]
+    Queue,
+    History,
+    Rules,
 }
 
 #[derive(Clone, Serialize)]
@@ -58,12 +73,25 @@ impl MainWindow {
             drop_after,
             epoch: AtomicU64::new(0),
             last_shown: Mutex::new(None),
+            last_view: Mutex::new(PageView::Queue),
         }
     }
 
     /// The page has shown this request.
     pub fn shown(&self, request: RequestId) {
         *askdesk_core::sync::lock(&self.last_shown) = Some(request);
+    }
+
+    /// The page switched to this view.
+    pub fn viewed(&self, view: PageView) {
+        *askdesk_core::sync::lock(&self.last_view) = view;
+    }
+
+    /// Where a page built for no request in particular opens: the view and request shown last.
+    fn resume(&self) -> String {
+        let request = *askdesk_core::sync::lock(&self.last_shown);
+        let view = *askdesk_core::sync::lock(&self.last_view);
+        page(request, view)
     }
 
     fn bump(&self) -> u64 {
@@ -106,12 +134,13 @@ fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
                 }
             }
             None => {
-                let focus = focus.or_else(|| {
-                    let state = handle.try_state::<MainWindow>()?;
-                    let last = *askdesk_core::sync::lock(&state.last_shown);
-                    last
-                });
-                if let Err(error) = build(&handle, focus) {
+                // A window built for a request shows it; any other resumes where the last page was.
+                let address = match (focus, handle.try_state::<MainWindow>()) {
+                    (Some(request), _) => page(Some(request), PageView::Queue),
+                    (None, Some(state)) => state.resume(),
+                    (None, None) => page(None, PageView::Queue),
+                };
+                if let Err(error) = build(&handle, address) {
                     tracing::warn!(%error, "the window could not be built");
                 }
             }
@@ -139,10 +168,10 @@ pub fn on_event(window: &Window, event: &WindowEvent) {
     }
 }
 
-/// Builds the window and shows it. The page reads the queue when it starts; `focus` rides in
-/// the address so the page selects that request first.
-fn build(app: &AppHandle, focus: Option<RequestId>) -> tauri::Result<()> {
-    let window = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(page(focus).into()))
+/// Builds the window at `address` (from [`page`]) and shows it. The page reads the queue when it
+/// starts, and selects the request and view its address names.
+fn build(app: &AppHandle, address: String) -> tauri::Result<()> {
+    let window = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(address.into()))
         .title("askdesk")
         .inner_size(1100.0, 760.0)
         .min_inner_size(640.0, 420.0)
@@ -158,11 +187,22 @@ fn build(app: &AppHandle, focus: Option<RequestId>) -> tauri::Result<()> {
     Ok(())
 }
 
-/// The page's address: `focus` rides in it as the number the page's queue uses (not `r5`).
-fn page(focus: Option<RequestId>) -> String {
-    match focus {
-        Some(request) => format!("index.html#request={}", request.0),
-        None => "index.html".to_owned(),
+/// The page's address: the request to select (as the number the page's queue uses, not `r5`)
+/// and the view to open on, when it is not the queue.
+fn page(request: Option<RequestId>, view: PageView) -> String {
+    let mut hash = Vec::new();
+    if let Some(request) = request {
+        hash.push(format!("request={}", request.0));
+    }
+    match view {
+        PageView::Queue => {}
+        PageView::History => hash.push("view=history".to_owned()),
+        PageView::Rules => hash.push("view=rules".to_owned()),
+    }
+    if hash.is_empty() {
+        "index.html".to_owned()
+    } else {
+        format!("index.html#{}", hash.join("&"))
     }
 }
 
@@ -255,9 +295,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_page_address_names_the_request_by_its_number() {
-        // ui/app.js reads it with /^#request=(\d+)$/.
-        assert_eq!(page(Some(RequestId(17))), "index.html#request=17");
-        assert_eq!(page(None), "index.html");
+    fn the_page_address_names_the_request_by_its_number_and_the_view() {
+        // ui/app.js reads it as the hash's `request` and `view` parameters.
+        assert_eq!(
+            page(Some(RequestId(17)), PageView::Queue),
+            "index.html#request=17"
+        );
+        assert_eq!(page(None, PageView::Queue), "index.html");
+        assert_eq!(page(None, PageView::History), "index.html#view=history");
+        assert_eq!(
+            page(Some(RequestId(3)), PageView::Rules),
+            "index.html#request=3&view=rules"
+        );
+    }
+
+    #[test]
+    fn a_page_built_for_no_request_resumes_the_last_view_and_request() {
+        let window = MainWindow::new(None);
+        assert_eq!(window.resume(), "index.html");
+        window.shown(RequestId(5));
+        assert_eq!(window.resume(), "index.html#request=5");
+        window.viewed(PageView::History);
+        assert_eq!(window.resume(), "index.html#request=5&view=history");
+        window.viewed(PageView::Queue);
+        assert_eq!(window.resume(), "index.html#request=5");
     }
 }

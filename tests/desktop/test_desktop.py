@@ -2429,6 +2429,66 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
 test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed.app_args = ["--drop-window-after=1"]
 
 
+def wait_dropped(pid, timeout=15):
+    deadline = time.time() + timeout
+    while web_processes(pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not web_processes(pid), "the hidden window was not dropped"
+
+
+def test_a_window_dropped_on_history_or_rules_comes_back_there(ctx):
+    """The human hides the window on History (or Rules) and it is dropped: opened again (a second launch,
+    which opens it as the tray's Open does) it comes back on that view, not on the queue. A question that
+    arrives while it is gone opens on the question, and once the human is back on the queue, that is where
+    the next window opens."""
+    page = ctx.page
+    pid = app_pid_of(ctx.socket)
+
+    def reopen():
+        proc = subprocess.run([ctx.args.app], env=os.environ.copy(), capture_output=True, timeout=30)
+        assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+
+    def view_shown():
+        return page.js("return ['view-empty', 'view-request', 'view-history', 'view-rules']"
+                       ".filter((id) => !document.getElementById(id).hidden)")
+
+    for nav, view in (("#nav-history", "view-history"), ("#nav-rules", "view-rules")):
+        page.click(page.find(nav))
+        page.wait_for(f"#{view}:not([hidden])")
+        page.keys(ESCAPE)
+        wait_dropped(pid)
+        reopen()
+        switch_to_rebuilt_window(page, "body[data-ready='true']")
+        page.until(f"return !document.getElementById('{view}').hidden",
+                   message=f"the rebuilt window did not come back on {view}: {view_shown()}")
+        assert view_shown() == [view], view_shown()
+        active = page.js("return document.querySelector(arguments[0]).classList.contains('active')", nav)
+        assert active, f"{nav} is not marked as the view shown"
+        if view == "view-history":
+            page.wait_for("#history-list")
+
+    # Gone while on Rules, the window a question brings opens on the question.
+    page.keys(ESCAPE)
+    wait_dropped(pid)
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
+    switch_to_rebuilt_window(page, '[data-qid="migrate"]')
+    assert view_shown() == ["view-request"], view_shown()
+    page.click(ctx.option("migrate", "Offline, in one transaction"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}
+    ctx.wait_queue(0)
+    # The human answered there, on the queue: the next window opens on the queue.
+    page.keys(ESCAPE)
+    wait_dropped(pid)
+    reopen()
+    switch_to_rebuilt_window(page, "body[data-ready='true']")
+    assert view_shown() == ["view-empty"], view_shown()
+    ctx.app_gone = True
+
+
+test_a_window_dropped_on_history_or_rules_comes_back_there.app_args = ["--drop-window-after=1"]
+
+
 def test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page(ctx):
     """An app of its own, not driven by WebDriver (a WebDriver session takes the end of WebKit's
     network process for a crashed page, so the app keeps it then): started hidden, it shows a question
@@ -2565,6 +2625,7 @@ TESTS = [
     test_a_question_for_a_dropped_window_opens_a_working_dialog,
     test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_page,
     test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed,
+    test_a_window_dropped_on_history_or_rules_comes_back_there,
     test_rule_deadline_counts_down_in_the_dialog,
     test_a_rule_answering_at_its_deadline_says_so,
     test_memory_hint_offers_the_last_answer_again,
