@@ -442,15 +442,33 @@ async fn a_duplicate_pending_id_on_one_connection_is_refused_without_losing_the_
     asker.send(&line).await;
     let request = answerer.next_request().await;
     asker.send(&line).await;
+    let refused = json!({ "code": -32600,
+                          "message": "id: already used by a pending request of this connection" });
     let refusal = asker.response(&json!("same")).await;
-    assert!(
-        refusal.get("error").is_some(),
+    assert_eq!(
+        refusal["error"], refused,
         "the second request with a pending id is refused: {refusal}"
     );
     assert!(
         answerer.next_incoming_within(QUIET).await.is_none(),
         "the duplicate was not dispatched"
     );
+    // Any other method under the pending id is refused too: a client matching replies by id
+    // would take its result for the ask's.
+    for method in ["ping", "agents/list", "askdesk/status", "agents/register"] {
+        let params = if method == "agents/register" {
+            json!({ "id": "under-a-pending-id" })
+        } else {
+            json!({})
+        };
+        asker
+            .send(&json!({ "jsonrpc": "2.0", "id": "same", "method": method, "params": params }))
+            .await;
+        let refusal = asker.response(&json!("same")).await;
+        assert_eq!(refusal["error"], refused, "{method}: {refusal}");
+    }
+    let agents = asker.call("agents/list", json!({})).await.unwrap();
+    assert_eq!(agents, json!({ "agents": [] }), "nothing was registered");
     answerer
         .reply(
             &request,

@@ -207,8 +207,15 @@ pub enum RegistryError {
     #[error("agent id {id:?} is already registered by a live agent")]
     IdTaken { id: String },
     /// The handle does not name a live agent; the caller should register again.
-    #[error("agent {id:?} is not live (never registered, unregistered, or replaced)")]
+    #[error("agent {id:?} is not live (never registered, or unregistered)")]
     NotLive { id: String },
+    /// The id is live, but under another instance token: the handle is from an earlier
+    /// registration of the id, or was never issued. The caller should use the handle the live
+    /// agent's registration returned.
+    #[error(
+        "agent {id:?} is live, but not under this instance token (a handle from an earlier registration of the id, or one never issued); use the handle its registration returned"
+    )]
+    StaleHandle { id: String },
 }
 
 impl RegistryError {
@@ -216,7 +223,7 @@ impl RegistryError {
     pub fn code(&self) -> &'static str {
         match self {
             RegistryError::IdTaken { .. } => "AGENT_ID_TAKEN",
-            RegistryError::NotLive { .. } => "AGENT_NOT_LIVE",
+            RegistryError::NotLive { .. } | RegistryError::StaleHandle { .. } => "AGENT_NOT_LIVE",
         }
     }
 }

@@ -99,11 +99,7 @@ impl Registry {
             return Err(RegistryError::IdTaken { id });
         }
         if let Some(owner) = &owner {
-            if self.lookup(owner).is_none() {
-                return Err(RegistryError::NotLive {
-                    id: owner.id.clone(),
-                });
-            }
+            self.live(owner)?;
         }
         let instance = new_instance_token();
         let owner = owner.map(|h| h.id);
@@ -135,15 +131,24 @@ impl Registry {
             .filter(|agent| tokens_equal(&agent.instance, &handle.instance))
     }
 
+    /// [`Registry::lookup`], or why the handle names no live agent: the id is not registered
+    /// ([`RegistryError::NotLive`]) or is live under another instance ([`RegistryError::StaleHandle`]).
+    pub(crate) fn live(&self, handle: &Handle) -> Result<&Agent, RegistryError> {
+        self.lookup(handle).ok_or_else(|| {
+            let id = handle.id.clone();
+            if self.agents.contains_key(&handle.id) {
+                RegistryError::StaleHandle { id }
+            } else {
+                RegistryError::NotLive { id }
+            }
+        })
+    }
+
     /// Unregisters the agent and, transitively, every agent it owns.
     ///
     /// Returns the ids removed (the agent first, then its descendants); their `gone` tokens are cancelled.
     pub(crate) fn unregister(&mut self, handle: &Handle) -> Result<Vec<String>, RegistryError> {
-        if self.lookup(handle).is_none() {
-            return Err(RegistryError::NotLive {
-                id: handle.id.clone(),
-            });
-        }
+        self.live(handle)?;
         let root = self.agents.remove(&handle.id).expect("looked up above");
         if let Some(owner) = &root.owner {
             if let Some(owner) = self.agents.get_mut(owner) {
@@ -265,7 +270,15 @@ mod tests {
         };
         assert_eq!(
             registry.register(reg("b", Some(&stale))),
-            Err(RegistryError::NotLive { id: "a".into() })
+            Err(RegistryError::StaleHandle { id: "a".into() })
+        );
+        let never = Handle {
+            id: "z".into(),
+            instance: a.instance.clone(),
+        };
+        assert_eq!(
+            registry.register(reg("b", Some(&never))),
+            Err(RegistryError::NotLive { id: "z".into() })
         );
         assert!(registry.register(reg("b", Some(&a))).is_ok());
     }

@@ -367,9 +367,7 @@ impl Service {
             Scope::All => EntryScope::All,
             Scope::Agents => EntryScope::Agents,
             Scope::Agent(handle) => {
-                if state.registry.lookup(&handle).is_none() {
-                    return Err(RegistryError::NotLive { id: handle.id });
-                }
+                state.registry.live(&handle)?;
                 EntryScope::Agent(handle.id)
             }
         };

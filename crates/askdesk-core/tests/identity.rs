@@ -83,27 +83,30 @@ async fn a_made_up_token_for_a_live_id_is_not_live() {
         }
         assert_question_error(ask_as(&service, handle).await, "CALLER_NOT_LIVE", NOT_LIVE);
         assert!(!service.is_live(handle), "{handle:?}");
-        assert_eq!(
-            service.unregister_agent(handle),
-            Err(RegistryError::NotLive {
-                id: handle.id.clone()
-            })
-        );
+        // "coder" is live under another token; "CODER" was never registered.
+        let refused = if handle.id == real.id {
+            RegistryError::StaleHandle {
+                id: handle.id.clone(),
+            }
+        } else {
+            RegistryError::NotLive {
+                id: handle.id.clone(),
+            }
+        };
+        assert_eq!(service.unregister_agent(handle), Err(refused.clone()));
         let scoped = askdesk_core::AnswererRegistration {
             scope: Scope::Agent(handle.clone()),
             prepend: false,
             label: None,
         };
         let (answerer, _) = scripted("scoped", Script::Claim, &log);
-        assert!(matches!(
-            service.register_answerer(scoped, answerer),
-            Err(RegistryError::NotLive { .. })
-        ));
+        assert_eq!(
+            service.register_answerer(scoped, answerer).err(),
+            Some(refused.clone())
+        );
         assert_eq!(
             service.register_agent(agent("kid", Some(handle))),
-            Err(RegistryError::NotLive {
-                id: handle.id.clone()
-            }),
+            Err(refused),
             "a forged owner is refused"
         );
     }
@@ -145,10 +148,18 @@ async fn a_replaced_handle_is_not_live() {
     );
     assert_question_error(ask_as(&service, &old).await, "CALLER_NOT_LIVE", NOT_LIVE);
     assert!(ask_as(&service, &new).await.is_ok());
-    // The old handle cannot unregister the new incarnation.
+    // The old handle cannot unregister the new incarnation, and the error says the id is live.
+    let refused = service.unregister_agent(&old).unwrap_err();
+    assert_eq!(refused, RegistryError::StaleHandle { id: "coder".into() });
+    assert_eq!(refused.code(), "AGENT_NOT_LIVE");
     assert_eq!(
-        service.unregister_agent(&old),
-        Err(RegistryError::NotLive { id: "coder".into() })
+        refused.to_string(),
+        "agent \"coder\" is live, but not under this instance token (a handle from an earlier \
+         registration of the id, or one never issued); use the handle its registration returned"
+    );
+    assert_eq!(
+        RegistryError::NotLive { id: "coder".into() }.to_string(),
+        "agent \"coder\" is not live (never registered, or unregistered)"
     );
     assert!(service.is_live(&new));
 }
