@@ -503,7 +503,7 @@ pub fn from_str_with_path<T: serde::de::DeserializeOwned>(
 /// A serde_json error's text without its " at line L column C" suffix: params are one line, and
 /// the field path says where the problem is. serde_json's two words for half a surrogate pair
 /// ("unexpected end of hex escape" for a high half alone, "lone leading surrogate" for a low one)
-/// are put plainly.
+/// are put plainly, and so are the names of the broker's own types ([`in_json_terms`]).
 fn without_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let suffix = format!(" at line {} column {}", error.line(), error.column());
@@ -515,8 +515,31 @@ fn without_position(error: &serde_json::Error) -> String {
         "unexpected end of hex escape" | "lone leading surrogate in hex escape" => {
             "a \\u escape is half of a UTF-16 surrogate pair (\\uD800-\\uDBFF must be followed by \\uDC00-\\uDFFF, which comes only after one)".to_owned()
         }
-        _ => text,
+        _ => in_json_terms(&text),
     }
+}
+
+/// serde's "expected ..." in the words of JSON, which is what a client writes: `expected struct
+/// Handle` (or `... with 2 elements`, for params given as an array) is an object, `expected u64`
+/// a non-negative integer.
+fn in_json_terms(text: &str) -> String {
+    let Some(at) = text.rfind("expected ") else {
+        return text.to_owned();
+    };
+    let (problem, expected) = text.split_at(at + "expected ".len());
+    let plain = if let Some(rest) = expected.strip_prefix("struct ") {
+        match rest.split_once(" with ") {
+            Some((_, elements)) => format!("an object (or an array of its {elements} in order)"),
+            None => "an object".to_owned(),
+        }
+    } else {
+        match expected {
+            "u8" | "u16" | "u32" | "u64" | "usize" => "a non-negative integer".to_owned(),
+            "i8" | "i16" | "i32" | "i64" | "isize" => "an integer".to_owned(),
+            _ => return text.to_owned(),
+        }
+    };
+    format!("{problem}{plain}")
 }
 
 #[cfg(test)]
@@ -732,6 +755,38 @@ mod tests {
         );
         let err = params::<P>(None).unwrap_err();
         assert_eq!(err.message, "missing field `questions`");
+    }
+
+    #[test]
+    fn type_names_are_put_in_json_terms() {
+        assert_eq!(
+            in_json_terms("invalid type: string \"x\", expected struct Handle"),
+            "invalid type: string \"x\", expected an object"
+        );
+        assert_eq!(
+            in_json_terms("invalid length 0, expected struct AskRequest with 2 elements"),
+            "invalid length 0, expected an object (or an array of its 2 elements in order)"
+        );
+        assert_eq!(
+            in_json_terms("invalid value: integer `-1`, expected u64"),
+            "invalid value: integer `-1`, expected a non-negative integer"
+        );
+        assert_eq!(
+            in_json_terms("invalid type: string \"yes\", expected a boolean"),
+            "invalid type: string \"yes\", expected a boolean"
+        );
+        assert_eq!(in_json_terms("missing field `id`"), "missing field `id`");
+        // Through a real parse, with the field path.
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct P {
+            agent: askdesk_core::Handle,
+        }
+        let err = params::<P>(Some(&raw(&json!({ "agent": "coder" })))).unwrap_err();
+        assert_eq!(
+            err.message,
+            "agent: invalid type: string \"coder\", expected an object"
+        );
     }
 
     #[test]

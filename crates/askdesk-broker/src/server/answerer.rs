@@ -167,7 +167,11 @@ fn decision(result: Result<Box<RawValue>, RpcError>) -> Decision {
                 Ok(Some(answer)) => Decision::Claim(answer),
                 Ok(None) => Decision::Delegate,
                 Err((path, problem)) => Decision::Fail(Failure::Domain(
-                    UserQuestionError::bad_answer(format_args!("{path}: {problem}")),
+                    UserQuestionError::bad_answer(if path == "." {
+                        problem
+                    } else {
+                        format!("{path}: {problem}")
+                    }),
                 )),
             }
         }
@@ -178,5 +182,30 @@ fn decision(result: Result<Box<RawValue>, RpcError>) -> Decision {
             ))),
             None => Decision::Fail(Failure::Internal(error.message)),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bad_answer_of(result: &str) -> String {
+        let raw = RawValue::from_string(result.to_owned()).unwrap();
+        match decision(Ok(raw)) {
+            Decision::Fail(Failure::Domain(error)) => error.to_string(),
+            _ => panic!("{result} was taken"),
+        }
+    }
+
+    #[test]
+    fn a_bad_answer_names_its_field_in_json_terms() {
+        assert_eq!(
+            bad_answer_of("{}"),
+            "the answerer sent a bad answer: missing field `answers`"
+        );
+        assert_eq!(
+            bad_answer_of(r#"{"answers":[7]}"#),
+            "the answerer sent a bad answer: answers[0]: invalid type: integer `7`, expected an object"
+        );
     }
 }
