@@ -243,6 +243,62 @@ fn end_network_process_if_windowless(app: &AppHandle) {
     }
 }
 
+/// Lets the web view go when its window is destroyed.
+///
+/// The web view layer (wry) connects the page's message handler (`script-message-received`) to
+/// the view's user content manager with a closure that holds the view itself, and the view holds
+/// its manager until it is finalized: a cycle that destroying the window does not break. Every
+/// window dropped would then keep its view, its manager and the manager's shared memory (its user
+/// scripts) for the app's lifetime, one file descriptor and about 120 KB per window (measured by
+/// building and destroying a window 15 times in a bare Tauri app). Disconnecting the handler
+/// breaks the cycle; the page is about to go, so no message is lost. The closure runs on the main
+/// thread before the destroy queued after it.
+#[cfg(target_os = "linux")]
+fn release_webview(window: &tauri::WebviewWindow) {
+    use gtk::glib::gobject_ffi;
+    use gtk::glib::prelude::*;
+    use gtk::glib::subclass::signal::SignalId;
+    use gtk::glib::translate::IntoGlib;
+    use webkit2gtk::WebViewExt;
+
+    let released = window.with_webview(|platform| {
+        let Some(manager) = platform.inner().user_content_manager() else {
+            return;
+        };
+        let Some(signal) = SignalId::lookup("script-message-received", manager.type_()) else {
+            return;
+        };
+        let instance = manager.as_ptr() as *mut gobject_ffi::GObject;
+        loop {
+            // SAFETY: `instance` is a live GObject (`manager` holds a reference) and `signal` is
+            // one of its type's signals; finding and disconnecting handlers by id is what GObject
+            // offers for handlers whose id the connecting code did not keep.
+            let handler = unsafe {
+                gobject_ffi::g_signal_handler_find(
+                    instance as *mut _,
+                    gobject_ffi::G_SIGNAL_MATCH_ID,
+                    signal.into_glib(),
+                    0,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            };
+            if handler == 0 {
+                break;
+            }
+            // SAFETY: as above; `handler` was just found on this instance.
+            unsafe { gobject_ffi::g_signal_handler_disconnect(instance as *mut _, handler) };
+        }
+    });
+    if let Err(error) = released {
+        tracing::debug!(%error, "the web view's message handler was not released");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn release_webview(_window: &tauri::WebviewWindow) {}
+
 fn drop_if_still_hidden(app: &AppHandle, epoch: u64) {
     let current = app
         .try_state::<MainWindow>()
@@ -253,6 +309,7 @@ fn drop_if_still_hidden(app: &AppHandle, epoch: u64) {
     if !current || window.is_visible().unwrap_or(true) {
         return;
     }
+    release_webview(&window);
     match window.destroy() {
         Ok(()) => tracing::debug!("hidden window dropped"),
         Err(error) => {
