@@ -163,7 +163,7 @@ function reportShown(request) {
 function renderAsker(view) {
   const agent = view.agent;
   const meta = (agent && agent.meta) || {};
-  // Every key the agent gave (SPEC 5.4: meta says which agent is asking), the usual ones first.
+  // Every key the agent gave (protocol 5.4: meta says which agent is asking), the usual ones first.
   const keys = [...new Set([...FIRST_META.filter((key) => key in meta), ...Object.keys(meta)])];
   const chips = keys.map((key) => chip(key, metaText(meta, key) ?? 'null', key !== 'model'));
   els.asker.replaceChildren(

@@ -417,7 +417,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
 
   const approve = h('button', { type: 'button', class: 'button primary plan-approve', 'aria-pressed': 'false' },
     h('span', { class: 'check', 'aria-hidden': 'true' }, '✓'), ' ', displayLabel(approveLabel));
-  // A multi-select review takes any number of labels (SPEC 1): its other options are checkboxes.
+  // A multi-select review takes any number of labels (protocol 1): its other options are checkboxes.
   const otherInputs = others.map((o) =>
     h('input', { type: q.multiSelect ? 'checkbox' : 'radio', name: `plan${index}`, value: o.label, class: 'option-input' }));
   const feedback = h('textarea', {
@@ -464,7 +464,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   }
 
   /**
-   * Presses Approve. On a single-select review an approval cannot carry feedback (SPEC 1: custom
+   * Presses Approve. On a single-select review an approval cannot carry feedback (protocol 1: custom
    * replaces the choice), so with feedback typed or comments made it asks first: approving drops
    * them (the box and the comments are emptied, so what shows is what is sent), or keep planning
    * sends them instead. `send`: answer at once, as the Approve button does when the plan is alone.
@@ -495,14 +495,14 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   approve.addEventListener('click', () => pressApprove(alone));
   otherInputs.forEach((input) => input.addEventListener('change', () => {
     if (q.multiSelect) mark(input.value, input.checked);
-    // Single select: feedback replaces the choice (SPEC 1), so with feedback there no option stays
+    // Single select: feedback replaces the choice (protocol 1), so with feedback there no option stays
     // checked; the line under the options says the feedback goes instead.
     else if (input.checked) choose(hasFeedback() ? null : input.value);
   }));
   feedback.addEventListener('input', () => {
     prepared = null;
     card.classList.remove('missing');
-    // Single select: feedback replaces the choice (SPEC 1), so the choice visibly lets go.
+    // Single select: feedback replaces the choice (protocol 1), so the choice visibly lets go.
     if (!q.multiSelect && feedback.value.trim() && chosen.size) choose(null);
     else renderSends();
   });

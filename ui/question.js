@@ -102,7 +102,7 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
       const chosen = q.options.filter((_, i) => inputs[i].checked).map((o) => o.label);
       const other = otherInput.checked && text ? text : null;
       if (!multi) {
-        // SPEC 1: for a single-select question, custom overrides the choice and selected is empty.
+        // protocol 1: for a single-select question, custom overrides the choice and selected is empty.
         if (otherInput.checked) return other ? { id: q.id, selected: [], custom: other } : null;
         return chosen.length ? { id: q.id, selected: chosen } : null;
       }

@@ -134,7 +134,7 @@ impl Presenter for DesktopPresenter {
         self.send(Event::Removed(request, why, waiting));
     }
 
-    /// Records the discarded answer (SPEC 2: a late answer is recorded in history as such), on
+    /// Records the discarded answer (protocol 2: a late answer is recorded in history as such), on
     /// disk before this returns.
     fn late_answer(&self, request: &Arc<Request>, answer: &Answer) {
         let Some(journal) = &self.journal else { return };

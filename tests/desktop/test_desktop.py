@@ -1715,7 +1715,7 @@ def test_plan_comment_over_the_limit_is_refused_in_the_editor(ctx):
 
 
 def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
-    # A multi-select plan question may answer an approval with `custom` beside it (SPEC 1), so the
+    # A multi-select plan question may answer an approval with `custom` beside it (protocol 1), so the
     # comments can go as notes with the approval; the answer keeps its shape.
     question = dict(samples.PLAN_REVIEW[0], multiSelect=True)
     outcome = ask_as(ctx, [question], f"{PLANNER_ID}-notes")
@@ -1755,7 +1755,7 @@ def plan_inputs(page):
 
 
 def test_plan_multi_select_options_are_checkboxes_and_every_checked_one_is_sent(ctx):
-    """A multi-select plan question (SPEC 1: any number of labels, `custom` beside them) shows checkboxes,
+    """A multi-select plan question (protocol 1: any number of labels, `custom` beside them) shows checkboxes,
     and the answer carries the approval, every checked option and the feedback."""
     _, _, outcome = ctx.ask(MULTI_PLAN, agent="coder")
     ctx.show("plan")
@@ -1782,7 +1782,7 @@ def test_plan_multi_select_options_are_checkboxes_and_every_checked_one_is_sent(
 
 
 def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
-    """Every meta key the agent registered is shown (SPEC 5.4), as text, and a long value wraps in the header."""
+    """Every meta key the agent registered is shown (protocol 5.4), as text, and a long value wraps in the header."""
     page = ctx.page
     meta = {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus", "pid": 4242,
             "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": "build-" + "x" * 240, "env": {"CI": True},
@@ -1866,7 +1866,7 @@ def sends(page):
 
 
 def test_a_plan_option_with_feedback_shows_what_is_sent(ctx):
-    """On a single-select review feedback replaces the choice (SPEC 1): whatever the order of clicks and typing,
+    """On a single-select review feedback replaces the choice (protocol 1): whatever the order of clicks and typing,
     the pane shows pressed or checked only what goes back, and says what that is."""
     page = ctx.page
     _, _, outcome = ctx.ask(samples.MIXED, agent="coder")

@@ -1,6 +1,6 @@
 """askdesk_client: the project's own small Python client of the askdesk wire protocol (stdlib only).
 
-One JSON-RPC 2.0 message per line over the broker's Unix socket (SPEC section 5). A reader thread
+One JSON-RPC 2.0 message per line over the broker's Unix socket (protocol section 5). A reader thread
 files each response under its request id and queues the broker's own requests and notifications,
 so a test can keep requests in flight, answer as an answerer, and read what the broker pushes, all
 on one connection. Used by the MCP and desktop end-to-end suites (tests/mcp, tests/desktop).

@@ -1,4 +1,4 @@
-//! Agents and the checks of `ask()` over the wire (SPEC 2 and 3): every `UserQuestionError` code
+//! Agents and the checks of `ask()` over the wire (protocol 2 and 3): every `UserQuestionError` code
 //! with its exact message, the check order, registry errors, `agents/list`, cascades, and what a
 //! closing connection takes with it.
 

@@ -359,7 +359,7 @@ async fn every_exit_status_of_ask() {
     .await;
     assert_exit(&output, 5, None);
 
-    // 11, 12, 13, 14, 15: the checks of ask(), with SPEC 2's messages.
+    // 11, 12, 13, 14, 15: the checks of ask(), with protocol 2's messages.
     let output = run(home, &["ask", "--json", "-"], Some("[]")).await;
     assert_exit(
         &output,
@@ -546,7 +546,7 @@ async fn exit_status_6_when_a_limit_is_reached() {
     assert_exit(&output, 6, None);
 }
 
-/// An empty `$ASKDESK_SOCKET` is unset (SPEC 5.1's default path), for every command as for the
+/// An empty `$ASKDESK_SOCKET` is unset (protocol 5.1's default path), for every command as for the
 /// desktop app, not a usage error.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_empty_askdesk_socket_means_the_default_path() {

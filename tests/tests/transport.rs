@@ -1,4 +1,4 @@
-//! The socket's security and lifetime (SPEC 5.1): private directory and socket modes, refusal of
+//! The socket's security and lifetime (protocol 5.1): private directory and socket modes, refusal of
 //! unsafe directories, the peer uid check, stale sockets, a second broker, and the default path.
 
 // The end-to-end harness (tests/src/lib.rs says why each target compiles it in).

@@ -1,4 +1,4 @@
-//! The answerer waterfall over sockets (SPEC 1.2, 4, 5.5): chain order, scopes, the chain snapshot,
+//! The answerer waterfall over sockets (protocol 1.2, 4, 5.5): chain order, scopes, the chain snapshot,
 //! how an answerer's reply reaches the asker (claim, delegate, domain error, internal error, bad
 //! answer), and answerer unregistration.
 
@@ -382,7 +382,7 @@ async fn a_non_domain_answerer_error_is_32603_naming_the_answerer() {
     }
 }
 
-/// Answers that break SPEC 1.2 fail the ask with BAD_ANSWER; none is passed on half-right.
+/// Answers that break protocol 1.2 fail the ask with BAD_ANSWER; none is passed on half-right.
 #[tokio::test(flavor = "multi_thread")]
 async fn rule_breaking_answers_fail_with_bad_answer() {
     let broker = Broker::start();

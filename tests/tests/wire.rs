@@ -1,4 +1,4 @@
-//! Framing and the error codes of SPEC 5.2 and 5.3, checked on the exact bytes the broker sends.
+//! Framing and the error codes of protocol 5.2 and 5.3, checked on the exact bytes the broker sends.
 
 // The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
 #[path = "../src/lib.rs"]
@@ -146,7 +146,7 @@ async fn a_line_over_the_default_limit_gets_32600_and_closes_only_that_connectio
     let broker = Broker::start();
     let bystander = broker.conn().await;
     let conn = broker.conn().await;
-    // SPEC 1.1: 4 MiB per message by default. A valid JSON line just over it.
+    // protocol 1.1: 4 MiB per message by default. A valid JSON line just over it.
     let filler = "x".repeat(4 * 1024 * 1024 + 16);
     let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":777,\"method\":\"ping\",\"params\":{{\"pad\":\"{filler}\"}}}}\n");
     // The broker may close while we are still writing; what it sent back is what counts.
@@ -483,7 +483,7 @@ async fn a_duplicate_pending_id_on_one_connection_is_refused_without_losing_the_
     );
 }
 
-/// A message is a line ended by a newline (SPEC 5.2): what a peer leaves unended when its input
+/// A message is a line ended by a newline (protocol 5.2): what a peer leaves unended when its input
 /// ends is cut short, never served, so an ask whose asker is gone never reaches an answerer.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unended_last_line_is_not_served() {
@@ -519,7 +519,7 @@ async fn an_unended_last_line_is_not_served() {
     assert_eq!(status["pending"], json!([]), "{status}");
 }
 
-/// SPEC 1.1: the 4 MiB message bound is configurable (`askdesk serve --max-message-bytes`).
+/// protocol 1.1: the 4 MiB message bound is configurable (`askdesk serve --max-message-bytes`).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_configured_message_limit_applies() {
     let broker = Broker::start_with(&["--max-message-bytes", "1024"]);
@@ -538,7 +538,7 @@ async fn a_configured_message_limit_applies() {
     assert_cut_off_unserved(&conn, 6).await;
 }
 
-/// SPEC 1.1 and 5.2 at each bound: a value of exactly the limit is served, one more is refused
+/// protocol 1.1 and 5.2 at each bound: a value of exactly the limit is served, one more is refused
 /// naming the field. Text is counted in UTF-8 bytes, so two two-byte letters fill four.
 #[tokio::test(flavor = "multi_thread")]
 async fn each_limit_admits_exactly_its_value_and_refuses_one_more() {
@@ -623,7 +623,7 @@ async fn assert_cut_off_unserved(conn: &Conn, id: u64) {
     );
 }
 
-/// The default bounds of SPEC 1.1 admit a request that reaches every one of them.
+/// The default bounds of protocol 1.1 admit a request that reaches every one of them.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_default_limits_admit_a_request_at_every_bound() {
     let broker = Broker::start();

@@ -1,4 +1,4 @@
-//! Newline framing (SPEC 5.2): splits a byte stream into lines, with a size limit.
+//! Newline framing (protocol 5.2): splits a byte stream into lines, with a size limit.
 //!
 //! tokio-util's `AnyDelimiterCodec` tests every byte against a set of delimiters; with one
 //! delimiter a vectorised `memchr` finds it an order of magnitude faster, which shows on a round
@@ -8,7 +8,7 @@ use bytes::{Buf, BytesMut};
 use tokio_util::codec::Decoder;
 
 /// Splits on `\n`; a line is yielded without its newline. A last line without one is dropped at
-/// end of stream: a message is a line ended by a newline (SPEC 5.2), and a peer that leaves in the
+/// end of stream: a message is a line ended by a newline (protocol 5.2), and a peer that leaves in the
 /// middle of one must not have it served after it is gone.
 #[derive(Debug)]
 pub struct LineCodec {

@@ -1,7 +1,7 @@
 //! askdesk-broker: serves the askdesk [`Service`](askdesk_core::Service) over a local socket.
 //!
 //! - [`framing`]: splits a byte stream into newline-terminated lines, with a size limit.
-//! - [`protocol`]: JSON-RPC 2.0 messages, one per line, and the error codes of SPEC 5.3. The only
+//! - [`protocol`]: JSON-RPC 2.0 messages, one per line, and the error codes of protocol 5.3. The only
 //!   module that knows JSON-RPC's shape; [`protocol::methods`] defines each method's name, params
 //!   and result once, for the server, the client and every caller.
 //! - [`transport`]: where the socket lives, its directory and permission checks, peer uid checks,

@@ -1,4 +1,4 @@
-//! JSON-RPC 2.0 messages, one per line (SPEC 5.2), and the error codes of SPEC 5.3.
+//! JSON-RPC 2.0 messages, one per line (protocol 5.2), and the error codes of protocol 5.3.
 //!
 //! Architecture invariant: this is the only module that knows the shape of a JSON-RPC message
 //! and picks error numbers. The server and the client exchange [`Message`]s and [`RpcError`]s,
@@ -146,7 +146,7 @@ impl RpcError {
         Self::new(INTERNAL_ERROR, message).with_data(json!({ "answerer": answerer }))
     }
 
-    /// An answerer's failure of a `user-questions/request` without a domain code (SPEC 5.5): the
+    /// An answerer's failure of a `user-questions/request` without a domain code (protocol 5.5): the
     /// broker fails the ask as an internal error carrying `message`.
     pub fn answerer_failure(message: impl Into<String>) -> Self {
         Self::new(INTERNAL_ERROR, message)

@@ -1,4 +1,4 @@
-//! Where the broker's socket lives and how it is secured (SPEC 5.1): a private directory, a 0600
+//! Where the broker's socket lives and how it is secured (protocol 5.1): a private directory, a 0600
 //! socket, a uid check on every peer, stale-socket recovery, and no stealing from a live broker.
 //!
 //! Only Unix stream sockets are built today. A Windows named pipe would be one more module that
@@ -14,7 +14,7 @@ use tokio::net::UnixListener;
 use crate::error::{Error, Result};
 use crate::socket::Socket;
 
-/// The socket path of SPEC 5.1: `$ASKDESK_SOCKET`, else `$XDG_RUNTIME_DIR/askdesk/askdesk.sock`,
+/// The socket path of protocol 5.1: `$ASKDESK_SOCKET`, else `$XDG_RUNTIME_DIR/askdesk/askdesk.sock`,
 /// else `<tmp>/askdesk-<uid>/askdesk.sock`.
 pub fn socket_path() -> PathBuf {
     if let Some(path) = std::env::var_os("ASKDESK_SOCKET").filter(|p| !p.is_empty()) {

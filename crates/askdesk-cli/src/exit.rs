@@ -135,7 +135,7 @@ pub enum Error {
         path: PathBuf,
         waited: std::time::Duration,
     },
-    /// The broker answered with an error; the message is the broker's (SPEC 2 for domain errors).
+    /// The broker answered with an error; the message is the broker's (protocol 2 for domain errors).
     #[error("{}", .0.message)]
     Rpc(RpcError),
     /// The connection to the broker broke or could not be used.

@@ -1,4 +1,4 @@
-//! The core's errors: [`UserQuestionError`] with the stable codes and messages of SPEC section 2,
+//! The core's errors: [`UserQuestionError`] with the stable codes and messages of protocol section 2,
 //! shape errors, registry errors, and [`AskError`], everything `ask()` can fail with.
 
 use std::borrow::Cow;
@@ -25,7 +25,7 @@ pub enum ErrorCode {
     NoProvider,
     /// The human dismissed the whole batch.
     AskCancelled,
-    /// A socket answerer sent an answer that breaks SPEC 1.2.
+    /// A socket answerer sent an answer that breaks protocol 1.2.
     BadAnswer,
     /// The broker is shutting down while the request was pending.
     ShuttingDown,
@@ -49,7 +49,7 @@ impl ErrorCode {
         }
     }
 
-    /// Every code the core itself defines, in SPEC order then the extensions.
+    /// Every code the core itself defines, in the protocol's order, then the extensions.
     pub const KNOWN: [ErrorCode; 9] = [
         ErrorCode::AskAborted,
         ErrorCode::EmptyQuestions,
@@ -92,7 +92,7 @@ impl<'de> Deserialize<'de> for ErrorCode {
 
 /// A domain failure of `ask()`: a stable code and a human-readable message.
 ///
-/// The constructors give exactly the messages of SPEC section 2; callers match on `code`.
+/// The constructors give exactly the messages of protocol section 2; callers match on `code`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct UserQuestionError {
@@ -181,7 +181,7 @@ impl UserQuestionError {
     }
 }
 
-/// A request that breaks the shape rules of SPEC 1.1 ("invalid params").
+/// A request that breaks the shape rules of protocol 1.1 ("invalid params").
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {problem}")]
 pub struct ShapeError {

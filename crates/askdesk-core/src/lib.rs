@@ -2,14 +2,14 @@
 //!
 //! The crate does no I/O and knows nothing of sockets, JSON-RPC or Tauri. It owns:
 //!
-//! - [`types`]: the wire-shaped question and answer types (camelCase on the wire, SPEC section 1).
-//! - [`error`]: [`UserQuestionError`] with its stable codes and messages (SPEC section 2), and the
+//! - [`types`]: the wire-shaped question and answer types (camelCase on the wire, protocol section 1).
+//! - [`error`]: [`UserQuestionError`] with its stable codes and messages (protocol section 2), and the
 //!   other error types of the core.
-//! - [`validate`]: shape validation of a batch (SPEC 1.1) and answer validation (SPEC 1.2).
-//! - [`registry`]: the live agent registry, handles with unguessable instance tokens (SPEC 3).
+//! - [`validate`]: shape validation of a batch (protocol 1.1) and answer validation (protocol 1.2).
+//! - [`registry`]: the live agent registry, handles with unguessable instance tokens (protocol 3).
 //! - [`answerer`]: the [`Answerer`] trait and the decision channel an answerer replies through.
-//! - [`service`]: [`Service`], which runs `ask()` in the order of SPEC 2 and walks the answerer
-//!   waterfall (SPEC 4).
+//! - [`service`]: [`Service`], which runs `ask()` in the order of protocol 2 and walks the answerer
+//!   waterfall (protocol 4).
 //! - [`sync`]: [`sync::lock`], the poison-tolerant mutex lock every crate of askdesk uses.
 
 pub mod answerer;

@@ -1,4 +1,4 @@
-//! The live agent registry (SPEC section 3): handles, owners, roots and cascade unregistration.
+//! The live agent registry (protocol section 3): handles, owners, roots and cascade unregistration.
 
 use std::collections::{BTreeSet, HashMap};
 

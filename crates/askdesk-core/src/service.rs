@@ -1,4 +1,4 @@
-//! [`Service`]: `ask()` in the order of SPEC section 2 and the answerer waterfall of SPEC section 4.
+//! [`Service`]: `ask()` in the order of protocol section 2 and the answerer waterfall of protocol section 4.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -87,7 +87,7 @@ pub struct Settled {
     /// The label of the answerer whose decision settled the request (its claim or its failure),
     /// or of the override that did; `None` when the service settled it itself.
     pub answerer: Option<String>,
-    /// The request, for a history journal: as dispatched, or, refused by the checks of SPEC 2,
+    /// The request, for a history journal: as dispatched, or, refused by the checks of protocol 2,
     /// as it was asked (with id 0, since it was never dispatched, and its agent when that is live).
     pub request: Arc<Request>,
 }
@@ -302,7 +302,7 @@ impl Service {
         lock(&self.inner)
     }
 
-    // ----- agents (SPEC 3) -----
+    // ----- agents (protocol 3) -----
 
     /// Registers a live agent; `owner` makes it a delegated child.
     pub fn register_agent(&self, registration: AgentRegistration) -> Result<Handle, RegistryError> {
@@ -354,7 +354,7 @@ impl Service {
         self.state().registry.roots()
     }
 
-    // ----- answerers (SPEC 4) -----
+    // ----- answerers (protocol 4) -----
 
     /// Adds an answerer to the waterfall. An agent scope must name a live agent.
     pub fn register_answerer(
@@ -449,9 +449,9 @@ impl Service {
         state.wake_where(|_| true);
     }
 
-    // ----- ask (SPEC 2) -----
+    // ----- ask (protocol 2) -----
 
-    /// Asks the human, through the waterfall, in the order of SPEC section 2.
+    /// Asks the human, through the waterfall, in the order of protocol section 2.
     ///
     /// `cancel` is the asker's: cancelling it settles the ask `ASK_ABORTED` at once, whatever the
     /// answerer holding it is doing, and that answerer is told to drop it. Dropping the returned
@@ -495,7 +495,7 @@ impl Service {
         }
     }
 
-    /// The checks before dispatch, in SPEC order; on success the request is pending. A refusal
+    /// The checks before dispatch, in the protocol's order; on success the request is pending. A refusal
     /// is settled at once, with the request as asked (id 0: it was never dispatched) for the
     /// journal.
     #[allow(clippy::type_complexity)]
@@ -575,7 +575,7 @@ impl Service {
     }
 }
 
-/// The waterfall of one dispatched request (SPEC 4), after the checks of SPEC 2 passed.
+/// The waterfall of one dispatched request (protocol 4), after the checks of protocol 2 passed.
 async fn walk(
     request: Arc<Request>,
     agent_gone: Option<CancellationToken>,

@@ -1,4 +1,4 @@
-//! Wire-shaped question, answer and request types (SPEC section 1), camelCase on the wire.
+//! Wire-shaped question, answer and request types (protocol section 1), camelCase on the wire.
 
 use std::time::SystemTime;
 
@@ -39,7 +39,7 @@ pub struct QuestionOption {
     pub description: Option<String>,
 }
 
-/// The mark that ends the label of a recommended option (SPEC 1).
+/// The mark that ends the label of a recommended option (protocol 1).
 pub const RECOMMENDED_MARK: &str = "(Recommended)";
 
 impl QuestionOption {
@@ -51,7 +51,7 @@ impl QuestionOption {
     }
 }
 
-/// The presentation intent of a question (SPEC 1.3).
+/// The presentation intent of a question (protocol 1.3).
 ///
 /// `kind` is kept as a string so unknown kinds pass through to answerers unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,11 +1,11 @@
-//! Shape validation of a batch (SPEC 1.1) and validation of an answerer's answer (SPEC 1.2).
+//! Shape validation of a batch (protocol 1.1) and validation of an answerer's answer (protocol 1.2).
 
 use std::collections::HashSet;
 
 use crate::error::{ShapeError, UserQuestionError};
 use crate::types::{Answer, AnswerItem, Question};
 
-/// Size bounds of a request. The defaults are SPEC 1.1's.
+/// Size bounds of a request. The defaults are protocol 1.1's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub max_questions: usize,
@@ -24,7 +24,7 @@ impl Default for Limits {
     }
 }
 
-/// Checks the shape rules of SPEC 1.1; the error names the first offending field's path.
+/// Checks the shape rules of protocol 1.1; the error names the first offending field's path.
 ///
 /// An empty batch passes here: it is the domain error `EMPTY_QUESTIONS`, checked later in order.
 pub fn check_shape(questions: &[Question], limits: &Limits) -> Result<(), ShapeError> {
@@ -146,7 +146,7 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// Checks step 5 of SPEC 2 for every question in batch order, 5a before 5b. A `detail` that is
+/// Checks step 5 of protocol 2 for every question in batch order, 5a before 5b. A `detail` that is
 /// empty or only whitespace is no detail: there is nothing in it to review.
 pub fn check_intents(questions: &[Question]) -> Result<(), UserQuestionError> {
     for q in questions {
@@ -168,7 +168,7 @@ pub fn check_intents(questions: &[Question]) -> Result<(), UserQuestionError> {
     Ok(())
 }
 
-/// Checks an answer against SPEC 1.2 and returns it with its items in question order.
+/// Checks an answer against protocol 1.2 and returns it with its items in question order.
 ///
 /// The error is `BAD_ANSWER` with a message that says what is wrong.
 pub fn check_answer(questions: &[Question], answer: Answer) -> Result<Answer, UserQuestionError> {

@@ -1,4 +1,4 @@
-//! `ask()` outcomes of SPEC section 2: one test per row of the table, the order of the checks
+//! `ask()` outcomes of protocol section 2: one test per row of the table, the order of the checks
 //! (data-driven over every combination of failures), and what answerers' failures become.
 
 mod common;
@@ -424,7 +424,7 @@ async fn named_orderings() {
     }
 }
 
-/// The failures of SPEC section 2 in step order, shape first.
+/// The failures of protocol section 2 in step order, shape first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fault {
     Shape,

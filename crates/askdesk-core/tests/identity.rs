@@ -1,4 +1,4 @@
-//! Agent identity (SPEC section 3): the exact live instance may ask, only roots may ask, ids are
+//! Agent identity (protocol section 3): the exact live instance may ask, only roots may ask, ids are
 //! unique while live, and unregistration cascades to owned agents, their asks and their answerers.
 
 mod common;

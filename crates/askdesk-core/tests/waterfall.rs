@@ -1,4 +1,4 @@
-//! The answerer waterfall (SPEC section 4 and the "after dispatch" rules of section 2): chain
+//! The answerer waterfall (protocol section 4 and the "after dispatch" rules of section 2): chain
 //! order, scopes, delegation, the snapshot at dispatch, answerers leaving mid-request, late
 //! answers, cancellation, shutdown, and dropping an ask. Timing uses paused tokio time.
 

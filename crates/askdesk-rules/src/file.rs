@@ -425,7 +425,7 @@ impl TryFrom<RawRule> for Rule {
 }
 
 /// An intent kind a rule may name: any kind an agent may send (unknown kinds pass through,
-/// SPEC 1.3), but not an empty one, nor a misspelling of a kind the product knows, which would
+/// protocol 1.3), but not an empty one, nor a misspelling of a kind the product knows, which would
 /// silently match nothing.
 fn check_intent(kind: &str) -> Result<(), String> {
     let plan_review = askdesk_core::Intent::PLAN_REVIEW;
@@ -825,7 +825,7 @@ mode = "off"
             4,
             "`match.intent` must not be empty",
         );
-        // Kinds the product does not know are an agent's to send (SPEC 1.3).
+        // Kinds the product does not know are an agent's to send (protocol 1.3).
         let set = RuleSet::parse(
             "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch.intent = \"design-pick\"\n",
         )

@@ -22,7 +22,7 @@ pub struct Past {
 impl Past {
     /// A journal record as the replay sees it; `None` for what no answerer, and so no rule, was
     /// ever offered: a late answer (its request is journaled already), an empty batch, and a
-    /// request refused by the checks before the chain (SPEC 2 steps 2 to 5).
+    /// request refused by the checks before the chain (protocol 2 steps 2 to 5).
     pub fn from_record(record: Record) -> Option<Past> {
         if record.questions.is_empty() {
             return None;

@@ -1,10 +1,10 @@
-//! One definition per wire method (SPEC 5.4, 5.5, and askdesk's `askdesk/` extensions): its name,
+//! One definition per wire method (protocol 5.4, 5.5, and askdesk's `askdesk/` extensions): its name,
 //! its params and its result. The server, the client library, the CLI and the desktop app all use
 //! these types, so a method's shape is written down once.
 //!
 //! A method is a type that is never built (`enum Ping {}`); it only carries the names of its
 //! params and result types. Field names on the wire are camelCase; optional fields are left out
-//! when absent, except where SPEC shows them as `null`.
+//! when absent, except where the protocol shows them as `null`.
 
 use std::borrow::Cow;
 
@@ -36,7 +36,7 @@ pub trait NotificationMethod {
 }
 
 /// `{}` on the wire: the params of a method that takes none, and the result of one that only
-/// acknowledges. Whatever is sent in its place is ignored (SPEC 1.1: unknown fields are ignored).
+/// acknowledges. Whatever is sent in its place is ignored (protocol 1.1: unknown fields are ignored).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Empty {}
 
@@ -96,7 +96,7 @@ impl RequestMethod for Ping {
     type Result = Empty;
 }
 
-// Agents (SPEC 3).
+// Agents (protocol 3).
 
 /// `agents/register`: registers a live agent; the handle names that incarnation.
 pub enum AgentsRegister {}
@@ -136,7 +136,7 @@ pub struct AgentList {
     pub agents: Vec<AgentSummary>,
 }
 
-// Questions (SPEC 1, 2).
+// Questions (protocol 1, 2).
 
 /// `user-questions/ask`: asks the human; waits until the request settles.
 pub enum Ask {}
@@ -147,7 +147,7 @@ impl RequestMethod for Ask {
     type Result = Answer;
 }
 
-// Answerers (SPEC 4).
+// Answerers (protocol 4).
 
 /// `answerers/register`: joins the waterfall; requests then arrive as `user-questions/request`.
 pub enum AnswerersRegister {}
@@ -204,7 +204,7 @@ pub struct CancelParams {
     pub id: Id,
 }
 
-/// `user-questions/request`, broker to answerer (SPEC 5.5): the answerer claims with an answer,
+/// `user-questions/request`, broker to answerer (protocol 5.5): the answerer claims with an answer,
 /// delegates with `null`, or fails with an error.
 pub enum QuestionRequest {}
 

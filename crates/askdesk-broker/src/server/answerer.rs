@@ -1,4 +1,4 @@
-//! The socket answerer (SPEC 5.5): relays requests to an answerer connection as
+//! The socket answerer (protocol 5.5): relays requests to an answerer connection as
 //! `user-questions/request`, withdraws them with `$/cancelRequest`, and reads the connection's
 //! responses as decisions (late ones are journaled).
 
@@ -23,7 +23,7 @@ use crate::settled;
 /// How many withdrawn requests per answerer connection are remembered to recognise late answers.
 const WITHDRAWN_MEMORY: usize = 256;
 
-/// An answerer that lives at the other end of a connection (SPEC 5.5).
+/// An answerer that lives at the other end of a connection (protocol 5.5).
 pub(super) struct SocketAnswerer {
     conn: Arc<Conn>,
     /// Its label in the chain (the registration's, else its id), set once registered.

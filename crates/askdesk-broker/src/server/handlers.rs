@@ -1,4 +1,4 @@
-//! The dispatch table (SPEC 5.4) and one handler per method a client may call.
+//! The dispatch table (protocol 5.4) and one handler per method a client may call.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -53,7 +53,7 @@ impl Conn {
             // Session.
             Initialize::NAME => respond::<Initialize>(&id, params, |p| self.initialize(p)),
             Ping::NAME => respond::<Ping>(&id, params, |Empty {}| Ok(Empty {})),
-            // Agents (SPEC 3).
+            // Agents (protocol 3).
             AgentsRegister::NAME => {
                 respond::<AgentsRegister>(&id, params, |p| self.register_agent(p))
             }
@@ -65,7 +65,7 @@ impl Conn {
                     agents: self.service().agents(),
                 })
             }),
-            // Answerers (SPEC 4).
+            // Answerers (protocol 4).
             AnswerersRegister::NAME => {
                 respond::<AnswerersRegister>(&id, params, |p| self.register_answerer(p))
             }
@@ -100,7 +100,7 @@ impl Conn {
                     Err(error) => tracing::debug!(%error, "ignored a malformed $/cancelRequest"),
                 }
             }
-            // Unknown notifications, `$/` or not, are ignored (SPEC 5.3).
+            // Unknown notifications, `$/` or not, are ignored (protocol 5.3).
             other => tracing::debug!(method = other, "ignored an unknown notification"),
         }
     }

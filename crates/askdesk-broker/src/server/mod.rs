@@ -2,8 +2,8 @@
 //!
 //! - `connection`: one connection's task: reads lines, keeps the connection's state (its asks,
 //!   agents, answerers and the requests relayed to it), cleans up when the peer goes.
-//! - `handlers`: the dispatch table (SPEC 5.4) and one handler per method.
-//! - `answerer`: `SocketAnswerer`, which relays requests to answerer connections (SPEC 5.5) and
+//! - `handlers`: the dispatch table (protocol 5.4) and one handler per method.
+//! - `answerer`: `SocketAnswerer`, which relays requests to answerer connections (protocol 5.5) and
 //!   reads their responses as decisions.
 //! - `busy_poll`: keeps the thread polling the reactor for a moment after each line.
 
@@ -29,10 +29,10 @@ use crate::protocol::{self, Id, RpcError};
 use crate::transport::Listener;
 use busy_poll::BusyPoll;
 
-/// The longest message (line) a broker takes by default, SPEC 1.1's 4 MiB.
+/// The longest message (line) a broker takes by default, protocol 1.1's 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
-/// How the broker is set up. The defaults are SPEC's.
+/// How the broker is set up. The defaults are the protocol's (docs/protocol.md 1.1).
 #[derive(Clone)]
 pub struct ServerConfig {
     /// The longest line accepted; a longer one gets Invalid Request and the connection closes.

@@ -1,4 +1,4 @@
-//! Shared fixtures of the askdesk-core integration tests: question builders, the SPEC section 2
+//! Shared fixtures of the askdesk-core integration tests: question builders, the protocol section 2
 //! messages, and a scripted answerer that records what it was offered and told to drop.
 #![allow(dead_code)]
 
@@ -12,7 +12,7 @@ use askdesk_core::{
 };
 use tokio::sync::mpsc;
 
-// The messages of SPEC section 2, written out here rather than taken from the crate's
+// The messages of protocol section 2, written out here rather than taken from the crate's
 // constructors, so that a changed constructor fails the tests.
 pub const ABORTED: &str = "ask_user_question was aborted before the user answered";
 pub const EMPTY: &str = "ask_user_question requires at least one question";
