@@ -977,6 +977,58 @@ async fn ask_timeout_ends_when_the_broker_stops_while_the_question_waits() {
     );
 }
 
+/// The client example of docs/protocol.md does what the doc says: next to `askdesk answer
+/// --policy recommended` it prints the recommended answer, and with no answerer it fails
+/// `NO_PROVIDER`. (A Python program: the doc is for runtimes in any language.)
+#[tokio::test(flavor = "multi_thread")]
+async fn the_protocol_docs_client_example_runs_as_documented() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/protocol.md"
+    ))
+    .expect("docs/protocol.md");
+    let example = doc
+        .split("```python\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a python example in docs/protocol.md");
+    let broker = Broker::start();
+    let script = broker.home().path().join("example.py");
+    std::fs::write(&script, example).unwrap();
+    let python = |home: &Home| {
+        let mut cmd = std::process::Command::new("python3");
+        cmd.arg(&script).env("ASKDESK_SOCKET", home.socket());
+        cmd
+    };
+
+    let unanswered = tokio::task::spawn_blocking({
+        let mut cmd = python(broker.home());
+        move || run_with_timeout(&mut cmd, CLI_LIMIT)
+    })
+    .await
+    .unwrap();
+    assert!(!unanswered.status.success());
+    assert!(
+        stderr(&unanswered).contains("NO_PROVIDER"),
+        "{}",
+        stderr(&unanswered)
+    );
+
+    let observer = broker.conn().await;
+    let _answerer = with_policy(&broker, "recommended", &observer).await;
+    let answered = tokio::task::spawn_blocking({
+        let mut cmd = python(broker.home());
+        move || run_with_timeout(&mut cmd, CLI_LIMIT)
+    })
+    .await
+    .unwrap();
+    assert!(answered.status.success(), "{}", stderr(&answered));
+    assert_eq!(
+        stdout(&answered),
+        "{\"answers\": [{\"id\": \"go\", \"selected\": [\"Yes (Recommended)\"]}]}\n"
+    );
+}
+
 /// A busy-poll window or a connection limit `serve` cannot use is a usage error naming the flag
 /// (a connection limit past what the broker can count used to panic it).
 #[test]
