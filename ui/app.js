@@ -24,7 +24,7 @@ const state = {
   current: null,        // the request id shown
   mode: 'queue',        // 'queue' | 'history' | 'rules'
   forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
-  history: [],
+  history: null,         // the History page shown (HistoryPage)
   busy: false,
   settledHere: new Set(), // requests this page answered or dismissed: their leaving is the human's doing
   swapped: false,         // the request shown left on its own (withdrawn, answered elsewhere) and another took its place
@@ -352,23 +352,48 @@ async function dismiss() {
 
 // ----- history -----
 
+// History comes a page at a time, filtered by the backend over the whole journal: the newest
+// HISTORY_PAGE entries, and as many more on each "Show more".
+const HISTORY_PAGE = 1000;
+let historyLimit = HISTORY_PAGE;
+let historyRead = 0;
+
 async function showHistory() {
   state.mode = 'history';
   renderSidebar();
   renderMain();
-  try {
-    state.history = await api.history();
-  } catch (error) {
-    toast(`History unavailable: ${(error && error.message) || error}`, 'error');
-    state.history = [];
-  }
-  drawHistory();
+  historyLimit = HISTORY_PAGE;
+  await loadHistory();
 }
 
-function drawHistory() {
-  renderHistory(state.history, {
-    list: els.historyList, agentSelect: els.historyAgent, outcomeSelect: els.historyOutcome, answererSelect: els.historyAnswerer,
+// Reads the page the filters and the limit ask for; a read overtaken by a newer one is dropped.
+async function loadHistory() {
+  const read = ++historyRead;
+  const query = {
+    agent: els.historyAgent.value || null,
+    outcome: els.historyOutcome.value || null,
+    answerer: els.historyAnswerer.value || null,
+    limit: historyLimit,
+  };
+  let page;
+  try {
+    page = await api.history(query);
+  } catch (error) {
+    toast(`History unavailable: ${(error && error.message) || error}`, 'error');
+    page = { entries: [], matching: 0, total: 0, agents: [], answerers: [] };
+  }
+  if (read !== historyRead) return;
+  state.history = page;
+  renderHistory(page, {
+    list: els.historyList, agentSelect: els.historyAgent, answererSelect: els.historyAnswerer,
+    onMore: () => { historyLimit += HISTORY_PAGE; loadHistory(); },
   });
+  els.historyList.dataset.loaded = String(read);
+}
+
+function filterHistory() {
+  historyLimit = HISTORY_PAGE;
+  loadHistory();
 }
 
 // ----- rules -----
@@ -505,9 +530,9 @@ els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSideb
 els.navHistory.addEventListener('click', showHistory);
 els.navRules.addEventListener('click', showRules);
 els.rulesNotice.addEventListener('click', showRules);
-els.historyAnswerer.addEventListener('change', drawHistory);
-els.historyAgent.addEventListener('change', drawHistory);
-els.historyOutcome.addEventListener('change', drawHistory);
+els.historyAnswerer.addEventListener('change', filterHistory);
+els.historyAgent.addEventListener('change', filterHistory);
+els.historyOutcome.addEventListener('change', filterHistory);
 els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
 
 // The "waiting" ages tick only while the window is visible: a hidden window wakes for nothing.
@@ -570,7 +595,7 @@ async function start() {
       }
     }),
     listen('dnd-changed', (on) => { els.dnd.checked = on; }),
-    listen('history-changed', () => { if (state.mode === 'history') showHistory(); }),
+    listen('history-changed', () => { if (state.mode === 'history') loadHistory(); }),
     // A reload may call off a rule's deadline: the queue shows deadlines.
     listen('rules-changed', () => { refreshRules(); refreshQueue(); }),
   ]);

@@ -16,28 +16,37 @@ function latest(entry) {
   return entry.kind === 'plan-thread' ? entry.versions[entry.versions.length - 1] : entry;
 }
 
-/** Renders `entries` (newest first) into the history list, honouring the filters. */
-export function renderHistory(entries, { list, agentSelect, outcomeSelect, answererSelect }) {
-  const records = entries.map(latest);
-  const agents = [...new Set(records.map((r) => agentName(r.agent)))].sort();
-  const keep = agentSelect.value;
-  agentSelect.replaceChildren(h('option', { value: '' }, 'All agents'), ...agents.map((a) => h('option', { value: a, title: a }, a)));
-  agentSelect.value = agents.includes(keep) ? keep : '';
-  fillAnswerers(answererSelect, records);
-
-  const shown = entries.filter((e) => {
-    const r = latest(e);
-    return (!agentSelect.value || agentName(r.agent) === agentSelect.value) &&
-      (!outcomeSelect.value || r.outcome === outcomeSelect.value) &&
-      (!answererSelect.value || answererName(r) === answererSelect.value);
-  });
-
-  if (!shown.length) {
+/**
+ * Renders one page of History (the backend's HistoryPage: the newest entries the filters let
+ * through, how many match and how many there are, and every agent and answerer in the journal for
+ * the filters). When more match than were sent, the list ends with "Show more", which calls `onMore`.
+ */
+export function renderHistory(page, { list, agentSelect, answererSelect, onMore }) {
+  fillSelect(agentSelect, 'All agents', page.agents);
+  fillSelect(answererSelect, 'Anyone', page.answerers);
+  if (!page.entries.length) {
     list.replaceChildren(h('li', { class: 'history-empty' },
-      records.length ? 'Nothing matches these filters.' : 'Nothing has been asked yet.'));
+      page.total ? 'Nothing matches these filters.' : 'Nothing has been asked yet.'));
     return;
   }
-  list.replaceChildren(...shown.map((e) => (e.kind === 'plan-thread' ? thread(e) : entry(e))));
+  const items = page.entries.map((e) => (e.kind === 'plan-thread' ? thread(e) : entry(e)));
+  const rest = page.matching - page.entries.length;
+  if (rest > 0) {
+    const more = h('button', { type: 'button', class: 'button ghost history-more-button' },
+      `Show ${Math.min(rest, page.entries.length).toLocaleString()} more`);
+    more.addEventListener('click', () => { more.disabled = true; onMore(); });
+    items.push(h('li', { class: 'history-more' },
+      h('span', { class: 'muted' }, `The newest ${page.entries.length.toLocaleString()} of ${page.matching.toLocaleString()}.`),
+      more));
+  }
+  list.replaceChildren(...items);
+}
+
+/** A filter's options: "all" first, then `values`; the choice is kept when it is still offered. */
+function fillSelect(select, all, values) {
+  const keep = select.value;
+  select.replaceChildren(h('option', { value: '' }, all), ...values.map((v) => h('option', { value: v, title: v }, v)));
+  select.value = values.includes(keep) ? keep : '';
 }
 
 /** A plan thread: one entry, its versions oldest first with the decision at each. */
@@ -138,11 +147,3 @@ function answeredBy(record) {
   return name ? h('span', { class: `pill answerer${name.startsWith('rule:') ? ' rule' : ''}` }, `by ${name}`) : null;
 }
 
-/** The answerer filter: "Anyone", "you" first, then the rules and other answerers present. */
-function fillAnswerers(select, records) {
-  const names = [...new Set(records.map(answererName).filter(Boolean))]
-    .sort((a, b) => (a === 'you' ? -1 : b === 'you' ? 1 : a.localeCompare(b)));
-  const keep = select.value;
-  select.replaceChildren(h('option', { value: '' }, 'Anyone'), ...names.map((n) => h('option', { value: n, title: n }, n)));
-  select.value = names.includes(keep) ? keep : '';
-}

@@ -11,7 +11,7 @@ use tauri_plugin_opener::OpenerExt;
 use crate::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
 use crate::memory::{Memory, PastAnswer};
-use crate::plan_thread::{self, CommentError, CommentInput, HistoryEntry};
+use crate::plan_thread::{self, CommentError, CommentInput, HistoryPage, HistoryQuery};
 // Rules made from answers (with the macros Tauri generates beside each command).
 pub use crate::rule_draft::*;
 use crate::rules_view::{self, RulesView, SuggestionView};
@@ -23,9 +23,6 @@ pub struct History(pub Option<Journal>);
 /// The answer rules engine, once its file has been read (never, without a configuration folder).
 #[derive(Default)]
 pub struct Rules(pub std::sync::OnceLock<askdesk_rules::Engine>);
-
-/// The most history records sent to the page.
-const HISTORY_LIMIT: usize = 1000;
 
 /// An error as the page receives it.
 #[derive(Debug, Serialize)]
@@ -152,16 +149,21 @@ pub fn plan_feedback(
     Ok(gui.plan_feedback(RequestId(request), comments, &general)?)
 }
 
-/// Settled requests, newest first; the plan reviews of one thread form one entry.
+/// Settled requests that the filters let through, newest first, at most `query.limit` of them;
+/// the plan reviews of one thread form one entry. The whole journal is read and filtered here,
+/// off the window's thread, so every entry can be reached however long the journal has grown.
 #[tauri::command]
-pub async fn get_history(history: State<'_, History>) -> Result<Vec<HistoryEntry>, CommandError> {
-    let Some(journal) = history.0.clone() else {
-        return Ok(Vec::new());
+pub async fn get_history(
+    history: State<'_, History>,
+    query: HistoryQuery,
+) -> Result<HistoryPage, CommandError> {
+    let records = match history.0.clone() {
+        Some(journal) => blocking(move || journal.read())
+            .await?
+            .map_err(|e| CommandError::new("failed", e))?,
+        None => Vec::new(),
     };
-    let records = blocking(move || journal.read())
-        .await?
-        .map_err(|e| CommandError::new("failed", e))?;
-    Ok(plan_thread::history_entries(records, HISTORY_LIMIT))
+    blocking(move || plan_thread::history_page(records, &query)).await
 }
 
 /// The human's past answers to the waiting request's questions (same project, same text), one

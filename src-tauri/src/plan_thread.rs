@@ -12,7 +12,7 @@
 //! version), the last [`MAX_VERSIONS`] versions of each, and about [`MAX_KEPT_BYTES`] in all. History rebuilds threads from the
 //! journal with the same key ([`history_entries`]), so it survives a restart.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use askdesk_broker::journal::{millis, Record};
@@ -632,9 +632,9 @@ pub struct PlanVersionEntry {
     pub decision: String,
 }
 
-/// Groups journal records (oldest first) into History entries, newest first, at most `limit`:
-/// the plan reviews of one thread key become one entry placed where its latest version settled.
-pub fn history_entries(records: Vec<Record>, limit: usize) -> Vec<HistoryEntry> {
+/// Groups journal records (oldest first) into History entries, newest first: the plan reviews of
+/// one thread key become one entry placed where its latest version settled.
+pub fn history_entries(records: Vec<Record>) -> Vec<HistoryEntry> {
     // Thread key -> index of its entry in `entries` (built oldest first, reversed at the end).
     let mut threads: HashMap<String, usize> = HashMap::new();
     let mut entries: Vec<Option<HistoryEntry>> = Vec::new();
@@ -659,7 +659,121 @@ pub fn history_entries(records: Vec<Record>, limit: usize) -> Vec<HistoryEntry> 
             _ => entries.push(Some(HistoryEntry::Record(record))),
         }
     }
-    entries.into_iter().rev().flatten().take(limit).collect()
+    entries.into_iter().rev().flatten().collect()
+}
+
+impl HistoryEntry {
+    /// The record the entry is filtered and sorted by: itself, or a plan thread's latest version.
+    pub fn latest(&self) -> &Record {
+        match self {
+            HistoryEntry::Record(record) => record,
+            HistoryEntry::PlanThread(thread) => {
+                &thread
+                    .versions
+                    .last()
+                    .expect("a thread has a version")
+                    .record
+            }
+        }
+    }
+}
+
+/// The History view's filters; `None` lets every entry through.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryQuery {
+    /// The agent as the page names it ([`agent_name`]).
+    pub agent: Option<String>,
+    /// `answered`, `dismissed`, ...
+    pub outcome: Option<String>,
+    /// Who answered, as the page names it ([`answerer_name`]).
+    pub answerer: Option<String>,
+    /// At most this many entries (newest first).
+    pub limit: usize,
+}
+
+/// One page of History: the newest matching entries, how many match in all, and the values the
+/// filters offer, taken from the whole journal (not only from the entries sent).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryPage {
+    pub entries: Vec<HistoryEntry>,
+    pub matching: usize,
+    pub total: usize,
+    pub agents: Vec<String>,
+    pub answerers: Vec<String>,
+}
+
+/// How History names an agent: its label, else its id; a request with no agent came from a script.
+pub fn agent_name(agent: Option<&AgentInfo>) -> String {
+    match agent {
+        None => "a script".to_owned(),
+        Some(agent) => match agent.label.as_deref().map(str::trim) {
+            Some(label) if !label.is_empty() => label.to_owned(),
+            _ => agent.id.clone(),
+        },
+    }
+}
+
+/// How History names who answered: "you" for the desktop dialog, else the answerer's label.
+pub fn answerer_name(record: &Record) -> Option<&str> {
+    match record.answerer.as_deref()? {
+        "desktop" => Some("you"),
+        other => Some(other),
+    }
+}
+
+/// The History entries of `records` (oldest first) that `query` lets through, newest first.
+pub fn history_page(records: Vec<Record>, query: &HistoryQuery) -> HistoryPage {
+    let all = history_entries(records);
+    let mut agents = BTreeSet::new();
+    let mut answerers = BTreeSet::new();
+    for entry in &all {
+        let record = entry.latest();
+        agents.insert(agent_name(record.agent.as_ref()));
+        if let Some(name) = answerer_name(record) {
+            answerers.insert(name.to_owned());
+        }
+    }
+    let total = all.len();
+    let matches = |entry: &HistoryEntry| {
+        let record = entry.latest();
+        query
+            .agent
+            .as_ref()
+            .is_none_or(|agent| *agent == agent_name(record.agent.as_ref()))
+            && query
+                .outcome
+                .as_ref()
+                .is_none_or(|outcome| outcome == record.outcome.as_str())
+            && query
+                .answerer
+                .as_ref()
+                .is_none_or(|answerer| Some(answerer.as_str()) == answerer_name(record))
+    };
+    let mut matching = 0;
+    let mut entries = Vec::new();
+    for entry in all {
+        if matches(&entry) {
+            matching += 1;
+            if entries.len() < query.limit {
+                entries.push(entry);
+            }
+        }
+    }
+    // "you" first, then the rules and other answerers in order.
+    let mut answerers: Vec<String> = answerers.into_iter().collect();
+    if let Some(you) = answerers.iter().position(|name| name == "you") {
+        let you = answerers.remove(you);
+        answerers.insert(0, you);
+    }
+    HistoryPage {
+        entries,
+        matching,
+        total,
+        agents: agents.into_iter().collect(),
+        answerers,
+    }
 }
 
 fn outcome_word(record: &Record) -> String {
@@ -1005,15 +1119,12 @@ mod tests {
             }))
             .unwrap()
         };
-        let entries = history_entries(
-            vec![
-                record("coder", Some(V1), "Keep planning"),
-                record("coder", None, "Approve"),
-                record("other", Some(V1), "Approve"),
-                record("coder", Some(V2), "Approve"),
-            ],
-            10,
-        );
+        let entries = history_entries(vec![
+            record("coder", Some(V1), "Keep planning"),
+            record("coder", None, "Approve"),
+            record("other", Some(V1), "Approve"),
+            record("coder", Some(V2), "Approve"),
+        ]);
         let shape: Vec<String> = entries
             .iter()
             .map(|e| match e {
@@ -1037,10 +1148,75 @@ mod tests {
                 "record coder",
             ]
         );
-        assert_eq!(history_entries(Vec::new(), 10).len(), 0);
+        assert_eq!(history_entries(Vec::new()).len(), 0);
         let json = serde_json::to_value(&entries[0]).unwrap();
         assert_eq!(json["kind"], "plan-thread");
         assert_eq!(json["versions"][1]["decision"], "approved");
         assert_eq!(json["versions"][1]["outcome"], "answered");
+    }
+
+    #[test]
+    fn history_pages_filter_the_whole_journal_and_offer_every_value() {
+        let record =
+            |n: u64, agent: Option<(&str, Option<&str>)>, outcome: &str, by: Option<&str>| {
+                let mut value = serde_json::json!({
+                    "askedAt": n, "settledAt": n, "outcome": outcome,
+                    "questions": [{ "id": "q", "question": format!("question {n}") }],
+                });
+                if let Some((id, label)) = agent {
+                    value["agent"] = serde_json::json!({ "id": id, "label": label });
+                }
+                if let Some(by) = by {
+                    value["answerer"] = serde_json::json!(by);
+                }
+                serde_json::from_value::<Record>(value).unwrap()
+            };
+        // The oldest from "nightly" (by a rule), then 2,500 from "coder" (by the desktop), and
+        // one from a script.
+        let mut records = vec![record(
+            0,
+            Some(("nightly", None)),
+            "answered",
+            Some("rule:ci"),
+        )];
+        records.extend((1..=2500).map(|n| {
+            record(
+                n,
+                Some(("c1", Some(" coder "))),
+                "answered",
+                Some("desktop"),
+            )
+        }));
+        records.push(record(2501, None, "withdrawn", None));
+        let page = |agent: Option<&str>, outcome: Option<&str>, answerer: Option<&str>, limit| {
+            history_page(
+                records.clone(),
+                &HistoryQuery {
+                    agent: agent.map(str::to_owned),
+                    outcome: outcome.map(str::to_owned),
+                    answerer: answerer.map(str::to_owned),
+                    limit,
+                },
+            )
+        };
+        let newest = page(None, None, None, 1000);
+        assert_eq!(
+            (newest.entries.len(), newest.matching, newest.total),
+            (1000, 2502, 2502)
+        );
+        assert_eq!(newest.entries[0].latest().settled_at, 2501);
+        assert_eq!(newest.agents, ["a script", "coder", "nightly"]);
+        assert_eq!(newest.answerers, ["you", "rule:ci"]);
+        // The oldest entry, far past the first page, is one filter away.
+        let nightly = page(Some("nightly"), None, None, 1000);
+        assert_eq!((nightly.entries.len(), nightly.matching), (1, 1));
+        assert_eq!(nightly.entries[0].latest().settled_at, 0);
+        assert_eq!(page(None, None, Some("rule:ci"), 1000).matching, 1);
+        assert_eq!(page(None, Some("withdrawn"), None, 1000).matching, 1);
+        assert_eq!(
+            page(Some("a script"), Some("answered"), None, 1000).matching,
+            0
+        );
+        assert_eq!(page(None, None, Some("you"), 3000).entries.len(), 2500);
     }
 }

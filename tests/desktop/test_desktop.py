@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import re
+import queue
 import signal
 import socket
 import struct
@@ -753,8 +754,7 @@ def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
         page.click(page.find("#nav-history"))
         page.until("return [...document.getElementById('history-agent').options].some((o) => o.value === arguments[0])",
                    LONG_LABEL, message="the long label never reached the Agent filter")
-        page.js("const s = document.getElementById('history-agent'); s.value = arguments[0];"
-                "s.dispatchEvent(new Event('change'));", LONG_LABEL)
+        filter_history(page, "history-agent", LONG_LABEL)
         boxes = page.js(
             "const r = (id) => { const b = document.getElementById(id).getBoundingClientRect();"
             " return [Math.round(b.left), Math.round(b.right)]; };"
@@ -765,7 +765,7 @@ def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
             assert 0 <= left and right <= boxes["width"], boxes
         assert boxes["agent"][1] - boxes["agent"][0] < 320, boxes
         ctx.shot("history-long-label", x_window=True)
-        page.js("const s = document.getElementById('history-agent'); s.value = ''; s.dispatchEvent(new Event('change'));")
+        filter_history(page, "history-agent", "")
     finally:
         page.click(page.find("#nav-queue"))
 
@@ -824,21 +824,80 @@ def test_history_shows_who_answered_and_filters_by_it(ctx):
         assert shown["Keep the old changelog format?"] == "by you", shown
         choices = page.js("return [...document.getElementById('history-answerer').options].map((o) => o.value)")
         assert choices[:2] == ["", "you"] and "rule:tidy" in choices, choices
-        page.js("const s = document.getElementById('history-answerer'); s.value = 'rule:tidy';"
-                "s.dispatchEvent(new Event('change'));")
+        filter_history(page, "history-answerer", "rule:tidy")
         tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
         kept = page.js("return document.querySelectorAll('.history-item').length")
         assert tags == ["by rule:tidy"] and kept == 1, (tags, kept)
-        page.js("const s = document.getElementById('history-answerer'); s.value = 'you';"
-                "s.dispatchEvent(new Event('change'));")
+        filter_history(page, "history-answerer", "you")
         tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
         assert tags and set(tags) == {"by you"}, tags
-        page.js("const s = document.getElementById('history-answerer'); s.value = '';"
-                "s.dispatchEvent(new Event('change'));")
+        filter_history(page, "history-answerer", "")
         ctx.shot("history-answerer", x_window=True)
     finally:
         no_rules(ctx)
         page.click(page.find("#nav-queue"))
+
+
+def test_history_reaches_every_entry_however_long_the_journal(ctx):
+    """History sends the newest 1,000 entries the filters let through, and says so; its filters offer
+    every agent and answerer of the whole journal, so the oldest entry is one choice away, and
+    "Show more" brings the rest."""
+    page = ctx.page
+    helper = ctx.conn("bulk-answerer")
+    helper.call("answerers/register", {"scope": "all", "prepend": True, "label": "bulk"})
+    stop = threading.Event()
+
+    def answer_all():
+        while not stop.is_set():
+            try:
+                req = helper.next_incoming(timeout=0.5)
+            except queue.Empty:
+                continue
+            if req.get("method") == "user-questions/request":
+                helper.reply(req, {"answers": [{"id": req["params"]["questions"][0]["id"], "selected": ["Yes"]}]})
+    threading.Thread(target=answer_all, daemon=True).start()
+    try:
+        first = ctx.conn("the-first")
+        agent = first.call("agents/register", {"id": "archivist", "label": "the-oldest-agent"})
+        first.call("user-questions/ask", {"agent": agent, "questions": [
+            {"id": "first", "question": "The first of many?", "options": [{"label": "Yes"}]}]}, timeout=30)
+        bulk = ctx.conn("bulk-asker")
+        waiting = []
+        for i in range(1050):
+            waiting.append(bulk.start("user-questions/ask", {"questions": [
+                {"id": f"b{i}", "question": f"Routine question {i}?", "options": [{"label": "Yes"}]}]}))
+            if len(waiting) == 64:
+                bulk.wait(waiting.pop(0), timeout=30)
+        for rid in waiting:
+            bulk.wait(rid, timeout=30)
+    finally:
+        stop.set()
+        helper.close()
+
+    page.click(page.find("#nav-history"))
+    page.wait_for(".history-more", timeout=30)
+    told = page.text(page.find(".history-more span"))
+    # Numbers are written in the page's locale ("1,000", "1000", "1.000").
+    assert re.fullmatch(r"The newest 1\D?000 of 1\D?\d{3}\.", told), told
+    ctx.shot("history-more", scroll_to=".history-more")
+    assert page.js("return document.querySelectorAll('.history-item').length") == 1000
+    questions = "return [...document.querySelectorAll('.history-item dt')].map((e) => e.textContent)"
+    assert "The first of many?" not in page.js(questions)
+    agents = page.js("return [...document.getElementById('history-agent').options].map((o) => o.value)")
+    assert "the-oldest-agent" in agents, agents
+    assert "bulk" in page.js("return [...document.getElementById('history-answerer').options].map((o) => o.value)")
+    filter_history(page, "history-agent", "the-oldest-agent")
+    assert page.js(questions) == ["The first of many?"], page.js(questions)
+    assert not page.find_all(".history-more"), "one entry matches: nothing more to show"
+    filter_history(page, "history-agent", "")
+    before = page.js("return document.getElementById('history-list').dataset.loaded")
+    page.click(page.find(".history-more-button"))
+    page.until("return document.getElementById('history-list').dataset.loaded !== arguments[0]", before,
+               message="Show more read nothing")
+    shown = page.js("return document.querySelectorAll('.history-item').length")
+    assert shown > 1050, shown
+    assert "The first of many?" in page.js(questions)
+    page.click(page.find("#nav-queue"))
 
 
 def closed_on_bus_eventually(ctx, nid, timeout=10):
@@ -2012,6 +2071,15 @@ def test_late_answer_is_refused_and_recorded(ctx):
     assert [r["answer"] for r in late] == [{"answers": [{"id": "late", "selected": ["Yes"]}]}], late
 
 
+def filter_history(page, select, value):
+    """Sets a History filter as the human does and waits for the page the backend filtered."""
+    before = page.js("return document.getElementById('history-list').dataset.loaded || ''")
+    page.js("const s = document.getElementById(arguments[0]); s.value = arguments[1];"
+            "s.dispatchEvent(new Event('change'));", select, value)
+    page.until("return (document.getElementById('history-list').dataset.loaded || '') !== arguments[0]",
+               before, message=f"History was not read again for {select} = {value!r}")
+
+
 def test_history_lists_settled_requests_with_filters(ctx):
     page = ctx.page
     page.click(page.find("#nav-history"))
@@ -2023,18 +2091,14 @@ def test_history_lists_settled_requests_with_filters(ctx):
         assert needed in outcomes, (needed, outcomes)
     # Newest first: the late answer (recorded last) is on top.
     assert outcomes[0] == "late-answer", outcomes
-    page.js("const s = document.getElementById('history-outcome'); s.value = 'dismissed';"
-            "s.dispatchEvent(new Event('change'));")
+    filter_history(page, "history-outcome", "dismissed")
     shown = page.js("return [...document.querySelectorAll('.history-item')].map((e) => e.dataset.outcome)")
     assert shown and set(shown) == {"dismissed"}, shown
-    page.js("const s = document.getElementById('history-outcome'); s.value = '';"
-            "s.dispatchEvent(new Event('change'));")
-    page.js("const s = document.getElementById('history-agent'); s.value = 'review-bot';"
-            "s.dispatchEvent(new Event('change'));")
+    filter_history(page, "history-outcome", "")
+    filter_history(page, "history-agent", "review-bot")
     agents = page.js("return [...document.querySelectorAll('.history-agent')].map((e) => e.textContent)")
     assert agents and set(agents) == {"review-bot"}, agents
-    page.js("const s = document.getElementById('history-agent'); s.value = '';"
-            "s.dispatchEvent(new Event('change'));")
+    filter_history(page, "history-agent", "")
     ctx.shot("history")
     page.click(page.find("#nav-queue"))
 
@@ -2677,6 +2741,7 @@ TESTS = [
     test_long_unbroken_labels_and_answers_stay_in_their_cards,
     test_history_shows_who_answered_and_filters_by_it,
     test_history_filters_stay_in_the_window_with_a_long_agent_label,
+    test_history_reaches_every_entry_however_long_the_journal,
     test_tray_quit_settles_waiting_requests_and_removes_the_socket,
 ]
 
