@@ -63,6 +63,18 @@ pub fn past_answers(
         .collect()
 }
 
+/// The answered records of `project`: only those are kept while the journal is read, so a long
+/// journal costs its reading, not its size in memory.
+fn answered_in(journal: &Journal, project: &str) -> askdesk_broker::Result<Vec<Record>> {
+    let mut kept = Vec::new();
+    journal.visit(|record| {
+        if record.outcome == Outcome::Answered && cwd(record.agent.as_ref()) == Some(project) {
+            kept.push(record);
+        }
+    })?;
+    Ok(kept)
+}
+
 /// The past answers of waiting requests, looked up once per request.
 #[derive(Clone, Default)]
 pub struct Memory {
@@ -77,7 +89,7 @@ impl Memory {
         }
         let found = match cwd(request.agent.as_ref()) {
             None => vec![None; request.questions.len()],
-            Some(project) => match journal.read() {
+            Some(project) => match answered_in(journal, project) {
                 Ok(records) => past_answers(&records, project, &request.questions),
                 Err(error) => {
                     tracing::warn!(%error, "past answers unavailable");

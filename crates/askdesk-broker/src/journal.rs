@@ -371,6 +371,11 @@ impl Journal {
     pub fn read(&self) -> Result<Vec<Record>> {
         read_dir(&self.inner.dir)
     }
+
+    /// Hands every record to `visit`, oldest first, without holding them all ([`visit_dir`]).
+    pub fn visit(&self, visit: impl FnMut(Record)) -> Result<()> {
+        visit_dir(&self.inner.dir, visit)
+    }
 }
 
 /// A queued record's acknowledgement: resolves once its line is on disk.
@@ -1036,10 +1041,18 @@ fn not_a_directory(dir: &Path) -> Error {
 
 /// The records of the journal in `dir`, oldest first, without creating anything.
 pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
+    let mut records = Vec::new();
+    visit_dir(dir, |record| records.push(record))?;
+    Ok(records)
+}
+
+/// Hands each record of the journal in `dir` to `visit`, oldest first, without creating anything
+/// and without holding them all: a reader that keeps only what it looks for stays small however
+/// long the journal is.
+pub fn visit_dir(dir: &Path, mut visit: impl FnMut(Record)) -> Result<()> {
     if dir.exists() && !dir.is_dir() {
         return Err(not_a_directory(dir));
     }
-    let mut records = Vec::new();
     // Each unreadable line is named up to a point; a journal mostly unreadable gets a count.
     const NAMED: usize = 10;
     let mut unreadable = 0usize;
@@ -1056,7 +1069,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
             // Zeros before a line: room written ahead that a crash left unwritten, then lines.
             let start = line.iter().position(|b| *b != 0).unwrap_or(line.len());
             match serde_json::from_slice::<Record>(&line[start..]) {
-                Ok(record) => records.push(record),
+                Ok(record) => visit(record),
                 Err(error) => {
                     unreadable += 1;
                     if unreadable <= NAMED {
@@ -1073,7 +1086,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Record>> {
             unreadable - NAMED
         );
     }
-    Ok(records)
+    Ok(())
 }
 
 /// A line that holds no record: blank, the spaces held for the live file's next lines (see
