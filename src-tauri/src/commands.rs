@@ -11,7 +11,9 @@ use tauri_plugin_opener::OpenerExt;
 use crate::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
 use crate::desktop::Desktop;
 use crate::memory::{Memory, PastAnswer};
-use crate::plan_thread::{self, CommentError, CommentInput, HistoryPage, HistoryQuery};
+use crate::plan_thread::{
+    CommentError, CommentInput, HistoryPage, HistoryPageBuilder, HistoryQuery,
+};
 // Rules made from answers (with the macros Tauri generates beside each command).
 pub use crate::rule_draft::*;
 use crate::rules_view::{self, RulesView, SuggestionView};
@@ -157,13 +159,16 @@ pub async fn get_history(
     history: State<'_, History>,
     query: HistoryQuery,
 ) -> Result<HistoryPage, CommandError> {
-    let records = match history.0.clone() {
-        Some(journal) => blocking(move || journal.read())
-            .await?
-            .map_err(|e| CommandError::new("failed", e))?,
-        None => Vec::new(),
+    let Some(journal) = history.0.clone() else {
+        return Ok(HistoryPageBuilder::new(query).finish());
     };
-    blocking(move || plan_thread::history_page(records, &query)).await
+    blocking(move || {
+        let mut page = HistoryPageBuilder::new(query);
+        journal.visit(|record| page.push(record))?;
+        Ok(page.finish())
+    })
+    .await?
+    .map_err(|e: askdesk_broker::Error| CommandError::new("failed", e))
 }
 
 /// The human's past answers to the waiting request's questions (same project, same text), one

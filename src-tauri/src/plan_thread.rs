@@ -12,7 +12,7 @@
 //! version), the last [`MAX_VERSIONS`] versions of each, and about [`MAX_KEPT_BYTES`] in all. History rebuilds threads from the
 //! journal with the same key ([`history_entries`]), so it survives a restart.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use askdesk_broker::journal::{millis, Record};
@@ -634,32 +634,14 @@ pub struct PlanVersionEntry {
 
 /// Groups journal records (oldest first) into History entries, newest first: the plan reviews of
 /// one thread key become one entry placed where its latest version settled.
+#[cfg(test)]
 pub fn history_entries(records: Vec<Record>) -> Vec<HistoryEntry> {
-    // Thread key -> index of its entry in `entries` (built oldest first, reversed at the end).
-    let mut threads: HashMap<String, usize> = HashMap::new();
-    let mut entries: Vec<Option<HistoryEntry>> = Vec::new();
-    for record in records {
-        let key = record.agent.as_ref().map(thread_key);
-        let plan = plan_question(&record.questions).cloned();
-        match (key, plan) {
-            (Some(key), Some(question)) => {
-                let decision = match &record.answer {
-                    Some(answer) => decision_of(&question, answer),
-                    None => outcome_word(&record),
-                };
-                let version = PlanVersionEntry { record, decision };
-                let mut versions = match threads.remove(&key).and_then(|i| entries[i].take()) {
-                    Some(HistoryEntry::PlanThread(thread)) => thread.versions,
-                    _ => Vec::new(),
-                };
-                versions.push(version);
-                threads.insert(key, entries.len());
-                entries.push(Some(HistoryEntry::PlanThread(PlanThreadEntry { versions })));
-            }
-            _ => entries.push(Some(HistoryEntry::Record(record))),
-        }
-    }
-    entries.into_iter().rev().flatten().collect()
+    let mut page = HistoryPageBuilder::new(HistoryQuery {
+        limit: usize::MAX,
+        ..HistoryQuery::default()
+    });
+    records.into_iter().for_each(|record| page.push(record));
+    page.finish().entries
 }
 
 impl HistoryEntry {
@@ -690,6 +672,22 @@ pub struct HistoryQuery {
     pub answerer: Option<String>,
     /// At most this many entries (newest first).
     pub limit: usize,
+}
+
+impl HistoryQuery {
+    fn lets_through(&self, record: &Record) -> bool {
+        self.agent
+            .as_ref()
+            .is_none_or(|agent| *agent == agent_name(record.agent.as_ref()))
+            && self
+                .outcome
+                .as_ref()
+                .is_none_or(|outcome| outcome == record.outcome.as_str())
+            && self
+                .answerer
+                .as_ref()
+                .is_none_or(|answerer| Some(answerer.as_str()) == answerer_name(record))
+    }
 }
 
 /// One page of History: the newest matching entries, how many match in all, and the values the
@@ -723,56 +721,119 @@ pub fn answerer_name(record: &Record) -> Option<&str> {
     }
 }
 
-/// The History entries of `records` (oldest first) that `query` lets through, newest first.
-pub fn history_page(records: Vec<Record>, query: &HistoryQuery) -> HistoryPage {
-    let all = history_entries(records);
-    let mut agents = BTreeSet::new();
-    let mut answerers = BTreeSet::new();
-    for entry in &all {
-        let record = entry.latest();
-        agents.insert(agent_name(record.agent.as_ref()));
-        if let Some(name) = answerer_name(record) {
-            answerers.insert(name.to_owned());
+/// Builds a [`HistoryPage`] from the journal's records, handed over oldest first, holding only
+/// what the page can show: the newest matching plain records (at most `limit`) and the plan
+/// threads (whose place and filter values are known only once their last version is read).
+/// However long the journal, the page costs its reading, not its size in memory.
+pub struct HistoryPageBuilder {
+    query: HistoryQuery,
+    /// Records handed over so far; an entry's place is that of its newest record.
+    seen: u64,
+    /// The newest matching records that are not plan reviews, oldest first, with their places.
+    plain: VecDeque<(u64, Record)>,
+    plain_total: usize,
+    plain_matching: usize,
+    /// Plan threads by thread key, with the place of their newest version.
+    threads: HashMap<String, (u64, PlanThreadEntry)>,
+    agents: BTreeSet<String>,
+    answerers: BTreeSet<String>,
+}
+
+impl HistoryPageBuilder {
+    pub fn new(query: HistoryQuery) -> Self {
+        HistoryPageBuilder {
+            query,
+            seen: 0,
+            plain: VecDeque::new(),
+            plain_total: 0,
+            plain_matching: 0,
+            threads: HashMap::new(),
+            agents: BTreeSet::new(),
+            answerers: BTreeSet::new(),
         }
     }
-    let total = all.len();
-    let matches = |entry: &HistoryEntry| {
-        let record = entry.latest();
-        query
-            .agent
-            .as_ref()
-            .is_none_or(|agent| *agent == agent_name(record.agent.as_ref()))
-            && query
-                .outcome
-                .as_ref()
-                .is_none_or(|outcome| outcome == record.outcome.as_str())
-            && query
-                .answerer
-                .as_ref()
-                .is_none_or(|answerer| Some(answerer.as_str()) == answerer_name(record))
-    };
-    let mut matching = 0;
-    let mut entries = Vec::new();
-    for entry in all {
-        if matches(&entry) {
-            matching += 1;
-            if entries.len() < query.limit {
-                entries.push(entry);
+
+    /// The next record of the journal (oldest first).
+    pub fn push(&mut self, record: Record) {
+        self.seen += 1;
+        let key = record.agent.as_ref().map(thread_key);
+        let plan = plan_question(&record.questions).cloned();
+        match (key, plan) {
+            (Some(key), Some(question)) => {
+                let decision = match &record.answer {
+                    Some(answer) => decision_of(&question, answer),
+                    None => outcome_word(&record),
+                };
+                let thread = self.threads.entry(key).or_insert_with(|| {
+                    (
+                        0,
+                        PlanThreadEntry {
+                            versions: Vec::new(),
+                        },
+                    )
+                });
+                thread.0 = self.seen;
+                thread
+                    .1
+                    .versions
+                    .push(PlanVersionEntry { record, decision });
+            }
+            _ => {
+                self.offered(&record);
+                self.plain_total += 1;
+                if self.query.lets_through(&record) {
+                    self.plain_matching += 1;
+                    self.plain.push_back((self.seen, record));
+                    if self.plain.len() > self.query.limit {
+                        self.plain.pop_front();
+                    }
+                }
             }
         }
     }
-    // "you" first, then the rules and other answerers in order.
-    let mut answerers: Vec<String> = answerers.into_iter().collect();
-    if let Some(you) = answerers.iter().position(|name| name == "you") {
-        let you = answerers.remove(you);
-        answerers.insert(0, you);
+
+    /// The filters' values: every agent and answerer of an entry's newest record.
+    fn offered(&mut self, record: &Record) {
+        self.agents.insert(agent_name(record.agent.as_ref()));
+        if let Some(name) = answerer_name(record) {
+            self.answerers.insert(name.to_owned());
+        }
     }
-    HistoryPage {
-        entries,
-        matching,
-        total,
-        agents: agents.into_iter().collect(),
-        answerers,
+
+    pub fn finish(mut self) -> HistoryPage {
+        let threads = std::mem::take(&mut self.threads);
+        let mut total = self.plain_total;
+        let mut matching = self.plain_matching;
+        let mut entries: Vec<(u64, HistoryEntry)> = Vec::new();
+        for (place, thread) in threads.into_values() {
+            let entry = HistoryEntry::PlanThread(thread);
+            self.offered(entry.latest());
+            total += 1;
+            if self.query.lets_through(entry.latest()) {
+                matching += 1;
+                entries.push((place, entry));
+            }
+        }
+        entries.extend(
+            self.plain
+                .into_iter()
+                .map(|(place, record)| (place, HistoryEntry::Record(record))),
+        );
+        entries.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        entries.truncate(self.query.limit);
+        // "you" first, then the rules and other answerers in order.
+        let mut answerers: Vec<String> = self.answerers.into_iter().collect();
+        if let Some(you) = answerers.iter().position(|name| name == "you") {
+            let you = answerers.remove(you);
+            answerers.insert(0, you);
+        }
+        HistoryPage {
+            entries: entries.into_iter().map(|(_, entry)| entry).collect(),
+            matching,
+            total,
+            agents: self.agents.into_iter().collect(),
+            answerers,
+        }
     }
 }
 
@@ -1189,15 +1250,14 @@ mod tests {
         }));
         records.push(record(2501, None, "withdrawn", None));
         let page = |agent: Option<&str>, outcome: Option<&str>, answerer: Option<&str>, limit| {
-            history_page(
-                records.clone(),
-                &HistoryQuery {
-                    agent: agent.map(str::to_owned),
-                    outcome: outcome.map(str::to_owned),
-                    answerer: answerer.map(str::to_owned),
-                    limit,
-                },
-            )
+            let mut page = HistoryPageBuilder::new(HistoryQuery {
+                agent: agent.map(str::to_owned),
+                outcome: outcome.map(str::to_owned),
+                answerer: answerer.map(str::to_owned),
+                limit,
+            });
+            records.iter().cloned().for_each(|record| page.push(record));
+            page.finish()
         };
         let newest = page(None, None, None, 1000);
         assert_eq!(
@@ -1218,5 +1278,45 @@ mod tests {
             0
         );
         assert_eq!(page(None, None, Some("you"), 3000).entries.len(), 2500);
+    }
+
+    #[test]
+    fn a_plan_thread_takes_the_place_of_its_newest_version_on_a_page() {
+        let plain = |n: u64| -> Record {
+            serde_json::from_value(serde_json::json!({
+                "askedAt": n, "settledAt": n, "agent": { "id": format!("p{n}") },
+                "questions": [{ "id": "q", "question": format!("plain {n}") }], "outcome": "withdrawn",
+            }))
+            .unwrap()
+        };
+        let version = |n: u64, detail: &str| -> Record {
+            serde_json::from_value(serde_json::json!({
+                "askedAt": n, "settledAt": n, "agent": { "id": "planner" },
+                "questions": [plan_question(detail)], "outcome": "answered",
+                "answer": { "answers": [{ "id": "plan", "selected": ["Keep planning"] }] },
+            }))
+            .unwrap()
+        };
+        let records = vec![plain(1), version(2, V1), plain(3), version(4, V2), plain(5)];
+        let page = |agent: Option<&str>, limit| {
+            let mut page = HistoryPageBuilder::new(HistoryQuery {
+                agent: agent.map(str::to_owned),
+                limit,
+                ..HistoryQuery::default()
+            });
+            records.iter().cloned().for_each(|record| page.push(record));
+            page.finish()
+        };
+        let places = |page: &HistoryPage| -> Vec<u64> {
+            page.entries.iter().map(|e| e.latest().settled_at).collect()
+        };
+        let two = page(None, 2);
+        assert_eq!(places(&two), [5, 4]);
+        assert!(matches!(&two.entries[1], HistoryEntry::PlanThread(t) if t.versions.len() == 2));
+        assert_eq!((two.matching, two.total), (4, 4));
+        assert_eq!(places(&page(None, 10)), [5, 4, 3, 1]);
+        let planner = page(Some("planner"), 10);
+        assert_eq!((places(&planner), planner.matching), (vec![4], 1));
+        assert_eq!(planner.agents, ["p1", "p3", "p5", "planner"]);
     }
 }
