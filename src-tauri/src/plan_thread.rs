@@ -819,7 +819,7 @@ impl HistoryPageBuilder {
                 .into_iter()
                 .map(|(place, record)| (place, HistoryEntry::Record(record))),
         );
-        entries.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        entries.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
         entries.truncate(self.query.limit);
         // "you" first, then the rules and other answerers in order.
         let mut answerers: Vec<String> = self.answerers.into_iter().collect();
