@@ -1297,7 +1297,7 @@ mod tests {
             }))
             .unwrap()
         };
-        let records = vec![plain(1), version(2, V1), plain(3), version(4, V2), plain(5)];
+        let records = [plain(1), version(2, V1), plain(3), version(4, V2), plain(5)];
         let page = |agent: Option<&str>, limit| {
             let mut page = HistoryPageBuilder::new(HistoryQuery {
                 agent: agent.map(str::to_owned),
