@@ -108,6 +108,12 @@ impl RpcError {
         Self::new(INVALID_REQUEST, detail)
     }
 
+    /// A request reusing the id of one of the connection's pending asks: answered under that id,
+    /// as JSON-RPC has no other way to name it (the pending ask still gets its own response later).
+    pub fn id_in_use() -> Self {
+        Self::invalid_request("id: already used by a pending request of this connection")
+    }
+
     pub fn method_not_found(method: &str) -> Self {
         Self::new(METHOD_NOT_FOUND, format!("method not found: {method}"))
     }

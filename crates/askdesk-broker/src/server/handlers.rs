@@ -23,12 +23,6 @@ use crate::protocol::methods::{
 use crate::protocol::{self, Id, Notification, RpcError, PROTOCOL_VERSION};
 use crate::settled;
 
-/// A request reusing the id of one of the connection's pending asks: answered under that id, as
-/// JSON-RPC has no other way to name it (the pending ask still gets its own response later).
-fn id_in_use() -> RpcError {
-    RpcError::invalid_request("id: already used by a pending request of this connection")
-}
-
 impl Conn {
     /// The dispatch table: every method the broker serves, in one place. Each handler gets its
     /// method's params already read; what no handler takes is `MethodNotFound`.
@@ -47,7 +41,7 @@ impl Conn {
         }
         // Only an ask stays pending; it checks its own id under the lock that records it.
         if method != Ask::NAME && self.state().asks.contains_key(&id) {
-            return self.reply_error(&id, id_in_use()).await;
+            return self.reply_error(&id, RpcError::id_in_use()).await;
         }
         let line = match method {
             // Session.
@@ -217,7 +211,7 @@ impl Conn {
                     format_args!("at most {max} pending asks per connection"),
                 ))
             } else if state.asks.contains_key(&id) {
-                Some(id_in_use())
+                Some(RpcError::id_in_use())
             } else {
                 state.asks.insert(id.clone(), cancel.clone());
                 None
