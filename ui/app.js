@@ -354,7 +354,7 @@ async function dismiss() {
 
 // History comes a page at a time, filtered by the backend over the whole journal: the newest
 // HISTORY_PAGE entries, and as many more on each "Show more". A page is kept short: every entry
-// shown is page the web process holds while History is open.
+// shown is memory the web process holds while History is open.
 const HISTORY_PAGE = 200;
 let historyLimit = HISTORY_PAGE;
 let historyRead = 0;
