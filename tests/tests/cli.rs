@@ -955,26 +955,31 @@ async fn ask_timeout_ends_when_the_broker_stops_while_the_question_waits() {
     answerer
         .register_answerer(json!("all"), false, "holder")
         .await;
-    let asked = tokio::spawn(run(
-        broker.home(),
-        &["ask", "--timeout", "1", "Go?", "-o", "Yes"],
-        None,
-    ));
-    answerer.next_request().await;
-    broker.signal(libc::SIGSTOP);
-    let stopped = std::time::Instant::now();
-    let output = asked.await.unwrap();
-    let waited = stopped.elapsed();
-    broker.signal(libc::SIGCONT);
-    assert_exit(
-        &output,
-        10,
-        Some("ask_user_question was aborted before the user answered"),
-    );
-    assert!(
-        waited < Duration::from_secs(6),
-        "ask ended {waited:?} after the broker stopped"
-    );
+    // As a script (no agent) and as an agent, whose unregistration must not wait on the broker
+    // either.
+    for agent in [&[][..], &["--agent-label", "release bot"][..]] {
+        let mut args = vec!["ask", "--timeout", "1", "Go?", "-o", "Yes"];
+        args.extend_from_slice(agent);
+        let asked = tokio::spawn(run(broker.home(), &args, None));
+        answerer.next_request().await;
+        broker.signal(libc::SIGSTOP);
+        let stopped = std::time::Instant::now();
+        let output = asked.await.unwrap();
+        let waited = stopped.elapsed();
+        broker.signal(libc::SIGCONT);
+        assert_exit(
+            &output,
+            10,
+            Some("ask_user_question was aborted before the user answered"),
+        );
+        assert!(
+            waited < Duration::from_secs(7),
+            "ask {agent:?} ended {waited:?} after the broker stopped"
+        );
+        // The withdrawal reaches the answerer once the broker runs again.
+        let cancel = answerer.next_incoming().await;
+        assert_eq!(cancel["method"], "$/cancelRequest", "{cancel}");
+    }
 }
 
 /// The client example of docs/protocol.md does what the doc says: next to `askdesk answer

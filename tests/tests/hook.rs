@@ -648,16 +648,17 @@ async fn a_killed_hook_withdraws_its_question() {
     );
 }
 
-/// A client that kills only the shell running the hook command orphans the hook: the question
-/// is withdrawn all the same.
-#[tokio::test(flavor = "multi_thread")]
-async fn an_orphaned_hook_withdraws_its_question() {
-    let broker = Broker::start();
-    let script = answerer(&broker).await;
-    // `; exit` keeps the shell from replacing itself with askdesk.
+/// `askdesk hook claude-code` run by a shell, as a client runs its hook command, with the Bash
+/// fixture as its input: the shell, the question the hook asked (as `script` received it) and
+/// the hook's pid. Killing the shell orphans the hook.
+async fn hook_in_a_shell(broker: &Broker, script: &Conn) -> (Child, Value, libc::pid_t) {
+    let pid_file = broker.home().path().join("hook.pid");
     let command = format!(
-        "'{}' hook claude-code; exit",
-        askdesk_e2e::askdesk_bin().display()
+        // The shell stays (it waits), and a background command's input, /dev/null otherwise, is
+        // the shell's own.
+        "exec 3<&0; '{}' hook claude-code <&3 & echo $! > '{}'; wait",
+        askdesk_e2e::askdesk_bin().display(),
+        pid_file.display()
     );
     let mut shell = std::process::Command::new("sh");
     shell
@@ -673,12 +674,51 @@ async fn an_orphaned_hook_withdraws_its_question() {
     stdin.write_all(fixture("claude-bash").as_bytes()).unwrap();
     drop(stdin);
     let request = script.next_request().await;
-    child.kill().expect("kill the shell");
-    child.wait().unwrap();
+    let hook = std::fs::read_to_string(pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (child, request, hook)
+}
+
+/// A client that kills only the shell running the hook command orphans the hook: the question
+/// is withdrawn all the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_orphaned_hook_withdraws_its_question() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let (mut shell, request, _) = hook_in_a_shell(&broker, &script).await;
+    shell.kill().expect("kill the shell");
+    shell.wait().unwrap();
     let cancel = script.next_incoming().await;
     assert_eq!(
         cancel,
         json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
+    );
+}
+
+/// An orphaned hook ends even when the broker was stopped (Ctrl-Z) while the question waited: its
+/// withdrawal and its agent's unregistration are given up on after a short wait, so no process is
+/// left behind for as long as the broker stays stopped.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_orphaned_hook_ends_while_the_broker_is_stopped() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let (mut child, _, hook) = hook_in_a_shell(&broker, &script).await;
+    broker.signal(libc::SIGSTOP);
+    child.kill().expect("kill the shell");
+    child.wait().unwrap();
+    let orphaned = std::time::Instant::now();
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    while unsafe { libc::kill(hook, 0) } == 0 && orphaned.elapsed() < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let waited = orphaned.elapsed();
+    broker.signal(libc::SIGCONT);
+    assert!(
+        waited < Duration::from_secs(10),
+        "the orphaned hook was still there {waited:?} later"
     );
 }
 

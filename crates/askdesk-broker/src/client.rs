@@ -396,6 +396,13 @@ impl Client {
         .await
     }
 
+    /// Unregisters an agent this connection registered, before the connection closes (which
+    /// unregisters it anyway): giving up after [`WITHDRAW_WAIT`], so a broker stopped or hung
+    /// never holds a caller that is done (an ask that ended, a hook whose client went).
+    pub async fn unregister_agent_promptly(&self, handle: &Handle) {
+        let _ = tokio::time::timeout(WITHDRAW_WAIT, self.unregister_agent(handle)).await;
+    }
+
     /// Asks the human. Cancelling `cancel` withdraws the ask; the result is then `ASK_ABORTED`.
     pub async fn ask(&self, request: &AskRequest, cancel: &CancellationToken) -> Result<Answer> {
         self.call_cancellable::<Ask>(request, cancel).await

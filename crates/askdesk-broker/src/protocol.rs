@@ -525,12 +525,16 @@ fn without_position(error: &serde_json::Error) -> String {
     }
 }
 
-/// serde's "expected ..." in the words of JSON, which is what a client writes: `expected struct
-/// Handle` (or `... with 2 elements`, for params given as an array) is an object, `expected u64`
-/// a non-negative integer.
+/// serde's words in those of JSON, which is what a client writes: `expected struct Handle` (or
+/// `... with 2 elements`, for params given as an array) and `a map` are an object, `a sequence`
+/// an array, `expected u64` a non-negative integer.
 fn in_json_terms(text: &str) -> String {
+    // What was found: "invalid type: map, expected ...".
+    let text = text
+        .replace("invalid type: map,", "invalid type: object,")
+        .replace("invalid type: sequence,", "invalid type: array,");
     let Some(at) = text.rfind("expected ") else {
-        return text.to_owned();
+        return text;
     };
     let (problem, expected) = text.split_at(at + "expected ".len());
     let plain = if let Some(rest) = expected.strip_prefix("struct ") {
@@ -542,7 +546,9 @@ fn in_json_terms(text: &str) -> String {
         match expected {
             "u8" | "u16" | "u32" | "u64" | "usize" => "a non-negative integer".to_owned(),
             "i8" | "i16" | "i32" | "i64" | "isize" => "an integer".to_owned(),
-            _ => return text.to_owned(),
+            "a sequence" => "an array".to_owned(),
+            "a map" => "an object".to_owned(),
+            _ => return text,
         }
     };
     format!("{problem}{plain}")
@@ -782,6 +788,22 @@ mod tests {
             "invalid type: string \"yes\", expected a boolean"
         );
         assert_eq!(in_json_terms("missing field `id`"), "missing field `id`");
+        assert_eq!(
+            in_json_terms("invalid type: integer `5`, expected a sequence"),
+            "invalid type: integer `5`, expected an array"
+        );
+        assert_eq!(
+            in_json_terms("invalid type: integer `5`, expected a map"),
+            "invalid type: integer `5`, expected an object"
+        );
+        assert_eq!(
+            in_json_terms("invalid type: map, expected a string"),
+            "invalid type: object, expected a string"
+        );
+        assert_eq!(
+            in_json_terms("invalid type: sequence, expected a string"),
+            "invalid type: array, expected a string"
+        );
         // Through a real parse, with the field path.
         #[derive(Debug, Deserialize)]
         #[allow(dead_code)]

@@ -63,7 +63,7 @@ pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
     watcher.abort();
     if let (true, Some(handle)) = (registered, &handle) {
         // Closing the connection would unregister it too; this makes it immediate.
-        let _ = client.unregister_agent(handle).await;
+        client.unregister_agent_promptly(handle).await;
     }
     match result {
         Ok(answer) => {

@@ -96,7 +96,7 @@ async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Resu
         )
         .await;
     watcher.abort();
-    let _ = broker.unregister_agent(&agent).await;
+    broker.unregister_agent_promptly(&agent).await;
     if orphaned.is_cancelled() {
         return Err("the client stopped waiting for this prompt".into());
     }

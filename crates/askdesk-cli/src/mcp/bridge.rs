@@ -110,11 +110,7 @@ impl Bridge {
             return;
         };
         if let Some(link) = slot.take() {
-            let _ = tokio::time::timeout(
-                Duration::from_secs(2),
-                link.client.unregister_agent(&link.agent),
-            )
-            .await;
+            link.client.unregister_agent_promptly(&link.agent).await;
         }
     }
 }

@@ -357,7 +357,7 @@ mod tests {
         let plan = arguments::<ReviewPlanArgs>(object(json!({ "plan": ["a"] }))).unwrap_err();
         assert_eq!(
             plan,
-            "invalid arguments: plan: invalid type: sequence, expected a string"
+            "invalid arguments: plan: invalid type: array, expected a string"
         );
     }
 
