@@ -1028,6 +1028,11 @@ pub fn read_default() -> Result<Vec<Record>> {
     read_dir(&default_dir()?)
 }
 
+/// [`visit_dir`] on the default journal directory.
+pub fn visit_default(visit: impl FnMut(Record)) -> Result<()> {
+    visit_dir(&default_dir()?, visit)
+}
+
 /// The error for a journal directory that is something else.
 fn not_a_directory(dir: &Path) -> Error {
     Error::Io {

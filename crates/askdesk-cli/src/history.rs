@@ -1,5 +1,7 @@
 //! `askdesk history`: the journal of settled requests, newest first, as a table or JSON lines.
 
+use std::collections::VecDeque;
+
 use askdesk_broker::journal::{self, Outcome, Record};
 use askdesk_core::Answer;
 
@@ -8,16 +10,21 @@ use crate::exit::{Error, Result};
 use crate::terminal::{clip, columns, one_line};
 
 pub async fn run(args: HistoryArgs) -> Result<()> {
-    let records = tokio::task::spawn_blocking(read_journal)
-        .await
-        .map_err(|e| Error::Internal(format!("reading the history failed: {e}")))??;
-    let journaled = records.len();
-    let records = select(records, &args);
-    if records.is_empty() && journaled > 0 && !args.json {
+    let json = args.json;
+    // Read record by record, keeping only what is printed: `--limit 20` of a long journal holds 20.
+    let (records, journaled) = tokio::task::spawn_blocking(move || {
+        let mut selection = Selection::new(&args);
+        journal::visit_default(|record| selection.push(record))
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        Ok::<_, Error>(selection.finish())
+    })
+    .await
+    .map_err(|e| Error::Internal(format!("reading the history failed: {e}")))??;
+    if records.is_empty() && journaled > 0 && !json {
         println!("no request in the history matches ({journaled} recorded)");
         return Ok(());
     }
-    if args.json {
+    if json {
         for record in &records {
             println!(
                 "{}",
@@ -64,22 +71,56 @@ pub fn outcome_parser() -> impl clap::builder::TypedValueParser<Value = Outcome>
     })
 }
 
-/// Newest first, filtered, limited.
-pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
-    let outcome = args.outcome;
-    records
-        .into_iter()
-        .rev()
-        .filter(|r| outcome.is_none_or(|o| r.outcome == o))
-        .filter(|r| match &args.agent {
+/// The records `args` selects, newest first, from records handed over oldest first; only the
+/// newest `--limit` that match are held.
+pub struct Selection<'a> {
+    args: &'a HistoryArgs,
+    kept: VecDeque<Record>,
+    seen: usize,
+}
+
+impl<'a> Selection<'a> {
+    pub fn new(args: &'a HistoryArgs) -> Self {
+        Selection {
+            args,
+            kept: VecDeque::new(),
+            seen: 0,
+        }
+    }
+
+    pub fn push(&mut self, record: Record) {
+        self.seen += 1;
+        let args = self.args;
+        let outcome = args.outcome.is_none_or(|o| record.outcome == o);
+        let agent = match &args.agent {
             None => true,
-            Some(wanted) => r
+            Some(wanted) => record
                 .agent
                 .as_ref()
                 .is_some_and(|a| a.id == *wanted || a.label.as_deref() == Some(wanted.as_str())),
-        })
-        .take(args.limit.unwrap_or(usize::MAX))
-        .collect()
+        };
+        if outcome && agent {
+            self.kept.push_back(record);
+            if self.kept.len() > args.limit.unwrap_or(usize::MAX) {
+                self.kept.pop_front();
+            }
+        }
+    }
+
+    /// The selected records, newest first, and how many records there were in all.
+    pub fn finish(self) -> (Vec<Record>, usize) {
+        (self.kept.into_iter().rev().collect(), self.seen)
+    }
+}
+
+/// Newest first, filtered, limited.
+#[cfg(test)]
+pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
+    let mut selection = Selection::new(args);
+    records
+        .into_iter()
+        .for_each(|record| selection.push(record));
+    selection.finish().0
 }
 
 /// The records as a table, one line each; every cell goes through [`one_line`] or [`clip`], so
