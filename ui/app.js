@@ -24,7 +24,6 @@ const state = {
   current: null,        // the request id shown
   mode: 'queue',        // 'queue' | 'history' | 'rules'
   forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
-  history: null,         // the History page shown (HistoryPage)
   busy: false,
   settledHere: new Set(), // requests this page answered or dismissed: their leaving is the human's doing
   swapped: false,         // the request shown left on its own (withdrawn, answered elsewhere) and another took its place
@@ -384,7 +383,6 @@ async function loadHistory() {
     page = { entries: [], matching: 0, total: 0, agents: [], answerers: [] };
   }
   if (read !== historyRead) return;
-  state.history = page;
   renderHistory(page, {
     list: els.historyList, agentSelect: els.historyAgent, answererSelect: els.historyAnswerer,
     onMore: () => { historyLimit += HISTORY_PAGE; loadHistory(); },

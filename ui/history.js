@@ -135,7 +135,7 @@ function answerText(item) {
  * "rule:<name>" for a rule, another answerer's label as the journal has it; null when nobody did
  * (withdrawn, refused by the broker).
  */
-export function answererName(record) {
+function answererName(record) {
   const answerer = record.answerer;
   if (!answerer) return null;
   return answerer === 'desktop' ? 'you' : answerer;

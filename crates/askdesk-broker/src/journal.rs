@@ -1022,13 +1022,8 @@ fn tighten(path: &Path, mode: u32) -> Result<()> {
     Ok(())
 }
 
-/// The records of the journal in the default directory, without creating anything (empty when
+/// [`visit_dir`] on the default journal directory, without creating anything (no record when
 /// there is no journal yet).
-pub fn read_default() -> Result<Vec<Record>> {
-    read_dir(&default_dir()?)
-}
-
-/// [`visit_dir`] on the default journal directory.
 pub fn visit_default(visit: impl FnMut(Record)) -> Result<()> {
     visit_dir(&default_dir()?, visit)
 }

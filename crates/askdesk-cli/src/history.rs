@@ -14,8 +14,7 @@ pub async fn run(args: HistoryArgs) -> Result<()> {
     // Read record by record, keeping only what is printed: `--limit 20` of a long journal holds 20.
     let (records, journaled) = tokio::task::spawn_blocking(move || {
         let mut selection = Selection::new(&args);
-        journal::visit_default(|record| selection.push(record))
-            .map_err(|e| Error::Internal(e.to_string()))?;
+        visit_journal(|record| selection.push(record))?;
         Ok::<_, Error>(selection.finish())
     })
     .await
@@ -40,7 +39,14 @@ pub async fn run(args: HistoryArgs) -> Result<()> {
 /// The journal's records, oldest first. A journal that cannot be read is a file that cannot be
 /// read (status 20), as `--help` lists it, not a broker that cannot start.
 pub fn read_journal() -> Result<Vec<Record>> {
-    journal::read_default().map_err(|e| Error::Internal(e.to_string()))
+    let mut records = Vec::new();
+    visit_journal(|record| records.push(record))?;
+    Ok(records)
+}
+
+/// Hands the journal's records to `visit`, oldest first, with [`read_journal`]'s errors.
+fn visit_journal(visit: impl FnMut(Record)) -> Result<()> {
+    journal::visit_default(visit).map_err(|e| Error::Internal(e.to_string()))
 }
 
 /// Every outcome a record can have. The names are the journal's own ([`Outcome::as_str`]); the
