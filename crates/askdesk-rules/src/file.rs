@@ -203,10 +203,13 @@ impl RuleSet {
             toml::from_str(text).map_err(|e| locate(text, e.span(), e.message()))?;
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut rules = Vec::with_capacity(file.rule.len());
+        // Rules come in file order: each one's line is counted on from the last, so the file is
+        // read once however many rules it has.
+        let mut lines = Lines::default();
         for spanned in file.rule {
             // Problems of a whole rule (no action, two actions) point at its `[[rule]]` line;
             // problems of one value at the value (the parser's own, or ours through its span).
-            let at = locate(text, Some(spanned.span()), "");
+            let at = lines.locate(text, spanned.span().start);
             let mut rule =
                 Rule::try_from(spanned.into_inner()).map_err(|invalid| match invalid {
                     Invalid::Rule(message) => ParseError {
@@ -232,6 +235,40 @@ impl RuleSet {
 
     pub fn get(&self, name: &str) -> Option<&Rule> {
         self.rules.iter().find(|rule| rule.name == name)
+    }
+}
+
+/// Lines counted so far through a text, for locating offsets that come in increasing order.
+#[derive(Default)]
+struct Lines {
+    /// The offset counted up to, and the line it is on (0-based) and where that line starts.
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl Lines {
+    /// The 1-based line and column of `offset`; an offset before the last one counts from the
+    /// start again.
+    fn locate(&mut self, text: &str, offset: usize) -> ParseError {
+        let offset = offset.min(text.len());
+        if offset < self.offset {
+            *self = Lines::default();
+        }
+        let between = &text.as_bytes()[self.offset..offset];
+        if let Some(last) = between.iter().rposition(|&b| b == b'\n') {
+            self.line += between.iter().filter(|&&b| b == b'\n').count();
+            self.line_start = self.offset + last + 1;
+        }
+        self.offset = offset;
+        let column = text
+            .get(self.line_start..offset)
+            .map_or(0, |before| before.chars().count());
+        ParseError {
+            line: self.line + 1,
+            column: column + 1,
+            message: String::new(),
+        }
     }
 }
 
@@ -679,6 +716,31 @@ mode = "off"
         );
         assert_eq!(set.rules[5].mode, Mode::Off);
         assert_eq!(set.rules[2].mode, Mode::On);
+    }
+
+    #[test]
+    fn each_rule_s_line_is_counted_once_through_the_file() {
+        let mut text = String::from("# rules\n");
+        let mut expected = Vec::new();
+        for i in 0..500 {
+            let line = text.matches('\n').count() + 1;
+            let rule = format!("[[rule]]\nname = \"r{i}\"\nanswer = \"é {i}\"\n");
+            text.push_str(&rule);
+            expected.push(line);
+            text.push_str(&"\n".repeat(i % 3));
+        }
+        let set = RuleSet::parse(&text).unwrap();
+        let lines: Vec<usize> = set.rules.iter().map(|r| r.line).collect();
+        assert_eq!(lines, expected);
+        let mut lines = Lines::default();
+        let at = lines.locate("ab\né x\n", 5);
+        assert_eq!((at.line, at.column), (2, 2), "columns count characters");
+        let back = lines.locate("ab\né x\n", 1);
+        assert_eq!(
+            (back.line, back.column),
+            (1, 2),
+            "an earlier offset counts from the start"
+        );
     }
 
     #[test]

@@ -8,6 +8,9 @@ use std::fmt;
 pub struct Glob {
     pattern: String,
     parts: Vec<Part>,
+    /// The literal text before the first wildcard, which a match must start with: most texts a
+    /// rule is tried on fail there, without the full walk.
+    prefix: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +35,17 @@ impl Glob {
                 c => Part::Literal(c),
             });
         }
+        let prefix = parts
+            .iter()
+            .map_while(|part| match part {
+                Part::Literal(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
         Glob {
             pattern: pattern.to_owned(),
             parts,
+            prefix,
         }
     }
 
@@ -50,13 +61,25 @@ impl Glob {
         escaped
     }
 
+    /// Whether the glob has no `*` or `?`: it matches exactly one text.
+    pub fn is_literal(&self) -> bool {
+        self.parts
+            .iter()
+            .all(|part| matches!(part, Part::Literal(_)))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.pattern
     }
 
     /// Whether the whole of `text` matches.
     pub fn matches(&self, text: &str) -> bool {
-        let text: Vec<char> = text.chars().collect();
+        if !text.starts_with(self.prefix.as_str()) {
+            return false;
+        }
+        // Positions in `text` are byte offsets at character boundaries: nothing is allocated, so
+        // a request tried against many rules costs no copies of its text.
+        let next = |t: usize| text[t..].chars().next().map_or(0, char::len_utf8);
         let (mut p, mut t) = (0, 0);
         // Where to resume after the last `*`: its position in the pattern and the text.
         let mut resume: Option<(usize, usize)> = None;
@@ -68,18 +91,19 @@ impl Glob {
                 }
                 Some(Part::Any) => {
                     p += 1;
-                    t += 1;
+                    t += next(t);
                 }
-                Some(Part::Literal(c)) if *c == text[t] => {
+                Some(Part::Literal(c)) if text[t..].starts_with(*c) => {
                     p += 1;
-                    t += 1;
+                    t += c.len_utf8();
                 }
                 _ => match resume {
                     // Let the last `*` swallow one more character and try again.
                     Some((star, at)) => {
+                        let at = at + next(at);
                         p = star + 1;
-                        t = at + 1;
-                        resume = Some((star, at + 1));
+                        t = at;
+                        resume = Some((star, at));
                     }
                     None => return false,
                 },
@@ -119,6 +143,10 @@ mod tests {
         check("", "", true);
         check("", "x", false);
         check("?", "é", true);
+        check("é?z*", "éyzé", true);
+        check("*é", "aé", true);
+        check("a?é", "aéé", true);
+        check("a?é", "aé", false);
         check("?", "", false);
         check("a*b*c", "aXbYc", true);
         check("a*b*c", "abc", true);
