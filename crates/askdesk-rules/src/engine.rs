@@ -33,9 +33,11 @@ use crate::matching::Verdict;
 
 /// How often the rules file is checked for changes where the system cannot report them.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(2);
-/// How long after the system reports a change the file is read: an editor's save is often
-/// several writes, and the rules should be read once they are all done.
+/// How long the file must go without a reported change before it is read: an editor's save is
+/// often several writes, and the rules should be read once they are all done.
 const SETTLE: Duration = Duration::from_millis(50);
+/// The longest a file changed without pause waits to be read.
+const SETTLE_AT_MOST: Duration = Duration::from_secs(1);
 /// The label of the rules answerer on the waterfall (`askdesk status` shows it).
 pub const ANSWERER_LABEL: &str = "rules";
 
@@ -82,6 +84,11 @@ struct Acting {
     request: Arc<Request>,
     verdict: Verdict,
     stop: CancellationToken,
+    /// When the deadline started (the rule's `after` counts from then), on the wall clock for
+    /// the desktop's countdown.
+    since: SystemTime,
+    /// The rule's `after`, which a reload may change: the deadline task follows it.
+    after: watch::Sender<Duration>,
 }
 
 /// The rules engine. Cheap to clone; every clone is the same engine.
@@ -288,12 +295,17 @@ impl Engine {
                 _ = shutdown.cancelled() => return true,
                 report = reports.recv() => if report.is_none() { return false },
             }
-            tokio::select! {
-                _ = shutdown.cancelled() => return true,
-                _ = tokio::time::sleep(SETTLE) => {}
+            // Each report while settling starts the wait again (up to SETTLE_AT_MOST in all):
+            // the reports of one save are read as one change, once the save is quiet.
+            let give_up = tokio::time::Instant::now() + SETTLE_AT_MOST;
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return true,
+                    _ = tokio::time::sleep(SETTLE) => break,
+                    _ = tokio::time::sleep_until(give_up) => break,
+                    report = reports.recv() => if report.is_none() { break },
+                }
             }
-            // Reports made while settling are of the change about to be read: one read for all,
-            // and no second read later that could land in the middle of the next save.
             while reports.try_recv().is_ok() {}
             self.reload_if_changed().await;
             if !file::directory_of(&self.shared.path).is_dir() {
@@ -382,19 +394,29 @@ impl Engine {
     }
 
     /// Calls off each pending deadline whose rule no longer does what it promised: switched off,
-    /// removed, no longer matching the request, or deciding otherwise. The human decides those.
+    /// removed, no longer matching the request, deciding otherwise, or acting at once now. The
+    /// human decides those. A rule whose `after` changed moves its deadline: the new `after`
+    /// counts from when the deadline started (a deadline already past acts now).
     fn recheck_deadlines(&self, rules: &RuleSet) {
         let mut pending = lock(&self.shared.pending);
         for (request, entry) in pending.iter_mut() {
-            let (Some(acting), Some(deadline)) = (&entry.acting, &entry.deadline) else {
+            let (Some(acting), Some(deadline)) = (&entry.acting, &mut entry.deadline) else {
                 continue;
             };
             let evaluation =
                 rules.evaluate(acting.request.agent.as_ref(), &acting.request.questions);
-            let still = evaluation.acting.is_some_and(|(rule, verdict)| {
-                rule.name == deadline.rule && rule.after.is_some() && verdict == acting.verdict
+            let after = evaluation.acting.and_then(|(rule, verdict)| {
+                (rule.name == deadline.rule && verdict == acting.verdict)
+                    .then_some(rule.after)
+                    .flatten()
             });
-            if !still {
+            if let Some(after) = after {
+                if after != *acting.after.borrow() {
+                    tracing::info!(request = %request, rule = %deadline.rule, after = ?after, "the rule's `after` changed; its deadline moves");
+                    deadline.at = acting.since + after;
+                    acting.after.send_replace(after);
+                }
+            } else {
                 tracing::info!(request = %request, rule = %deadline.rule, "the rule changed before its deadline; the human decides");
                 acting.stop.cancel();
                 entry.deadline = None;
@@ -410,17 +432,18 @@ impl Engine {
 }
 
 /// Whether a report on the rules file marks a change that is complete: written and closed, put
-/// in place by a rename, made, or removed. Writes to a file still open are not: a save that
-/// truncates the file and then writes would otherwise be read empty in between, and its "no
-/// rules" would replace the last good rules. Opening and reading the file (the engine's own
-/// reads) are not changes at all.
+/// in place by a rename, or removed. Writes to a file still open are not: a save that truncates
+/// the file and then writes would otherwise be read empty in between, and its "no rules" would
+/// replace the last good rules. Nor is a file made (inotify's `IN_CREATE`): it is made empty and
+/// written after, and a piece of it can be valid TOML with fewer rules; its close after writing
+/// (`IN_CLOSE_WRITE`) is reported, or its rename into place (`IN_MOVED_TO`). Opening and reading
+/// the file (the engine's own reads) are not changes at all.
 fn finishes_a_change(kind: &notify::EventKind) -> bool {
     use notify::event::{AccessKind, AccessMode, ModifyKind};
     use notify::EventKind;
     matches!(
         kind,
         EventKind::Access(AccessKind::Close(AccessMode::Write))
-            | EventKind::Create(_)
             | EventKind::Remove(_)
             | EventKind::Modify(ModifyKind::Name(_))
             | EventKind::Any
@@ -501,6 +524,13 @@ impl Answerer for RulesAnswerer {
             return Offer::Now(Decision::Delegate);
         };
         let stop = CancellationToken::new();
+        let after =
+            watch::Sender::new(act.as_ref().map_or(Duration::ZERO, |(_, after, ..)| *after));
+        let since = act
+            .as_ref()
+            .map_or_else(SystemTime::now, |(deadline, after, ..)| {
+                deadline.at.checked_sub(*after).unwrap_or(deadline.at)
+            });
         lock(&self.engine.shared.pending).insert(
             request.id,
             Pending {
@@ -510,6 +540,8 @@ impl Answerer for RulesAnswerer {
                     request: request.clone(),
                     verdict: verdict.clone(),
                     stop: stop.clone(),
+                    since,
+                    after: after.clone(),
                 }),
             },
         );
@@ -517,7 +549,7 @@ impl Answerer for RulesAnswerer {
             self.engine.clone(),
             request.id,
             overrule,
-            act.map(|(deadline, after, decision, _)| (deadline.rule, after, decision)),
+            act.map(|(deadline, _, decision, _)| (deadline.rule, after.subscribe(), decision)),
             stop,
         ));
         Offer::Now(Decision::Delegate)
@@ -525,27 +557,33 @@ impl Answerer for RulesAnswerer {
 }
 
 /// Follows a request that waits for the human until it settles, then forgets its deadline and
-/// proposals. With a deadline (`act`: the rule, its `after`, its decision), decides through
-/// `overrule` when the time is up, unless the request settled first or a reload called the
-/// deadline off (`stop`).
+/// proposals. With a deadline (`act`: the rule, its `after` as reloads change it, its decision),
+/// decides through `overrule` when the time is up, unless the request settled first or a reload
+/// called the deadline off (`stop`).
 async fn follow(
     engine: Engine,
     request: RequestId,
     mut overrule: Override,
-    act: Option<(String, Duration, Decision)>,
+    act: Option<(String, watch::Receiver<Duration>, Decision)>,
     stop: CancellationToken,
 ) {
-    let Some((rule, after, decision)) = act else {
+    let Some((rule, mut after, decision)) = act else {
         overrule.settled().await;
         lock(&engine.shared.pending).remove(&request);
         return;
     };
-    let fired = tokio::select! {
-        _ = overrule.settled() => false,
-        _ = tokio::time::sleep(after) => true,
-        _ = stop.cancelled() => {
-            overrule.settled().await;
-            false
+    let since = tokio::time::Instant::now();
+    let fired = loop {
+        let at = since + *after.borrow_and_update();
+        tokio::select! {
+            _ = overrule.settled() => break false,
+            _ = tokio::time::sleep_until(at) => break true,
+            // A reload moved the deadline: wait for the new one.
+            Ok(()) = after.changed() => {}
+            _ = stop.cancelled() => {
+                overrule.settled().await;
+                break false;
+            }
         }
     };
     lock(&engine.shared.pending).remove(&request);

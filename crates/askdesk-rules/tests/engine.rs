@@ -194,6 +194,67 @@ async fn a_deadline_fires_at_the_right_moment() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn changing_a_rule_s_after_moves_its_running_deadline() {
+    let mut s = setup(RULES).await;
+    let started = tokio::time::Instant::now();
+    let pending = ask(&s.service, "Deploy to staging?");
+    let (request, _responder) = s.offered.recv().await.unwrap();
+    let first = s.engine.deadline(request.id).unwrap();
+
+    // Five minutes in, the rule waits twenty minutes instead of ten: the deadline moves on by ten.
+    tokio::time::sleep(Duration::from_secs(300)).await;
+    rewrite(
+        s.engine.path(),
+        &RULES.replace("after = \"10m\"", "after = \"20m\""),
+    );
+    assert!(s.engine.reload().await);
+    let moved = s.engine.deadline(request.id).expect("the deadline stays");
+    assert_eq!(
+        moved.at.duration_since(first.at).unwrap(),
+        Duration::from_secs(600)
+    );
+    tokio::time::sleep_until(started + Duration::from_secs(1199)).await;
+    assert!(
+        !pending.is_finished(),
+        "not at the old deadline, nor before the new one"
+    );
+    let settled = pending.await.unwrap();
+    assert_eq!(started.elapsed(), Duration::from_secs(1200));
+    assert_eq!(settled.answerer.as_deref(), Some("rule:slow deploy"));
+
+    // Shortened to a time already past: the rule acts at once.
+    let started = tokio::time::Instant::now();
+    let pending = ask(&s.service, "Deploy again?");
+    let (request, _responder) = s.offered.recv().await.unwrap();
+    assert!(s.engine.deadline(request.id).is_some());
+    tokio::time::sleep(Duration::from_secs(180)).await;
+    rewrite(
+        s.engine.path(),
+        &RULES.replace("after = \"10m\"", "after = \"2m\""),
+    );
+    assert!(s.engine.reload().await);
+    let settled = pending.await.unwrap();
+    assert_eq!(started.elapsed(), Duration::from_secs(180));
+    assert_eq!(settled.answerer.as_deref(), Some("rule:slow deploy"));
+
+    // Its `after` taken out, the rule would act at once on a new request; this one is called off
+    // and the human decides.
+    rewrite(s.engine.path(), RULES);
+    assert!(s.engine.reload().await);
+    let pending = ask(&s.service, "Deploy once more?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    rewrite(s.engine.path(), &RULES.replace("after = \"10m\"\n", ""));
+    assert!(s.engine.reload().await);
+    assert_eq!(s.engine.deadline(request.id), None);
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    assert!(!pending.is_finished(), "the called-off deadline never acts");
+    responder
+        .decide(Decision::Claim(answer("Yes (Recommended)")))
+        .unwrap();
+    assert_eq!(pending.await.unwrap().answerer.as_deref(), Some("human"));
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_human_beats_the_deadline() {
     let mut s = setup(RULES).await;
     let pending = ask(&s.service, "Deploy to production?");
@@ -432,19 +493,42 @@ async fn picked_up(
         .unwrap();
 }
 
+/// Follows the engine's file, polling once an hour: anything picked up within a test was reported
+/// by the system. Returns once the watch has had time to be set up.
+async fn following(engine: &Engine) -> (CancellationToken, tokio::task::JoinHandle<()>) {
+    let stop = CancellationToken::new();
+    let follower = tokio::spawn(
+        engine
+            .clone()
+            .follow(Duration::from_secs(3600), stop.clone()),
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    (stop, follower)
+}
+
+/// Each state the engine's rules go through from now until they number `last`: how many rules,
+/// and whether the file was broken.
+fn went_through(engine: &Engine, last: usize) -> tokio::task::JoinHandle<Vec<(usize, bool)>> {
+    let mut changes = engine.subscribe();
+    tokio::spawn(async move {
+        let mut counts = Vec::new();
+        while changes.changed().await.is_ok() {
+            let loaded = changes.borrow_and_update().clone();
+            counts.push((loaded.rules.rules.len(), loaded.error.is_some()));
+            if loaded.rules.rules.len() == last {
+                break;
+            }
+        }
+        counts
+    })
+}
+
 #[tokio::test]
 async fn the_follower_is_told_of_changes_instead_of_polling() {
     // Polling once an hour: anything picked up within the test was reported by the system.
     let s = setup("").await;
     let mut changes = s.engine.subscribe();
-    let stop = CancellationToken::new();
-    let follower = tokio::spawn(
-        s.engine
-            .clone()
-            .follow(Duration::from_secs(3600), stop.clone()),
-    );
-    // Give the watch time to be set up before the first change.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (stop, follower) = following(&s.engine).await;
     rewrite(s.engine.path(), RULES);
     picked_up(&mut changes, "a file written in place", |l| {
         l.rules.rules.len() == 3
@@ -463,20 +547,7 @@ async fn the_follower_is_told_of_changes_instead_of_polling() {
 
     // A save that truncates the file and writes it a while later is read once it is closed:
     // the rules never pass through "none" on the way.
-    let seen = tokio::spawn({
-        let mut changes = s.engine.subscribe();
-        async move {
-            let mut counts = Vec::new();
-            while changes.changed().await.is_ok() {
-                let loaded = changes.borrow_and_update().clone();
-                counts.push((loaded.rules.rules.len(), loaded.error.is_some()));
-                if loaded.rules.rules.len() == 1 {
-                    return counts;
-                }
-            }
-            counts
-        }
-    });
+    let seen = went_through(&s.engine, 1);
     {
         use std::io::Write;
         let mut slow = std::fs::File::create(s.engine.path()).unwrap();
@@ -495,6 +566,39 @@ async fn the_follower_is_told_of_changes_instead_of_polling() {
         l.rules.rules.is_empty() && l.error.is_none()
     })
     .await;
+    stop.cancel();
+    follower.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_file_made_and_written_in_pieces_is_read_once_it_is_closed() {
+    // Polling once an hour: only the system's reports count.
+    let s = setup(RULES).await;
+    let seen = went_through(&s.engine, 4);
+    let (stop, follower) = following(&s.engine).await;
+    // The file is removed and made again (IN_DELETE, IN_CREATE), written in pieces, each a
+    // valid rules file with fewer rules, well apart, and closed at the end (IN_CLOSE_WRITE).
+    std::fs::remove_file(s.engine.path()).unwrap();
+    {
+        use std::io::Write;
+        let mut slow = std::fs::File::create(s.engine.path()).unwrap();
+        for piece in [RULES, "\n[[rule]]\nname = \"fourth\"\nask = true\n"] {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            slow.write_all(piece.as_bytes()).unwrap();
+            slow.flush().unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let counts = tokio::time::timeout(Duration::from_secs(30), seen)
+        .await
+        .expect("the finished file is picked up")
+        .unwrap();
+    // Removing the file is a finished change (no rules), read only if the file is still gone
+    // when it is read; never the empty new file or its first piece.
+    assert!(
+        counts == [(4, false)] || counts == [(0, false), (4, false)],
+        "what the engine went through: {counts:?}"
+    );
     stop.cancel();
     follower.await.unwrap();
 }
