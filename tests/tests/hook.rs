@@ -649,9 +649,8 @@ async fn a_killed_hook_withdraws_its_question() {
 }
 
 /// `askdesk hook claude-code` run by a shell, as a client runs its hook command, with the Bash
-/// fixture as its input: the shell, the question the hook asked (as `script` received it) and
-/// the hook's pid. Killing the shell orphans the hook.
-async fn hook_in_a_shell(broker: &Broker, script: &Conn) -> (Child, Value, libc::pid_t) {
+/// fixture as its input: the shell, and the file the hook's pid is written to.
+fn shell_running_hook(broker: &Broker) -> (Child, PathBuf) {
     let pid_file = broker.home().path().join("hook.pid");
     let command = format!(
         // The shell stays (it waits), and a background command's input, /dev/null otherwise, is
@@ -673,29 +672,147 @@ async fn hook_in_a_shell(broker: &Broker, script: &Conn) -> (Child, Value, libc:
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(fixture("claude-bash").as_bytes()).unwrap();
     drop(stdin);
+    (child, pid_file)
+}
+
+/// The pid the shell wrote, once it has written it.
+async fn written_pid(pid_file: &Path) -> libc::pid_t {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let text = std::fs::read_to_string(pid_file).unwrap_or_default();
+        if text.ends_with('\n') {
+            return text.trim().parse().unwrap();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no pid in {pid_file:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// [`shell_running_hook`], once the hook's question has reached `script`: the shell, the question
+/// as `script` received it, and the hook's pid. Killing the shell orphans the hook.
+async fn hook_in_a_shell(broker: &Broker, script: &Conn) -> (Child, Value, libc::pid_t) {
+    let (child, pid_file) = shell_running_hook(broker);
     let request = script.next_request().await;
-    let hook = std::fs::read_to_string(pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    (child, request, hook)
+    (child, request, written_pid(&pid_file).await)
+}
+
+/// Every CPU kept busy (twice over) until dropped: the load under which a hook used to miss that
+/// its shell was killed.
+struct Load {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    spinners: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Load {
+    fn start() -> Load {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let spinners = (0..2 * cpus)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        Load { stop, spinners }
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for spinner in self.spinners.drain(..) {
+            let _ = spinner.join();
+        }
+    }
+}
+
+/// Sends `signal` to the process `pid` (a hook the test started through a shell).
+fn signal(pid: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: kill(2) on the hook the test started; it is reaped by init only after it exits,
+    // which it cannot do while the test still holds its question.
+    assert_eq!(
+        unsafe { libc::kill(pid, signal) },
+        0,
+        "kill({pid}, {signal})"
+    );
 }
 
 /// A client that kills only the shell running the hook command orphans the hook: the question
-/// is withdrawn all the same.
+/// is withdrawn all the same, with every CPU busy, and however late the hook gets to run after
+/// the kill. The hook is stopped from the moment its question arrives until its shell is dead
+/// and reaped, so only what it took when it started can tell it that its parent is gone.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_orphaned_hook_withdraws_its_question() {
     let broker = Broker::start();
     let script = answerer(&broker).await;
-    let (mut shell, request, _) = hook_in_a_shell(&broker, &script).await;
+    let load = Load::start();
+    let (mut shell, request, hook) = hook_in_a_shell(&broker, &script).await;
+    signal(hook, libc::SIGSTOP);
     shell.kill().expect("kill the shell");
     shell.wait().unwrap();
-    let cancel = script.next_incoming().await;
+    signal(hook, libc::SIGCONT);
+    let cancel = script
+        .next_incoming_within(Duration::from_secs(60))
+        .await
+        .expect("the orphaned hook withdrew its question");
+    drop(load);
     assert_eq!(
         cancel,
         json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
     );
+}
+
+/// Whether `pid` has a socket open (the hook connected to the broker).
+fn has_a_socket(pid: libc::pid_t) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|fd| {
+            std::fs::read_link(fd.path())
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+        })
+}
+
+/// A hook whose shell is killed before it has even asked (its broker stopped meanwhile, so the
+/// hook waits on the handshake) still knows the shell was its parent: it withdraws its question
+/// and ends, instead of asking as an orphan nobody waits for.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hook_orphaned_before_it_asks_ends_without_a_question() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    broker.signal(libc::SIGSTOP);
+    let (mut shell, pid_file) = shell_running_hook(&broker);
+    let hook = written_pid(&pid_file).await;
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while !has_a_socket(hook) {
+        if std::time::Instant::now() > deadline {
+            broker.signal(libc::SIGCONT);
+            panic!("the hook never connected");
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    shell.kill().expect("kill the shell");
+    shell.wait().unwrap();
+    broker.signal(libc::SIGCONT);
+    let orphaned = std::time::Instant::now();
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    while unsafe { libc::kill(hook, 0) } == 0 {
+        assert!(
+            orphaned.elapsed() < Duration::from_secs(60),
+            "the orphaned hook is still waiting"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let status = script.call("askdesk/status", json!({})).await.unwrap();
+    assert_eq!(status["pending"], json!([]), "{status}");
 }
 
 /// An orphaned hook ends even when the broker was stopped (Ctrl-Z) while the question waited: its

@@ -38,6 +38,8 @@ use crate::cli::{Cli, Command};
 use crate::exit::Status;
 
 fn main() -> ExitCode {
+    // First: a hook watches the process that started it, which may be killed while we start.
+    hook::parent::record();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

@@ -6,6 +6,7 @@
 //! - [`detail`]: the markdown that shows what a tool call will do (command, diff, URL, arguments).
 //! - [`install`]: `askdesk hook install|uninstall`, merging our entry into the client's settings.
 //! - [`json`]: JSON that keeps its key order, so a settings file is rewritten as it was.
+//! - [`parent`]: the process that started the hook, taken at start, and the wait for its end.
 //!
 //! `askdesk hook claude-code` and `askdesk hook codex` fail open: whatever goes wrong (no broker,
 //! bad input, the human dismisses or skips), they print nothing, exit 0 and say why in one line
@@ -14,6 +15,7 @@
 mod detail;
 mod install;
 mod json;
+pub mod parent;
 mod prompt;
 
 use std::path::{Path, PathBuf};
@@ -53,7 +55,10 @@ pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -
 
 /// Answers one prompt: the decision on stdout, or nothing and the reason on stderr.
 async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) {
-    match decision(client, &args, socket).await {
+    // Opened before anything waits: a parent that ends from now on is seen, however late the
+    // watch is first polled.
+    let parent = parent::Watch::open();
+    match decision(client, &args, socket, parent).await {
         Ok(line) => println!("{line}"),
         // One line, whatever the hook input or the broker put in the reason.
         Err(reason) => eprintln!(
@@ -63,7 +68,12 @@ async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) {
     }
 }
 
-async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Result<String, String> {
+async fn decision(
+    client: HookClient,
+    args: &HookRunArgs,
+    socket: &Path,
+    parent: parent::Watch,
+) -> Result<String, String> {
     let mut text = String::new();
     tokio::io::stdin()
         .take(INPUT_LIMIT)
@@ -85,7 +95,13 @@ async fn decision(client: HookClient, args: &HookRunArgs, socket: &Path) -> Resu
     // out: the connection then closes, which withdraws the question (ASK_ABORTED). When it kills
     // only the shell that runs this command, this process is orphaned: that withdraws it too.
     let orphaned = CancellationToken::new();
-    let watcher = tokio::spawn(cancel_when_orphaned(orphaned.clone()));
+    let watcher = tokio::spawn({
+        let orphaned = orphaned.clone();
+        async move {
+            parent.gone().await;
+            orphaned.cancel();
+        }
+    });
     let answer = broker
         .ask(
             &AskRequest {
@@ -165,7 +181,7 @@ async fn register(
 fn agent_id(client: HookClient, input: &HookInput) -> String {
     match input.session_id.as_deref().filter(|s| !s.is_empty()) {
         Some(session) => format!("{}-{session}", client.slug()),
-        None => format!("{}-{}", client.slug(), parent_pid()),
+        None => format!("{}-{}", client.slug(), parent::at_start()),
     }
 }
 
@@ -196,33 +212,6 @@ fn registration(client: HookClient, input: &HookInput, id: &str) -> AgentRegistr
         owner: None,
         label: Some(client.label().into()),
         meta: Some(meta),
-    }
-}
-
-/// How often the hook checks that the client still waits for it.
-const PARENT_CHECK: std::time::Duration = std::time::Duration::from_millis(250);
-
-/// Cancels `token` once this process's parent is gone (it was reparented).
-async fn cancel_when_orphaned(token: CancellationToken) {
-    let parent = parent_pid();
-    let mut ticks = tokio::time::interval(PARENT_CHECK);
-    loop {
-        ticks.tick().await;
-        if parent_pid() != parent {
-            token.cancel();
-            return;
-        }
-    }
-}
-
-fn parent_pid() -> u32 {
-    #[cfg(unix)]
-    {
-        std::os::unix::process::parent_id()
-    }
-    #[cfg(not(unix))]
-    {
-        std::process::id()
     }
 }
 
