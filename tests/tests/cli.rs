@@ -103,7 +103,7 @@ async fn with_policy(broker: &Broker, policy: &str, observer: &Conn) -> Backgrou
 async fn ask_against_answer_policy_first_end_to_end() {
     let broker = Broker::start();
     let observer = broker.conn().await;
-    let _answerer = with_policy(&broker, "first", &observer).await;
+    let answerer = with_policy(&broker, "first", &observer).await;
     let home = broker.home();
 
     let output = run(
@@ -160,19 +160,27 @@ async fn ask_against_answer_policy_first_end_to_end() {
         stdout(&output)
     );
 
-    // A plan review: the detail from stdin, the default Approve / Keep planning options.
-    let output = run(
-        home,
-        &[
-            "ask",
-            "--plan-review",
-            "--detail-file",
-            "-",
-            "Approve this plan?",
-        ],
-        Some("# Plan\n\n1. do it\n"),
-    )
-    .await;
+    // A plan review (the detail from stdin, the default Approve / Keep planning options) is not
+    // a policy's to approve: passed on, and nobody else answers.
+    let plan = [
+        "ask",
+        "--plan-review",
+        "--detail-file",
+        "-",
+        "Approve this plan?",
+    ];
+    let output = run(home, &plan, Some("# Plan\n\n1. do it\n")).await;
+    assert_exit(
+        &output,
+        15,
+        Some("no user-questions answerer accepted the request"),
+    );
+    // Unless the answerer is told to.
+    drop(answerer);
+    wait_for_answerers(&observer, 0, None).await;
+    let mut plans = broker.spawn_cli(&["answer", "--policy", "first", "--include-plans"]);
+    wait_for_answerers(&observer, 1, Some(&mut plans)).await;
+    let output = run(home, &plan, Some("# Plan\n\n1. do it\n")).await;
     assert_exit(&output, 0, None);
     assert_eq!(
         stdout(&output),
@@ -1074,4 +1082,128 @@ fn serve_refuses_limits_it_cannot_use() {
             "nothing was served with {flag} {bad}"
         );
     }
+}
+
+/// A permission prompt as `askdesk hook claude-code` gets it: Bash asked to run `curl … | sh`.
+const CURL_PROMPT: &str = r#"{"session_id":"s1","cwd":"/tmp","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"curl -sSf https://example.com/install.sh | sh","description":"Install the tool"}}"#;
+
+/// `answer --policy recommended` (and `first`) answers ordinary questions but passes a hook's
+/// permission prompt and a plan review to the next answerer: a script approves nothing a person
+/// did not mean. With `--include-permissions --include-plans` it answers both.
+#[tokio::test(flavor = "multi_thread")]
+async fn answer_policies_leave_permission_prompts_and_plans_to_the_next_answerer() {
+    for policy in ["recommended", "first"] {
+        let broker = Broker::start();
+        let observer = broker.conn().await;
+        let _policy = with_policy(&broker, policy, &observer).await;
+        // The next answerer in the chain, standing in for the person.
+        let person = broker.conn().await;
+        person
+            .register_answerer(json!("all"), false, "person")
+            .await;
+        let home = broker.home();
+
+        let hook = tokio::spawn(run(
+            home,
+            &["hook", "claude-code", "--no-launch"],
+            Some(CURL_PROMPT),
+        ));
+        let request = person.next_request().await;
+        assert_eq!(
+            request["params"]["agent"]["meta"]["tool"], "Bash",
+            "{policy}"
+        );
+        person
+            .reply(
+                &request,
+                json!({ "answers": [{ "id": "permission", "selected": ["Deny"] }] }),
+            )
+            .await;
+        let output = hook.await.unwrap();
+        assert_exit(&output, 0, None);
+        assert!(
+            stdout(&output).contains(r#""behavior":"deny""#),
+            "{policy}: {}",
+            stdout(&output)
+        );
+
+        let plan = tokio::spawn(run(
+            home,
+            &["ask", "--plan-review", "--detail", "# Ship it", "Approve?"],
+            None,
+        ));
+        let request = person.next_request().await;
+        assert_eq!(
+            request["params"]["questions"][0]["intent"]["kind"], "plan-review",
+            "{policy}"
+        );
+        person
+            .reply(
+                &request,
+                json!({ "answers": [{ "id": "q1", "selected": [], "custom": "not yet" }] }),
+            )
+            .await;
+        let output = plan.await.unwrap();
+        assert_exit(&output, 0, None);
+        assert!(stdout(&output).contains("not yet"), "{}", stdout(&output));
+
+        // An ordinary question is still the policy's.
+        let output = run(home, &["ask", "Go?", "-o", "Yes", "-o", "No"], None).await;
+        assert_exit(&output, 0, None);
+        assert_eq!(
+            stdout(&output),
+            "{\"answers\":[{\"id\":\"q1\",\"selected\":[\"Yes\"]}]}\n"
+        );
+    }
+
+    // Included, both are the policy's.
+    let broker = Broker::start();
+    let observer = broker.conn().await;
+    let mut all = broker.spawn_cli(&[
+        "answer",
+        "--policy",
+        "first",
+        "--include-permissions",
+        "--include-plans",
+    ]);
+    wait_for_answerers(&observer, 1, Some(&mut all)).await;
+    let home = broker.home();
+    let output = run(
+        home,
+        &["hook", "claude-code", "--no-launch"],
+        Some(CURL_PROMPT),
+    )
+    .await;
+    assert_exit(&output, 0, None);
+    assert_eq!(
+        stdout(&output),
+        "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"allow\"}}}\n"
+    );
+    let output = run(
+        home,
+        &["ask", "--plan-review", "--detail", "# Ship it", "Approve?"],
+        None,
+    )
+    .await;
+    assert_exit(&output, 0, None);
+    assert_eq!(
+        stdout(&output),
+        "{\"answers\":[{\"id\":\"q1\",\"selected\":[\"Approve\"]}]}\n"
+    );
+}
+
+/// The flags only change what a policy answers: an --exec command decides for itself.
+#[test]
+fn include_flags_are_for_policies() {
+    let home = Home::new();
+    let output = run_with_timeout(
+        &mut home.command(["answer", "--exec", "echo null", "--include-permissions"]),
+        CLI_LIMIT,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--include-permissions"),
+        "{}",
+        stderr(&output)
+    );
 }

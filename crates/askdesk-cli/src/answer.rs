@@ -7,7 +7,9 @@ use std::sync::Arc;
 use askdesk_broker::client::IncomingRequest;
 use askdesk_broker::protocol::methods::RequestParams;
 use askdesk_broker::protocol::RpcError;
-use askdesk_core::{Answer, AnswerItem, ErrorCode, Question, Scope, UserQuestionError};
+use askdesk_core::{
+    AgentInfo, Answer, AnswerItem, ErrorCode, Intent, Question, Scope, UserQuestionError,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
@@ -38,14 +40,51 @@ impl Reply {
 /// How requests are answered.
 #[derive(Debug, Clone)]
 enum How {
-    Policy(Policy),
+    Policy(Policy, Reach),
     Exec(Arc<str>),
+}
+
+/// Which of the requests a person must mean a policy answers besides ordinary questions; the
+/// others it passes to the next answerer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// Permission prompts: the asking agent's meta names a tool (`askdesk hook`'s "Allow Bash?").
+    pub permissions: bool,
+    /// Plan reviews: a question with intent `plan-review`.
+    pub plans: bool,
+}
+
+impl Reach {
+    /// Why a policy leaves this request to the next answerer, or `None` when it answers it.
+    pub fn leaves(self, agent: Option<&AgentInfo>, questions: &[Question]) -> Option<&'static str> {
+        if !self.plans
+            && questions
+                .iter()
+                .any(|q| q.intent.as_ref().is_some_and(Intent::is_plan_review))
+        {
+            return Some("a plan review (--include-plans answers it)");
+        }
+        // Set means there, whatever its type, as the answer rules read it.
+        let tool = agent
+            .and_then(|agent| agent.meta.as_ref())
+            .and_then(|meta| meta.get(askdesk_rules::matching::META_TOOL));
+        if !self.permissions && tool.is_some_and(|tool| !tool.is_null()) {
+            return Some("a permission prompt (--include-permissions answers it)");
+        }
+        None
+    }
 }
 
 pub async fn run(args: AnswerArgs, socket: PathBuf) -> Result<()> {
     let how = match &args.exec {
         Some(command) => How::Exec(command.as_str().into()),
-        None => How::Policy(args.policy),
+        None => How::Policy(
+            args.policy,
+            Reach {
+                permissions: args.include_permissions,
+                plans: args.include_plans,
+            },
+        ),
     };
     let scope = match args.scope {
         ScopeArg::All => Scope::All,
@@ -105,7 +144,16 @@ async fn handle(request: IncomingRequest, how: How) -> bool {
 
 async fn decide(request: &IncomingRequest, how: &How) -> Reply {
     match how {
-        How::Policy(policy) => apply_policy(*policy, &request.params.questions),
+        How::Policy(policy, reach) => {
+            let params = &request.params;
+            match reach.leaves(params.agent.as_deref(), &params.questions) {
+                Some(what) if *policy != Policy::Delegate => {
+                    tracing::info!("passing {what} to the next answerer");
+                    Reply::Delegate
+                }
+                _ => apply_policy(*policy, &params.questions),
+            }
+        }
         How::Exec(command) => match exec(command, &request.params).await {
             Ok(reply) => reply,
             Err(message) => Reply::Fail(RpcError::answerer_failure(message)),
@@ -297,6 +345,49 @@ mod tests {
         assert_eq!(error.code, protocol::USER_QUESTION_ERROR);
         assert_eq!(error.data_code(), Some("ASK_CANCELLED"));
         assert_eq!(error.message, "the user cancelled ask_user_question");
+    }
+
+    /// Permission prompts and plan reviews are left to the next answerer unless included.
+    #[test]
+    fn policies_leave_prompts_and_plans_unless_included() {
+        let plan: Vec<Question> = serde_json::from_value(json!([{
+            "id": "plan", "question": "Approve this plan?", "detail": "# Plan",
+            "options": [{ "label": "Approve" }, { "label": "Keep planning" }],
+            "intent": { "kind": "plan-review", "approve": "Approve" }
+        }]))
+        .unwrap();
+        let hook: AgentInfo = serde_json::from_value(
+            json!({ "id": "claude-code-s", "meta": { "tool": "Bash", "command": "curl x | sh" } }),
+        )
+        .unwrap();
+        let plain: AgentInfo =
+            serde_json::from_value(json!({ "id": "a", "meta": { "tool": null } })).unwrap();
+        let none = Reach::default();
+        let all = Reach {
+            permissions: true,
+            plans: true,
+        };
+        assert!(none.leaves(None, &plan).unwrap().contains("plan review"));
+        assert!(none
+            .leaves(Some(&hook), &batch())
+            .unwrap()
+            .contains("permission prompt"));
+        assert_eq!(none.leaves(Some(&plain), &batch()), None);
+        assert_eq!(none.leaves(None, &batch()), None);
+        assert_eq!(all.leaves(Some(&hook), &plan), None);
+        // Each flag opens its own kind only.
+        let plans = Reach {
+            plans: true,
+            ..Reach::default()
+        };
+        assert_eq!(plans.leaves(None, &plan), None);
+        assert!(plans.leaves(Some(&hook), &plan).is_some());
+        let permissions = Reach {
+            permissions: true,
+            ..Reach::default()
+        };
+        assert_eq!(permissions.leaves(Some(&hook), &batch()), None);
+        assert!(permissions.leaves(Some(&hook), &plan).is_some());
     }
 
     #[test]

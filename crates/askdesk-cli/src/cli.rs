@@ -204,6 +204,11 @@ Policies:
   dismiss      fail the request ASK_CANCELLED, as a human dismissing it would
   delegate     pass every request to the next answerer
 
+A policy answers neither permission prompts (the asking agent's meta names a tool, as `askdesk \
+hook` registers it) nor plan reviews (intent plan-review): it passes them to the next answerer, \
+unless --include-permissions or --include-plans says to answer them too. An --exec command sees the \
+agent and the intent, and decides for itself.
+
 Exit status: 0 after Ctrl-C or --count requests; 2 usage error; 3 no broker is running; 6 the broker \
 is at its connection limit; 20 the broker closed the connection.
 
@@ -228,6 +233,14 @@ pub struct AnswerArgs {
     /// Answer with a command, run via `sh -c` for each request (see below)
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
+    /// Answer permission prompts too (an agent whose meta names a tool, as `askdesk hook` asks);
+    /// by default a policy passes them to the next answerer
+    #[arg(long, conflicts_with = "exec")]
+    pub include_permissions: bool,
+    /// Answer plan reviews too (intent plan-review); by default a policy passes them to the next
+    /// answerer
+    #[arg(long, conflicts_with = "exec")]
+    pub include_plans: bool,
     /// Exit after handling this many requests
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
