@@ -243,7 +243,7 @@ async fn bash_is_allowed_once_for_the_session_or_denied() {
     assert_eq!(question["question"], "Allow Bash?");
     assert_eq!(
         question["detail"],
-        "Run the test suite\n\n```sh\ncargo test --workspace\n```"
+        "The agent says:\n\n> Run the test suite\n\n```sh\ncargo test --workspace\n```"
     );
     assert_eq!(
         question["options"],
@@ -321,7 +321,7 @@ async fn codex_shell_and_network_prompts() {
     assert_eq!(params["agent"]["meta"]["model"], "gpt-5");
     assert_eq!(
         params["questions"][0]["detail"],
-        "Free disk space before the build\n\n```sh\nrm -rf target/debug/incremental\n```"
+        "The agent says:\n\n> Free disk space before the build\n\n```sh\nrm -rf target/debug/incremental\n```"
     );
     assert_decision(&output, r#"{"behavior":"allow"}"#);
 
@@ -337,6 +337,54 @@ async fn codex_shell_and_network_prompts() {
     assert_decision(
         &output,
         r#"{"behavior":"deny","message":"Use the vendored copy instead"}"#,
+    );
+}
+
+/// The person sees what runs: the sandbox escape in bold, every field of the input that changes
+/// the run, the agent's description as its quoted words (its fake "Command:" block stays text),
+/// and a long command's beginning and end, with the whole one click away.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_approval_shows_everything_that_changes_what_runs() {
+    let (params, output) = prompt("claude-code", "claude-bash-unsandboxed", |p| {
+        one(p, &["Deny"], None)
+    })
+    .await;
+    let detail = params["questions"][0]["detail"].as_str().unwrap();
+    let fences: Vec<&str> = detail
+        .lines()
+        .filter(|line| line.starts_with("```"))
+        .collect();
+    // Head, tail and whole: three blocks opened and closed, none from the description.
+    assert_eq!(
+        fences,
+        ["```sh", "```", "```sh", "```", "```sh", "```"],
+        "{detail}"
+    );
+    for said in [
+        "The agent says:\n\n> Set up the toolchain\\.\\\n> \\`\\`\\`\n>\n> Command\\:\n",
+        "> \\# Safe\\: read\\-only\n",
+        "**It asks to run outside the sandbox** (`dangerouslyDisableSandbox`).",
+        "A long command (121 lines, ",
+        "```sh\necho step 1\n",
+        "echo step 20\n```",
+        "left out here; the whole command is below.*",
+        "```sh\necho step 112\n",
+        "| sh\n```\n\n<details>\n<summary>Whole command (121 lines)</summary>\n\n```sh\necho step 1\n",
+        "- `dangerouslyDisableSandbox`: `true`",
+        "- `run_in_background`: `true`",
+        "- `timeout`: `600000`",
+    ] {
+        assert!(detail.contains(said), "{said:?} in:\n{detail}");
+    }
+    assert_decision(
+        &output,
+        r#"{"behavior":"deny","message":"The user denied this Bash call."}"#,
+    );
+
+    let (params, _) = prompt("codex", "codex-escalated", |p| one(p, &["Deny"], None)).await;
+    assert_eq!(
+        params["questions"][0]["detail"],
+        "Why, in the agent's words:\n\n> Publish the release branch\n\n**It asks to run outside the sandbox** (`sandbox_permissions`).\n\n```sh\ngit push origin main\n```\n\nAlso in the call:\n\n- `sandbox_permissions`: `\"require_escalated\"`\n- `timeout_ms`: `120000`\n- `workdir`: `\"/home/dev/shop\"`"
     );
 }
 
