@@ -497,14 +497,14 @@ mod tests {
     #[test]
     fn a_permission_prompt_names_the_tool_and_the_exact_command() {
         let hook = agent(json!({
-            "cwd": "/home/me/app", "tool": "Bash", "command": "ls *.rs && echo done?", "client": "claude-code"
+            "cwd": "/home/me/app", "tool": "Bash", "command": "ls 'src/*.rs' && echo 'done?'", "client": "claude-code"
         }));
         let qs = [question("q", "Allow Bash?", None, &["Allow once", "Deny"])];
         let items = vec![picked("q", &["Allow once"])];
         let (name, toml) = rule_text(drafted(&hook, &qs, items.clone()));
-        assert_eq!(name, "bash-ls-rs-echo-done");
+        assert_eq!(name, "bash-ls-src-rs-echo-done");
         assert!(
-            toml.contains(r#"tool = "Bash", command = 'ls \*.rs && echo done\?'"#),
+            toml.contains(r#"tool = "Bash", command = '''ls 'src/\*.rs' && echo 'done\?'''' }"#),
             "{toml}"
         );
         assert!(!toml.contains("question"), "{toml}");

@@ -10,6 +10,11 @@
 //! - [`glob`]: the shell-style globs rules match names with.
 //! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
 //!   (plan reviews and permission prompts).
+//! - [`shell`]: command lines read as bash runs them (tree-sitter-bash): the simple commands of a
+//!   line, whether it can be read statically, and how a `command` glob matches it (an answer needs
+//!   every simple command, a deny any part).
+//! - [`protected`]: what no rule may allow: changes to askdesk's and the agents' configuration,
+//!   shell start-up files and git hooks, and commands that run askdesk or name those files.
 //! - [`engine`]: [`Engine`], which keeps the file loaded (reloading it when it changes, keeping the
 //!   last good rules when it breaks) and installs the in-process answerer labelled `rules` whose
 //!   decisions the journal shows as `rule:<name>`; rules with `after` decide through a deadline.
@@ -23,7 +28,9 @@ pub mod engine;
 pub mod file;
 pub mod glob;
 pub mod matching;
+pub mod protected;
 pub mod replay;
+pub mod shell;
 
 pub use draft::{draft, Draft, Source};
 pub use edit::{append_rule, set_mode};

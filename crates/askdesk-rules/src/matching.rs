@@ -8,6 +8,11 @@
 //!   answered only by a rule whose match names the tool.
 //!
 //! `ask = true` leaves the request to the human and is exempt from both.
+//!
+//! What a rule can never do: answer a command line that cannot be read statically, or a command
+//! or file that names askdesk's configuration, the agents' settings, shell start-up files or git
+//! hooks ([`crate::protected`]). A rule that denies, dismisses or asks beats any rule that
+//! answers, whatever their order; `command` globs are matched as [`crate::shell`] says.
 
 use std::path::{Component, Path};
 
@@ -17,6 +22,7 @@ use askdesk_core::{
 };
 
 use crate::file::{Action, Choice, Mode, Rule, RuleSet};
+use crate::{protected, shell};
 
 /// The error code of a rule's `deny`.
 pub const ASK_DENIED: &str = "ASK_DENIED";
@@ -71,7 +77,7 @@ impl RuleSet {
         for rule in &self.rules {
             match rule.mode {
                 Mode::Off => {}
-                Mode::On if evaluation.acting.is_none() => {
+                Mode::On if outranks(rule, evaluation.acting.as_ref()) => {
                     if let Some(verdict) = rule.verdict(agent, questions) {
                         evaluation.acting = Some((rule, verdict));
                     }
@@ -112,6 +118,9 @@ impl Rule {
             {
                 return None;
             }
+            if matches!(self.action, Action::Answer(_)) && protected::refuses_answer(agent) {
+                return None;
+            }
         }
         Some(match &self.action {
             Action::Answer(choice) => Verdict::Answer(Answer {
@@ -144,15 +153,23 @@ impl Rule {
                 return false;
             }
         }
-        for (glob, key) in [
-            (&m.client, META_CLIENT),
-            (&m.tool, META_TOOL),
-            (&m.command, META_COMMAND),
-        ] {
+        for (glob, key) in [(&m.client, META_CLIENT), (&m.tool, META_TOOL)] {
             if let Some(glob) = glob {
                 if !meta_str(agent, key).is_some_and(|value| glob.matches(value)) {
                     return false;
                 }
+            }
+        }
+        if let Some(glob) = &m.command {
+            let Some(line) = meta_str(agent, META_COMMAND) else {
+                return false;
+            };
+            let holds = match self.action {
+                Action::Answer(_) => shell::allows(glob, line),
+                _ => shell::catches(glob, line),
+            };
+            if !holds {
+                return false;
             }
         }
         questions.iter().all(|q| {
@@ -166,6 +183,17 @@ impl Rule {
                     .as_ref()
                     .is_none_or(|kind| q.intent.as_ref().is_some_and(|i| i.kind == *kind))
         })
+    }
+}
+
+/// Whether `rule` takes the decision from `acting`, the `on` rule that applies so far: the first
+/// rule that applies decides, except that a rule that denies, dismisses or asks beats one that
+/// answers.
+fn outranks(rule: &Rule, acting: Option<&(&Rule, Verdict)>) -> bool {
+    match acting {
+        None => true,
+        Some((_, Verdict::Answer(_))) => !matches!(rule.action, Action::Answer(_)),
+        Some(_) => false,
     }
 }
 
@@ -449,10 +477,11 @@ ask = true
             None,
             "the plain question has no intent"
         );
+        // An `ask` beats any answer, whatever the order.
         let evaluation = set.evaluate(None, &[plan()]);
         assert_eq!(
             evaluation.acting.map(|(r, _)| r.name.as_str()),
-            Some("plans")
+            Some("human")
         );
     }
 
@@ -472,7 +501,8 @@ name = "tests"
 match = { tool = "Bash", command = "cargo test*" }
 answer = "Allow"
 [[rule]]
-name = "refuse the rest"
+name = "refuse the stranger"
+match.agent = "stranger"
 deny = "ask in the terminal"
 "#,
         );
@@ -486,18 +516,26 @@ deny = "ask in the terminal"
         assert_eq!(name("cargo test -p x").as_deref(), Some("tests"));
         assert_eq!(name("git push origin main").as_deref(), Some("no pushes"));
         assert_eq!(
-            name("rm -rf target").as_deref(),
-            Some("refuse the rest"),
-            "deny needs no tool"
+            name("rm -rf target"),
+            None,
+            "no rule names the tool and this command"
+        );
+        let stranger = agent(
+            "stranger",
+            None,
+            json!({ "tool": "Bash", "command": "cargo test" }),
+        );
+        assert_eq!(
+            set.evaluate(Some(&stranger), &prompt)
+                .acting
+                .map(|(r, _)| r.name.as_str()),
+            Some("refuse the stranger"),
+            "deny needs no tool, and beats the answer before it"
         );
         // A tool of another type is still set: still a permission prompt.
         for tool in [json!(5), json!({}), json!(["Bash"])] {
             let odd = set.evaluate(Some(&agent("s", None, json!({ "tool": tool }))), &prompt);
-            assert_eq!(
-                odd.acting.map(|(r, _)| r.name.as_str()),
-                Some("refuse the rest"),
-                "tool {tool}"
-            );
+            assert!(odd.acting.is_none(), "tool {tool}");
         }
         // The same question from a plain agent is not a permission prompt.
         let plain = set.evaluate(Some(&agent("s", None, json!({}))), &prompt);

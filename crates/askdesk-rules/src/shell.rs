@@ -1,0 +1,883 @@
+//! Shell command lines read as bash will run them, for `match.command`: the simple commands a line
+//! holds, whether it can be read without running it, and the two ways a glob is matched against it
+//! (an answer needs every simple command to match, a deny or ask any part).
+//!
+//! The line is parsed by tree-sitter-bash and walked with an allow-list: only the constructs named
+//! here are read; anything else (a substitution, an expansion, a redirection to a file, a subshell,
+//! a syntax error, ...) makes the line [`Escape`] static reading, and an answer rule never applies
+//! to it.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use tree_sitter::{Node, Parser};
+
+use crate::glob::Glob;
+
+/// Why a command line cannot be read without running it: an answer rule never applies to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escape {
+    /// bash would not parse it as tree-sitter-bash does, or not at all.
+    Unparseable,
+    /// A control or invisible character, or a character outside ASCII that is not quoted.
+    Character,
+    /// `$(...)`, backticks, `<(...)` or `>(...)`: a command whose output becomes part of the line.
+    Substitution,
+    /// `$name`, `${...}`, `$((...))`, `$'...'`, `$"..."`, a glob (`*`, `?`, `[`), `~` or braces:
+    /// a word whose value is known only when the line runs.
+    Expansion,
+    /// `NAME=value` before a command or on its own.
+    Assignment,
+    /// A redirection to or from a file (only `/dev/null` and file descriptors are read), a
+    /// here-document or a here-string.
+    Redirection,
+    /// `&`: a command left running in the background.
+    Background,
+    /// A subshell, a `{ ...; }` group, a function, `if`/`for`/`while`/`case`, `[[ ... ]]`, `!`,
+    /// `|&`, `;;`, a declaration (`export`, `local`, ...) or a comment.
+    Construct,
+    /// A program that runs another command or a script given as text: a shell, `eval`,
+    /// `source`, `exec`, `env`, `sudo`, `xargs`, `nohup`, `timeout`, ...
+    Program,
+}
+
+impl fmt::Display for Escape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Escape::Unparseable => "it does not parse as a shell command line",
+            Escape::Character => "it holds a control, invisible or unquoted non-ASCII character",
+            Escape::Substitution => "it substitutes a command's output",
+            Escape::Expansion => "a word of it is expanded when it runs",
+            Escape::Assignment => "it sets a variable",
+            Escape::Redirection => "it redirects to or from a file",
+            Escape::Background => "it runs a command in the background",
+            Escape::Construct => "it uses a compound or unusual shell construct",
+            Escape::Program => "it runs a program that runs other commands",
+        })
+    }
+}
+
+/// One simple command of a line: its words as the program receives them (quotes removed,
+/// backslashes resolved; a word that is expanded when the line runs is kept as written), and its
+/// text as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Simple {
+    pub words: Vec<String>,
+    pub text: String,
+}
+
+impl Simple {
+    /// The normalised text an answer rule's glob is matched against: the words joined by one
+    /// space.
+    pub fn normalised(&self) -> String {
+        self.words.join(" ")
+    }
+}
+
+/// A command line as read: every simple command in it, and why it cannot be read statically, if
+/// it cannot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// Every simple command in source order, those inside substitutions, subshells and functions
+    /// included.
+    pub commands: Vec<Simple>,
+    /// Targets of the line's redirections, as written (only `/dev/null` in a line read
+    /// statically).
+    pub targets: Vec<String>,
+    /// The first reason found that the line escapes static reading.
+    pub escape: Option<Escape>,
+}
+
+impl Reading {
+    /// Every word of every simple command, and every redirection target.
+    pub fn words(&self) -> impl Iterator<Item = &str> {
+        self.commands
+            .iter()
+            .flat_map(|c| c.words.iter())
+            .chain(&self.targets)
+            .map(String::as_str)
+    }
+}
+
+/// Reads a command line. The last line read on this thread is kept: every rule tried on one
+/// request reads the same line.
+pub fn read(line: &str) -> Reading {
+    thread_local! {
+        static LAST: RefCell<Option<(String, Reading)>> = const { RefCell::new(None) };
+    }
+    LAST.with_borrow_mut(|last| match last {
+        Some((text, reading)) if text == line => reading.clone(),
+        _ => {
+            let reading = read_now(line);
+            *last = Some((line.to_owned(), reading.clone()));
+            reading
+        }
+    })
+}
+
+fn read_now(line: &str) -> Reading {
+    let mut reader = Reader {
+        src: line,
+        reading: Reading {
+            commands: Vec::new(),
+            targets: Vec::new(),
+            escape: None,
+        },
+    };
+    if line.chars().any(invisible) {
+        reader.refuse(Escape::Character);
+    }
+    // bash removes a backslash-newline before it reads words; tree-sitter-bash reads it as a
+    // space between two words.
+    if line.contains("\\\n") {
+        reader.refuse(Escape::Unparseable);
+    }
+    match parse(line) {
+        Some(tree) if !tree.root_node().has_error() => reader.statement(tree.root_node()),
+        Some(tree) => {
+            reader.refuse(Escape::Unparseable);
+            reader.statement(tree.root_node());
+        }
+        None => reader.refuse(Escape::Unparseable),
+    }
+    reader.reading
+}
+
+/// Whether an answer rule's `command` glob holds for the line: the line is read statically and the
+/// glob matches every simple command of it, its normalised text or its text as written. A glob with
+/// no `*` or `?` names one exact line, and also matches the whole line as written.
+pub fn allows(glob: &Glob, line: &str) -> bool {
+    let reading = read(line);
+    if reading.escape.is_some() || reading.commands.is_empty() {
+        return false;
+    }
+    if glob.is_literal() && glob.matches(line.trim()) {
+        return true;
+    }
+    reading
+        .commands
+        .iter()
+        .all(|c| glob.matches(&c.normalised()) || glob.matches(&collapse(&c.text)))
+}
+
+/// Whether a deny's or ask's `command` glob catches the line: it matches the line (as written, or
+/// with its white space collapsed), or any simple command in it (those inside substitutions and
+/// subshells too), its normalised text or that text with the wrappers and a program's global
+/// options taken off (see [`invocations`]); scripts given to `sh -c`, `eval` and the like are read
+/// the same way. A line that does not parse, or holds control or invisible characters, is caught.
+pub fn catches(glob: &Glob, line: &str) -> bool {
+    catches_within(glob, line, 0)
+}
+
+/// How deep scripts inside scripts (`bash -c "eval '...'"`) are read before a deny gives up and
+/// catches the line.
+const MAX_DEPTH: usize = 4;
+
+fn catches_within(glob: &Glob, line: &str, depth: usize) -> bool {
+    if depth > MAX_DEPTH || glob.matches(line) || glob.matches(&collapse(line)) {
+        return true;
+    }
+    // bash removes a backslash-newline before it reads words.
+    let joined = line.replace("\\\n", "");
+    {
+        let reading = read(&joined);
+        if matches!(
+            reading.escape,
+            Some(Escape::Unparseable | Escape::Character)
+        ) {
+            return true;
+        }
+        reading.commands.iter().any(|simple| {
+            glob.matches(&collapse(&simple.text))
+                || invocations(&simple.words).iter().any(|words| {
+                    glob.matches(&words.join(" "))
+                        || script(words).is_some_and(|s| catches_within(glob, &s, depth + 1))
+                })
+        })
+    }
+}
+
+/// White space runs collapsed to one space, and the ends trimmed.
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a character is a control character other than tab and newline, a format character
+/// (zero-width, direction marks), or white space outside ASCII: what makes a line look other than
+/// it runs.
+fn invisible(c: char) -> bool {
+    (c.is_control() && c != '\t' && c != '\n')
+        || (!c.is_ascii() && c.is_whitespace())
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
+            | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+fn parse(line: &str) -> Option<tree_sitter::Tree> {
+    let mut parser = Parser::new();
+    // The grammar is built into the binary: failing to load it is a build defect, and reading
+    // nothing then is safe (the line is unparseable).
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .ok()?;
+    parser.parse(line, None)
+}
+
+struct Reader<'s> {
+    src: &'s str,
+    reading: Reading,
+}
+
+impl<'s> Reader<'s> {
+    fn refuse(&mut self, escape: Escape) {
+        self.reading.escape.get_or_insert(escape);
+    }
+
+    fn text(&self, node: Node) -> &'s str {
+        let src: &'s str = self.src;
+        &src[node.byte_range()]
+    }
+
+    /// A statement or a list of them: the only connectors read are `;`, newlines, `&&`, `||`
+    /// and `|`.
+    fn statement(&mut self, node: Node) {
+        match node.kind() {
+            "program" | "list" | "pipeline" => {
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    if child.is_named() {
+                        self.statement(child);
+                    } else {
+                        match child.kind() {
+                            ";" | "&&" | "||" | "|" => {}
+                            "&" => self.refuse(Escape::Background),
+                            _ => self.refuse(Escape::Construct),
+                        }
+                    }
+                }
+            }
+            "redirected_statement" => {
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    if node_is_redirect(child) {
+                        self.redirect(child);
+                    } else if child.is_named() {
+                        self.statement(child);
+                    } else {
+                        self.refuse(Escape::Construct);
+                    }
+                }
+            }
+            "command" => self.command(node),
+            "comment" => self.refuse(Escape::Construct),
+            "variable_assignment" | "variable_assignments" => {
+                self.refuse(Escape::Assignment);
+                self.inside(node);
+            }
+            _ => {
+                self.refuse(Escape::Construct);
+                self.inside(node);
+            }
+        }
+    }
+
+    /// A construct that is not read: the commands inside it are still collected, for deny rules.
+    fn inside(&mut self, node: Node) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "command" => self.command(child),
+                "command_substitution" | "process_substitution" => {
+                    self.refuse(Escape::Substitution);
+                    self.inside(child);
+                }
+                _ => self.inside(child),
+            }
+        }
+    }
+
+    fn command(&mut self, node: Node) {
+        // Its place is taken now, so the commands inside its words come after it.
+        let index = self.reading.commands.len();
+        self.reading.commands.push(Simple {
+            words: Vec::new(),
+            text: self.text(node).to_owned(),
+        });
+        let mut words = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => {
+                    self.refuse(Escape::Assignment);
+                    self.inside(child);
+                }
+                _ if node_is_redirect(child) => self.redirect(child),
+                "command_name" => {
+                    let mut inner = child.walk();
+                    for name in child.named_children(&mut inner) {
+                        words.push(self.word(name));
+                    }
+                }
+                _ if child.is_named() => words.push(self.word(child)),
+                _ => self.refuse(Escape::Construct),
+            }
+        }
+        if words.first().is_some_and(|name| runs_others(name)) {
+            self.refuse(Escape::Program);
+        }
+        self.reading.commands[index].words = words;
+    }
+
+    /// A redirection: read only to `/dev/null`, or duplicating or closing a file descriptor.
+    fn redirect(&mut self, node: Node) {
+        if node.kind() != "file_redirect" {
+            // A here-document or here-string: its text is the command's input.
+            self.refuse(Escape::Redirection);
+            self.inside(node);
+            return;
+        }
+        let mut duplicates = false;
+        let mut destinations = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                ">&" | "<&" => duplicates = true,
+                ">" | ">>" | "<" | "&>" | "&>>" | ">|" | ">&-" | "<&-" => {}
+                "file_descriptor" => {}
+                _ if child.is_named() => destinations.push(child),
+                _ => self.refuse(Escape::Redirection),
+            }
+        }
+        let closes = matches!(self.text(node).trim_end().chars().last(), Some('-'))
+            && destinations.is_empty();
+        if closes {
+            return;
+        }
+        for destination in destinations {
+            let target = self.word(destination);
+            let descriptor = destination.kind() == "number"
+                || (destination.kind() == "word" && self.text(destination) == "-");
+            if !((duplicates && descriptor) || target == "/dev/null") {
+                self.refuse(Escape::Redirection);
+            }
+            self.reading.targets.push(target);
+        }
+    }
+
+    /// The value of one word as the program receives it; a word whose value is known only when
+    /// the line runs is kept as written, and the line refused.
+    fn word(&mut self, node: Node) -> String {
+        let text = self.text(node);
+        match node.kind() {
+            "word" | "number" => {
+                if !text.is_ascii() {
+                    self.refuse(Escape::Character);
+                }
+                if text.contains(['*', '?', '[', '~', '{', '}', '$', '`']) {
+                    self.refuse(Escape::Expansion);
+                }
+                unescape(text, |_| true)
+            }
+            "raw_string" => text
+                .strip_prefix('\'')
+                .and_then(|t| t.strip_suffix('\''))
+                .unwrap_or(text)
+                .to_owned(),
+            "string" => {
+                let mut value = String::new();
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    if child.kind() == "\"" {
+                        continue;
+                    }
+                    if !child.is_named() {
+                        // A `$` that starts nothing is itself.
+                        value.push_str(self.text(child));
+                    } else if child.kind() == "string_content" {
+                        let content = self.text(child);
+                        value.push_str(&unescape(content, |c| {
+                            matches!(c, '$' | '`' | '"' | '\\' | '\n')
+                        }));
+                    } else {
+                        self.expanded(child);
+                        value.push_str(self.text(child));
+                    }
+                }
+                value
+            }
+            "concatenation" => {
+                let mut value = String::new();
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    if child.is_named() {
+                        value.push_str(&self.word(child));
+                    } else {
+                        self.refuse(Escape::Expansion);
+                        value.push_str(self.text(child));
+                    }
+                }
+                value
+            }
+            _ => {
+                self.expanded(node);
+                text.to_owned()
+            }
+        }
+    }
+
+    /// A part of a word that is expanded when the line runs.
+    fn expanded(&mut self, node: Node) {
+        match node.kind() {
+            "command_substitution" | "process_substitution" => self.refuse(Escape::Substitution),
+            _ => self.refuse(Escape::Expansion),
+        }
+        self.inside(node);
+    }
+}
+
+fn node_is_redirect(node: Node) -> bool {
+    matches!(
+        node.kind(),
+        "file_redirect" | "heredoc_redirect" | "herestring_redirect"
+    )
+}
+
+/// Backslashes removed as bash removes them: outside quotes before any character, inside double
+/// quotes only before the characters `special` names (a backslash-newline disappears).
+fn unescape(text: &str, special: impl Fn(char) -> bool) -> String {
+    let mut value = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            value.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\n') => {}
+            Some(next) if special(next) => value.push(next),
+            Some(next) => {
+                value.push('\\');
+                value.push(next);
+            }
+            None => value.push('\\'),
+        }
+    }
+    value
+}
+
+/// The name a command runs, without its directory (`/usr/bin/git` is `git`).
+fn program(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Programs that run another command, a script given as text, or a file of commands: a line that
+/// runs one is not read further by an answer rule.
+const RUNS_OTHERS: &[&str] = &[
+    ".", "ash", "bash", "builtin", "busybox", "chroot", "command", "csh", "dash", "doas", "env",
+    "eval", "exec", "fish", "flock", "ionice", "ksh", "mksh", "nice", "nohup", "nsenter",
+    "parallel", "pkexec", "runuser", "script", "setsid", "sh", "source", "stdbuf", "strace", "su",
+    "sudo", "taskset", "tcsh", "time", "timeout", "trap", "unshare", "watch", "xargs", "zsh",
+];
+
+fn runs_others(name: &str) -> bool {
+    RUNS_OTHERS.contains(&program(name))
+}
+
+/// The shells whose `-c` takes a script as text.
+const SHELLS: &[&str] = &["ash", "bash", "dash", "fish", "ksh", "mksh", "sh", "zsh"];
+
+/// The ways a simple command may be read for a deny: its words, then with the wrapper in front
+/// taken off (`env`, `command`, `builtin`, `exec`, `sudo`, `doas`, `nohup`, `time`, `nice`,
+/// `timeout`, `xargs`, `stdbuf`, `setsid`, ... with their options), the program named without
+/// its directory, and git's global options (`-C dir`, `-c key=value`, `--git-dir=x`, ...) taken
+/// off; each step is one more way.
+pub fn invocations(words: &[String]) -> Vec<Vec<String>> {
+    let mut ways = vec![words.to_vec()];
+    let mut rest: Vec<String> = words.to_vec();
+    // Each round takes one wrapper off; a line has only so many words.
+    for _ in 0..words.len() {
+        let Some(first) = rest.first() else { break };
+        let name = program(first).to_owned();
+        let next = match name.as_str() {
+            "env" => env_rest(&rest[1..]),
+            "sudo" | "doas" => after_options(
+                &rest[1..],
+                &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"],
+                true,
+            ),
+            "command" | "builtin" | "nohup" | "time" | "setsid" | "exec" => {
+                after_options(&rest[1..], &["-a"], false)
+            }
+            "nice" => after_options(&rest[1..], &["-n"], false),
+            "ionice" => after_options(&rest[1..], &["-c", "-n", "-p", "-P", "-u"], false),
+            "stdbuf" => after_options(&rest[1..], &["-i", "-o", "-e"], false),
+            "timeout" => {
+                let after =
+                    after_options(&rest[1..], &["-k", "-s", "--kill-after", "--signal"], false);
+                after.get(1..).map(<[_]>::to_vec).unwrap_or_default()
+            }
+            "xargs" => after_options(
+                &rest[1..],
+                &[
+                    "-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
+                ],
+                false,
+            ),
+            "git" => {
+                let options = git_rest(&rest[1..]);
+                let mut next = vec!["git".to_owned()];
+                next.extend(options);
+                next
+            }
+            _ if name != *first => {
+                let mut next = vec![name.clone()];
+                next.extend_from_slice(&rest[1..]);
+                next
+            }
+            _ => break,
+        };
+        if next.is_empty() || next == rest {
+            break;
+        }
+        ways.push(next.clone());
+        rest = next;
+    }
+    ways
+}
+
+/// The words after a wrapper's options: an option in `with_value` takes the next word (unless
+/// written `-u=x` or `-ux`), `--` ends the options, and with `assignments` `NAME=value` words are
+/// skipped too.
+fn after_options(words: &[String], with_value: &[&str], assignments: bool) -> Vec<String> {
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        if word == "--" {
+            i += 1;
+            break;
+        }
+        if assignments && is_assignment(word) {
+            i += 1;
+            continue;
+        }
+        if !word.starts_with('-') || word == "-" {
+            break;
+        }
+        i += if with_value.contains(&word.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    words.get(i..).map(<[_]>::to_vec).unwrap_or_default()
+}
+
+/// `env`'s words after its options and assignments; `-S`'s string is split into words.
+fn env_rest(words: &[String]) -> Vec<String> {
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        if word == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(split) = word
+            .strip_prefix("--split-string=")
+            .or_else(|| word.strip_prefix("-S").filter(|s| !s.is_empty()))
+        {
+            let mut next: Vec<String> = split.split_whitespace().map(str::to_owned).collect();
+            next.extend_from_slice(&words[i + 1..]);
+            return next;
+        }
+        if word == "-S" || word == "--split-string" {
+            let mut next: Vec<String> = words
+                .get(i + 1)
+                .map(|s| s.split_whitespace().map(str::to_owned).collect())
+                .unwrap_or_default();
+            next.extend(words.iter().skip(i + 2).cloned());
+            return next;
+        }
+        if is_assignment(word) {
+            i += 1;
+            continue;
+        }
+        if !word.starts_with('-') || word == "-" {
+            break;
+        }
+        i += if matches!(word.as_str(), "-u" | "-C" | "--unset" | "--chdir") {
+            2
+        } else {
+            1
+        };
+    }
+    words.get(i..).map(<[_]>::to_vec).unwrap_or_default()
+}
+
+/// git's words after its global options (`git [options] <command> ...`).
+fn git_rest(words: &[String]) -> Vec<String> {
+    let with_value = [
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--exec-path",
+        "--config-env",
+        "--super-prefix",
+        "--list-cmds",
+        "--attr-source",
+    ];
+    after_options(words, &with_value, false)
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// The script a command runs as text, if it is one that does: `sh -c SCRIPT` (any shell, `-c`
+/// alone or among other letters such as `-lc`), `eval WORDS...`, `su -c SCRIPT`.
+fn script(words: &[String]) -> Option<String> {
+    let name = program(words.first()?);
+    if name == "eval" {
+        return Some(words[1..].join(" "));
+    }
+    if SHELLS.contains(&name) || name == "su" {
+        let at = words[1..].iter().position(|w| {
+            w == "--command" || (w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
+        })?;
+        return words.get(at + 2).cloned();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn escape(line: &str) -> Option<Escape> {
+        read(line).escape
+    }
+
+    fn normalised(line: &str) -> Vec<String> {
+        read(line).commands.iter().map(Simple::normalised).collect()
+    }
+
+    #[test]
+    fn plain_lines_are_read_into_their_simple_commands() {
+        for (line, commands) in [
+            ("cargo test", &["cargo test"][..]),
+            ("cargo test -p foo 2>&1", &["cargo test -p foo"]),
+            ("cargo test > /dev/null", &["cargo test"]),
+            ("cargo test &> /dev/null >&2 2>&-", &["cargo test"]),
+            (
+                "cargo test && cargo build; ls | wc -l",
+                &["cargo test", "cargo build", "ls", "wc -l"],
+            ),
+            ("cargo test\ncargo build", &["cargo test", "cargo build"]),
+            ("'cargo' \"test\" -p x\\ y", &["cargo test -p x y"]),
+            (
+                "git commit -m \"fix: \\\"it\\\"\"",
+                &["git commit -m fix: \"it\""],
+            ),
+            ("echo 'a \\ b'", &["echo a \\ b"]),
+            ("c'argo' test", &["cargo test"]),
+        ] {
+            let reading = read(line);
+            assert_eq!(reading.escape, None, "{line:?}");
+            assert_eq!(normalised(line), commands, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn what_escapes_static_reading() {
+        use Escape::*;
+        for (line, expected) in [
+            ("cargo test $(rm -rf /)", Substitution),
+            ("cargo test `rm -rf /`", Substitution),
+            ("cargo test <(curl x)", Substitution),
+            ("cargo test \"$(rm)\"", Substitution),
+            ("cargo test $HOME", Expansion),
+            ("cargo test ${X:-rm}", Expansion),
+            ("cargo test \"$X\"", Expansion),
+            ("$X test", Expansion),
+            ("cargo test $'\\x3b' rm", Expansion),
+            ("cargo test $\"x\"", Construct),
+            ("cargo test *", Expansion),
+            ("cargo test ~/x", Expansion),
+            ("cargo test {a,b}", Expansion),
+            ("cargo test $((1+2))", Expansion),
+            ("A=1 cargo test", Assignment),
+            ("A=1", Assignment),
+            ("export A=1", Construct),
+            ("cargo test > ~/.bashrc", Expansion),
+            ("cargo test > out.txt", Redirection),
+            ("cargo test >| out", Redirection),
+            ("cargo test &> out", Redirection),
+            ("cargo test 2> err", Redirection),
+            ("cargo test > 1", Redirection),
+            ("cargo test < /dev/tcp/host/80", Redirection),
+            ("cargo test <<< x", Redirection),
+            ("cat <<EOF\nx\nEOF", Redirection),
+            ("cargo test & rm -rf /", Background),
+            ("cargo test &", Background),
+            ("(cargo test)", Construct),
+            ("{ cargo test; }", Construct),
+            ("f() { rm -rf /; }; f", Construct),
+            ("if true; then cargo test; fi", Construct),
+            ("! cargo test", Construct),
+            ("cargo test |& sh", Construct),
+            ("cargo test;; rm", Construct),
+            ("cargo test # x", Construct),
+            ("eval cargo test", Program),
+            ("source x", Program),
+            (". x", Program),
+            ("sh -c 'cargo test'", Program),
+            ("/bin/bash -c 'cargo test'", Program),
+            ("env -S 'cargo test'", Program),
+            ("xargs rm", Program),
+            ("exec cargo test", Program),
+            ("sudo cargo test", Program),
+            ("timeout 5 cargo test", Program),
+            ("cargo test\rrm", Character),
+            ("cargo test\u{200B};rm", Character),
+            ("cargo test\u{FF1B}rm", Character),
+            ("cargo test\u{037E} rm", Character),
+            ("cargo\u{00A0}test", Character),
+            ("car\\\ngo test", Unparseable),
+            ("cargo test (", Unparseable),
+            ("cargo test 'x", Unparseable),
+        ] {
+            assert_eq!(escape(line), Some(expected), "{line:?}");
+        }
+        // Quoted, a non-ASCII character is only text.
+        assert_eq!(escape("git commit -m 'café ；'"), None);
+    }
+
+    #[test]
+    fn commands_inside_substitutions_and_constructs_are_collected() {
+        let commands = normalised("cargo test $(git push) && (git -C . push) | { rm x; }");
+        assert_eq!(
+            commands,
+            [
+                "cargo test $(git push)",
+                "git push",
+                "git -C . push",
+                "rm x"
+            ]
+        );
+        assert_eq!(normalised("f() { git push; }"), ["git push"]);
+        assert_eq!(
+            normalised("cat <<EOF\n$(git push)\nEOF"),
+            ["cat", "git push"]
+        );
+    }
+
+    fn check_allows(glob: &str, line: &str, expected: bool) {
+        assert_eq!(
+            allows(&Glob::new(glob), line),
+            expected,
+            "{glob:?} allows {line:?}"
+        );
+    }
+
+    #[test]
+    fn an_answer_needs_every_simple_command_to_match() {
+        let glob = "cargo test*";
+        for line in [
+            "cargo test",
+            "cargo test -p foo 2>&1",
+            "cargo test > /dev/null",
+            "cargo test && cargo test --doc",
+            "cargo test -- 'a; b'",
+            "  cargo   test  ",
+        ] {
+            check_allows(glob, line, true);
+        }
+        for line in [
+            "cargo test; rm -rf ~",
+            "cargo test && curl x | sh",
+            "cargo test | sh",
+            "cargo test\nrm -rf /",
+            "cargo test --; rm",
+            "cargo build",
+            "c'argo' test;x",
+            "",
+            "   ",
+        ] {
+            check_allows(glob, line, false);
+        }
+        // An exact glob also matches the whole line, as a drafted rule names it.
+        check_allows(
+            "cargo test 2>&1 | tail -5",
+            "cargo test 2>&1 | tail -5",
+            true,
+        );
+        check_allows(r#"git commit -m "a b""#, r#"git commit -m "a b""#, true);
+        check_allows(
+            r#"git commit -m "a b""#,
+            r#"git commit -m "a b"; rm x"#,
+            false,
+        );
+        check_allows("ls $(pwd)", "ls $(pwd)", false);
+    }
+
+    fn check_catches(glob: &str, line: &str, expected: bool) {
+        assert_eq!(
+            catches(&Glob::new(glob), line),
+            expected,
+            "{glob:?} catches {line:?}"
+        );
+    }
+
+    #[test]
+    fn a_deny_catches_any_part() {
+        for line in [
+            "git push",
+            "cargo test && git -C . push --force",
+            "'git' \"push\"",
+            "g''it pu\\sh",
+            "/usr/bin/git push",
+            "git -c k=v --git-dir=x --no-pager push",
+            "env A=1 git push",
+            "command git push",
+            "sudo -u me nice -n 5 git push",
+            "timeout 5s git push",
+            "xargs -n1 git push",
+            "cargo test $(git push)",
+            "echo `git push`",
+            "(cd x && git push)",
+            "bash -c 'git push'",
+            "sh -lc \"cargo test; git push\"",
+            "eval git push",
+            "env -S 'git push'",
+            "git pu\\\nsh",
+            "cargo test (",
+            "cargo test\u{200B}",
+        ] {
+            check_catches("*git push*", line, true);
+        }
+        for line in ["cargo test", "git status", "echo git", "git pull"] {
+            check_catches("*git push*", line, false);
+        }
+        check_catches("git push*", "cargo test; git push origin", true);
+        check_catches("rm -rf*", "cd x && rm -rf /", true);
+    }
+
+    #[test]
+    fn wrappers_and_global_options_come_off() {
+        let words = |line: &str| read(line).commands[0].words.clone();
+        let last = |line: &str| invocations(&words(line)).pop().unwrap().join(" ");
+        assert_eq!(
+            last("env -i -u X A=1 -- /usr/bin/git -C d -c a=b push -f"),
+            "git push -f"
+        );
+        assert_eq!(last("sudo -E -u root git --work-tree w push"), "git push");
+        assert_eq!(last("exec -a x nohup rm -rf /"), "rm -rf /");
+        assert_eq!(last("cargo test"), "cargo test");
+        assert_eq!(last("git"), "git");
+    }
+}

