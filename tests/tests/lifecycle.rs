@@ -303,11 +303,11 @@ async fn sigterm_settles_pending_asks_shutting_down_removes_the_socket_and_exits
     );
     assert!(!broker.socket().exists(), "the socket file is removed");
     assert!(
-        asker.closed_within(Duration::from_secs(5)).await,
+        asker.closed_within(askdesk_e2e::PATIENCE).await,
         "connections are closed"
     );
     assert!(
-        answerer.closed_within(Duration::from_secs(5)).await,
+        answerer.closed_within(askdesk_e2e::PATIENCE).await,
         "connections are closed"
     );
 }
@@ -337,7 +337,7 @@ async fn sigterm_is_not_held_up_by_a_peer_that_stopped_reading() {
             concat!(
                 r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"client":{"name":"stuck"}}}"#,
                 "\n",
-                r#"{"jsonrpc":"2.0","id":2,"method":"answerers/register","params":{"scope":"all"}}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"answerers/register","params":{"scope":"all","label":"stuck"}}"#,
                 "\n"
             )
             .as_bytes(),
@@ -355,8 +355,21 @@ async fn sigterm_is_not_held_up_by_a_peer_that_stopped_reading() {
                 .await,
         );
     }
-    // Time for the broker to relay them all to the answerer, which holds them.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The broker has relayed them all to the answerer, which holds them.
+    let observer = broker.conn().await;
+    let deadline = tokio::time::Instant::now() + askdesk_e2e::PATIENCE;
+    loop {
+        let status = observer.call("askdesk/status", json!({})).await.unwrap();
+        let pending = status["pending"].as_array().unwrap();
+        if pending.len() == 8 && pending.iter().all(|p| p["holder"] == "stuck") {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the questions never reached the answerer: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     broker.signal(libc::SIGTERM);
     for id in ids {
         expect_question_error(asker.wait(id).await, "SHUTTING_DOWN");
