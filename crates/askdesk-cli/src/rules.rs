@@ -90,12 +90,18 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
             ]
         })
         .collect();
-    columns(
+    let mut out = columns(
         [
             "RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED",
         ],
         &rows,
-    )
+    );
+    for report in &replay.rules {
+        if let Some(warning) = report.rule.warning() {
+            let _ = writeln!(out, "warning: {}", one_line(&warning));
+        }
+    }
+    out
 }
 
 /// `rules test`: per rule, what it would have done and each request where that differs from what
@@ -180,5 +186,25 @@ fn count(n: usize, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_warns_of_an_answer_with_an_empty_match() {
+        let rules = RuleSet::parse(
+            "[[rule]]\nname = \"all\"\nanswer = \"Yes\"\n\n[[rule]]\nname = \"no\"\ndeny = \"no\"\n",
+        )
+        .unwrap();
+        let out = list(std::path::Path::new("rules.toml"), &replay(&rules, &[]));
+        let warnings: Vec<&str> = out.lines().filter(|l| l.starts_with("warning: ")).collect();
+        assert_eq!(warnings.len(), 1, "{out}");
+        assert!(
+            warnings[0].starts_with("warning: rule \"all\" (line 1) answers with an empty match"),
+            "{out}"
+        );
     }
 }

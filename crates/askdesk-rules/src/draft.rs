@@ -3,10 +3,13 @@
 //! rendered as the text of one `[[rule]]` for the human to read before it is saved.
 //!
 //! - Where: the project, `match.cwd` (the agent's `meta.cwd`). Without it there is no "here".
-//! - What: for a permission prompt (the agent's `meta.tool` set), the tool and, when the prompt is
-//!   about a command, that exact command (`match.command`, glob-escaped); otherwise, and for a
-//!   tool prompt without a command, the question text (`match.question`, anchored and
-//!   regex-escaped; for a batch, any of its texts) and the header when the batch shares one.
+//! - What: for a permission prompt (the agent's `meta.tool` set), the tool and what it touches:
+//!   the exact command (`match.command`, glob-escaped), else the one file it changes
+//!   (`match.path`, the file resolved as a rule that answers reads it: [`crate::target`]), else
+//!   the host of the URL it fetches (`match.host`). A tool prompt with none of these gets no rule:
+//!   it would answer every call of the tool, whatever it touches ([`narrowable`]). Any other
+//!   question: its text (`match.question`, anchored and regex-escaped; for a batch, any of its
+//!   texts) and the header when the batch shares one.
 //! - The answer: one option label picked in every question (`answer = "<label>"`), or the same
 //!   typed text for every question (`answer = { text = "..." }`). Anything else (different
 //!   answers per question, several picks, a skipped question) is not offered.
@@ -22,6 +25,7 @@ use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table};
 use crate::file::RuleSet;
 use crate::glob::Glob;
 use crate::matching::{Verdict, META_COMMAND, META_TOOL};
+use crate::target::{Targets, META_PATH, META_URL};
 
 /// The request and answer a rule is drafted from.
 #[derive(Debug, Clone, Copy)]
@@ -50,6 +54,20 @@ pub fn draft(source: Source<'_>, existing: &RuleSet) -> Draft {
         Ok((name, toml)) => Draft::Rule { name, toml },
         Err(reason) => Draft::Unavailable(reason),
     }
+}
+
+/// Whether a rule drafted from this agent's request can be narrowed to what the request is about:
+/// any question that is not a permission prompt, and a permission prompt with a command, a file
+/// or a URL. A tool prompt with none of them is offered no rule (the desktop does not offer
+/// "Always answer this way here" for it).
+pub fn narrowable(agent: Option<&AgentInfo>) -> bool {
+    let meta = |key: &str| {
+        agent
+            .and_then(|a| a.meta.as_ref())
+            .and_then(|meta| meta.get(key))
+            .is_some_and(|v| v.as_str().is_some_and(|v| !v.is_empty()))
+    };
+    !meta(META_TOOL) || meta(META_COMMAND) || meta(META_PATH) || meta(META_URL)
 }
 
 /// How the rule answers: one label everywhere, or one text everywhere.
@@ -100,11 +118,19 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
     matcher.insert("cwd", cwd.into());
     let tool = meta(META_TOOL);
     let command = tool.and(meta(META_COMMAND));
+    // What the tool touches, as a rule that answers reads it.
+    let targets = Targets::new(source.agent);
+    let target = match (tool, command) {
+        (Some(tool), None) => Some(touched(tool, &targets, &meta)?),
+        _ => None,
+    };
     if let Some(tool) = tool {
         matcher.insert("tool", Glob::escape(tool).into());
     }
     if let Some(command) = command {
         matcher.insert("command", Glob::escape(command).into());
+    } else if let Some((key, value, _)) = &target {
+        matcher.insert(*key, Glob::escape(value).into());
     } else {
         let texts = distinct(questions.iter().map(|q| q.question.as_str()));
         let headers = distinct(questions.iter().map(|q| q.header.as_deref().unwrap_or("")));
@@ -124,7 +150,10 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
 
     let base = match (tool, command, &questions[0].header) {
         (Some(tool), Some(command), _) => slug(&format!("{tool} {command}")),
-        (Some(tool), None, _) => slug(&format!("{tool} {}", questions[0].question)),
+        (Some(tool), None, _) => {
+            let shown = target.as_ref().map_or("", |(_, _, shown)| shown.as_str());
+            slug(&format!("{tool} {shown}"))
+        }
         (None, _, Some(header)) if !header.trim().is_empty() => slug(header),
         _ => slug(&questions[0].question),
     };
@@ -163,6 +192,39 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
 
     check(&toml, source)?;
     Ok((name, toml))
+}
+
+/// What a tool prompt without a command touches, as a `match` key, its value and a short name for
+/// the rule: the file (`path`), else the URL's host (`host`); or why there is nothing to narrow a
+/// rule to.
+fn touched<'a>(
+    tool: &str,
+    targets: &Targets<'_>,
+    meta: &impl Fn(&str) -> Option<&'a str>,
+) -> Result<(&'static str, String, String), String> {
+    if let Some(given) = meta(META_PATH) {
+        let Some(path) = targets.strict_path() else {
+            return Err(format!(
+                "the file {given:?} cannot be resolved for sure (a relative path without the agent's folder, a link to nowhere, a folder that cannot be read), or it is one no rule may allow changing, so no rule is made for it"
+            ));
+        };
+        let file = std::path::Path::new(path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(path);
+        return Ok(("path", path.to_owned(), file.to_owned()));
+    }
+    if let Some(given) = meta(META_URL) {
+        let Some(url) = targets.strict_url() else {
+            return Err(format!(
+                "{given:?} is not a plain http or https address, so no rule is made for it"
+            ));
+        };
+        return Ok(("host", url.host.clone(), url.host.clone()));
+    }
+    Err(format!(
+        "this {tool} prompt names no command, file or web address to narrow a rule to, and a rule for every {tool} call would answer them all: answer it each time, or write a rule by hand"
+    ))
 }
 
 /// The one reply the human gave every question, or why there is none.
@@ -520,19 +582,116 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_prompt_without_a_command_matches_its_question() {
-        let hook = agent(json!({ "cwd": "/home/me/app", "tool": "WebFetch" }));
+    fn a_web_fetch_is_narrowed_to_its_host() {
+        let hook = agent(
+            json!({ "cwd": "/home/me/app", "tool": "WebFetch", "url": "https://Docs.rs/tokio/latest/" }),
+        );
         let qs = [question(
             "q",
-            "Allow network access to docs.rs?",
+            "Allow WebFetch?",
             None,
             &["Allow once", "Deny"],
         )];
-        let items = vec![typed("q", "use the local docs")];
+        let items = vec![picked("q", &["Allow once"])];
         let (name, toml) = rule_text(drafted(&hook, &qs, items.clone()));
-        assert_eq!(name, "webfetch-allow-network-access-to-docs-rs");
-        assert!(toml.contains("tool = \"WebFetch\", question = "), "{toml}");
+        assert_eq!(name, "webfetch-docs-rs");
+        assert!(
+            toml.contains(
+                r#"match = { cwd = "/home/me/app", tool = "WebFetch", host = "docs.rs" }"#
+            ),
+            "{toml}"
+        );
         round_trip(&toml, &hook, &qs, &items);
+        let fetch = |url: &str| {
+            let mut other = hook.clone();
+            other
+                .meta
+                .as_mut()
+                .unwrap()
+                .insert("url".into(), json!(url));
+            acts(&toml, &other, &qs)
+        };
+        assert!(fetch("https://docs.rs/serde/"), "the same host");
+        assert!(!fetch("https://evil.example/"), "another host");
+        assert!(!fetch("https://docs.rs.evil.example/"));
+        let mut nowhere = hook.clone();
+        nowhere.meta.as_mut().unwrap().remove("url");
+        assert!(!acts(&toml, &nowhere, &qs), "no URL");
+        // What is not a web address is not drafted.
+        let ftp = agent(json!({ "cwd": "/home/me/app", "tool": "WebFetch", "url": "ftp://x/" }));
+        unavailable(
+            drafted(&ftp, &qs, vec![picked("q", &["Allow once"])]),
+            "not a plain http",
+        );
+    }
+
+    #[test]
+    fn an_edit_is_narrowed_to_its_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = dir.path().canonicalize().unwrap().join("app");
+        std::fs::create_dir_all(app.join("src")).unwrap();
+        let app = app.display().to_string();
+        let hook = agent(json!({ "cwd": app, "tool": "Edit", "path": "src/lib.rs" }));
+        let qs = [question("q", "Allow Edit?", None, &["Allow once", "Deny"])];
+        let items = vec![picked("q", &["Allow once"])];
+        let (name, toml) = rule_text(drafted(&hook, &qs, items.clone()));
+        assert_eq!(name, "edit-lib-rs");
+        assert!(
+            toml.contains(&format!(r#"tool = "Edit", path = "{app}/src/lib.rs" }}"#)),
+            "{toml}"
+        );
+        round_trip(&toml, &hook, &qs, &items);
+        let edit = |path: &str| {
+            let mut other = hook.clone();
+            other
+                .meta
+                .as_mut()
+                .unwrap()
+                .insert("path".into(), json!(path));
+            acts(&toml, &other, &qs)
+        };
+        assert!(
+            edit(&format!("{app}/src/lib.rs")),
+            "the same file, written absolute"
+        );
+        assert!(!edit("src/main.rs"), "another file");
+        assert!(!edit("/home/me/.bashrc"));
+        // A file that cannot be resolved, or that no rule may allow, is not drafted.
+        let relative = agent(json!({ "tool": "Write", "path": "src/lib.rs", "cwd": "app" }));
+        unavailable(drafted(&relative, &qs, items.clone()), "no absolute `cwd`");
+        let hooks = agent(json!({ "cwd": app, "tool": "Write", "path": ".git/hooks/pre-commit" }));
+        unavailable(
+            drafted(&hooks, &qs, items.clone()),
+            "cannot be resolved for sure",
+        );
+    }
+
+    #[test]
+    fn a_tool_prompt_with_nothing_to_narrow_to_is_not_drafted() {
+        let hook = agent(json!({ "cwd": "/home/me/app", "tool": "mcp__db__query" }));
+        let qs = [question(
+            "q",
+            "Allow mcp__db__query?",
+            None,
+            &["Allow once", "Deny"],
+        )];
+        unavailable(
+            drafted(&hook, &qs, vec![picked("q", &["Allow once"])]),
+            "names no command, file or web address",
+        );
+        assert!(!narrowable(Some(&hook)));
+        for meta in [
+            json!({ "tool": "Bash", "command": "ls" }),
+            json!({ "tool": "Edit", "path": "/x" }),
+            json!({ "tool": "WebFetch", "url": "https://x/" }),
+            json!({ "cwd": "/w" }),
+        ] {
+            assert!(narrowable(Some(&agent(meta.clone()))), "{meta}");
+        }
+        assert!(narrowable(None));
+        assert!(!narrowable(Some(&agent(
+            json!({ "tool": "Edit", "path": "" })
+        ))));
     }
 
     #[test]

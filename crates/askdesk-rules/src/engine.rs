@@ -354,6 +354,9 @@ impl Engine {
             Ok(rules) => {
                 let count = rules.rules.len();
                 let was_broken = self.shared.loaded.borrow().error.is_some();
+                for warning in rules.warnings() {
+                    tracing::warn!(path = %self.shared.path.display(), "{warning}");
+                }
                 // Before the change is announced, so whoever reads the deadlines then sees them.
                 self.recheck_deadlines(&rules);
                 self.shared.loaded.send_replace(Loaded {

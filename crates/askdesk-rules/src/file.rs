@@ -40,6 +40,19 @@ impl Rule {
     pub fn label(&self) -> String {
         format!("rule:{}", self.name)
     }
+
+    /// What is risky about a rule that loads: an answer with an empty match (no `match`, or
+    /// `match = {}`) answers every request it fits, from every agent and project. Such a rule
+    /// loads (a file that worked keeps working), and `askdesk rules list`, the desktop's Rules
+    /// view and the log say this.
+    pub fn warning(&self) -> Option<String> {
+        (matches!(self.action, Action::Answer(_)) && self.matcher.is_empty()).then(|| {
+            format!(
+                "rule {:?} (line {}) answers with an empty match: it answers every request it fits, from any agent in any project (permission prompts and plan reviews excepted); give it a `match`",
+                self.name, self.line
+            )
+        })
+    }
 }
 
 /// What a rule looks at. Every field given must match; an empty match matches every request
@@ -56,12 +69,49 @@ pub struct Match {
     pub tool: Option<Glob>,
     /// Matches the agent's `meta.command`: the command a shell tool would run. Needs `tool`.
     pub command: Option<Glob>,
+    /// Matches the file a tool would change (the agent's `meta.path`), resolved: see
+    /// [`crate::target`].
+    pub path: Option<Glob>,
+    /// Matches the host of the URL a tool would fetch (the agent's `meta.url`), lowercase.
+    pub host: Option<Glob>,
+    /// Matches the path of that URL. Needs `host`.
+    pub url_path: Option<Glob>,
     /// Matches every question's header.
     pub header: Option<Glob>,
     /// Searched in every question's text.
     pub question: Option<Regex>,
     /// Every question's intent kind.
     pub intent: Option<String>,
+}
+
+impl Match {
+    /// Whether the match names nothing, and so holds for every request.
+    pub fn is_empty(&self) -> bool {
+        let Match {
+            agent,
+            cwd,
+            client,
+            tool,
+            command,
+            path,
+            host,
+            url_path,
+            header,
+            question,
+            intent,
+        } = self;
+        agent.is_none()
+            && cwd.is_none()
+            && client.is_none()
+            && tool.is_none()
+            && command.is_none()
+            && path.is_none()
+            && host.is_none()
+            && url_path.is_none()
+            && header.is_none()
+            && question.is_none()
+            && intent.is_none()
+    }
 }
 
 /// What a matching rule does.
@@ -236,6 +286,11 @@ impl RuleSet {
     pub fn get(&self, name: &str) -> Option<&Rule> {
         self.rules.iter().find(|rule| rule.name == name)
     }
+
+    /// Each rule's [`Rule::warning`], in file order.
+    pub fn warnings(&self) -> impl Iterator<Item = String> + '_ {
+        self.rules.iter().filter_map(Rule::warning)
+    }
 }
 
 /// Lines counted so far through a text, for locating offsets that come in increasing order.
@@ -325,6 +380,9 @@ struct RawMatch {
     client: Option<String>,
     tool: Option<String>,
     command: Option<String>,
+    path: Option<Spanned<String>>,
+    host: Option<Spanned<String>>,
+    url_path: Option<Spanned<String>>,
     header: Option<String>,
     question: Option<QuestionRegex>,
     intent: Option<Spanned<String>>,
@@ -429,6 +487,20 @@ impl TryFrom<RawRule> for Rule {
                 ));
             }
         }
+        if m.url_path.is_some() && m.host.is_none() {
+            return Err(
+                "`match.url_path` needs `match.host`: say which site the path is on".into(),
+            );
+        }
+        for (field, value) in [("path", &m.path), ("url_path", &m.url_path)] {
+            if let Some(value) = value {
+                check_path_glob(field, value.get_ref())
+                    .map_err(|message| Invalid::Value(value.span(), message))?;
+            }
+        }
+        if let Some(host) = &m.host {
+            check_host(host.get_ref()).map_err(|message| Invalid::Value(host.span(), message))?;
+        }
         if let Some(intent) = &m.intent {
             check_intent(intent.get_ref())
                 .map_err(|message| Invalid::Value(intent.span(), message))?;
@@ -449,6 +521,9 @@ impl TryFrom<RawRule> for Rule {
                 client: glob(m.client),
                 tool: glob(m.tool),
                 command: glob(m.command),
+                path: m.path.map(|p| Glob::new(p.get_ref())),
+                host: m.host.map(|h| Glob::new(&h.get_ref().to_ascii_lowercase())),
+                url_path: m.url_path.map(|p| Glob::new(p.get_ref())),
                 header: glob(m.header),
                 question: m.question.map(|q| q.0),
                 intent: m.intent.map(Spanned::into_inner),
@@ -459,6 +534,35 @@ impl TryFrom<RawRule> for Rule {
             line: 0,
         })
     }
+}
+
+/// `match.path` and `match.url_path`: globs over absolute paths, so they start with `/` (or `*`),
+/// and name no `..` or `.`, which a resolved path never holds.
+fn check_path_glob(field: &str, glob: &str) -> Result<(), String> {
+    if !glob.starts_with(['/', '*']) {
+        return Err(format!(
+            "`match.{field}` must start with `/` or `*`, not {glob:?}: it is matched against an absolute path"
+        ));
+    }
+    if glob.split('/').any(|part| part == ".." || part == ".") {
+        return Err(format!(
+            "`match.{field}` {glob:?} holds `.` or `..`: paths are matched resolved, so write the place itself"
+        ));
+    }
+    Ok(())
+}
+
+/// `match.host`: a host name glob, without scheme, port or path.
+fn check_host(host: &str) -> Result<(), String> {
+    if host.trim().is_empty() {
+        return Err("`match.host` must not be empty".into());
+    }
+    if host.contains(['/', '@', ' ']) || (host.contains(':') && !host.starts_with('[')) {
+        return Err(format!(
+            "`match.host` is a host name only (\"docs.rs\", \"*.github.com\"), not {host:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// An intent kind a rule may name: any kind an agent may send (unknown kinds pass through,
@@ -741,6 +845,46 @@ mode = "off"
             (1, 2),
             "an earlier offset counts from the start"
         );
+    }
+
+    #[test]
+    fn an_answer_with_an_empty_match_loads_with_a_warning() {
+        let set = RuleSet::parse(
+            "[[rule]]\nname = \"all\"\nanswer = \"Yes\"\n\n[[rule]]\nname = \"braces\"\nmatch = {}\nanswer.text = \"ok\"\n\n[[rule]]\nname = \"no\"\ndeny = \"no\"\n\n[[rule]]\nname = \"some\"\nmatch.host = \"docs.rs\"\nanswer = \"Yes\"\n",
+        )
+        .unwrap();
+        let warnings: Vec<String> = set.warnings().collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].starts_with("rule \"all\" (line 1) answers with an empty match"));
+        assert!(warnings[1].starts_with("rule \"braces\" (line 5)"));
+        assert!(set.rules[2].warning().is_none(), "a denial is not risky");
+        assert!(set.rules[3].warning().is_none());
+    }
+
+    #[test]
+    fn path_and_url_fields_are_checked() {
+        let set = RuleSet::parse(
+            "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch = { tool = \"WebFetch\", host = \"*.GitHub.com\", url_path = \"/repos/*\", path = \"*/.env\" }\n",
+        )
+        .unwrap();
+        let m = &set.rules[0].matcher;
+        assert_eq!(m.host.as_ref().map(Glob::as_str), Some("*.github.com"));
+        assert_eq!(m.url_path.as_ref().map(Glob::as_str), Some("/repos/*"));
+        assert_eq!(m.path.as_ref().map(Glob::as_str), Some("*/.env"));
+        let rule =
+            |m: &str| format!("[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch = {{ {m} }}\n");
+        check_error(&rule("path = \"src/*\""), 4, "must start with `/` or `*`");
+        check_error(&rule("path = \"/w/../etc/*\""), 4, "holds `.` or `..`");
+        check_error(&rule("url_path = \"/x\""), 1, "needs `match.host`");
+        check_error(
+            &rule("host = \"docs.rs\", url_path = \"x\""),
+            4,
+            "must start with `/`",
+        );
+        check_error(&rule("host = \"https://docs.rs\""), 4, "a host name only");
+        check_error(&rule("host = \"docs.rs:443\""), 4, "a host name only");
+        check_error(&rule("host = \" \""), 4, "must not be empty");
+        assert!(RuleSet::parse(&rule("host = \"[::1]\"")).is_ok());
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! - [`glob`]: the shell-style globs rules match names with.
 //! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
 //!   (plan reviews and permission prompts).
+//! - [`target`]: what a tool touches, the file it changes and the URL it fetches, resolved for
+//!   `match.path`, `match.host` and `match.url_path` (strictly for rules that answer).
 //! - [`shell`]: command lines read as bash runs them (tree-sitter-bash): the simple commands of a
 //!   line, whether it can be read statically, and how a `command` glob matches it (an answer needs
 //!   every simple command, a deny any part).
@@ -31,6 +33,7 @@ pub mod matching;
 pub mod protected;
 pub mod replay;
 pub mod shell;
+pub mod target;
 
 pub use draft::{draft, Draft, Source};
 pub use edit::{append_rule, set_mode};

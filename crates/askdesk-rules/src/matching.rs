@@ -22,6 +22,7 @@ use askdesk_core::{
 };
 
 use crate::file::{Action, Choice, Mode, Rule, RuleSet};
+use crate::target::{Reading, Targets};
 use crate::{protected, shell};
 
 /// The error code of a rule's `deny`.
@@ -74,17 +75,19 @@ impl RuleSet {
         questions: &[Question],
     ) -> Evaluation<'a> {
         let mut evaluation = Evaluation::default();
+        // The path and URL are resolved once, for every rule that names them.
+        let targets = Targets::new(agent);
         for rule in &self.rules {
             match rule.mode {
                 Mode::Off => {}
                 Mode::On if outranks(rule, evaluation.acting.as_ref()) => {
-                    if let Some(verdict) = rule.verdict(agent, questions) {
+                    if let Some(verdict) = rule.verdict_with(agent, questions, &targets) {
                         evaluation.acting = Some((rule, verdict));
                     }
                 }
                 Mode::On => {}
                 Mode::Shadow => {
-                    if let Some(verdict) = rule.verdict(agent, questions) {
+                    if let Some(verdict) = rule.verdict_with(agent, questions, &targets) {
                         evaluation.shadow.push((rule, verdict));
                     }
                 }
@@ -99,7 +102,17 @@ impl Rule {
     /// a safety rule keeps it out, or its answer does not fit every question (an option label the
     /// question lacks, no recommended option).
     pub fn verdict(&self, agent: Option<&AgentInfo>, questions: &[Question]) -> Option<Verdict> {
-        if !self.matches(agent, questions) {
+        self.verdict_with(agent, questions, &Targets::new(agent))
+    }
+
+    /// [`Rule::verdict`] with the request's path and URL as `targets` resolved them.
+    fn verdict_with(
+        &self,
+        agent: Option<&AgentInfo>,
+        questions: &[Question],
+        targets: &Targets<'_>,
+    ) -> Option<Verdict> {
+        if !self.matches_with(agent, questions, targets) {
             return None;
         }
         if self.action != Action::Ask {
@@ -137,6 +150,15 @@ impl Rule {
 
     /// Whether every field of the rule's match holds for the request.
     pub fn matches(&self, agent: Option<&AgentInfo>, questions: &[Question]) -> bool {
+        self.matches_with(agent, questions, &Targets::new(agent))
+    }
+
+    fn matches_with(
+        &self,
+        agent: Option<&AgentInfo>,
+        questions: &[Question],
+        targets: &Targets<'_>,
+    ) -> bool {
         let m = &self.matcher;
         if let Some(glob) = &m.agent {
             let Some(agent) = agent else { return false };
@@ -171,6 +193,15 @@ impl Rule {
             if !holds {
                 return false;
             }
+        }
+        // What the tool touches: read strictly by a rule that answers (an answer may allow),
+        // generously by one that denies, dismisses or asks.
+        let reading = match self.action {
+            Action::Answer(_) => Reading::Strict,
+            _ => Reading::Generous,
+        };
+        if !targets.hold(m, reading) {
+            return false;
         }
         questions.iter().all(|q| {
             m.header

@@ -195,6 +195,9 @@ fn registration(client: HookClient, input: &HookInput, id: &str) -> AgentRegistr
         ("tool", Some(input.tool_name.clone())),
         // What a shell tool runs, for the answer rules' `command` glob.
         ("command", input.command()),
+        // What a file or web tool touches, for the answer rules' `path`, `host` and `url_path`.
+        ("path", input.path()),
+        ("url", input.url()),
         ("transcript", input.transcript_path.clone()),
         ("session", input.session_id.clone()),
         ("model", input.model.clone()),
@@ -254,6 +257,55 @@ mod tests {
         )
         .unwrap();
         assert_eq!(quoted.command().as_deref(), Some("rm 'my dir'"));
+        for (tool, tool_input, path, url) in [
+            (
+                "Edit",
+                json!({ "file_path": "src/a.rs" }),
+                Some("src/a.rs"),
+                None,
+            ),
+            (
+                "MultiEdit",
+                json!({ "file_path": "/w/b.rs" }),
+                Some("/w/b.rs"),
+                None,
+            ),
+            (
+                "Write",
+                json!({ "file_path": "/w/c.rs" }),
+                Some("/w/c.rs"),
+                None,
+            ),
+            (
+                "NotebookEdit",
+                json!({ "notebook_path": "/w/n.ipynb" }),
+                Some("/w/n.ipynb"),
+                None,
+            ),
+            (
+                "WebFetch",
+                json!({ "url": "https://docs.rs/" }),
+                None,
+                Some("https://docs.rs/"),
+            ),
+            ("Read", json!({ "file_path": "/w/c.rs" }), None, None),
+            (
+                "Bash",
+                json!({ "command": "ls", "url": "https://x/" }),
+                None,
+                None,
+            ),
+        ] {
+            let input = HookInput::parse(
+                &json!({ "cwd": "/w", "tool_name": tool, "tool_input": tool_input }).to_string(),
+            )
+            .unwrap();
+            let meta = registration(HookClient::ClaudeCode, &input, "c")
+                .meta
+                .unwrap();
+            let got = |key: &str| meta.get(key).and_then(Value::as_str);
+            assert_eq!((got("path"), got("url")), (path, url), "{tool}");
+        }
         let reg = registration(HookClient::Codex, &input, "codex-abc");
         assert_eq!(reg.label.as_deref(), Some("Codex"));
         assert_eq!(reg.owner, None);

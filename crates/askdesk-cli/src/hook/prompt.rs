@@ -84,6 +84,27 @@ impl HookInput {
         }
     }
 
+    /// The file a tool would change, as the client names it (Claude Code's `Edit`, `MultiEdit`,
+    /// `Write`: `tool_input.file_path`; `NotebookEdit`: `tool_input.notebook_path`), for the
+    /// answer rules' `path` glob, which resolves it against the session's directory.
+    pub fn path(&self) -> Option<String> {
+        let key = match self.tool_name.as_str() {
+            "Edit" | "MultiEdit" | "Write" => "file_path",
+            "NotebookEdit" => "notebook_path",
+            _ => return None,
+        };
+        self.tool_input.get(key)?.as_str().map(str::to_owned)
+    }
+
+    /// The URL a tool would fetch (Claude Code's `WebFetch`: `tool_input.url`), for the answer
+    /// rules' `host` and `url_path` globs.
+    pub fn url(&self) -> Option<String> {
+        match self.tool_name.as_str() {
+            "WebFetch" => self.tool_input.get("url")?.as_str().map(str::to_owned),
+            _ => None,
+        }
+    }
+
     /// Parses the hook's stdin; the error says what is wrong with it.
     pub fn parse(text: &str) -> Result<HookInput, String> {
         let mut input: HookInput = serde_json::from_str(text)
