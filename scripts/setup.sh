@@ -11,8 +11,10 @@
 TAURI_APT_PACKAGES=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   build-essential pkg-config curl ca-certificates file)
 # What the test run adds: a virtual display, a session bus and a notification daemon for the
-# desktop tests, the WebKit WebDriver, screenshots, and Python for the conformance suite.
-TEST_APT_PACKAGES=(xvfb dbus-x11 dunst webkit2gtk-driver imagemagick python3 python3-venv)
+# desktop tests, the WebKit WebDriver, screenshots, X input and a window manager for the lifecycle
+# suite (tests/desktop/run-lifecycle.sh), and Python for the conformance suite.
+TEST_APT_PACKAGES=(xvfb dbus-x11 dunst webkit2gtk-driver imagemagick xdotool x11-utils openbox python3
+  python3-venv)
 # The MCP suite's TypeScript client needs Node.js (20 or later) and npm; one installed another way
 # (NodeSource, nvm) counts.
 command -v npm >/dev/null 2>&1 || TEST_APT_PACKAGES+=(nodejs npm)

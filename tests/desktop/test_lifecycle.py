@@ -1,0 +1,462 @@
+# tests/desktop/test_lifecycle.py: the window's lifecycle (hide, drop, rebuild) judged by the screen's pixels, without WebDriver.
+"""askdesk desktop lifecycle tests: the window is hidden, dropped and rebuilt again and again, and each time
+the dialog must be on the screen, as the person would see it.
+
+run-lifecycle.sh starts Xvfb, a private D-Bus session bus (logged by dbus-monitor) and dunst, and calls this
+file. Nothing here uses WebDriver (under WebDriver the app keeps WebKit's network process, which hid a
+dialog that never painted after a drop): each case starts its own app with default settings but a short
+`--drop-window-after`, asks with the `askdesk` command line, drives the window with X events only (xdotool
+keys), and decides what is on screen from the root window's pixels (screen.py): the app's window area must
+be mostly the page's own colours, with the Submit button drawn in the footer when a request is shown. The
+app's log and the X map state only say when to look (the window was dropped; where the window is), never
+whether it is visible. Every case runs twice, without a window manager and under openbox. Prints one line
+per case and a final "N passed, N failed" line; a failing case leaves a screenshot in the work directory.
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import screen as scr  # noqa: E402
+from test_desktop import dbus, find_notification, find_tray_item, web_processes  # noqa: E402
+
+NETWORK = "WebKitNetworkPr"  # comm is cut at 15 bytes
+PAINT_TIMEOUT = 15
+POLL = 0.1
+
+
+class Failure(AssertionError):
+    pass
+
+
+def wait_until(condition, what, timeout=15, poll=POLL):
+    deadline = time.time() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.time() > deadline:
+            raise Failure(what)
+        time.sleep(poll)
+
+
+class Run:
+    """What the cases share: the arguments, the X screen, the bus log, and the case's own processes."""
+
+    homes = 0
+
+    def __init__(self, args, wm):
+        self.args = args
+        self.wm = wm
+        self.screen = scr.Screen()
+        self.procs = []
+        self.case = None
+        self.shots = 0
+
+    # ----- the app -----
+    def start_app(self, extra=()):
+        # Short: the socket's path must fit in a sockaddr_un.
+        Run.homes += 1
+        home = os.path.join(self.args.work, f"app{Run.homes}")
+        for sub in ("run", "data", "config"):
+            os.makedirs(os.path.join(home, sub), mode=0o700)
+        env = {k: v for k, v in os.environ.items() if k != "TAURI_WEBVIEW_AUTOMATION"}
+        if self.args.compositing:
+            env.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
+        env.update(ASKDESK_SOCKET=os.path.join(home, "run", "askdesk.sock"), XDG_RUNTIME_DIR=os.path.join(home, "run"),
+                   XDG_DATA_HOME=os.path.join(home, "data"), XDG_CONFIG_HOME=os.path.join(home, "config"),
+                   ASKDESK_LOG="info,askdesk_desktop=debug")
+        app = App(self, home, env, extra)
+        self.app = app
+        return app
+
+    def spawn(self, argv, env, **kwargs):
+        proc = subprocess.Popen(argv, env=env, start_new_session=True, **kwargs)
+        self.procs.append(proc)
+        return proc
+
+    def cleanup(self):
+        """Ends every process the case started (the app's WebKit children with it: they share its group)."""
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                try:
+                    proc.send_signal(signal.SIGTERM)
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    pass
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.procs = []
+
+    # ----- the screen -----
+    def window(self):
+        """(window id, geometry) of the app's viewable window, or None."""
+        return self.screen.viewable("askdesk", pid=self.app.proc.pid)
+
+    def signs(self):
+        found = self.window()
+        if not found:
+            return None, None
+        _, geometry = found
+        grab = self.screen.grab(geometry)
+        return scr.dialog_signs(grab), grab
+
+    def shot(self, name):
+        """Saves the whole screen as a PNG in the work directory (and the screenshots directory)."""
+        self.shots += 1
+        path = os.path.join(self.args.work, f"{self.shots:02d}-{self.case}-{self.wm}-{name}.png")
+        self.screen.grab().save_png(path)
+        if self.args.screenshots:
+            subprocess.run(["cp", path, self.args.screenshots], check=False)
+        return path
+
+    def painted(self, what, request=True, timeout=PAINT_TIMEOUT):
+        """Waits until the app's window shows the request view (or, `request=False`, any view of the page)
+        on the screen; returns the signs and the grab. Fails with a screenshot after `timeout`."""
+        judge = scr.request_painted if request else scr.page_painted
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            signs, grab = self.signs()
+            if signs is not None:
+                last = signs
+                if judge(signs):
+                    if self.args.screenshots:
+                        self.shot(f"on-screen-{re.sub(r'[^a-z0-9]+', '-', what.lower())}")
+                    return signs, grab
+            time.sleep(POLL)
+        path = self.shot(f"not-painted-{re.sub(r'[^a-z0-9]+', '-', what.lower())}")
+        raise Failure(f"{what}: {'the request' if request else 'the page'} was not on screen within {timeout} s "
+                      f"(window {self.window()}, last signs {last}; screenshot {path}; {self.app.facts()})")
+
+    # ----- input -----
+    def keys(self, *keys):
+        """Types keys into the app's window with xdotool: the window is given the input focus first
+        (activated through the window manager when there is one) and the pointer put over it."""
+        window, (x, y, w, h) = wait_until(self.window, "no window to type into")
+        # Over the sidebar's empty lower part, where hovering changes nothing.
+        xdotool("mousemove", str(x + 120), str(y + h - 60))
+        if self.wm == "openbox":
+            xdotool("windowactivate", "--sync", str(window))
+        xdotool("windowfocus", str(window))
+        xdotool("key", "--delay", "80", *keys)
+
+    def hide(self):
+        """Escape hides the window: waits until it is no longer viewable."""
+        self.keys("Escape")
+        wait_until(lambda: self.window() is None, "Escape did not hide the window")
+
+    def wait_dropped(self):
+        """Waits for the hidden window's drop (the app's log and its web process gone), then for the end of
+        WebKit's network process two seconds later, then a margin. With `never` it waits as long and
+        checks the window was kept."""
+        app = self.app
+        if self.args.drop_window_after == "never":
+            time.sleep(2 + 2 + 1)
+            assert web_processes(app.proc.pid), "the window was dropped with --drop-window-after=never"
+            return
+        limit = float(self.args.drop_window_after) + 15
+        wait_until(lambda: app.count("hidden window dropped") > app.drops, "the hidden window was not dropped",
+                   timeout=limit)
+        app.drops = app.count("hidden window dropped")
+        wait_until(lambda: not web_processes(app.proc.pid), "the web process outlived the drop", timeout=15)
+        wait_until(lambda: app.count("network process ended") > app.network_ends
+                   and not web_processes(app.proc.pid, NETWORK), "WebKit's network process was not ended",
+                   timeout=15)
+        app.network_ends = app.count("network process ended")
+        time.sleep(0.5)
+
+
+class App:
+    """One askdesk-desktop of the case's own, on a private socket and data directory, logging at debug."""
+
+    def __init__(self, run, home, env, extra):
+        self.run = run
+        self.home = home
+        self.env = env
+        self.socket = env["ASKDESK_SOCKET"]
+        self.log_path = os.path.join(home, "app.log")
+        self.drops = 0
+        self.network_ends = 0
+        self.asks = 0
+        # The bus log is the whole run's: this app's notifications are those logged after it started.
+        self.bus_from = os.path.getsize(run.args.bus_log)
+        with open(self.log_path, "w") as log:
+            self.proc = run.spawn([run.args.app, f"--drop-window-after={run.args.drop_window_after}", *extra], env,
+                                  stdout=subprocess.DEVNULL, stderr=log)
+        wait_until(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, "the app never listened",
+                   timeout=30)
+        assert self.proc.poll() is None, f"the app exited {self.proc.returncode}: {self.log()[-2000:]}"
+
+    def log(self):
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return re.sub(r"\x1b\[[0-9;]*m", "", f.read())
+
+    def count(self, text):
+        return self.log().count(text)
+
+    def facts(self):
+        """What the app's log says, for a failure's message: it may claim a page the screen does not show."""
+        names = ("window built", "page load event=Finished", "request shown", "hidden window dropped",
+                 "network process ended")
+        return "log: " + ", ".join(f"{n!r} x{self.count(n)}" for n in names) + f" ({self.log_path})"
+
+    def ask(self, question, options=("Yes", "No"), label="lifecycle"):
+        """Starts `askdesk ask` with the question; returns an Ask to read its answer from."""
+        self.asks += 1
+        qid = f"q{self.asks}"
+        argv = [self.run.args.cli, "ask", question, "--id", qid, "--agent-label", label,
+                "--header", "Lifecycle check"]
+        for option in options:
+            argv += ["--option", option]
+        proc = self.run.spawn(argv, self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return Ask(proc, qid, label)
+
+    def notification(self, label, timeout=15):
+        summary = f"{label} asks"
+
+        def found():
+            with open(self.run.args.bus_log, "rb") as f:
+                f.seek(self.bus_from)
+                return find_notification(f.read().decode(errors="replace"), summary)
+        return wait_until(found, f"no notification {summary!r} on the bus", timeout=timeout)
+
+    def second_launch(self):
+        proc = subprocess.run([self.run.args.app], env=self.env, capture_output=True, timeout=30)
+        assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+
+
+class Ask:
+    def __init__(self, proc, qid, label):
+        self.proc, self.qid, self.label = proc, qid, label
+
+    def answer(self, timeout=15):
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"askdesk ask for {self.qid} did not return within {timeout} s") from None
+        assert self.proc.returncode == 0, f"askdesk ask for {self.qid} exited {self.proc.returncode}: {err[-2000:]}"
+        return json.loads(out)
+
+    def expect(self, label, timeout=15):
+        got = self.answer(timeout)
+        assert got == {"answers": [{"id": self.qid, "selected": [label]}]}, got
+
+    def done(self):
+        return self.proc.poll() is not None
+
+
+def xdotool(*args):
+    proc = subprocess.run(["xdotool", *args], capture_output=True, text=True, timeout=15)
+    assert proc.returncode == 0, f"xdotool {' '.join(args)}: {proc.stderr.strip()}"
+
+
+def answer_by_keys(run, ask, n, label):
+    """Picks option `n` and submits with Ctrl+Enter; the ask must print that answer."""
+    run.keys(str(n), "ctrl+Return")
+    ask.expect(label)
+
+
+def queue_avatars(signs_grab):
+    """How many requests the sidebar lists, read from the pixels: each queue entry has a round avatar in
+    the accent's soft colour (30 px across, about 700 pixels)."""
+    _, grab = signs_grab
+    scheme = scr.dialog_signs(grab)["scheme"]
+    soft = {"light": "#e8effc", "dark": "#24324d"}[scheme]
+    return round(grab.count(soft, (0, 0, 250, grab.height)) / 650)
+
+
+def start_shown(run):
+    """Starts the app (its window shows at start) and checks its page is on screen."""
+    app = run.start_app()
+    run.painted("the window shown at start", request=False)
+    return app
+
+
+# ----- the cases -----
+
+def case_five_cycles_of_ask_answer_hide_drop(run):
+    """Five times: a question for a dropped window is painted, answered by keyboard, hidden with Escape and
+    dropped again."""
+    start_shown(run)
+    run.hide()
+    run.wait_dropped()
+    for n in range(1, 6):
+        ask = run.app.ask(f"Cycle {n}: ship build {n} to the staging servers?")
+        run.painted(f"cycle {n}: the question after a drop")
+        answer_by_keys(run, ask, 1, "Yes")
+        run.hide()
+        run.wait_dropped()
+
+
+def case_a_notification_opens_its_request_after_a_drop(run):
+    """Two questions wait; the window is hidden and dropped; the second one's notification (its default
+    action) brings the window back on that request: answered by keyboard, it is the second ask that returns."""
+    app = start_shown(run)
+    first = app.ask("Rotate the signing keys today?", label="agent-one")
+    run.painted("the first question")
+    second = app.ask("Merge the release branch now?", label="agent-two")
+    nid = app.notification("agent-two")
+    run.hide()
+    run.wait_dropped()
+    subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                    "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:default"], check=True)
+    run.painted("the notification's request after a drop")
+    run.keys("2", "ctrl+Return")
+    second.expect("No")
+    assert not first.done(), "the first ask returned: the notification did not open its own request"
+    run.painted("the first question, next in the queue")
+    answer_by_keys(run, first, 1, "Yes")
+
+
+def tray_open():
+    found = wait_until(find_tray_item, "no tray item on the bus", timeout=10, poll=0.2)
+    name, path = found
+    layout = dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.GetLayout", "int32:0", "int32:-1",
+                  "array:string:")
+    open_id = next(int(re.search(r"int32 (\d+)", chunk).group(1)) for chunk in layout.split("struct {")[1:]
+                   if 'string "Open askdesk"' in chunk)
+    dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.Event", f"int32:{open_id}",
+         "string:clicked", "variant:int32:0", "uint32:0")
+
+
+def case_a_second_launch_and_the_trays_open_show_a_dropped_window(run):
+    """After a drop, a second launch of the app shows the window (on the request waiting), and after the next
+    drop so does the tray's Open (on the empty view: nothing waits)."""
+    app = start_shown(run)
+    ask = app.ask("Publish the docs site?")
+    run.painted("the question")
+    run.hide()
+    run.wait_dropped()
+    app.second_launch()
+    run.painted("the waiting question, after a second launch")
+    answer_by_keys(run, ask, 1, "Yes")
+    run.hide()
+    run.wait_dropped()
+    tray_open()
+    run.painted("the empty view, after the tray's Open", request=False)
+    run.hide()
+    run.wait_dropped()
+    ask = app.ask("Tag the release?")
+    run.painted("a question after the tray's Open and a drop")
+    answer_by_keys(run, ask, 2, "No")
+
+
+def case_a_window_dropped_with_two_requests_waiting_comes_back_with_both(run):
+    """Two questions wait when the window is hidden and dropped; brought back (a second launch), the queue
+    lists both, as it did before, and both are answered by keyboard."""
+    app = start_shown(run)
+    first = app.ask("Run the database migration tonight?", label="agent-one")
+    run.painted("the first question")
+    second = app.ask("Send the weekly report?", label="agent-two")
+    app.notification("agent-two")
+    before = wait_until(lambda: (lambda s: s if queue_avatars(s) == 2 else None)(run.painted("two waiting")),
+                        "the queue never listed two requests before the drop", timeout=PAINT_TIMEOUT)
+    assert queue_avatars(before) == 2
+    run.hide()
+    run.wait_dropped()
+    app.second_launch()
+    after = run.painted("two waiting requests after a drop")
+    listed = queue_avatars(after)
+    if listed != 2:
+        after = wait_until(lambda: (lambda s: s if queue_avatars(s) == 2 else None)(run.painted("two waiting")),
+                           f"the rebuilt window's queue lists {listed} requests, not 2", timeout=5)
+    answer_by_keys(run, first, 1, "Yes")
+    run.painted("the second question, after the first was answered")
+    answer_by_keys(run, second, 2, "No")
+
+
+CASES = [
+    case_five_cycles_of_ask_answer_hide_drop,
+    case_a_notification_opens_its_request_after_a_drop,
+    case_a_second_launch_and_the_trays_open_show_a_dropped_window,
+    case_a_window_dropped_with_two_requests_waiting_comes_back_with_both,
+]
+
+
+# ----- window managers -----
+
+def start_wm(wm, work):
+    """Starts the window manager (None for none) and waits until it manages the screen."""
+    if wm == "none":
+        return None
+    log = open(os.path.join(work, f"{wm}.log"), "w")
+    proc = subprocess.Popen(["openbox", "--sm-disable"], stdout=log, stderr=log, start_new_session=True)
+
+    def running():
+        out = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], capture_output=True, text=True)
+        return "window id" in out.stdout
+    wait_until(running, "openbox did not start", timeout=15)
+    return proc
+
+
+def stop(proc):
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", required=True)
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--bus-log", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--drop-window-after", default="2", help="the app's setting: seconds, or never")
+    parser.add_argument("--wm", default="none,openbox", help="window managers to run the cases under")
+    parser.add_argument("--screenshots", help="also copy failure screenshots here, and take one each time the "
+                        "dialog is seen on screen")
+    parser.add_argument("--compositing", action="store_true",
+                        help="leave WebKit's compositing mode on (services.sh turns it off)")
+    parser.add_argument("-k", dest="only", help="run only cases whose name contains this")
+    args = parser.parse_args()
+    print(f"app {args.app}, --drop-window-after={args.drop_window_after}", flush=True)
+
+    passed = failed = 0
+    for wm in args.wm.split(","):
+        wm_proc = start_wm(wm, args.work)
+        try:
+            for case in CASES:
+                if args.only and args.only not in case.__name__:
+                    continue
+                run = Run(args, wm)
+                run.case = case.__name__[len("case_"):]
+                started = time.time()
+                try:
+                    case(run)
+                    passed += 1
+                    print(f"PASS {run.case} [{wm}] ({time.time() - started:.1f}s)", flush=True)
+                except Exception as e:  # noqa: BLE001 - report and go on
+                    failed += 1
+                    print(f"FAIL {run.case} [{wm}]: {type(e).__name__}: {str(e)[:1200]}", flush=True)
+                    traceback.print_exc()
+                finally:
+                    run.cleanup()
+                    run.screen.close()
+        finally:
+            stop(wm_proc)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
