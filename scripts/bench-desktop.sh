@@ -2,13 +2,17 @@
 # scripts/bench-desktop.sh: the desktop app's idle memory, idle CPU and latencies (release build), each
 # next to its target and the anchor measured in the same run (a minimal Tauri window built from
 # src-tauri/examples/minimal_window.rs). Starts its own Xvfb, private D-Bus session bus and dunst with
-# tests/desktop/services.sh, as tests/desktop/run.sh does. Prints one verdict per target; exits 1 if a
-# target is missed. Not part of CI.
+# tests/desktop/services.sh, as tests/desktop/run.sh does. No WebDriver. Besides the app's own report of a
+# painted dialog, a second app (--drop-window-after=2) is hidden, dropped and asked again 20 times, each
+# ask timed to the first grab of the screen whose pixels show the dialog (tests/desktop/screen.py; the
+# grab's period, the figures' resolution, is printed), with its idle hidden memory read after the first
+# drop and the last. Prints one verdict per target; exits 1 if a target is missed. Not part of CI.
 #
 # Environment: SKIP_BUILD=1 uses the binaries as they are; PROFILE=debug measures a debug build
 # (quicker to build, slower to run: its figures are not the targets'); ASKDESK_DESKTOP_BIN=<path>
 # measures another build of the app (e.g. an older commit's); IDLE=<seconds> hidden before the idle
-# memory is read (default 30).
+# memory is read (default 30); CYCLES=<n> hide/drop/ask cycles timed on screen (default 20, at least 5);
+# ONLY=cycles measures the drop cycles alone (no anchor needed).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -25,8 +29,15 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 APP="${ASKDESK_DESKTOP_BIN:-$TARGET/$PROFILE/askdesk-desktop}"
 MINIMAL="$TARGET/$PROFILE/examples/minimal_window"
-[ -x "$APP" ] && [ -x "$MINIMAL" ] || fail "no $PROFILE build at $APP and $MINIMAL"
-echo "askdesk-desktop: $APP ($PROFILE); anchor: $MINIMAL"
+if [ "${ONLY:-}" = cycles ]; then
+  [ -x "$APP" ] || fail "no $PROFILE build at $APP"
+  echo "askdesk-desktop: $APP ($PROFILE); the drop cycles only"
+  MEASURE=(--only-cycles)
+else
+  [ -x "$APP" ] && [ -x "$MINIMAL" ] || fail "no $PROFILE build at $APP and $MINIMAL"
+  echo "askdesk-desktop: $APP ($PROFILE); anchor: $MINIMAL"
+  MEASURE=(--minimal "$MINIMAL")
+fi
 
 WORK="$(mktemp -d /tmp/askdesk-bench-desktop.XXXXXX)"
 chmod 700 "$WORK"
@@ -44,5 +55,5 @@ trap cleanup EXIT INT TERM
 # the time it crossed the bus.
 . "$ROOT/tests/desktop/services.sh"
 start_desktop_services 170 240 --profile
-python3 "$ROOT/tests/desktop/bench_desktop.py" --app "$APP" --minimal "$MINIMAL" \
-  --bus-log "$WORK/bus-monitor.log" --work "$WORK" --idle "${IDLE:-30}"
+python3 "$ROOT/tests/desktop/bench_desktop.py" --app "$APP" "${MEASURE[@]}" \
+  --bus-log "$WORK/bus-monitor.log" --work "$WORK" --idle "${IDLE:-30}" --cycles "${CYCLES:-20}"
