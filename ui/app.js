@@ -112,6 +112,8 @@ function renderMain() {
     return;
   }
   renderAsker(view);
+  // A tool prompt with nothing to narrow a rule to is offered no rule (the backend decides).
+  els.always.hidden = !view.offersRule;
   syncCountdown();
   const form = formFor(view);
   form.questions.forEach((c, i) => { if (c.update) c.update(view.questions[i]); });

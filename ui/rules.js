@@ -56,6 +56,7 @@ function ruleCard(rule, broken, onMode) {
       h('dt', {}, 'Matches'), h('dd', { class: 'rule-match mono' }, rule.matches),
       h('dt', {}, 'Does'), h('dd', { class: 'rule-action' }, rule.action),
       rule.after ? [h('dt', {}, 'After'), h('dd', { class: 'rule-after mono' }, rule.after)] : null),
+    rule.warning ? h('p', { class: 'rule-warning', role: 'note' }, rule.warning) : null,
     counts ? h('div', { class: 'rule-counts' },
       count(counts.hits, 'hits', 'Journaled requests this rule applies to now'),
       count(counts.acted, 'acted', 'Requests this rule settled'),

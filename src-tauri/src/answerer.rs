@@ -405,6 +405,9 @@ pub struct RequestView {
     /// The page's last draft of the answer ([`GuiAnswerer::save_draft`]), filled in as the queue
     /// is read.
     pub draft: Option<Box<RawValue>>,
+    /// Whether "Always answer this way here" is offered: not for a tool prompt with no command,
+    /// file or URL to narrow a rule to (`askdesk_rules::draft::narrowable`).
+    pub offers_rule: bool,
 }
 
 /// A rule that will act on the request unless the human answers first.
@@ -471,6 +474,7 @@ impl RequestView {
             deadline: None,
             suggestions: Vec::new(),
             draft: None,
+            offers_rule: askdesk_rules::draft::narrowable(request.agent.as_ref()),
             questions: request
                 .questions
                 .iter()

@@ -55,6 +55,8 @@ pub struct RuleView {
     /// Where the rule starts in the file.
     pub line: usize,
     pub counts: Option<Counts>,
+    /// What is risky about the rule (an answer with an empty match), for the view to show.
+    pub warning: Option<String>,
 }
 
 /// What `askdesk rules list` counts for a rule.
@@ -83,6 +85,7 @@ pub fn view(path: Option<&Path>, loaded: &Loaded, records: Option<Vec<Record>>) 
             action: rule.action.to_string(),
             after: rule.after.map(file::format_duration),
             line: rule.line,
+            warning: rule.warning(),
             counts: replayed.as_ref().map(|r| {
                 let report = &r.rules[i];
                 Counts {
@@ -119,6 +122,9 @@ pub fn match_words(m: &Match) -> String {
         glob("client", &m.client),
         glob("tool", &m.tool),
         glob("command", &m.command),
+        glob("path", &m.path),
+        glob("host", &m.host),
+        glob("url_path", &m.url_path),
         glob("header", &m.header),
     ]
     .into_iter()
