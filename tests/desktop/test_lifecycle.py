@@ -273,11 +273,11 @@ def answer_by_keys(run, ask, n, label):
 
 def queue_avatars(signs_grab):
     """How many requests the sidebar lists, read from the pixels: each queue entry has a round avatar in
-    the accent's soft colour (30 px across, about 700 pixels)."""
+    the accent's soft colour (30 px across, about 590 pixels of it around its letter)."""
     _, grab = signs_grab
     scheme = scr.dialog_signs(grab)["scheme"]
     soft = {"light": "#e8effc", "dark": "#24324d"}[scheme]
-    return round(grab.count(soft, (0, 0, 250, grab.height)) / 650)
+    return round(grab.count(soft, (0, 0, scr.SIDEBAR, grab.height)) / 590)
 
 
 def start_shown(run):
