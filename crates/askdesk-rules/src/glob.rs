@@ -11,6 +11,9 @@ pub struct Glob {
     /// The literal text before the first wildcard, which a match must start with: most texts a
     /// rule is tried on fail there, without the full walk.
     prefix: String,
+    /// The other runs of literal text between wildcards, in order: a match holds each of them
+    /// after the prefix, one after the other, so a text that lacks one fails at a substring search.
+    runs: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,10 +45,24 @@ impl Glob {
                 _ => None,
             })
             .collect();
+        let mut runs: Vec<String> = Vec::new();
+        let mut run = String::new();
+        for part in &parts {
+            match part {
+                Part::Literal(c) => run.push(*c),
+                _ => runs.push(std::mem::take(&mut run)),
+            }
+        }
+        runs.push(run);
+        // The first run is the prefix, checked on its own (empty when the glob starts with a
+        // wildcard).
+        runs.remove(0);
+        runs.retain(|run| !run.is_empty());
         Glob {
             pattern: pattern.to_owned(),
             parts,
             prefix,
+            runs,
         }
     }
 
@@ -76,6 +93,13 @@ impl Glob {
     pub fn matches(&self, text: &str) -> bool {
         if !text.starts_with(self.prefix.as_str()) {
             return false;
+        }
+        let mut at = self.prefix.len();
+        for run in &self.runs {
+            match text[at..].find(run.as_str()) {
+                Some(found) => at += found + run.len(),
+                None => return false,
+            }
         }
         // Positions in `text` are byte offsets at character boundaries: nothing is allocated, so
         // a request tried against many rules costs no copies of its text.
@@ -155,6 +179,43 @@ mod tests {
         check("claude-*", "claude-code 2.1.0", true);
         check("*git push*", "cd x && git push origin main", true);
         check("a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false);
+    }
+
+    /// The glob matched the slow, obvious way, to check [`Glob::matches`] against.
+    fn reference(pattern: &[char], text: &[char]) -> bool {
+        match pattern.split_first() {
+            None => text.is_empty(),
+            Some(('*', rest)) => (0..=text.len()).any(|i| reference(rest, &text[i..])),
+            Some(('?', rest)) => !text.is_empty() && reference(rest, &text[1..]),
+            Some((c, rest)) => text.first() == Some(c) && reference(rest, &text[1..]),
+        }
+    }
+
+    /// Every string over `alphabet` up to `len` characters long.
+    fn strings(alphabet: &[char], len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..len {
+            last = last
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    #[test]
+    fn every_small_glob_matches_as_the_reference_does() {
+        let texts = strings(&['a', 'b'], 6);
+        for pattern in strings(&['a', 'b', '*', '?'], 5) {
+            let glob = Glob::new(&pattern);
+            let chars: Vec<char> = pattern.chars().collect();
+            for text in &texts {
+                let expected = reference(&chars, &text.chars().collect::<Vec<_>>());
+                assert_eq!(glob.matches(text), expected, "{pattern:?} against {text:?}");
+            }
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! hooks ([`crate::protected`]). A rule that denies, dismisses or asks beats any rule that
 //! answers, whatever their order; `command` globs are matched as [`crate::shell`] says.
 
+use std::cell::OnceCell;
 use std::path::{Component, Path};
 
 use askdesk_core::{
@@ -66,6 +67,45 @@ pub struct Evaluation<'a> {
     pub shadow: Vec<(&'a Rule, Verdict)>,
 }
 
+/// One request as every rule tried on it reads it: the path and URL it touches ([`Targets`]), its
+/// command line read as bash runs it ([`shell::Line`]), and whether no answer may be given to it
+/// ([`protected`]), each worked out on first use and kept for the other rules of the evaluation.
+pub struct Request<'a> {
+    agent: Option<&'a AgentInfo>,
+    questions: &'a [Question],
+    targets: Targets<'a>,
+    cwd: OnceCell<Option<String>>,
+    command: Option<shell::Line<'a>>,
+    refused: OnceCell<bool>,
+}
+
+impl<'a> Request<'a> {
+    pub fn new(agent: Option<&'a AgentInfo>, questions: &'a [Question]) -> Request<'a> {
+        Request {
+            agent,
+            questions,
+            targets: Targets::new(agent),
+            cwd: OnceCell::new(),
+            command: meta_str(agent, META_COMMAND).map(shell::Line::new),
+            refused: OnceCell::new(),
+        }
+    }
+
+    /// The agent's `meta.cwd` as `match.cwd` compares it ([`plain_cwd`]).
+    fn cwd(&self) -> Option<&str> {
+        self.cwd
+            .get_or_init(|| plain_cwd(meta_str(self.agent, "cwd")?))
+            .as_deref()
+    }
+
+    /// Whether no rule may answer this request, whatever it says ([`protected::refuses_answer`]).
+    fn refuses_answer(&self) -> bool {
+        *self
+            .refused
+            .get_or_init(|| protected::refuses_answer_with(self.agent, self.command.as_ref()))
+    }
+}
+
 impl RuleSet {
     /// Evaluates the request: rules in file order, `off` rules skipped, the first `on` rule that
     /// applies decides, and shadow rules are all consulted.
@@ -75,19 +115,19 @@ impl RuleSet {
         questions: &[Question],
     ) -> Evaluation<'a> {
         let mut evaluation = Evaluation::default();
-        // The path and URL are resolved once, for every rule that names them.
-        let targets = Targets::new(agent);
+        // The path, URL and command line are worked out once, for every rule that names them.
+        let request = Request::new(agent, questions);
         for rule in &self.rules {
             match rule.mode {
                 Mode::Off => {}
                 Mode::On if outranks(rule, evaluation.acting.as_ref()) => {
-                    if let Some(verdict) = rule.verdict_with(agent, questions, &targets) {
+                    if let Some(verdict) = rule.verdict_for(&request) {
                         evaluation.acting = Some((rule, verdict));
                     }
                 }
                 Mode::On => {}
                 Mode::Shadow => {
-                    if let Some(verdict) = rule.verdict_with(agent, questions, &targets) {
+                    if let Some(verdict) = rule.verdict_for(&request) {
                         evaluation.shadow.push((rule, verdict));
                     }
                 }
@@ -102,17 +142,13 @@ impl Rule {
     /// a safety rule keeps it out, or its answer does not fit every question (an option label the
     /// question lacks, no recommended option).
     pub fn verdict(&self, agent: Option<&AgentInfo>, questions: &[Question]) -> Option<Verdict> {
-        self.verdict_with(agent, questions, &Targets::new(agent))
+        self.verdict_for(&Request::new(agent, questions))
     }
 
-    /// [`Rule::verdict`] with the request's path and URL as `targets` resolved them.
-    fn verdict_with(
-        &self,
-        agent: Option<&AgentInfo>,
-        questions: &[Question],
-        targets: &Targets<'_>,
-    ) -> Option<Verdict> {
-        if !self.matches_with(agent, questions, targets) {
+    /// [`Rule::verdict`] for a request that other rules may have read already.
+    pub fn verdict_for(&self, request: &Request<'_>) -> Option<Verdict> {
+        let (agent, questions) = (request.agent, request.questions);
+        if !self.matches_for(request) {
             return None;
         }
         if self.action != Action::Ask {
@@ -131,7 +167,7 @@ impl Rule {
             {
                 return None;
             }
-            if matches!(self.action, Action::Answer(_)) && protected::refuses_answer(agent) {
+            if matches!(self.action, Action::Answer(_)) && request.refuses_answer() {
                 return None;
             }
         }
@@ -150,15 +186,12 @@ impl Rule {
 
     /// Whether every field of the rule's match holds for the request.
     pub fn matches(&self, agent: Option<&AgentInfo>, questions: &[Question]) -> bool {
-        self.matches_with(agent, questions, &Targets::new(agent))
+        self.matches_for(&Request::new(agent, questions))
     }
 
-    fn matches_with(
-        &self,
-        agent: Option<&AgentInfo>,
-        questions: &[Question],
-        targets: &Targets<'_>,
-    ) -> bool {
+    /// [`Rule::matches`] for a request that other rules may have read already.
+    pub fn matches_for(&self, request: &Request<'_>) -> bool {
+        let (agent, questions, targets) = (request.agent, request.questions, &request.targets);
         let m = &self.matcher;
         if let Some(glob) = &m.agent {
             let Some(agent) = agent else { return false };
@@ -168,10 +201,10 @@ impl Rule {
             }
         }
         if let Some(prefix) = &m.cwd {
-            let Some(cwd) = meta_str(agent, "cwd") else {
+            let Some(cwd) = request.cwd() else {
                 return false;
             };
-            if !under(cwd, prefix) {
+            if !plain_under(cwd, prefix) {
                 return false;
             }
         }
@@ -183,12 +216,12 @@ impl Rule {
             }
         }
         if let Some(glob) = &m.command {
-            let Some(line) = meta_str(agent, META_COMMAND) else {
+            let Some(line) = &request.command else {
                 return false;
             };
             let holds = match self.action {
-                Action::Answer(_) => shell::allows(glob, line),
-                _ => shell::catches(glob, line),
+                Action::Answer(_) => line.allows(glob),
+                _ => line.catches(glob),
             };
             if !holds {
                 return false;
@@ -233,15 +266,47 @@ fn meta_str<'a>(agent: Option<&'a AgentInfo>, key: &str) -> Option<&'a str> {
     agent?.meta.as_ref()?.get(key)?.as_str()
 }
 
-/// Whether `path` is `prefix` or lies under it, by whole components.
-fn under(path: &str, prefix: &str) -> bool {
+/// A `meta.cwd` as `match.cwd` compares it: its names joined by single slashes (`//` and `/./`
+/// change nothing), or `None` when it does not say where the agent is. Only an absolute path
+/// without `..` does: `/src/app/../other` is not under `/src/app`, and resolving `..` without the
+/// file system could cross a symbolic link.
+fn plain_cwd(path: &str) -> Option<String> {
     let path = Path::new(path);
-    // Only an absolute path without `..` says where the agent is: `/src/app/../other` is not
-    // under `/src/app`, and resolving `..` without the file system could cross a symbolic link.
-    // Components compare whole, so `//` and `/./` change nothing.
-    path.is_absolute()
-        && !path.components().any(|c| c == Component::ParentDir)
-        && path.starts_with(prefix)
+    if !path.is_absolute() || path.components().any(|c| c == Component::ParentDir) {
+        return None;
+    }
+    let mut plain = String::with_capacity(path.as_os_str().len());
+    for component in path.components() {
+        if let Component::Normal(name) = component {
+            plain.push('/');
+            plain.push_str(name.to_str()?);
+        }
+    }
+    if plain.is_empty() {
+        plain.push('/');
+    }
+    Some(plain)
+}
+
+/// Whether a cwd as [`plain_cwd`] gives it is `prefix` or lies under it, by whole components.
+fn plain_under(cwd: &str, prefix: &str) -> bool {
+    let plain_prefix = prefix.len() > 1
+        && prefix.starts_with('/')
+        && prefix[1..]
+            .split('/')
+            .all(|name| !matches!(name, "" | "." | ".."));
+    if !plain_prefix {
+        // The root, or a prefix written with `//`, `.` or `..`: compared name by name.
+        return Path::new(cwd).starts_with(prefix);
+    }
+    cwd.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// Whether `path` is `prefix` or lies under it, by whole components.
+#[cfg(test)]
+fn under(path: &str, prefix: &str) -> bool {
+    plain_cwd(path).is_some_and(|cwd| plain_under(&cwd, prefix))
 }
 
 /// The answer a choice gives to one question, if it fits the question.
@@ -664,5 +729,44 @@ mode = "shadow"
         assert!(!under("/src/app/../../../etc", "/src/app"));
         assert!(!under("/src/app/..", "/"));
         assert!(!under("src/app", "/src/app"), "a relative cwd is nowhere");
+        assert!(under("/src/app/x", "/src//app/."));
+        assert!(!under("/src/app", "/src/app/.."));
+    }
+
+    #[test]
+    fn cwd_prefixes_compare_as_whole_components_do() {
+        // What `match.cwd` means, the slow way: paths compared component by component.
+        let reference = |path: &str, prefix: &str| {
+            let path = Path::new(path);
+            path.is_absolute()
+                && !path.components().any(|c| c == Component::ParentDir)
+                && path.starts_with(prefix)
+        };
+        let names = ["", ".", "..", "a", "ab", "b"];
+        let mut paths = vec![String::new()];
+        for _ in 0..3 {
+            paths = paths
+                .iter()
+                .flat_map(|p| names.iter().map(move |n| format!("{p}/{n}")))
+                .chain(paths.iter().cloned())
+                .collect();
+        }
+        paths.sort();
+        paths.dedup();
+        let prefixes: Vec<&str> = paths
+            .iter()
+            .map(|p| p.trim_end_matches('/'))
+            .filter(|p| !p.is_empty())
+            .chain(["/"])
+            .collect();
+        for path in paths.iter().chain([&"a/b".to_owned()]) {
+            for prefix in &prefixes {
+                assert_eq!(
+                    under(path, prefix),
+                    reference(path, prefix),
+                    "{path:?} under {prefix:?}"
+                );
+            }
+        }
     }
 }

@@ -148,7 +148,11 @@ impl Protected {
     /// (what it runs or writes is not known until it runs), or a word or redirection target of
     /// it names something protected.
     pub fn refuses_command(&self, line: &str, cwd: Option<&Path>) -> bool {
-        let reading = shell::read(line);
+        self.refuses_reading(&shell::read(line), cwd)
+    }
+
+    /// [`Protected::refuses_command`] for a line already read.
+    pub fn refuses_reading(&self, reading: &shell::Reading, cwd: Option<&Path>) -> bool {
         reading.escape.is_some() || reading.words().any(|word| self.mentioned_in(word, cwd))
     }
 }
@@ -157,18 +161,35 @@ impl Protected {
 /// `meta.command` fails [`Protected::refuses_command`], or its `meta.path` (relative to
 /// `meta.cwd`) is [`Protected::covers`]ed; the places are this process's user's.
 pub fn refuses_answer(agent: Option<&AgentInfo>) -> bool {
+    refuses_answer_with(agent, None)
+}
+
+/// [`refuses_answer`] with the agent's `meta.command` as `read` has read it already: one
+/// request's line is read once for every rule tried on it. A `read` of another line is not used.
+pub(crate) fn refuses_answer_with(
+    agent: Option<&AgentInfo>,
+    read: Option<&shell::Line<'_>>,
+) -> bool {
     let Some(meta) = agent.and_then(|a| a.meta.as_ref()) else {
         return false;
     };
     let text = |key: &str| meta.get(key).and_then(|v| v.as_str());
-    let command = text("command");
+    let own;
+    let command = match (text("command"), read) {
+        (Some(line), Some(read)) if read.text() == line => Some(read),
+        (Some(line), _) => {
+            own = shell::Line::new(line);
+            Some(&own)
+        }
+        (None, _) => None,
+    };
     let path = text("path");
     if command.is_none() && path.is_none() {
         return false;
     }
     let protected = Protected::from_env();
     let cwd = text("cwd").map(Path::new);
-    command.is_some_and(|line| protected.refuses_command(line, cwd))
+    command.is_some_and(|line| protected.refuses_reading(line.reading(), cwd))
         || path.is_some_and(|path| protected.mentioned_in(path, cwd))
 }
 

@@ -7,7 +7,8 @@
 //! a syntax error, ...) makes the line [`Escape`] static reading, and an answer rule never applies
 //! to it.
 
-use std::cell::RefCell;
+use std::cell::OnceCell;
+use std::collections::HashSet;
 use std::fmt;
 
 use tree_sitter::{Node, Parser};
@@ -99,23 +100,8 @@ impl Reading {
     }
 }
 
-/// Reads a command line. The last line read on this thread is kept: every rule tried on one
-/// request reads the same line.
+/// Reads a command line.
 pub fn read(line: &str) -> Reading {
-    thread_local! {
-        static LAST: RefCell<Option<(String, Reading)>> = const { RefCell::new(None) };
-    }
-    LAST.with_borrow_mut(|last| match last {
-        Some((text, reading)) if text == line => reading.clone(),
-        _ => {
-            let reading = read_now(line);
-            *last = Some((line.to_owned(), reading.clone()));
-            reading
-        }
-    })
-}
-
-fn read_now(line: &str) -> Reading {
     let mut reader = Reader {
         src: line,
         reading: Reading {
@@ -143,57 +129,162 @@ fn read_now(line: &str) -> Reading {
     reader.reading
 }
 
-/// Whether an answer rule's `command` glob holds for the line: the line is read statically and the
-/// glob matches every simple command of it, its normalised text or its text as written. A glob with
-/// no `*` or `?` names one exact line, and also matches the whole line as written.
-pub fn allows(glob: &Glob, line: &str) -> bool {
-    let reading = read(line);
-    if reading.escape.is_some() || reading.commands.is_empty() {
-        return false;
-    }
-    if glob.is_literal() && glob.matches(line.trim()) {
-        return true;
-    }
-    reading
-        .commands
-        .iter()
-        .all(|c| glob.matches(&c.normalised()) || glob.matches(&collapse(&c.text)))
+/// One request's command line as every rule tried on it sees it: read once, and the texts a
+/// `command` glob is matched against worked out once, on first use.
+pub struct Line<'a> {
+    text: &'a str,
+    reading: OnceCell<Reading>,
+    answerable: OnceCell<Option<Vec<Answerable>>>,
+    caught: OnceCell<Caught>,
 }
 
-/// Whether a deny's or ask's `command` glob catches the line: it matches the line (as written, or
-/// with its white space collapsed), or any simple command in it (those inside substitutions and
-/// subshells too), its normalised text or that text with the wrappers and a program's global
-/// options taken off (see [`invocations`]); scripts given to `sh -c`, `eval` and the like are read
-/// the same way. A line that does not parse, or holds control or invisible characters, is caught.
+/// A simple command of a line read statically, in the two forms an answer's glob may match.
+struct Answerable {
+    normalised: String,
+    /// Its text as written with white space collapsed; `None` when that is the normalised text.
+    collapsed: Option<String>,
+}
+
+/// Every text a deny's or ask's glob is tried on, and whether the line is caught whatever the glob
+/// (it does not parse, holds control or invisible characters, or nests scripts too deep).
+struct Caught {
+    always: bool,
+    texts: Vec<String>,
+}
+
+impl<'a> Line<'a> {
+    pub fn new(text: &'a str) -> Line<'a> {
+        Line {
+            text,
+            reading: OnceCell::new(),
+            answerable: OnceCell::new(),
+            caught: OnceCell::new(),
+        }
+    }
+
+    /// The line as given.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The line as [`read`] reads it.
+    pub fn reading(&self) -> &Reading {
+        self.reading.get_or_init(|| read(self.text))
+    }
+
+    /// Whether an answer rule's `command` glob holds for the line: the line is read statically and
+    /// the glob matches every simple command of it, its normalised text or its text as written. A
+    /// glob with no `*` or `?` names one exact line, and also matches the whole line as written.
+    pub fn allows(&self, glob: &Glob) -> bool {
+        let Some(commands) = self.answerable.get_or_init(|| {
+            let reading = self.reading();
+            if reading.escape.is_some() || reading.commands.is_empty() {
+                return None;
+            }
+            let forms = reading.commands.iter().map(|c| {
+                let normalised = c.normalised();
+                let collapsed = Some(collapse(&c.text)).filter(|t| *t != normalised);
+                Answerable {
+                    normalised,
+                    collapsed,
+                }
+            });
+            Some(forms.collect())
+        }) else {
+            return false;
+        };
+        if glob.is_literal() && glob.matches(self.text.trim()) {
+            return true;
+        }
+        commands.iter().all(|c| {
+            glob.matches(&c.normalised) || c.collapsed.as_deref().is_some_and(|t| glob.matches(t))
+        })
+    }
+
+    /// Whether a deny's or ask's `command` glob catches the line: it matches the line (as written,
+    /// or with its white space collapsed), or any simple command in it (those inside substitutions
+    /// and subshells too), its text as written or its normalised text, that text with the wrappers
+    /// and a program's global options taken off (see [`invocations`]); scripts given to `sh -c`,
+    /// `eval` and the like are read the same way. A line that does not parse, or holds control or
+    /// invisible characters, is caught.
+    pub fn catches(&self, glob: &Glob) -> bool {
+        let caught = self.caught.get_or_init(|| {
+            let mut caught = Caught {
+                always: false,
+                texts: Vec::new(),
+            };
+            let mut seen = HashSet::new();
+            // Read once for both kinds of rule, unless bash would join lines first.
+            let reading = (!self.text.contains("\\\n")).then(|| self.reading());
+            gather(self.text, reading, 0, &mut caught, &mut seen);
+            caught
+        });
+        caught.always || caught.texts.iter().any(|text| glob.matches(text))
+    }
+}
+
+/// Whether an answer rule's `command` glob holds for the line (see [`Line::allows`]).
+pub fn allows(glob: &Glob, line: &str) -> bool {
+    Line::new(line).allows(glob)
+}
+
+/// Whether a deny's or ask's `command` glob catches the line (see [`Line::catches`]).
 pub fn catches(glob: &Glob, line: &str) -> bool {
-    catches_within(glob, line, 0)
+    Line::new(line).catches(glob)
 }
 
 /// How deep scripts inside scripts (`bash -c "eval '...'"`) are read before a deny gives up and
 /// catches the line.
 const MAX_DEPTH: usize = 4;
 
-fn catches_within(glob: &Glob, line: &str, depth: usize) -> bool {
-    if depth > MAX_DEPTH || glob.matches(line) || glob.matches(&collapse(line)) {
-        return true;
+/// Adds to `caught` every text of `line` a deny's glob is tried on (each once), reading the
+/// scripts it runs as text `depth + 1` deep; `read_already` is the line read already, if it has been.
+fn gather(
+    line: &str,
+    read_already: Option<&Reading>,
+    depth: usize,
+    caught: &mut Caught,
+    seen: &mut HashSet<String>,
+) {
+    if caught.always {
+        return;
     }
+    if depth > MAX_DEPTH {
+        caught.always = true;
+        return;
+    }
+    let mut texts = vec![line.to_owned(), collapse(line)];
     // bash removes a backslash-newline before it reads words.
-    let joined = line.replace("\\\n", "");
-    {
-        let reading = read(&joined);
-        if matches!(
-            reading.escape,
-            Some(Escape::Unparseable | Escape::Character)
-        ) {
-            return true;
+    let own;
+    let reading = match read_already {
+        Some(reading) => reading,
+        None => {
+            own = read(&line.replace("\\\n", ""));
+            &own
         }
-        reading.commands.iter().any(|simple| {
-            glob.matches(&collapse(&simple.text))
-                || invocations(&simple.words).iter().any(|words| {
-                    glob.matches(&words.join(" "))
-                        || script(words).is_some_and(|s| catches_within(glob, &s, depth + 1))
-                })
-        })
+    };
+    if matches!(
+        reading.escape,
+        Some(Escape::Unparseable | Escape::Character)
+    ) {
+        caught.always = true;
+        return;
+    }
+    let mut scripts = Vec::new();
+    for simple in &reading.commands {
+        texts.push(collapse(&simple.text));
+        for words in invocations(&simple.words) {
+            texts.push(words.join(" "));
+            scripts.extend(script(&words));
+        }
+    }
+    for text in texts {
+        if seen.insert(text.clone()) {
+            caught.texts.push(text);
+        }
+    }
+    for script in scripts {
+        gather(&script, None, depth + 1, caught, seen);
     }
 }
 
@@ -865,6 +956,38 @@ mod tests {
         }
         check_catches("git push*", "cargo test; git push origin", true);
         check_catches("rm -rf*", "cd x && rm -rf /", true);
+    }
+
+    #[test]
+    fn a_line_read_once_answers_every_glob_as_a_fresh_reading_does() {
+        let globs = [
+            "cargo test*",
+            "*git push*",
+            "git push*",
+            "cargo test",
+            "*rm*",
+            "*",
+            "ls*",
+        ]
+        .map(Glob::new);
+        for text in [
+            "cargo test",
+            "cargo test && git -C . push",
+            "bash -c 'git push'",
+            "git pu\\\nsh",
+            "cargo test; rm -rf ~",
+            "ls $(git push)",
+            "cargo test (",
+            "",
+        ] {
+            let line = Line::new(text);
+            // Each kind first, then the other, as rules of both kinds come in a file.
+            for glob in globs.iter().chain(globs.iter().rev()) {
+                assert_eq!(line.allows(glob), allows(glob, text), "{glob:?} {text:?}");
+                assert_eq!(line.catches(glob), catches(glob, text), "{glob:?} {text:?}");
+            }
+            assert_eq!(*line.reading(), read(text));
+        }
     }
 
     #[test]
