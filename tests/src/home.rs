@@ -18,19 +18,39 @@ pub fn askdesk_bin() -> PathBuf {
 pub struct Home {
     dir: tempfile::TempDir,
     socket: PathBuf,
+    /// Whether every command's `$HOME` is this directory (see [`Home::user`]).
+    user_home: bool,
 }
 
 impl Home {
     /// A new home whose socket is `<dir>/run/askdesk.sock` (the `run` directory does not exist yet:
     /// the broker creates it).
     pub fn new() -> Home {
+        Home::named("askdesk-e2e-")
+    }
+
+    /// A new home that is also every command's `$HOME` (and no `$CLAUDE_CONFIG_DIR` or
+    /// `$CODEX_HOME`): the user's files, the shell start-up files and the agents' settings among
+    /// them, are the test's own. Its name does not say `askdesk`, which no answer rule allows a
+    /// file's path to name.
+    pub fn user() -> Home {
+        let mut home = Home::named("e2e-home-");
+        home.user_home = true;
+        home
+    }
+
+    fn named(prefix: &str) -> Home {
         let dir = tempfile::Builder::new()
-            .prefix("askdesk-e2e-")
+            .prefix(prefix)
             .tempdir()
             .expect("a temp dir");
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).expect("chmod 0700");
         let socket = dir.path().join("run").join("askdesk.sock");
-        Home { dir, socket }
+        Home {
+            dir,
+            socket,
+            user_home: false,
+        }
     }
 
     /// The same home with the socket somewhere else (a path the test prepared).
@@ -72,6 +92,11 @@ impl Home {
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
             .env_remove("RUST_LOG")
             .stdin(Stdio::null());
+        if self.user_home {
+            cmd.env("HOME", self.dir.path())
+                .env_remove("CLAUDE_CONFIG_DIR")
+                .env_remove("CODEX_HOME");
+        }
         cmd
     }
 }

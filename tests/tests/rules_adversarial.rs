@@ -2,7 +2,8 @@
 //! claude-code` against a real broker with the README's example rules, checking that no bypass
 //! form is allowed, that plain forms still are, that deny rules see through quoting, paths and
 //! global options, that a deny beats an allow whatever the order, and that no rule allows a
-//! change to askdesk's own configuration, shell start-up files or git hooks.
+//! change to askdesk's own configuration, shell start-up files or git hooks, however the file is
+//! named (`..`, a link, `~`).
 
 use std::io::Write;
 use std::process::{Output, Stdio};
@@ -305,4 +306,120 @@ async fn no_rule_allows_widening_the_rules() {
     // The same rules still allow what names nothing protected.
     let plain = decisions(&broker, &[("ls".to_owned(), bash("ls -la src"))]).await;
     expect_all(&plain, Some(ALLOW));
+}
+
+/// A home of the test's own (`$HOME` and `$XDG_CONFIG_HOME/askdesk` inside it) with a project at
+/// `src/app` in it, and a broker whose rules allow every Edit of a file matching one of `paths`
+/// (globs after the home's path; `None`: any Edit at all).
+fn started_at_home(paths: &[Option<&str>]) -> (Broker, String) {
+    let home = Home::user();
+    let root = home.path().canonicalize().unwrap();
+    let at = |path: &str| root.join(path);
+    for dir in [
+        "config/askdesk",
+        ".claude",
+        "src/app/src",
+        "src/app/.git/hooks",
+    ] {
+        std::fs::create_dir_all(at(dir)).unwrap();
+    }
+    for file in [
+        ".bashrc",
+        ".claude/settings.json",
+        "notes.md",
+        "src/app/src/lib.rs",
+    ] {
+        std::fs::write(at(file), "a\n").unwrap();
+    }
+    // Links in the project: to the shell's start-up file, and out of the project.
+    std::os::unix::fs::symlink(at(".bashrc"), at("src/app/notes.txt")).unwrap();
+    std::os::unix::fs::symlink(at("notes.md"), at("src/app/src/notes.md")).unwrap();
+    let root = root.display().to_string();
+    let rules: String = paths
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let path = path.map_or(String::new(), |p| format!(", path = \"{root}{p}\""));
+            format!("[[rule]]\nname = \"edit {i}\"\nmatch = {{ tool = \"Edit\"{path} }}\nanswer = \"Allow once\"\n\n")
+        })
+        .collect();
+    std::fs::write(at("config/askdesk/rules.toml"), rules).unwrap();
+    (Broker::start_in(home, &[]), root)
+}
+
+/// Claude Code's permission request to edit `path`, from the project at `<root>/src/app`.
+fn edit(root: &str, path: &str) -> (String, String) {
+    let input = json!({
+        "session_id": "adversary", "transcript_path": "/tmp/adversary.jsonl",
+        "cwd": format!("{root}/src/app"), "permission_mode": "default",
+        "hook_event_name": "PermissionRequest", "tool_name": "Edit",
+        "tool_input": { "file_path": path, "old_string": "a", "new_string": "b" }
+    });
+    (format!("Edit {path:?}"), input.to_string())
+}
+
+/// Runs the hook on an Edit of each of `paths` (`HOME` at the start of one stands for the home's
+/// path) and checks that each decision is `expected`.
+async fn expect_edits(broker: &Broker, root: &str, paths: &[&str], expected: Option<&str>) {
+    let inputs: Vec<(String, String)> = paths
+        .iter()
+        .map(|path| match path.strip_prefix("HOME") {
+            Some(rest) => edit(root, &format!("{root}{rest}")),
+            None => edit(root, path),
+        })
+        .collect();
+    expect_all(&decisions(broker, &inputs).await, expected);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_edit_rule_allows_a_protected_file_however_it_is_named() {
+    // One rule covers the whole home, the other every Edit.
+    let (broker, root) = started_at_home(&[Some("/*"), None]);
+    let protected = [
+        "HOME/config/askdesk/rules.toml",
+        "../../config/askdesk/rules.toml",
+        "HOME/config/askdesk/new.toml",
+        "HOME/.bashrc",
+        "~/.bashrc",
+        "../../.bashrc",
+        "src/../../../.bashrc",
+        "HOME/src/app/src/../../../.bashrc",
+        "HOME/.profile",
+        "HOME/.claude/settings.json",
+        "../../.claude/settings.json",
+        "HOME/src/app/.git/hooks/pre-commit",
+        ".git/hooks/pre-commit",
+        "src/../.git/hooks/pre-commit",
+        ".git/config",
+        // A link in the project to `~/.bashrc`.
+        "HOME/src/app/notes.txt",
+        "notes.txt",
+        "missing/../notes.txt",
+    ];
+    expect_edits(&broker, &root, &protected, None).await;
+    // The same rules allow an ordinary file of the project.
+    expect_edits(&broker, &root, &["HOME/src/app/src/lib.rs"], Some(ALLOW)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_narrow_path_rule_allows_its_files_and_nothing_it_does_not_name() {
+    let (broker, root) = started_at_home(&[Some("/src/app/src/*")]);
+    let inside = [
+        "HOME/src/app/src/lib.rs",
+        "src/lib.rs",
+        "src/new/mod.rs",
+        "../app/src/lib.rs",
+    ];
+    expect_edits(&broker, &root, &inside, Some(ALLOW)).await;
+    let outside = [
+        "src/../../../notes.md",
+        "HOME/src/app/src/../../../notes.md",
+        // A link in the sources to a file outside the project.
+        "src/notes.md",
+        "src/../notes.txt",
+        "src/../../x.rs",
+        "src/missing/../../../notes.md",
+        "Cargo.toml",
+    ];
+    expect_edits(&broker, &root, &outside, None).await;
 }

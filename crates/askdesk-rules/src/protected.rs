@@ -159,7 +159,9 @@ impl Protected {
 
 /// Whether no answer may be given to this agent's permission prompt, whatever a rule says: its
 /// `meta.command` fails [`Protected::refuses_command`], or its `meta.path` (relative to
-/// `meta.cwd`) is [`Protected::covers`]ed; the places are this process's user's.
+/// `meta.cwd`) names a protected place, leads to one (every link followed, as
+/// [`crate::target::resolve`] does: a link in the project to `~/.bashrc` is `~/.bashrc`) or cannot
+/// be resolved for sure; the places are this process's user's.
 pub fn refuses_answer(agent: Option<&AgentInfo>) -> bool {
     refuses_answer_with(agent, None)
 }
@@ -188,9 +190,12 @@ pub(crate) fn refuses_answer_with(
         return false;
     }
     let protected = Protected::from_env();
-    let cwd = text("cwd").map(Path::new);
-    command.is_some_and(|line| protected.refuses_reading(line.reading(), cwd))
-        || path.is_some_and(|path| protected.mentioned_in(path, cwd))
+    let cwd = text("cwd");
+    command.is_some_and(|line| protected.refuses_reading(line.reading(), cwd.map(Path::new)))
+        || path.is_some_and(|path| {
+            protected.mentioned_in(path, cwd.map(Path::new))
+                || crate::target::resolve(path, cwd).is_none_or(|real| protected.covers(&real))
+        })
 }
 
 /// Whether a change to `path` is one no rule may allow, for a user whose home is `home` (the
@@ -323,6 +328,49 @@ mod tests {
         ] {
             assert_eq!(acting(meta.clone()), None, "{meta}");
         }
+    }
+
+    #[test]
+    fn a_file_is_judged_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let app = root.join("app");
+        std::fs::create_dir_all(app.join("src")).unwrap();
+        std::fs::write(root.join(".bashrc"), "").unwrap();
+        std::fs::write(app.join("src/lib.rs"), "").unwrap();
+        std::os::unix::fs::symlink(root.join(".bashrc"), app.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(root.join(".zshrc"), app.join("dangling")).unwrap();
+        std::os::unix::fs::symlink(root.join(".git"), app.join("vcs")).unwrap();
+        let refused = |path: &str, cwd: Option<&std::path::Path>| {
+            let mut meta = serde_json::json!({ "tool": "Edit", "path": path });
+            if let Some(cwd) = cwd {
+                meta["cwd"] = cwd.display().to_string().into();
+            }
+            let agent = AgentInfo {
+                id: "a".into(),
+                label: None,
+                meta: meta.as_object().cloned(),
+            };
+            refuses_answer(Some(&agent))
+        };
+        assert!(!refused("src/lib.rs", Some(&app)));
+        assert!(!refused(
+            &app.join("src/new.rs").display().to_string(),
+            None
+        ));
+        for path in [
+            "notes.txt",
+            "dangling",
+            "vcs/hooks/pre-commit",
+            "../.bashrc",
+        ] {
+            assert!(refused(path, Some(&app)), "{path}");
+        }
+        assert!(refused("src/lib.rs", None), "a relative path without a cwd");
+        assert!(
+            refused("missing/../src/lib.rs", Some(&app)),
+            "`..` after a missing name"
+        );
     }
 
     #[test]
