@@ -488,15 +488,45 @@ els.confirmOk.addEventListener('click', async () => {
 
 // ----- keyboard -----
 
-// Runs before every other key handler (capture): right after a swap only moving the focus (Tab)
-// and hiding the window (Escape) are let through.
+// A window that appears (built, or shown again) takes the focus from whatever the human was
+// typing in, and a key already down there keeps repeating into this page (an Escape held elsewhere
+// hid the new dialog as it loaded), and so would the next keys typed for the other window. So keys
+// are taken only from a page that has been on screen for a moment, longer than a key is held before it starts repeating
+// (660 ms by default under X, 500 ms in GNOME) and than a person takes to react to it: a key that
+// goes down before, and its repeats until it is let go, do nothing. A key that reaches the page
+// already repeating, never seen going down here (stuck by a release the window never received),
+// does nothing either.
+const ARM_AFTER_SHOWN_MS = 700;
+let armedAt = performance.now() + ARM_AFTER_SHOWN_MS;
+const held = new Set(); // keys that went down here once the page was armed, and are not up yet
+// Shown again by the app (a request arrived, a notification was clicked); a window the human
+// brings back themselves was visible already.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') { armedAt = performance.now() + ARM_AFTER_SHOWN_MS; held.clear(); }
+});
+window.addEventListener('blur', () => held.clear());
+document.addEventListener('keyup', (e) => held.delete(e.code), true);
+const MOVES_ONLY = ['Tab', 'Shift', 'Control', 'Alt', 'Meta'];
+
+// Runs before every other key handler (capture): keys from before the page was shown are dropped,
+// and right after a swap only moving the focus (Tab) and hiding the window (Escape) are let through.
 document.addEventListener('keydown', (e) => {
-  if (performance.now() >= guardUntil || ['Tab', 'Escape', 'Shift', 'Control', 'Alt', 'Meta'].includes(e.key)) return;
+  const armed = performance.now() >= armedAt;
+  if (armed && !e.repeat) held.add(e.code);
+  if (!MOVES_ONLY.includes(e.key) && (!armed || (e.repeat && !held.has(e.code)))) {
+    e.preventDefault();
+    e.stopPropagation();
+    return;
+  }
+  if (performance.now() >= guardUntil || [...MOVES_ONLY, 'Escape'].includes(e.key)) return;
   e.preventDefault();
   e.stopPropagation();
 }, true);
 
 document.addEventListener('keydown', (e) => {
+  // A held key acts once: holding a digit must not toggle a choice on and off, nor Ctrl+Enter
+  // submit the next request.
+  if (e.repeat) return;
   if (e.key === 'Escape') {
     e.preventDefault();
     if (!els.confirm.hidden) closeConfirm(); else api.hide();

@@ -58,6 +58,7 @@ class Run:
         self.wm = wm
         self.screen = scr.Screen()
         self.procs = []
+        self.shown_at = None  # when the window was last seen appearing on screen
         self.case = None
         self.shots = 0
 
@@ -69,7 +70,8 @@ class Run:
         for sub in ("run", "data", "config"):
             os.makedirs(os.path.join(home, sub), mode=0o700)
         env = {k: v for k, v in os.environ.items() if k != "TAURI_WEBVIEW_AUTOMATION"}
-        if self.args.compositing:
+        # As people run it: WebKit picks its compositing mode (services.sh turns it off for the other suites).
+        if not self.args.no_compositing:
             env.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
         env.update(ASKDESK_SOCKET=os.path.join(home, "run", "askdesk.sock"), XDG_RUNTIME_DIR=os.path.join(home, "run"),
                    XDG_DATA_HOME=os.path.join(home, "data"), XDG_CONFIG_HOME=os.path.join(home, "config"),
@@ -135,6 +137,8 @@ class Run:
             if signs is not None:
                 last = signs
                 if judge(signs):
+                    if self.shown_at is None:
+                        self.shown_at = time.time()
                     if self.args.screenshots:
                         self.shot(f"on-screen-{re.sub(r'[^a-z0-9]+', '-', what.lower())}")
                     return signs, grab
@@ -143,22 +147,48 @@ class Run:
         raise Failure(f"{what}: {'the request' if request else 'the page'} was not on screen within {timeout} s "
                       f"(window {self.window()}, last signs {last}; screenshot {path}; {self.app.facts()})")
 
+    def stays_painted(self, what, seconds=2.0):
+        """After `painted`: the request stays on the screen for `seconds` (a page that hides itself right
+        after it was drawn is not a question the person sees)."""
+        until = time.time() + seconds
+        while time.time() < until:
+            signs, _ = self.signs()
+            if signs is None or not scr.request_painted(signs):
+                path = self.shot(f"gone-{re.sub(r'[^a-z0-9]+', '-', what.lower())}")
+                raise Failure(f"{what}: the request left the screen within {seconds} s of being drawn "
+                              f"(window {self.window()}, signs {signs}; screenshot {path}; {self.app.facts()})")
+            time.sleep(POLL)
+
     # ----- input -----
     def keys(self, *keys):
         """Types keys into the app's window with xdotool: the window is given the input focus first
         (activated through the window manager when there is one) and the pointer put over it."""
-        window, (x, y, w, h) = wait_until(self.window, "no window to type into")
+        self.react()
+        self.focus()
+        xdotool("key", "--delay", "80", *keys)
+
+    def react(self):
+        """Waits until the window has been on screen for a second, as a person reacting to it would: the
+        page takes no key sooner (ui/app.js, ARM_AFTER_SHOWN_MS)."""
+        if self.shown_at is not None:
+            time.sleep(max(0.0, self.shown_at + 1.0 - time.time()))
+
+    def focus(self):
+        """Gives the app's window the input focus (activated through the window manager when there is one),
+        the pointer put over it; returns the window and its geometry."""
+        window, (x, y, w, h) = found = wait_until(self.window, "no window to type into")
         # Over the sidebar's empty lower part, where hovering changes nothing.
         xdotool("mousemove", str(x + 120), str(y + h - 60))
         if self.wm == "openbox":
             xdotool("windowactivate", "--sync", str(window))
         xdotool("windowfocus", str(window))
-        xdotool("key", "--delay", "80", *keys)
+        return found
 
     def hide(self):
         """Escape hides the window: waits until it is no longer viewable."""
         self.keys("Escape")
         wait_until(lambda: self.window() is None, "Escape did not hide the window")
+        self.shown_at = None
 
     def wait_dropped(self):
         """Waits for the hidden window's drop (the app's log and its web process gone), then for the end of
@@ -298,7 +328,29 @@ def case_five_cycles_of_ask_answer_hide_drop(run):
     for n in range(1, 6):
         ask = run.app.ask(f"Cycle {n}: ship build {n} to the staging servers?")
         run.painted(f"cycle {n}: the question after a drop")
+        run.stays_painted(f"cycle {n}: the question after a drop")
         answer_by_keys(run, ask, 1, "Yes")
+        run.hide()
+        run.wait_dropped()
+
+
+def case_a_key_held_when_the_dialog_appears_does_not_act_in_it(run):
+    """A person holds Escape in another window when a question arrives: the new dialog takes the focus and
+    the key's repeats reach its page. They used to hide it as it loaded (the question never stayed on
+    screen); a key held from before the page now does nothing there. Once it is let go, the dialog is
+    answered by keyboard and Escape hides it as usual. Three cycles."""
+    start_shown(run)
+    run.hide()
+    run.wait_dropped()
+    for n in range(1, 4):
+        xdotool("keydown", "Escape")
+        try:
+            ask = run.app.ask(f"Cycle {n}: rotate the signing key {n}?")
+            run.painted(f"cycle {n}: the question arriving while Escape is held")
+            run.stays_painted(f"cycle {n}: the question arriving while Escape is held")
+        finally:
+            xdotool("keyup", "Escape")
+        answer_by_keys(run, ask, 2, "No")
         run.hide()
         run.wait_dropped()
 
@@ -382,6 +434,7 @@ def case_a_window_dropped_with_two_requests_waiting_comes_back_with_both(run):
 
 CASES = [
     case_five_cycles_of_ask_answer_hide_drop,
+    case_a_key_held_when_the_dialog_appears_does_not_act_in_it,
     case_a_notification_opens_its_request_after_a_drop,
     case_a_second_launch_and_the_trays_open_show_a_dropped_window,
     case_a_window_dropped_with_two_requests_waiting_comes_back_with_both,
@@ -425,8 +478,9 @@ def main():
     parser.add_argument("--wm", default="none,openbox", help="window managers to run the cases under")
     parser.add_argument("--screenshots", help="also copy failure screenshots here, and take one each time the "
                         "dialog is seen on screen")
-    parser.add_argument("--compositing", action="store_true",
-                        help="leave WebKit's compositing mode on (services.sh turns it off)")
+    parser.add_argument("--no-compositing", action="store_true",
+                        help="turn WebKit's compositing mode off, as the WebDriver suite runs (by default WebKit "
+                        "picks it, as on a person's machine)")
     parser.add_argument("-k", dest="only", help="run only cases whose name contains this")
     args = parser.parse_args()
     print(f"app {args.app}, --drop-window-after={args.drop_window_after}", flush=True)
