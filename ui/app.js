@@ -497,12 +497,24 @@ els.confirmOk.addEventListener('click', async () => {
 // already repeating, never seen going down here (stuck by a release the window never received),
 // does nothing either.
 const ARM_AFTER_SHOWN_MS = 700;
-let armedAt = performance.now() + ARM_AFTER_SHOWN_MS;
+let armedAt = 0;
+let armTimer = null;
 const held = new Set(); // keys that went down here once the page was armed, and are not up yet
+// `data-keys` on the root says whether keys are taken ("hidden", "waiting", then "taken"), for
+// anyone driving the page by its keys.
+function armLater() {
+  armedAt = performance.now() + ARM_AFTER_SHOWN_MS;
+  held.clear();
+  document.documentElement.dataset.keys = 'waiting';
+  clearTimeout(armTimer);
+  armTimer = setTimeout(() => { document.documentElement.dataset.keys = 'taken'; }, ARM_AFTER_SHOWN_MS);
+}
+armLater();
 // Shown again by the app (a request arrived, a notification was clicked); a window the human
 // brings back themselves was visible already.
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible') { armedAt = performance.now() + ARM_AFTER_SHOWN_MS; held.clear(); }
+  if (document.visibilityState === 'visible') armLater();
+  else { clearTimeout(armTimer); document.documentElement.dataset.keys = 'hidden'; }
 });
 window.addEventListener('blur', () => held.clear());
 document.addEventListener('keyup', (e) => held.delete(e.code), true);

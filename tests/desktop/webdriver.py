@@ -94,6 +94,7 @@ class Session:
         self.cmd("POST", f"/element/{element}/click", {})
 
     def type(self, element, text):
+        self.wait_for_keys()
         self.cmd("POST", f"/element/{element}/value", {"text": text})
 
     def text(self, element):
@@ -113,8 +114,14 @@ class Session:
                 raise WebDriverError(message or f"timed out waiting for script: {script[:80]}")
             time.sleep(0.2)
 
+    def wait_for_keys(self):
+        """A page just shown ignores keys for a moment (ui/app.js): waits until it takes them."""
+        self.until("return document.documentElement.dataset.keys === 'taken'",
+                   message="the page did not start taking keys")
+
     def keys(self, *keys, modifier=None):
         """Presses each key in turn, optionally while holding a modifier (e.g. '\\ue009' Control)."""
+        self.wait_for_keys()
         actions = []
         if modifier:
             actions.append({"type": "keyDown", "value": modifier})
