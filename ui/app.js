@@ -488,7 +488,7 @@ els.confirmOk.addEventListener('click', async () => {
 
 // ----- keyboard -----
 
-// A window that appears (built, or shown again) takes the focus from whatever the human was
+// A window that appears (built, shown again, or raised by a new request) takes the focus from whatever the human was
 // typing in, and a key already down there keeps repeating into this page (an Escape held elsewhere
 // hid the new dialog as it loaded), and so would the next keys typed for the other window. So keys
 // are taken only from a page that has been on screen for a moment, longer than a key is held before it starts repeating
@@ -637,6 +637,9 @@ async function start() {
         renderMain();
       }
     }),
+    // The app gives the visible window the focus (a request arrived): keys from the window the
+    // person was typing in do not act here either.
+    listen('window-raised', () => armLater()),
     listen('dnd-changed', (on) => { els.dnd.checked = on; }),
     listen('history-changed', () => { if (state.mode === 'history') loadHistory(); }),
     // A reload may call off a rule's deadline: the queue shows deadlines.

@@ -24,6 +24,9 @@ use crate::{commands, tray, window};
 pub const EVENT_QUEUE: &str = "queue-changed";
 pub const EVENT_WITHDRAWN: &str = "request-withdrawn";
 pub const EVENT_FOCUS: &str = "focus-request";
+/// The window was on screen but had not the input focus, and the app is giving it the focus: keys
+/// already down in the window the person was typing in must not act in the page.
+pub const EVENT_RAISED: &str = "window-raised";
 pub const EVENT_DND: &str = "dnd-changed";
 pub const EVENT_HISTORY: &str = "history-changed";
 

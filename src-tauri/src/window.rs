@@ -26,7 +26,7 @@ use askdesk_core::RequestId;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder, Window, WindowEvent};
 
-use crate::desktop::EVENT_FOCUS;
+use crate::desktop::{EVENT_FOCUS, EVENT_RAISED};
 use crate::trim;
 
 /// The label of the one window.
@@ -122,6 +122,10 @@ fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
             Some(window) => {
                 let was_shown =
                     window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false);
+                // A hidden page sees its visibility change; a visible one is told it takes the focus.
+                if was_shown && !window.is_focused().unwrap_or(true) {
+                    let _ = handle.emit(EVENT_RAISED, ());
+                }
                 let _ = window.show();
                 let _ = window.unminimize();
                 let _ = window.set_focus();

@@ -355,6 +355,35 @@ def case_a_key_held_when_the_dialog_appears_does_not_act_in_it(run):
         run.wait_dropped()
 
 
+def case_a_question_raising_the_open_window_ignores_a_key_held_elsewhere(run):
+    """The window is open on a question, behind the program the person types in, where Escape is held when
+    a second question arrives: the app gives its window the focus, and the key's repeats reach the page.
+    They must not hide it; once the key is let go both questions are answered by keyboard."""
+    app = start_shown(run)
+    first = app.ask("Rotate the signing keys today?", label="agent-one")
+    run.painted("the first question")
+    run.react()
+    other = run.spawn(["xmessage", "-geometry", "+0+0", "-name", "askdesk-lifecycle-other", "Another program"],
+                      app.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found = wait_until(lambda: subprocess.run(["xdotool", "search", "--onlyvisible", "--classname",
+                                               "askdesk-lifecycle-other"], capture_output=True,
+                                              text=True).stdout.split(), "the other program's window never showed")
+    if run.wm == "openbox":
+        xdotool("windowactivate", "--sync", found[0])
+    xdotool("windowfocus", "--sync", found[0])
+    xdotool("keydown", "Escape")
+    try:
+        second = app.ask("Merge the release branch now?", label="agent-two")
+        app.notification("agent-two")
+        run.stays_painted("the open window, raised by a question while Escape is held", seconds=3.0)
+    finally:
+        xdotool("keyup", "Escape")
+    other.terminate()
+    answer_by_keys(run, first, 1, "Yes")
+    run.painted("the second question, next in the queue")
+    answer_by_keys(run, second, 2, "No")
+
+
 def case_a_notification_opens_its_request_after_a_drop(run):
     """Two questions wait; the window is hidden and dropped; the second one's notification (its default
     action) brings the window back on that request: answered by keyboard, it is the second ask that returns."""
@@ -435,6 +464,7 @@ def case_a_window_dropped_with_two_requests_waiting_comes_back_with_both(run):
 CASES = [
     case_five_cycles_of_ask_answer_hide_drop,
     case_a_key_held_when_the_dialog_appears_does_not_act_in_it,
+    case_a_question_raising_the_open_window_ignores_a_key_held_elsewhere,
     case_a_notification_opens_its_request_after_a_drop,
     case_a_second_launch_and_the_trays_open_show_a_dropped_window,
     case_a_window_dropped_with_two_requests_waiting_comes_back_with_both,
