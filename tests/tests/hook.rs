@@ -18,10 +18,16 @@ use serde_json::{json, Value};
 /// How long a hook may take to print its decision once answered.
 const HOOK_LIMIT: Duration = Duration::from_secs(30);
 
+/// A recorded hook input, `tests/hooks/<name>.json`.
 fn fixture(name: &str) -> String {
+    read_fixture(&format!("{name}.json"))
+}
+
+/// A file of `tests/hooks/`.
+fn read_fixture(file: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/hooks")
-        .join(format!("{name}.json"));
+        .join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
@@ -695,6 +701,99 @@ async fn a_killed_hook_withdraws_its_question() {
         json!({ "agents": [] }),
         "the prompts' agents are gone"
     );
+}
+
+/// Claude Code 2.1.328's Bash prompt (recorded) with its transcript as it was when the prompt
+/// began, in a temporary file the input names; returns the input and the transcript's path.
+fn recorded_bash_prompt(dir: &Path, extra_lines: &str) -> (String, PathBuf) {
+    let transcript = dir.join("session.jsonl");
+    let before = read_fixture("claude-transcript-bash.jsonl");
+    std::fs::write(&transcript, format!("{extra_lines}{before}")).unwrap();
+    let mut input: Value = serde_json::from_str(&fixture("claude-2.1.328-bash")).unwrap();
+    input["transcript_path"] = json!(transcript);
+    (input.to_string(), transcript)
+}
+
+/// Appends to the transcript as Claude Code does, one write per line.
+fn append(transcript: &Path, lines: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(transcript)
+        .unwrap();
+    for line in lines.lines() {
+        file.write_all(format!("{line}\n").as_bytes()).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_settled_in_the_terminal_withdraws_its_question() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    // "Yes" in the terminal: the call ran and its result is written; "No": the refusal is.
+    for result in [
+        "claude-transcript-bash-ran.jsonl",
+        "claude-transcript-bash-denied.jsonl",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (input, transcript) = recorded_bash_prompt(dir.path(), "");
+        let hook = spawn_hook(&broker, "claude-code", &input, &[]);
+        let request = script.next_request().await;
+        append(&transcript, &read_fixture(result));
+        let cancel = script.next_incoming().await;
+        assert_eq!(
+            cancel,
+            json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } }),
+            "{result}"
+        );
+        assert_fell_open(
+            &finish(hook).await,
+            "the call was settled in Claude Code (its result is in the transcript)",
+        );
+    }
+    let agents = script.call("agents/list", json!({})).await.unwrap();
+    assert_eq!(agents, json!({ "agents": [] }));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn other_calls_in_the_transcript_leave_the_question_waiting() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let dir = tempfile::tempdir().unwrap();
+    // Before the prompt: the same command ran once already (settled), and another call of the
+    // same tool is pending beside it.
+    let recorded = read_fixture("claude-transcript-bash.jsonl");
+    let ours = recorded.lines().nth(1).unwrap();
+    let earlier = ours.replace("toolu_mock0001", "toolu_earlier");
+    let earlier_result =
+        read_fixture("claude-transcript-bash-ran.jsonl").replace("toolu_mock0001", "toolu_earlier");
+    let sibling = ours
+        .replace("toolu_mock0001", "toolu_sibling")
+        .replace("cargo build --release", "cargo build --release ");
+    let (input, transcript) =
+        recorded_bash_prompt(dir.path(), &format!("{earlier}\n{earlier_result}"));
+    append(&transcript, &sibling);
+    let hook = spawn_hook(&broker, "claude-code", &input, &[]);
+    let request = script.next_request().await;
+    // The sibling's result, a result for an id never asked, and a line cut short.
+    append(
+        &transcript,
+        &read_fixture("claude-transcript-bash-denied.jsonl")
+            .replace("toolu_mock0001", "toolu_sibling"),
+    );
+    append(
+        &transcript,
+        &read_fixture("claude-transcript-bash-ran.jsonl").replace("toolu_mock0001", "toolu_other"),
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap()
+        .write_all(br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_mock0001""#)
+        .unwrap();
+    script
+        .reply(&request, one(&request["params"], &["Allow once"], None))
+        .await;
+    assert_decision(&finish(hook).await, r#"{"behavior":"allow"}"#);
 }
 
 /// `askdesk hook claude-code` run by a shell, as a client runs its hook command, with the Bash

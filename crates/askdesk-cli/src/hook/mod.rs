@@ -7,6 +7,8 @@
 //! - [`install`]: `askdesk hook install|uninstall`, merging our entry into the client's settings.
 //! - [`json`]: JSON that keeps its key order, so a settings file is rewritten as it was.
 //! - [`parent`]: the process that started the hook, taken at start, and the wait for its end.
+//! - [`transcript`]: Claude Code's transcript followed while a prompt waits, to see the prompt's
+//!   call settled in the terminal.
 //!
 //! `askdesk hook claude-code` and `askdesk hook codex` fail open: whatever goes wrong (no broker,
 //! bad input, the human dismisses or skips), they print nothing, exit 0 and say why in one line
@@ -17,6 +19,7 @@ mod install;
 mod json;
 pub mod parent;
 mod prompt;
+mod transcript;
 
 use std::path::{Path, PathBuf};
 
@@ -82,6 +85,7 @@ async fn decision(
         .map_err(|e| format!("cannot read the hook input: {e}"))?;
     let input = HookInput::parse(&text)?;
     let prompt = prompt::prompt(client, &input)?;
+    let settled = settled_elsewhere(client, &input);
     let broker = connect(client, socket, !args.no_launch).await?;
     // A broker that answered the handshake and then stopped answering is given up on as well.
     let agent = answered_within(
@@ -91,15 +95,21 @@ async fn decision(
     )
     .await
     .map_err(|e| e.to_string())??;
-    // The client kills this process when the person answers in the terminal or the hook times
-    // out: the connection then closes, which withdraws the question (ASK_ABORTED). When it kills
-    // only the shell that runs this command, this process is orphaned: that withdraws it too.
-    let orphaned = CancellationToken::new();
+    // The client kills this process when its hook timeout passes (and Codex when it stops
+    // waiting): the connection then closes, which withdraws the question (ASK_ABORTED). When it
+    // kills only the shell that runs this command, this process is orphaned: that withdraws it
+    // too. Claude Code leaves the hook running when the person answers in the terminal: its
+    // transcript then shows the call's result, which withdraws the question as well.
+    let stop = CancellationToken::new();
     let watcher = tokio::spawn({
-        let orphaned = orphaned.clone();
+        let stop = stop.clone();
         async move {
-            parent.gone().await;
-            orphaned.cancel();
+            let why = tokio::select! {
+                () = parent.gone() => "the client stopped waiting for this prompt",
+                () = settled => "the call was settled in Claude Code (its result is in the transcript)",
+            };
+            stop.cancel();
+            why
         }
     });
     let answer = broker
@@ -108,13 +118,18 @@ async fn decision(
                 questions: prompt.questions.clone(),
                 agent: Some(agent.clone()),
             },
-            &orphaned,
+            &stop,
         )
         .await;
-    watcher.abort();
+    let stopped = if stop.is_cancelled() {
+        watcher.await.ok()
+    } else {
+        watcher.abort();
+        None
+    };
     broker.unregister_agent_promptly(&agent).await;
-    if orphaned.is_cancelled() {
-        return Err("the client stopped waiting for this prompt".into());
+    if let Some(why) = stopped {
+        return Err(why.into());
     }
     let answer = match answer {
         // An answer rule denied it (docs/rules.md): that is a decision, with the rule's message.
@@ -130,6 +145,33 @@ async fn decision(
     };
     let decision = prompt::decide(&input, &prompt, &answer).map_err(|none| none.0)?;
     Ok(decision.output())
+}
+
+/// Resolves once the prompt's call is settled without askdesk: Claude Code's transcript shows
+/// its result. Never, for Codex, or when the input names no transcript. The transcript is read
+/// from the call on, before the question is asked.
+fn settled_elsewhere(
+    client: HookClient,
+    input: &HookInput,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let followed = input
+        .transcript_path
+        .as_deref()
+        .filter(|path| client == HookClient::ClaudeCode && !path.is_empty())
+        .map(|path| {
+            let calls = transcript::Calls::new(&input.tool_name, &input.tool_input);
+            transcript::follow(Path::new(path), calls)
+        });
+    async move {
+        let settled = match followed {
+            Some(settled) => settled.await.is_ok(),
+            None => false,
+        };
+        if !settled {
+            // Not followed to a result: the question waits as before.
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 /// Connects to the broker, starting the desktop app when none runs and a display is there.
