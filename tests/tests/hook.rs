@@ -676,8 +676,8 @@ async fn no_broker_with_a_display_starts_the_desktop_app() {
     );
 }
 
-/// The client kills the hook when the person answers in the terminal first (or on its timeout):
-/// the question is withdrawn from the answerer.
+/// The client kills the hook when its hook timeout passes (Codex also when it stops waiting): the
+/// question is withdrawn from the answerer.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_hook_withdraws_its_question() {
     let broker = Broker::start();
@@ -1032,6 +1032,15 @@ fn our_command(client: &str) -> String {
     format!("{} hook {client}", askdesk_e2e::askdesk_bin().display())
 }
 
+/// The installed Codex command: askdesk, the socket, `hook codex`.
+fn codex_command(socket: &Path) -> String {
+    format!(
+        "{} --socket {} hook codex",
+        askdesk_e2e::askdesk_bin().display(),
+        socket.display()
+    )
+}
+
 fn read(path: &PathBuf) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
@@ -1142,8 +1151,9 @@ fn install_creates_codex_hooks_and_print_changes_nothing() {
     let output = install_cmd(&home, &["install", "codex", "--print"]);
     assert!(output.status.success());
     let snippet: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Codex's hook names the socket always, and waits two minutes by default.
     let group = json!({ "matcher": "*", "hooks": [{ "type": "command",
-        "command": our_command("codex"), "timeout": 1800 }] });
+        "command": codex_command(home.socket()), "timeout": 120 }] });
     assert_eq!(
         snippet,
         json!({ "hooks": { "PermissionRequest": [group] } })
@@ -1223,6 +1233,57 @@ fn install_keeps_a_named_socket_and_refuses_a_zero_timeout() {
         text(&output.stderr).contains("--timeout"),
         "{}",
         text(&output.stderr)
+    );
+}
+
+/// Codex runs hooks with the environment of the first `codex` started, so the socket a later one
+/// is given never reaches the hook: the installed command names the socket the install resolved,
+/// whichever way it was given, and Claude Code's (which runs hooks in its own environment) names
+/// one only when `--socket` does.
+#[test]
+fn install_writes_the_resolved_socket_into_codex_hooks() {
+    let home = Home::new();
+    let hooks = home.path().join(".codex").join("hooks.json");
+    let installed = |cmd: &mut std::process::Command| {
+        cmd.env("HOME", home.path()).env_remove("CODEX_HOME");
+        let output = askdesk_e2e::run_with_timeout(cmd, HOOK_LIMIT);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
+        written["hooks"]["PermissionRequest"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // $ASKDESK_SOCKET, as Home sets it.
+    let mut cmd = home.command(["hook", "install", "codex"]);
+    assert_eq!(installed(&mut cmd), codex_command(home.socket()));
+    // No $ASKDESK_SOCKET: the default under $XDG_RUNTIME_DIR.
+    let mut cmd = home.command(["hook", "install", "codex"]);
+    cmd.env_remove("ASKDESK_SOCKET");
+    assert_eq!(
+        installed(&mut cmd),
+        codex_command(&home.runtime_dir().join("askdesk").join("askdesk.sock"))
+    );
+    // Neither: /tmp/askdesk-UID.
+    let mut cmd = home.command(["hook", "install", "codex"]);
+    cmd.env_remove("ASKDESK_SOCKET")
+        .env_remove("XDG_RUNTIME_DIR");
+    // SAFETY: geteuid(2) has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    assert_eq!(
+        installed(&mut cmd),
+        codex_command(Path::new(&format!("/tmp/askdesk-{uid}/askdesk.sock")))
+    );
+    let output = install_cmd(&home, &["uninstall", "codex"]);
+    assert!(output.status.success());
+
+    let settings = home.path().join(".claude").join("settings.json");
+    let output = install_cmd(&home, &["install", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let written: Value = serde_json::from_str(&read(&settings)).unwrap();
+    assert_eq!(
+        written["hooks"]["PermissionRequest"][0]["hooks"][0],
+        json!({ "type": "command", "command": our_command("claude-code"), "timeout": 1800 })
     );
 }
 

@@ -403,10 +403,10 @@ pub struct InstallArgs {
     /// Which tools' prompts come to askdesk: `*` for all, or names such as `ExitPlanMode|AskUserQuestion|Bash`
     #[arg(long, value_name = "TOOLS", default_value = "*")]
     pub matcher: String,
-    /// Seconds the client lets the hook wait for you before it shows its own prompt (1 or more)
-    #[arg(long, value_name = "SECONDS", default_value_t = 1800,
+    /// Seconds the client lets the hook wait for you before it shows its own prompt (1 or more) [default: Claude Code 1800; Codex 120, since Codex shows no prompt of its own until the hook ends]
+    #[arg(long, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: u64,
+    pub timeout: Option<u64>,
     /// The settings file [default: ~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json]
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,

@@ -39,8 +39,8 @@ const INPUT_LIMIT: u64 = 16 * 1024 * 1024;
 /// How many agents of one session may ask at once (parallel tool calls) before a prompt gives up.
 const AGENTS_PER_SESSION: u32 = 64;
 
-/// Runs `askdesk hook ...`; `named_socket` is the `--socket` given on the command line, which an
-/// installed hook's command keeps.
+/// Runs `askdesk hook ...`; `socket` is the broker's socket as resolved, `named_socket` the
+/// `--socket` given on the command line, which an installed hook's command keeps.
 pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -> Result<()> {
     match args.command {
         HookCommand::ClaudeCode(run) => {
@@ -51,7 +51,7 @@ pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -
             answer(HookClient::Codex, run, &socket).await;
             Ok(())
         }
-        HookCommand::Install(args) => install::install(&args, named_socket),
+        HookCommand::Install(args) => install::install(&args, &socket, named_socket),
         HookCommand::Uninstall(args) => install::uninstall(&args),
     }
 }

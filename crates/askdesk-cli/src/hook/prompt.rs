@@ -24,6 +24,17 @@ impl HookClient {
         }
     }
 
+    /// How long the client lets an installed hook wait, unless `--timeout` says otherwise.
+    /// Claude Code shows its own prompt beside a waiting hook, so the hook may wait long for
+    /// askdesk. Codex runs the hook before its prompt and shows nothing to answer while the hook
+    /// waits: two minutes, after which a person at the terminal gets Codex's own prompt.
+    pub fn default_timeout(self) -> u64 {
+        match self {
+            HookClient::ClaudeCode => 1800,
+            HookClient::Codex => 120,
+        }
+    }
+
     /// The command-line name (`askdesk hook <slug>`), also the prefix of the agent ids.
     pub fn slug(self) -> &'static str {
         match self {
