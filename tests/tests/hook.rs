@@ -319,6 +319,60 @@ async fn mcp_tools_show_server_tool_and_arguments() {
     assert_decision(&output, r#"{"behavior":"allow"}"#);
 }
 
+/// askdesk's own question tools, called through its MCP server as the user added it, are
+/// allowed without a question (the tool asks the person itself); a server of the same name from
+/// a repository's `.mcp.json`, a look-alike, or a server not reported is asked as any tool.
+#[tokio::test(flavor = "multi_thread")]
+async fn askdesks_own_question_tools_are_not_asked_twice() {
+    let broker = Broker::start();
+    let recorded: Value = serde_json::from_str(&fixture("claude-2.1.328-askdesk-mcp")).unwrap();
+    // Decided before any broker is asked: no answerer is registered.
+    let hook = spawn_hook(&broker, "claude-code", &recorded.to_string(), &[]);
+    assert_decision(&finish(hook).await, r#"{"behavior":"allow"}"#);
+    let mut named = recorded.clone();
+    named["tool_name"] = json!("mcp__desk__review_plan");
+    named["mcp_server"]["name"] = json!("desk");
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        &named.to_string(),
+        &["--mcp-server", "desk"],
+    );
+    assert_decision(&finish(hook).await, r#"{"behavior":"allow"}"#);
+
+    let script = answerer(&broker).await;
+    let mut from_repository = recorded.clone();
+    from_repository["mcp_server"]["source"] = json!("project");
+    let mut look_alike = recorded.clone();
+    look_alike["tool_name"] = json!("mcp__askdesk2__review_plan");
+    look_alike["mcp_server"]["name"] = json!("askdesk2");
+    let mut unreported = recorded.clone();
+    unreported.as_object_mut().unwrap().remove("mcp_server");
+    for (input, server) in [
+        (from_repository, "askdesk"),
+        (look_alike, "askdesk2"),
+        (unreported, "askdesk"),
+        (named, "desk"),
+    ] {
+        let hook = spawn_hook(&broker, "claude-code", &input.to_string(), &[]);
+        let request = script.next_request().await;
+        assert_eq!(
+            request["params"]["questions"][0]["question"],
+            format!("Allow the MCP tool review_plan of {server}?")
+        );
+        script
+            .reply(&request, one(&request["params"], &["Deny"], None))
+            .await;
+        assert_decision(
+            &finish(hook).await,
+            &format!(
+                r#"{{"behavior":"deny","message":"The user denied this {} call."}}"#,
+                input["tool_name"].as_str().unwrap()
+            ),
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn codex_shell_and_network_prompts() {
     let (params, output) = prompt("codex", "codex-shell", |p| one(p, &["Allow once"], None)).await;
@@ -1285,6 +1339,26 @@ fn install_writes_the_resolved_socket_into_codex_hooks() {
         written["hooks"]["PermissionRequest"][0]["hooks"][0],
         json!({ "type": "command", "command": our_command("claude-code"), "timeout": 1800 })
     );
+    // askdesk's MCP server added under another name: the hook is told it, and is still ours.
+    let output = install_cmd(
+        &home,
+        &["install", "claude-code", "--mcp-server", "my desk"],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let written: Value = serde_json::from_str(&read(&settings)).unwrap();
+    let list = written["hooks"]["PermissionRequest"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{written}");
+    assert_eq!(
+        list[0]["hooks"][0]["command"],
+        json!(format!(
+            "{} --mcp-server='my desk'",
+            our_command("claude-code")
+        ))
+    );
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(output.status.success());
+    let written: Value = serde_json::from_str(&read(&settings)).unwrap();
+    assert_eq!(written, json!({ "hooks": {} }));
 }
 
 #[test]

@@ -390,6 +390,9 @@ pub struct HookRunArgs {
     /// Never start the desktop app; without a broker the client shows its own prompt
     #[arg(long)]
     pub no_launch: bool,
+    /// The name askdesk's MCP server has in Claude Code (`claude mcp add NAME -- askdesk mcp`): its question tools are allowed without asking twice
+    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER)]
+    pub mcp_server: String,
 }
 
 #[derive(Debug, Args)]
@@ -410,6 +413,9 @@ pub struct InstallArgs {
     /// The settings file [default: ~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json]
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Claude Code: the name askdesk's MCP server was added under, when not `askdesk`
+    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER)]
+    pub mcp_server: String,
 }
 
 #[derive(Debug, Args)]

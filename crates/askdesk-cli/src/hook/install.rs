@@ -23,7 +23,11 @@ pub fn install(args: &InstallArgs, socket: &Path, named: Option<&Path>) -> Resul
         HookClient::Codex => Some(socket),
     };
     let timeout = args.timeout.unwrap_or(args.client.default_timeout());
-    let group = group(&args.matcher, timeout, &our_command(args.client, socket)?);
+    let mut command = our_command(args.client, socket)?;
+    if args.client == HookClient::ClaudeCode && args.mcp_server != super::MCP_SERVER {
+        command.push_str(&format!(" --mcp-server={}", shell_quote(&args.mcp_server)));
+    }
+    let group = group(&args.matcher, timeout, &command);
     if args.print {
         let snippet = Json::object([(
             "hooks",

@@ -31,8 +31,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{HookArgs, HookCommand, HookRunArgs};
 use crate::exit::Result;
-pub use prompt::HookClient;
 use prompt::HookInput;
+pub use prompt::{HookClient, MCP_SERVER};
 
 /// The most bytes of hook input read; a plan or a file write beyond this is not a prompt we show.
 const INPUT_LIMIT: u64 = 16 * 1024 * 1024;
@@ -84,6 +84,11 @@ async fn decision(
         .await
         .map_err(|e| format!("cannot read the hook input: {e}"))?;
     let input = HookInput::parse(&text)?;
+    // askdesk's own question tools ask the person themselves: asking first whether they may ask
+    // would ask twice.
+    if let Some(decision) = prompt::own_question_tool(client, &input, &args.mcp_server) {
+        return Ok(decision.output());
+    }
     let prompt = prompt::prompt(client, &input)?;
     let settled = settled_elsewhere(client, &input);
     let broker = connect(client, socket, !args.no_launch).await?;

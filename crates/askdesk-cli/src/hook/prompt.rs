@@ -67,12 +67,22 @@ pub struct HookInput {
     pub model: Option<String>,
     pub tool_name: String,
     pub tool_input: Map<String, Value>,
+    /// Claude Code: the MCP server of an `mcp__*` tool, as Claude Code reports it.
+    #[serde(default)]
+    pub mcp_server: Option<McpServer>,
     /// Claude Code: the "always allow" rules its own prompt would offer (`null` is none).
     #[serde(default, deserialize_with = "null_is_none")]
     pub permission_suggestions: Vec<Value>,
     /// `tool_input` with its keys in the client's order, echoed back in `updatedInput`.
     #[serde(skip, default = "empty_object")]
     pub echo: Json,
+}
+
+/// Claude Code's `mcp_server`: the server's name as configured and where it was configured.
+#[derive(Debug, Clone, Deserialize)]
+pub struct McpServer {
+    pub name: String,
+    pub source: String,
 }
 
 fn null_is_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Value>, D::Error> {
@@ -215,6 +225,41 @@ pub struct NoDecision(pub String);
 
 /// The longest plan shown: the broker's default per-field limit (256 KiB).
 const PLAN_LIMIT: usize = 256 * 1024;
+
+/// The name askdesk's MCP server is given in Claude Code unless the user chose another
+/// (`claude mcp add askdesk -- askdesk mcp`).
+pub const MCP_SERVER: &str = "askdesk";
+
+/// The tools of askdesk's MCP server that only ask the person.
+const QUESTION_TOOLS: [&str; 2] = ["ask_user_question", "review_plan"];
+
+/// Where a server comes from that the user configured with `claude mcp add` (`-s user`, and the
+/// default, `-s local`). Not `project` (a repository's `.mcp.json`, whose author chooses its
+/// names and whose server of a name takes precedence over the user's), nor a plugin's, an
+/// SDK host's, `--mcp-config`'s or an administrator's: a server of our name from there may be
+/// anything.
+const USER_SOURCES: [&str; 2] = ["user", "local"];
+
+/// `allow` for a call of askdesk's own question tools (`ask_user_question`, `review_plan`), which
+/// ask the person themselves; `None` for anything else, which is asked as usual.
+///
+/// Only Claude Code names the tool's server, and only a server named `server` that the user
+/// configured (source `user` or `local`) counts: the tool name alone (`mcp__askdesk__...`) says
+/// nothing of which server it is, and a look-alike of another name or from another source is
+/// asked like any tool.
+pub fn own_question_tool(client: HookClient, input: &HookInput, server: &str) -> Option<Decision> {
+    let reported = input.mcp_server.as_ref()?;
+    let ours = client == HookClient::ClaudeCode
+        && reported.name == server
+        && USER_SOURCES.contains(&reported.source.as_str())
+        && QUESTION_TOOLS
+            .iter()
+            .any(|tool| input.tool_name == format!("mcp__{server}__{tool}"));
+    ours.then_some(Decision::Allow {
+        updated_input: None,
+        updated_permissions: None,
+    })
+}
 
 /// The questions for a hook input.
 pub fn prompt(client: HookClient, input: &HookInput) -> Result<Prompt, String> {
@@ -702,6 +747,71 @@ mod tests {
         let bare = json!({ "tool_name": "Bash", "tool_input": { "command": "ls" } });
         let prompt = super::prompt(HookClient::ClaudeCode, &input(bare)).unwrap();
         assert_eq!(prompt.questions[0].options.len(), 2);
+    }
+
+    #[test]
+    fn only_askdesks_own_question_tools_are_allowed_unasked() {
+        let call = |tool: &str, server: Value| {
+            let mut hook = json!({ "hook_event_name": "PermissionRequest", "tool_name": tool,
+                                   "tool_input": { "plan": "# P" } });
+            if !server.is_null() {
+                hook["mcp_server"] = server;
+            }
+            input(hook)
+        };
+        let allowed =
+            |client, input: &HookInput, name| own_question_tool(client, input, name).is_some();
+        let c = HookClient::ClaudeCode;
+        for tool in [
+            "mcp__askdesk__review_plan",
+            "mcp__askdesk__ask_user_question",
+        ] {
+            for source in ["user", "local"] {
+                let ours = call(tool, json!({ "name": "askdesk", "source": source }));
+                assert!(allowed(c, &ours, MCP_SERVER), "{tool} {source}");
+                assert!(!allowed(HookClient::Codex, &ours, MCP_SERVER));
+                assert!(!allowed(c, &ours, "desk"), "another configured name");
+            }
+            // A server of our name from a repository, a plugin, an SDK host, --mcp-config, an
+            // administrator or a source no one knows yet; or no server reported at all.
+            for source in [
+                "project",
+                "plugin",
+                "sdk",
+                "dynamic",
+                "managed",
+                "enterprise",
+                "claudeai",
+                "agent",
+                "",
+                "User",
+            ] {
+                let theirs = call(tool, json!({ "name": "askdesk", "source": source }));
+                assert!(!allowed(c, &theirs, MCP_SERVER), "{tool} {source}");
+            }
+            assert!(!allowed(c, &call(tool, Value::Null), MCP_SERVER));
+        }
+        // Look-alikes: another server's name or tool, a server name that only normalises alike.
+        for (tool, name) in [
+            ("mcp__askdesk2__review_plan", "askdesk2"),
+            ("mcp__askdesk__review_plan", "askdesk2"),
+            ("mcp__askdesk2__review_plan", "askdesk"),
+            ("mcp__ask_desk__review_plan", "ask desk"),
+            ("mcp__askdesk__run_command", "askdesk"),
+            ("mcp__askdesk__review_plan_and_run", "askdesk"),
+            ("review_plan", "askdesk"),
+            ("mcp__askdesk__review_plan ", "askdesk"),
+        ] {
+            let input = call(tool, json!({ "name": name, "source": "local" }));
+            assert!(!allowed(c, &input, MCP_SERVER), "{tool} of {name}");
+        }
+        // A server the user named otherwise, with --mcp-server.
+        let desk = call(
+            "mcp__desk__ask_user_question",
+            json!({ "name": "desk", "source": "user" }),
+        );
+        assert!(allowed(c, &desk, "desk"));
+        assert!(!allowed(c, &desk, MCP_SERVER));
     }
 
     #[test]
