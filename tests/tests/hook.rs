@@ -199,6 +199,63 @@ async fn plan_feedback_denies_with_the_feedback() {
     );
 }
 
+/// Claude Code 2.1.328 passes `{plan, planFilePath}` when the model wrote its plan file, and `{}`
+/// for a plan given only inline (recorded inputs). Without `plan`, the file is shown; the decision
+/// echoes the input as given either way.
+#[tokio::test(flavor = "multi_thread")]
+async fn plans_from_claude_codes_plan_file() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let recorded: Value = serde_json::from_str(&fixture("claude-2.1.328-plan-file")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plan-an-export-magical-otter.md");
+    std::fs::write(&file, "# From the plan file\n\n1. Export\n").unwrap();
+    let mut file_only = recorded.clone();
+    file_only["tool_input"] = json!({ "planFilePath": file });
+    for (input, shown) in [
+        (
+            &recorded,
+            "# Add a cart export\n\n1. Add export_csv()\n2. Test it\n",
+        ),
+        (&file_only, "# From the plan file\n\n1. Export\n"),
+    ] {
+        let hook = spawn_hook(&broker, "claude-code", &input.to_string(), &[]);
+        let request = script.next_request().await;
+        assert_eq!(request["params"]["questions"][0]["detail"], shown);
+        script
+            .reply(
+                &request,
+                one(&request["params"], &["Approve, ask before edits"], None),
+            )
+            .await;
+        assert_decision(
+            &finish(hook).await,
+            &format!(
+                r#"{{"behavior":"allow","updatedInput":{}}}"#,
+                input["tool_input"]
+            ),
+        );
+    }
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        &fixture("claude-2.1.328-plan-inline"),
+        &[],
+    );
+    assert_fell_open(
+        &finish(hook).await,
+        "ExitPlanMode input has no tool_input.plan and no tool_input.planFilePath",
+    );
+    let mut too_big = file_only.clone();
+    std::fs::write(&file, "p".repeat(256 * 1024 + 1)).unwrap();
+    too_big["tool_input"]["planFilePath"] = json!(file);
+    let hook = spawn_hook(&broker, "claude-code", &too_big.to_string(), &[]);
+    assert_fell_open(
+        &finish(hook).await,
+        "is more than askdesk shows in one question",
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn ask_user_question_answers_by_question_text() {
     let (params, output) = prompt("claude-code", "claude-questions", |p| {

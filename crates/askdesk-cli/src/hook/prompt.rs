@@ -1,6 +1,8 @@
 //! A client's permission prompt as askdesk questions, and the human's answer as the client's
 //! decision JSON: the plan review (`ExitPlanMode`), `AskUserQuestion`, and every other tool.
 
+use std::path::Path;
+
 use askdesk_core::{Answer, AnswerItem, Intent, Question, QuestionOption};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -270,13 +272,24 @@ pub fn prompt(client: HookClient, input: &HookInput) -> Result<Prompt, String> {
     }
 }
 
-fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
-    let plan = input
-        .tool_input
-        .get("plan")
-        .and_then(Value::as_str)
-        .filter(|plan| !plan.trim().is_empty())
-        .ok_or("ExitPlanMode input has no tool_input.plan text")?;
+/// The plan an `ExitPlanMode` prompt is about: `tool_input.plan`, else the plan file that
+/// `tool_input.planFilePath` names. Claude Code (2.1.328) passes `{plan, planFilePath}` when the
+/// model wrote its plan file, and `{}` when the plan was only inline (its own prompt then shows no
+/// plan either): no plan, no question.
+fn plan_text(input: &HookInput) -> Result<String, String> {
+    let field = |key: &str| input.tool_input.get(key).and_then(Value::as_str);
+    let plan = match (field("plan"), field("planFilePath")) {
+        (Some(plan), _) => plan.to_owned(),
+        (None, Some(path)) => read_plan_file(Path::new(path))?,
+        (None, None) => {
+            return Err(
+                "ExitPlanMode input has no tool_input.plan and no tool_input.planFilePath".into(),
+            )
+        }
+    };
+    if plan.trim().is_empty() {
+        return Err("the ExitPlanMode plan is empty".into());
+    }
     // A plan is what the human approves: it is shown whole or not at all.
     if plan.len() > PLAN_LIMIT {
         return Err(format!(
@@ -284,6 +297,44 @@ fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
             plan.len()
         ));
     }
+    Ok(plan)
+}
+
+/// The plan file's text: an absolute path to a regular file (a link to one is followed) of at most
+/// [`PLAN_LIMIT`] bytes of UTF-8; anything else is refused with the reason.
+fn read_plan_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = crate::terminal::one_line(&path.display().to_string());
+    if !path.is_absolute() {
+        return Err(format!("the plan file {shown} is not an absolute path"));
+    }
+    // Non-blocking, so that a FIFO in its place cannot hold the hook at open(2).
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("cannot read the plan file {shown}: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read the plan file {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("the plan file {shown} is not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(PLAN_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the plan file {shown}: {e}"))?;
+    if bytes.len() > PLAN_LIMIT {
+        return Err(format!(
+            "the plan file {shown} is more than askdesk shows in one question ({PLAN_LIMIT} bytes)"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("the plan file {shown} is not UTF-8 text"))
+}
+
+fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
+    let plan = plan_text(input)?;
     let option = |label: &str, description: &str| QuestionOption {
         label: label.to_owned(),
         description: Some(description.to_owned()),
@@ -294,7 +345,7 @@ fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
             id: "plan".into(),
             question: "Approve this plan?".into(),
             header: Some("Plan review".into()),
-            detail: Some(plan.to_owned()),
+            detail: Some(plan),
             options: vec![
                 option(APPROVE_ASK, "Leave plan mode; each edit still asks first"),
                 option(
@@ -539,6 +590,7 @@ fn for_session(suggestions: &[Value]) -> Vec<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::path::PathBuf;
 
     fn input(value: Value) -> HookInput {
         HookInput::parse(&value.to_string()).expect("a valid input")
@@ -629,6 +681,74 @@ mod tests {
         assert_eq!(
             why,
             "the plan is 262145 bytes, more than askdesk shows in one question (262144 bytes)"
+        );
+    }
+
+    #[test]
+    fn a_plan_file_is_read_when_the_input_has_no_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan_at = |path: &Path| {
+            input(json!({ "tool_name": "ExitPlanMode",
+                          "tool_input": { "planFilePath": path.to_str().unwrap() } }))
+        };
+        let file = dir.path().join("plan.md");
+        std::fs::write(&file, "# From the file\n- one").unwrap();
+        let hook = plan_at(&file);
+        let prompt = prompt(HookClient::ClaudeCode, &hook).unwrap();
+        assert_eq!(
+            prompt.questions[0].detail.as_deref(),
+            Some("# From the file\n- one")
+        );
+        // Approving echoes the input as Claude Code gave it: it reads its plan file itself.
+        check(
+            HookClient::ClaudeCode,
+            json!({ "tool_name": "ExitPlanMode", "tool_input": { "planFilePath": file } }),
+            vec![item(&[APPROVE_ASK], None)],
+            Some(json!({ "behavior": "allow", "updatedInput": { "planFilePath": file } })),
+        );
+        // `plan` wins over the file when both are given.
+        let both = input(json!({ "tool_name": "ExitPlanMode",
+                                 "tool_input": { "plan": "# Given", "planFilePath": file } }));
+        let prompt = super::prompt(HookClient::ClaudeCode, &both).unwrap();
+        assert_eq!(prompt.questions[0].detail.as_deref(), Some("# Given"));
+        // At the limit it is shown; a byte more, empty, not text, not a file, missing or relative: refused.
+        let whole = dir.path().join("whole.md");
+        std::fs::write(&whole, "p".repeat(PLAN_LIMIT)).unwrap();
+        assert!(super::prompt(HookClient::ClaudeCode, &plan_at(&whole)).is_ok());
+        let big = dir.path().join("big.md");
+        std::fs::write(&big, "p".repeat(PLAN_LIMIT + 1)).unwrap();
+        let binary = dir.path().join("binary.md");
+        std::fs::write(&binary, [0xff, 0xfe, b'#']).unwrap();
+        let empty = dir.path().join("empty.md");
+        std::fs::write(&empty, " \n").unwrap();
+        let fifo = dir.path().join("fifo.md");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) reads the NUL-terminated path, which outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        for (path, why) in [
+            (
+                big.clone(),
+                "is more than askdesk shows in one question (262144 bytes)",
+            ),
+            (binary, "is not UTF-8 text"),
+            (empty, "the ExitPlanMode plan is empty"),
+            (fifo, "is not a regular file"),
+            (dir.path().to_owned(), "is not a regular file"),
+            (dir.path().join("missing.md"), "cannot read the plan file"),
+            (
+                PathBuf::from("plans/relative.md"),
+                "is not an absolute path",
+            ),
+        ] {
+            let Err(error) = super::prompt(HookClient::ClaudeCode, &plan_at(&path)) else {
+                panic!("{} was shown", path.display());
+            };
+            assert!(error.contains(why), "{}: {error}", path.display());
+        }
+        let none = input(json!({ "tool_name": "ExitPlanMode", "tool_input": {} }));
+        assert_eq!(
+            super::prompt(HookClient::ClaudeCode, &none).unwrap_err(),
+            "ExitPlanMode input has no tool_input.plan and no tool_input.planFilePath"
         );
     }
 
