@@ -905,6 +905,26 @@ async fn other_calls_in_the_transcript_leave_the_question_waiting() {
         .reply(&request, one(&request["params"], &["Allow once"], None))
         .await;
     assert_decision(&finish(hook).await, r#"{"behavior":"allow"}"#);
+
+    // A subagent's prompt: the session's transcript is not its own, so nothing there withdraws it.
+    let dir = tempfile::tempdir().unwrap();
+    let (input, transcript) = recorded_bash_prompt(dir.path(), "");
+    let mut input: Value = serde_json::from_str(&input).unwrap();
+    input["agent_id"] = json!("a1b2c3");
+    input["agent_type"] = json!("general-purpose");
+    let hook = spawn_hook(&broker, "claude-code", &input.to_string(), &[]);
+    let request = script.next_request().await;
+    append(
+        &transcript,
+        &read_fixture("claude-transcript-bash-ran.jsonl"),
+    );
+    script
+        .reply(&request, one(&request["params"], &["Deny"], None))
+        .await;
+    assert_decision(
+        &finish(hook).await,
+        r#"{"behavior":"deny","message":"The user denied this Bash call."}"#,
+    );
 }
 
 /// `askdesk hook claude-code` run by a shell, as a client runs its hook command, with the Bash

@@ -153,7 +153,9 @@ async fn decision(
 }
 
 /// Resolves once the prompt's call is settled without askdesk: Claude Code's transcript shows
-/// its result. Never, for Codex, or when the input names no transcript. The transcript is read
+/// its result. Never, for Codex, when the input names no transcript, or for a subagent's call
+/// (`agent_id`): a subagent's calls are not in the session's transcript, and an identical call of
+/// the main thread settling there would say nothing of the subagent's. The transcript is read
 /// from the call on, before the question is asked.
 fn settled_elsewhere(
     client: HookClient,
@@ -162,7 +164,9 @@ fn settled_elsewhere(
     let followed = input
         .transcript_path
         .as_deref()
-        .filter(|path| client == HookClient::ClaudeCode && !path.is_empty())
+        .filter(|path| {
+            client == HookClient::ClaudeCode && !path.is_empty() && input.agent_id.is_none()
+        })
         .map(|path| {
             let calls = transcript::Calls::new(&input.tool_name, &input.tool_input);
             transcript::follow(Path::new(path), calls)

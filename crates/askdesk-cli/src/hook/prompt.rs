@@ -69,6 +69,9 @@ pub struct HookInput {
     pub model: Option<String>,
     pub tool_name: String,
     pub tool_input: Map<String, Value>,
+    /// Claude Code: the subagent whose call this is (absent for the main thread).
+    #[serde(default)]
+    pub agent_id: Option<String>,
     /// Claude Code: the MCP server of an `mcp__*` tool, as Claude Code reports it.
     #[serde(default)]
     pub mcp_server: Option<McpServer>,

@@ -38,6 +38,8 @@ pub struct Calls {
     ours: HashSet<String>,
     /// The ids of every result seen.
     results: HashSet<String>,
+    /// The matching calls of the first reading, until it ends.
+    first: Vec<String>,
     /// Whether the first reading is over.
     started: bool,
 }
@@ -62,28 +64,38 @@ impl Calls {
             tool_input: Value::Object(tool_input.clone()),
             ours: HashSet::new(),
             results: HashSet::new(),
+            first: Vec::new(),
             started: false,
         }
     }
 
     /// Reads the lines of the first reading, the transcript as it was when the prompt began.
-    pub fn start<'a>(&mut self, lines: impl IntoIterator<Item = &'a str>) {
-        let mut matching = Vec::new();
+    #[cfg(test)]
+    fn start<'a>(&mut self, lines: impl IntoIterator<Item = &'a str>) {
         for line in lines {
-            self.read(line, &mut matching);
+            self.line(line);
         }
-        // An identical call settled before this prompt is not this prompt's.
+        self.first_reading_done();
+    }
+
+    /// Ends the first reading: of the matching calls read so far, those without a result are the
+    /// prompt's (an identical call settled before this prompt is not).
+    pub fn first_reading_done(&mut self) {
+        let first = std::mem::take(&mut self.first);
         self.ours
-            .extend(matching.into_iter().filter(|id| !self.results.contains(id)));
+            .extend(first.into_iter().filter(|id| !self.results.contains(id)));
         self.started = true;
     }
 
-    /// Reads one line written after the first reading.
+    /// Reads one line of the transcript.
     pub fn line(&mut self, line: &str) {
-        debug_assert!(self.started, "the first reading comes first");
         let mut matching = Vec::new();
         self.read(line, &mut matching);
-        self.ours.extend(matching);
+        if self.started {
+            self.ours.extend(matching);
+        } else {
+            self.first.extend(matching);
+        }
     }
 
     /// Whether the prompt's calls are known and all of them have their result.
@@ -148,16 +160,16 @@ pub fn follow(path: &Path, calls: Calls) -> tokio::sync::oneshot::Receiver<()> {
 }
 
 /// Reads the transcript as it grows until the calls are settled (true), or until it cannot be
-/// followed or nobody waits any more (false).
+/// followed (false). When the question ends first, the process ends, and this thread with it.
 fn run(path: &Path, mut calls: Calls, waiting: &tokio::sync::oneshot::Sender<()>) -> bool {
     let (tx, changes) = mpsc::channel();
     // The directory is watched, not the file, so a transcript made or replaced later is seen.
     let watcher = watch(path, tx);
     let mut reader = Reader::new(path.to_owned());
-    let Some(first) = reader.read() else {
+    if reader.read(|line| calls.line(line)).is_none() {
         return false;
-    };
-    calls.start(first.iter().map(String::as_str));
+    }
+    calls.first_reading_done();
     loop {
         if calls.settled() {
             return true;
@@ -165,21 +177,15 @@ fn run(path: &Path, mut calls: Calls, waiting: &tokio::sync::oneshot::Sender<()>
         if waiting.is_closed() {
             return false;
         }
-        let timeout = if watcher.is_some() {
-            // Also woken now and then to see whether anyone still waits.
-            POLL * 5
-        } else {
-            POLL
+        let changed = match &watcher {
+            Some(_) => changes.recv().map_err(|_| ()),
+            None => match changes.recv_timeout(POLL) {
+                Err(mpsc::RecvTimeoutError::Disconnected) => Err(()),
+                _ => Ok(()),
+            },
         };
-        match changes.recv_timeout(timeout) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => return false,
-        }
-        let Some(lines) = reader.read() else {
+        if changed.is_err() || reader.read(|line| calls.line(line)).is_none() {
             return false;
-        };
-        for line in &lines {
-            calls.line(line);
         }
     }
 }
@@ -215,6 +221,9 @@ struct Reader {
     partial: Vec<u8>,
 }
 
+/// How much of the transcript is read at a time: a long transcript is never held whole.
+const CHUNK: usize = 1 << 20;
+
 impl Reader {
     fn new(path: PathBuf) -> Reader {
         Reader {
@@ -224,12 +233,12 @@ impl Reader {
         }
     }
 
-    /// The lines written since the last reading (none when the file is missing); `None` when the
-    /// file shrank (rewritten: the reading cannot go on) or cannot be read.
-    fn read(&mut self) -> Option<Vec<String>> {
+    /// Hands each line written since the last reading to `each` (none when the file is missing);
+    /// `None` when the file shrank (rewritten: the reading cannot go on) or cannot be read.
+    fn read(&mut self, mut each: impl FnMut(&str)) -> Option<()> {
         let mut file = match File::open(&self.path) {
             Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(Vec::new()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(()),
             Err(_) => return None,
         };
         let len = file.metadata().ok()?.len();
@@ -237,18 +246,25 @@ impl Reader {
             return None;
         }
         file.seek(SeekFrom::Start(self.offset)).ok()?;
-        let mut bytes = std::mem::take(&mut self.partial);
-        let read = file.take(len - self.offset).read_to_end(&mut bytes).ok()?;
-        self.offset += read as u64;
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        self.partial = bytes.split_off(complete);
-        Some(
-            bytes
-                .split(|&b| b == b'\n')
-                .filter(|line| !line.is_empty())
-                .map(|line| String::from_utf8_lossy(line).into_owned())
-                .collect(),
-        )
+        let mut file = file.take(len - self.offset);
+        let mut chunk = vec![0; CHUNK];
+        loop {
+            let read = file.read(&mut chunk).ok()?;
+            if read == 0 {
+                return Some(());
+            }
+            self.offset += read as u64;
+            let mut bytes = &chunk[..read];
+            while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
+                self.partial.extend_from_slice(&bytes[..end]);
+                if !self.partial.is_empty() {
+                    each(&String::from_utf8_lossy(&self.partial));
+                }
+                self.partial.clear();
+                bytes = &bytes[end + 1..];
+            }
+            self.partial.extend_from_slice(bytes);
+        }
     }
 }
 
@@ -363,20 +379,33 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut reader = Reader::new(path.clone());
-        assert_eq!(reader.read(), Some(vec![]));
+        let read = |reader: &mut Reader| {
+            let mut lines = Vec::new();
+            reader
+                .read(|line| lines.push(line.to_owned()))
+                .map(|()| lines)
+        };
+        assert_eq!(read(&mut reader), Some(vec![]));
         std::fs::write(&path, "one\ntw").unwrap();
-        assert_eq!(reader.read(), Some(vec!["one".to_owned()]));
+        assert_eq!(read(&mut reader), Some(vec!["one".to_owned()]));
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
             .unwrap();
         std::io::Write::write_all(&mut file, b"o\n\nthree\n").unwrap();
         assert_eq!(
-            reader.read(),
+            read(&mut reader),
             Some(vec!["two".to_owned(), "three".to_owned()])
         );
-        assert_eq!(reader.read(), Some(vec![]));
+        assert_eq!(read(&mut reader), Some(vec![]));
+        // Lines longer than a chunk, and lines across chunks.
+        let long = "x".repeat(CHUNK + 10);
+        std::io::Write::write_all(&mut file, format!("{long}\n{long}\nend\n").as_bytes()).unwrap();
+        assert_eq!(
+            read(&mut reader),
+            Some(vec![long.clone(), long, "end".to_owned()])
+        );
         std::fs::write(&path, "x\n").unwrap();
-        assert_eq!(reader.read(), None, "a shrunk file is not followed");
+        assert_eq!(read(&mut reader), None, "a shrunk file is not followed");
     }
 }
