@@ -12,7 +12,8 @@
 //!
 //! `askdesk hook claude-code` and `askdesk hook codex` fail open: whatever goes wrong (no broker,
 //! bad input, the human dismisses or skips), they print nothing, exit 0 and say why in one line
-//! on stderr, and the client shows its own prompt. Only a decision the human made is printed.
+//! on stderr, and the client shows its own prompt. Only a decision the human made is printed,
+//! and the `allow` of askdesk's own MCP question tools, which ask the human themselves.
 
 mod detail;
 mod install;
