@@ -1436,6 +1436,9 @@ fn install_writes_the_resolved_socket_into_codex_hooks() {
     assert!(output.status.success());
     let written: Value = serde_json::from_str(&read(&settings)).unwrap();
     assert_eq!(written, json!({ "hooks": {} }));
+    // No server has an empty name.
+    let output = install_cmd(&home, &["install", "claude-code", "--mcp-server", ""]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
 }
 
 #[test]

@@ -391,7 +391,8 @@ pub struct HookRunArgs {
     #[arg(long)]
     pub no_launch: bool,
     /// The name askdesk's MCP server has in Claude Code (`claude mcp add NAME -- askdesk mcp`): its question tools are allowed without asking twice
-    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER)]
+    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub mcp_server: String,
 }
 
@@ -414,7 +415,8 @@ pub struct InstallArgs {
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Claude Code: the name askdesk's MCP server was added under, when not `askdesk`
-    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER)]
+    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub mcp_server: String,
 }
 
