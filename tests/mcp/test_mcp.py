@@ -220,7 +220,8 @@ async def tools_are_listed_with_schemas(world):
     assert questions["items"]["properties"]["multi_select"]["type"] == "boolean", questions
     # Structured results and honest annotations.
     assert ask.output_schema["required"] == ["answers"], ask.output_schema
-    assert tools["review_plan"].output_schema["required"] == ["approved"], tools["review_plan"].output_schema
+    assert tools["review_plan"].output_schema["required"] == ["approved", "message"], tools["review_plan"].output_schema
+    assert tools["review_plan"].output_schema["properties"]["message"]["type"] == "string"
     assert tools["review_plan"].output_schema["properties"]["feedback"]["type"] == "string"
     for tool in tools.values():
         hints = tool.annotations
@@ -348,7 +349,9 @@ async def review_plan_approved(world):
     result = await session_call(world, run)
     assert not result.is_error, result
     assert "APPROVED" in text_of(result) and "NOT" not in text_of(result), result
-    assert result.structured_content == {"approved": True}, result
+    # Clients that prefer structured content (Claude Code) show the model only that: it says in
+    # words what the text says.
+    assert result.structured_content == {"approved": True, "message": text_of(result)}, result
 
 
 @case
@@ -363,7 +366,9 @@ async def review_plan_rejected_with_feedback(world):
     text = text_of(result)
     assert not result.is_error, result
     assert "did NOT approve" in text and "Split the backfill into batches." in text, text
-    assert result.structured_content == {"approved": False, "feedback": "Split the backfill into batches."}, result
+    assert result.structured_content == {
+        "approved": False, "message": text, "feedback": "Split the backfill into batches."}, result
+    assert "call review_plan again" in result.structured_content["message"], result
 
 
 @case

@@ -18,10 +18,16 @@ use serde_json::{json, Value};
 /// How long a hook may take to print its decision once answered.
 const HOOK_LIMIT: Duration = Duration::from_secs(30);
 
+/// A recorded hook input, `tests/hooks/<name>.json`.
 fn fixture(name: &str) -> String {
+    read_fixture(&format!("{name}.json"))
+}
+
+/// A file of `tests/hooks/`.
+fn read_fixture(file: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/hooks")
-        .join(format!("{name}.json"));
+        .join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
@@ -193,6 +199,63 @@ async fn plan_feedback_denies_with_the_feedback() {
     );
 }
 
+/// Claude Code 2.1.328 passes `{plan, planFilePath}` when the model wrote its plan file, and `{}`
+/// for a plan given only inline (recorded inputs). Without `plan`, the file is shown; the decision
+/// echoes the input as given either way.
+#[tokio::test(flavor = "multi_thread")]
+async fn plans_from_claude_codes_plan_file() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let recorded: Value = serde_json::from_str(&fixture("claude-2.1.328-plan-file")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plan-an-export-magical-otter.md");
+    std::fs::write(&file, "# From the plan file\n\n1. Export\n").unwrap();
+    let mut file_only = recorded.clone();
+    file_only["tool_input"] = json!({ "planFilePath": file });
+    for (input, shown) in [
+        (
+            &recorded,
+            "# Add a cart export\n\n1. Add export_csv()\n2. Test it\n",
+        ),
+        (&file_only, "# From the plan file\n\n1. Export\n"),
+    ] {
+        let hook = spawn_hook(&broker, "claude-code", &input.to_string(), &[]);
+        let request = script.next_request().await;
+        assert_eq!(request["params"]["questions"][0]["detail"], shown);
+        script
+            .reply(
+                &request,
+                one(&request["params"], &["Approve, ask before edits"], None),
+            )
+            .await;
+        assert_decision(
+            &finish(hook).await,
+            &format!(
+                r#"{{"behavior":"allow","updatedInput":{}}}"#,
+                input["tool_input"]
+            ),
+        );
+    }
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        &fixture("claude-2.1.328-plan-inline"),
+        &[],
+    );
+    assert_fell_open(
+        &finish(hook).await,
+        "ExitPlanMode input has no tool_input.plan and no tool_input.planFilePath",
+    );
+    let mut too_big = file_only.clone();
+    std::fs::write(&file, "p".repeat(256 * 1024 + 1)).unwrap();
+    too_big["tool_input"]["planFilePath"] = json!(file);
+    let hook = spawn_hook(&broker, "claude-code", &too_big.to_string(), &[]);
+    assert_fell_open(
+        &finish(hook).await,
+        "is more than askdesk shows in one question",
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn ask_user_question_answers_by_question_text() {
     let (params, output) = prompt("claude-code", "claude-questions", |p| {
@@ -311,6 +374,60 @@ async fn mcp_tools_show_server_tool_and_arguments() {
     // No suggestions in the input: no "always".
     assert_eq!(question["options"].as_array().unwrap().len(), 2);
     assert_decision(&output, r#"{"behavior":"allow"}"#);
+}
+
+/// askdesk's own question tools, called through its MCP server as the user added it, are
+/// allowed without a question (the tool asks the person itself); a server of the same name from
+/// a repository's `.mcp.json`, a look-alike, or a server not reported is asked as any tool.
+#[tokio::test(flavor = "multi_thread")]
+async fn askdesks_own_question_tools_are_not_asked_twice() {
+    let broker = Broker::start();
+    let recorded: Value = serde_json::from_str(&fixture("claude-2.1.328-askdesk-mcp")).unwrap();
+    // Decided before any broker is asked: no answerer is registered.
+    let hook = spawn_hook(&broker, "claude-code", &recorded.to_string(), &[]);
+    assert_decision(&finish(hook).await, r#"{"behavior":"allow"}"#);
+    let mut named = recorded.clone();
+    named["tool_name"] = json!("mcp__desk__review_plan");
+    named["mcp_server"]["name"] = json!("desk");
+    let hook = spawn_hook(
+        &broker,
+        "claude-code",
+        &named.to_string(),
+        &["--mcp-server", "desk"],
+    );
+    assert_decision(&finish(hook).await, r#"{"behavior":"allow"}"#);
+
+    let script = answerer(&broker).await;
+    let mut from_repository = recorded.clone();
+    from_repository["mcp_server"]["source"] = json!("project");
+    let mut look_alike = recorded.clone();
+    look_alike["tool_name"] = json!("mcp__askdesk2__review_plan");
+    look_alike["mcp_server"]["name"] = json!("askdesk2");
+    let mut unreported = recorded.clone();
+    unreported.as_object_mut().unwrap().remove("mcp_server");
+    for (input, server) in [
+        (from_repository, "askdesk"),
+        (look_alike, "askdesk2"),
+        (unreported, "askdesk"),
+        (named, "desk"),
+    ] {
+        let hook = spawn_hook(&broker, "claude-code", &input.to_string(), &[]);
+        let request = script.next_request().await;
+        assert_eq!(
+            request["params"]["questions"][0]["question"],
+            format!("Allow the MCP tool review_plan of {server}?")
+        );
+        script
+            .reply(&request, one(&request["params"], &["Deny"], None))
+            .await;
+        assert_decision(
+            &finish(hook).await,
+            &format!(
+                r#"{{"behavior":"deny","message":"The user denied this {} call."}}"#,
+                input["tool_name"].as_str().unwrap()
+            ),
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -670,8 +787,8 @@ async fn no_broker_with_a_display_starts_the_desktop_app() {
     );
 }
 
-/// The client kills the hook when the person answers in the terminal first (or on its timeout):
-/// the question is withdrawn from the answerer.
+/// The client kills the hook when its hook timeout passes (Codex also when it stops waiting): the
+/// question is withdrawn from the answerer.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_hook_withdraws_its_question() {
     let broker = Broker::start();
@@ -694,6 +811,119 @@ async fn a_killed_hook_withdraws_its_question() {
         agents,
         json!({ "agents": [] }),
         "the prompts' agents are gone"
+    );
+}
+
+/// Claude Code 2.1.328's Bash prompt (recorded) with its transcript as it was when the prompt
+/// began, in a temporary file the input names; returns the input and the transcript's path.
+fn recorded_bash_prompt(dir: &Path, extra_lines: &str) -> (String, PathBuf) {
+    let transcript = dir.join("session.jsonl");
+    let before = read_fixture("claude-transcript-bash.jsonl");
+    std::fs::write(&transcript, format!("{extra_lines}{before}")).unwrap();
+    let mut input: Value = serde_json::from_str(&fixture("claude-2.1.328-bash")).unwrap();
+    input["transcript_path"] = json!(transcript);
+    (input.to_string(), transcript)
+}
+
+/// Appends to the transcript as Claude Code does, one write per line.
+fn append(transcript: &Path, lines: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(transcript)
+        .unwrap();
+    for line in lines.lines() {
+        file.write_all(format!("{line}\n").as_bytes()).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_settled_in_the_terminal_withdraws_its_question() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    // "Yes" in the terminal: the call ran and its result is written; "No": the refusal is.
+    for result in [
+        "claude-transcript-bash-ran.jsonl",
+        "claude-transcript-bash-denied.jsonl",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (input, transcript) = recorded_bash_prompt(dir.path(), "");
+        let hook = spawn_hook(&broker, "claude-code", &input, &[]);
+        let request = script.next_request().await;
+        append(&transcript, &read_fixture(result));
+        let cancel = script.next_incoming().await;
+        assert_eq!(
+            cancel,
+            json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } }),
+            "{result}"
+        );
+        assert_fell_open(
+            &finish(hook).await,
+            "the call was settled in Claude Code (its result is in the transcript)",
+        );
+    }
+    let agents = script.call("agents/list", json!({})).await.unwrap();
+    assert_eq!(agents, json!({ "agents": [] }));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn other_calls_in_the_transcript_leave_the_question_waiting() {
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let dir = tempfile::tempdir().unwrap();
+    // Before the prompt: the same command ran once already (settled), and another call of the
+    // same tool is pending beside it.
+    let recorded = read_fixture("claude-transcript-bash.jsonl");
+    let ours = recorded.lines().nth(1).unwrap();
+    let earlier = ours.replace("toolu_mock0001", "toolu_earlier");
+    let earlier_result =
+        read_fixture("claude-transcript-bash-ran.jsonl").replace("toolu_mock0001", "toolu_earlier");
+    let sibling = ours
+        .replace("toolu_mock0001", "toolu_sibling")
+        .replace("cargo build --release", "cargo build --release ");
+    let (input, transcript) =
+        recorded_bash_prompt(dir.path(), &format!("{earlier}\n{earlier_result}"));
+    append(&transcript, &sibling);
+    let hook = spawn_hook(&broker, "claude-code", &input, &[]);
+    let request = script.next_request().await;
+    // The sibling's result, a result for an id never asked, and a line cut short.
+    append(
+        &transcript,
+        &read_fixture("claude-transcript-bash-denied.jsonl")
+            .replace("toolu_mock0001", "toolu_sibling"),
+    );
+    append(
+        &transcript,
+        &read_fixture("claude-transcript-bash-ran.jsonl").replace("toolu_mock0001", "toolu_other"),
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap()
+        .write_all(br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_mock0001""#)
+        .unwrap();
+    script
+        .reply(&request, one(&request["params"], &["Allow once"], None))
+        .await;
+    assert_decision(&finish(hook).await, r#"{"behavior":"allow"}"#);
+
+    // A subagent's prompt: the session's transcript is not its own, so nothing there withdraws it.
+    let dir = tempfile::tempdir().unwrap();
+    let (input, transcript) = recorded_bash_prompt(dir.path(), "");
+    let mut input: Value = serde_json::from_str(&input).unwrap();
+    input["agent_id"] = json!("a1b2c3");
+    input["agent_type"] = json!("general-purpose");
+    let hook = spawn_hook(&broker, "claude-code", &input.to_string(), &[]);
+    let request = script.next_request().await;
+    append(
+        &transcript,
+        &read_fixture("claude-transcript-bash-ran.jsonl"),
+    );
+    script
+        .reply(&request, one(&request["params"], &["Deny"], None))
+        .await;
+    assert_decision(
+        &finish(hook).await,
+        r#"{"behavior":"deny","message":"The user denied this Bash call."}"#,
     );
 }
 
@@ -933,6 +1163,15 @@ fn our_command(client: &str) -> String {
     format!("{} hook {client}", askdesk_e2e::askdesk_bin().display())
 }
 
+/// The installed Codex command: askdesk, the socket, `hook codex`.
+fn codex_command(socket: &Path) -> String {
+    format!(
+        "{} --socket {} hook codex",
+        askdesk_e2e::askdesk_bin().display(),
+        socket.display()
+    )
+}
+
 fn read(path: &PathBuf) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
@@ -1043,8 +1282,9 @@ fn install_creates_codex_hooks_and_print_changes_nothing() {
     let output = install_cmd(&home, &["install", "codex", "--print"]);
     assert!(output.status.success());
     let snippet: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Codex's hook names the socket always, and waits two minutes by default.
     let group = json!({ "matcher": "*", "hooks": [{ "type": "command",
-        "command": our_command("codex"), "timeout": 1800 }] });
+        "command": codex_command(home.socket()), "timeout": 120 }] });
     assert_eq!(
         snippet,
         json!({ "hooks": { "PermissionRequest": [group] } })
@@ -1125,6 +1365,80 @@ fn install_keeps_a_named_socket_and_refuses_a_zero_timeout() {
         "{}",
         text(&output.stderr)
     );
+}
+
+/// Codex runs hooks with the environment of the first `codex` started, so the socket a later one
+/// is given never reaches the hook: the installed command names the socket the install resolved,
+/// whichever way it was given, and Claude Code's (which runs hooks in its own environment) names
+/// one only when `--socket` does.
+#[test]
+fn install_writes_the_resolved_socket_into_codex_hooks() {
+    let home = Home::new();
+    let hooks = home.path().join(".codex").join("hooks.json");
+    let installed = |cmd: &mut std::process::Command| {
+        cmd.env("HOME", home.path()).env_remove("CODEX_HOME");
+        let output = askdesk_e2e::run_with_timeout(cmd, HOOK_LIMIT);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
+        written["hooks"]["PermissionRequest"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // $ASKDESK_SOCKET, as Home sets it.
+    let mut cmd = home.command(["hook", "install", "codex"]);
+    assert_eq!(installed(&mut cmd), codex_command(home.socket()));
+    // No $ASKDESK_SOCKET: the default under $XDG_RUNTIME_DIR.
+    let mut cmd = home.command(["hook", "install", "codex"]);
+    cmd.env_remove("ASKDESK_SOCKET");
+    assert_eq!(
+        installed(&mut cmd),
+        codex_command(&home.runtime_dir().join("askdesk").join("askdesk.sock"))
+    );
+    // Neither: /tmp/askdesk-UID.
+    let mut cmd = home.command(["hook", "install", "codex"]);
+    cmd.env_remove("ASKDESK_SOCKET")
+        .env_remove("XDG_RUNTIME_DIR");
+    // SAFETY: geteuid(2) has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    assert_eq!(
+        installed(&mut cmd),
+        codex_command(Path::new(&format!("/tmp/askdesk-{uid}/askdesk.sock")))
+    );
+    let output = install_cmd(&home, &["uninstall", "codex"]);
+    assert!(output.status.success());
+
+    let settings = home.path().join(".claude").join("settings.json");
+    let output = install_cmd(&home, &["install", "claude-code"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let written: Value = serde_json::from_str(&read(&settings)).unwrap();
+    assert_eq!(
+        written["hooks"]["PermissionRequest"][0]["hooks"][0],
+        json!({ "type": "command", "command": our_command("claude-code"), "timeout": 1800 })
+    );
+    // askdesk's MCP server added under another name: the hook is told it, and is still ours.
+    let output = install_cmd(
+        &home,
+        &["install", "claude-code", "--mcp-server", "my desk"],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let written: Value = serde_json::from_str(&read(&settings)).unwrap();
+    let list = written["hooks"]["PermissionRequest"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{written}");
+    assert_eq!(
+        list[0]["hooks"][0]["command"],
+        json!(format!(
+            "{} --mcp-server='my desk'",
+            our_command("claude-code")
+        ))
+    );
+    let output = install_cmd(&home, &["uninstall", "claude-code"]);
+    assert!(output.status.success());
+    let written: Value = serde_json::from_str(&read(&settings)).unwrap();
+    assert_eq!(written, json!({ "hooks": {} }));
+    // No server has an empty name.
+    let output = install_cmd(&home, &["install", "claude-code", "--mcp-server", ""]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
 }
 
 #[test]

@@ -390,6 +390,10 @@ pub struct HookRunArgs {
     /// Never start the desktop app; without a broker the client shows its own prompt
     #[arg(long)]
     pub no_launch: bool,
+    /// The name askdesk's MCP server has in Claude Code (`claude mcp add NAME -- askdesk mcp`): its question tools are allowed without asking twice
+    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub mcp_server: String,
 }
 
 #[derive(Debug, Args)]
@@ -403,13 +407,17 @@ pub struct InstallArgs {
     /// Which tools' prompts come to askdesk: `*` for all, or names such as `ExitPlanMode|AskUserQuestion|Bash`
     #[arg(long, value_name = "TOOLS", default_value = "*")]
     pub matcher: String,
-    /// Seconds the client lets the hook wait for you before it shows its own prompt (1 or more)
-    #[arg(long, value_name = "SECONDS", default_value_t = 1800,
+    /// Seconds the client lets the hook wait for you before it shows its own prompt (1 or more) [default: Claude Code 1800; Codex 120, since Codex shows no prompt of its own until the hook ends]
+    #[arg(long, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: u64,
+    pub timeout: Option<u64>,
     /// The settings file [default: ~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json]
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Claude Code: the name askdesk's MCP server was added under, when not `askdesk`
+    #[arg(long, value_name = "NAME", default_value = crate::hook::MCP_SERVER,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub mcp_server: String,
 }
 
 #[derive(Debug, Args)]

@@ -12,13 +12,22 @@ use crate::exit::{Error, Result};
 /// The suffix of the copy of the previous file kept next to it.
 const BACKUP_SUFFIX: &str = ".askdesk-backup";
 
-pub fn install(args: &InstallArgs, socket: Option<&Path>) -> Result<()> {
+/// `socket` is the broker's socket as resolved, `named` the `--socket` given, if any.
+pub fn install(args: &InstallArgs, socket: &Path, named: Option<&Path>) -> Result<()> {
     let path = settings_path(args.client, args.config.as_deref())?;
-    let group = group(
-        &args.matcher,
-        args.timeout,
-        &our_command(args.client, socket)?,
-    );
+    // Codex runs every hook with the environment of the first `codex` started (its app-server
+    // outlives the terminal that started it), so `ASKDESK_SOCKET` or `XDG_RUNTIME_DIR` given to a
+    // later `codex` would not reach the hook: its command names the socket, always.
+    let socket = match args.client {
+        HookClient::ClaudeCode => named,
+        HookClient::Codex => Some(socket),
+    };
+    let timeout = args.timeout.unwrap_or(args.client.default_timeout());
+    let mut command = our_command(args.client, socket)?;
+    if args.client == HookClient::ClaudeCode && args.mcp_server != super::MCP_SERVER {
+        command.push_str(&format!(" --mcp-server={}", shell_quote(&args.mcp_server)));
+    }
+    let group = group(&args.matcher, timeout, &command);
     if args.print {
         let snippet = Json::object([(
             "hooks",
@@ -48,7 +57,7 @@ pub fn install(args: &InstallArgs, socket: Option<&Path>) -> Result<()> {
         args.client,
         shown(&path, &target),
         args.matcher,
-        args.timeout
+        timeout
     );
     if let Some(backup) = backup {
         println!("The previous file is kept as {}.", backup.display());

@@ -7,16 +7,20 @@
 //! - [`install`]: `askdesk hook install|uninstall`, merging our entry into the client's settings.
 //! - [`json`]: JSON that keeps its key order, so a settings file is rewritten as it was.
 //! - [`parent`]: the process that started the hook, taken at start, and the wait for its end.
+//! - [`transcript`]: Claude Code's transcript followed while a prompt waits, to see the prompt's
+//!   call settled in the terminal.
 //!
 //! `askdesk hook claude-code` and `askdesk hook codex` fail open: whatever goes wrong (no broker,
 //! bad input, the human dismisses or skips), they print nothing, exit 0 and say why in one line
-//! on stderr, and the client shows its own prompt. Only a decision the human made is printed.
+//! on stderr, and the client shows its own prompt. Only a decision the human made is printed,
+//! and the `allow` of askdesk's own MCP question tools, which ask the human themselves.
 
 mod detail;
 mod install;
 mod json;
 pub mod parent;
 mod prompt;
+mod transcript;
 
 use std::path::{Path, PathBuf};
 
@@ -28,16 +32,16 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{HookArgs, HookCommand, HookRunArgs};
 use crate::exit::Result;
-pub use prompt::HookClient;
 use prompt::HookInput;
+pub use prompt::{HookClient, MCP_SERVER};
 
 /// The most bytes of hook input read; a plan or a file write beyond this is not a prompt we show.
 const INPUT_LIMIT: u64 = 16 * 1024 * 1024;
 /// How many agents of one session may ask at once (parallel tool calls) before a prompt gives up.
 const AGENTS_PER_SESSION: u32 = 64;
 
-/// Runs `askdesk hook ...`; `named_socket` is the `--socket` given on the command line, which an
-/// installed hook's command keeps.
+/// Runs `askdesk hook ...`; `socket` is the broker's socket as resolved, `named_socket` the
+/// `--socket` given on the command line, which an installed hook's command keeps.
 pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -> Result<()> {
     match args.command {
         HookCommand::ClaudeCode(run) => {
@@ -48,7 +52,7 @@ pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -
             answer(HookClient::Codex, run, &socket).await;
             Ok(())
         }
-        HookCommand::Install(args) => install::install(&args, named_socket),
+        HookCommand::Install(args) => install::install(&args, &socket, named_socket),
         HookCommand::Uninstall(args) => install::uninstall(&args),
     }
 }
@@ -81,7 +85,13 @@ async fn decision(
         .await
         .map_err(|e| format!("cannot read the hook input: {e}"))?;
     let input = HookInput::parse(&text)?;
+    // askdesk's own question tools ask the person themselves: asking first whether they may ask
+    // would ask twice.
+    if let Some(decision) = prompt::own_question_tool(client, &input, &args.mcp_server) {
+        return Ok(decision.output());
+    }
     let prompt = prompt::prompt(client, &input)?;
+    let settled = settled_elsewhere(client, &input);
     let broker = connect(client, socket, !args.no_launch).await?;
     // A broker that answered the handshake and then stopped answering is given up on as well.
     let agent = answered_within(
@@ -91,15 +101,21 @@ async fn decision(
     )
     .await
     .map_err(|e| e.to_string())??;
-    // The client kills this process when the person answers in the terminal or the hook times
-    // out: the connection then closes, which withdraws the question (ASK_ABORTED). When it kills
-    // only the shell that runs this command, this process is orphaned: that withdraws it too.
-    let orphaned = CancellationToken::new();
+    // The client kills this process when its hook timeout passes (and Codex when it stops
+    // waiting): the connection then closes, which withdraws the question (ASK_ABORTED). When it
+    // kills only the shell that runs this command, this process is orphaned: that withdraws it
+    // too. Claude Code leaves the hook running when the person answers in the terminal: its
+    // transcript then shows the call's result, which withdraws the question as well.
+    let stop = CancellationToken::new();
     let watcher = tokio::spawn({
-        let orphaned = orphaned.clone();
+        let stop = stop.clone();
         async move {
-            parent.gone().await;
-            orphaned.cancel();
+            let why = tokio::select! {
+                () = parent.gone() => "the client stopped waiting for this prompt",
+                () = settled => "the call was settled in Claude Code (its result is in the transcript)",
+            };
+            stop.cancel();
+            why
         }
     });
     let answer = broker
@@ -108,13 +124,18 @@ async fn decision(
                 questions: prompt.questions.clone(),
                 agent: Some(agent.clone()),
             },
-            &orphaned,
+            &stop,
         )
         .await;
-    watcher.abort();
+    let stopped = if stop.is_cancelled() {
+        watcher.await.ok()
+    } else {
+        watcher.abort();
+        None
+    };
     broker.unregister_agent_promptly(&agent).await;
-    if orphaned.is_cancelled() {
-        return Err("the client stopped waiting for this prompt".into());
+    if let Some(why) = stopped {
+        return Err(why.into());
     }
     let answer = match answer {
         // An answer rule denied it (docs/rules.md): that is a decision, with the rule's message.
@@ -130,6 +151,37 @@ async fn decision(
     };
     let decision = prompt::decide(&input, &prompt, &answer).map_err(|none| none.0)?;
     Ok(decision.output())
+}
+
+/// Resolves once the prompt's call is settled without askdesk: Claude Code's transcript shows
+/// its result. Never, for Codex, when the input names no transcript, or for a subagent's call
+/// (`agent_id`): a subagent's calls are not in the session's transcript, and an identical call of
+/// the main thread settling there would say nothing of the subagent's. The transcript is read
+/// from the call on, before the question is asked.
+fn settled_elsewhere(
+    client: HookClient,
+    input: &HookInput,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let followed = input
+        .transcript_path
+        .as_deref()
+        .filter(|path| {
+            client == HookClient::ClaudeCode && !path.is_empty() && input.agent_id.is_none()
+        })
+        .map(|path| {
+            let calls = transcript::Calls::new(&input.tool_name, &input.tool_input);
+            transcript::follow(Path::new(path), calls)
+        });
+    async move {
+        let settled = match followed {
+            Some(settled) => settled.await.is_ok(),
+            None => false,
+        };
+        if !settled {
+            // Not followed to a result: the question waits as before.
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 /// Connects to the broker, starting the desktop app when none runs and a display is there.

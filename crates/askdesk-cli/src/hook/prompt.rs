@@ -1,6 +1,8 @@
 //! A client's permission prompt as askdesk questions, and the human's answer as the client's
 //! decision JSON: the plan review (`ExitPlanMode`), `AskUserQuestion`, and every other tool.
 
+use std::path::Path;
+
 use askdesk_core::{Answer, AnswerItem, Intent, Question, QuestionOption};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -21,6 +23,17 @@ impl HookClient {
         match self {
             HookClient::ClaudeCode => "Claude Code",
             HookClient::Codex => "Codex",
+        }
+    }
+
+    /// How long the client lets an installed hook wait, unless `--timeout` says otherwise.
+    /// Claude Code shows its own prompt beside a waiting hook, so the hook may wait long for
+    /// askdesk. Codex runs the hook before its prompt and shows nothing to answer while the hook
+    /// waits: two minutes, after which a person at the terminal gets Codex's own prompt.
+    pub fn default_timeout(self) -> u64 {
+        match self {
+            HookClient::ClaudeCode => 1800,
+            HookClient::Codex => 120,
         }
     }
 
@@ -56,12 +69,25 @@ pub struct HookInput {
     pub model: Option<String>,
     pub tool_name: String,
     pub tool_input: Map<String, Value>,
+    /// Claude Code: the subagent whose call this is (absent for the main thread).
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// Claude Code: the MCP server of an `mcp__*` tool, as Claude Code reports it.
+    #[serde(default)]
+    pub mcp_server: Option<McpServer>,
     /// Claude Code: the "always allow" rules its own prompt would offer (`null` is none).
     #[serde(default, deserialize_with = "null_is_none")]
     pub permission_suggestions: Vec<Value>,
     /// `tool_input` with its keys in the client's order, echoed back in `updatedInput`.
     #[serde(skip, default = "empty_object")]
     pub echo: Json,
+}
+
+/// Claude Code's `mcp_server`: the server's name as configured and where it was configured.
+#[derive(Debug, Clone, Deserialize)]
+pub struct McpServer {
+    pub name: String,
+    pub source: String,
 }
 
 fn null_is_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Value>, D::Error> {
@@ -205,6 +231,41 @@ pub struct NoDecision(pub String);
 /// The longest plan shown: the broker's default per-field limit (256 KiB).
 const PLAN_LIMIT: usize = 256 * 1024;
 
+/// The name askdesk's MCP server is given in Claude Code unless the user chose another
+/// (`claude mcp add askdesk -- askdesk mcp`).
+pub const MCP_SERVER: &str = "askdesk";
+
+/// The tools of askdesk's MCP server that only ask the person.
+const QUESTION_TOOLS: [&str; 2] = ["ask_user_question", "review_plan"];
+
+/// Where a server comes from that the user configured with `claude mcp add` (`-s user`, and the
+/// default, `-s local`). Not `project` (a repository's `.mcp.json`, whose author chooses its
+/// names and whose server of a name takes precedence over the user's), nor a plugin's, an
+/// SDK host's, `--mcp-config`'s or an administrator's: a server of our name from there may be
+/// anything.
+const USER_SOURCES: [&str; 2] = ["user", "local"];
+
+/// `allow` for a call of askdesk's own question tools (`ask_user_question`, `review_plan`), which
+/// ask the person themselves; `None` for anything else, which is asked as usual.
+///
+/// Only Claude Code names the tool's server, and only a server named `server` that the user
+/// configured (source `user` or `local`) counts: the tool name alone (`mcp__askdesk__...`) says
+/// nothing of which server it is, and a look-alike of another name or from another source is
+/// asked like any tool.
+pub fn own_question_tool(client: HookClient, input: &HookInput, server: &str) -> Option<Decision> {
+    let reported = input.mcp_server.as_ref()?;
+    let ours = client == HookClient::ClaudeCode
+        && reported.name == server
+        && USER_SOURCES.contains(&reported.source.as_str())
+        && QUESTION_TOOLS
+            .iter()
+            .any(|tool| input.tool_name == format!("mcp__{server}__{tool}"));
+    ours.then_some(Decision::Allow {
+        updated_input: None,
+        updated_permissions: None,
+    })
+}
+
 /// The questions for a hook input.
 pub fn prompt(client: HookClient, input: &HookInput) -> Result<Prompt, String> {
     match (client, input.tool_name.as_str()) {
@@ -214,13 +275,24 @@ pub fn prompt(client: HookClient, input: &HookInput) -> Result<Prompt, String> {
     }
 }
 
-fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
-    let plan = input
-        .tool_input
-        .get("plan")
-        .and_then(Value::as_str)
-        .filter(|plan| !plan.trim().is_empty())
-        .ok_or("ExitPlanMode input has no tool_input.plan text")?;
+/// The plan an `ExitPlanMode` prompt is about: `tool_input.plan`, else the plan file that
+/// `tool_input.planFilePath` names. Claude Code (2.1.328) passes `{plan, planFilePath}` when the
+/// model wrote its plan file, and `{}` when the plan was only inline (its own prompt then shows no
+/// plan either): no plan, no question.
+fn plan_text(input: &HookInput) -> Result<String, String> {
+    let field = |key: &str| input.tool_input.get(key).and_then(Value::as_str);
+    let plan = match (field("plan"), field("planFilePath")) {
+        (Some(plan), _) => plan.to_owned(),
+        (None, Some(path)) => read_plan_file(Path::new(path))?,
+        (None, None) => {
+            return Err(
+                "ExitPlanMode input has no tool_input.plan and no tool_input.planFilePath".into(),
+            )
+        }
+    };
+    if plan.trim().is_empty() {
+        return Err("the ExitPlanMode plan is empty".into());
+    }
     // A plan is what the human approves: it is shown whole or not at all.
     if plan.len() > PLAN_LIMIT {
         return Err(format!(
@@ -228,6 +300,44 @@ fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
             plan.len()
         ));
     }
+    Ok(plan)
+}
+
+/// The plan file's text: an absolute path to a regular file (a link to one is followed) of at most
+/// [`PLAN_LIMIT`] bytes of UTF-8; anything else is refused with the reason.
+fn read_plan_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = crate::terminal::one_line(&path.display().to_string());
+    if !path.is_absolute() {
+        return Err(format!("the plan file {shown} is not an absolute path"));
+    }
+    // Non-blocking, so that a FIFO in its place cannot hold the hook at open(2).
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("cannot read the plan file {shown}: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read the plan file {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("the plan file {shown} is not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(PLAN_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the plan file {shown}: {e}"))?;
+    if bytes.len() > PLAN_LIMIT {
+        return Err(format!(
+            "the plan file {shown} is more than askdesk shows in one question ({PLAN_LIMIT} bytes)"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("the plan file {shown} is not UTF-8 text"))
+}
+
+fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
+    let plan = plan_text(input)?;
     let option = |label: &str, description: &str| QuestionOption {
         label: label.to_owned(),
         description: Some(description.to_owned()),
@@ -238,7 +348,7 @@ fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
             id: "plan".into(),
             question: "Approve this plan?".into(),
             header: Some("Plan review".into()),
-            detail: Some(plan.to_owned()),
+            detail: Some(plan),
             options: vec![
                 option(APPROVE_ASK, "Leave plan mode; each edit still asks first"),
                 option(
@@ -483,6 +593,7 @@ fn for_session(suggestions: &[Value]) -> Vec<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::path::PathBuf;
 
     fn input(value: Value) -> HookInput {
         HookInput::parse(&value.to_string()).expect("a valid input")
@@ -573,6 +684,74 @@ mod tests {
         assert_eq!(
             why,
             "the plan is 262145 bytes, more than askdesk shows in one question (262144 bytes)"
+        );
+    }
+
+    #[test]
+    fn a_plan_file_is_read_when_the_input_has_no_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan_at = |path: &Path| {
+            input(json!({ "tool_name": "ExitPlanMode",
+                          "tool_input": { "planFilePath": path.to_str().unwrap() } }))
+        };
+        let file = dir.path().join("plan.md");
+        std::fs::write(&file, "# From the file\n- one").unwrap();
+        let hook = plan_at(&file);
+        let prompt = prompt(HookClient::ClaudeCode, &hook).unwrap();
+        assert_eq!(
+            prompt.questions[0].detail.as_deref(),
+            Some("# From the file\n- one")
+        );
+        // Approving echoes the input as Claude Code gave it: it reads its plan file itself.
+        check(
+            HookClient::ClaudeCode,
+            json!({ "tool_name": "ExitPlanMode", "tool_input": { "planFilePath": file } }),
+            vec![item(&[APPROVE_ASK], None)],
+            Some(json!({ "behavior": "allow", "updatedInput": { "planFilePath": file } })),
+        );
+        // `plan` wins over the file when both are given.
+        let both = input(json!({ "tool_name": "ExitPlanMode",
+                                 "tool_input": { "plan": "# Given", "planFilePath": file } }));
+        let prompt = super::prompt(HookClient::ClaudeCode, &both).unwrap();
+        assert_eq!(prompt.questions[0].detail.as_deref(), Some("# Given"));
+        // At the limit it is shown; a byte more, empty, not text, not a file, missing or relative: refused.
+        let whole = dir.path().join("whole.md");
+        std::fs::write(&whole, "p".repeat(PLAN_LIMIT)).unwrap();
+        assert!(super::prompt(HookClient::ClaudeCode, &plan_at(&whole)).is_ok());
+        let big = dir.path().join("big.md");
+        std::fs::write(&big, "p".repeat(PLAN_LIMIT + 1)).unwrap();
+        let binary = dir.path().join("binary.md");
+        std::fs::write(&binary, [0xff, 0xfe, b'#']).unwrap();
+        let empty = dir.path().join("empty.md");
+        std::fs::write(&empty, " \n").unwrap();
+        let fifo = dir.path().join("fifo.md");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) reads the NUL-terminated path, which outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        for (path, why) in [
+            (
+                big.clone(),
+                "is more than askdesk shows in one question (262144 bytes)",
+            ),
+            (binary, "is not UTF-8 text"),
+            (empty, "the ExitPlanMode plan is empty"),
+            (fifo, "is not a regular file"),
+            (dir.path().to_owned(), "is not a regular file"),
+            (dir.path().join("missing.md"), "cannot read the plan file"),
+            (
+                PathBuf::from("plans/relative.md"),
+                "is not an absolute path",
+            ),
+        ] {
+            let Err(error) = super::prompt(HookClient::ClaudeCode, &plan_at(&path)) else {
+                panic!("{} was shown", path.display());
+            };
+            assert!(error.contains(why), "{}: {error}", path.display());
+        }
+        let none = input(json!({ "tool_name": "ExitPlanMode", "tool_input": {} }));
+        assert_eq!(
+            super::prompt(HookClient::ClaudeCode, &none).unwrap_err(),
+            "ExitPlanMode input has no tool_input.plan and no tool_input.planFilePath"
         );
     }
 
@@ -691,6 +870,71 @@ mod tests {
         let bare = json!({ "tool_name": "Bash", "tool_input": { "command": "ls" } });
         let prompt = super::prompt(HookClient::ClaudeCode, &input(bare)).unwrap();
         assert_eq!(prompt.questions[0].options.len(), 2);
+    }
+
+    #[test]
+    fn only_askdesks_own_question_tools_are_allowed_unasked() {
+        let call = |tool: &str, server: Value| {
+            let mut hook = json!({ "hook_event_name": "PermissionRequest", "tool_name": tool,
+                                   "tool_input": { "plan": "# P" } });
+            if !server.is_null() {
+                hook["mcp_server"] = server;
+            }
+            input(hook)
+        };
+        let allowed =
+            |client, input: &HookInput, name| own_question_tool(client, input, name).is_some();
+        let c = HookClient::ClaudeCode;
+        for tool in [
+            "mcp__askdesk__review_plan",
+            "mcp__askdesk__ask_user_question",
+        ] {
+            for source in ["user", "local"] {
+                let ours = call(tool, json!({ "name": "askdesk", "source": source }));
+                assert!(allowed(c, &ours, MCP_SERVER), "{tool} {source}");
+                assert!(!allowed(HookClient::Codex, &ours, MCP_SERVER));
+                assert!(!allowed(c, &ours, "desk"), "another configured name");
+            }
+            // A server of our name from a repository, a plugin, an SDK host, --mcp-config, an
+            // administrator or a source no one knows yet; or no server reported at all.
+            for source in [
+                "project",
+                "plugin",
+                "sdk",
+                "dynamic",
+                "managed",
+                "enterprise",
+                "claudeai",
+                "agent",
+                "",
+                "User",
+            ] {
+                let theirs = call(tool, json!({ "name": "askdesk", "source": source }));
+                assert!(!allowed(c, &theirs, MCP_SERVER), "{tool} {source}");
+            }
+            assert!(!allowed(c, &call(tool, Value::Null), MCP_SERVER));
+        }
+        // Look-alikes: another server's name or tool, a server name that only normalises alike.
+        for (tool, name) in [
+            ("mcp__askdesk2__review_plan", "askdesk2"),
+            ("mcp__askdesk__review_plan", "askdesk2"),
+            ("mcp__askdesk2__review_plan", "askdesk"),
+            ("mcp__ask_desk__review_plan", "ask desk"),
+            ("mcp__askdesk__run_command", "askdesk"),
+            ("mcp__askdesk__review_plan_and_run", "askdesk"),
+            ("review_plan", "askdesk"),
+            ("mcp__askdesk__review_plan ", "askdesk"),
+        ] {
+            let input = call(tool, json!({ "name": name, "source": "local" }));
+            assert!(!allowed(c, &input, MCP_SERVER), "{tool} of {name}");
+        }
+        // A server the user named otherwise, with --mcp-server.
+        let desk = call(
+            "mcp__desk__ask_user_question",
+            json!({ "name": "desk", "source": "user" }),
+        );
+        assert!(allowed(c, &desk, "desk"));
+        assert!(!allowed(c, &desk, MCP_SERVER));
     }
 
     #[test]

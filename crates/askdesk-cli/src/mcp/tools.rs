@@ -143,11 +143,14 @@ impl From<&Answer> for AnswerOutput {
     }
 }
 
-/// The user's verdict on the plan.
+/// The user's verdict on the plan. Clients that read structured content give the model this
+/// object instead of the text, so it says in words all that the text says.
 #[derive(Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PlanVerdict {
     /// Whether the user approved the plan.
     pub approved: bool,
+    /// The verdict in words and what to do next, with the user's feedback: act on this.
+    pub message: String,
     /// What the user wrote, present only when the user wrote something.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
@@ -156,13 +159,16 @@ pub struct PlanVerdict {
 impl From<&Answer> for PlanVerdict {
     fn from(answer: &Answer) -> Self {
         let item = answer.answers.first();
+        let approved = item.is_some_and(|i| i.selected.iter().any(|l| l == APPROVE));
+        let feedback = item
+            .and_then(|i| i.custom.as_deref())
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned);
         PlanVerdict {
-            approved: item.is_some_and(|i| i.selected.iter().any(|l| l == APPROVE)),
-            feedback: item
-                .and_then(|i| i.custom.as_deref())
-                .map(str::trim)
-                .filter(|f| !f.is_empty())
-                .map(str::to_owned),
+            approved,
+            message: plan_verdict_text(approved, feedback.as_deref()),
+            feedback,
         }
     }
 }
@@ -195,20 +201,21 @@ pub fn plan_question(args: ReviewPlanArgs) -> Question {
     }
 }
 
-/// The text of a `review_plan` result: plainly approved or not, with the human's feedback.
-pub fn plan_verdict_text(verdict: &PlanVerdict) -> String {
-    let mut text = if verdict.approved {
+/// The text of a `review_plan` result: plainly approved or not, what to do next, and the human's
+/// feedback.
+fn plan_verdict_text(approved: bool, feedback: Option<&str>) -> String {
+    let mut text = if approved {
         "The user APPROVED the plan. Go ahead and carry it out.".to_owned()
     } else {
         "The user did NOT approve the plan. Keep planning: revise it, then call review_plan again."
             .to_owned()
     };
-    match &verdict.feedback {
+    match feedback {
         Some(feedback) => {
             text.push_str("\n\nThe user's feedback:\n");
             text.push_str(feedback);
         }
-        None if !verdict.approved => {
+        None if !approved => {
             text.push_str("\n\nThe user gave no feedback; ask what to change if it is unclear.")
         }
         None => {}
@@ -230,10 +237,11 @@ pub fn answer_result(answer: &Answer) -> CallToolResult {
     result
 }
 
-/// `review_plan`'s result: the verdict in words, and `{approved, feedback?}` as structured content.
+/// `review_plan`'s result: the verdict in words, and `{approved, message, feedback?}` (the same
+/// words in `message`) as structured content.
 pub fn verdict_result(answer: &Answer) -> CallToolResult {
     let verdict = PlanVerdict::from(answer);
-    let mut result = CallToolResult::success(vec![ContentBlock::text(plan_verdict_text(&verdict))]);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(verdict.message.clone())]);
     result.structured_content = Some(serde_json::to_value(&verdict).expect("a verdict serializes"));
     result
 }
@@ -418,7 +426,8 @@ mod tests {
         assert_eq!(item["required"], json!(["id", "selected"]));
         assert_eq!(item["properties"]["custom"]["type"], "string");
         let verdict = Value::Object(tools[1].output_schema.clone().unwrap().as_ref().clone());
-        assert_eq!(verdict["required"], json!(["approved"]));
+        assert_eq!(verdict["required"], json!(["approved", "message"]));
+        assert_eq!(verdict["properties"]["message"]["type"], "string");
         assert_eq!(verdict["properties"]["approved"]["type"], "boolean");
         assert_eq!(verdict["properties"]["feedback"]["type"], "string");
     }
@@ -504,7 +513,8 @@ mod tests {
         );
         assert_eq!(
             approved.structured_content,
-            Some(json!({ "approved": true }))
+            Some(json!({ "approved": true,
+                         "message": "The user APPROVED the plan. Go ahead and carry it out." }))
         );
         let rejected = verdict_result(&answer(&[], Some("  split step 2 ")));
         let text = &rejected.content[0].as_text().unwrap().text;
@@ -513,18 +523,28 @@ mod tests {
                 && text.ends_with("The user's feedback:\nsplit step 2"),
             "{text}"
         );
+        // What the text says, the structured content says: a client that shows the model only
+        // the structured content loses nothing.
         assert_eq!(
             rejected.structured_content,
-            Some(json!({ "approved": false, "feedback": "split step 2" }))
+            Some(json!({ "approved": false, "message": text, "feedback": "split step 2" }))
         );
         let silent = PlanVerdict::from(&answer(&["Keep planning"], Some(" ")));
-        assert_eq!(
-            silent,
-            PlanVerdict {
-                approved: false,
-                feedback: None
-            }
+        assert_eq!((silent.approved, &silent.feedback), (false, &None));
+        assert!(
+            silent
+                .message
+                .starts_with("The user did NOT approve the plan. Keep planning")
+                && silent
+                    .message
+                    .ends_with("The user gave no feedback; ask what to change if it is unclear."),
+            "{}",
+            silent.message
         );
-        assert!(plan_verdict_text(&silent).contains("no feedback"));
+        let with_notes = verdict_result(&answer(&["Approve"], Some("mind the cache")));
+        assert_eq!(
+            with_notes.structured_content.unwrap()["message"],
+            "The user APPROVED the plan. Go ahead and carry it out.\n\nThe user's feedback:\nmind the cache"
+        );
     }
 }
