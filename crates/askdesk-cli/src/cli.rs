@@ -327,7 +327,7 @@ Examples:
   tool_timeout_sec = 3600   # let a question wait an hour (Codex's default is 60 s)
 
 While the user thinks, progress notifications go out at once and then every 5 seconds; clients \
-that cut tool calls short need their deadline raised (the README lists each client's setting)."
+that cut tool calls short need their deadline raised (docs/mcp.md lists each client's setting)."
 )]
 pub struct McpArgs {
     /// Never start the desktop app; fail calls while no broker runs

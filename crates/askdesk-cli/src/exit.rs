@@ -1,7 +1,7 @@
 //! Exit statuses, and the one error type every command fails with (printed as `Error: <message>`).
 //!
 //! The statuses are a contract with scripts: each broker error code has its own, listed in
-//! `askdesk ask --help` and the README. Changing a number is a breaking change.
+//! `askdesk ask --help` and docs/cli.md. Changing a number is a breaking change.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -83,7 +83,7 @@ impl Status {
     }
 }
 
-/// The exit-status table as `askdesk ask --help` and the README show it, as a literal so that
+/// The exit-status table as `askdesk ask --help` and docs/cli.md show it, as a literal so that
 /// `concat!` can place it in the help text; tests check it against [`Status`].
 macro_rules! exit_table {
     () => {
@@ -178,7 +178,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub(crate) mod tests {
     use super::*;
 
-    /// The table as the help text and the README show it.
+    /// The table as the help text and docs/cli.md show it.
     pub const TABLE: &str = exit_table!();
     use serde_json::json;
 
@@ -313,33 +313,33 @@ pub(crate) mod tests {
             .collect()
     }
 
-    /// The rows of the README's table: "| 10 | `ASK_ABORTED` | meaning |".
-    fn readme_rows() -> Vec<(u8, String, String)> {
-        let readme = include_str!("../../../README.md");
-        let table = readme
+    /// The rows of docs/cli.md's table: "| 10 | `ASK_ABORTED` | meaning |".
+    fn doc_rows() -> Vec<(u8, String, String)> {
+        let doc = include_str!("../../../docs/cli.md");
+        let table = doc
             .split_once("| status | code | meaning |\n|---|---|---|\n")
-            .expect("the README has the exit-status table")
+            .expect("docs/cli.md has the exit-status table")
             .1;
         table
             .lines()
             .take_while(|line| line.starts_with('|'))
             .map(|line| {
                 let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
-                assert_eq!(cells.len(), 3, "a README row with three cells: {line}");
+                assert_eq!(cells.len(), 3, "a docs/cli.md row with three cells: {line}");
                 row(cells[0], cells[1], cells[2])
             })
             .collect()
     }
 
     #[test]
-    fn the_readme_table_is_the_cli_table() {
+    fn the_documented_table_is_the_cli_table() {
         let cli = cli_rows();
         assert_eq!(
             cli.len(),
             17,
             "every row of the CLI's table was read: {cli:?}"
         );
-        assert_eq!(readme_rows(), cli);
+        assert_eq!(doc_rows(), cli);
     }
 
     #[test]
