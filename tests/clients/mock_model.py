@@ -350,9 +350,32 @@ def _gemini_results(body):
     return out
 
 
-def _gemini_chunk(turn, declared):
+def _from_schema(schema):
+    """A value of a side request's JSON schema (Gemini's routing and checks ask for JSON)."""
+    kind = str(schema.get("type", "object")).lower()
+    if "enum" in schema and schema["enum"]:
+        return schema["enum"][0]
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {name: _from_schema(sub) for name, sub in props.items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return 1
+    if kind == "boolean":
+        return False
+    return "user" if "speaker" in json.dumps(schema) else "ok"
+
+
+def _side_text(body):
+    config = body.get("generationConfig") or {}
+    schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    return json.dumps(_from_schema(schema)) if isinstance(schema, dict) else SIDE_TEXT
+
+
+def _gemini_chunk(turn, declared, body):
     if turn is None or "text" in turn:
-        part = {"text": SIDE_TEXT if turn is None else turn["text"]}
+        part = {"text": _side_text(body) if turn is None else turn["text"]}
     else:
         name, args = _resolve(turn, declared)
         part = {"functionCall": {"name": name, "args": args}}
@@ -456,7 +479,7 @@ def _handler(mock):
             declared = _gemini_declared(body)
             turn = mock.turn_for(declared, _gemini_results(body), body)
             mock.log({"path": path, "format": "gemini", "main": turn is not None, "turn": turn, "body": body})
-            chunk = _gemini_chunk(turn, declared)
+            chunk = _gemini_chunk(turn, declared, body)
             if ":streamGenerateContent" in path:
                 self._send(200, f"data: {json.dumps(chunk)}\n\n", "text/event-stream")
             else:

@@ -20,6 +20,7 @@ import os
 import queue
 import re
 import shlex
+import socket
 import shutil
 import signal
 import subprocess
@@ -146,6 +147,41 @@ def describe(requests):
 
 
 # ----- the world: broker, answerer, mock, tmux -----
+class Trap(threading.Thread):
+    """The proxy every client is given: it refuses every connection and records where it was
+    meant to go, so nothing but the mock on 127.0.0.1 is reached and the report names the rest."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.hosts = {}  # host -> the scenarios whose clients tried it
+        self.scenario = "start-up"
+        self.start()
+
+    def run(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                conn.settimeout(2)
+                first = conn.recv(4096).split(b"\r\n", 1)[0].decode(errors="replace").split()
+                target = first[1] if len(first) > 1 else "?"
+                host = re.sub(r"^https?://", "", target).split("/", 1)[0]
+                self.hosts.setdefault(host, set()).add(self.scenario)
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+    def stop(self):
+        self.sock.close()
+
+
 class World:
     def __init__(self, askdesk, clients, keep):
         self.askdesk = askdesk
@@ -154,6 +190,7 @@ class World:
         self.dir = tempfile.mkdtemp(prefix="askdesk-clients-")
         os.chmod(self.dir, 0o700)
         self.socket = os.path.join(self.dir, "run", "askdesk.sock")
+        self.trap = Trap()
         self.base_env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "LANG": "C.UTF-8",
@@ -162,11 +199,11 @@ class World:
             "XDG_DATA_HOME": os.path.join(self.dir, "data"),
             "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
             "XDG_CACHE_HOME": os.path.join(self.dir, "cache"),
-            # Nothing leaves the machine: every host but the mock's goes to a closed port.
-            "HTTPS_PROXY": "http://127.0.0.1:9",
-            "HTTP_PROXY": "http://127.0.0.1:9",
-            "https_proxy": "http://127.0.0.1:9",
-            "http_proxy": "http://127.0.0.1:9",
+            # Nothing leaves the machine: every host but the mock's goes to the trap.
+            "HTTPS_PROXY": self.trap.url,
+            "HTTP_PROXY": self.trap.url,
+            "https_proxy": self.trap.url,
+            "http_proxy": self.trap.url,
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",
         }
@@ -205,6 +242,7 @@ class World:
         # A script may be a function of the scenario's work folder.
         self.mock.set_script(script(self.work) if callable(script) else script)
         self.answerer.reset(policy)
+        self.trap.scenario = name
         self.artifacts = []
         self.log_start = os.path.getsize(self.mock.log_path) if os.path.exists(self.mock.log_path) else 0
 
@@ -263,6 +301,8 @@ class World:
         return "\n".join(lines)
 
     def close(self):
+        """Stops everything the suite started; returns the pids of processes that were left
+        (ended now, by their process group)."""
         self.answerer.stop()
         self.broker.terminate()
         try:
@@ -272,8 +312,20 @@ class World:
         self.broker_log.close()
         self.mock.stop()
         subprocess.run(["tmux", "-S", self.tmux_socket, "kill-server"], capture_output=True)
+        self.trap.stop()
+        left = [(pid, _cmdline(pid)) for pid in processes_of(self.dir)]
+        end_processes(self.dir)
         if not self.keep:
             shutil.rmtree(self.dir, ignore_errors=True)
+        return left
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
 
 
 class Pane:
@@ -609,10 +661,11 @@ enabled = false
     return env, codex_home
 
 
-def codex_processes(codex_home):
-    """Pids of processes of this Codex: its home in their command line or environment."""
+def processes_of(marker):
+    """Pids of the processes that name `marker` (a folder of ours) in their command line or
+    environment: what a scenario started, however it was detached."""
     found = []
-    marker = codex_home.encode()
+    marker = marker.encode()
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
@@ -627,36 +680,38 @@ def codex_processes(codex_home):
                     environ = f.read()
             except OSError:
                 pass
-            if marker in cmdline or b"CODEX_HOME=" + marker + b"\0" in environ:
+            if marker in cmdline or marker in environ:
                 found.append(int(entry))
         except OSError:
             continue
     return found
 
 
-def stop_codex(world, pane, codex_home):
-    """Ends the Codex TUI and its app-server daemon (each process group), and checks none is left."""
-    pane.keys("C-c")
-    pane.kill()
-    for _ in range(3):
-        for pid in codex_processes(codex_home):
+def end_processes(marker):
+    """Ends every process of `marker` by its process group (TERM, then KILL); returns what was left."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in processes_of(marker):
             try:
-                os.killpg(os.getpgid(pid), signal.SIGTERM)
+                os.killpg(os.getpgid(pid), sig)
             except OSError:
                 pass
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and codex_processes(codex_home):
+        while time.monotonic() < deadline and processes_of(marker):
             time.sleep(0.1)
-        if not codex_processes(codex_home):
-            break
-    for pid in codex_processes(codex_home):
-        try:
-            os.killpg(os.getpgid(pid), signal.SIGKILL)
-        except OSError:
-            pass
-    time.sleep(0.2)
-    left = codex_processes(codex_home)
+        if not processes_of(marker):
+            return []
+    return processes_of(marker)
+
+
+def stop_codex(world, pane, codex_home):
+    """Ends the Codex TUI and its app-server daemon (each process group); checks none is left."""
+    pane.keys("C-c")
+    pane.kill()
+    left = end_processes(codex_home)
     check(not left, f"Codex processes left after the scenario: {left}")
+    # What pgrep sees too: nothing of this Codex, daemon included.
+    seen = subprocess.run(["pgrep", "-f", codex_home], capture_output=True, text=True).stdout.split()
+    check(not seen, f"pgrep still finds Codex processes: {seen}")
 
 
 def codex_run(world, target):
@@ -943,9 +998,25 @@ def main():
                 passed.append(name)
                 print(f"PASS  {name} ({time.monotonic() - started:.1f} s)", flush=True)
             finally:
+                # Every process the scenario started ends with it (a client that outlives its
+                # pane, a daemon, an MCP server).
                 subprocess.run(["tmux", "-S", world.tmux_socket, "kill-server"], capture_output=True)
+                if world.scenario_dir:
+                    end_processes(world.scenario_dir)
     finally:
-        world.close()
+        left = world.close()
+    # The suite cleans up after itself: nothing it started may outlive it.
+    if left:
+        failed.append("no-process-left")
+        print("FAIL  no-process-left: processes outlived the suite (ended now):", flush=True)
+        for pid, cmdline in left:
+            print(f"      {pid} {cmdline[:300]}", flush=True)
+    else:
+        passed.append("no-process-left")
+        print("PASS  no-process-left", flush=True)
+    if world.trap.hosts:
+        refused = "; ".join(f"{host} ({', '.join(sorted(names))})" for host, names in sorted(world.trap.hosts.items()))
+        print(f"note: connections kept from leaving the machine: {refused}")
     if args.keep:
         print(f"kept {world.dir}")
     print(f"{len(passed)} passed, {len(failed)} failed")
