@@ -24,6 +24,12 @@ for tool in node npm tmux python3; do
     fi
 done
 
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+    echo "tests/clients/run.sh: Node.js 20 or later is needed (this is $(node --version))" >&2
+    exit 1
+fi
+
 if [ "${SKIP_BUILD:-0}" != 1 ] && [ -z "${ASKDESK_CLI_BIN:-}" ]; then
     cargo build --quiet -p askdesk-cli
 fi

@@ -431,10 +431,25 @@ def claude_setup(world, hook=True, mcp=False, socket=None):
 
 
 def claude_print(world, env, prompt, *extra):
-    return world.run(
+    """`claude -p`, which must end by itself and print the model's last words."""
+    proc = world.run(
         [os.path.join(world.clients, "claude"), "-p", prompt, "--debug-file", os.path.join(world.scenario_dir, "claude-debug.txt"), *extra],
         env, title="claude -p",
     )
+    check(proc.returncode == 0, f"claude -p exited {proc.returncode}")
+    return proc
+
+
+def finished(proc, words):
+    check(words in proc.out, f"the client did not print the model's last words {words!r}")
+
+
+def gemini_print(world, env, prompt):
+    """`gemini -p`, which must end by itself and print the model's last words."""
+    proc = world.run([os.path.join(world.clients, "gemini"), "-p", prompt], env, title="gemini -p")
+    check(proc.returncode == 0, f"gemini -p exited {proc.returncode}")
+    finished(proc, "Thanks.")
+    return proc
 
 
 def claude_tui(world, env, prompt, *extra):
@@ -469,7 +484,7 @@ def scenario_claude_print_allow(world):
     target = os.path.join(world.work, "allowed.txt")
     env = claude_setup(world)
     proc = claude_print(world, env, "Create the marker file.")
-    check(proc.returncode == 0, f"claude -p exited {proc.returncode}")
+    finished(proc, "Finished.")
     (request,) = only_request(world)
     question = request["questions"][0]
     check(question["question"] == "Allow Bash?", f"asked {question['question']!r}")
@@ -484,7 +499,7 @@ def scenario_claude_print_deny(world):
     world.begin("claude-print-bash-deny", lambda work: bash_script(os.path.join(work, "denied.txt")), choose("Deny"))
     target = os.path.join(world.work, "denied.txt")
     env = claude_setup(world)
-    claude_print(world, env, "Create the marker file.")
+    finished(claude_print(world, env, "Create the marker file."), "Finished.")
     only_request(world)
     (result,) = results_for(world, 1)
     check(not os.path.exists(target), "the denied command created its file")
@@ -497,7 +512,7 @@ def scenario_claude_print_feedback(world):
     world.begin("claude-print-bash-feedback", lambda work: bash_script(os.path.join(work, "feedback.txt")), feedback(words))
     target = os.path.join(world.work, "feedback.txt")
     env = claude_setup(world)
-    claude_print(world, env, "Create the marker file.")
+    finished(claude_print(world, env, "Create the marker file."), "Finished.")
     only_request(world)
     (result,) = results_for(world, 1)
     check(not os.path.exists(target), "the command ran although the answer was feedback")
@@ -512,9 +527,8 @@ def scenario_claude_print_fail_open(world):
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
     started = time.monotonic()
-    proc = claude_print(world, env, "Create the marker file.")
+    claude_print(world, env, "Create the marker file.")
     took = time.monotonic() - started
-    check(proc.returncode == 0, f"claude -p exited {proc.returncode}")
     check(took < 60, f"claude -p took {took:.0f} s with no broker")
     check(not world.answerer.requests, "the running broker was asked, not the missing one")
     check(not os.path.exists(target), "the command ran though nobody allowed it")
@@ -552,9 +566,10 @@ def plan_request(world):
 def scenario_claude_tui_plan_approve(world):
     world.begin("claude-tui-plan-approve", plan_script(), choose("Approve, ask before edits"))
     env = claude_setup(world)
-    claude_tui(world, env, "Plan the marker file.", "--permission-mode", "plan")
+    pane = claude_tui(world, env, "Plan the marker file.", "--permission-mode", "plan")
     plan_request(world)
     results = results_for(world, 2)
+    pane.wait_for(r"Plan handled\.")
     exit_result = results[1]
     check(not exit_result["is_error"], f"ExitPlanMode's result is an error: {exit_result['text']!r}")
     check(re.search(r"approved", exit_result["text"], re.I), f"the mock got {exit_result['text']!r}")
@@ -565,9 +580,11 @@ def scenario_claude_tui_plan_feedback(world):
     words = "Split step 2 into a check and a report."
     world.begin("claude-tui-plan-feedback", plan_script(), feedback(words))
     env = claude_setup(world)
-    claude_tui(world, env, "Plan the marker file.", "--permission-mode", "plan")
+    pane = claude_tui(world, env, "Plan the marker file.", "--permission-mode", "plan")
     plan_request(world)
     results = results_for(world, 2)
+    pane.wait_for(r"Plan handled\.")
+    check(results[1]["is_error"], "ExitPlanMode's result is not a refusal")
     check(words in results[1]["text"], f"the mock got {results[1]['text']!r}, without the feedback")
 
 
@@ -608,8 +625,9 @@ def scenario_claude_tui_ask_user_question(world):
         policy,
     )
     env = claude_setup(world)
-    claude_tui(world, env, "Ask me about the marker file.")
+    pane = claude_tui(world, env, "Ask me about the marker file.")
     (request,) = only_request(world)
+    pane.wait_for(r"Thanks\.")
     asked = request["questions"]
     check([q["question"] for q in asked] == [q["question"] for q in ASKED], "askdesk was asked other questions")
     check(asked[1].get("multiSelect") is True, "the multi-select question is not multi-select in askdesk")
@@ -764,7 +782,7 @@ def verdict_in_words(text):
 def scenario_claude_mcp_ask(world):
     world.begin("claude-mcp-ask-user-question", [{"tool": "ask_user_question", "input": QUESTION}, {"text": "Thanks."}], choose("Green"))
     env = claude_setup(world, hook=False, mcp=True)
-    claude_print(world, env, "Ask me the colour.", "--allowedTools", "mcp__askdesk")
+    finished(claude_print(world, env, "Ask me the colour.", "--allowedTools", "mcp__askdesk"), "Thanks.")
     (request,) = only_request(world)
     check(request["agent"]["meta"].get("via") == "mcp", "the agent is not the MCP session's")
     check(request["questions"][0]["question"] == QUESTION["questions"][0]["question"], "askdesk was asked another question")
@@ -775,7 +793,7 @@ def scenario_claude_mcp_ask(world):
 def scenario_claude_mcp_review_plan(world):
     world.begin("claude-mcp-review-plan", [{"tool": "review_plan", "input": {"plan": PLAN}}, {"text": "Thanks."}], choose("Approve"))
     env = claude_setup(world, hook=False, mcp=True)
-    claude_print(world, env, "Review my plan.", "--allowedTools", "mcp__askdesk")
+    finished(claude_print(world, env, "Review my plan.", "--allowedTools", "mcp__askdesk"), "Thanks.")
     (request,) = only_request(world)
     check(request["questions"][0].get("intent", {}).get("kind") == "plan-review", "not asked as a plan review")
     (result,) = results_for(world, 1)
@@ -808,7 +826,7 @@ def gemini_setup(world):
 def scenario_gemini_mcp_ask(world):
     world.begin("gemini-mcp-ask-user-question", [{"tool": "ask_user_question", "input": QUESTION}, {"text": "Thanks."}], choose("Green"))
     env = gemini_setup(world)
-    world.run([os.path.join(world.clients, "gemini"), "-p", "Ask me the colour."], env, title="gemini -p")
+    gemini_print(world, env, "Ask me the colour.")
     (request,) = only_request(world)
     check(request["agent"]["meta"].get("via") == "mcp", "the agent is not the MCP session's")
     (result,) = results_for(world, 1)
@@ -818,7 +836,7 @@ def scenario_gemini_mcp_ask(world):
 def scenario_gemini_mcp_review_plan(world):
     world.begin("gemini-mcp-review-plan", [{"tool": "review_plan", "input": {"plan": PLAN}}, {"text": "Thanks."}], choose("Approve"))
     env = gemini_setup(world)
-    world.run([os.path.join(world.clients, "gemini"), "-p", "Review my plan."], env, title="gemini -p")
+    gemini_print(world, env, "Review my plan.")
     only_request(world)
     (result,) = results_for(world, 1)
     check(verdict_in_words(result["text"]), f"the verdict is not in words in {result['text']!r}")
