@@ -109,14 +109,9 @@ class Answerer(threading.Thread):
         with self.lock:
             return list(self.requests)
 
-    def wait_cancel(self, request_id, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                if request_id in self.cancels:
-                    return True
-            time.sleep(0.05)
-        return False
+    def cancelled(self, request_id):
+        with self.lock:
+            return request_id in self.cancels
 
     def stop(self):
         self.stopped = True
@@ -300,9 +295,10 @@ class World:
         lines.append("--- requests the mock got\n" + "\n".join(summary[-30:]))
         return "\n".join(lines)
 
-    def close(self):
+    def close(self, failed):
         """Stops everything the suite started; returns the pids of processes that were left
-        (ended now, by their process group)."""
+        (ended now, by their process group). The folder goes, unless a scenario `failed`: then
+        its logs stay."""
         self.answerer.stop()
         self.broker.terminate()
         try:
@@ -315,7 +311,14 @@ class World:
         self.trap.stop()
         left = [(pid, _cmdline(pid)) for pid in processes_of(self.dir)]
         end_processes(self.dir)
-        if not self.keep:
+        if self.keep:
+            return left
+        if failed:
+            # The logs stay for a look; the copies of Codex's daemon (hundreds of MB) do not.
+            for name in os.listdir(self.dir):
+                shutil.rmtree(os.path.join(self.dir, name, "home-codex", ".codex", "packages"), ignore_errors=True)
+            self.keep = True
+        else:
             shutil.rmtree(self.dir, ignore_errors=True)
         return left
 
@@ -723,6 +726,7 @@ def end_processes(marker):
 
 def stop_codex(world, pane, codex_home):
     """Ends the Codex TUI and its app-server daemon (each process group); checks none is left."""
+    world.artifacts.append(("tmux pane codex, before it was closed", pane.capture()))
     pane.keys("C-c")
     pane.kill()
     left = end_processes(codex_home)
@@ -739,8 +743,16 @@ def codex_run(world, target):
         # New hooks need the user's trust: the start-up dialog's "Trust all and continue".
         pane.wait_for(r"Hooks need review|Trust all and continue")
         pane.keys("2")
-        pane.wait_for(r"› 2\. Trust all")
-        pane.keys("Enter")
+        # The digit moves the selection (Enter confirms it), or confirms it at once.
+        deadline = time.monotonic() + EVENT_CEILING
+        while time.monotonic() < deadline:
+            screen = pane.capture()
+            if re.search(r"› 2\. Trust all", screen):
+                pane.keys("Enter")
+                break
+            if "Hooks need review" not in screen:
+                break
+            time.sleep(0.2)
         only_request(world)
         world.mock.wait_results(1, EVENT_CEILING)
         wait_until(lambda: world.mock.wait_final(1), EVENT_CEILING, "Codex's last model request")
@@ -853,10 +865,14 @@ def scenario_fix_a_terminal_answer_withdraws(world):
     pane.wait_for(r"Do you want to (proceed|make this edit|create)|1\. Yes")
     pane.keys("Enter")
     wait_until(lambda: os.path.exists(target), EVENT_CEILING, "the command allowed in the terminal")
-    check(
-        world.answerer.wait_cancel(request["id"], 10),
-        "askdesk still holds the question 10 s after it was answered in the terminal (no $/cancelRequest)",
-    )
+    # Withdrawn: the answerer is told ($/cancelRequest), or at least the broker holds it no more.
+    def withdrawn():
+        if world.answerer.cancelled(request["id"]):
+            return True
+        status = subprocess.run(world.askdesk_cmd("status", "--json"), capture_output=True, text=True, timeout=30)
+        return status.returncode == 0 and not json.loads(status.stdout).get("pending")
+
+    wait_until(withdrawn, 10, "withdrawing the askdesk question answered in the terminal (no $/cancelRequest, still pending)")
 
 
 def mcp_stdio_call(world, tool, arguments):
@@ -1012,6 +1028,9 @@ def main():
                     print(f"      expects: {FIXES[name]}", flush=True)
                 report = world.failure_report() if world.scenario_dir else ""
                 print("      " + report.replace("\n", "\n      "), flush=True)
+                if world.scenario_dir:
+                    with open(os.path.join(world.scenario_dir, "failure.txt"), "w", encoding="utf-8") as f:
+                        f.write(f"{why}\n{report}\n")
             else:
                 passed.append(name)
                 print(f"PASS  {name} ({time.monotonic() - started:.1f} s)", flush=True)
@@ -1022,7 +1041,7 @@ def main():
                 if world.scenario_dir:
                     end_processes(world.scenario_dir)
     finally:
-        left = world.close()
+        left = world.close(failed)
     # The suite cleans up after itself: nothing it started may outlive it.
     if left:
         failed.append("no-process-left")
@@ -1035,8 +1054,8 @@ def main():
     if world.trap.hosts:
         refused = "; ".join(f"{host} ({', '.join(sorted(names))})" for host, names in sorted(world.trap.hosts.items()))
         print(f"note: connections kept from leaving the machine: {refused}")
-    if args.keep:
-        print(f"kept {world.dir}")
+    if world.keep:
+        print(f"logs kept in {world.dir} (failure.txt in each failed scenario's folder, mock.jsonl, broker.log)")
     print(f"{len(passed)} passed, {len(failed)} failed")
     return 0 if not failed else 1
 
