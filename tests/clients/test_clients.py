@@ -178,6 +178,9 @@ class Trap(threading.Thread):
 
 
 class World:
+    """The suite's private folder, the broker and its answerer, the mock, the trap, and the
+    current scenario's folder and what its failure report shows."""
+
     def __init__(self, askdesk, clients, keep):
         self.askdesk = askdesk
         self.clients = clients
@@ -736,22 +739,22 @@ def stop_codex(world, pane, codex_home):
     check(not seen, f"pgrep still finds Codex processes: {seen}")
 
 
-def codex_run(world, target):
+def codex_run(world):
     env, codex_home = codex_setup(world)
     pane = Pane(world, "codex", [os.path.join(world.clients, "codex"), "Create the marker file."], env, world.work)
     try:
         # New hooks need the user's trust: the start-up dialog's "Trust all and continue".
         pane.wait_for(r"Hooks need review|Trust all and continue")
-        pane.keys("2")
-        # The digit moves the selection (Enter confirms it), or confirms it at once.
+        # The digit moves the selection (Enter confirms it), or confirms it at once. A key sent
+        # while the dialog is still starting up is lost, so each is sent again until the screen
+        # moves on; the dialog is done when it is gone.
         deadline = time.monotonic() + EVENT_CEILING
-        while time.monotonic() < deadline:
-            screen = pane.capture()
-            if re.search(r"› 2\. Trust all", screen):
-                pane.keys("Enter")
-                break
-            if "Hooks need review" not in screen:
-                break
+        sent = 0.0
+        while "Hooks need review" in pane.capture():
+            check(time.monotonic() < deadline, "Codex's hook trust dialog did not go away")
+            if time.monotonic() - sent > 1:
+                pane.keys("Enter" if re.search(r"› 2\. Trust all", pane.capture()) else "2")
+                sent = time.monotonic()
             time.sleep(0.2)
         only_request(world)
         world.mock.wait_results(1, EVENT_CEILING)
@@ -763,7 +766,7 @@ def codex_run(world, target):
 def scenario_codex_tui_allow(world):
     world.begin("codex-tui-shell-allow", lambda work: shell_script(os.path.join(work, "codex-allowed.txt")), choose("Allow once"))
     target = os.path.join(world.work, "codex-allowed.txt")
-    codex_run(world, target)
+    codex_run(world)
     (request,) = world.answerer.requests
     check(request["agent"]["meta"].get("client") == "codex", "the agent is not Codex's hook")
     check(f"touch {target}" in request["questions"][0].get("detail", ""), "the command is not in the detail")
@@ -775,7 +778,7 @@ def scenario_codex_tui_allow(world):
 def scenario_codex_tui_deny(world):
     world.begin("codex-tui-shell-deny", lambda work: shell_script(os.path.join(work, "codex-denied.txt")), choose("Deny"))
     target = os.path.join(world.work, "codex-denied.txt")
-    codex_run(world, target)
+    codex_run(world)
     check(len(world.answerer.requests) == 1, "askdesk was not asked exactly once")
     check(not os.path.exists(target), "the denied command created its file")
     (result,) = results_for(world, 1)
@@ -862,9 +865,17 @@ def scenario_fix_a_terminal_answer_withdraws(world):
     # The terminal UI's default is auto mode, which asks nobody: the classic mode asks.
     pane = claude_tui(world, env, "Create the marker file.", "--permission-mode", "default")
     (request,) = only_request(world)
-    pane.wait_for(r"Do you want to (proceed|make this edit|create)|1\. Yes")
-    pane.keys("Enter")
-    wait_until(lambda: os.path.exists(target), EVENT_CEILING, "the command allowed in the terminal")
+    prompt = r"Do you want to (proceed|make this edit|create)|1\. Yes"
+    pane.wait_for(prompt)
+    # "Yes" in the terminal: Enter, sent again should the prompt not have taken it yet.
+    deadline = time.monotonic() + EVENT_CEILING
+    sent = 0.0
+    while not os.path.exists(target):
+        check(time.monotonic() < deadline, "the command allowed in the terminal did not run")
+        if time.monotonic() - sent > 2 and re.search(prompt, pane.capture()):
+            pane.keys("Enter")
+            sent = time.monotonic()
+        time.sleep(0.2)
     # Withdrawn: the answerer is told ($/cancelRequest), or at least the broker holds it no more.
     def withdrawn():
         if world.answerer.cancelled(request["id"]):
