@@ -8,8 +8,8 @@ telemetry and updates off). Print mode where the client allows it, a tmux pane w
 Every scenario checks what askdesk was asked (the answerer records it) and what the client then
 did (a file made or not, the tool result the mock received).
 
-Scenarios named `fix-*` check behaviours being fixed on other branches; they run like every other
-scenario and fail until the fix is in (FIXES lists them, with what each expects).
+EXPECTS says, for the scenarios that guard a behaviour users once missed, what each expects; a
+failure prints it.
 
 Usage: test_clients.py --askdesk BIN --clients NODE_MODULES_BIN [-k SUBSTRING] [--keep]
 Prints one line per scenario and a closing 'N passed, N failed' line; exits non-zero on a failure.
@@ -857,9 +857,9 @@ def scenario_gemini_mcp_review_plan(world):
     check(verdict_in_words(result["text"]), f"the verdict is not in words in {result['text']!r}")
 
 
-# ----- behaviours being fixed on other branches (FIXES) -----
-def scenario_fix_a_terminal_answer_withdraws(world):
-    world.begin("fix-a-terminal-answer-withdraws", lambda work: bash_script(os.path.join(work, "terminal.txt")), lambda params: HOLD)
+# ----- behaviours users once missed (EXPECTS) -----
+def scenario_claude_tui_terminal_answer_withdraws(world):
+    world.begin("claude-tui-terminal-answer-withdraws", lambda work: bash_script(os.path.join(work, "terminal.txt")), lambda params: HOLD)
     target = os.path.join(world.work, "terminal.txt")
     env = claude_setup(world)
     # The terminal UI's default is auto mode, which asks nobody: the classic mode asks.
@@ -918,8 +918,8 @@ def mcp_stdio_call(world, tool, arguments):
             proc.kill()
 
 
-def scenario_fix_b_structured_verdict(world):
-    world.begin("fix-b-review-plan-structured-verdict", [], choose("Approve"))
+def scenario_mcp_review_plan_verdict_in_words(world):
+    world.begin("mcp-review-plan-verdict-in-words", [], choose("Approve"))
     result = mcp_stdio_call(world, "review_plan", {"plan": PLAN})
     structured = result.get("structuredContent")
     world.artifacts.append(("review_plan result", json.dumps(result, indent=1)))
@@ -931,14 +931,14 @@ def scenario_fix_b_structured_verdict(world):
     )
 
 
-def scenario_fix_c_plan_file_only(world):
-    world.begin("fix-c-exit-plan-file-only", [], choose("Approve, ask before edits"))
+def scenario_claude_hook_plan_file_only(world):
+    world.begin("claude-hook-plan-file-only", [], choose("Approve, ask before edits"))
     plan_file = os.path.join(world.scenario_dir, "plan.md")
     with open(plan_file, "w", encoding="utf-8") as f:
         f.write(PLAN)
     # The hook input Claude Code sends for ExitPlanMode when the plan lives only in its file.
     hook_input = {
-        "session_id": "fix-c-session",
+        "session_id": "plan-file-session",
         "transcript_path": os.path.join(world.scenario_dir, "transcript.jsonl"),
         "cwd": world.work,
         "permission_mode": "plan",
@@ -958,14 +958,14 @@ def scenario_fix_c_plan_file_only(world):
     check(decision.get("hookSpecificOutput", {}).get("decision", {}).get("behavior") == "allow", "the approval was not printed")
 
 
-def scenario_fix_d_mcp_not_asked_as_permission(world):
+def scenario_claude_mcp_with_hook_asks_once(world):
     def policy(params):
         q = params["questions"][0]
         if q["question"].startswith("Allow"):
             return {"answers": [item(q, ["Allow once"])]}
         return {"answers": [item(q, ["Green"])]}
 
-    world.begin("fix-d-mcp-with-hook-not-asked-as-permission", [{"tool": "ask_user_question", "input": QUESTION}, {"text": "Thanks."}], policy)
+    world.begin("claude-mcp-with-hook-asks-once", [{"tool": "ask_user_question", "input": QUESTION}, {"text": "Thanks."}], policy)
     env = claude_setup(world, hook=True, mcp=True)
     claude_print(world, env, "Ask me the colour.")
     requests = world.answerer.wait_requests(1)
@@ -993,20 +993,19 @@ SCENARIOS = [
     ("claude-mcp-review-plan", scenario_claude_mcp_review_plan),
     ("gemini-mcp-ask-user-question", scenario_gemini_mcp_ask),
     ("gemini-mcp-review-plan", scenario_gemini_mcp_review_plan),
-    ("fix-a-terminal-answer-withdraws", scenario_fix_a_terminal_answer_withdraws),
-    ("fix-b-review-plan-structured-verdict", scenario_fix_b_structured_verdict),
-    ("fix-c-exit-plan-file-only", scenario_fix_c_plan_file_only),
-    ("fix-d-mcp-with-hook-not-asked-as-permission", scenario_fix_d_mcp_not_asked_as_permission),
+    ("claude-tui-terminal-answer-withdraws", scenario_claude_tui_terminal_answer_withdraws),
+    ("mcp-review-plan-verdict-in-words", scenario_mcp_review_plan_verdict_in_words),
+    ("claude-hook-plan-file-only", scenario_claude_hook_plan_file_only),
+    ("claude-mcp-with-hook-asks-once", scenario_claude_mcp_with_hook_asks_once),
 ]
 
-# The behaviours being fixed on other branches, and what their scenarios expect.
-FIXES = {
-    "fix-a-terminal-answer-withdraws": "answering Claude Code's prompt in its terminal withdraws the askdesk question ($/cancelRequest to the answerer)",
-    "fix-b-review-plan-structured-verdict": "review_plan's structuredContent says the verdict in words, not only {\"approved\": true}",
-    # (b) as a real client shows it: Claude Code hands the model a tool's structuredContent, not its text.
-    "claude-mcp-review-plan": "(b): Claude Code gives the model review_plan's structuredContent, so it must say the verdict in words",
-    "fix-c-exit-plan-file-only": "ExitPlanMode with planFilePath and no plan shows the file's plan in askdesk",
-    "fix-d-mcp-with-hook-not-asked-as-permission": "with the hook and MCP both installed, ask_user_question is not first asked as \"Allow the MCP tool …\"",
+# What the scenarios guarding a behaviour users once missed expect, printed when one fails.
+EXPECTS = {
+    "claude-tui-terminal-answer-withdraws": "answering Claude Code's prompt in its terminal withdraws the askdesk question ($/cancelRequest to the answerer)",
+    "mcp-review-plan-verdict-in-words": "review_plan's structuredContent says the verdict in words, not only {\"approved\": true}",
+        "claude-mcp-review-plan": "Claude Code gives the model review_plan's structuredContent, so it must say the verdict in words",
+    "claude-hook-plan-file-only": "ExitPlanMode with planFilePath and no plan shows the file's plan in askdesk",
+    "claude-mcp-with-hook-asks-once": "with the hook and MCP both installed, ask_user_question is not first asked as \"Allow the MCP tool …\"",
 }
 
 
@@ -1035,8 +1034,8 @@ def main():
                 failed.append(name)
                 why = str(error) if isinstance(error, Failed) else traceback.format_exc()
                 print(f"FAIL  {name} ({took:.1f} s): {why}", flush=True)
-                if name in FIXES:
-                    print(f"      expects: {FIXES[name]}", flush=True)
+                if name in EXPECTS:
+                    print(f"      expects: {EXPECTS[name]}", flush=True)
                 report = world.failure_report() if world.scenario_dir else ""
                 print("      " + report.replace("\n", "\n      "), flush=True)
                 if world.scenario_dir:
