@@ -27,7 +27,14 @@ class Session:
 
     def __init__(self, url, application, timeout=60, args=()):
         self.url = url.rstrip("/")
-        options = {"application": application, "args": list(args)}
+        args = list(args)
+        # A dropped window ends the WebDriver session with it, and a window left hidden by one test
+        # would be dropped in the middle of a slower one that follows. The drop is tested where it is
+        # meant to happen: by tests that start their app with a short --drop-window-after, and without
+        # WebDriver by the lifecycle suite.
+        if not any(a.startswith("--drop-window-after") for a in args):
+            args.append("--drop-window-after=never")
+        options = {"application": application, "args": args}
         caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": options}}}
         deadline = time.time() + timeout
         while True:
