@@ -19,8 +19,9 @@
 //! - [`rules_view`]: the answer rules as the page shows them (the Rules view, shadow suggestions).
 //! - [`page`]: the page's events and addresses.
 //!
-//! Within the crate: `answerer` → `plan_thread` → `plan_diff` → `markdown`; `answerer` →
-//! `rules_view`; `memory`, `rule_draft` and `page` stand alone.
+//! Within the crate the modules depend on each other one way: `answerer` → `plan_thread`,
+//! `rules_view`, `markdown`; `plan_thread` → `plan_diff`, `markdown`; `plan_diff` → `markdown`;
+//! `memory`, `rule_draft` and `page` use none of the others.
 
 pub mod answerer;
 pub mod markdown;
