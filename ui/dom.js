@@ -19,7 +19,7 @@ export function h(tag, props = {}, ...children) {
   return el;
 }
 
-/** Who asks: the agent's label, else its id, else "a script" (mirrors display_name in src-tauri/src/answerer.rs, for history records; queued requests carry `who` from Rust). */
+/** Who asks: the agent's label, else its id, else "a script" (mirrors display_name in crates/askdesk-view/src/answerer.rs, for history records; queued requests carry `who` from Rust). */
 export function agentName(agent) {
   if (!agent) return 'a script';
   return (agent.label && agent.label.trim()) || agent.id;

@@ -1,30 +1,29 @@
-//! The commands the page may call: thin wrappers over the GUI answerer, the journal and the opener.
+//! The commands the page may call: thin wrappers over the GUI answerer, the journal, the rules
+//! file and the opener; what they return is built by `askdesk_view`.
 //!
 //! Errors reach the page as `{ kind, message }`; `kind` is `late`, `invalid`, `refused` or `failed`.
 
-use askdesk_broker::journal::Journal;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use askdesk_broker::journal::{millis, Record};
 use askdesk_core::{Answer, RequestId};
+use askdesk_rules::file;
+use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
+use askdesk_view::memory::{Memory, PastAnswer};
+use askdesk_view::page::PageView;
+use askdesk_view::plan_thread::{
+    CommentError, CommentInput, HistoryPage, HistoryPageBuilder, HistoryQuery,
+};
+use askdesk_view::rule_draft::{self, RuleDraftView};
+use askdesk_view::rules_view::{self, RulesView, SuggestionView};
 use serde::Serialize;
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
 
-use crate::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
-use crate::desktop::Desktop;
-use crate::memory::{Memory, PastAnswer};
-use crate::plan_thread::{
-    CommentError, CommentInput, HistoryPage, HistoryPageBuilder, HistoryQuery,
-};
-// Rules made from answers (with the macros Tauri generates beside each command).
-pub use crate::rule_draft::*;
-use crate::rules_view::{self, RulesView, SuggestionView};
-use crate::window::{MainWindow, PageView};
-
-/// The journal the History view reads, if there is one.
-pub struct History(pub Option<Journal>);
-
-/// The answer rules engine, once its file has been read (never, without a configuration folder).
-#[derive(Default)]
-pub struct Rules(pub std::sync::OnceLock<askdesk_rules::Engine>);
+use crate::settings::Settings;
+use crate::state::{History, Rules};
+use crate::window::MainWindow;
 
 /// An error as the page receives it.
 #[derive(Debug, Serialize)]
@@ -34,7 +33,7 @@ pub struct CommandError {
 }
 
 impl CommandError {
-    pub(crate) fn new(kind: &'static str, message: impl ToString) -> Self {
+    fn new(kind: &'static str, message: impl ToString) -> Self {
         CommandError {
             kind,
             message: message.to_string(),
@@ -100,10 +99,10 @@ fn suggestions(engine: &askdesk_rules::Engine, request: RequestId) -> Vec<Sugges
 }
 
 #[tauri::command]
-pub fn get_settings(gui: State<'_, GuiAnswerer>, desktop: State<'_, Desktop>) -> SettingsView {
+pub fn get_settings(gui: State<'_, GuiAnswerer>, settings: State<'_, Settings>) -> SettingsView {
     SettingsView {
         dnd: gui.dnd(),
-        notify_only: desktop.settings.notify_only,
+        notify_only: settings.notify_only,
     }
 }
 
@@ -235,6 +234,56 @@ pub async fn set_rule_mode(
     Ok(())
 }
 
+/// The rule that answers the waiting `request` with `answer` in its project ("Always answer this
+/// way here"), for the page to preview.
+#[tauri::command]
+pub async fn draft_rule(
+    gui: State<'_, GuiAnswerer>,
+    rules: State<'_, Rules>,
+    request: u64,
+    answer: Answer,
+) -> Result<RuleDraftView, CommandError> {
+    let asked = waiting(&gui, request)?;
+    let path = rules_path(&rules)?;
+    let now = millis(SystemTime::now());
+    blocking(move || rule_draft::from_answer(path, &asked, &answer, now)).await
+}
+
+/// The rule that answers a History record's request as the human did then ("Make a rule").
+#[tauri::command]
+pub async fn draft_rule_from_history(
+    rules: State<'_, Rules>,
+    record: Record,
+) -> Result<RuleDraftView, CommandError> {
+    let path = rules_path(&rules)?;
+    blocking(move || rule_draft::from_record(path, &record)).await
+}
+
+/// Appends the previewed rule to the rules file, keeping everything in it, and reloads the rules
+/// so the rule is in force when the page hears back; refused (with the file unchanged) when the
+/// file does not load, the name is taken, or the text is not one valid rule.
+#[tauri::command]
+pub async fn save_rule(rules: State<'_, Rules>, text: String) -> Result<String, CommandError> {
+    let path = rules_path(&rules)?;
+    let saved = path.clone();
+    blocking(move || askdesk_rules::append_rule(&path, &text))
+        .await?
+        .map_err(|e| CommandError::new("refused", rule_draft::error_text(&e)))?;
+    if let Some(engine) = rules.0.get() {
+        engine.reload().await;
+    }
+    tracing::info!(path = %saved.display(), "a rule made from an answer was saved");
+    Ok(saved.display().to_string())
+}
+
+/// The rules file in force: the engine's, else where it would be.
+fn rules_path(rules: &Rules) -> Result<PathBuf, CommandError> {
+    match rules.0.get() {
+        Some(engine) => Ok(engine.path().to_owned()),
+        None => file::default_path().map_err(|e| CommandError::new("failed", e)),
+    }
+}
+
 /// Opens a link from rendered markdown in the system browser (the page asked the human first).
 #[tauri::command]
 pub async fn open_link(app: AppHandle, url: String) -> Result<(), CommandError> {
@@ -273,7 +322,7 @@ pub fn viewed(window: State<'_, MainWindow>, view: PageView) {
 }
 
 /// Runs file, journal or desktop work off the window's thread.
-pub(crate) async fn blocking<T: Send + 'static>(
+async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, CommandError> {
     tauri::async_runtime::spawn_blocking(work)
@@ -282,7 +331,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 }
 
 /// The waiting request `request`; the page is told `late` when it has settled meanwhile.
-pub(crate) fn waiting(
+fn waiting(
     gui: &GuiAnswerer,
     request: u64,
 ) -> Result<std::sync::Arc<askdesk_core::Request>, CommandError> {

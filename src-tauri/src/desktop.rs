@@ -12,23 +12,17 @@ use std::sync::Arc;
 
 use askdesk_broker::journal::{Journal, Record};
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
+use askdesk_view::answerer::{display_name, GuiAnswerer, Presenter, Removal};
+use askdesk_view::page::{
+    QueueChanged, Withdrawn, EVENT_DND, EVENT_HISTORY, EVENT_QUEUE, EVENT_WITHDRAWN,
+};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
 
-use crate::answerer::{display_name, GuiAnswerer, Presenter, Removal};
 use crate::notify::{self, Action, Notifier};
 use crate::settings::Settings;
-use crate::{commands, tray, window};
-
-/// Page events.
-pub const EVENT_QUEUE: &str = "queue-changed";
-pub const EVENT_WITHDRAWN: &str = "request-withdrawn";
-pub const EVENT_FOCUS: &str = "focus-request";
-/// The window was on screen but had not the input focus, and the app is giving it the focus: keys
-/// already down in the window the person was typing in must not act in the page.
-pub const EVENT_RAISED: &str = "window-raised";
-pub const EVENT_DND: &str = "dnd-changed";
-pub const EVENT_HISTORY: &str = "history-changed";
+use crate::state::Rules;
+use crate::{tray, window};
 
 /// Events waiting for the desktop thread. Requests are bounded by the broker's limits, so a full
 /// channel means the thread is stuck; the page still refreshes from `get_queue`.
@@ -38,7 +32,6 @@ const QUEUE: usize = 1024;
 pub struct Desktop {
     events: SyncSender<Event>,
     journal: Option<Journal>,
-    pub settings: Settings,
 }
 
 /// The [`Presenter`] the GUI answerer talks to.
@@ -55,23 +48,6 @@ enum Event {
     /// A late answer was recorded: History changed.
     Recorded,
     Dnd(bool),
-}
-
-#[derive(Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct QueueChanged {
-    waiting: usize,
-}
-
-#[derive(Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Withdrawn {
-    request: RequestId,
-    who: String,
-    /// The rule whose `after` deadline settled the request, when it was one (not the agent).
-    rule: Option<String>,
-    /// What that rule did, in words (`answer "No"`).
-    action: Option<String>,
 }
 
 /// What the desktop thread remembers of a waiting request, to tell the page how it left.
@@ -101,11 +77,7 @@ impl Desktop {
         std::thread::Builder::new()
             .name("askdesk-desktop".into())
             .spawn(move || worker.run(receiver))?;
-        Ok(Desktop {
-            events,
-            journal,
-            settings,
-        })
+        Ok(Desktop { events, journal })
     }
 
     pub fn presenter(&self) -> DesktopPresenter {
@@ -175,7 +147,7 @@ impl Worker {
                     // A rule with `after` set its deadline as it was offered the request, first.
                     let deadline = self
                         .app
-                        .try_state::<commands::Rules>()
+                        .try_state::<Rules>()
                         .and_then(|rules| rules.0.get().and_then(|e| e.deadline(request.id)));
                     known.insert(
                         request.id,

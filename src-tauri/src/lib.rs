@@ -1,39 +1,37 @@
 //! askdesk-desktop: the askdesk broker with a window, a tray icon and desktop notifications.
 //!
+//! The crate is the Tauri shell around `askdesk_view`, which holds everything the desktop shows
+//! and decides without a GUI toolkit (the GUI answerer, markdown, plan threads, past answers, the
+//! rules views, the page's events and addresses) and is tested by plain `cargo test`. What stays
+//! here talks to Tauri, GTK, WebKit or D-Bus:
+//!
 //! - [`run`] (this file): start-up as a few named steps (a display, one instance per user, the
 //!   broker on Tauri's async runtime), and a clean stop on exit.
 //! - [`graphics`]: whether a display is there, checked before anything is bound.
+//! - [`state`]: what several modules share through Tauri's state: the journal, the rules engine.
 //! - [`window`]: the one window, created on demand and dropped after it has been hidden a while
 //!   (what the human typed stays as the page's draft), so a hidden app holds no web process.
-//! - [`answerer`]: the GUI answerer on the waterfall; knows nothing of Tauri.
-//! - [`desktop`]: what the answerer's events do on the desktop: page events, window, tray,
-//!   notifications, late answers into the journal.
 //! - [`tray`]: the tray icon, its menu and its waiting count.
+//! - [`desktop`]: what the GUI answerer's events do on the desktop: page events, window, tray,
+//!   notifications, late answers into the journal.
 //! - [`commands`]: the thin `#[tauri::command]` wrappers the page calls.
 //! - [`notify`]: freedesktop notifications with actions, on threads of their own.
-//! - [`markdown`]: `detail` rendered and sanitized; the only HTML the page inserts.
-//! - [`memory`]: the human's past answers to the same question in the same project.
-//! - [`plan_diff`]: the block diff between two versions of a plan.
-//! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text,
-//!   History's thread entries.
-//! - [`rule_draft`]: rules made from answers: a rule drafted from a waiting request or a History
-//!   record for the page to preview, and saved into the rules file.
-//! - [`rules_view`]: the answer rules as the page shows them (the Rules view, shadow suggestions).
 //! - [`settings`]: start-up settings from the environment and the command line.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
+//!
+//! Dependencies between the modules point one way, with no cycle: `commands` → `window`,
+//! `state`, `settings`; `desktop` → `tray`, `window`, `notify`, `state`, `settings`; `tray` →
+//! `window`; `window` → `trim`. Each may use `askdesk_view`, which uses none of them. The page's
+//! event names and payloads live in `askdesk_view::page`, so the window and the desktop thread
+//! both emit them without knowing of each other; the handles they share (the journal, the rules
+//! engine) sit in `state`, not in the commands that read them.
 
-pub mod answerer;
 pub mod commands;
 pub mod desktop;
 pub mod graphics;
-pub mod markdown;
-pub mod memory;
 pub mod notify;
-pub mod plan_diff;
-pub mod plan_thread;
-pub mod rule_draft;
-pub mod rules_view;
 pub mod settings;
+pub mod state;
 pub mod tray;
 pub mod trim;
 pub mod window;
@@ -52,9 +50,13 @@ use tauri::async_runtime::JoinHandle;
 use tauri::{App, AppHandle, Manager, RunEvent};
 use tokio_util::sync::CancellationToken;
 
-use crate::answerer::GuiAnswerer;
+use askdesk_view::answerer::GuiAnswerer;
+use askdesk_view::markdown;
+use askdesk_view::memory::Memory;
+
 use crate::desktop::Desktop;
 use crate::settings::Settings;
+use crate::state::{History, Rules};
 use crate::window::MainWindow;
 
 /// How long the app waits for the broker to settle its requests and stop on exit.
@@ -189,20 +191,21 @@ fn start_desktop(
     let shutdown = CancellationToken::new();
     // The answer rules go to the head of the chain once their file is read; the page reads
     // their deadlines through the managed handle.
-    app.manage(commands::Rules::default());
+    app.manage(Rules::default());
     tauri::async_runtime::spawn({
         let (service, shutdown, handle) = (service.clone(), shutdown.clone(), handle.clone());
         async move {
             if let Some(engine) = askdesk_rules::Engine::start_default(&service, &shutdown).await {
-                let _ = handle.state::<commands::Rules>().0.set(engine.clone());
-                rules_view::follow(handle, engine).await;
+                let _ = handle.state::<Rules>().0.set(engine.clone());
+                state::follow_rules(handle, engine).await;
             }
         }
     });
     app.manage(gui);
     app.manage(desktop);
-    app.manage(commands::History(journal.clone()));
-    app.manage(memory::Memory::default());
+    app.manage(settings.clone());
+    app.manage(History(journal.clone()));
+    app.manage(Memory::default());
     if let Err(error) = tray::build(&handle) {
         tracing::warn!(%error, "no tray icon");
     }
@@ -274,10 +277,7 @@ fn stop_broker(app: &AppHandle) {
             Err(_) => tracing::warn!("the broker did not stop within {STOP_TIMEOUT:?}"),
         }
     }
-    if let Some(journal) = app
-        .try_state::<commands::History>()
-        .and_then(|h| h.0.clone())
-    {
+    if let Some(journal) = app.try_state::<History>().and_then(|h| h.0.clone()) {
         journal.close();
     }
 }

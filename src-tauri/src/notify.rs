@@ -16,11 +16,10 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
 use askdesk_core::{Request, RequestId};
+use askdesk_view::answerer::display_name;
 use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
 use tokio::sync::oneshot;
-
-use crate::answerer::display_name;
 
 /// What the human did with a notification.
 #[derive(Debug, Clone, PartialEq, Eq)]

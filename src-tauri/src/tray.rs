@@ -1,11 +1,11 @@
 //! The tray icon: how many requests wait (tooltip and title), and a menu to open the window,
 //! switch do-not-disturb and quit.
 
+use askdesk_view::answerer::GuiAnswerer;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Wry};
 
-use crate::answerer::GuiAnswerer;
 use crate::window;
 
 const TRAY_ID: &str = "askdesk";

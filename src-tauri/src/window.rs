@@ -16,17 +16,15 @@
 //! on any thread never wait for it and two opens cannot race.
 //!
 //! [`Settings::drop_window_after`]: crate::settings::Settings::drop_window_after
-//! [`GuiAnswerer::save_draft`]: crate::answerer::GuiAnswerer::save_draft
+//! [`GuiAnswerer::save_draft`]: askdesk_view::answerer::GuiAnswerer::save_draft
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use askdesk_core::RequestId;
-use serde::Serialize;
+use askdesk_view::page::{self, Focus, PageView, Resume, EVENT_FOCUS, EVENT_RAISED};
 use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder, Window, WindowEvent};
 
-use crate::desktop::{EVENT_FOCUS, EVENT_RAISED};
 use crate::trim;
 
 /// The label of the one window.
@@ -39,30 +37,9 @@ pub struct MainWindow {
     drop_after: Option<Duration>,
     /// Bumped whenever the window is opened or hidden: a drop planned at an earlier hide is void.
     epoch: AtomicU64,
-    /// The request the page showed last: a window rebuilt for no request in particular opens on
-    /// it again (the page falls back to the oldest if it no longer waits).
-    last_shown: Mutex<Option<RequestId>>,
-    /// The view the page showed last: a window rebuilt for no request in particular opens on it
-    /// again (History, Rules), so hiding the window and coming back later finds the human where
-    /// they were.
-    last_view: Mutex<PageView>,
-}
-
-/// The page's main views.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PageView {
-    /// The waiting requests (or the empty state).
-    #[default]
-    Queue,
-    History,
-    Rules,
-}
-
-#[derive(Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Focus {
-    request: RequestId,
+    /// The request and the view the page showed last: a window rebuilt for no request in
+    /// particular opens on them again.
+    resume: Resume,
 }
 
 impl MainWindow {
@@ -72,26 +49,18 @@ impl MainWindow {
         MainWindow {
             drop_after,
             epoch: AtomicU64::new(0),
-            last_shown: Mutex::new(None),
-            last_view: Mutex::new(PageView::Queue),
+            resume: Resume::default(),
         }
     }
 
     /// The page has shown this request.
     pub fn shown(&self, request: RequestId) {
-        *askdesk_core::sync::lock(&self.last_shown) = Some(request);
+        self.resume.shown(request);
     }
 
     /// The page switched to this view.
     pub fn viewed(&self, view: PageView) {
-        *askdesk_core::sync::lock(&self.last_view) = view;
-    }
-
-    /// Where a page built for no request in particular opens: the view and request shown last.
-    fn resume(&self) -> String {
-        let request = *askdesk_core::sync::lock(&self.last_shown);
-        let view = *askdesk_core::sync::lock(&self.last_view);
-        page(request, view)
+        self.resume.viewed(view);
     }
 
     fn bump(&self) -> u64 {
@@ -140,9 +109,9 @@ fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
             None => {
                 // A window built for a request shows it; any other resumes where the last page was.
                 let address = match (focus, handle.try_state::<MainWindow>()) {
-                    (Some(request), _) => page(Some(request), PageView::Queue),
-                    (None, Some(state)) => state.resume(),
-                    (None, None) => page(None, PageView::Queue),
+                    (Some(request), _) => page::address(Some(request), PageView::Queue),
+                    (None, Some(state)) => state.resume.address(),
+                    (None, None) => page::address(None, PageView::Queue),
                 };
                 if let Err(error) = build(&handle, address) {
                     tracing::warn!(%error, "the window could not be built");
@@ -172,8 +141,8 @@ pub fn on_event(window: &Window, event: &WindowEvent) {
     }
 }
 
-/// Builds the window at `address` (from [`page`]) and shows it. The page reads the queue when it
-/// starts, and selects the request and view its address names.
+/// Builds the window at `address` (from [`page::address`]) and shows it. The page reads the queue
+/// when it starts, and selects the request and view its address names.
 fn build(app: &AppHandle, address: String) -> tauri::Result<()> {
     let window = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(address.into()))
         .title("askdesk")
@@ -189,25 +158,6 @@ fn build(app: &AppHandle, address: String) -> tauri::Result<()> {
     window.set_focus()?;
     tracing::debug!("window built");
     Ok(())
-}
-
-/// The page's address: the request to select (as the number the page's queue uses, not `r5`)
-/// and the view to open on, when it is not the queue.
-fn page(request: Option<RequestId>, view: PageView) -> String {
-    let mut hash = Vec::new();
-    if let Some(request) = request {
-        hash.push(format!("request={}", request.0));
-    }
-    match view {
-        PageView::Queue => {}
-        PageView::History => hash.push("view=history".to_owned()),
-        PageView::Rules => hash.push("view=rules".to_owned()),
-    }
-    if hash.is_empty() {
-        "index.html".to_owned()
-    } else {
-        format!("index.html#{}", hash.join("&"))
-    }
 }
 
 /// Drops the window after the configured delay if by then it is still hidden and has not been
@@ -348,37 +298,5 @@ fn drop_if_still_hidden(app: &AppHandle, epoch: u64) {
         });
     if let Err(error) = released {
         tracing::debug!(%error, "clean pages not released");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_page_address_names_the_request_by_its_number_and_the_view() {
-        // ui/app.js reads it as the hash's `request` and `view` parameters.
-        assert_eq!(
-            page(Some(RequestId(17)), PageView::Queue),
-            "index.html#request=17"
-        );
-        assert_eq!(page(None, PageView::Queue), "index.html");
-        assert_eq!(page(None, PageView::History), "index.html#view=history");
-        assert_eq!(
-            page(Some(RequestId(3)), PageView::Rules),
-            "index.html#request=3&view=rules"
-        );
-    }
-
-    #[test]
-    fn a_page_built_for_no_request_resumes_the_last_view_and_request() {
-        let window = MainWindow::new(None);
-        assert_eq!(window.resume(), "index.html");
-        window.shown(RequestId(5));
-        assert_eq!(window.resume(), "index.html#request=5");
-        window.viewed(PageView::History);
-        assert_eq!(window.resume(), "index.html#request=5&view=history");
-        window.viewed(PageView::Queue);
-        assert_eq!(window.resume(), "index.html#request=5");
     }
 }

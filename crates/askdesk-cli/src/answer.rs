@@ -10,14 +10,88 @@ use askdesk_broker::protocol::RpcError;
 use askdesk_core::{
     AgentInfo, Answer, AnswerItem, ErrorCode, Intent, Question, Scope, UserQuestionError,
 };
+use clap::{Args, ValueEnum};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::task::JoinSet;
 
-use crate::cli::{AnswerArgs, Policy, ScopeArg};
 use crate::connect::connect;
 use crate::exit::{Error, Result};
+
+/// Answer requests headlessly, with a policy or an external command
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Registers as an answerer on the broker's waterfall and answers every request it is \
+offered until Ctrl-C (or --count requests). With --exec, CMD runs via `sh -c` once per request: the \
+request JSON {\"questions\":[...],\"agent\":{...}} is written to its stdin and its stdout must be an \
+answer JSON ({\"answers\":[...]}) to claim the request, `null` to pass it to the next answerer, or \
+{\"error\":{\"code\":\"CODE\",\"message\":\"...\"}} to fail it with that error code. A non-zero exit \
+fails the request as an internal error. A request that is withdrawn (the asker cancelled) kills CMD.
+
+Policies:
+  first        the first option of each question; questions without options are skipped
+  recommended  the option whose label ends with \"(Recommended)\", else the first
+  skip         every question skipped (selected: [])
+  dismiss      fail the request ASK_CANCELLED, as a human dismissing it would
+  delegate     pass every request to the next answerer
+
+A policy answers neither permission prompts (the asking agent's meta names a tool, as `askdesk \
+hook` registers it) nor plan reviews (intent plan-review): it passes them to the next answerer, \
+unless --include-permissions or --include-plans says to answer them too. An --exec command sees the \
+agent and the intent, and decides for itself.
+
+Exit status: 0 after Ctrl-C or --count requests; 2 usage error; 3 no broker is running; 6 the broker \
+is at its connection limit; 20 the broker closed the connection.
+
+Examples:
+  askdesk answer --policy recommended --prepend --label autopilot
+  askdesk answer --scope agents --policy dismiss
+  askdesk answer --count 1 --exec 'jq -c \"{answers: [.questions[] | {id, selected: []}]}\"'"
+)]
+pub struct AnswerArgs {
+    /// Which requests to receive: every one, or only those asked for an agent
+    #[arg(long, value_enum, default_value_t = ScopeArg::All)]
+    pub scope: ScopeArg,
+    /// Go first in the waterfall (before the desktop app's answerer)
+    #[arg(long)]
+    pub prepend: bool,
+    /// The label `askdesk status` and the history show for this answerer
+    #[arg(long, value_name = "TEXT", default_value = "askdesk answer")]
+    pub label: String,
+    /// How to answer
+    #[arg(long, value_enum, default_value_t = Policy::First, conflicts_with = "exec")]
+    pub policy: Policy,
+    /// Answer with a command, run via `sh -c` for each request (see below)
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+    /// Answer permission prompts too (an agent whose meta names a tool, as `askdesk hook` asks);
+    /// by default a policy passes them to the next answerer
+    #[arg(long, conflicts_with = "exec")]
+    pub include_permissions: bool,
+    /// Answer plan reviews too (intent plan-review); by default a policy passes them to the next
+    /// answerer
+    #[arg(long, conflicts_with = "exec")]
+    pub include_plans: bool,
+    /// Exit after handling this many requests
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    All,
+    Agents,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    First,
+    Recommended,
+    Skip,
+    Dismiss,
+    Delegate,
+}
 
 /// What the answerer sends back for one request.
 #[derive(Debug, Clone, PartialEq)]

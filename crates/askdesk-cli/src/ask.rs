@@ -7,13 +7,100 @@ use askdesk_broker::protocol::RpcError;
 use askdesk_core::{
     AgentRegistration, AskRequest, Handle, Intent, Question, QuestionOption, UserQuestionError,
 };
+use clap::Args;
 use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::AskArgs;
 use crate::connect::{connect, current_dir};
+use crate::duration;
 use crate::exit::{Error, Result};
+
+/// Ask one batch of questions and print the answer as JSON
+#[derive(Debug, Args)]
+#[command(after_help = ASK_AFTER_HELP)]
+pub struct AskArgs {
+    /// The question (or use --question)
+    #[arg(value_name = "QUESTION", conflicts_with_all = ["question", "json"])]
+    pub positional: Option<String>,
+    /// The question
+    #[arg(short, long, value_name = "TEXT", conflicts_with = "json")]
+    pub question: Option<String>,
+    /// The question's id, named again in the answer
+    #[arg(long, value_name = "ID", default_value = "q1", conflicts_with = "json")]
+    pub id: String,
+    /// An option: its label, optionally `=` and a description; repeat for more. The first `=` splits.
+    #[arg(
+        short,
+        long = "option",
+        value_name = "LABEL[=DESCRIPTION]",
+        conflicts_with = "json"
+    )]
+    pub options: Vec<String>,
+    /// Several options may be chosen
+    #[arg(short, long, conflicts_with = "json")]
+    pub multi: bool,
+    /// A short heading shown above the question
+    #[arg(long, value_name = "TEXT", conflicts_with = "json")]
+    pub header: Option<String>,
+    /// Supporting markdown shown with the question, inline
+    #[arg(long, value_name = "MARKDOWN", conflicts_with_all = ["json", "detail_file"])]
+    pub detail: Option<String>,
+    /// Supporting markdown shown with the question, from a file (`-` reads stdin)
+    #[arg(long, value_name = "PATH|-", conflicts_with = "json")]
+    pub detail_file: Option<PathBuf>,
+    /// Ask for a plan review: the detail is the plan; without options, offers "Approve" and "Keep planning"
+    #[arg(long, conflicts_with = "json")]
+    pub plan_review: bool,
+    /// The option label that approves the plan (required with --plan-review and --option)
+    #[arg(long, value_name = "LABEL", requires = "plan_review")]
+    pub approve: Option<String>,
+    /// The whole batch as JSON: `{"questions":[...]}` or a bare array (`-` reads stdin)
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<PathBuf>,
+    /// Ask as an agent with this id: registered as a root agent for the duration of the ask
+    #[arg(long, value_name = "ID")]
+    pub agent_id: Option<String>,
+    /// The agent's display label (registers an agent; the id defaults to `askdesk-ask-<pid>`)
+    #[arg(long, value_name = "TEXT")]
+    pub agent_label: Option<String>,
+    /// Ask as an agent registered elsewhere: its instance token (with --agent-id); nothing is registered
+    #[arg(long, value_name = "TOKEN", requires = "agent_id", conflicts_with_all = ["agent_label", "owner", "meta"])]
+    pub agent_instance: Option<String>,
+    /// Register the agent as owned by this live agent (a delegated child; its asks fail DELEGATED_CALLER)
+    #[arg(long, value_name = "ID:INSTANCE")]
+    pub owner: Option<String>,
+    /// Extra display information about the agent (`cwd` is added from the current directory); repeatable
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Give up after this many seconds, counted from the start (a broker that does not answer
+    /// included), more than 0 and at most 31536000 (365 days); the ask is cancelled: exit 10
+    #[arg(long, value_name = "SECONDS", value_parser = duration::seconds)]
+    pub timeout: Option<Duration>,
+    /// Print the answer indented
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+// The exit-status table comes from `exit::exit_table!`, the one place it is written.
+const ASK_AFTER_HELP: &str = concat!(
+        "Prints the answer JSON on stdout, e.g. {\"answers\":[{\"id\":\"q1\",\"selected\":[\"Yes\"]}]}. \
+On failure prints `Error: <message>` on stderr and exits with the status of its error code. \
+Ctrl-C while waiting cancels the ask (exit 10).
+
+",
+        crate::exit::exit_table!(),
+        "
+
+Examples:
+  askdesk ask 'Delete the build cache?' -o 'Yes (Recommended)=frees 2 GB' -o No
+  askdesk ask --id langs --multi -q 'Which languages?' -o Rust -o Go -o Python
+  askdesk ask 'What should the release be called?'          # free text: the answer has `custom`
+  askdesk ask --plan-review --detail-file PLAN.md 'Approve this plan?'
+  askdesk ask --agent-label 'release bot' 'Ship it?' -o Yes -o No
+  echo '[{\"id\":\"a\",\"question\":\"Proceed?\",\"options\":[{\"label\":\"Yes\"}]}]' | askdesk ask --json -
+  askdesk ask --timeout 60 'Still there?' -o Yes || echo \"exit $?\""
+);
 
 /// The option labels a plan review offers when no `--option` is given.
 pub const APPROVE: &str = "Approve";

@@ -4,10 +4,35 @@ use std::collections::VecDeque;
 
 use askdesk_broker::journal::{self, Outcome, Record};
 use askdesk_core::Answer;
+use clap::Args;
 
-use crate::cli::HistoryArgs;
 use crate::exit::{Error, Result};
 use crate::terminal::{clip, columns, one_line};
+
+/// Show the history of settled requests, newest first
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads the journal under $XDG_DATA_HOME/askdesk/ (no broker needed).
+
+Examples:
+  askdesk history
+  askdesk history --outcome dismissed --limit 5
+  askdesk history --agent release-bot --json | jq .answer"
+)]
+pub struct HistoryArgs {
+    /// JSON lines (one record per line, newest first)
+    #[arg(long)]
+    pub json: bool,
+    /// Only requests of this agent (its id or its label)
+    #[arg(long, value_name = "ID|LABEL")]
+    pub agent: Option<String>,
+    /// Only requests that settled this way
+    #[arg(long, value_parser = outcome_parser())]
+    pub outcome: Option<Outcome>,
+    /// At most this many records
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
 
 pub async fn run(args: HistoryArgs) -> Result<()> {
     let json = args.json;

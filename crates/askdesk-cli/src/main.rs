@@ -1,6 +1,8 @@
 //! `askdesk`: the command-line client of the askdesk broker, and the MCP server over stdio.
 //!
-//! - [`cli`]: the command line (clap derive), with the help text and examples of every command.
+//! - [`cli`]: the command line (clap derive), assembled from the arguments, help text and examples
+//!   each command's module keeps beside its code.
+//! - [`duration`]: the `SECONDS` values of `--timeout`.
 //! - [`exit`]: the exit statuses and the one error type every command fails with.
 //! - [`serve`]: `askdesk serve`, the broker without a GUI.
 //! - [`ask`]: `askdesk ask`, one batch of questions from flags or JSON.
@@ -20,6 +22,7 @@ mod answer;
 mod ask;
 mod cli;
 mod connect;
+mod duration;
 mod exit;
 mod history;
 mod hook;

@@ -1,15 +1,51 @@
 //! `askdesk rules list|test`: the answer rules in force replayed through the history journal.
 
 use std::fmt::Write;
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 use askdesk_broker::journal::{millis, Record};
 use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Verdict};
+use clap::{Args, Subcommand};
 
-use crate::cli::{RulesArgs, RulesCommand};
 use crate::exit::{Error, Result};
 use crate::history::{answer_summary, when};
 use crate::terminal::{columns, one_line};
+
+/// Check the answer rules against the history: what they would have done, and how often you agree
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads the rules file ($XDG_CONFIG_HOME/askdesk/rules.toml, or --file) and the journal \
+under $XDG_DATA_HOME/askdesk/; no broker needed. The rules file's format: docs/rules.md.
+
+Exit status: 0; 2 usage error; 4 the rules file is broken (the error names its line and column); \
+20 a file cannot be read.
+
+Examples:
+  askdesk rules list
+  askdesk rules test --since 7d
+  askdesk rules test --file draft.toml"
+)]
+pub struct RulesArgs {
+    #[command(subcommand)]
+    pub command: RulesCommand,
+    /// The rules file to check [default: $XDG_CONFIG_HOME/askdesk/rules.toml]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Each rule with its mode, action, and its hit, act and agreement counts over the whole journal
+    List,
+    /// Replay the journal through the rules: per rule, what it would have done and where that
+    /// differs from what you chose
+    Test {
+        /// Only requests asked within this long, e.g. 7d, 12h, 30m [default: the whole journal]
+        #[arg(long, value_name = "DURATION")]
+        since: Option<String>,
+    },
+}
 
 pub async fn run(args: RulesArgs) -> Result<()> {
     // The installed file may be missing (no rules yet); a draft named with --file must exist.

@@ -2,15 +2,40 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use askdesk_broker::protocol::methods::{HistoryState, HistoryStatus, StatusResult};
 use askdesk_core::AgentSummary;
+use clap::Args;
 use serde_json::Value;
 
-use crate::cli::StatusArgs;
 use crate::connect::connect;
+use crate::duration;
 use crate::exit::{Error, Result};
 use crate::terminal::one_line;
+
+/// Show what the broker holds: connections, agents, answerers, pending requests
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 the status was printed; 2 usage error; 3 no broker is running; \
+6 the broker is at its connection limit; 20 the broker did not answer within --timeout (stopped or \
+overloaded), closed the connection or answered out of shape, or another I/O error (such as no \
+permission on the socket).
+
+Examples:
+  askdesk status
+  askdesk status --json | jq .pending
+  askdesk status --timeout 30                       # a busy broker may take its time"
+)]
+pub struct StatusArgs {
+    /// Print the broker's status object as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Give up when the broker has not answered after this many seconds (exit 20); more than 0
+    /// and at most 31536000 (365 days)
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = duration::seconds)]
+    pub timeout: Duration,
+}
 
 pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
     // A broker that accepts but never answers (stopped, or wedged) must not hang the command.

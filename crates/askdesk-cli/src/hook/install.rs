@@ -4,10 +4,48 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::Args;
+
 use super::json::Json;
 use super::HookClient;
-use crate::cli::{InstallArgs, UninstallArgs};
 use crate::exit::{Error, Result};
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The client whose settings get the hook
+    #[arg(value_enum)]
+    pub client: HookClient,
+    /// Print the snippet to merge instead of changing any file
+    #[arg(long)]
+    pub print: bool,
+    /// Which tools' prompts come to askdesk: `*` for all, or names such as `ExitPlanMode|AskUserQuestion|Bash`
+    #[arg(long, value_name = "TOOLS", default_value = "*")]
+    pub matcher: String,
+    /// Seconds the client lets the hook wait for you before it shows its own prompt (1 or more) [default: Claude Code 1800; Codex 120, since Codex shows no prompt of its own until the hook ends]
+    #[arg(long, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+    /// The settings file [default: ~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json]
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Claude Code: the name askdesk's MCP server was added under, when not `askdesk`
+    #[arg(long, value_name = "NAME", default_value = super::MCP_SERVER,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub mcp_server: String,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// The client whose settings lose the hook
+    #[arg(value_enum)]
+    pub client: HookClient,
+    /// Print the file as it would be instead of changing it
+    #[arg(long)]
+    pub print: bool,
+    /// The settings file (as for install)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
 
 /// The suffix of the copy of the previous file kept next to it.
 const BACKUP_SUFFIX: &str = ".askdesk-backup";

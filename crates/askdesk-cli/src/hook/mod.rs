@@ -26,14 +26,57 @@ use std::path::{Path, PathBuf};
 
 use askdesk_broker::client::{answered_within, Client, ClientError};
 use askdesk_core::{AgentRegistration, AskRequest, Handle, RegistryError};
+use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::{HookArgs, HookCommand, HookRunArgs};
 use crate::exit::Result;
+pub use install::{InstallArgs, UninstallArgs};
 use prompt::HookInput;
 pub use prompt::{HookClient, MCP_SERVER};
+
+/// Answer Claude Code's and Codex's permission prompts in askdesk (their PermissionRequest hook)
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The client runs `askdesk hook claude-code` (or `codex`) for each permission \
+prompt: plan approval, AskUserQuestion, and \"may I run this tool?\". It reads the hook's JSON on \
+stdin, asks you through askdesk, and prints the client's decision JSON. Whenever askdesk cannot \
+decide (no broker and no display, you dismiss or skip the question, bad input) it prints nothing, \
+exits 0 and says why on stderr: the client then shows its own prompt.
+
+Examples:
+  askdesk hook install claude-code                 # merge the hook into ~/.claude/settings.json
+  askdesk hook install codex --print               # show the ~/.codex/hooks.json entry instead
+  askdesk hook uninstall claude-code"
+)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub command: HookCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Answer one Claude Code PermissionRequest (hook input on stdin, decision on stdout)
+    ClaudeCode(HookRunArgs),
+    /// Answer one Codex PermissionRequest (hook input on stdin, decision on stdout)
+    Codex(HookRunArgs),
+    /// Add the hook to the client's settings (merged, idempotent, previous file backed up)
+    Install(InstallArgs),
+    /// Remove askdesk's hook from the client's settings, and nothing else
+    Uninstall(UninstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookRunArgs {
+    /// Never start the desktop app; without a broker the client shows its own prompt
+    #[arg(long)]
+    pub no_launch: bool,
+    /// The name askdesk's MCP server has in Claude Code (`claude mcp add NAME -- askdesk mcp`): its question tools are allowed without asking twice
+    #[arg(long, value_name = "NAME", default_value = MCP_SERVER,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub mcp_server: String,
+}
 
 /// The most bytes of hook input read; a plan or a file write beyond this is not a prompt we show.
 const INPUT_LIMIT: u64 = 16 * 1024 * 1024;

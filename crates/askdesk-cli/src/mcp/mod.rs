@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use askdesk_broker::client::ClientError;
 use askdesk_core::{Answer, AskRequest, Question};
+use clap::Args;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
     ErrorCode, ErrorData, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
@@ -37,8 +38,33 @@ use tokio_util::sync::CancellationToken;
 use self::bridge::{Bridge, Launch};
 use self::input::WatchedInput;
 use self::tools::{AskUserQuestionArgs, ReviewPlanArgs, ASK_USER_QUESTION, REVIEW_PLAN};
-use crate::cli::McpArgs;
 use crate::exit::{Error, Result};
+
+/// Serve MCP over stdio: the tools ask_user_question and review_plan, forwarded to the broker
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Speaks MCP on stdin/stdout (logs on stderr). Each MCP session registers one root \
+agent with the broker, labelled with the client's name, with the current directory as meta.cwd. When no \
+broker is running and a display is available, starts askdesk-desktop (next to this executable or on \
+PATH) and waits for it up to 10 seconds; otherwise each call fails with an `Error:` saying how to start \
+askdesk.
+
+Examples:
+  claude mcp add askdesk -- askdesk mcp
+  # ~/.codex/config.toml
+  [mcp_servers.askdesk]
+  command = \"askdesk\"
+  args = [\"mcp\"]
+  tool_timeout_sec = 3600   # let a question wait an hour (Codex's default is 60 s)
+
+While the user thinks, progress notifications go out at once and then every 5 seconds; clients \
+that cut tool calls short need their deadline raised (docs/mcp.md lists each client's setting)."
+)]
+pub struct McpArgs {
+    /// Never start the desktop app; fail calls while no broker runs
+    #[arg(long)]
+    pub no_launch: bool,
+}
 
 /// How often a waiting call tells the client it is still alive. The first notification goes out
 /// as soon as the call waits, so a client whose timer restarts on progress never sees a gap longer

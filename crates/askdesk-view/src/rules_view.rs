@@ -1,17 +1,14 @@
 //! The answer rules as the page shows them: the Rules view (every rule of the file with its counts
-//! from the journal's replay, the file's path and its error), a shadow rule's suggestion in the
-//! dialog, and the page told whenever the rules in force change.
+//! from the journal's replay, the file's path and its error) and a shadow rule's suggestion in the
+//! dialog. The desktop tells the page whenever the rules in force change
+//! ([`crate::page::EVENT_RULES`]).
 
 use std::path::Path;
 
 use askdesk_broker::journal::Record;
 use askdesk_core::AnswerItem;
-use askdesk_rules::{file, past_requests, replay, Engine, Loaded, Match, Proposal, Verdict};
+use askdesk_rules::{file, past_requests, replay, Loaded, Match, Proposal, Verdict};
 use serde::Serialize;
-use tauri::{AppHandle, Emitter};
-
-/// Page event: the rules in force or the file's error changed (an edit here or in an editor).
-pub const EVENT_RULES: &str = "rules-changed";
 
 /// The Rules view.
 #[derive(Debug, Clone, Serialize)]
@@ -168,21 +165,6 @@ impl SuggestionView {
             answers,
             says,
         })
-    }
-}
-
-/// Tells the page every time the rules in force or the file's error change, for as long as the
-/// engine lives; once at the start, since the page may have asked before the file was read.
-pub async fn follow(app: AppHandle, engine: Engine) {
-    let mut changes = engine.subscribe();
-    drop(engine);
-    loop {
-        if let Err(error) = app.emit(EVENT_RULES, ()) {
-            tracing::debug!(%error, "rules change not delivered");
-        }
-        if changes.changed().await.is_err() {
-            return;
-        }
     }
 }
 

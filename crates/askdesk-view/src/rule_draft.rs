@@ -1,20 +1,15 @@
-//! Rules made from answers: the commands behind "Always answer this way here" (a waiting request
-//! and the answer in the dialog) and "Make a rule" (a History record). Each drafts the rule
-//! (`askdesk_rules::draft`) for the page to preview; `save_rule` appends the text the human saw
-//! to the rules file, keeping everything in it, and reloads the rules so the rule is in force
-//! when the page hears back.
+//! Rules made from answers, as the page previews them: the rule behind "Always answer this way
+//! here" (a waiting request and the answer in the dialog) and behind "Make a rule" (a History
+//! record), drafted (`askdesk_rules::draft`) apart from the names the rules file already has.
+//! The desktop's commands read and save the file off the window's thread; saving appends the text
+//! the human saw (`askdesk_rules::append_rule`).
 
 use std::path::PathBuf;
-use std::time::SystemTime;
 
-use askdesk_broker::journal::{millis, Record};
-use askdesk_core::Answer;
+use askdesk_broker::journal::Record;
+use askdesk_core::{Answer, Request};
 use askdesk_rules::{draft, file, Draft, RuleSet, Source};
 use serde::Serialize;
-use tauri::State;
-
-use crate::answerer::GuiAnswerer;
-use crate::commands::{blocking, waiting, CommandError, Rules};
 
 /// A drafted rule as the page previews it.
 #[derive(Debug, Serialize)]
@@ -31,65 +26,20 @@ pub struct RuleDraftView {
     problem: Option<String>,
 }
 
-/// The rule that answers the waiting `request` with `answer` in its project.
-#[tauri::command]
-pub async fn draft_rule(
-    gui: State<'_, GuiAnswerer>,
-    rules: State<'_, Rules>,
-    request: u64,
-    answer: Answer,
-) -> Result<RuleDraftView, CommandError> {
-    let asked = waiting(&gui, request)?;
-    let path = rules_path(&rules)?;
-    let now = millis(SystemTime::now());
-    blocking(move || {
-        let source = Source {
-            agent: asked.agent.as_ref(),
-            questions: &asked.questions,
-            answer: &answer,
-            answered_at: now,
-        };
-        drafted(path, source)
-    })
-    .await
+/// The rule that answers the waiting request `asked` with `answer` (given `now`, in milliseconds
+/// since the Unix epoch) in its project, to go to the rules file at `path`. Reads the file.
+pub fn from_answer(path: PathBuf, asked: &Request, answer: &Answer, now: u64) -> RuleDraftView {
+    let source = Source {
+        agent: asked.agent.as_ref(),
+        questions: &asked.questions,
+        answer,
+        answered_at: now,
+    };
+    drafted(path, source)
 }
 
-/// The rule that answers a History record's request as the human did then.
-#[tauri::command]
-pub async fn draft_rule_from_history(
-    rules: State<'_, Rules>,
-    record: Record,
-) -> Result<RuleDraftView, CommandError> {
-    let path = rules_path(&rules)?;
-    blocking(move || from_record(path, &record)).await
-}
-
-/// Appends the previewed rule to the rules file and reloads the rules; refused (with the file
-/// unchanged) when the file does not load, the name is taken, or the text is not one valid rule.
-#[tauri::command]
-pub async fn save_rule(rules: State<'_, Rules>, text: String) -> Result<String, CommandError> {
-    let path = rules_path(&rules)?;
-    let saved = path.clone();
-    blocking(move || askdesk_rules::append_rule(&path, &text))
-        .await?
-        .map_err(|e| CommandError::new("refused", error_text(&e)))?;
-    if let Some(engine) = rules.0.get() {
-        engine.reload().await;
-    }
-    tracing::info!(path = %saved.display(), "a rule made from an answer was saved");
-    Ok(saved.display().to_string())
-}
-
-/// The rules file in force: the engine's, else where it would be.
-fn rules_path(rules: &Rules) -> Result<PathBuf, CommandError> {
-    match rules.0.get() {
-        Some(engine) => Ok(engine.path().to_owned()),
-        None => file::default_path().map_err(|e| CommandError::new("failed", e)),
-    }
-}
-
-/// The draft for a History record: only an answer the human gave is repeated.
-fn from_record(path: PathBuf, record: &Record) -> RuleDraftView {
+/// The draft for a History record: only an answer the human gave is repeated. Reads the file.
+pub fn from_record(path: PathBuf, record: &Record) -> RuleDraftView {
     let Some(answer) = &record.answer else {
         return RuleDraftView::unavailable(
             &path,
@@ -147,8 +97,8 @@ impl RuleDraftView {
     }
 }
 
-/// An error with its causes, for the preview.
-fn error_text(error: &file::Error) -> String {
+/// An error with its causes, for the preview (and for a refused save).
+pub fn error_text(error: &file::Error) -> String {
     let mut text = error.to_string();
     if let file::Error::Read { source, .. } = error {
         text.push_str(&format!(": {source}"));
