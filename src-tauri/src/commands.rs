@@ -2,8 +2,8 @@
 //!
 //! Errors reach the page as `{ kind, message }`; `kind` is `late`, `invalid`, `refused` or `failed`.
 
-use askdesk_broker::journal::Journal;
 use askdesk_core::{Answer, RequestId};
+use askdesk_journal::Journal;
 use serde::Serialize;
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
@@ -168,7 +168,7 @@ pub async fn get_history(
         Ok(page.finish())
     })
     .await?
-    .map_err(|e: askdesk_broker::Error| CommandError::new("failed", e))
+    .map_err(|e: askdesk_journal::Error| CommandError::new("failed", e))
 }
 
 /// The human's past answers to the waiting request's questions (same project, same text), one
@@ -206,7 +206,7 @@ pub async fn get_rules(
     let journal = history.0.clone().filter(|_| counts);
     blocking(move || {
         let records = journal.map(|j| j.read()).transpose()?;
-        Ok::<_, askdesk_broker::Error>(rules_view::view(
+        Ok::<_, askdesk_journal::Error>(rules_view::view(
             Some(engine.path()),
             &engine.current(),
             records,

@@ -10,8 +10,8 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
-use askdesk_broker::journal::{Journal, Record};
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
+use askdesk_journal::{Journal, Record};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
 

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use askdesk_broker::journal::{millis, Record};
 use askdesk_core::Answer;
+use askdesk_journal::{millis, Record};
 use askdesk_rules::{draft, file, Draft, RuleSet, Source};
 use serde::Serialize;
 use tauri::State;

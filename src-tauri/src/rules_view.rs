@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use askdesk_broker::journal::Record;
 use askdesk_core::AnswerItem;
+use askdesk_journal::Record;
 use askdesk_rules::{file, past_requests, replay, Engine, Loaded, Match, Proposal, Verdict};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter};

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use askdesk_core::{Answer, AskError, ErrorCode, Request};
 
-use crate::journal::{millis, Journal, Line, Outcome, RecordedError, Settled};
+use askdesk_journal::{millis, Journal, Line, Outcome, RecordedError, Settled};
 
 /// The journal record of `request`, settled with `result`; `None` for a malformed request, which
 /// was never a question to anyone.

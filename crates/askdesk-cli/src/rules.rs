@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use std::time::SystemTime;
 
-use askdesk_broker::journal::{millis, Record};
+use askdesk_journal::{millis, Record};
 use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Verdict};
 
 use crate::cli::{RulesArgs, RulesCommand};

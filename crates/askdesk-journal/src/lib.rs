@@ -1,7 +1,7 @@
-//! The history journal: one JSON line per settled request under `$XDG_DATA_HOME/askdesk/`,
-//! written and flushed to disk before the answer is delivered (group commit: one writer thread,
-//! one data-only `fdatasync` per batch into room written ahead), rotated so it stays bounded,
-//! private to its owner (0700/0600).
+//! askdesk-journal: the history journal, one JSON line per settled request under
+//! `$XDG_DATA_HOME/askdesk/`, written and flushed to disk before the answer is delivered (group
+//! commit: one writer thread, one data-only `fdatasync` per batch into room written ahead), rotated
+//! so it stays bounded, private to its owner (0700/0600).
 
 use std::fs::{self, File, OpenOptions};
 use std::future::Future;
@@ -18,7 +18,10 @@ use askdesk_core::{AgentInfo, Answer, Question, Request};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use crate::error::{Error, Result};
+mod error;
+
+use error::AtPath;
+pub use error::{Error, Result};
 
 /// The journal file's name; the rotated generation is `history.1.jsonl`.
 pub const FILE_NAME: &str = "history.jsonl";
@@ -278,7 +281,7 @@ impl Journal {
                 let queue = queue.clone();
                 move || write_batches(&queue, store)
             })
-            .map_err(Error::io(&dir))?;
+            .at(&dir)?;
         Ok(Journal {
             inner: Arc::new(Inner {
                 dir,
@@ -800,9 +803,9 @@ impl FileStore {
             return Ok(());
         }
         let mut live = self.file.take().expect("open after a commit");
-        live.trim().map_err(Error::io(path))?;
+        live.trim().at(path)?;
         let rotated = self.dir.join(ROTATED_NAME);
-        fs::rename(path, &rotated).map_err(Error::io(&rotated))?;
+        fs::rename(path, &rotated).at(&rotated)?;
         drop(live);
         self.file = Some(open_live(path)?);
         sync_dir(&self.dir)
@@ -911,24 +914,24 @@ fn open_live(path: &Path) -> Result<Live> {
         // The journal is a file of its own, never somewhere a link points to.
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
-        .map_err(Error::io(path))?;
+        .at(path)?;
     if created {
         sync_dir(path.parent().expect("the journal file is in a directory"))?;
     } else {
         make_private_file(path)?;
     }
-    let id = FileId::of_file(&file).map_err(Error::io(path))?;
+    let id = FileId::of_file(&file).at(path)?;
     let mut live = Live {
         file,
         id,
         end: 0,
         allocated: 0,
     };
-    live.file.lock().map_err(Error::io(path))?;
-    if live.fence().map_err(Error::io(path))? {
+    live.file.lock().at(path)?;
+    if live.fence().at(path)? {
         tracing::warn!(path = %path.display(), "the journal's last line is torn (a crash mid-write); it is skipped");
     }
-    live.file.unlock().map_err(Error::io(path))?;
+    live.file.unlock().at(path)?;
     Ok(live)
 }
 
@@ -987,7 +990,7 @@ fn open_in(dir: &Path) -> Result<Live> {
 /// Creates `dir` 0700 (its parents as usual), or tightens an existing one to 0700.
 fn make_private_dir(dir: &Path) -> Result<()> {
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent).map_err(Error::io(parent))?;
+        fs::create_dir_all(parent).at(parent)?;
     }
     match fs::DirBuilder::new().mode(DIR_MODE).create(dir) {
         Ok(()) => Ok(()),
@@ -1009,15 +1012,10 @@ fn make_private_file(path: &Path) -> Result<()> {
 
 /// Removes every permission beyond `mode` (the umask may have made a new one tighter still).
 fn tighten(path: &Path, mode: u32) -> Result<()> {
-    let current = fs::metadata(path)
-        .map_err(Error::io(path))?
-        .permissions()
-        .mode()
-        & 0o7777;
+    let current = fs::metadata(path).at(path)?.permissions().mode() & 0o7777;
     if current & !mode != 0 {
         tracing::info!(path = %path.display(), from = format_args!("{current:o}"), to = format_args!("{:o}", current & mode), "made the history journal private");
-        fs::set_permissions(path, fs::Permissions::from_mode(current & mode))
-            .map_err(Error::io(path))?;
+        fs::set_permissions(path, fs::Permissions::from_mode(current & mode)).at(path)?;
     }
     Ok(())
 }
@@ -1099,9 +1097,7 @@ fn is_filler(line: &[u8]) -> bool {
 
 /// Makes a new or renamed file's directory entry durable, not only its contents.
 fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(Error::io(dir))
+    File::open(dir).and_then(|d| d.sync_all()).at(dir)
 }
 
 fn default_dir() -> Result<PathBuf> {
@@ -1864,7 +1860,7 @@ mod tests {
         child
             .args([
                 "--exact",
-                "journal::tests::a_full_disk_takes_the_lines_without_room_ahead",
+                "tests::a_full_disk_takes_the_lines_without_room_ahead",
             ])
             .env(FULL_DISK_CHILD, tmp.path());
         // SAFETY: between fork and exec only async-signal-safe calls (setrlimit, signal).
