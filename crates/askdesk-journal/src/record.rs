@@ -1,5 +1,5 @@
-//! The journal's records: what one line holds ([`Record`]), a settled request on its way to the
-//! writer, serialized as its record ([`Settled`]), and what the writer serializes ([`Line`]).
+//! The journal's records: what one line holds ([`Record`]), a settled ask on its way to the
+//! writer, serialized as its record ([`AskRecord`]), and what the writer serializes ([`Line`]).
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -79,11 +79,11 @@ impl Record {
     }
 }
 
-/// A settled request on its way to the journal, written exactly as its [`Record`] would be. It
-/// holds the request the service kept while the ask waited, so nothing is copied for the journal
-/// while it waits, and the line is serialized on the journal's writer thread.
+/// The record of a settled ask on its way to the journal, written exactly as its [`Record`] would
+/// be. It holds the request the service kept while the ask waited, so nothing is copied for the
+/// journal while it waits, and the line is serialized on the journal's writer thread.
 #[derive(Debug, Clone)]
-pub struct Settled {
+pub struct AskRecord {
     pub request: Arc<Request>,
     pub settled_at: u64,
     pub outcome: Outcome,
@@ -92,7 +92,7 @@ pub struct Settled {
     pub answerer: Option<String>,
 }
 
-impl Serialize for Settled {
+impl Serialize for AskRecord {
     fn serialize<S: serde::Serializer>(
         &self,
         serializer: S,
@@ -129,11 +129,11 @@ struct RecordRef<'a> {
     answerer: Option<&'a str>,
 }
 
-/// What the writer serializes: a record, or a settled request (serialized as its record).
+/// What the writer serializes: a record, or a settled ask's record (serialized as a [`Record`]).
 #[derive(Debug)]
 pub enum Line {
     Record(Record),
-    Settled(Settled),
+    Ask(AskRecord),
 }
 
 impl From<Record> for Line {
@@ -142,9 +142,9 @@ impl From<Record> for Line {
     }
 }
 
-impl From<Settled> for Line {
-    fn from(settled: Settled) -> Line {
-        Line::Settled(settled)
+impl From<AskRecord> for Line {
+    fn from(record: AskRecord) -> Line {
+        Line::Ask(record)
     }
 }
 
@@ -152,7 +152,7 @@ impl Line {
     pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         match self {
             Line::Record(record) => serde_json::to_writer(&mut *out, record),
-            Line::Settled(settled) => serde_json::to_writer(&mut *out, settled),
+            Line::Ask(record) => serde_json::to_writer(&mut *out, record),
         }
         .expect("a record serializes");
         out.push(b'\n');
@@ -188,7 +188,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_settled_request_is_written_exactly_as_its_record() {
+    fn an_ask_record_is_written_exactly_as_the_same_record() {
         let mut full = record(Outcome::Failed, 5);
         full.agent =
             Some(serde_json::from_value(serde_json::json!({"id": "bot", "label": "Bot"})).unwrap());
@@ -199,7 +199,7 @@ pub(crate) mod tests {
         full.answerer = Some("desk".into());
         // Whole milliseconds, as the record keeps them.
         full.asked_at = 1_796_000_000_123;
-        let settled = Settled {
+        let ask = AskRecord {
             request: Arc::new(Request {
                 id: askdesk_core::RequestId(7),
                 questions: full.questions.clone(),
@@ -214,7 +214,7 @@ pub(crate) mod tests {
         };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         Line::Record(full).write_to(&mut a);
-        Line::Settled(settled).write_to(&mut b);
+        Line::Ask(ask).write_to(&mut b);
         assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
     }
 }
