@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use askdesk_broker::journal::{millis, Record};
 use askdesk_core::{Answer, RequestId};
+use askdesk_journal::{millis, Record};
 use askdesk_rules::file;
 use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
 use askdesk_view::memory::{Memory, PastAnswer};
@@ -167,7 +167,7 @@ pub async fn get_history(
         Ok(page.finish())
     })
     .await?
-    .map_err(|e: askdesk_broker::Error| CommandError::new("failed", e))
+    .map_err(|e: askdesk_journal::Error| CommandError::new("failed", e))
 }
 
 /// The human's past answers to the waiting request's questions (same project, same text), one
@@ -205,7 +205,7 @@ pub async fn get_rules(
     let journal = history.0.clone().filter(|_| counts);
     blocking(move || {
         let records = journal.map(|j| j.read()).transpose()?;
-        Ok::<_, askdesk_broker::Error>(rules_view::view(
+        Ok::<_, askdesk_journal::Error>(rules_view::view(
             Some(engine.path()),
             &engine.current(),
             records,

@@ -10,8 +10,8 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
-use askdesk_broker::journal::{Journal, Record};
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
+use askdesk_journal::{Journal, Record};
 use askdesk_view::answerer::{display_name, GuiAnswerer, Presenter, Removal};
 use askdesk_view::page::{
     QueueChanged, Withdrawn, EVENT_DND, EVENT_HISTORY, EVENT_QUEUE, EVENT_WITHDRAWN,

@@ -41,11 +41,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use askdesk_broker::client::{Client, ClientError};
-use askdesk_broker::journal::Journal;
 use askdesk_broker::protocol::methods::{Empty, Focus};
 use askdesk_broker::transport::Listener;
 use askdesk_broker::ServerConfig;
 use askdesk_core::{AnswererRegistration, Config, Service};
+use askdesk_journal::Journal;
 use tauri::async_runtime::JoinHandle;
 use tauri::{App, AppHandle, Manager, RunEvent};
 use tokio_util::sync::CancellationToken;

@@ -4,7 +4,7 @@
 //!
 //! These sit apart from the modules that read them, so none of those modules needs another.
 
-use askdesk_broker::journal::Journal;
+use askdesk_journal::Journal;
 use askdesk_rules::Engine;
 use askdesk_view::page::EVENT_RULES;
 use tauri::{AppHandle, Emitter};

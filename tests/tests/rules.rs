@@ -311,12 +311,12 @@ struct InProcess {
     _dir: tempfile::TempDir,
 }
 
-async fn in_process(rules: &str) -> (InProcess, askdesk_broker::journal::Journal) {
+async fn in_process(rules: &str) -> (InProcess, askdesk_journal::Journal) {
     let dir = tempfile::tempdir().unwrap();
     let socket = dir.path().join("run").join("askdesk.sock");
     let rules_file = dir.path().join("rules.toml");
     std::fs::write(&rules_file, rules).unwrap();
-    let journal = askdesk_broker::journal::Journal::open(&dir.path().join("data")).unwrap();
+    let journal = askdesk_journal::Journal::open(&dir.path().join("data")).unwrap();
     let service = askdesk_core::Service::new(askdesk_core::Config::default());
     let engine = askdesk_rules::Engine::open(rules_file).await;
     engine.install(&service).unwrap();

@@ -17,9 +17,6 @@ pub enum Error {
     /// Something that is not a socket sits at the socket path; remove it or pick another path.
     #[error("{} exists and is not a socket", path.display())]
     NotASocket { path: PathBuf },
-    /// No directory for the journal could be found ($XDG_DATA_HOME and $HOME are both unset).
-    #[error("no data directory: set XDG_DATA_HOME or HOME")]
-    NoDataDir,
     /// An I/O failure at a path.
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },

@@ -11,8 +11,8 @@
 //!   connection's outgoing lines go through an `outbox` (written in place, queued when the socket
 //!   is full).
 //! - [`socket`]: an accepted peer's socket, watched for readability only (writes go straight out).
-//! - [`journal`]: the history journal, JSON lines flushed to disk before an answer is delivered;
-//!   `settled` turns a settled ask into its record and appends it off the async path.
+//! - `settled`: turns a settled ask into its record in the history journal ([`askdesk_journal`],
+//!   JSON lines flushed to disk before an answer is delivered) and appends it off the async path.
 //! - [`client`]: the Rust client library used by the CLI, the MCP server and tests.
 //! - [`host`]: what the processes hosting a broker share: log setup (colour only on a terminal)
 //!   and the SIGINT/SIGTERM wait.
@@ -22,7 +22,6 @@ pub mod client;
 pub mod error;
 pub mod framing;
 pub mod host;
-pub mod journal;
 mod outbox;
 pub mod protocol;
 pub mod server;

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use askdesk_core::{Answer, AskError, ErrorCode, Request};
-
-use crate::journal::{millis, Journal, Line, Outcome, RecordedError, Settled};
+use askdesk_journal::{millis, AskRecord, Journal, Line, Outcome, RecordedError};
 
 /// The journal record of `request`, settled with `result`; `None` for a malformed request, which
 /// was never a question to anyone.
-pub(crate) fn record(request: Arc<Request>, result: &Result<Answer, AskError>) -> Option<Settled> {
+pub(crate) fn record(
+    request: Arc<Request>,
+    result: &Result<Answer, AskError>,
+) -> Option<AskRecord> {
     let (outcome, answer, error) = match result {
         Ok(answer) => (Outcome::Answered, Some(answer.clone()), None),
         Err(AskError::Invalid(_)) => return None,
@@ -39,7 +41,7 @@ pub(crate) fn record(request: Arc<Request>, result: &Result<Answer, AskError>) -
             }),
         ),
     };
-    Some(Settled {
+    Some(AskRecord {
         request,
         settled_at: millis(SystemTime::now()),
         outcome,

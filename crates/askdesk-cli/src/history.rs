@@ -2,8 +2,8 @@
 
 use std::collections::VecDeque;
 
-use askdesk_broker::journal::{self, Outcome, Record};
 use askdesk_core::Answer;
+use askdesk_journal::{Outcome, Record};
 use clap::Args;
 
 use crate::exit::{Error, Result};
@@ -71,7 +71,7 @@ pub fn read_journal() -> Result<Vec<Record>> {
 
 /// Hands the journal's records to `visit`, oldest first, with [`read_journal`]'s errors.
 fn visit_journal(visit: impl FnMut(Record)) -> Result<()> {
-    journal::visit_default(visit).map_err(|e| Error::Internal(e.to_string()))
+    askdesk_journal::visit_default(visit).map_err(|e| Error::Internal(e.to_string()))
 }
 
 /// Every outcome a record can have. The names are the journal's own ([`Outcome::as_str`]); the

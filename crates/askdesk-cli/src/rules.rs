@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use askdesk_broker::journal::{millis, Record};
+use askdesk_journal::{millis, Record};
 use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Verdict};
 use clap::{Args, Subcommand};
 

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use askdesk_broker::journal::Journal;
 use askdesk_broker::ServerConfig;
 use askdesk_core::{Config, Limits, Service};
+use askdesk_journal::Journal;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 

@@ -26,8 +26,8 @@ pub use answerer::{
 pub use error::{AskError, ErrorCode, RegistryError, ShapeError, UserQuestionError};
 pub use registry::{AgentRegistration, AgentSummary, Handle};
 pub use service::{
-    AnswererId, AnswererRegistration, AnswererSummary, AskRequest, Config, Override,
-    PendingSummary, Scope, Service, Settled, WeakService,
+    AnswererId, AnswererRegistration, AnswererSummary, AskRequest, AskSettlement, Config, Override,
+    PendingSummary, Scope, Service, WeakService,
 };
 pub use types::{
     AgentInfo, Answer, AnswerItem, Intent, Question, QuestionOption, Request, RequestId,

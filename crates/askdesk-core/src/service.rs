@@ -80,9 +80,9 @@ pub struct PendingSummary {
     pub holder: Option<String>,
 }
 
-/// How an ask settled, and who settled it.
+/// How an ask settled, and who settled it: what [`Service::ask_settled`] resolves to.
 #[derive(Debug)]
-pub struct Settled {
+pub struct AskSettlement {
     pub result: Result<Answer, AskError>,
     /// The label of the answerer whose decision settled the request (its claim or its failure),
     /// or of the override that did; `None` when the service settled it itself.
@@ -471,7 +471,7 @@ impl Service {
         &self,
         request: AskRequest,
         cancel: &CancellationToken,
-    ) -> impl Future<Output = Settled> + Send + 'static {
+    ) -> impl Future<Output = AskSettlement> + Send + 'static {
         // The guard is made here, not in the async block, so that a future dropped before its
         // first poll still takes its request out of the pending table.
         let started = self
@@ -503,18 +503,19 @@ impl Service {
         &self,
         request: AskRequest,
         cancel: &CancellationToken,
-    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), Settled> {
+    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), AskSettlement> {
         let AskRequest { questions, agent } = request;
-        let refuse = |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| Settled {
-            result: Err(error),
-            answerer: None,
-            request: Arc::new(Request {
-                id: RequestId(0),
-                questions,
-                agent: info,
-                asked_at: SystemTime::now(),
-            }),
-        };
+        let refuse =
+            |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| AskSettlement {
+                result: Err(error),
+                answerer: None,
+                request: Arc::new(Request {
+                    id: RequestId(0),
+                    questions,
+                    agent: info,
+                    asked_at: SystemTime::now(),
+                }),
+            };
         let early = if let Err(error) = check_shape(&questions, &self.inner.limits) {
             Some(AskError::from(error))
         } else if cancel.is_cancelled() {
@@ -582,12 +583,12 @@ async fn walk(
     chain: Arc<[Arc<Entry>]>,
     mut guard: PendingGuard,
     cancel: CancellationToken,
-) -> Settled {
+) -> AskSettlement {
     let mut overridden = OverrideReceiver(None);
     // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
     // an answerer that decides at once must not claim a request that already settled.
     if let Some(error) = stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
-        return Settled::by_service(&request, error);
+        return AskSettlement::by_service(&request, error);
     }
     for entry in chain.iter() {
         // An override decided while an earlier answerer looked at the request settles it
@@ -633,7 +634,7 @@ async fn walk(
                     // A delegation that crossed a stop does not move the request on.
                     Ok(Decision::Delegate) => {
                         match stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
-                            Some(error) => return Settled::by_service(&request, error),
+                            Some(error) => return AskSettlement::by_service(&request, error),
                             None => Decision::Delegate,
                         }
                     }
@@ -644,7 +645,7 @@ async fn walk(
                     // its answerer as late.
                     Err(stop) => match (receiver.close_and_take(), stop) {
                         (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => decision,
-                        (_, Some(error)) => return Settled::by_service(&request, error),
+                        (_, Some(error)) => return AskSettlement::by_service(&request, error),
                         // The holder left the chain while it held the request: it is told the
                         // request is no longer its own (an answer it sends now is late), and
                         // the request moves on.
@@ -666,7 +667,7 @@ async fn walk(
     if let Some((label, decision)) = overridden.try_take() {
         return settle(&request, label, decision);
     }
-    Settled::by_service(&request, UserQuestionError::no_provider())
+    AskSettlement::by_service(&request, UserQuestionError::no_provider())
 }
 
 /// Why the ask must end now, if it must: the asker cancelled, its agent is gone, or the service
@@ -686,7 +687,7 @@ fn stopped(
 }
 
 /// The result of a claim or a failure, signed by whoever decided it.
-fn settle(request: &Arc<Request>, label: String, decision: Decision) -> Settled {
+fn settle(request: &Arc<Request>, label: String, decision: Decision) -> AskSettlement {
     let result = match decision {
         Decision::Claim(answer) => check_answer(&request.questions, answer).map_err(AskError::from),
         Decision::Fail(Failure::Domain(error)) => Err(error.into()),
@@ -697,17 +698,17 @@ fn settle(request: &Arc<Request>, label: String, decision: Decision) -> Settled 
         // Nobody passes a request on through an override; treat it as no decision at all.
         Decision::Delegate => Err(UserQuestionError::no_provider().into()),
     };
-    Settled {
+    AskSettlement {
         result,
         answerer: Some(label),
         request: request.clone(),
     }
 }
 
-impl Settled {
+impl AskSettlement {
     /// The request ended by the service itself, with `error`.
-    fn by_service(request: &Arc<Request>, error: UserQuestionError) -> Settled {
-        Settled {
+    fn by_service(request: &Arc<Request>, error: UserQuestionError) -> AskSettlement {
+        AskSettlement {
             result: Err(error.into()),
             answerer: None,
             request: request.clone(),

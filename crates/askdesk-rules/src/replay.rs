@@ -1,8 +1,8 @@
 //! Replaying settled requests through the rules in force: what each rule would have done, where
 //! that differs from what the human chose, and how often it already acted.
 
-use askdesk_broker::journal::{Outcome, Record};
 use askdesk_core::{AgentInfo, Answer, ErrorCode, Question};
+use askdesk_journal::{Outcome, Record};
 
 use crate::file::{Rule, RuleSet};
 use crate::matching::Verdict;

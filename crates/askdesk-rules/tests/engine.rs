@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use askdesk_core::{
-    decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config,
-    Decision, Offer, Question, QuestionOption, Request, RequestId, Responder, Scope, Service,
-    Settled,
+    decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest,
+    AskSettlement, Config, Decision, Offer, Question, QuestionOption, Request, RequestId,
+    Responder, Scope, Service,
 };
 use askdesk_rules::{Engine, Proposal, Verdict};
 use tokio::sync::mpsc;
@@ -90,7 +90,7 @@ fn question(id: &str, text: &str) -> Question {
     }
 }
 
-fn ask(service: &Service, text: &str) -> tokio::task::JoinHandle<Settled> {
+fn ask(service: &Service, text: &str) -> tokio::task::JoinHandle<AskSettlement> {
     tokio::spawn(service.ask_settled(
         AskRequest {
             questions: vec![question("q", text)],
@@ -111,7 +111,7 @@ fn answer(label: &str) -> Answer {
     }
 }
 
-fn chose(settled: &Settled) -> Vec<String> {
+fn chose(settled: &AskSettlement) -> Vec<String> {
     settled.result.as_ref().unwrap().answers[0].selected.clone()
 }
 

@@ -9,7 +9,7 @@
 //! Invariant: the state mutex is never held while calling the presenter or deciding, and never
 //! across an `.await` (this module has none).
 
-use askdesk_broker::journal::millis;
+use askdesk_journal::millis;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use askdesk_broker::journal::{Journal, Outcome, Record};
 use askdesk_core::{AgentInfo, Question, Request, RequestId};
+use askdesk_journal::{Journal, Outcome, Record};
 use serde::Serialize;
 
 /// What the human answered before to one question.
@@ -65,7 +65,7 @@ pub fn past_answers(
 
 /// The answered records of `project`: only those are kept while the journal is read, so a long
 /// journal costs its reading, not its size in memory.
-fn answered_in(journal: &Journal, project: &str) -> askdesk_broker::Result<Vec<Record>> {
+fn answered_in(journal: &Journal, project: &str) -> askdesk_journal::Result<Vec<Record>> {
     let mut kept = Vec::new();
     journal.visit(|record| {
         if record.outcome == Outcome::Answered && cwd(record.agent.as_ref()) == Some(project) {

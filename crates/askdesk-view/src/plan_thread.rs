@@ -15,8 +15,8 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use askdesk_broker::journal::{millis, Record};
 use askdesk_core::{AgentInfo, Answer, Question, Request, RequestId};
+use askdesk_journal::{millis, Record};
 use serde::{Deserialize, Serialize};
 
 use crate::markdown::{self, Block, Rendered};

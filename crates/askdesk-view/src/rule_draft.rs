@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
-use askdesk_broker::journal::Record;
 use askdesk_core::{Answer, Request};
+use askdesk_journal::Record;
 use askdesk_rules::{draft, file, Draft, RuleSet, Source};
 use serde::Serialize;
 

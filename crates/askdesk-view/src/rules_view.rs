@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use askdesk_broker::journal::Record;
 use askdesk_core::AnswerItem;
+use askdesk_journal::Record;
 use askdesk_rules::{file, past_requests, replay, Loaded, Match, Proposal, Verdict};
 use serde::Serialize;
 

@@ -10,10 +10,10 @@ use askdesk_core::{
     decision_channel, Answer, Answerer, Decision, ErrorCode, Failure, Offer, Request, RequestId,
     UserQuestionError,
 };
+use askdesk_journal::Record;
 use serde_json::value::RawValue;
 
 use super::connection::{Conn, Outgoing, Withdrawn};
-use crate::journal::Record;
 use crate::protocol::methods::{
     CancelParams, CancelRequest, QuestionRequest, RequestMethod, RequestParams,
 };

@@ -23,8 +23,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use askdesk_core::Service;
+use askdesk_journal::Journal;
 
-use crate::journal::Journal;
 use crate::protocol::{self, Id, RpcError};
 use crate::transport::Listener;
 use busy_poll::BusyPoll;

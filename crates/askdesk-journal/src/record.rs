@@ -1,0 +1,220 @@
+//! The journal's records: what one line holds ([`Record`]), a settled ask on its way to the
+//! writer, serialized as its record ([`AskRecord`]), and what the writer serializes ([`Line`]).
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use askdesk_core::{AgentInfo, Answer, Question, Request};
+use serde::{Deserialize, Serialize};
+
+/// How a request settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// An answerer claimed it; `answer` is what the agent received.
+    Answered,
+    /// The human dismissed the batch (`ASK_CANCELLED`).
+    Dismissed,
+    /// The asker cancelled, disconnected or its agent went (`ASK_ABORTED`).
+    Withdrawn,
+    /// Any other failure; `error` says which.
+    Failed,
+    /// An answer that arrived after the request had settled; it was discarded.
+    LateAnswer,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Answered => "answered",
+            Outcome::Dismissed => "dismissed",
+            Outcome::Withdrawn => "withdrawn",
+            Outcome::Failed => "failed",
+            Outcome::LateAnswer => "late-answer",
+        }
+    }
+}
+
+/// An error as recorded: its domain code when it had one, and its message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedError {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    pub message: String,
+}
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// Milliseconds since the Unix epoch.
+    pub asked_at: u64,
+    pub settled_at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentInfo>,
+    pub questions: Vec<Question>,
+    pub outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RecordedError>,
+    /// The answerer that claimed the request or sent the late answer, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answerer: Option<String>,
+}
+
+impl Record {
+    /// The record of an answer that arrived after its request had settled (and was discarded).
+    pub fn late_answer(request: &Request, answer: Answer, answerer: Option<String>) -> Record {
+        Record {
+            asked_at: millis(request.asked_at),
+            settled_at: millis(SystemTime::now()),
+            agent: request.agent.clone(),
+            questions: request.questions.clone(),
+            outcome: Outcome::LateAnswer,
+            answer: Some(answer),
+            error: None,
+            answerer,
+        }
+    }
+}
+
+/// The record of a settled ask on its way to the journal, written exactly as its [`Record`] would
+/// be. It holds the request the service kept while the ask waited, so nothing is copied for the
+/// journal while it waits, and the line is serialized on the journal's writer thread.
+#[derive(Debug, Clone)]
+pub struct AskRecord {
+    pub request: Arc<Request>,
+    pub settled_at: u64,
+    pub outcome: Outcome,
+    pub answer: Option<Answer>,
+    pub error: Option<RecordedError>,
+    pub answerer: Option<String>,
+}
+
+impl Serialize for AskRecord {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        RecordRef {
+            asked_at: millis(self.request.asked_at),
+            settled_at: self.settled_at,
+            agent: self.request.agent.as_ref(),
+            questions: &self.request.questions,
+            outcome: self.outcome,
+            answer: self.answer.as_ref(),
+            error: self.error.as_ref(),
+            answerer: self.answerer.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// [`Record`]'s fields, borrowed: the same JSON.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordRef<'a> {
+    asked_at: u64,
+    settled_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'a AgentInfo>,
+    questions: &'a [Question],
+    outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<&'a Answer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a RecordedError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answerer: Option<&'a str>,
+}
+
+/// What the writer serializes: a record, or a settled ask's record (serialized as a [`Record`]).
+#[derive(Debug)]
+pub enum Line {
+    Record(Record),
+    Ask(AskRecord),
+}
+
+impl From<Record> for Line {
+    fn from(record: Record) -> Line {
+        Line::Record(record)
+    }
+}
+
+impl From<AskRecord> for Line {
+    fn from(record: AskRecord) -> Line {
+        Line::Ask(record)
+    }
+}
+
+impl Line {
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        match self {
+            Line::Record(record) => serde_json::to_writer(&mut *out, record),
+            Line::Ask(record) => serde_json::to_writer(&mut *out, record),
+        }
+        .expect("a record serializes");
+        out.push(b'\n');
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn millis(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A record of one question, asked at `n` and settled just after.
+    pub(crate) fn record(outcome: Outcome, n: u64) -> Record {
+        Record {
+            asked_at: n,
+            settled_at: n + 1,
+            agent: None,
+            questions: vec![serde_json::from_value(
+                serde_json::json!({"id": "q", "question": "?"}),
+            )
+            .unwrap()],
+            outcome,
+            answer: None,
+            error: None,
+            answerer: None,
+        }
+    }
+
+    #[test]
+    fn an_ask_record_is_written_exactly_as_the_same_record() {
+        let mut full = record(Outcome::Failed, 5);
+        full.agent =
+            Some(serde_json::from_value(serde_json::json!({"id": "bot", "label": "Bot"})).unwrap());
+        full.error = Some(RecordedError {
+            code: Some("NO_PROVIDER".into()),
+            message: "nobody".into(),
+        });
+        full.answerer = Some("desk".into());
+        // Whole milliseconds, as the record keeps them.
+        full.asked_at = 1_796_000_000_123;
+        let ask = AskRecord {
+            request: Arc::new(Request {
+                id: askdesk_core::RequestId(7),
+                questions: full.questions.clone(),
+                agent: full.agent.clone(),
+                asked_at: UNIX_EPOCH + std::time::Duration::from_millis(full.asked_at),
+            }),
+            settled_at: full.settled_at,
+            outcome: full.outcome,
+            answer: full.answer.clone(),
+            error: full.error.clone(),
+            answerer: full.answerer.clone(),
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        Line::Record(full).write_to(&mut a);
+        Line::Ask(ask).write_to(&mut b);
+        assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+    }
+}
