@@ -31,5 +31,6 @@ pub use service::{
 };
 pub use types::{
     AgentInfo, Answer, AnswerItem, Intent, Question, QuestionOption, Request, RequestId,
+    RECOMMENDED_MARK,
 };
 pub use validate::Limits;

@@ -18,9 +18,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+// Every critical section here replaces whole values, so a poisoned lock is still sound.
+use askdesk_core::sync::lock;
 use askdesk_core::{
     Answerer, AnswererId, AnswererRegistration, Decision, Offer, Override, RegistryError, Request,
     RequestId, Scope, Service, WeakService,
@@ -600,11 +602,4 @@ async fn follow(
             }
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section here replaces whole values, so a poisoned lock is still sound.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

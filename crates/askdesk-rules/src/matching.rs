@@ -330,7 +330,7 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
         Choice::Recommended => question
             .options
             .iter()
-            .find(|o| o.label.trim_end().ends_with(RECOMMENDED))
+            .find(|o| o.is_recommended())
             .map(|o| selected(&o.label)),
         Choice::Text(text) => Some(AnswerItem {
             id: question.id.clone(),
@@ -340,12 +340,10 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
     }
 }
 
-const RECOMMENDED: &str = "(Recommended)";
-
 fn strip_recommended(label: &str) -> &str {
     label
         .trim_end()
-        .strip_suffix(RECOMMENDED)
+        .strip_suffix(askdesk_core::RECOMMENDED_MARK)
         .map_or(label, str::trim_end)
 }
 
