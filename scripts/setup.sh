@@ -12,9 +12,10 @@ TAURI_APT_PACKAGES=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-
   build-essential pkg-config curl ca-certificates file)
 # What the test run adds: a virtual display, a session bus and a notification daemon for the
 # desktop tests, the WebKit WebDriver, screenshots, X input and a window manager for the lifecycle
-# suite (tests/desktop/run-lifecycle.sh), and Python for the conformance suite.
+# suite (tests/desktop/run-lifecycle.sh), Python for the conformance suite, and pytest for the
+# WebDriver suite (tests/desktop/run.sh).
 TEST_APT_PACKAGES=(xvfb dbus-x11 dunst webkit2gtk-driver imagemagick xdotool x11-utils openbox python3
-  python3-venv)
+  python3-venv python3-pytest)
 # The MCP suite's TypeScript client needs Node.js (20 or later) and npm; one installed another way
 # (NodeSource, nvm) counts.
 command -v npm >/dev/null 2>&1 || TEST_APT_PACKAGES+=(nodejs npm)
