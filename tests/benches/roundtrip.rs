@@ -22,10 +22,6 @@
 //! validation, waterfall, answer checks, journal) or a relay that copies lines unparsed, one thread
 //! per direction. Rounds alternate so all see the same machine conditions.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;

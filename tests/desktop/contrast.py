@@ -4,7 +4,7 @@ Reads the light scheme (`:root`) and the dark one (`@media (prefers-color-scheme
 every pair of a text colour and a surface it is drawn on against WCAG AA for normal text (4.5:1).
 Text faded with `opacity` is checked as drawn (its colour blended into the surface), unless it belongs
 to an inactive component, whose text WCAG exempts (1.4.3).
-`python3 contrast.py` prints the table; test_desktop.py runs `failures()` as a test.
+`python3 contrast.py` prints the table; test_dialog.py runs `failures()` as a test.
 """
 import os
 import re

@@ -2,7 +2,7 @@
 # tests/desktop/run-lifecycle.sh: the window lifecycle suite (test_lifecycle.py), judged by the screen's
 # pixels without WebDriver: starts Xvfb, a private D-Bus session bus, dunst and dbus-monitor (services.sh),
 # runs every case without a window manager and under openbox against the real app, and tears everything
-# down. run.sh calls it after test_desktop.py. Exits non-zero on failure; the last line printed is
+# down. run.sh calls it after the WebDriver suite. Exits non-zero on failure; the last line printed is
 # "N passed, N failed".
 #
 # Environment: ASKDESK_DESKTOP_BIN (default target/debug/askdesk-desktop; a release build works too),

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # askdesk desktop end-to-end tests: one entry point that starts every service the tests need
 # (Xvfb, a private D-Bus session bus, dunst, dbus-monitor from services.sh; tauri-driver with WebKitWebDriver),
-# runs test_desktop.py against the real app on a temporary socket, and tears everything down; then the
-# lifecycle suite without WebDriver (run-lifecycle.sh, on services of its own).
-# Exits non-zero on failure; each suite's last line is "N passed, N failed".
+# runs the WebDriver suite (pytest on this folder: test_<area>.py, fixtures in conftest.py) against the real
+# app on a temporary socket, and tears everything down; then the lifecycle suite without WebDriver
+# (run-lifecycle.sh, on services of its own). Exits non-zero on failure; each suite's last line counts
+# what passed and failed (pytest's summary, then "N passed, N failed").
 #
 # Environment: ASKDESK_DESKTOP_BIN (default target/debug/askdesk-desktop, built if missing),
 # ASKDESK_CLI_BIN (default target/debug/askdesk, built with the app, for the hook tests),
 # SCREENSHOTS=<dir> to save screenshots, SKIP_BUILD=1 to use the binary as is.
-# Extra arguments go to test_desktop.py (e.g. -k plan).
+# Extra arguments go to pytest, which runs in this folder (e.g. -k plan, or test_rules.py).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,8 +19,8 @@ CLI="${ASKDESK_CLI_BIN:-$ROOT/target/debug/askdesk}"
 
 fail() { echo "run.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
-for tool in Xvfb dbus-daemon dbus-monitor dbus-send dunst WebKitWebDriver python3 import; do
-  command -v "$tool" >/dev/null || fail "missing $tool (apt-get install xvfb dbus-x11 dunst webkit2gtk-driver imagemagick)"
+for tool in Xvfb dbus-daemon dbus-monitor dbus-send dunst WebKitWebDriver python3 pytest-3 import; do
+  command -v "$tool" >/dev/null || fail "missing $tool (apt-get install xvfb dbus-x11 dunst webkit2gtk-driver python3-pytest imagemagick)"
 done
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   (cd "$ROOT" && cargo build -p askdesk-desktop -p askdesk-cli) || fail "cargo build -p askdesk-desktop failed"
@@ -58,12 +59,17 @@ tauri-driver --port "$PORT" --native-port "$NATIVE_PORT" --native-driver "$(comm
   >"$WORK/tauri-driver.log" 2>&1 &
 PIDS+=($!)
 
-ARGS=(--app "$APP" --cli "$CLI" --driver "http://127.0.0.1:$PORT" --bus-log "$WORK/bus-monitor.log")
-if [ -n "${SCREENSHOTS:-}" ]; then ARGS+=(--screenshots "$SCREENSHOTS"); fi
+# As --option=value: pytest reads its command line before conftest.py declares these options, and would
+# take a value standing alone for a path to test.
+ARGS=(--app="$APP" --cli="$CLI" --driver="http://127.0.0.1:$PORT" --bus-log="$WORK/bus-monitor.log")
+if [ -n "${SCREENSHOTS:-}" ]; then ARGS+=(--screenshots="$SCREENSHOTS"); fi
 status=0
-python3 "$HERE/test_desktop.py" "${ARGS[@]}" "$@" || status=$?
+# Debian's pytest (python3-pytest), with the system's Python it is installed for; run in this folder,
+# where pytest.ini is.
+(cd "$HERE" && PYTHONDONTWRITEBYTECODE=1 pytest-3 -v "${ARGS[@]}" "$@") || status=$?
 # Under WebDriver the app keeps WebKit's network process, so a window rebuilt after a drop is judged
-# again without it, by the screen's pixels. Not with a test filter (-k): that names test_desktop's tests.
+# again without it, by the screen's pixels. Not when pytest was given arguments (-k, a file): they name
+# the WebDriver suite's tests.
 if [ "$#" -eq 0 ]; then
   SCREENSHOTS= SKIP_BUILD=1 ASKDESK_DESKTOP_BIN="$APP" ASKDESK_CLI_BIN="$CLI" bash "$HERE/run-lifecycle.sh" || status=1
 fi

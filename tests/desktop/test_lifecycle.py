@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import screen as scr  # noqa: E402
-from test_desktop import dbus, find_notification, find_tray_item, web_processes  # noqa: E402
+from harness import dbus, find_notification, find_tray_item, web_processes  # noqa: E402
 
 NETWORK = "WebKitNetworkPr"  # comm is cut at 15 bytes
 PAINT_TIMEOUT = 15

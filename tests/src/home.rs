@@ -5,11 +5,37 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-/// The `askdesk` binary under test: the one cargo built for this target (see the crate docs).
+/// The `askdesk` binary under test: the one cargo built with the test or benchmark running now.
+///
+/// Cargo names it in `CARGO_BIN_EXE_askdesk` when it runs a target of askdesk-cli (since cargo
+/// 1.94; before, only while compiling one, where this library cannot read it). Without that
+/// variable (an older cargo, or the test binary run by hand) it is the `askdesk` of the same build:
+/// cargo puts a test or benchmark in `<target>/<profile>/deps/` and the binaries in
+/// `<target>/<profile>/`. Panics when there is none, rather than test something else.
 pub fn askdesk_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_askdesk"))
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let bin = match std::env::var_os("CARGO_BIN_EXE_askdesk") {
+            Some(path) => PathBuf::from(path),
+            None => {
+                let exe = std::env::current_exe().expect("the path of the running test");
+                let deps = exe.parent().expect("the test's directory");
+                deps.parent()
+                    .expect("the directory of the test's directory")
+                    .join("askdesk")
+            }
+        };
+        assert!(
+            bin.is_file(),
+            "no askdesk binary at {} (run the tests with `cargo test -p askdesk-cli`)",
+            bin.display()
+        );
+        bin
+    })
+    .clone()
 }
 
 /// A fresh 0700 directory holding one broker's socket, data and runtime directories.

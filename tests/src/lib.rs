@@ -2,7 +2,7 @@
 //!
 //! The tests in `tests/tests/` start `askdesk serve` and talk to it over its Unix socket, byte for
 //! byte. The harness links nothing of askdesk: the wire is the only interface (only
-//! `tests/client.rs` uses the Rust client library, to test that library).
+//! `tests/tests/client.rs` uses the Rust client library, to test that library).
 //!
 //! - [`home`]: [`Home`], a fresh private directory that holds the socket, `XDG_DATA_HOME` and
 //!   `XDG_RUNTIME_DIR`, and builds `askdesk` commands that point into it; [`askdesk_bin`] is the
@@ -12,18 +12,11 @@
 //!   its response by id, queue and answer the broker's own requests) and [`RpcError`].
 //! - [`wire`]: small builders for questions and answers used by many tests.
 //!
-//! How the tests find the binary: every file in `tests/tests/` (and the round-trip benchmark in
-//! `tests/benches/`) is a `[[test]]` (or `[[bench]]`) target of the `askdesk-cli` package, declared
-//! in `crates/askdesk-cli/Cargo.toml`. Cargo builds a package's binaries before its tests and
-//! benchmarks and names each one in `CARGO_BIN_EXE_<name>` while compiling them, so a plain
-//! `cargo test` (or `cargo bench`) from a clean checkout tests the `askdesk` it just built. That
-//! variable exists only while a target of askdesk-cli compiles, which is why this harness is not
-//! a library of its own: each target compiles it in as a module (`#[path = "../src/lib.rs"] mod
-//! askdesk_e2e;`). A new test file needs that line and a `[[test]]` entry; the `layout` test
-//! checks that no file is left out.
-
-// Each target compiles the whole harness in and uses only part of it (and of its re-exports).
-#![allow(dead_code, unused_imports)]
+//! How the tests find the binary: the tests in `tests/tests/` (one binary, `tests/tests/main.rs`) and
+//! the round-trip benchmark in `tests/benches/` are targets of the `askdesk-cli` package, declared in
+//! `crates/askdesk-cli/Cargo.toml`, with this library as a dev-dependency. Cargo builds a package's
+//! binaries before its tests and benchmarks, so a plain `cargo test` (or `cargo bench`) from a clean
+//! checkout tests the `askdesk` it just built; [`askdesk_bin`] finds it (see there how).
 
 pub mod broker;
 pub mod conn;

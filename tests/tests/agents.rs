@@ -2,10 +2,6 @@
 //! with its exact message, the check order, registry errors, `agents/list`, cascades, and what a
 //! closing connection takes with it.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::time::Duration;
 
 use askdesk_e2e::{answer_first, ask, expect_question_error, expect_rpc_error, q, Broker, Conn};

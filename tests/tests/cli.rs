@@ -1,10 +1,6 @@
 //! The `askdesk` command line against a real broker: every exit status of `askdesk ask`, `ask`
 //! against `answer --policy first`, `--json -` batches, `status`, and `history`.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::process::Output;
 use std::time::Duration;
 
@@ -773,7 +769,7 @@ fn assert_shown_safely(command: &str, output: &Output, needles: &[&str]) {
                 || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
         })
         .collect();
-    assert_eq!(acting, [], "{command}: {text:?}");
+    assert_eq!(acting, [] as [char; 0], "{command}: {text:?}");
     for needle in needles {
         assert!(text.contains(needle), "{command} shows {needle:?}:\n{text}");
     }

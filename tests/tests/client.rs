@@ -1,10 +1,6 @@
 //! The Rust client library (`askdesk_broker::client`) against the real broker binary: connect,
 //! ask, answer, cancel, agents, and its error mapping.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::time::Duration;
 
 use askdesk_broker::client::{Client, ClientError};

@@ -6,10 +6,6 @@
 //! stops the broker; `askdesk history` lists the journal newest first as a table or JSON lines,
 //! filtered by outcome, agent and count, and creates nothing.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::io::Write;
 use std::os::unix::net::UnixStream as StdUnixStream;
 use std::path::{Path, PathBuf};

@@ -8,10 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use askdesk_e2e::{Broker, Conn, Home, PATIENCE};
 use serde_json::{json, Value};
 

@@ -2,10 +2,6 @@
 //! the connection and pending-ask limits answer -32004, and SIGTERM settles pending asks
 //! SHUTTING_DOWN, removes the socket and exits 0.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;

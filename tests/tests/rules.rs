@@ -5,10 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use askdesk_e2e::{expect_question_error, q, Broker, Conn, Home, PATIENCE};
 use serde_json::{json, Value};
 

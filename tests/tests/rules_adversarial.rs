@@ -9,10 +9,6 @@ use std::io::Write;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use askdesk_e2e::{Broker, Home};
 use serde_json::{json, Value};
 

@@ -1,10 +1,6 @@
 //! The socket's security and lifetime (protocol 5.1): private directory and socket modes, refusal of
 //! unsafe directories, the peer uid check, stale sockets, a second broker, and the default path.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;

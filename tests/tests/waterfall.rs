@@ -2,10 +2,6 @@
 //! how an answerer's reply reaches the asker (claim, delegate, domain error, internal error, bad
 //! answer), and answerer unregistration.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use std::time::Duration;
 
 use askdesk_e2e::{answer_first, ask, expect_question_error, expect_rpc_error, q, Broker, Conn};

@@ -1,9 +1,5 @@
 //! Framing and the error codes of protocol 5.2 and 5.3, checked on the exact bytes the broker sends.
 
-// The end-to-end harness (tests/src/lib.rs says why each target compiles it in).
-#[path = "../src/lib.rs"]
-mod askdesk_e2e;
-
 use askdesk_e2e::{ask, expect_question_error, expect_rpc_error, q, Broker, Conn};
 use serde_json::{json, Value};
 use std::time::Duration;

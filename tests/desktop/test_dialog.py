@@ -1,0 +1,299 @@
+"""askdesk desktop tests: the request dialog.
+
+Answers, keyboard, focus, small windows, the header and its colours.
+"""
+import os
+import time
+
+import contrast
+from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, long_plan
+import samples
+from webdriver import CONTROL, ENTER, ESCAPE
+
+
+def test_batch_answer_reaches_the_asker(ctx):
+    """ask -> Notify names the agent -> dialog shows it -> picks and custom text -> exactly that answer."""
+    _, _, outcome = ctx.ask(samples.BATCH, agent="coder")
+    nid = ctx.notification_id("claude-code asks")
+    assert nid > 0
+    ctx.show("scope")
+    page = ctx.page
+    assert "claude-code" in page.text(page.find("#asker"))
+    assert "/home/dana/src/askdesk" in page.text(page.find("#asker"))
+    assert "feat/journal-sqlite" in page.text(page.find("#asker"))
+    # The detail is rendered markdown.
+    assert page.js("return document.querySelector('[data-qid=\"scope\"] .md code') !== null")
+    page.click(ctx.option("scope", "server"))
+    page.click(ctx.option("scope", "client"))
+    page.type(ctx.other_box("scope"), "also the CLI")
+    ctx.shot("dialog-batch", top=True)
+    page.click(ctx.option("release", "Patch (0.2.5)"))
+    page.type(ctx.other_box("notes"), "Mention the new error codes")
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [
+        {"id": "scope", "selected": ["server", "client"], "custom": "also the CLI"},
+        {"id": "release", "selected": ["Patch (0.2.5)"]},
+        {"id": "notes", "selected": [], "custom": "Mention the new error codes"},
+    ]}, got
+    ctx.wait_queue(0)
+    assert closed_on_bus_eventually(ctx, nid)
+
+
+def test_single_select_custom_overrides_and_keyboard(ctx):
+    """Digits pick an option, typed "Other" text overrides it (selected empty), Ctrl+Enter submits."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    ctx.shot("dialog-single")
+    ctx.page.keys("2")
+    assert ctx.page.js("return document.querySelectorAll('[data-qid=\"migrate\"] input:checked')[0].value") == \
+        "Offline, in one transaction"
+    ctx.page.type(ctx.other_box("migrate"), "Wait until Monday")
+    ctx.page.keys(ENTER, modifier=CONTROL)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Wait until Monday"}]}, got
+
+
+def test_recommended_label_comes_back_unchanged(ctx):
+    _, _, outcome = ctx.ask(samples.SINGLE)
+    ctx.show("migrate")
+    assert ctx.page.find_all(".option.recommended"), "the recommended option is not highlighted"
+    ctx.page.click(ctx.option("migrate", "Online, in batches (Recommended)"))
+    ctx.page.click(ctx.page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": ["Online, in batches (Recommended)"]}]}, got
+
+
+def test_a_request_that_takes_the_place_of_a_withdrawn_one_gets_no_keys_meant_for_it(ctx):
+    """The human types in one request's text box; its agent withdraws it and another agent's request takes its
+    place. The focus goes to the request view, not to a control, and for a second no key acts on the new
+    request (a digit, Ctrl+Enter); then keys work as usual. A request the human settles moves the focus on."""
+    page = ctx.page
+    conn, first, _ = ctx.ask([{"id": "hold", "question": "Hold the release?",
+                               "options": [{"label": "Yes"}, {"label": "No"}]}], agent="coder")
+    # An agent of its own: a notification summary no other test looks for.
+    other = ctx.conn()
+    handle = other.call("agents/register", {"id": f"deployer-{os.getpid()}", "label": "deploy-bot"})
+    merge = other.start("user-questions/ask", {"agent": handle, "questions": [
+        {"id": "merge", "question": "Merge the branch?", "options": [{"label": "Yes"}, {"label": "No"}]}]})
+
+    def second(timeout=15):
+        try:
+            return {"result": other.wait(merge, timeout=timeout)}
+        except TimeoutError:
+            raise AssertionError("the asker got no reply") from None
+    ctx.wait_queue(2)
+    ctx.show("hold")
+    page.type(ctx.other_box("hold"), "Wait for the")
+    conn.notify("$/cancelRequest", {"id": first})
+    ctx.show("merge")
+    ctx.wait_queue(1)
+    page.keys("2")
+    page.keys(ENTER, modifier=CONTROL)
+    state = page.js("return {checked: [...document.querySelectorAll('[data-qid=\"merge\"] input:checked')].map((i) => i.value),"
+                    " focus: document.activeElement.id, waiting: document.getElementById('queue-count').textContent};")
+    assert state == {"checked": [], "focus": "view-request", "waiting": "1"}, state
+    try:
+        got = second(timeout=0.3)
+    except AssertionError:
+        got = None
+    assert got is None, f"Ctrl+Enter answered the request that took the withdrawn one's place: {got}"
+    time.sleep(1.0)
+    page.keys("2")
+    page.until("return document.querySelector('[data-qid=\"merge\"] input:checked')?.value === 'No'",
+               message="a digit did not pick once the request had been on screen for a while")
+    page.keys(ENTER, modifier=CONTROL)
+    assert answer_of(second()) == {"answers": [{"id": "merge", "selected": ["No"]}]}
+    ctx.wait_queue(0)
+
+
+def set_window_size(page, width, height):
+    """Asks for a window of this size and returns the page's viewport once it has changed."""
+    page.cmd("POST", "/window/rect", {"width": width, "height": height})
+    return page.until("return window.innerWidth <= arguments[0] + 40 && window.innerHeight <= arguments[1] + 40"
+                      " ? [window.innerWidth, window.innerHeight] : null", width, height,
+                      message=f"the window did not become {width}x{height}")
+
+
+def test_the_smallest_window_keeps_the_question_and_its_buttons_in_reach(ctx):
+    """At the window's minimum size (640x420) a long agent label and meta scroll inside the header (at most a
+    third of the window), the question and every button stay inside the window, and a plan review in one
+    column puts the plan right after the decision, its outline after the plan."""
+    page = ctx.page
+    before = page.window_rect()
+    conn = ctx.conn()
+    handle = conn.call("agents/register", {"id": f"long-{os.getpid()}", "label": "claude-code " + "x" * 200,
+                                           "meta": {"cwd": "/home/me/" + "deep/" * 60, "repo": "r", "branch": "b"}})
+    rid = conn.start("user-questions/ask", {"agent": handle, "questions": [
+        {"id": "small", "question": "Proceed with the small window?",
+         "options": [{"label": "Yes"}, {"label": "No"}]}]})
+    plan_conn, plan_rid, _ = ctx.ask([dict(samples.PLAN_REVIEW[0], detail=long_plan(24))], agent="coder")
+    try:
+        ctx.show("small")
+        width, height = set_window_size(page, 640, 420)
+        assert width <= 680 and height <= 460, (width, height)
+        layout = page.js(
+            "const r = (el) => el.getBoundingClientRect();"
+            "const inside = (el) => { const b = r(el); return b.left >= 0 && b.right <= innerWidth + 0.5 && b.bottom <= innerHeight + 0.5; };"
+            "const asker = document.getElementById('asker');"
+            "return {header: r(asker).height <= innerHeight / 3 + 1, scrolls: asker.scrollHeight > asker.clientHeight,"
+            " question: r(document.querySelector('[data-qid=\"small\"] .q-text')).top < innerHeight - 40,"
+            " buttons: ['submit', 'dismiss', 'always'].filter((id) => !inside(document.getElementById(id))),"
+            " wide: document.documentElement.scrollWidth <= document.documentElement.clientWidth};")
+        assert layout == {"header": True, "scrolls": True, "question": True, "buttons": [], "wide": True}, layout
+        ctx.shot("small-window", x_window=True)
+        page.click(ctx.option("small", "No"))
+        page.click(page.find("#submit"))
+        assert conn.wait(rid, timeout=15) == {"answers": [{"id": "small", "selected": ["No"]}]}
+
+        ctx.show("plan")
+        page.wait_for('[data-qid="plan"] .plan-outline')
+        order = page.js(
+            "const top = (s) => document.querySelector('[data-qid=\"plan\"] ' + s).getBoundingClientRect().top;"
+            "const decision = document.querySelector('[data-qid=\"plan\"] .plan-decision').getBoundingClientRect();"
+            "return {decisionFirst: decision.top < top('.plan-main'), planNext: top('.plan-main') - decision.bottom < 200,"
+            " outlineAfter: top('.plan-outline') > top('.plan-main'),"
+            " buttons: ['submit', 'dismiss'].filter((id) => document.getElementById(id).getBoundingClientRect().right > innerWidth + 0.5)};")
+        assert order == {"decisionFirst": True, "planNext": True, "outlineAfter": True, "buttons": []}, order
+        ctx.shot("small-window-plan", x_window=True)
+    finally:
+        plan_conn.notify("$/cancelRequest", {"id": plan_rid})
+        set_window_size(page, before["width"], before["height"])
+        ctx.wait_queue(0)
+
+
+def focused(page):
+    """Where the focus is: the question id and the control's value, or the element's id or tag."""
+    return page.js("const a = document.activeElement; if (!a || a === document.body) return 'body';"
+                   "const q = a.closest('[data-qid]');"
+                   "return q ? q.dataset.qid + ':' + (a.value !== undefined ? a.value : a.className) : (a.id || a.tagName);")
+
+
+def test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm(ctx):
+    """A shown request takes the focus on its first control; submitting moves it to the next one, then to the
+    empty view; a request arriving meanwhile leaves a text box being typed in alone; the confirm traps Tab."""
+    page = ctx.page
+    _, _, first = ctx.ask(samples.BATCH, agent="coder")
+    ctx.show("scope")
+    page.until("return document.activeElement && document.activeElement.value === 'server'",
+               message=f"the first option did not take the focus ({focused(page)})")
+    # A link in the detail: the confirm keeps Tab on its buttons and gives the focus back to the link.
+    link = page.find('[data-qid="scope"] .md a[href]')
+    page.click(link)
+    page.wait_for("#confirm:not([hidden])")
+    assert focused(page) == "confirm-ok", focused(page)
+    seen = set()
+    for _ in range(4):
+        page.keys(TAB)
+        seen.add(focused(page))
+    page.keys(TAB, modifier=SHIFT)
+    seen.add(focused(page))
+    assert seen == {"confirm-ok", "confirm-cancel"}, seen
+    page.keys(ESCAPE)
+    page.until("return document.getElementById('confirm').hidden", message="Esc did not close the confirm")
+    assert page.js("return document.activeElement.tagName") == "A", focused(page)
+    # Typing in a text box: a second request arriving does not take the focus.
+    box = ctx.other_box("release")
+    page.type(box, "Hold the bump")
+    _, _, second = ctx.ask([{"id": "next", "question": "Merge now?", "options": [{"label": "Yes"}, {"label": "No"}]}])
+    ctx.wait_queue(2)
+    time.sleep(0.5)
+    assert focused(page).startswith("release:"), focused(page)
+    page.js("const t = document.querySelector('[data-qid=\"release\"] textarea.other-input'); t.value = '';"
+            "t.dispatchEvent(new Event('input'));")
+    # Answered by script: this test is about the focus, and the form has scrolled.
+    page.js("const pick = (qid, value) => [...document.querySelectorAll('[data-qid=\"' + qid + '\"] input.option-input')]"
+            ".find((i) => i.value === value).click();"
+            "pick('scope', 'server'); pick('release', 'Patch (0.2.5)');"
+            "document.querySelector('[data-qid=\"notes\"] .skip').click();")
+    page.click(page.find("#submit"))
+    answer_of(first())
+    ctx.show("next")
+    page.until("return document.activeElement && document.activeElement.value === 'Yes'",
+               message=f"the next request did not take the focus ({focused(page)})")
+    page.keys("2")
+    page.keys(ENTER, modifier=CONTROL)
+    assert answer_of(second()) == {"answers": [{"id": "next", "selected": ["No"]}]}
+    ctx.wait_queue(0)
+    page.until("return document.activeElement && document.activeElement.id === 'view-empty'",
+               message=f"the focus did not go to the empty view ({focused(page)})")
+
+
+def test_skip_keeps_the_shape(ctx):
+    _, _, outcome = ctx.ask(samples.BATCH[1:])
+    ctx.show("release")
+    ctx.page.click(ctx.page.find('[data-qid="release"] .skip'))
+    ctx.page.type(ctx.other_box("notes"), "nothing")
+    ctx.page.click(ctx.page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "release", "selected": []}, {"id": "notes", "selected": [], "custom": "nothing"}]}, got
+
+
+def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
+    """Every meta key the agent registered is shown (protocol 5.4), as text, and a long value wraps in the header."""
+    page = ctx.page
+    meta = {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus", "pid": 4242,
+            "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": "build-" + "x" * 240, "env": {"CI": True},
+            "note": "first line\nsecond line"}
+    conn = ctx.conn()
+    handle = conn.call("agents/register", {"id": f"meta-{os.getpid()}", "label": "claude-code", "meta": meta})
+    rid = conn.start("user-questions/ask", {"questions": samples.PLAN_REVIEW, "agent": handle})
+    ctx.show("plan")
+    shown = page.js(
+        "const chips = [...document.querySelectorAll('#asker .chip')];"
+        "return Object.fromEntries(chips.map((c) => [c.querySelector('.chip-kind').textContent,"
+        " c.querySelector('.chip-value').textContent]));")
+    assert shown == {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus",
+                     "pid": "4242", "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": meta["host"],
+                     "env": '{"CI":true}', "note": "first line\nsecond line"}, shown
+    layout = page.js(
+        "const asker = document.getElementById('asker'); const a = asker.getBoundingClientRect();"
+        "const chips = [...asker.querySelectorAll('.chip')];"
+        "return {markup: asker.querySelectorAll('b').length, page: document.documentElement.scrollWidth <= document.documentElement.clientWidth,"
+        " header: asker.scrollWidth <= asker.clientWidth,"
+        " inside: chips.every((c) => { const r = c.getBoundingClientRect(); return r.left >= a.left - 1 && r.right <= a.right + 1; }),"
+        " clipped: chips.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.querySelector('.chip-kind').textContent),"
+        " plan: document.querySelector('[data-qid=\"plan\"] .plan-approve').getBoundingClientRect().top < window.innerHeight};")
+    assert layout == {"markup": 0, "page": True, "header": True, "inside": True, "clipped": [], "plan": True}, layout
+    ctx.shot("meta-header", top=True)
+    conn.notify("$/cancelRequest", {"id": rid})
+    ctx.wait_queue(0)
+
+
+def test_long_unbroken_labels_and_answers_stay_in_their_cards(ctx):
+    """A 200-character label without spaces wraps inside its option; an unbroken answer wraps in History."""
+    page = ctx.page
+    label = "Unbroken_" + "y" * 200
+    answer = "z" * 300
+    _, _, outcome = ctx.ask([{"id": "wide", "question": "Which_" + "w" * 150 + "?",
+                              "options": [{"label": label}, {"label": "Short"}]}], agent="coder")
+    ctx.show("wide")
+    sizes = page.js(
+        "const card = document.querySelector('[data-qid=\"wide\"]'); const c = card.getBoundingClientRect();"
+        "const inside = (el) => { const r = document.createRange(); r.selectNodeContents(el); const b = r.getBoundingClientRect();"
+        " return b.width > 0 && b.left >= c.left - 1 && b.right <= c.right + 1; };"
+        "return {label: inside(card.querySelector('.option-label')), question: inside(card.querySelector('.q-text')) ,"
+        " scroll: document.getElementById('request-form').scrollWidth - document.getElementById('request-form').clientWidth};")
+    assert sizes == {"label": True, "question": True, "scroll": 0}, sizes
+    ctx.shot("long-label", top=True)
+    page.type(ctx.other_box("wide"), answer)
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "wide", "selected": [], "custom": answer}]}
+    try:
+        page.click(page.find("#nav-history"))
+        item = page.until("return [...document.querySelectorAll('.history-item')]"
+                          ".find((e) => e.textContent.includes(arguments[0])) || null", answer,
+                          message="the answer never showed in History")
+        inside = page.js(
+            "const item = arguments[0]; const c = item.getBoundingClientRect();"
+            "return [...item.querySelectorAll('dt, dd')].every((el) => el.getBoundingClientRect().right <= c.right + 1)"
+            " && item.scrollWidth <= item.clientWidth;", item)
+        assert inside, "an unbroken answer overflows its History card"
+    finally:
+        page.click(page.find("#nav-queue"))
+
+
+def test_text_colours_meet_wcag_aa_contrast(ctx):
+    """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
+    problems = contrast.failures()
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,243 @@
+"""askdesk desktop tests: history and past answers.
+
+The memory hint, who answered, filters, a long journal.
+"""
+import queue
+import re
+import threading
+import time
+
+from harness import answer_of, expect_error, human_answers, journal_path, load_rules, no_rules, rule_names
+import samples
+from webdriver import element_id
+
+
+def test_memory_hint_offers_the_last_answer_again(ctx):
+    """A question answered before in the same project shows that answer; "Use again" selects it, the human submits."""
+    # The suite's journal is its own (run.sh gives it a private data folder): no earlier answer to this text.
+    text = "Rebase the release branch onto main before tagging?"
+    questions = [{"id": "rebase", "question": text, "options": [{"label": "Rebase"}, {"label": "Merge"}, {"label": "Leave it"}]}]
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("rebase")
+    page = ctx.page
+    assert not page.find_all('[data-qid="rebase"] .memory-hint'), "a hint before any answer"
+    page.click(ctx.option("rebase", "Merge"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "rebase", "selected": ["Merge"]}]}
+    deadline = time.time() + 10
+    while text not in open(journal_path(), encoding="utf-8").read():
+        assert time.time() < deadline, "the first answer never reached the journal"
+        time.sleep(0.2)
+    ctx.wait_queue(0)
+
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("rebase")
+    hint = page.until("return document.querySelector('[data-qid=\"rebase\"] .memory-hint')", message="no memory hint")
+    said = page.text(element_id(hint))
+    assert said.startswith("You answered Merge on "), said
+    assert said.endswith("Use again"), said
+    assert not page.js("return document.querySelector('[data-qid=\"rebase\"] input:checked')"), "selected before the click"
+    ctx.shot("memory-hint", top=True)
+    page.click(page.find('[data-qid="rebase"] .use-again'))
+    checked = page.js("return [...document.querySelectorAll('[data-qid=\"rebase\"] input:checked')].map((i) => i.value)")
+    assert checked == ["Merge"], checked
+    # Nothing is sent until the human submits.
+    assert ctx.queue_count() == 1
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "rebase", "selected": ["Merge"]}]}, got
+
+
+def filter_history(page, select, value):
+    """Sets a History filter as the human does and waits for the page the backend filtered."""
+    before = page.js("return document.getElementById('history-list').dataset.loaded || ''")
+    page.js("const s = document.getElementById(arguments[0]); s.value = arguments[1];"
+            "s.dispatchEvent(new Event('change'));", select, value)
+    page.until("return (document.getElementById('history-list').dataset.loaded || '') !== arguments[0]",
+               before, message=f"History was not read again for {select} = {value!r}")
+
+
+def settle_one_of_each(ctx):
+    """Settles a request of each outcome History tells apart, the late answer last: answered (by the
+    human, for review-bot), dismissed, withdrawn by the asker, and answered after it was withdrawn."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
+    ctx.show("migrate")
+    page.click(ctx.option("migrate", "Offline, in one transaction"))
+    page.click(page.find("#submit"))
+    answer_of(outcome())
+    ctx.wait_queue(0)
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
+    ctx.wait_queue(0)
+    for qid, late in (("history-withdrawn", False), ("history-late", True)):
+        conn, rid, outcome = ctx.ask([{"id": qid, "question": "Still there?", "options": [{"label": "Yes"}]}])
+        ctx.show(qid)
+        request = page.js("return Number(document.querySelector('.queue-item.active').dataset.request)")
+        conn.notify("$/cancelRequest", {"id": rid})
+        expect_error(outcome(), "ASK_ABORTED")
+        ctx.wait_queue(0)
+        if late:
+            result = page.js(
+                "return window.__TAURI__.core.invoke('submit', {request: arguments[0],"
+                " answer: {answers: [{id: arguments[1], selected: ['Yes']}]}}).then(() => 'ok', (e) => e.kind);",
+                request, qid)
+            assert result == "late", result
+
+
+def test_history_lists_settled_requests_with_filters(ctx):
+    page = ctx.page
+    settle_one_of_each(ctx)
+    page.click(page.find("#nav-history"))
+    # The late answer is on disk, but the view learns of it by "history-changed", which the desktop
+    # thread emits after: wait for it rather than race it.
+    page.wait_for('.history-item[data-outcome="late-answer"]')
+    outcomes = page.js("return [...document.querySelectorAll('.history-item')].map((e) => e.dataset.outcome)")
+    for needed in ("answered", "dismissed", "withdrawn", "late-answer"):
+        assert needed in outcomes, (needed, outcomes)
+    # Newest first: the late answer (recorded last) is on top.
+    assert outcomes[0] == "late-answer", outcomes
+    filter_history(page, "history-outcome", "dismissed")
+    shown = page.js("return [...document.querySelectorAll('.history-item')].map((e) => e.dataset.outcome)")
+    assert shown and set(shown) == {"dismissed"}, shown
+    filter_history(page, "history-outcome", "")
+    filter_history(page, "history-agent", "review-bot")
+    agents = page.js("return [...document.querySelectorAll('.history-agent')].map((e) => e.textContent)")
+    assert agents and set(agents) == {"review-bot"}, agents
+    filter_history(page, "history-agent", "")
+    ctx.shot("history")
+    page.click(page.find("#nav-queue"))
+
+
+def test_history_shows_who_answered_and_filters_by_it(ctx):
+    """History tags each entry "by you" or "by rule:<name>", and the answerer filter keeps only theirs."""
+    load_rules(ctx, '[[rule]]\nname = "tidy"\nmatch.question = "^Tidy the imports"\nanswer = "Yes"\n',
+              lambda s: rule_names(s) == [("tidy", "on")])
+    page = ctx.page
+    try:
+        tidy = [{"id": "tidy", "question": "Tidy the imports of crates/ now?", "options": [{"label": "Yes"}, {"label": "No"}]}]
+        _, _, outcome = ctx.ask(tidy, agent="coder")
+        assert answer_of(outcome()) == {"answers": [{"id": "tidy", "selected": ["Yes"]}]}
+        mine = [{"id": "mine", "question": "Keep the old changelog format?", "options": [{"label": "Yes"}, {"label": "No"}]}]
+        human_answers(ctx, mine, "No")
+
+        page.click(page.find("#nav-history"))
+        shown = page.until("""const m = Object.fromEntries([...document.querySelectorAll('.history-item')].map((e) => [
+            e.querySelector('dt') ? e.querySelector('dt').textContent : '',
+            e.querySelector('.pill.answerer') ? e.querySelector('.pill.answerer').textContent : null]));
+            return m['Keep the old changelog format?'] ? m : null;""", message="the entries never showed")
+        assert shown["Tidy the imports of crates/ now?"] == "by rule:tidy", shown
+        assert shown["Keep the old changelog format?"] == "by you", shown
+        choices = page.js("return [...document.getElementById('history-answerer').options].map((o) => o.value)")
+        assert choices[:2] == ["", "you"] and "rule:tidy" in choices, choices
+        filter_history(page, "history-answerer", "rule:tidy")
+        tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
+        kept = page.js("return document.querySelectorAll('.history-item').length")
+        assert tags == ["by rule:tidy"] and kept == 1, (tags, kept)
+        filter_history(page, "history-answerer", "you")
+        tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
+        assert tags and set(tags) == {"by you"}, tags
+        filter_history(page, "history-answerer", "")
+        ctx.shot("history-answerer", x_window=True)
+    finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
+
+
+LONG_LABEL = "A very long agent label that describes the agent in too much detail, twice over, to test layout"
+
+
+def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
+    """An agent's long label is cut in the Agent filter; every filter stays inside the window."""
+    conn = ctx.conn()
+    agent = conn.call("agents/register", {"id": "long-label", "label": LONG_LABEL})
+    rid = conn.start("user-questions/ask", {"agent": agent, "questions": [
+        {"id": "long", "question": "Which layout?", "options": [{"label": "Wide"}, {"label": "Narrow"}]}]})
+    ctx.show("long")
+    page = ctx.page
+    page.click(ctx.option("long", "Narrow"))
+    page.click(page.find("#submit"))
+    assert conn.wait(rid, timeout=15) == {"answers": [{"id": "long", "selected": ["Narrow"]}]}
+    try:
+        page.click(page.find("#nav-history"))
+        page.until("return [...document.getElementById('history-agent').options].some((o) => o.value === arguments[0])",
+                   LONG_LABEL, message="the long label never reached the Agent filter")
+        filter_history(page, "history-agent", LONG_LABEL)
+        boxes = page.js(
+            "const r = (id) => { const b = document.getElementById(id).getBoundingClientRect();"
+            " return [Math.round(b.left), Math.round(b.right)]; };"
+            "return {width: document.documentElement.clientWidth, agent: r('history-agent'), answerer: r('history-answerer'),"
+            " outcome: r('history-outcome')};")
+        for name in ("agent", "answerer", "outcome"):
+            left, right = boxes[name]
+            assert 0 <= left and right <= boxes["width"], boxes
+        assert boxes["agent"][1] - boxes["agent"][0] < 320, boxes
+        ctx.shot("history-long-label", x_window=True)
+        filter_history(page, "history-agent", "")
+    finally:
+        page.click(page.find("#nav-queue"))
+
+
+def test_history_reaches_every_entry_however_long_the_journal(ctx):
+    """History sends the newest 200 entries the filters let through, and says so; its filters offer
+    every agent and answerer of the whole journal, so the oldest entry is one choice away, and
+    "Show more" brings the next 200."""
+    page = ctx.page
+    helper = ctx.conn("bulk-answerer")
+    helper.call("answerers/register", {"scope": "all", "prepend": True, "label": "bulk"})
+    stop = threading.Event()
+
+    def answer_all():
+        while not stop.is_set():
+            try:
+                req = helper.next_incoming(timeout=0.5)
+            except queue.Empty:
+                continue
+            if req.get("method") == "user-questions/request":
+                helper.reply(req, {"answers": [{"id": req["params"]["questions"][0]["id"], "selected": ["Yes"]}]})
+    threading.Thread(target=answer_all, daemon=True).start()
+    try:
+        first = ctx.conn("the-first")
+        agent = first.call("agents/register", {"id": "archivist", "label": "the-oldest-agent"})
+        first.call("user-questions/ask", {"agent": agent, "questions": [
+            {"id": "first", "question": "The first of many?", "options": [{"label": "Yes"}]}]}, timeout=30)
+        bulk = ctx.conn("bulk-asker")
+        waiting = []
+        for i in range(250):
+            waiting.append(bulk.start("user-questions/ask", {"questions": [
+                {"id": f"b{i}", "question": f"Routine question {i}?", "options": [{"label": "Yes"}]}]}))
+            if len(waiting) == 64:
+                bulk.wait(waiting.pop(0), timeout=30)
+        for rid in waiting:
+            bulk.wait(rid, timeout=30)
+    finally:
+        stop.set()
+        helper.close()
+
+    page.click(page.find("#nav-history"))
+    page.wait_for(".history-more", timeout=30)
+    told = page.text(page.find(".history-more span"))
+    assert re.fullmatch(r"The newest 200 of \d+\.", told), told
+    matching = int(told.split()[-1][:-1])
+    assert matching > 250, told
+    ctx.shot("history-more", scroll_to=".history-more")
+    assert page.js("return document.querySelectorAll('.history-item').length") == 200
+    questions = "return [...document.querySelectorAll('.history-item dt')].map((e) => e.textContent)"
+    assert "The first of many?" not in page.js(questions)
+    agents = page.js("return [...document.getElementById('history-agent').options].map((o) => o.value)")
+    assert "the-oldest-agent" in agents, agents
+    assert "bulk" in page.js("return [...document.getElementById('history-answerer').options].map((o) => o.value)")
+    filter_history(page, "history-agent", "the-oldest-agent")
+    assert page.js(questions) == ["The first of many?"], page.js(questions)
+    assert not page.find_all(".history-more"), "one entry matches: nothing more to show"
+    filter_history(page, "history-agent", "")
+    before = page.js("return document.getElementById('history-list').dataset.loaded")
+    page.click(page.find(".history-more-button"))
+    page.until("return document.getElementById('history-list').dataset.loaded !== arguments[0]", before,
+               message="Show more read nothing")
+    shown = page.js("return document.querySelectorAll('.history-item').length")
+    assert shown == min(400, matching), (shown, matching)
+    assert "The first of many?" in page.js(questions)
+    page.click(page.find("#nav-queue"))

@@ -1,0 +1,610 @@
+"""askdesk desktop tests: plan review.
+
+The pane, approval and feedback, comments, revisions and their threads.
+"""
+import json
+import os
+import re
+import time
+
+from harness import DOC, answer_of, comment_by_keyboard, expect_error, long_plan, outcome_of
+import samples
+from webdriver import ESCAPE
+
+
+def test_plan_review_renders_and_approve_returns_the_label(ctx):
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    doc = '[data-qid="plan"] .plan-doc'
+    page.wait_for(doc)
+    counts = page.js(
+        "const d = document.querySelector(arguments[0]);"
+        "return {h1: d.querySelectorAll('h1').length, h2: d.querySelectorAll('h2').length,"
+        " table: d.querySelectorAll('table').length, code: d.querySelectorAll('pre code').length,"
+        " tasks: d.querySelectorAll('input[type=checkbox][disabled]').length,"
+        " outline: document.querySelectorAll('[data-qid=\"plan\"] .outline-link').length};", doc)
+    assert counts == {"h1": 1, "h2": 5, "table": 1, "code": 1, "tasks": 3, "outline": 6}, counts
+    # The fenced SQL is highlighted in Rust; style.css colours its classes (no inline styles).
+    colours = page.js(
+        "const code = document.querySelector(arguments[0] + ' pre code.language-sql');"
+        "const colour = (sel) => { const el = code.querySelector(sel); return el && getComputedStyle(el).color; };"
+        "return {code: getComputedStyle(code).color, keyword: colour('.hl-keyword'), comment: colour('.hl-comment'),"
+        " string: colour('.hl-string'), styled: code.querySelectorAll('[style]').length};", doc)
+    assert colours["keyword"] and colours["comment"] and colours["string"], colours
+    assert len({colours["code"], colours["keyword"], colours["comment"], colours["string"]}) == 4, colours
+    assert colours["styled"] == 0, colours
+    ctx.shot("plan-review", scroll_to='[data-qid="plan"] .plan-doc #md-h-3')
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    # The next tests ask with the same question id: the answered form must be gone first.
+    ctx.wait_queue(0)
+
+
+def test_plan_feedback_returns_as_custom(ctx):
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    ctx.page.type(ctx.page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Use WAL mode and keep the JSON export."}]}
+    ctx.wait_queue(0)
+
+
+def approve_pressed(page):
+    return page.js("return document.querySelector('[data-qid=\"plan\"] .plan-approve').getAttribute('aria-pressed')")
+
+
+FEEDBACK = '[data-qid="plan"] .plan-feedback'
+
+
+def approve_with_feedback(ctx, questions):
+    """Asks, types feedback in the plan, presses Approve and waits for the question it asks; returns outcome()."""
+    page = ctx.page
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="the last request stayed")
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("plan")
+    page.type(page.find(FEEDBACK), "Add a rollback step.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    assert approve_pressed(page) == "false"
+    return outcome
+
+
+def test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent(ctx):
+    """A single-select approval cannot carry feedback: pressing Approve with feedback typed asks, and Approve
+    is never shown pressed while the answer would be the feedback."""
+    page = ctx.page
+    # Alone: "Approve and drop your feedback" empties the box and sends the approval.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    ctx.shot("plan-approve-with-feedback")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => [b.dataset.choice, b.textContent])")
+    assert choices == [["drop", "Approve and drop your feedback"], ["feedback", "Keep planning instead"]], choices
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+    # Alone: "Keep planning instead" sends the feedback, not an approval.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    page.click(page.find('.plan-notes-modal [data-choice="feedback"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Add a rollback step."}]}
+    ctx.wait_queue(0)
+    # In a batch: Esc goes back with nothing pressed; dropping presses Approve with the box empty.
+    outcome = approve_with_feedback(ctx, samples.MIXED)
+    page.keys(ESCAPE)
+    page.until("return !document.querySelector('.plan-notes-modal')", message="Esc did not close the question")
+    assert approve_pressed(page) == "false"
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == "Add a rollback step."
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert approve_pressed(page) == "true"
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == ""
+    assert ctx.queue_count() == 1, "approving in a batch must not submit it"
+    page.click(ctx.option("tests", "No"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": ["Approve plan (Recommended)"]},
+        {"id": "tests", "selected": ["No"]},
+    ]}
+    ctx.wait_queue(0)
+
+
+def test_plan_mixed_with_questions_has_one_submit(ctx):
+    _, _, outcome = ctx.ask(samples.MIXED, agent="coder")
+    ctx.show("plan")
+    ctx.show("tests")
+    ctx.page.click(ctx.page.find('[data-qid="plan"] .plan-approve'))
+    time.sleep(0.3)
+    assert ctx.queue_count() == 1, "approve must not submit a mixed batch on its own"
+    ctx.page.click(ctx.option("tests", "Yes (Recommended)"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": ["Approve plan (Recommended)"]},
+        {"id": "tests", "selected": ["Yes (Recommended)"]},
+    ]}
+    ctx.wait_queue(0)
+
+
+def test_xss_plan_runs_nothing(ctx):
+    _, _, outcome = ctx.ask(samples.XSS_REVIEW)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .plan-doc h2')
+    time.sleep(1.0)
+    report = page.js(
+        "const d = document.querySelector('[data-qid=\"plan\"] .plan-doc');"
+        "const on = [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name)));"
+        "return {pwned: window.__pwned === undefined ? null : String(window.__pwned), on: on.length,"
+        " bad: d.querySelectorAll('script, iframe, svg, img, form, object, embed, style').length,"
+        " hrefs: [...d.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')),"
+        " styled: d.querySelectorAll('[style]').length, text: d.textContent.includes('Real step'),"
+        # The emptied `javascript:` link reads as the text around it, not as a link that does nothing.
+        " emptied: [...d.querySelectorAll('a:not([href])')].filter((a) => a.textContent === 'click me').map((a) => {"
+        "   const s = getComputedStyle(a), p = getComputedStyle(a.parentElement);"
+        "   return s.color === p.color && s.borderBottomStyle === 'none'; })};")
+    assert report == {"pwned": None, "on": 0, "bad": 0, "hrefs": [], "styled": 0, "text": True,
+                      "emptied": [True]}, report
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
+
+
+# One agent id for the comment and revision tests: the second is a revision of the first's plan.
+PLANNER_ID = f"planner-{os.getpid()}"
+
+
+def ask_as(ctx, questions, agent_id, label="claude-code", meta=None):
+    """Starts an ask as an agent with this exact id (a thread is keyed by it, or by `meta.session`);
+    returns outcome()."""
+    conn = ctx.conn()
+    meta = dict(samples.AGENTS["coder"]["meta"], **(meta or {}))
+    handle = conn.call("agents/register", {"id": agent_id, "label": label, "meta": meta})
+    rid = conn.start("user-questions/ask", {"questions": questions, "agent": handle})
+    return outcome_of(conn, rid)
+
+
+def block_keys(page):
+    return page.js(f"return [...document.querySelectorAll('{DOC} [data-block]')].map((e) => e.dataset.block)")
+
+
+def block_key_of(page, text):
+    """The key of the first block whose text contains `text`."""
+    key = page.js(
+        f"const el = [...document.querySelectorAll('{DOC} [data-block]')].find((e) => e.textContent.includes(arguments[0]));"
+        "return el ? el.dataset.block : null;", text)
+    assert key, f"no block with {text!r}"
+    return key
+
+
+def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, PLANNER_ID)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    keys = block_keys(page)
+    empty = page.js("return document.querySelector('[data-qid=\"plan\"] .plan-comments').textContent")
+    assert empty == "Comments 0Select a block (J/K or a click) and press C, or select text inside it, to comment.", empty
+    step3 = block_key_of(page, "Switch Journal::append")
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    step2 = block_key_of(page, "one-time importer")
+    # The plan takes the focus with Tab like any control; here it is focused directly.
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(step3) + 1, "Batch the inserts in one transaction per second.")
+    comment_by_keyboard(ctx, keys.index(line6) - keys.index(step3), "Make outcome a CHECK over the known names.")
+    # By mouse: click the step, select part of its text, click the block's Comment button.
+    page.click(page.find(f'{DOC} [data-block="{step2}"]'))
+    page.js(f"const li = document.querySelector('{DOC} [data-block=\"{step2}\"]');"
+            "const text = li.firstChild; const at = text.data.indexOf('one-time importer');"
+            "const range = document.createRange(); range.setStart(text, at); range.setEnd(text, at + 17);"
+            "const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);"
+            "li.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));")
+    button = page.find('[data-qid="plan"] .block-comment-btn')
+    assert page.text(button) == "+ Comment on selection", page.text(button)
+    page.click(button)
+    page.type(page.find('[data-qid="plan"] .note-input'), "Import in batches of 10k rows, as the online migration does.")
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    # Edit before submitting: the second comment gets a better text.
+    page.click(page.find(f'[data-qid="plan"] .plan-notes[data-for="{line6}"] .note-edit'))
+    box = page.find('[data-qid="plan"] .note-input')
+    page.js("document.querySelector('[data-qid=\"plan\"] .note-input').value = ''")
+    page.type(box, "Make outcome a CHECK over the five outcome names.")
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    listed = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item')].map((li) =>"
+                     " [li.querySelector('.comment-path').textContent, li.querySelector('.comment-text').textContent])")
+    # Listed in the plan's order, whatever the order they were written in.
+    assert listed == [["Steps › 2", "Import in batches of 10k rows, as the online migration does."],
+                      ["Steps › 3", "Batch the inserts in one transaction per second."],
+                      ["Schema › line 6", "Make outcome a CHECK over the five outcome names."]], listed
+    # Each note sits beside its block.
+    beside = page.js(
+        f"const doc = document.querySelector('{DOC}');"
+        "const quote = (key) => { const n = doc.querySelector('[data-block=\"' + key + '\"] > .plan-notes .plan-note');"
+        " return n ? (n.querySelector('.note-quote') || {}).textContent || '' : null; };"
+        "return {step2: quote(arguments[0]), step3: quote(arguments[1]),"
+        " line: !!doc.querySelector('pre + .plan-notes[data-for=\"' + arguments[2] + '\"]')};", step2, step3, line6)
+    assert beside == {"step2": "one-time importer", "step3": "", "line": True}, beside
+    page.type(page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
+    ctx.shot("plan-comments", scroll_to=f'{DOC} #md-h-3')
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find("#submit"))
+    expected = (
+        "> **Steps › 2**\n"
+        "> one-time importer\n\n"
+        "Import in batches of 10k rows, as the online migration does.\n\n"
+        "> **Steps › 3**\n"
+        "> Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n\n"
+        "Batch the inserts in one transaction per second.\n\n"
+        "> **Schema › line 6**\n"
+        ">   outcome     TEXT NOT NULL DEFAULT 'answered',\n\n"
+        "Make outcome a CHECK over the five outcome names.\n\n"
+        "---\n\n"
+        "Use WAL mode and keep the JSON export."
+    )
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "plan", "selected": [], "custom": expected}]}, json.dumps(got, indent=1)
+    ctx.wait_queue(0)
+
+
+def test_plan_revision_shows_changes_and_past_comments(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW_REVISED, PLANNER_ID)
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    view = page.js(
+        f"const doc = document.querySelector('{DOC}'); const bar = document.querySelector('[data-qid=\"plan\"] .revision-bar');"
+        "const texts = (sel) => [...doc.querySelectorAll(sel)].map((e) => e.textContent.replace(/\\s+/g, ' ').trim());"
+        "return {title: bar.querySelector('.revision-title').textContent,"
+        " plus: bar.querySelector('.diff-badge .plus').textContent, minus: bar.querySelector('.diff-badge .minus').textContent,"
+        " changed: texts('.diff-changed'), added: texts('.diff-added'), moved: texts('.diff-moved'),"
+        " removed: texts('.diff-removed .ghost-text'), showing: doc.classList.contains('showing-changes')};")
+    assert view["title"] == "Changes since version 1", view
+    assert (view["plus"], view["minus"]) == ("+2", "−2"), view
+    assert view["showing"], view
+    assert len(view["changed"]) == 1 and "one transaction per second" in view["changed"][0], view
+    assert len(view["added"]) == 1 and "askdesk history --export" in view["added"][0], view
+    assert view["moved"] == [], view
+    assert len(view["removed"]) == 1 and "one-time importer" in view["removed"][0], view
+    # Last round's comments: addressed beside the changed step, placed beside the unchanged line, gone listed.
+    step3 = block_key_of(page, "one transaction per second")
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    past = page.js(
+        f"const doc = document.querySelector('{DOC}');"
+        "const note = (sel) => { const n = doc.querySelector(sel); return n ? n.querySelector('.note-text').textContent : null; };"
+        "return {addressed: note('[data-block=\"' + arguments[0] + '\"] > .plan-notes .plan-note.past.addressed'),"
+        " placed: note('.plan-notes[data-for=\"' + arguments[1] + '\"] .plan-note.past.placed'),"
+        " gone: [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item.past.gone .comment-text')].map((e) => e.textContent)};",
+        step3, line6)
+    assert past == {"addressed": "Batch the inserts in one transaction per second.",
+                    "placed": "Make outcome a CHECK over the five outcome names.",
+                    "gone": ["Import in batches of 10k rows, as the online migration does."]}, past
+    ctx.shot("plan-revision", scroll_to=f'{DOC} #md-h-3')
+    # The removed step stands where it was without taking a number: the next step is still 2.
+    numbers = page.js(f"return [...document.querySelectorAll('{DOC} ol > li')].map((li) => getComputedStyle(li).display)")
+    assert numbers.count("list-item") == 4 and numbers.count("block") == 1, numbers
+    # The toggle goes back to the clean plan and returns.
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    clean = page.js(f"const doc = document.querySelector('{DOC}');"
+                    "return [doc.classList.contains('showing-changes'), doc.querySelectorAll('.diff-removed').length]")
+    assert clean == [False, 0], clean
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    page.until(f"return document.querySelectorAll('{DOC} .diff-removed').length === 1")
+    # The earlier version is one click away.
+    page.click(page.find('[data-qid="plan"] .version-link'))
+    older = page.js("const o = document.querySelector('[data-qid=\"plan\"] .plan-older');"
+                    "return [o.hidden, o.textContent.includes('one-time importer'),"
+                    " document.querySelector('[data-qid=\"plan\"] .older-bar').textContent]")
+    assert older[0] is False and older[1], older
+    assert "Version 1 · feedback sent" in older[2], older
+    ctx.shot("plan-older")
+    page.click(page.find('[data-qid="plan"] .older-back'))
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+    # History shows the thread as one entry with the decision at each version.
+    page.click(page.find("#nav-history"))
+    entry = page.until(
+        "const items = [...document.querySelectorAll('.history-item.plan-thread')];"
+        "const mine = items.find((li) => li.querySelectorAll('.thread-version').length === 2"
+        " && li.textContent.includes('one transaction per second'));"
+        "return mine ? [...mine.querySelectorAll('.thread-version .decision')].map((e) => e.textContent) : null;",
+        message="no plan thread with two versions in History")
+    assert entry == ["feedback sent", "approved"], entry
+    # The feedback sent with version 1 shows as one line, and all of it on a click.
+    feedback = page.js(
+        "const li = [...document.querySelectorAll('.history-item.plan-thread')]"
+        ".find((li) => li.textContent.includes('one transaction per second'));"
+        "const b = li.querySelector('.thread-version .version-feedback'); const one = b.getBoundingClientRect().height;"
+        "const cut = b.scrollWidth > b.clientWidth + 1; b.click();"
+        "return {cut, grown: b.getBoundingClientRect().height > 2 * one, whole: b.scrollWidth <= b.clientWidth + 1,"
+        " wide: b.getBoundingClientRect().width > 0.9 * b.parentElement.getBoundingClientRect().width,"
+        " expanded: b.getAttribute('aria-expanded'), comment: b.textContent.includes('Batch the inserts')};")
+    assert feedback == {"cut": True, "grown": True, "whole": True, "wide": True, "expanded": "true", "comment": True}, feedback
+    ctx.shot("history-thread-feedback", scroll_to=".history-item.plan-thread")
+    page.click(page.find("#nav-queue"))
+
+
+def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"{PLANNER_ID}-xss")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    evil = "<img src=x onerror=\"window.__pwned = 'comment'\"><b>bold</b><script>window.__pwned = 1</script>"
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, 2, evil)
+    time.sleep(0.5)
+    report = page.js(
+        "const note = document.querySelector('[data-qid=\"plan\"] .plan-note .note-text');"
+        "const item = document.querySelector('[data-qid=\"plan\"] .comment-item .comment-text');"
+        "return {pwned: window.__pwned === undefined ? null : String(window.__pwned),"
+        " note: note.textContent, item: item.textContent, children: note.children.length + item.children.length,"
+        " bad: document.querySelectorAll('[data-qid=\"plan\"] img, [data-qid=\"plan\"] script, [data-qid=\"plan\"] b').length};")
+    assert report == {"pwned": None, "note": evil, "item": evil, "children": 0, "bad": 0}, report
+    # Approving with a comment on a single-select review asks once; dropping it approves plainly.
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
+    assert choices == ["drop", "feedback"], choices
+    page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    assert not page.find_all(".plan-notes-modal")
+    ctx.wait_queue(0)
+
+
+def test_plan_comment_over_the_limit_is_refused_in_the_editor(ctx):
+    """The comment editor says the limit and keeps a comment over it; one at the limit is saved and sent."""
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"{PLANNER_ID}-limit")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    page.keys("j", "j", "c")
+    page.wait_for('[data-qid="plan"] .note-input')
+    page.js("const b = document.querySelector('[data-qid=\"plan\"] .note-input'); b.value = 'word '.repeat(4000);"
+            "b.dispatchEvent(new Event('input'));")
+    said = page.js("const l = document.querySelector('[data-qid=\"plan\"] .note-limit');"
+                   "return l.classList.contains('over') && l.textContent;")
+    assert said == "Too long: a comment may have at most 8192 bytes (this one has 19999). Shorten it or split it.", said
+    ctx.shot("plan-comment-too-long", scroll_to='[data-qid="plan"] .plan-note.editor')
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    time.sleep(0.3)
+    assert page.find_all('[data-qid="plan"] .note-input'), "a comment over the limit was saved"
+    assert page.js("return document.querySelectorAll('[data-qid=\"plan\"] .comment-item:not(.past)').length") == 0
+    page.js("const b = document.querySelector('[data-qid=\"plan\"] .note-input'); b.value = 'x'.repeat(8192);"
+            "b.dispatchEvent(new Event('input'));")
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .note-limit').classList.contains('over')") is False
+    page.click(page.find('[data-qid="plan"] .note-save'))
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())["answers"][0]
+    assert got["selected"] == [] and got["custom"].endswith("x" * 8192), {k: str(v)[:80] for k, v in got.items()}
+    ctx.wait_queue(0)
+
+
+def test_plan_multi_select_approval_carries_comments_as_notes(ctx):
+    # A multi-select plan question may answer an approval with `custom` beside it (protocol 1), so the
+    # comments can go as notes with the approval; the answer keeps its shape.
+    question = dict(samples.PLAN_REVIEW[0], multiSelect=True)
+    outcome = ask_as(ctx, [question], f"{PLANNER_ID}-notes")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    keys = block_keys(page)
+    step4 = block_key_of(page, "Page the History view")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(step4) + 1, "Keep the default page at 200 records.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    page.wait_for(".plan-notes-modal")
+    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
+    assert choices == ["send", "drop"], choices
+    page.click(page.find('.plan-notes-modal [data-choice="send"]'))
+    assert answer_of(outcome()) == {"answers": [{
+        "id": "plan",
+        "selected": ["Approve plan (Recommended)"],
+        "custom": "> **Steps › 4**\n> Page the History view: `get_history(offset, limit)`.\n\n"
+                  "Keep the default page at 200 records.",
+    }]}
+    ctx.wait_queue(0)
+
+
+MULTI_PLAN = [dict(samples.PLAN_REVIEW[0], multiSelect=True, options=samples.PLAN_OPTIONS + [
+    {"label": "Add a benchmark", "description": "Measure the History view before and after."},
+    {"label": "Update the docs", "description": "Say where the journal lives now."},
+])]
+
+
+def plan_inputs(page):
+    """The option inputs of the plan's decision: [type, value, checked] each."""
+    return page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision input.option-input')]"
+                   ".map((i) => [i.type, i.value, i.checked])")
+
+
+def test_plan_multi_select_options_are_checkboxes_and_every_checked_one_is_sent(ctx):
+    """A multi-select plan question (protocol 1: any number of labels, `custom` beside them) shows checkboxes,
+    and the answer carries the approval, every checked option and the feedback."""
+    _, _, outcome = ctx.ask(MULTI_PLAN, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    assert [t for t, _, _ in plan_inputs(page)] == ["checkbox"] * 3, plan_inputs(page)
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-decision .options').getAttribute('role')") == "group"
+    for label in ("Keep planning", "Add a benchmark", "Update the docs"):
+        page.click(ctx.option("plan", label))
+    page.click(ctx.option("plan", "Keep planning"))
+    assert plan_inputs(page) == [["checkbox", "Keep planning", False], ["checkbox", "Add a benchmark", True],
+                                 ["checkbox", "Update the docs", True]], plan_inputs(page)
+    page.type(page.find(FEEDBACK), "Keep the JSON export.")
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert approve_pressed(page) == "true"
+    assert ctx.queue_count() == 1, "an approval with feedback typed waits for Submit"
+    assert [c for _, _, c in plan_inputs(page)] == [False, True, True], "approving unchecked the other options"
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{
+        "id": "plan",
+        "selected": ["Approve plan (Recommended)", "Add a benchmark", "Update the docs"],
+        "custom": "Keep the JSON export.",
+    }]}
+    ctx.wait_queue(0)
+
+
+def test_a_long_plan_keeps_the_decision_in_reach(ctx):
+    """With a plan far taller than the window, the side column scrolls on its own beside it: Approve is in view
+    wherever the plan is scrolled, and the end of the side column can be reached without scrolling the plan."""
+    question = dict(samples.PLAN_REVIEW[0], detail=long_plan())
+    _, _, outcome = ctx.ask([question], agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for('[data-qid="plan"] .plan-outline')
+    reach = page.js(
+        "const form = document.getElementById('request-form'); const side = document.querySelector('[data-qid=\"plan\"] .plan-side');"
+        "form.scrollTop = form.scrollHeight / 2;"
+        "const view = form.getBoundingClientRect();"
+        "const within = (el) => { const r = el.getBoundingClientRect(); return r.top >= view.top - 1 && r.bottom <= view.bottom + 1; };"
+        "const approve = within(document.querySelector('[data-qid=\"plan\"] .plan-approve'));"
+        "const plan = form.scrollHeight > 3 * form.clientHeight;"
+        "side.scrollTop = side.scrollHeight;"
+        "const links = side.querySelectorAll('.outline-link');"
+        "return {plan, approve, last: within(links[links.length - 1]), scrolled: form.scrollTop > 0};")
+    assert reach == {"plan": True, "approve": True, "last": True, "scrolled": True}, reach
+    ctx.shot("plan-long", x_window=True)
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+
+
+def test_the_plan_pane_shows_every_option_description(ctx):
+    """The approve option's description shows beside Approve, and every other option's beside it, as in a dialog."""
+    _, _, outcome = ctx.ask(MULTI_PLAN, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    shown = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision .option-desc')].map((e) => e.textContent)")
+    assert shown == [o["description"] for o in MULTI_PLAN[0]["options"]], shown
+    near = page.js("const d = document.querySelector('[data-qid=\"plan\"] .plan-decision .approve-desc');"
+                   "const a = document.querySelector('[data-qid=\"plan\"] .plan-approve');"
+                   "return d ? Math.round(d.getBoundingClientRect().top - a.getBoundingClientRect().bottom) : null;")
+    assert near is not None and 0 <= near < 20, near
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
+    ctx.wait_queue(0)
+
+
+def sends(page):
+    return page.js("return document.querySelector('[data-qid=\"plan\"] .plan-sends').textContent")
+
+
+def test_a_plan_option_with_feedback_shows_what_is_sent(ctx):
+    """On a single-select review feedback replaces the choice (protocol 1): whatever the order of clicks and typing,
+    the pane shows pressed or checked only what goes back, and says what that is."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.MIXED, agent="coder")
+    ctx.show("plan")
+    assert sends(page) == "Nothing chosen yet"
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert (approve_pressed(page), sends(page)) == ("true", "Sends: Approve plan"), sends(page)
+    page.click(ctx.option("plan", "Keep planning"))
+    assert (approve_pressed(page), sends(page)) == ("false", "Sends: Keep planning"), sends(page)
+    page.type(page.find(FEEDBACK), "Split step 3.")
+    assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
+    assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
+    # Picking the option again with the feedback still typed: the feedback is still what goes back.
+    page.click(ctx.option("plan", "Keep planning"))
+    assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
+    assert approve_pressed(page) == "false"
+    assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
+    page.click(ctx.option("tests", "No"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [
+        {"id": "plan", "selected": [], "custom": "Split step 3."},
+        {"id": "tests", "selected": ["No"]},
+    ]}
+    ctx.wait_queue(0)
+
+
+def ask_in_session(ctx, questions, agent_id, session):
+    """Asks as an agent of this session (plans of one session form one thread); returns outcome()."""
+    return ask_as(ctx, questions, agent_id, meta={"session": session})
+
+
+def revision_bar(page, qid="plan"):
+    return page.js(
+        "const bar = document.querySelector('[data-qid=\"' + arguments[0] + '\"] .revision-bar');"
+        "if (!bar) return null;"
+        "const titled = [...bar.querySelectorAll('[title]')].map((e) => e.getAttribute('title')).join(' | ');"
+        "return {title: bar.querySelector('.revision-title').textContent,"
+        " summary: (bar.querySelector('.revision-summary') || {}).textContent || '',"
+        " badge: (bar.querySelector('.diff-badge') || {}).textContent || '', toggle: !!bar.querySelector('.revision-toggle'),"
+        " versions: [...bar.querySelectorAll('.version-link')].map((v) => v.textContent), said: bar.textContent + ' | ' + titled};",
+        qid)
+
+
+def test_plan_revision_wording_says_only_what_changed(ctx):
+    """A revision that only moves a step says "1 block moved" (no +0 −0, no "changed"); an unchanged one says
+    so without a badge."""
+    session = f"wording-{os.getpid()}"
+    page = ctx.page
+    first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
+    ctx.show("plan")
+    page.type(page.find(FEEDBACK), "Swap steps 3 and 4.")
+    page.click(page.find("#submit"))
+    answer_of(first())
+    ctx.wait_queue(0)
+    step3 = "3. Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n"
+    step4 = "4. Page the History view: `get_history(offset, limit)`.\n"
+    swapped = samples.PLAN.replace(step3 + step4, step4.replace("4.", "3.") + step3.replace("3.", "4."))
+    assert swapped != samples.PLAN
+    moved = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-2", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    bar = revision_bar(page)
+    assert bar["title"] == "Changes since version 1" and bar["summary"] == "1 block moved", bar
+    assert bar["badge"] == "" and bar["toggle"], bar
+    assert not re.search(r"\b0 \w|changed|[+−]0\b", bar["said"]), bar
+    page.type(page.find(FEEDBACK), "Keep it as it is now.")
+    page.click(page.find("#submit"))
+    answer_of(moved())
+    ctx.wait_queue(0)
+    same = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-3", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    bar = revision_bar(page)
+    assert bar["title"] == "No changes since version 2" and bar["summary"] == "" and bar["badge"] == "", bar
+    assert not bar["toggle"] and bar["versions"] == ["v1feedback sent", "v2feedback sent"], bar
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    answer_of(same())
+    ctx.wait_queue(0)
+
+
+def test_a_waiting_revision_follows_its_thread(ctx):
+    """Two versions of one thread wait side by side: when the human answers the first with a comment, the second's
+    revision bar and past comments show that decision without reopening anything."""
+    session = f"follow-{os.getpid()}"
+    page = ctx.page
+    first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
+    ctx.wait_queue(1)
+    second = ask_in_session(ctx, samples.PLAN_REVIEW_REVISED, f"{session}-2", session)
+    ctx.wait_queue(2)
+    # The second version first: its bar knows no decision on version 1 yet.
+    page.click(page.find_all(".queue-item")[1])
+    page.until("return document.querySelector('[data-qid=\"plan\"] .revision-bar') && true")
+    bar = revision_bar(page)
+    assert bar["versions"] == ["v1"], bar
+    assert bar["title"] == "Changes since version 1" and bar["summary"] == "1 block added · 1 changed · 1 removed", bar
+    assert bar["badge"] == "+2−2", bar
+    # Back to version 1: a comment on the schema line and Keep planning.
+    page.click(page.find_all(".queue-item")[0])
+    page.until(f"return document.querySelectorAll('{DOC} [data-block]').length > 0"
+               " && !document.querySelector('[data-qid=\"plan\"] .revision-bar')")
+    keys = block_keys(page)
+    line6 = block_key_of(page, "outcome     TEXT NOT NULL")
+    page.js(f"document.querySelector('{DOC}').focus()")
+    comment_by_keyboard(ctx, keys.index(line6) + 1, "Make outcome a CHECK.")
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find("#submit"))
+    assert answer_of(first())["answers"][0]["selected"] == []
+    ctx.wait_queue(1)
+    shown = page.until(
+        "const bar = document.querySelector('[data-qid=\"plan\"] .revision-bar');"
+        "const past = document.querySelector('[data-qid=\"plan\"] .plan-note.past .note-text');"
+        "const v = bar && bar.querySelector('.version-link .version-decision');"
+        "return v && past ? [v.textContent, past.textContent] : null;",
+        message="the waiting revision never showed the decision on version 1")
+    assert shown == ["feedback sent", "Make outcome a CHECK."], shown
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    assert answer_of(second())["answers"][0]["selected"] == ["Approve plan (Recommended)"]
+    ctx.wait_queue(0)

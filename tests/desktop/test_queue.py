@@ -1,0 +1,178 @@
+"""askdesk desktop tests: the queue and its notifications.
+
+Actions, activation, cancel, dismiss, Do not disturb, late answers.
+"""
+import json
+import subprocess
+import threading
+import time
+
+from harness import answer_of, closed_on_bus_eventually, expect_error, journal_lines
+import samples
+from webdriver import ESCAPE
+
+
+def test_notification_action_answers_in_place(ctx):
+    """ActionInvoked on the bus for the notification answers a single-select question."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
+    nid = ctx.notification_id("review-bot asks")
+    ctx.show("migrate")
+    ctx.shot("notification", whole_screen=True)
+    box = None
+    for _ in range(20):
+        # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
+        subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:choose-1"], check=True)
+        try:
+            box = outcome(timeout=0.5)
+            break
+        except AssertionError:
+            continue
+    assert box is not None, "the notification action did not answer"
+    assert answer_of(box) == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}, box
+    ctx.wait_queue(0)
+
+
+def test_activating_a_notification_opens_its_request(ctx):
+    """The notification's default action shows the window with that request selected."""
+    _, _, first = ctx.ask([dict(samples.SINGLE[0], id="older")], agent="coder")
+    ctx.show("older")
+    _, _, second = ctx.ask([{"id": "newer", "question": "Rotate the API keys today?",
+                             "options": [{"label": "Yes"}, {"label": "No"}, {"label": "Tomorrow"}]}], agent="reviewer")
+    ctx.wait_queue(2)
+    nid = ctx.notification_id("review-bot asks")
+    assert ctx.page.find_all('[data-qid="older"]'), "the older request should still be shown"
+    ctx.page.keys("\ue00c")
+    ctx.page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+    deadline = time.time() + 10
+    while time.time() < deadline and not ctx.page.find_all('[data-qid="newer"]'):
+        subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:default"], check=True)
+        time.sleep(0.5)
+    ctx.show("newer", timeout=1)
+    ctx.page.until("return document.visibilityState === 'visible'", message="the window was not shown")
+    ctx.page.click(ctx.option("newer", "Tomorrow"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(second()) == {"answers": [{"id": "newer", "selected": ["Tomorrow"]}]}
+    ctx.show("older")
+    ctx.page.click(ctx.page.find("#dismiss"))
+    expect_error(first(), "ASK_CANCELLED")
+
+
+def shown_view(page):
+    return page.js("return ['view-empty', 'view-request', 'view-history', 'view-rules']"
+                   ".filter((id) => !document.getElementById(id).hidden).join(',')")
+
+
+def test_a_question_that_shows_the_hidden_window_is_what_it_shows(ctx):
+    """A window left on History and hidden comes back for a new question showing that question; a visible
+    window stays on the view the human is looking at."""
+    page = ctx.page
+    try:
+        page.click(page.find("#nav-history"))
+        page.until("return !document.getElementById('view-history').hidden", message="History did not open")
+        _, _, seen = ctx.ask([{"id": "while-looking", "question": "Arrives while History is looked at?",
+                               "options": [{"label": "Yes"}, {"label": "No"}]}], agent="coder")
+        ctx.wait_queue(1)
+        time.sleep(1)
+        assert shown_view(page) == "view-history", shown_view(page)
+        page.keys(ESCAPE)
+        page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+        _, _, new = ctx.ask([{"id": "while-hidden", "question": "Arrives while the window is hidden?",
+                              "options": [{"label": "Yes"}, {"label": "No"}]}], agent="reviewer")
+        page.until("return document.visibilityState === 'visible'", message="the new question did not show the window")
+        ctx.show("while-hidden")
+        assert shown_view(page) == "view-request", shown_view(page)
+        page.click(ctx.option("while-hidden", "Yes"))
+        page.click(page.find("#submit"))
+        assert answer_of(new()) == {"answers": [{"id": "while-hidden", "selected": ["Yes"]}]}
+        ctx.show("while-looking")
+        page.click(page.find("#dismiss"))
+        expect_error(seen(), "ASK_CANCELLED")
+    finally:
+        page.js("document.getElementById('nav-queue').click()")
+
+
+def test_cancel_withdraws_dialog_and_notification(ctx):
+    conn, rid, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    nid = ctx.notification_id("claude-code asks")
+    ctx.show("migrate")
+    conn.notify("$/cancelRequest", {"id": rid})
+    expect_error(outcome(), "ASK_ABORTED")
+    ctx.wait_queue(0)
+    toast = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent")
+    assert "Withdrawn" in toast, toast
+    assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+    assert not ctx.page.find_all('[data-qid="migrate"]')
+
+
+def test_two_agents_are_queued_and_answered_separately(ctx):
+    _, _, first = ctx.ask([dict(samples.SINGLE[0], id="first")], agent="coder")
+    ctx.wait_queue(1)
+    _, _, second = ctx.ask([{"id": "second", "question": "Publish the website now?", "header": "Deploy",
+                             "options": [{"label": "Publish"}, {"label": "Hold"}]}], agent="reviewer")
+    ctx.wait_queue(2)
+    ctx.open_request_of("review-bot")
+    ctx.show("second")
+    ctx.shot("dialog-queue")
+    ctx.page.click(ctx.option("second", "Hold"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(second()) == {"answers": [{"id": "second", "selected": ["Hold"]}]}
+    ctx.wait_queue(1)
+    ctx.show("first")
+    ctx.page.click(ctx.option("first", "Offline, in one transaction"))
+    ctx.page.click(ctx.page.find("#submit"))
+    assert answer_of(first()) == {"answers": [{"id": "first", "selected": ["Offline, in one transaction"]}]}
+
+
+def test_dismiss_fails_ask_cancelled(ctx):
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    ctx.page.click(ctx.page.find("#dismiss"))
+    err = expect_error(outcome(), "ASK_CANCELLED")
+    assert err.message == "the user cancelled ask_user_question", err.message
+    ctx.wait_queue(0)
+
+
+def test_do_not_disturb_delegates(ctx):
+    page = ctx.page
+    page.click(page.find("#dnd"))
+    page.until("return document.getElementById('dnd').checked")
+    time.sleep(0.3)
+    try:
+        _, _, outcome = ctx.ask(samples.SINGLE)
+        expect_error(outcome(), "NO_PROVIDER")
+        # With another answerer after the GUI, the request moves on to it.
+        helper = ctx.conn("helper")
+        helper.call("answerers/register", {"scope": "all", "label": "helper"})
+
+        def answer_one():
+            req = helper.next_incoming(timeout=15)
+            helper.reply(req, {"answers": [{"id": "migrate", "selected": ["Skip the migration for now"]}]})
+        t = threading.Thread(target=answer_one, daemon=True)
+        t.start()
+        _, _, outcome = ctx.ask(samples.SINGLE)
+        assert answer_of(outcome()) == {"answers": [{"id": "migrate", "selected": ["Skip the migration for now"]}]}
+        assert ctx.queue_count() == 0
+        helper.close()
+    finally:
+        page.click(page.find("#dnd"))
+        page.until("return !document.getElementById('dnd').checked")
+        time.sleep(0.3)
+
+
+def test_late_answer_is_refused_and_recorded(ctx):
+    conn, rid, outcome = ctx.ask([{"id": "late", "question": "Still there?", "options": [{"label": "Yes"}]}])
+    ctx.show("late")
+    request = ctx.page.js("return Number(document.querySelector('.queue-item.active').dataset.request)")
+    conn.notify("$/cancelRequest", {"id": rid})
+    expect_error(outcome(), "ASK_ABORTED")
+    ctx.wait_queue(0)
+    result = ctx.page.js(
+        "return window.__TAURI__.core.invoke('submit', {request: arguments[0],"
+        " answer: {answers: [{id: 'late', selected: ['Yes']}]}}).then(() => 'ok', (e) => e.kind);", request)
+    assert result == "late", result
+    # On disk before the page is told it came late: nothing to wait for.
+    late = [r for r in map(json.loads, journal_lines())
+            if r["outcome"] == "late-answer" and r["questions"][0]["id"] == "late"]
+    assert [r["answer"] for r in late] == [{"answers": [{"id": "late", "selected": ["Yes"]}]}], late

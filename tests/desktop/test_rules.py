@@ -1,0 +1,410 @@
+"""askdesk desktop tests: the answer rules in the app.
+
+Deadlines, rules made from answers, shadow suggestions, the Rules view.
+"""
+import json
+import os
+import re
+import time
+
+from harness import (
+    answer_of, expect_error, human_answers, journal_lines, load_rules, no_rules, put_rules, read_rules,
+    rule_names, rule_preview, rules_path, rules_state,
+)
+from webdriver import element_id
+
+
+CLEANUP = [{
+    "id": "cleanup",
+    "header": "Cleanup",
+    "question": "Delete the 14 stale feature branches?",
+    "options": [{"label": "Yes"}, {"label": "No"}],
+}]
+
+
+def write_rules(text):
+    """Writes the app's rules file and waits past two polls of the engine (it polls every 2 s)."""
+    folder = os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "rules.toml"), "w", encoding="utf-8") as f:
+        f.write(text)
+    time.sleep(4.5)
+
+
+def test_rule_deadline_counts_down_in_the_dialog(ctx):
+    """A rule with `after` shows its name, its action and a time left that decreases; the human still answers."""
+    write_rules('[[rule]]\nname = "cleanup later"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "10m"\n')
+    try:
+        _, _, outcome = ctx.ask(CLEANUP, agent="coder")
+        ctx.show("cleanup")
+        page = ctx.page
+        line = page.until("return document.querySelector('#asker .rule-deadline')", message="no rule deadline shown")
+        text = page.text(element_id(line))
+        assert 'Rule “cleanup later” will answer "No" in ' in text, text
+        assert text.endswith("unless you answer"), text
+
+        def left():
+            m = re.fullmatch(r"(\d+):(\d\d)", page.js("return document.querySelector('#asker .rule-left').textContent"))
+            assert m, "the time left is not m:ss"
+            return int(m.group(1)) * 60 + int(m.group(2))
+        first = left()
+        assert 570 <= first <= 600, first
+        time.sleep(2.2)
+        second = left()
+        assert 1 <= first - second <= 4, (first, second)
+        ctx.shot("rule-countdown", top=True)
+        page.click(ctx.option("cleanup", "Yes"))
+        page.click(page.find("#submit"))
+        got = answer_of(outcome())
+        assert got == {"answers": [{"id": "cleanup", "selected": ["Yes"]}]}, got
+    finally:
+        write_rules("")
+
+
+def test_a_rule_answering_at_its_deadline_says_so(ctx):
+    """When a rule's `after` time passes, the notice names the rule and its answer, not a withdrawal."""
+    write_rules('[[rule]]\nname = "auto no"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "3s"\n')
+    try:
+        _, _, outcome = ctx.ask(CLEANUP, agent="coder")
+        ctx.show("cleanup")
+        got = answer_of(outcome(timeout=15))
+        assert got == {"answers": [{"id": "cleanup", "selected": ["No"]}]}, got
+        text = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
+                              message="no notice when the rule answered")
+        assert text == 'Rule “auto no” answered claude-code\'s question: answer "No".', text
+    finally:
+        write_rules("")
+
+
+def journal_record(text, timeout=10):
+    """The newest journal record of a request whose first question is `text` (waits for it)."""
+    deadline = time.time() + timeout
+    while True:
+        found = [r for r in map(json.loads, journal_lines()) if r["questions"][0]["question"] == text]
+        if found:
+            return found[-1]
+        assert time.time() < deadline, f"no journal record of {text!r}"
+        time.sleep(0.2)
+
+
+def answered_by_the_rule(ctx, questions, expected):
+    """Asks `questions` again: the rule answers with `expected`, no dialog; returns the rule's answerer."""
+    count = len(journal_lines())
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    got = answer_of(outcome())
+    assert got == expected, got
+    lines = [json.loads(line) for line in journal_lines()]
+    assert len(lines) == count + 1, "one more journal record"
+    record = lines[-1]
+    assert record["questions"][0]["question"] == questions[0]["question"], record
+    assert ctx.queue_count() == 0
+    return record.get("answerer")
+
+
+MY_RULES = """# My own rules: keep this comment.
+
+[[rule]]
+name = "never"   # matches nothing the suite asks
+match = { header = "Nothing matches this" }
+ask = true
+"""
+
+
+def test_always_answer_this_way_here_saves_a_rule_that_answers_next_time(ctx):
+    """"Always answer this way here" previews the rule; Cancel keeps the dialog; Save submits, appends it
+    to the rules file (its comments kept), and the same ask is then answered by the rule, no dialog."""
+    put_rules(MY_RULES)
+    text = "Run the linter on the changed files before committing?"
+    questions = [{"id": "lint", "question": text, "header": "Lint", "options": [{"label": "Yes"}, {"label": "No"}]}]
+    try:
+        _, _, outcome = ctx.ask(questions, agent="coder")
+        ctx.show("lint")
+        page = ctx.page
+        page.click(ctx.option("lint", "Yes"))
+        page.click(page.find("#always"))
+        shown = rule_preview(page)
+        assert 'name = "lint"' in shown, shown
+        assert 'cwd = "/home/dana/src/askdesk"' in shown and 'header = "Lint"' in shown, shown
+        assert "question = '^Run the linter on the changed files before committing\\?$'" in shown, shown
+        assert shown.rstrip().endswith('answer = "Yes"'), shown
+        assert shown.startswith("# Made from your answer to claude-code on "), shown
+        path = page.text(page.find(".rule-preview .rule-path"))
+        assert path == rules_path(), path
+
+        # Cancel: nothing saved, nothing sent, the choice still there.
+        page.click(page.find(".rule-preview .rule-cancel"))
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
+        assert read_rules() == MY_RULES
+        assert ctx.queue_count() == 1
+        checked = page.js("return [...document.querySelectorAll('[data-qid=\"lint\"] input:checked')].map((i) => i.value)")
+        assert checked == ["Yes"], checked
+
+        page.click(page.find("#always"))
+        shown = rule_preview(page)
+        ctx.shot("rule-preview")
+        page.click(page.find(".rule-preview .rule-save"))
+        assert answer_of(outcome()) == {"answers": [{"id": "lint", "selected": ["Yes"]}]}
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed after Save")
+        saved = read_rules()
+        assert saved == MY_RULES + "\n" + shown.rstrip("\n") + "\n", saved
+        assert journal_record(text).get("answerer") == "desktop"
+        ctx.wait_queue(0)
+
+        assert answered_by_the_rule(ctx, questions, {"answers": [{"id": "lint", "selected": ["Yes"]}]}) == "rule:lint"
+    finally:
+        put_rules("")
+
+
+def test_an_answer_no_rule_can_give_offers_no_rule(ctx):
+    """Different answers to the questions of a batch: the preview says why no rule is offered, has no Save,
+    and Close leaves the dialog as it was."""
+    yes_no = [{"label": "Yes"}, {"label": "No"}]
+    questions = [{"id": "first", "question": "Squash the fixup commits?", "options": yes_no},
+                 {"id": "second", "question": "Delete the merged branch?", "options": yes_no}]
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("first")
+    page = ctx.page
+    page.click(ctx.option("first", "Yes"))
+    page.click(ctx.option("second", "No"))
+    page.click(page.find("#always"))
+    said = page.until("const p = document.querySelector('.rule-preview .rule-unavailable');"
+                      "return p ? p.textContent : null;", message="no reason shown")
+    assert said.startswith("No rule is offered: the questions got different answers"), said
+    assert page.js("return document.querySelector('.rule-preview .rule-save').hidden") is True
+    # Keys stay in the preview: Tab does not reach the form behind it, a digit picks nothing there.
+    page.keys("\ue004", "\ue004", "\ue004", "1")
+    assert page.js("return document.querySelector('.rule-preview').contains(document.activeElement)"), \
+        page.js("return document.activeElement.outerHTML")
+    picked = page.js("return [...document.querySelectorAll('input.option-input:checked')].map((i) => i.value)")
+    assert picked == ["Yes", "No"], picked
+    ctx.shot("rule-unavailable")
+    page.click(page.find(".rule-preview .rule-cancel"))
+    page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
+    assert ctx.queue_count() == 1
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "first", "selected": ["Yes"]}, {"id": "second", "selected": ["No"]}]}, got
+
+
+def test_make_a_rule_from_history(ctx):
+    """"Make a rule" on a History entry previews the rule of that answer; a broken rules file is reported in
+    the preview and nothing is written; once fixed, Save appends the rule and the same ask is answered by it."""
+    put_rules(MY_RULES)
+    text = "Which changelog section should this change go under?"
+    questions = [{"id": "section", "question": text}]
+    page = ctx.page
+    try:
+        _, _, outcome = ctx.ask(questions, agent="coder")
+        ctx.show("section")
+        page.js("const box = document.querySelector('[data-qid=\"section\"] textarea.other-input');"
+                "box.value = 'Fixed'; box.dispatchEvent(new Event('input'));")
+        page.click(page.find("#submit"))
+        assert answer_of(outcome()) == {"answers": [{"id": "section", "selected": [], "custom": "Fixed"}]}
+        journal_record(text)
+        ctx.wait_queue(0)
+
+        page.click(page.find("#nav-history"))
+        find_entry = ("return [...document.querySelectorAll('.history-item')]"
+                      ".find((li) => li.querySelector('dt') && li.querySelector('dt').textContent === arguments[0]) || null;")
+        entry = page.until(find_entry, text, message="no History entry for the question")
+        button = page.js("return arguments[0].querySelector('.make-rule')", entry)
+        assert button, "no Make a rule on an answered entry"
+        ctx.shot("history-make-rule", whole_screen=True)
+        page.click(element_id(button))
+        shown = rule_preview(page)
+        assert 'answer = { text = "Fixed" }' in shown, shown
+        assert 'name = "which-changelog-section-should-this' in shown, shown
+
+        # The file breaks while the preview is open: Save is refused, said in the preview, nothing written.
+        broken = MY_RULES + "\n[[rule]]\nname = \"half\"\n"
+        put_rules(broken)
+        page.click(page.find(".rule-preview .rule-save"))
+        error = page.until("const e = document.querySelector('.rule-preview .rule-preview-error');"
+                           "return e && !e.hidden ? e.textContent : null;", message="no error in the preview")
+        assert "fix it first" in error and "has no action" in error, error
+        assert read_rules() == broken
+        ctx.shot("rule-preview-refused", whole_screen=True)
+
+        put_rules(MY_RULES)
+        page.click(page.find(".rule-preview .rule-save"))
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed after Save")
+        page.until("return document.querySelector('.make-rule:disabled') !== null", message="no sign of the saved rule")
+        saved = read_rules()
+        assert saved == MY_RULES + "\n" + shown.rstrip("\n") + "\n", saved
+        name = re.search(r'^name = "([^"]+)"$', shown, re.M).group(1)
+        page.click(page.find("#nav-queue"))
+
+        # The same entry again: the rule just saved answers it already, so none is drafted twice.
+        page.click(page.find("#nav-history"))
+        # Found and clicked in one step, once History has been drawn again (the list of before, with its
+        # "Rule saved", shows until then).
+        page.until("const li = [...document.querySelectorAll('.history-item')]"
+                   ".find((li) => li.querySelector('dt') && li.querySelector('dt').textContent === arguments[0]);"
+                   "const button = li && li.querySelector('.make-rule:not(:disabled)');"
+                   "if (!button) return false; button.click(); return true;",
+                   text, message="no History entry for the question")
+        said = page.until("const p = document.querySelector('.rule-preview .rule-unavailable');"
+                          "return p ? p.textContent : null;", message="no reason in the preview")
+        assert f'the rule "{name}" (line ' in said and "already answers this way here" in said, said
+        assert page.js("return document.querySelector('.rule-preview .rule-save').hidden") is True
+        page.click(page.find(".rule-preview .rule-cancel"))
+        page.until("return !document.querySelector('.rule-preview')", message="the preview stayed")
+        assert read_rules() == saved
+        page.click(page.find("#nav-queue"))
+
+        expected = {"answers": [{"id": "section", "selected": [], "custom": "Fixed"}]}
+        assert answered_by_the_rule(ctx, questions, expected) == f"rule:{name}"
+    finally:
+        page.js("document.getElementById('nav-queue').click()")
+        put_rules("")
+
+
+FMT = [{"id": "fmt", "question": "Run cargo fmt on the whole workspace?",
+        "options": [{"label": "Yes"}, {"label": "No"}, {"label": "Only changed files"}]}]
+
+
+def test_a_shadow_rule_suggests_and_the_human_decides(ctx):
+    """A shadow rule's answer is shown under the question with Use; Use selects it, nothing is sent until Submit."""
+    load_rules(ctx, '[[rule]]\nname = "fmt"\nmatch.question = "^Run cargo fmt"\nanswer = "Only changed files"\nmode = "shadow"\n',
+              lambda s: rule_names(s) == [("fmt", "shadow")])
+    try:
+        _, _, outcome = ctx.ask(FMT, agent="coder")
+        ctx.show("fmt")
+        page = ctx.page
+        line = page.until("return document.querySelector('[data-qid=\"fmt\"] .suggestion')", message="no suggestion shown")
+        said = page.text(element_id(line))
+        assert said == "Rule “fmt” (shadow) suggests: Only changed files Use", said
+        assert not page.js("return document.querySelector('[data-qid=\"fmt\"] input:checked')"), "selected before Use"
+        ctx.shot("shadow-suggestion", top=True)
+        page.click(page.find('[data-qid="fmt"] .use-suggestion'))
+        checked = page.js("return [...document.querySelectorAll('[data-qid=\"fmt\"] input:checked')].map((i) => i.value)")
+        assert checked == ["Only changed files"], checked
+        assert ctx.queue_count() == 1, "Use sent nothing"
+        # The human still decides: here, something else than the suggestion.
+        page.click(ctx.option("fmt", "No"))
+        page.click(page.find("#submit"))
+        got = answer_of(outcome())
+        assert got == {"answers": [{"id": "fmt", "selected": ["No"]}]}, got
+        ctx.wait_queue(0)
+    finally:
+        no_rules(ctx)
+
+
+RULES_VIEW = """# Routine lint questions are mine to skip.
+[[rule]]
+name = "skip-lint"
+match = { header = "Lint", cwd = "/home/dana/src" }
+answer = "Skip"
+
+# Trying this one out first.
+[[rule]]
+name = "fmt"
+match.question = "^Run cargo fmt --check"   # only this wording
+answer = "Yes"
+mode = "shadow"
+after = "1h30m"
+"""
+
+
+def rule_card(page, name):
+    return page.until("return document.querySelector('#rules-list .rule-item[data-rule=\"' + arguments[0] + '\"]')",
+                      name, message=f"no rule card for {name}")
+
+
+def card_mode(page, name):
+    return page.js("const c = document.querySelector('#rules-list .rule-item[data-rule=\"' + arguments[0] + '\"]');"
+                   "return c && c.dataset.mode;", name)
+
+
+def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
+    """Every rule in order with its match, action, after and replayed counts; a switch rewrites the file
+    (comments kept) and the view shows what the engine reloaded, as it does for an edit made elsewhere."""
+    load_rules(ctx, RULES_VIEW, lambda s: rule_names(s) == [("skip-lint", "on"), ("fmt", "shadow")])
+    page = ctx.page
+    try:
+        # One request the rule settles, one the human settles as the shadow rule proposed.
+        lint = [{"id": "lint", "header": "Lint", "question": "Fix the 3 clippy lints now?",
+                 "options": [{"label": "Fix"}, {"label": "Skip"}]}]
+        _, _, outcome = ctx.ask(lint, agent="coder")
+        assert answer_of(outcome()) == {"answers": [{"id": "lint", "selected": ["Skip"]}]}
+        check = [{"id": "fmt", "question": "Run cargo fmt --check before the commit?",
+                  "options": [{"label": "Yes"}, {"label": "No"}]}]
+        human_answers(ctx, check, "Yes")
+
+        page.click(page.find("#nav-rules"))
+        rule_card(page, "fmt")
+        assert page.text(page.find("#rules-path")) == rules_path()
+        rows = page.js("""return [...document.querySelectorAll('#rules-list .rule-item')].map((c) => ({
+            name: c.dataset.rule, mode: c.dataset.mode,
+            matches: c.querySelector('.rule-match').textContent, action: c.querySelector('.rule-action').textContent,
+            after: c.querySelector('.rule-after') ? c.querySelector('.rule-after').textContent : null,
+            counts: Object.fromEntries([...c.querySelectorAll('[data-count]')].map((n) => [n.dataset.count, Number(n.textContent)])),
+        }))""")
+        assert rows == [
+            {"name": "skip-lint", "mode": "on", "matches": 'cwd under /home/dana/src, header "Lint"', "action": 'answer "Skip"',
+             "after": None, "counts": {"hits": 1, "acted": 1, "agreed": 0, "differed": 0}},
+            {"name": "fmt", "mode": "shadow", "matches": "question /^Run cargo fmt --check/", "action": 'answer "Yes"',
+             "after": "1h30m", "counts": {"hits": 1, "acted": 0, "agreed": 1, "differed": 0}},
+        ], rows
+        assert not page.find_all("#rules-error:not([hidden])"), "an error shown for a good file"
+        ctx.shot("rules-view", x_window=True)
+
+        # The switch writes the file, keeping what the person wrote; the view follows the engine.
+        page.click(page.find('#rules-list .rule-item[data-rule="skip-lint"] .mode-option[data-mode="off"]'))
+        deadline = time.time() + 10
+        while card_mode(page, "skip-lint") != "off":
+            assert time.time() < deadline, "the view never showed lint off"
+            time.sleep(0.2)
+        with open(rules_path(), encoding="utf-8") as f:
+            written = f.read()
+        assert "# Routine lint questions are mine to skip." in written, written
+        assert 'match.question = "^Run cargo fmt --check"   # only this wording' in written, written
+        assert rule_names(rules_state(ctx)) == [("skip-lint", "off"), ("fmt", "shadow")]
+        ctx.shot("rules-view-off", x_window=True)
+        # Now off, the rule no longer answers: the question comes to the human.
+        _, _, outcome = ctx.ask(lint, agent="coder")
+        page.click(page.find("#nav-queue"))
+        ctx.show("lint")
+        page.click(page.find("#dismiss"))
+        expect_error(outcome(), "ASK_CANCELLED")
+        page.click(page.find("#nav-rules"))
+
+        # An edit made in a text editor shows up too.
+        with open(rules_path(), "w", encoding="utf-8") as f:
+            f.write(written.replace('mode = "shadow"', 'mode = "on"'))
+        deadline = time.time() + 15
+        while card_mode(page, "fmt") != "on":
+            assert time.time() < deadline, "the view never showed the edit made elsewhere"
+            time.sleep(0.2)
+    finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
+
+
+def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
+    """A broken file: a notice in the sidebar leads to the Rules view, which says where and what; fixed, both go."""
+    good = '[[rule]]\nname = "keep"\nmatch.header = "Keep"\nanswer = "Yes"\n'
+    load_rules(ctx, good, lambda s: rule_names(s) == [("keep", "on")])
+    page = ctx.page
+    try:
+        assert not page.find_all("#rules-notice:not([hidden])"), "a notice for a good file"
+        load_rules(ctx, good + 'after = "soon"\n', lambda s: s["error"] is not None, "the breakage was never seen")
+        notice = page.until("return document.querySelector('#rules-notice:not([hidden])')",
+                            message="no notice of the broken file")
+        assert page.text(element_id(notice)) == "⚠ The rules file has an error"
+        page.click(element_id(notice))
+        error = page.until("return document.querySelector('#rules-error:not([hidden])')", message="no error in the Rules view")
+        said = page.text(element_id(error))
+        assert "Line 5, column 9: " in said and "is not a duration" in said, said
+        assert "The last good rules stay in force until it is fixed: the rule below." in said, said
+        assert card_mode(page, "keep") == "on"
+        switches = page.js("return [...document.querySelectorAll('.mode-option')].map((b) => b.disabled)")
+        assert switches and all(switches), "a switch on a broken file"
+        ctx.shot("rules-broken", x_window=True)
+
+        load_rules(ctx, good, lambda s: s["error"] is None, "the fix was never seen")
+        page.until("return document.getElementById('rules-notice').hidden", message="the notice stayed after the fix")
+        page.until("return document.getElementById('rules-error').hidden", message="the error stayed after the fix")
+    finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
