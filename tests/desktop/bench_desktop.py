@@ -11,7 +11,6 @@ whose pixels show the dialog, which is what the person sees.
 """
 import argparse
 import calendar
-import ctypes
 import json
 import os
 import re
@@ -345,67 +344,14 @@ def notified_at(bus_log, after, timeout=10):
 
 # ----- the window, closed as a window manager closes it -----
 
-class XClientMessage(ctypes.Structure):
-    _fields_ = [("type", ctypes.c_int), ("serial", ctypes.c_ulong), ("send_event", ctypes.c_int),
-                ("display", ctypes.c_void_p), ("window", ctypes.c_ulong), ("message_type", ctypes.c_ulong),
-                ("format", ctypes.c_int), ("data", ctypes.c_long * 5), ("pad", ctypes.c_long * 12)]
-
-
 def close_window(title, pid=None):
-    """Sends WM_DELETE_WINDOW to every top-level X window named `title` (and, given `pid`, whose
-    _NET_WM_PID is that process); returns how many."""
-    x = ctypes.CDLL("libX11.so.6")
-    x.XOpenDisplay.restype = ctypes.c_void_p
-    x.XOpenDisplay.argtypes = [ctypes.c_char_p]
-    x.XDefaultRootWindow.restype = ctypes.c_ulong
-    x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
-    x.XInternAtom.restype = ctypes.c_ulong
-    x.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-    x.XQueryTree.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong),
-                             ctypes.POINTER(ctypes.c_ulong), ctypes.POINTER(ctypes.POINTER(ctypes.c_ulong)),
-                             ctypes.POINTER(ctypes.c_uint)]
-    x.XFetchName.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_char_p)]
-    x.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.c_void_p]
-    x.XGetWindowProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_long, ctypes.c_long,
-                                     ctypes.c_int, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong),
-                                     ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_ulong),
-                                     ctypes.POINTER(ctypes.c_ulong), ctypes.POINTER(ctypes.c_void_p)]
-    x.XFree.argtypes = [ctypes.c_void_p]
-    x.XFlush.argtypes = [ctypes.c_void_p]
-    x.XCloseDisplay.argtypes = [ctypes.c_void_p]
-    display = x.XOpenDisplay(None)
-    if not display:
-        raise RuntimeError("cannot open the X display")
-    root = x.XDefaultRootWindow(display)
-    protocols = x.XInternAtom(display, b"WM_PROTOCOLS", 0)
-    delete = x.XInternAtom(display, b"WM_DELETE_WINDOW", 0)
-    r, p, kids, n = ctypes.c_ulong(), ctypes.c_ulong(), ctypes.POINTER(ctypes.c_ulong)(), ctypes.c_uint()
-    x.XQueryTree(display, root, ctypes.byref(r), ctypes.byref(p), ctypes.byref(kids), ctypes.byref(n))
-    wm_pid = x.XInternAtom(display, b"_NET_WM_PID", 0)
-
-    def pid_of(window):
-        kind, fmt, items, after, data = ctypes.c_ulong(), ctypes.c_int(), ctypes.c_ulong(), ctypes.c_ulong(), ctypes.c_void_p()
-        x.XGetWindowProperty(display, window, wm_pid, 0, 1, 0, 6, ctypes.byref(kind), ctypes.byref(fmt),
-                             ctypes.byref(items), ctypes.byref(after), ctypes.byref(data))
-        if not data.value:
-            return None
-        found = ctypes.cast(data, ctypes.POINTER(ctypes.c_ulong))[0] if items.value else None
-        x.XFree(data)
-        return found
-
-    sent = 0
-    for i in range(n.value):
-        name = ctypes.c_char_p()
-        if x.XFetchName(display, kids[i], ctypes.byref(name)) and name.value == title.encode() \
-                and (pid is None or pid_of(kids[i]) == pid):
-            event = XClientMessage(type=33, send_event=1, display=display, window=kids[i],
-                                   message_type=protocols, format=32)
-            event.data[0] = delete
-            x.XSendEvent(display, kids[i], 0, 0, ctypes.byref(event))
-            sent += 1
-    x.XFlush(display)
-    x.XCloseDisplay(display)
-    return sent
+    """Sends WM_DELETE_WINDOW to every window named `title` (of process `pid`, given one), as a window
+    manager's close button does; returns how many."""
+    screen = scr.Screen()
+    try:
+        return screen.close_window(title, pid)
+    finally:
+        screen.close()
 
 
 # ----- hide, drop, ask again: the dialog on screen -----

@@ -78,6 +78,8 @@ def _libx11():
                             ctypes.c_uint, ctypes.c_ulong, ctypes.c_int]
     x.XFree.argtypes = [ctypes.c_void_p]
     x.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    x.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.c_void_p]
+    x.XFlush.argtypes = [ctypes.c_void_p]
     x.XCloseDisplay.argtypes = [ctypes.c_void_p]
     # X errors (a window destroyed while we look at it) must not end the process: Xlib's default
     # handler exits. The handler is kept referenced for the process's lifetime.
@@ -86,6 +88,15 @@ def _libx11():
     x.XSetErrorHandler(ctypes.cast(handler, ctypes.c_void_p))
     x._keep_handler = handler
     return x
+
+
+class XClientMessage(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("serial", ctypes.c_ulong), ("send_event", ctypes.c_int),
+                ("display", ctypes.c_void_p), ("window", ctypes.c_ulong), ("message_type", ctypes.c_ulong),
+                ("format", ctypes.c_int), ("data", ctypes.c_long * 5), ("pad", ctypes.c_long * 12)]
+
+
+CLIENT_MESSAGE = 33
 
 
 class Grab:
@@ -178,6 +189,20 @@ class Screen:
         found = ctypes.cast(data, ctypes.POINTER(ctypes.c_ulong))[0] if items.value else None
         self.x.XFree(data)
         return found
+
+    def close_window(self, title, pid=None):
+        """Sends WM_DELETE_WINDOW to every window named `title` (of process `pid`, given one), as a window
+        manager's close button does; returns how many."""
+        protocols = self.x.XInternAtom(self.display, b"WM_PROTOCOLS", 0)
+        delete = self.x.XInternAtom(self.display, b"WM_DELETE_WINDOW", 0)
+        found = self.windows(title, pid)
+        for window, _, _ in found:
+            event = XClientMessage(type=CLIENT_MESSAGE, send_event=1, display=self.display, window=window,
+                                   message_type=protocols, format=32)
+            event.data[0] = delete
+            self.x.XSendEvent(self.display, window, 0, 0, ctypes.byref(event))
+        self.x.XFlush(self.display)
+        return len(found)
 
     def windows(self, title="askdesk", pid=None):
         """Every window named `title` (of process `pid`, given one) at any depth under the root (a window
