@@ -17,7 +17,6 @@ Prints one line per scenario and a closing 'N passed, N failed' line; exits non-
 import argparse
 import json
 import os
-import queue
 import re
 import shlex
 import socket
@@ -33,10 +32,9 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "pyclient"))
 sys.path.insert(0, HERE)
-from askdesk_client import Conn  # noqa: E402
+from askdesk_client import HOLD, Conn, ScriptedAnswerer  # noqa: E402
 from mock_model import Mock  # noqa: E402
 
-HOLD = object()  # an answerer policy result: keep the request, never reply
 API_KEY = "sk-ant-test-askdesk-0000000000000000"
 # Ceilings: generous, since the suite shares two cores with other work; waits end at the event.
 CLIENT_CEILING = 120
@@ -53,19 +51,14 @@ def check(condition, message):
 
 
 # ----- the answerer -----
-class Answerer(threading.Thread):
-    """An answerer connection whose behaviour each scenario sets with `policy(params)`."""
+class Answerer(ScriptedAnswerer):
+    """The scripted answerer of the scenarios, its policy and records set afresh by each one."""
 
     def __init__(self, path):
-        super().__init__(daemon=True)
-        self.conn = Conn(path)
-        self.conn.initialize("client-suite-answerer")
-        self.conn.call("answerers/register", {"scope": "all", "label": "scripted"})
-        self.policy = lambda params: None
+        super().__init__(path, "client-suite-answerer")
         self.requests = []  # every user-questions/request's params, as received
         self.cancels = []  # the request ids of every $/cancelRequest
         self.lock = threading.Lock()
-        self.stopped = False
         self.start()
 
     def reset(self, policy):
@@ -74,30 +67,13 @@ class Answerer(threading.Thread):
             self.requests = []
             self.cancels = []
 
-    def run(self):
-        while not self.stopped:
-            try:
-                msg = self.conn.next_incoming(timeout=0.2)
-            except queue.Empty:
-                continue
-            if msg.get("method") == "$/cancelRequest":
-                with self.lock:
-                    self.cancels.append(msg["params"]["id"])
-            elif msg.get("method") == "user-questions/request":
-                with self.lock:
-                    self.requests.append({"id": msg["id"], **msg["params"]})
-                    policy = self.policy
-                try:
-                    result = policy(msg["params"])
-                except Exception as error:  # a broken expectation fails the ask, and so the scenario
-                    traceback.print_exc()
-                    result = {"error": {"code": -32603, "message": f"scripted answerer: {error!r}"}}
-                if result is HOLD:
-                    continue
-                if isinstance(result, dict) and "error" in result:
-                    self.conn.reply(msg, error=result["error"])
-                else:
-                    self.conn.reply(msg, result)
+    def _on_request(self, msg):
+        with self.lock:
+            self.requests.append({"id": msg["id"], **msg["params"]})
+
+    def _on_cancel(self, request_id):
+        with self.lock:
+            self.cancels.append(request_id)
 
     def wait_requests(self, count, timeout=EVENT_CEILING):
         deadline = time.monotonic() + timeout
@@ -112,10 +88,6 @@ class Answerer(threading.Thread):
     def cancelled(self, request_id):
         with self.lock:
             return request_id in self.cancels
-
-    def stop(self):
-        self.stopped = True
-        self.conn.close()
 
 
 def item(question, selected=(), custom=None):
@@ -291,7 +263,6 @@ class World:
         lines.append("--- tool results the mock received\n" + json.dumps(self.mock.results, indent=1)[:4000])
         summary = []
         for entry in self.mock_requests():
-            body = entry.get("body") or {}
             summary.append(
                 f"{entry.get('path')} main={entry.get('main')} turn={json.dumps(entry.get('turn'))[:200]}"
             )

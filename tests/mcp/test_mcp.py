@@ -28,51 +28,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 # The project's own protocol client (tests/pyclient/askdesk_client.py).
 sys.path.insert(0, os.path.join(HERE, "..", "pyclient"))
-from askdesk_client import Conn  # noqa: E402
+from askdesk_client import HOLD, Conn, ScriptedAnswerer  # noqa: E402
 
 CLIENT_INFO = types.Implementation(name="askdesk-mcp-test", version="1.2.3")
-HOLD = object()  # an answerer policy result: keep the request, never reply
 
 
-class Answerer(threading.Thread):
-    """An answerer connection whose behaviour each case sets with `policy(params)`."""
+class Answerer(ScriptedAnswerer):
+    """The scripted answerer of the cases: every request and cancel it got, in queues."""
 
     def __init__(self, path):
-        super().__init__(daemon=True)
-        self.conn = Conn(path)
-        self.conn.initialize("scripted-answerer")
-        self.conn.call("answerers/register", {"scope": "all", "label": "scripted"})
-        self.policy = lambda params: None
+        super().__init__(path, "scripted-answerer")
         self.requests = queue.Queue()  # every user-questions/request, as received
         self.cancels = queue.Queue()  # every $/cancelRequest
-        self.stopped = False
         self.start()
 
-    def run(self):
-        while not self.stopped:
-            try:
-                msg = self.conn.next_incoming(timeout=0.2)
-            except queue.Empty:
-                continue
-            if msg.get("method") == "$/cancelRequest":
-                self.cancels.put(msg["params"]["id"])
-            elif msg.get("method") == "user-questions/request":
-                self.requests.put(msg)
-                try:
-                    result = self.policy(msg["params"])
-                except Exception as error:  # a failed expectation fails the ask, and so the case
-                    traceback.print_exc()
-                    result = {"error": {"code": -32603, "message": f"scripted answerer: {error!r}"}}
-                if result is HOLD:
-                    continue
-                if isinstance(result, dict) and "error" in result:
-                    self.conn.reply(msg, error=result["error"])
-                else:
-                    self.conn.reply(msg, result)
+    def _on_request(self, msg):
+        self.requests.put(msg)
 
-    def stop(self):
-        self.stopped = True
-        self.conn.close()
+    def _on_cancel(self, request_id):
+        self.cancels.put(request_id)
 
 
 class World:

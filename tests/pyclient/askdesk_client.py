@@ -20,6 +20,7 @@ import queue
 import socket
 import threading
 import time
+import traceback
 
 PROTOCOL_VERSION = 1
 
@@ -178,3 +179,54 @@ class Conn:
         with self._cond:
             self._responses[msg.get("id")] = msg
             self._cond.notify_all()
+
+
+HOLD = object()  # a scripted answerer's policy result: keep the request, never reply
+
+
+class ScriptedAnswerer(threading.Thread):
+    """An answerer connection (scope all, label "scripted") that answers each request with
+    `policy(params)`: a result, `{"error": {...}}`, or HOLD to keep it unanswered. A policy that raises
+    fails the ask with the error, so a broken expectation fails the test. Subclasses record what
+    arrives in `_on_request(msg)` and `_on_cancel(request_id)`, and call `start()`."""
+
+    def __init__(self, path, name):
+        super().__init__(daemon=True)
+        self.conn = Conn(path)
+        self.conn.initialize(name)
+        self.conn.call("answerers/register", {"scope": "all", "label": "scripted"})
+        self.policy = lambda params: None
+        self.stopped = False
+
+    def _on_request(self, msg):
+        pass
+
+    def _on_cancel(self, request_id):
+        pass
+
+    def run(self):
+        while not self.stopped:
+            try:
+                msg = self.conn.next_incoming(timeout=0.2)
+            except queue.Empty:
+                continue
+            if msg.get("method") == "$/cancelRequest":
+                self._on_cancel(msg["params"]["id"])
+            elif msg.get("method") == "user-questions/request":
+                self._on_request(msg)
+                try:
+                    result = self.policy(msg["params"])
+                except Exception as error:  # noqa: BLE001 - reported to the asker
+                    traceback.print_exc()
+                    result = {"error": {"code": -32603, "message": f"scripted answerer: {error!r}"}}
+                if result is HOLD:
+                    continue
+                if isinstance(result, dict) and "error" in result:
+                    self.conn.reply(msg, error=result["error"])
+                else:
+                    self.conn.reply(msg, result)
+
+    def stop(self):
+        self.stopped = True
+        self.conn.close()
+
