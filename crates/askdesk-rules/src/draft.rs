@@ -24,8 +24,9 @@ use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table};
 
 use crate::file::RuleSet;
 use crate::glob::Glob;
-use crate::matching::{Verdict, META_COMMAND, META_TOOL};
-use crate::target::{Targets, META_PATH, META_URL};
+use crate::matching::Verdict;
+use crate::target::Targets;
+use askdesk_core::meta::{COMMAND, CWD, PATH, TOOL, URL};
 
 /// The request and answer a rule is drafted from.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +68,7 @@ pub fn narrowable(agent: Option<&AgentInfo>) -> bool {
             .and_then(|meta| meta.get(key))
             .is_some_and(|v| v.as_str().is_some_and(|v| !v.is_empty()))
     };
-    !meta(META_TOOL) || meta(META_COMMAND) || meta(META_PATH) || meta(META_URL)
+    !meta(TOOL) || meta(COMMAND) || meta(PATH) || meta(URL)
 }
 
 /// How the rule answers: one label everywhere, or one text everywhere.
@@ -109,15 +110,15 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
             .as_str()
             .filter(|v| !v.is_empty())
     };
-    let Some(cwd) = meta("cwd").filter(|c| c.starts_with('/')) else {
+    let Some(cwd) = meta(CWD).filter(|c| c.starts_with('/')) else {
         return Err("the agent did not say which project it works in (no absolute `cwd`), so there is no \"here\" for a rule".into());
     };
     let reply = reply(questions, source.answer)?;
 
     let mut matcher = InlineTable::new();
     matcher.insert("cwd", cwd.into());
-    let tool = meta(META_TOOL);
-    let command = tool.and(meta(META_COMMAND));
+    let tool = meta(TOOL);
+    let command = tool.and(meta(COMMAND));
     // What the tool touches, as a rule that answers reads it.
     let targets = Targets::new(source.agent);
     let target = match (tool, command) {
@@ -202,7 +203,7 @@ fn touched<'a>(
     targets: &Targets<'_>,
     meta: &impl Fn(&str) -> Option<&'a str>,
 ) -> Result<(&'static str, String, String), String> {
-    if let Some(given) = meta(META_PATH) {
+    if let Some(given) = meta(PATH) {
         let Some(path) = targets.strict_path() else {
             return Err(format!(
                 "the file {given:?} cannot be resolved for sure (a relative path without the agent's folder, a link to nowhere, a folder that cannot be read), or it is one no rule may allow changing, so no rule is made for it"
@@ -214,7 +215,7 @@ fn touched<'a>(
             .unwrap_or(path);
         return Ok(("path", path.to_owned(), file.to_owned()));
     }
-    if let Some(given) = meta(META_URL) {
+    if let Some(given) = meta(URL) {
         let Some(url) = targets.strict_url() else {
             return Err(format!(
                 "{given:?} is not a plain http or https address, so no rule is made for it"
