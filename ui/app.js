@@ -13,7 +13,7 @@ const els = {
   dnd: $('dnd'), empty: $('view-empty'), request: $('view-request'), history: $('view-history'),
   asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'), always: $('always'),
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
-  historyAnswerer: $('history-answerer'),
+  historyAnswerer: $('history-answerer'), historySearch: $('history-search'),
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
   rulesList: $('rules-list'), rulesNotice: $('rules-notice'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
@@ -375,6 +375,7 @@ async function loadHistory() {
     agent: els.historyAgent.value || null,
     outcome: els.historyOutcome.value || null,
     answerer: els.historyAnswerer.value || null,
+    text: els.historySearch.value.trim() || null,
     limit: historyLimit,
   };
   let page;
@@ -382,11 +383,11 @@ async function loadHistory() {
     page = await api.history(query);
   } catch (error) {
     toast(`History unavailable: ${(error && error.message) || error}`, 'error');
-    page = { entries: [], matching: 0, total: 0, agents: [], answerers: [] };
+    page = { entries: [], matching: 0, total: 0, agents: [], answerers: [], outcomes: [] };
   }
   if (read !== historyRead) return;
   renderHistory(page, {
-    list: els.historyList, agentSelect: els.historyAgent, answererSelect: els.historyAnswerer,
+    list: els.historyList, agentSelect: els.historyAgent, answererSelect: els.historyAnswerer, outcomeSelect: els.historyOutcome,
     onMore: () => { historyLimit += HISTORY_PAGE; loadHistory(); },
   });
   els.historyList.dataset.loaded = String(read);
@@ -576,6 +577,12 @@ els.rulesNotice.addEventListener('click', showRules);
 els.historyAnswerer.addEventListener('change', filterHistory);
 els.historyAgent.addEventListener('change', filterHistory);
 els.historyOutcome.addEventListener('change', filterHistory);
+// The search reads History again once typing pauses, not on every key.
+let searchTimer = null;
+els.historySearch.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(filterHistory, 250);
+});
 els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
 
 // The "waiting" ages tick only while the window is visible: a hidden window wakes for nothing.

@@ -7,14 +7,13 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use askdesk_core::{Answer, RequestId};
-use askdesk_journal::{millis, Record};
+use askdesk_journal::millis;
 use askdesk_rules::file;
 use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
+use askdesk_view::history::{self, HistoryPage, HistoryPageBuilder, HistoryQuery};
 use askdesk_view::memory::{Memory, PastAnswer};
 use askdesk_view::page::PageView;
-use askdesk_view::plan_thread::{
-    CommentError, CommentInput, HistoryPage, HistoryPageBuilder, HistoryQuery,
-};
+use askdesk_view::plan_thread::{CommentError, CommentInput};
 use askdesk_view::rule_draft::{self, RuleDraftView};
 use askdesk_view::rules_view::{self, RulesView, SuggestionView};
 use serde::Serialize;
@@ -249,14 +248,27 @@ pub async fn draft_rule(
     blocking(move || rule_draft::from_answer(path, &asked, &answer, now)).await
 }
 
-/// The rule that answers a History record's request as the human did then ("Make a rule").
+/// The rule that answers a History entry's request as the human did then ("Make a rule"): the
+/// entry is named by its id, and its record read again from the journal.
 #[tauri::command]
 pub async fn draft_rule_from_history(
     rules: State<'_, Rules>,
-    record: Record,
+    history: State<'_, History>,
+    entry: String,
 ) -> Result<RuleDraftView, CommandError> {
     let path = rules_path(&rules)?;
-    blocking(move || rule_draft::from_record(path, &record)).await
+    let Some(journal) = history.0.clone() else {
+        return Err(CommandError::new("refused", "there is no history journal"));
+    };
+    blocking(move || {
+        let record = history::find(|each| journal.visit(each), &entry)?;
+        Ok(match record {
+            Some(record) => rule_draft::from_record(path, &record),
+            None => RuleDraftView::unavailable(&path, "this entry is no longer in the history"),
+        })
+    })
+    .await?
+    .map_err(|e: askdesk_journal::Error| CommandError::new("failed", e))
 }
 
 /// Appends the previewed rule to the rules file, keeping everything in it, and reloads the rules

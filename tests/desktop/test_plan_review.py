@@ -307,16 +307,20 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
         "return mine ? [...mine.querySelectorAll('.thread-version .decision')].map((e) => e.textContent) : null;",
         message="no plan thread with two versions in History")
     assert entry == ["feedback sent", "approved"], entry
-    # The feedback sent with version 1 shows as one line, and all of it on a click.
+    # The feedback sent with version 1 shows as one line of text, and all of it, rendered, on a click.
     feedback = page.js(
         "const li = [...document.querySelectorAll('.history-item.plan-thread')]"
         ".find((li) => li.textContent.includes('one transaction per second'));"
         "const b = li.querySelector('.thread-version .version-feedback'); const one = b.getBoundingClientRect().height;"
-        "const cut = b.scrollWidth > b.clientWidth + 1; b.click();"
-        "return {cut, grown: b.getBoundingClientRect().height > 2 * one, whole: b.scrollWidth <= b.clientWidth + 1,"
+        "const line = b.querySelector('.feedback-line'); const cut = line.scrollWidth > line.clientWidth + 1;"
+        "const raw = line.textContent.includes('**') || line.textContent.startsWith('>'); b.click();"
+        "const full = b.querySelector('.feedback-full');"
+        "return {cut, raw, grown: b.getBoundingClientRect().height > 2 * one, whole: full.scrollWidth <= full.clientWidth + 1,"
         " wide: b.getBoundingClientRect().width > 0.9 * b.parentElement.getBoundingClientRect().width,"
-        " expanded: b.getAttribute('aria-expanded'), comment: b.textContent.includes('Batch the inserts')};")
-    assert feedback == {"cut": True, "grown": True, "whole": True, "wide": True, "expanded": "true", "comment": True}, feedback
+        " expanded: b.getAttribute('aria-expanded'), comment: full.textContent.includes('Batch the inserts'),"
+        " rendered: !!full.querySelector('blockquote') && !full.textContent.includes('**')};")
+    assert feedback == {"cut": True, "raw": False, "grown": True, "whole": True, "wide": True, "expanded": "true",
+                        "comment": True, "rendered": True}, feedback
     ctx.shot("history-thread-feedback", scroll_to=".history-item.plan-thread")
     page.click(page.find("#nav-queue"))
 

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::value::RawValue;
 
+use askdesk_core::meta::display_name;
 use askdesk_core::validate::check_answer;
 use askdesk_core::{
     decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Intent, Offer, Request,
@@ -24,6 +25,9 @@ use serde::Serialize;
 
 use crate::markdown::{self, Block, Heading};
 use crate::plan_thread::{self, CommentError, CommentInput, PlanThreads, RevisionView};
+
+/// The name the desktop's answerer registers with (History calls it "you").
+pub const DESKTOP_ANSWERER: &str = "desktop";
 
 /// What the GUI answerer asks of the world around it. Implementations must not block: they run
 /// on the broker's tasks (except [`Presenter::late_answer`], which runs where the human answered).
@@ -371,21 +375,6 @@ impl GuiAnswerer {
     }
 }
 
-/// Who asks, as every part of the desktop names them: the agent's label, else its id, else
-/// "a script" (an ask made without an agent). The page mirrors this rule only for history
-/// records, which it receives as the journal stores them.
-pub fn display_name(agent: Option<&AgentInfo>) -> &str {
-    match agent {
-        Some(agent) => agent
-            .label
-            .as_deref()
-            .map(str::trim)
-            .filter(|label| !label.is_empty())
-            .unwrap_or(&agent.id),
-        None => "a script",
-    }
-}
-
 /// A waiting request as the page receives it. Only `detailHtml` is HTML (sanitized); every
 /// other string is shown as text.
 #[derive(Debug, Clone, Serialize)]
@@ -393,7 +382,7 @@ pub fn display_name(agent: Option<&AgentInfo>) -> &str {
 pub struct RequestView {
     pub request: RequestId,
     pub agent: Option<AgentInfo>,
-    /// Who asks ([`display_name`]).
+    /// Who asks ([`askdesk_core::meta::display_name`]).
     pub who: String,
     /// Milliseconds since the Unix epoch.
     pub asked_at: u64,
