@@ -22,9 +22,9 @@ def test_plan_review_renders_and_approve_returns_the_label(ctx):
         "const d = document.querySelector(arguments[0]);"
         "return {h1: d.querySelectorAll('h1').length, h2: d.querySelectorAll('h2').length,"
         " table: d.querySelectorAll('table').length, code: d.querySelectorAll('pre code').length,"
-        " tasks: d.querySelectorAll('input[type=checkbox][disabled]').length,"
+        " tasks: d.querySelectorAll('.task-box').length, inputs: d.querySelectorAll('input').length,"
         " outline: document.querySelectorAll('[data-qid=\"plan\"] .outline-link').length};", doc)
-    assert counts == {"h1": 1, "h2": 5, "table": 1, "code": 1, "tasks": 3, "outline": 6}, counts
+    assert counts == {"h1": 1, "h2": 5, "table": 1, "code": 1, "tasks": 3, "inputs": 0, "outline": 6}, counts
     # The fenced SQL is highlighted in Rust; style.css colours its classes (no inline styles).
     colours = page.js(
         "const code = document.querySelector(arguments[0] + ' pre code.language-sql');"

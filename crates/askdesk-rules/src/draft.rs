@@ -336,24 +336,13 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DD` (UTC).
+/// Milliseconds since the epoch as `YYYY-MM-DD` (UTC); a time past chrono's range (some 262,000
+/// years) as its milliseconds.
 fn date(ms: u64) -> String {
-    let (year, month, day) = civil_from_days((ms / 86_400_000) as i64);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-/// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    i64::try_from(ms)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%d").to_string())
 }
 
 #[cfg(test)]
@@ -810,7 +799,7 @@ mod tests {
         assert_eq!(slug(&"x".repeat(50)).len(), 40);
         assert_eq!(date(WHEN), "2026-12-03");
         assert_eq!(date(0), "1970-01-01");
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(date(951_868_799_999), "2000-02-29");
+        assert_eq!(date(u64::MAX), u64::MAX.to_string());
     }
 }
