@@ -9,7 +9,6 @@ const COMMANDS: &[&str] = &[
     "save_draft",
     "get_history",
     "get_memory",
-    "plan_feedback",
     "open_link",
     "hide_window",
     "shown",

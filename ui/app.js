@@ -302,15 +302,17 @@ async function collectAnswer() {
     toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
     return null;
   }
-  return { request, items };
+  // A plan review's comments go beside the answer: the backend builds its feedback from them.
+  const comments = form.questions.flatMap((c) => (c.comments ? c.comments() : []));
+  return { request, items, comments };
 }
 
 // Sends the answer; `before` opens every message (what was done first, e.g. a rule saved).
-async function sendAnswer(request, items, before = '') {
+async function sendAnswer(request, items, before = '', comments = []) {
   state.busy = true;
   state.settledHere.add(request);
   try {
-    await api.submit(request, { answers: items });
+    await api.submit(request, { answers: items }, comments);
     toast(`${before}Answer sent.`);
   } catch (error) {
     if (error && error.kind === 'late') toast(`${before}Too late: the agent withdrew this question before your answer arrived. It is kept in History.`, 'warn');
@@ -323,7 +325,7 @@ async function sendAnswer(request, items, before = '') {
 
 async function submit() {
   const got = await collectAnswer();
-  if (got) await sendAnswer(got.request, got.items);
+  if (got) await sendAnswer(got.request, got.items, '', got.comments);
 }
 
 // "Always answer this way here": the rule drafted from this answer is previewed; Save appends it

@@ -3,9 +3,6 @@ import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
 import { api } from './bridge.js';
 
-/** The longest comment the backend takes, in bytes of UTF-8 (MAX_COMMENT_BYTES in plan_thread.rs). */
-const MAX_COMMENT_BYTES = 8 * 1024;
-
 // Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
 // backend (markdown.rs, plan_thread.rs). The page only places them: every string from the plan
 // or a comment goes in as text; the only HTML inserted is the sanitized plan itself.
@@ -36,7 +33,9 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   let current = null;         // the key of the block under the cursor
   let showChanges = changed;  // a revision opens on its changes
   let notesChoice = null;     // multi-select, asked once: 'send' | 'drop'
-  let prepared = null;        // the feedback text the backend made for this submit
+  let prepared = null;        // what this submit sends: { comments, general }, set by prepare()
+  // The longest comment the backend takes, in bytes of UTF-8: it says so in the plan's view.
+  const maxCommentBytes = q.commentLimit;
 
   const doc = detail(q.detailHtml || '');
   doc.classList.add('plan-doc');
@@ -130,11 +129,11 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const limit = h('span', { class: 'note-limit', role: 'status' });
     const over = () => {
       const bytes = new TextEncoder().encode(box.value.trim()).length;
-      const tooLong = bytes > MAX_COMMENT_BYTES;
+      const tooLong = bytes > maxCommentBytes;
       limit.classList.toggle('over', tooLong);
       limit.textContent = tooLong
-        ? `Too long: a comment may have at most ${MAX_COMMENT_BYTES} bytes (this one has ${bytes}). Shorten it or split it.`
-        : bytes > MAX_COMMENT_BYTES * 0.8 ? `${bytes} of at most ${MAX_COMMENT_BYTES} bytes` : '';
+        ? `Too long: a comment may have at most ${maxCommentBytes} bytes (this one has ${bytes}). Shorten it or split it.`
+        : bytes > maxCommentBytes * 0.8 ? `${bytes} of at most ${maxCommentBytes} bytes` : '';
       return tooLong;
     };
     box.addEventListener('input', over);
@@ -638,7 +637,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
           : null,
       };
     },
-    /** Turns the comments and feedback into the answer's text; false when the human went back. */
+    /** Settles which comments go with the answer; false when the human went back. */
     async prepare() {
       prepared = null;
       if (skipped) return true;
@@ -651,21 +650,29 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
         if (choice === null) return false;
         if (choice === 'drop') send = [];
       }
-      const general = feedback.value.trim();
-      prepared = send.length
-        ? await api.planFeedback(request, send.map((c) => ({ block: c.block, quote: c.quote, text: c.text })), general)
-        : general;
+      prepared = { comments: send, general: feedback.value.trim() };
       return true;
+    },
+    /**
+     * The comments that go with the answer (after prepare()): the backend builds the feedback text
+     * from them and the general feedback in `custom`, and records them once the answer is sent.
+     */
+    comments() {
+      if (skipped || !prepared) return [];
+      return prepared.comments.map((c) => ({ block: c.block, quote: c.quote, text: c.text }));
     },
     answer() {
       if (skipped) return { id: q.id, selected: [] };
-      // Before prepare() has run (the digit keys ask which question is unanswered), comments count as feedback.
-      const text = prepared !== null ? prepared : feedback.value.trim() || (comments.length ? 'comments' : '');
-      if (!q.multiSelect && text) return { id: q.id, selected: [], custom: text };
+      const sending = prepared ? prepared.comments : comments;
+      const general = prepared ? prepared.general : feedback.value.trim();
+      // With comments the answer is feedback even with nothing typed: `custom` is then filled in
+      // by the backend from the comments.
+      const feedbackSent = Boolean(general || sending.length);
+      if (!q.multiSelect && feedbackSent) return { id: q.id, selected: [], custom: general };
       // In option order, as the question lists them.
       const labels = q.options.map((o) => o.label).filter((label) => chosen.has(label));
-      if (!labels.length) return text ? { id: q.id, selected: [], custom: text } : null;
-      return text ? { id: q.id, selected: labels, custom: text } : { id: q.id, selected: labels };
+      if (!labels.length) return feedbackSent ? { id: q.id, selected: [], custom: general } : null;
+      return feedbackSent ? { id: q.id, selected: labels, custom: general } : { id: q.id, selected: labels };
     },
     pick(n) {
       if (skipped) return false;

@@ -60,8 +60,8 @@ impl From<DraftError> for CommandError {
 impl From<SubmitError> for CommandError {
     fn from(error: SubmitError) -> Self {
         let kind = match error {
-            SubmitError::Late => "late",
-            SubmitError::Invalid(_) => "invalid",
+            SubmitError::Late | SubmitError::Comments(CommentError::NotWaiting) => "late",
+            SubmitError::Invalid(_) | SubmitError::Comments(_) => "invalid",
         };
         CommandError::new(kind, error)
     }
@@ -106,14 +106,17 @@ pub fn get_settings(gui: State<'_, GuiAnswerer>, settings: State<'_, Settings>) 
     }
 }
 
-/// Claims the request with the human's answer.
+/// Claims the request with the human's answer; on a plan review, `comments` are the human's
+/// comments on the plan, which the backend turns into the feedback text with the general feedback
+/// the page put in the plan's `custom`.
 #[tauri::command]
 pub fn submit(
     gui: State<'_, GuiAnswerer>,
     request: u64,
     answer: Answer,
+    comments: Option<Vec<CommentInput>>,
 ) -> Result<(), CommandError> {
-    Ok(gui.submit(RequestId(request), answer)?)
+    Ok(gui.submit_review(RequestId(request), answer, comments.unwrap_or_default())?)
 }
 
 /// Dismisses the whole batch: the asker gets `ASK_CANCELLED`.
@@ -136,18 +139,6 @@ pub fn save_draft(
 #[tauri::command]
 pub fn set_dnd(gui: State<'_, GuiAnswerer>, on: bool) {
     gui.set_dnd(on);
-}
-
-/// The feedback text of a plan review's comments (quoted from the plan) and general feedback; the
-/// page sends it as the answer's `custom`.
-#[tauri::command]
-pub fn plan_feedback(
-    gui: State<'_, GuiAnswerer>,
-    request: u64,
-    comments: Vec<CommentInput>,
-    general: String,
-) -> Result<String, CommandError> {
-    Ok(gui.plan_feedback(RequestId(request), comments, &general)?)
 }
 
 /// Settled requests that the filters let through, newest first, at most `query.limit` of them;

@@ -90,7 +90,6 @@ pub fn run() {
             commands::save_draft,
             commands::get_history,
             commands::get_memory,
-            commands::plan_feedback,
             commands::open_link,
             commands::hide_window,
             commands::shown,

@@ -245,6 +245,8 @@ struct Version {
     /// Rendered once, by whoever needs it first (outside the lock).
     rendered: Option<Arc<Rendered>>,
     comments: Vec<Comment>,
+    /// The general feedback sent on this version (besides its comments), if any.
+    general: Option<String>,
     decision: Option<String>,
 }
 
@@ -258,6 +260,8 @@ pub struct RevisionView {
     pub changes: ChangesView,
     /// The previous version's comments, placed on this version.
     pub comments: Vec<PastComment>,
+    /// The general feedback sent on the previous version (what was asked besides the comments).
+    pub feedback: Option<String>,
     /// The earlier versions, oldest first.
     pub previous: Vec<VersionView>,
 }
@@ -357,6 +361,7 @@ impl PlanThreads {
             asked_at: millis(request.asked_at),
             rendered: None,
             comments: Vec::new(),
+            general: None,
             decision: None,
         });
         // Only the newest two versions keep their rendering (the diff needs the one before);
@@ -407,6 +412,7 @@ impl PlanThreads {
             let at = thread.versions.iter().position(|v| v.request == request)?;
             thread.versions[..at].to_vec()
         };
+        let feedback = earlier.last().and_then(|v| v.general.clone());
         let previous: Vec<(VersionView, Arc<Rendered>, Vec<Comment>)> = earlier
             .into_iter()
             .enumerate()
@@ -435,6 +441,7 @@ impl PlanThreads {
             version,
             changes,
             comments,
+            feedback,
             previous: previous.into_iter().map(|(view, _, _)| view).collect(),
         })
     }
@@ -457,20 +464,31 @@ impl PlanThreads {
         after.map(|v| v.request).collect()
     }
 
-    /// Records the comments sent on a version, so its revision can show them again.
-    pub fn commented(&self, request: RequestId, comments: Vec<Comment>) {
+    /// Records the comments and general feedback sent on a version, so its revision can show
+    /// them again.
+    pub fn commented(&self, request: RequestId, comments: Vec<Comment>, general: Option<String>) {
         let mut inner = self.inner();
         if let Some(version) = version_mut(&mut inner, request) {
             version.comments = comments;
+            version.general = general;
             inner.fit(request);
         }
     }
 
-    /// Records what the human decided on a version.
+    /// Records what the human decided on a version. An answer whose comments were not recorded
+    /// (a rule's, or feedback with no comments) keeps its `custom` as the general feedback.
     pub fn decided(&self, request: RequestId, answer: &Answer) {
         let mut inner = self.inner();
         if let Some(version) = version_mut(&mut inner, request) {
             version.decision = Some(decision_of(&version.question, answer));
+            if version.comments.is_empty() && version.general.is_none() {
+                version.general = answer
+                    .answers
+                    .iter()
+                    .find(|a| a.id == version.question.id)
+                    .and_then(|a| a.custom.clone())
+                    .filter(|c| !c.trim().is_empty());
+            }
         }
     }
 
@@ -530,7 +548,7 @@ impl Version {
             .iter()
             .map(|c| c.text.len() + c.quote.len() + c.path.len())
             .sum();
-        plan + rendered + comments
+        plan + rendered + comments + self.general.as_ref().map_or(0, String::len)
     }
 }
 
@@ -1024,7 +1042,7 @@ mod tests {
         )
         .unwrap();
         let sent = feedback(&comments, "");
-        threads.commented(first.id, comments);
+        threads.commented(first.id, comments, None);
         assert!(
             sent.starts_with("> **Steps › 1**\n> Read\n\nwhat?"),
             "{sent}"
