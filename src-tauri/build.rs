@@ -7,6 +7,7 @@ const COMMANDS: &[&str] = &[
     "dismiss",
     "set_dnd",
     "save_draft",
+    "set_past_comment",
     "get_history",
     "get_memory",
     "open_link",

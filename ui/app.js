@@ -120,6 +120,8 @@ function renderMain() {
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   placeFocus(form);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
+  // A single-select plan that is the whole request sends with its own button (plan.js): no second Submit.
+  els.request.classList.toggle('plan-sends-itself', view.questions.length === 1 && view.questions[0].planReview && !view.questions[0].multiSelect);
   reportShown(view.request);
 }
 
@@ -568,6 +570,11 @@ document.addEventListener('keydown', (e) => {
 // ----- wiring -----
 
 els.submit.addEventListener('click', submit);
+// In a narrow window the queue is folded away (style.css); this button unfolds it over the page.
+$('queue-toggle').addEventListener('click', () => document.body.classList.toggle('queue-open'));
+document.querySelector('.sidebar').addEventListener('click', (e) => {
+  if (e.target instanceof Element && e.target.closest('.queue-item, .nav-item')) document.body.classList.remove('queue-open');
+});
 els.always.addEventListener('click', alwaysAnswer);
 els.dismiss.addEventListener('click', dismiss);
 els.form.addEventListener('submit', (e) => e.preventDefault());

@@ -21,6 +21,7 @@ export const api = {
   dismiss: (request) => invoke('dismiss', { request }),
   setDnd: (on) => invoke('set_dnd', { on }),
   saveDraft: (request, draft) => invoke('save_draft', { request, draft }),
+  setPastComment: (request, index, state) => invoke('set_past_comment', { request, index, state }),
   history: (query) => invoke('get_history', { query }),
   memory: (request) => invoke('get_memory', { request }),
   openLink: (url) => invoke('open_link', { url }),

@@ -13,7 +13,7 @@ use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView,
 use askdesk_view::memory::{Memory, PastAnswer};
 use askdesk_view::page::PageView;
 use askdesk_view::plan_thread::{
-    CommentError, CommentInput, HistoryPage, HistoryPageBuilder, HistoryQuery,
+    CommentError, CommentInput, HistoryPage, HistoryPageBuilder, HistoryQuery, PastState,
 };
 use askdesk_view::rule_draft::{self, RuleDraftView};
 use askdesk_view::rules_view::{self, RulesView, SuggestionView};
@@ -134,6 +134,18 @@ pub fn save_draft(
     draft: Box<serde_json::value::RawValue>,
 ) -> Result<(), CommandError> {
     Ok(gui.save_draft(RequestId(request), draft)?)
+}
+
+/// Resolves a comment of a plan's last review on its waiting revision, carries it forward, or
+/// opens it again (`state`: `resolved`, `carried`, `open`); the thread keeps what was done.
+#[tauri::command]
+pub fn set_past_comment(
+    gui: State<'_, GuiAnswerer>,
+    request: u64,
+    index: usize,
+    state: PastState,
+) -> Result<(), CommandError> {
+    Ok(gui.set_past_comment(RequestId(request), index, state)?)
 }
 
 #[tauri::command]

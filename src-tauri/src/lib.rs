@@ -88,6 +88,7 @@ pub fn run() {
             commands::dismiss,
             commands::set_dnd,
             commands::save_draft,
+            commands::set_past_comment,
             commands::get_history,
             commands::get_memory,
             commands::open_link,

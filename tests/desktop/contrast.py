@@ -38,6 +38,7 @@ INACTIVE = {
     ".skipped .options",
     ".skipped .free-text",
     ".plan-review.skipped .plan-decision > :not(.q-foot):not(.q-text):not(.q-header)",
+    ".plan-decision .option:has(input:disabled)",
 }
 
 

@@ -191,6 +191,38 @@ impl GuiAnswerer {
         }
     }
 
+    /// Records what the human did with comment `index` of the last review on a waiting revision
+    /// (resolved, carried forward, open again); the request's view is read again with it. Only a
+    /// comment whose block is still in the plan can be carried.
+    pub fn set_past_comment(
+        &self,
+        id: RequestId,
+        index: usize,
+        state: plan_thread::PastState,
+    ) -> Result<(), CommentError> {
+        let waiting = self
+            .state()
+            .waiting
+            .get(&id)
+            .map(|w| (w.request.clone(), w.view.clone()));
+        let (request, view) = waiting.ok_or(CommentError::NotWaiting)?;
+        let view = view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
+        let past = view
+            .questions
+            .iter()
+            .find_map(|q| q.revision.as_ref())
+            .and_then(|r| r.comments.get(index))
+            .ok_or(CommentError::NoPastComment(index))?;
+        if state == plan_thread::PastState::Carried && past.key.is_none() {
+            return Err(CommentError::CannotCarry(index));
+        }
+        self.shared.threads.set_past(id, index, state)?;
+        if let Some(waiting) = self.state().waiting.get_mut(&id) {
+            waiting.view = Arc::default();
+        }
+        Ok(())
+    }
+
     /// The waiting request with this id, if any.
     pub fn request(&self, id: RequestId) -> Option<Arc<Request>> {
         self.state().waiting.get(&id).map(|w| w.request.clone())
@@ -1134,6 +1166,18 @@ mod tests {
             .collect();
         assert_eq!(past, ["Twice."]);
         assert_eq!(revision.feedback.as_deref(), Some("Keep the JSON export."));
+        // Resolving the comment of the last review is kept with the waiting revision.
+        let resolved = plan_thread::PastState::Resolved;
+        gui.set_past_comment(queue[0].request, 0, resolved).unwrap();
+        assert_eq!(
+            gui.set_past_comment(queue[0].request, 1, resolved),
+            Err(CommentError::NoPastComment(1))
+        );
+        let again = gui.queue();
+        assert_eq!(
+            again[0].questions[0].revision.as_ref().unwrap().comments[0].state,
+            resolved
+        );
         gui.dismiss(queue[0].request).unwrap();
         assert!(second.await.unwrap().is_err());
     }
