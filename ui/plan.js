@@ -444,7 +444,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
           h('button', { type: 'button', class: 'link past-resolve', onclick: () => setPast(c, 'resolved') }, 'Resolve')))),
     ].filter(Boolean));
     commentHint.textContent = comments.length
-      ? `${comments.length === 1 ? 'Your comment goes' : `Your ${comments.length} comments go`} back with Keep planning, quoted from the plan.`
+      ? `${comments.length === 1 ? 'Your comment goes' : `Your ${comments.length} comments go`} back with your feedback, quoted from the plan.`
       : '';
   }
 

@@ -755,8 +755,8 @@ def test_a_changed_block_shows_its_words_old_to_new_and_last_rounds_feedback(ctx
         "const runs = (sel) => [...el.querySelectorAll('.word-diff ' + sel)].map((e) => e.textContent);"
         "return {went: runs('del'), came: runs('ins'), code: el.querySelectorAll('code').length,"
         " html: [...el.querySelectorAll('.word-diff *')].every((e) => e.children.length === 0)};", step3)
-    assert any("one transaction per second" in w for w in words["came"]), words
-    assert words["went"] and all("transaction" not in w for w in words["went"]), words
+    # Only words came: the step is the old one with " inside one transaction per second" put in.
+    assert words["came"] == [" inside one transaction per second"] and words["went"] == [], words
     assert words["code"] == 0 and words["html"], words
     asked = page.js("const a = document.querySelector('[data-qid=\"plan\"] .revision-bar .revision-asked');"
                     "return a ? a.textContent : null")
@@ -811,6 +811,9 @@ def test_an_outdated_comment_can_be_resolved_or_carried_forward(ctx):
     assert states == ["resolved", "carried"], states
     # The carried comment's block changed and has a comment: an amber bar on the left, a comment mark on the right.
     step2 = block_key_of(page, "migration tool")
+    runs = page.js(f"return [...document.querySelectorAll('{DOC} [data-block=\"' + arguments[0] + '\"] .word-diff > *')]"
+                   ".map((e) => e.tagName + ' ' + e.textContent)", step2)
+    assert runs == ["DEL by hand", "INS with a migration tool"], runs
     marks = page.js(
         f"const el = document.querySelector('{DOC} [data-block=\"' + arguments[0] + '\"]');"
         "const colour = (name) => { const p = document.createElement('span'); p.style.color = 'var(' + name + ')';"

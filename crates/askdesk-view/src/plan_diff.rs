@@ -88,9 +88,16 @@ pub struct Segment {
 
 /// The word diff of a block's old text and new text, as runs that read from left to right: within
 /// each stretch of change, what went comes before what came (as in a suggested change), and the
-/// spaces between two changed words belong to the change rather than splitting it in two.
+/// spaces between two changed words belong to the change rather than splitting it in two. Words,
+/// runs of spaces and each punctuation mark are compared apart, so a comma added after a word
+/// does not mark the word as changed.
 pub fn word_diff(old: &str, new: &str) -> Vec<Segment> {
-    let tokens = similar::utils::diff_words(similar::Algorithm::Patience, old, new);
+    let (old, new) = (tokens(old), tokens(new));
+    let tokens: Vec<(similar::ChangeTag, &str)> =
+        similar::utils::diff_slices(similar::Algorithm::Patience, &old, &new)
+            .into_iter()
+            .flat_map(|(tag, run)| run.iter().map(move |token| (tag, *token)))
+            .collect();
     let count = tokens.len();
     let mut out: Vec<Segment> = Vec::new();
     let (mut went, mut came) = (String::new(), String::new());
@@ -132,6 +139,30 @@ pub fn word_diff(old: &str, new: &str) -> Vec<Segment> {
         }
     }
     flush(&mut out, &mut went, &mut came);
+    out
+}
+
+/// A text cut into words (letters, digits, `_`), runs of whitespace, and single other characters.
+fn tokens(text: &str) -> Vec<&str> {
+    let class = |c: char| match c {
+        c if c.is_alphanumeric() || c == '_' => 0,
+        c if c.is_whitespace() => 1,
+        _ => 2,
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut previous = None;
+    for (at, c) in text.char_indices() {
+        let this = class(c);
+        if previous.is_some_and(|p| p != this || this == 2) {
+            out.push(&text[start..at]);
+            start = at;
+        }
+        previous = Some(this);
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
     out
 }
 
@@ -442,12 +473,16 @@ mod tests {
                 "Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee.",
                 "Switch `Journal::append` to a prepared `INSERT` inside one transaction per second, keeping the fsync guarantee."
             ),
-            "Switch `Journal::append` to a prepared [-`INSERT`,-]{+`INSERT` inside one transaction per second,+} keeping the fsync guarantee."
+            "Switch `Journal::append` to a prepared `INSERT`{+ inside one transaction per second+}, keeping the fsync guarantee."
         );
         // Two neighbouring words replaced read as one change, not two split by a kept space.
         assert_eq!(
             words("body TEXT NOT NULL", "body BLOB NULLABLE NULL"),
             "body [-TEXT NOT-]{+BLOB NULLABLE+} NULL"
+        );
+        assert_eq!(
+            words("Read once", "Read once, in pages"),
+            "Read once{+, in pages+}"
         );
         assert_eq!(words("same", "same"), "same");
         assert_eq!(words("", "new words"), "{+new words+}");
