@@ -120,6 +120,8 @@ function renderMain() {
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   placeFocus(form);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
+  // A single-select plan that is the whole request sends with its own button (plan.js): no second Submit.
+  els.request.classList.toggle('plan-sends-itself', view.questions.length === 1 && view.questions[0].planReview && !view.questions[0].multiSelect);
   reportShown(view.request);
 }
 
@@ -302,15 +304,17 @@ async function collectAnswer() {
     toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
     return null;
   }
-  return { request, items };
+  // A plan review's comments go beside the answer: the backend builds its feedback from them.
+  const comments = form.questions.flatMap((c) => (c.comments ? c.comments() : []));
+  return { request, items, comments };
 }
 
 // Sends the answer; `before` opens every message (what was done first, e.g. a rule saved).
-async function sendAnswer(request, items, before = '') {
+async function sendAnswer(request, items, before = '', comments = []) {
   state.busy = true;
   state.settledHere.add(request);
   try {
-    await api.submit(request, { answers: items });
+    await api.submit(request, { answers: items }, comments);
     toast(`${before}Answer sent.`);
   } catch (error) {
     if (error && error.kind === 'late') toast(`${before}Too late: the agent withdrew this question before your answer arrived. It is kept in History.`, 'warn');
@@ -323,7 +327,7 @@ async function sendAnswer(request, items, before = '') {
 
 async function submit() {
   const got = await collectAnswer();
-  if (got) await sendAnswer(got.request, got.items);
+  if (got) await sendAnswer(got.request, got.items, '', got.comments);
 }
 
 // "Always answer this way here": the rule drafted from this answer is previewed; Save appends it
@@ -567,6 +571,11 @@ document.addEventListener('keydown', (e) => {
 // ----- wiring -----
 
 els.submit.addEventListener('click', submit);
+// In a narrow window the queue is folded away (style.css); this button unfolds it over the page.
+$('queue-toggle').addEventListener('click', () => document.body.classList.toggle('queue-open'));
+document.querySelector('.sidebar').addEventListener('click', (e) => {
+  if (e.target instanceof Element && e.target.closest('.queue-item, .nav-item')) document.body.classList.remove('queue-open');
+});
 els.always.addEventListener('click', alwaysAnswer);
 els.dismiss.addEventListener('click', dismiss);
 els.form.addEventListener('submit', (e) => e.preventDefault());

@@ -13,7 +13,7 @@ use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView,
 use askdesk_view::history::{self, HistoryPage, HistoryPageBuilder, HistoryQuery};
 use askdesk_view::memory::{Memory, PastAnswer};
 use askdesk_view::page::PageView;
-use askdesk_view::plan_thread::{CommentError, CommentInput};
+use askdesk_view::plan_thread::{CommentError, CommentInput, PastState};
 use askdesk_view::rule_draft::{self, RuleDraftView};
 use askdesk_view::rules_view::{self, RulesView, SuggestionView};
 use serde::Serialize;
@@ -59,8 +59,8 @@ impl From<DraftError> for CommandError {
 impl From<SubmitError> for CommandError {
     fn from(error: SubmitError) -> Self {
         let kind = match error {
-            SubmitError::Late => "late",
-            SubmitError::Invalid(_) => "invalid",
+            SubmitError::Late | SubmitError::Comments(CommentError::NotWaiting) => "late",
+            SubmitError::Invalid(_) | SubmitError::Comments(_) => "invalid",
         };
         CommandError::new(kind, error)
     }
@@ -105,14 +105,17 @@ pub fn get_settings(gui: State<'_, GuiAnswerer>, settings: State<'_, Settings>) 
     }
 }
 
-/// Claims the request with the human's answer.
+/// Claims the request with the human's answer; on a plan review, `comments` are the human's
+/// comments on the plan, which the backend turns into the feedback text with the general feedback
+/// the page put in the plan's `custom`.
 #[tauri::command]
 pub fn submit(
     gui: State<'_, GuiAnswerer>,
     request: u64,
     answer: Answer,
+    comments: Option<Vec<CommentInput>>,
 ) -> Result<(), CommandError> {
-    Ok(gui.submit(RequestId(request), answer)?)
+    Ok(gui.submit_review(RequestId(request), answer, comments.unwrap_or_default())?)
 }
 
 /// Dismisses the whole batch: the asker gets `ASK_CANCELLED`.
@@ -132,21 +135,21 @@ pub fn save_draft(
     Ok(gui.save_draft(RequestId(request), draft)?)
 }
 
+/// Resolves a comment of a plan's last review on its waiting revision, carries it forward, or
+/// opens it again (`state`: `resolved`, `carried`, `open`); the thread keeps what was done.
+#[tauri::command]
+pub fn set_past_comment(
+    gui: State<'_, GuiAnswerer>,
+    request: u64,
+    index: usize,
+    state: PastState,
+) -> Result<(), CommandError> {
+    Ok(gui.set_past_comment(RequestId(request), index, state)?)
+}
+
 #[tauri::command]
 pub fn set_dnd(gui: State<'_, GuiAnswerer>, on: bool) {
     gui.set_dnd(on);
-}
-
-/// The feedback text of a plan review's comments (quoted from the plan) and general feedback; the
-/// page sends it as the answer's `custom`.
-#[tauri::command]
-pub fn plan_feedback(
-    gui: State<'_, GuiAnswerer>,
-    request: u64,
-    comments: Vec<CommentInput>,
-    general: String,
-) -> Result<String, CommandError> {
-    Ok(gui.plan_feedback(RequestId(request), comments, &general)?)
 }
 
 /// Settled requests that the filters let through, newest first, at most `query.limit` of them;

@@ -94,6 +94,12 @@ pub enum CommentError {
     /// More comments than [`MAX_COMMENTS`].
     #[error("at most {MAX_COMMENTS} comments can be sent at once")]
     TooMany,
+    /// The page named a comment of the last review that the version before this one does not have.
+    #[error("the last review has no comment {}", .0 + 1)]
+    NoPastComment(usize),
+    /// Only a comment whose block is still in the plan can be carried forward to it.
+    #[error("comment {} of the last review is on a part of the plan that is gone; it can only be resolved", .0 + 1)]
+    CannotCarry(usize),
 }
 
 /// A comment with what it quotes, as it goes to the agent and as a later revision shows it.
@@ -245,7 +251,12 @@ struct Version {
     /// Rendered once, by whoever needs it first (outside the lock).
     rendered: Option<Arc<Rendered>>,
     comments: Vec<Comment>,
+    /// The general feedback sent on this version (besides its comments), if any.
+    general: Option<String>,
     decision: Option<String>,
+    /// What the human did with the previous version's comments on this one, by their index
+    /// (the ones not listed are open).
+    past: Vec<(usize, PastState)>,
 }
 
 /// A revision as the page receives it: which version this is, what changed since the one before,
@@ -258,6 +269,8 @@ pub struct RevisionView {
     pub changes: ChangesView,
     /// The previous version's comments, placed on this version.
     pub comments: Vec<PastComment>,
+    /// The general feedback sent on the previous version (what was asked besides the comments).
+    pub feedback: Option<String>,
     /// The earlier versions, oldest first.
     pub previous: Vec<VersionView>,
 }
@@ -284,6 +297,9 @@ pub struct ChangesView {
 pub struct Mark {
     pub key: String,
     pub status: Status,
+    /// A changed block's text word by word, old to new (plain text runs, shown as text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub words: Option<Vec<plan_diff::Segment>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -302,10 +318,25 @@ pub struct RemovedBlock {
 pub enum Placement {
     /// Its block is still there, unchanged (perhaps moved).
     Placed,
-    /// Its block is still there but changed: the agent acted on it.
-    Addressed,
+    /// Its block is still there but changed since: the comment was about text that is no longer
+    /// there (GitHub's word). A change does not mean the comment was acted on; the human says.
+    Outdated,
     /// Its block is no longer in the plan.
     Gone,
+}
+
+/// What the human did with a comment of the last review on the new version.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PastState {
+    /// Shown beside its block (or under "No longer in the plan").
+    #[default]
+    Open,
+    /// Done with: hidden from the thread.
+    Resolved,
+    /// Re-attached to its block of the new version as one of this round's comments, to be sent
+    /// again with the next feedback (the page holds it among its comments).
+    Carried,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -313,7 +344,10 @@ pub enum Placement {
 pub struct PastComment {
     #[serde(flatten)]
     pub comment: Comment,
+    /// Its place among the last review's comments, as the page names it to resolve or carry it.
+    pub index: usize,
     pub placement: Placement,
+    pub state: PastState,
     /// The block of this version it sits beside (none when gone).
     pub key: Option<String>,
 }
@@ -357,7 +391,9 @@ impl PlanThreads {
             asked_at: millis(request.asked_at),
             rendered: None,
             comments: Vec::new(),
+            general: None,
             decision: None,
+            past: Vec::new(),
         });
         // Only the newest two versions keep their rendering (the diff needs the one before);
         // older ones are rendered again when a revision view lists them.
@@ -400,13 +436,17 @@ impl PlanThreads {
     pub fn revision(&self, request: RequestId, rendered: &Rendered) -> Option<RevisionView> {
         self.rendered(request, rendered);
         // Take what is needed out of the lock; render missing versions outside it.
-        let earlier: Vec<Version> = {
+        let (earlier, states): (Vec<Version>, Vec<(usize, PastState)>) = {
             let inner = self.inner();
             let key = inner.requests.get(&request)?;
             let thread = inner.threads.get(key)?;
             let at = thread.versions.iter().position(|v| v.request == request)?;
-            thread.versions[..at].to_vec()
+            (
+                thread.versions[..at].to_vec(),
+                thread.versions[at].past.clone(),
+            )
         };
+        let feedback = earlier.last().and_then(|v| v.general.clone());
         let previous: Vec<(VersionView, Arc<Rendered>, Vec<Comment>)> = earlier
             .into_iter()
             .enumerate()
@@ -430,11 +470,17 @@ impl PlanThreads {
         let version = last_view.version + 1;
         let changes = compare(&last.blocks, &rendered.blocks);
         let d = plan_diff::diff(&last.blocks, &rendered.blocks);
-        let comments = place_comments(comments, &last.blocks, &rendered.blocks, &d);
+        let mut comments = place_comments(comments, &last.blocks, &rendered.blocks, &d);
+        for (index, state) in states {
+            if let Some(comment) = comments.get_mut(index) {
+                comment.state = state;
+            }
+        }
         Some(RevisionView {
             version,
             changes,
             comments,
+            feedback,
             previous: previous.into_iter().map(|(view, _, _)| view).collect(),
         })
     }
@@ -457,20 +503,66 @@ impl PlanThreads {
         after.map(|v| v.request).collect()
     }
 
-    /// Records the comments sent on a version, so its revision can show them again.
-    pub fn commented(&self, request: RequestId, comments: Vec<Comment>) {
+    /// Records what the human did with comment `index` of the last review on this version: resolved
+    /// it, carried it forward, or opened it again. The index is checked against the version before.
+    pub fn set_past(
+        &self,
+        request: RequestId,
+        index: usize,
+        state: PastState,
+    ) -> Result<(), CommentError> {
+        let mut inner = self.inner();
+        let key = inner
+            .requests
+            .get(&request)
+            .cloned()
+            .ok_or(CommentError::NoPastComment(index))?;
+        let thread = inner
+            .threads
+            .get_mut(&key)
+            .ok_or(CommentError::NoPastComment(index))?;
+        let at = thread
+            .versions
+            .iter()
+            .position(|v| v.request == request)
+            .filter(|&at| at > 0)
+            .ok_or(CommentError::NoPastComment(index))?;
+        if index >= thread.versions[at - 1].comments.len() {
+            return Err(CommentError::NoPastComment(index));
+        }
+        let past = &mut thread.versions[at].past;
+        past.retain(|(i, _)| *i != index);
+        if state != PastState::Open {
+            past.push((index, state));
+        }
+        Ok(())
+    }
+
+    /// Records the comments and general feedback sent on a version, so its revision can show
+    /// them again.
+    pub fn commented(&self, request: RequestId, comments: Vec<Comment>, general: Option<String>) {
         let mut inner = self.inner();
         if let Some(version) = version_mut(&mut inner, request) {
             version.comments = comments;
+            version.general = general;
             inner.fit(request);
         }
     }
 
-    /// Records what the human decided on a version.
+    /// Records what the human decided on a version. An answer whose comments were not recorded
+    /// (a rule's, or feedback with no comments) keeps its `custom` as the general feedback.
     pub fn decided(&self, request: RequestId, answer: &Answer) {
         let mut inner = self.inner();
         if let Some(version) = version_mut(&mut inner, request) {
             version.decision = Some(decision_of(&version.question, answer));
+            if version.comments.is_empty() && version.general.is_none() {
+                version.general = answer
+                    .answers
+                    .iter()
+                    .find(|a| a.id == version.question.id)
+                    .and_then(|a| a.custom.clone())
+                    .filter(|c| !c.trim().is_empty());
+            }
         }
     }
 
@@ -530,7 +622,7 @@ impl Version {
             .iter()
             .map(|c| c.text.len() + c.quote.len() + c.path.len())
             .sum();
-        plan + rendered + comments
+        plan + rendered + comments + self.general.as_ref().map_or(0, String::len)
     }
 }
 
@@ -560,9 +652,12 @@ pub fn compare(old: &[Block], new: &[Block]) -> ChangesView {
             .iter()
             .enumerate()
             .filter(|(_, (status, _))| *status != Status::Same)
-            .map(|(j, (status, _))| Mark {
+            .map(|(j, (status, pair))| Mark {
                 key: new[j].key.clone(),
                 status: *status,
+                words: pair
+                    .filter(|_| *status == Status::Changed)
+                    .map(|i| plan_diff::word_diff(&old[i].text, &new[j].text)),
             })
             .collect(),
         removed_blocks: d
@@ -579,7 +674,7 @@ pub fn compare(old: &[Block], new: &[Block]) -> ChangesView {
 }
 
 /// Places the previous version's comments on the new one: beside the same block when it is
-/// unchanged, marked addressed when it changed, gone when it was removed.
+/// unchanged, marked outdated when it changed, gone when it was removed.
 pub fn place_comments(
     comments: &[Comment],
     old: &[Block],
@@ -588,7 +683,8 @@ pub fn place_comments(
 ) -> Vec<PastComment> {
     comments
         .iter()
-        .map(|comment| {
+        .enumerate()
+        .map(|(index, comment)| {
             let paired = old
                 .iter()
                 .position(|b| b.key == comment.block)
@@ -596,13 +692,15 @@ pub fn place_comments(
             let (placement, key) = match paired {
                 None => (Placement::Gone, None),
                 Some(j) => match d.new[j].0 {
-                    Status::Changed => (Placement::Addressed, Some(new[j].key.clone())),
+                    Status::Changed => (Placement::Outdated, Some(new[j].key.clone())),
                     _ => (Placement::Placed, Some(new[j].key.clone())),
                 },
             };
             PastComment {
                 comment: comment.clone(),
+                index,
                 placement,
+                state: PastState::Open,
                 key,
             }
         })
@@ -789,7 +887,7 @@ pub(crate) mod tests {
         )
         .unwrap();
         let sent = feedback(&comments, "");
-        threads.commented(first.id, comments);
+        threads.commented(first.id, comments, None);
         assert!(
             sent.starts_with("> **Steps › 1**\n> Read\n\nwhat?"),
             "{sent}"
@@ -834,11 +932,65 @@ pub(crate) mod tests {
                 ("what?", Placement::Placed, Some(key(&r2, "Read"))),
                 (
                     "which?",
-                    Placement::Addressed,
+                    Placement::Outdated,
                     Some(key(&r2, "Write the schema in SQL"))
                 ),
                 ("when?", Placement::Gone, None),
             ]
+        );
+        // The changed step says which words came; the added ones carry no word diff.
+        let words: Vec<(Status, Option<String>)> = c
+            .marks
+            .iter()
+            .map(|m| {
+                let came = m.words.as_ref().map(|w| {
+                    w.iter()
+                        .filter(|s| s.op == plan_diff::Op::Insert)
+                        .map(|s| s.text.as_str())
+                        .collect()
+                });
+                (m.status, came)
+            })
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                (Status::Changed, Some(" in SQL".to_owned())),
+                (Status::Added, None),
+                (Status::Added, None),
+            ]
+        );
+
+        // The human resolves the outdated comment and carries the placed one forward; the view
+        // read again says so, and an index the last review does not have is refused.
+        threads.set_past(second.id, 1, PastState::Resolved).unwrap();
+        threads.set_past(second.id, 0, PastState::Carried).unwrap();
+        assert_eq!(
+            threads.set_past(second.id, 3, PastState::Resolved),
+            Err(CommentError::NoPastComment(3))
+        );
+        assert_eq!(
+            threads.set_past(first.id, 0, PastState::Resolved),
+            Err(CommentError::NoPastComment(0)),
+            "a first version has no last review"
+        );
+        let states = |threads: &PlanThreads| -> Vec<PastState> {
+            threads
+                .revision(second.id, &r2)
+                .unwrap()
+                .comments
+                .iter()
+                .map(|p| p.state)
+                .collect()
+        };
+        assert_eq!(
+            states(&threads),
+            [PastState::Carried, PastState::Resolved, PastState::Open]
+        );
+        threads.set_past(second.id, 1, PastState::Open).unwrap();
+        assert_eq!(
+            states(&threads),
+            [PastState::Carried, PastState::Open, PastState::Open]
         );
     }
 
