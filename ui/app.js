@@ -536,38 +536,64 @@ document.addEventListener('keydown', (e) => {
 }, true);
 
 document.addEventListener('keydown', (e) => {
-  // A held key acts once: holding a digit must not toggle a choice on and off, nor Ctrl+Enter
-  // submit the next request.
+  // A held key acts once: holding a digit must not toggle a choice on and off, nor Enter submit
+  // the next request.
   if (e.repeat) return;
+  const typing = isTextBox(e.target);
   if (e.key === 'Escape') {
     e.preventDefault();
-    if (!els.confirm.hidden) closeConfirm(); else api.hide();
+    if (!els.confirm.hidden) closeConfirm();
+    // Esc in a box leaves the box (to its question), never the window: what was typed stays in view.
+    else if (typing) leaveBox(e.target);
+    else api.hide();
     return;
   }
-  // A dialog open (the link confirm, a plan review's question) keeps its keys to itself.
-  if (!els.confirm.hidden || document.querySelector('.plan-notes-modal')) return;
+  // A dialog open (the link confirm, a plan review's question) keeps its keys to itself; a control
+  // that took the key for itself (a plan's Enter, a queue row's Enter) has it.
+  if (!els.confirm.hidden || document.querySelector('.plan-notes-modal') || e.defaultPrevented) return;
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
     e.preventDefault();
     if (state.mode === 'queue') submit();
     return;
   }
-  const typing = e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement ||
-    (e.target instanceof HTMLInputElement && !['radio', 'checkbox'].includes(e.target.type));
   if (typing || e.ctrlKey || e.altKey || e.metaKey || state.mode !== 'queue') return;
+  // Plain Enter submits from anywhere in the request but a text box (it types a line there) and a
+  // button or link (it presses that).
+  if (e.key === 'Enter' && !e.shiftKey) {
+    if (!currentForm() || !els.request.contains(e.target) || e.target.closest('button, a[href], summary')) return;
+    e.preventDefault();
+    submit();
+    return;
+  }
   if (/^[1-9]$/.test(e.key)) {
     const form = currentForm();
     if (!form) return;
+    // The question the focus is in (a card takes the focus when clicked), else the first one
+    // still to answer.
     const inside = form.questions.find((c) => c.node.contains(document.activeElement));
     const target = inside || form.questions.find((c) => !c.answer()) || form.questions[0];
     if (target.pick(Number(e.key))) e.preventDefault();
   }
 });
 
+// The focus leaves a text box for the question around it (or the request), keeping its text.
+function leaveBox(box) {
+  const around = box.closest('.question') || (els.request.contains(box) ? els.request : null);
+  if (around) around.focus({ preventScroll: true });
+  else box.blur();
+}
+
 // ----- wiring -----
 
 els.submit.addEventListener('click', submit);
 els.always.addEventListener('click', alwaysAnswer);
-els.dismiss.addEventListener('click', dismiss);
+// Dismiss pressed by a key (a click of detail 0: Space or Enter after a Tab out of a box) never
+// throws away typed text; a click does what it says.
+els.dismiss.addEventListener('click', (e) => {
+  const typed = [...els.form.querySelectorAll('textarea')].some((box) => box.value.trim());
+  if (e.detail === 0 && typed) toast('Not dismissed: you have typed an answer. Click Dismiss to drop it.', 'warn');
+  else dismiss();
+});
 els.form.addEventListener('submit', (e) => e.preventDefault());
 els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSidebar(); renderMain(); });
 els.navHistory.addEventListener('click', showHistory);

@@ -297,3 +297,100 @@ def test_text_colours_meet_wcag_aa_contrast(ctx):
     """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
     problems = contrast.failures()
     assert not problems, "\n".join(problems)
+
+
+def checked(page, qid):
+    return page.js("return [...document.querySelectorAll('[data-qid=\"' + arguments[0] + '\"] input.option-input:checked')]"
+                   ".map((i) => i.value)", qid)
+
+
+def test_plain_enter_submits_unless_the_focus_is_in_a_text_box(ctx):
+    """Enter in the "Other" box types a new line and sends nothing; Enter on an option submits."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page = ctx.page
+    box = ctx.other_box("migrate")
+    page.type(box, "first line")
+    page.keys(ENTER)
+    page.until("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value === 'first line\\n'",
+               message="Enter in the box did not type a new line")
+    assert ctx.queue_count() == 1, "Enter in a text box submitted"
+    page.click(ctx.option("migrate", "Offline, in one transaction"))
+    page.keys(ENTER)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}, got
+
+
+def test_digits_act_on_the_question_the_focus_is_in(ctx):
+    """In a batch, a click on the second question's header makes it the one digits pick in; the first is left alone."""
+    _, _, outcome = ctx.ask(samples.BATCH, agent="coder")
+    ctx.show("scope")
+    page = ctx.page
+    page.click(page.find('[data-qid="release"] .q-header'))
+    page.keys("2")
+    page.until("return document.querySelector('[data-qid=\"release\"] input.option-input:checked') !== null",
+               message=f"the digit did not pick in the clicked question (scope has {checked(page, 'scope')})")
+    assert checked(page, "release") == ["Patch (0.2.5)"], checked(page, "release")
+    assert checked(page, "scope") == [], checked(page, "scope")
+    # And back in the first question, by its own card.
+    page.click(page.find('[data-qid="scope"] .q-header'))
+    page.keys("3")
+    page.until("return document.querySelectorAll('[data-qid=\"scope\"] input.option-input:checked').length === 1",
+               message="the digit did not pick in the first question")
+    assert checked(page, "scope") == ["client"], checked(page, "scope")
+    assert checked(page, "release") == ["Patch (0.2.5)"], checked(page, "release")
+    page.click(page.find('[data-qid="notes"] .skip'))
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "scope", "selected": ["client"]}, {"id": "release", "selected": ["Patch (0.2.5)"]},
+                               {"id": "notes", "selected": []}]}, got
+
+
+def test_tab_and_space_after_typing_in_other_never_skip_the_text(ctx):
+    """The digit of "Other" puts the cursor in its box; after typing, Tab does not land on Skip, and Space or
+    Enter on Skip (or Dismiss) keeps the question and its text: what is sent is the text."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page = ctx.page
+    page.keys("4")
+    page.until("return document.activeElement.classList.contains('other-input')",
+               message=f"the Other digit did not put the cursor in its box ({focused(page)})")
+    page.keys(*"Wait until Monday")
+    page.keys(TAB)
+    assert not page.js("return document.activeElement.classList.contains('skip')"), "Tab landed on Skip"
+    page.keys(" ")
+    assert page.js("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value") == "Wait until Monday"
+    # Skip reached on purpose, pressed by key: the question is not skipped and says why.
+    page.js("document.querySelector('[data-qid=\"migrate\"] .skip').focus()")
+    page.keys(" ")
+    page.keys(ENTER)
+    page.until("return !document.querySelector('[data-qid=\"migrate\"] .kept-note').hidden",
+               message="Skip by key did not say the text is kept")
+    assert not page.js("return document.querySelector('[data-qid=\"migrate\"]').classList.contains('skipped')"), \
+        "a key skipped a question with text typed"
+    page.js("document.getElementById('dismiss').focus()")
+    page.keys(" ")
+    page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent.startsWith('Not dismissed')",
+               message="Dismiss by key did not say the text is kept")
+    assert ctx.queue_count() == 1, "a key dismissed a request with text typed"
+    page.keys(ENTER, modifier=CONTROL)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Wait until Monday"}]}, got
+
+
+def test_escape_in_a_box_leaves_the_box_and_keeps_the_window(ctx):
+    """Esc while typing moves the focus out of the box to its question, keeping the text and the window; Enter
+    then submits it."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page = ctx.page
+    page.type(ctx.other_box("migrate"), "Not before the backup")
+    page.keys(ESCAPE)
+    page.until("return document.activeElement && document.activeElement.dataset.qid === 'migrate'",
+               message=f"Esc did not move the focus to the question ({focused(page)})")
+    assert page.js("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value") == \
+        "Not before the backup"
+    page.keys(ENTER)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Not before the backup"}]}, got
+    assert page.js("return document.visibilityState") == "visible", "Esc in a box hid the window"
