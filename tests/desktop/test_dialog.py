@@ -3,7 +3,11 @@
 Answers, keyboard, focus, small windows, the header and its colours.
 """
 import os
+import subprocess
+import tempfile
 import time
+
+import pytest
 
 import contrast
 from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, long_plan
@@ -245,7 +249,14 @@ def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
         " c.querySelector('.chip-value').textContent]));")
     assert shown == {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus",
                      "pid": "4242", "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": meta["host"],
-                     "env": '{"CI":true}', "note": "first line\nsecond line"}, shown
+                     "env": '{"CI":true}', "note": "first line\nsecond line", "agent id": f"meta-{os.getpid()}"}, shown
+    # The internal identifiers are demoted: not beside the name, and last among the chips, drawn quieter.
+    title = page.js("return document.querySelector('#asker .asker-title').textContent")
+    assert title == "claude-codeasks", title
+    order = page.js("return [...document.querySelectorAll('#asker .chip')].map((c) =>"
+                    " c.querySelector('.chip-kind').textContent + (c.classList.contains('minor') ? ':minor' : ''))")
+    assert order[-2:] == ["pid:minor", "agent id:minor"], order
+    assert not [k for k in order[:-2] if k.endswith(":minor")], order
     layout = page.js(
         "const asker = document.getElementById('asker'); const a = asker.getBoundingClientRect();"
         "const chips = [...asker.querySelectorAll('.chip')];"
@@ -394,3 +405,67 @@ def test_escape_in_a_box_leaves_the_box_and_keeps_the_window(ctx):
     got = answer_of(outcome())
     assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Not before the backup"}]}, got
     assert page.js("return document.visibilityState") == "visible", "Esc in a box hid the window"
+
+
+def test_plan_feedback_sent_says_feedback_sent(ctx):
+    """Sending a plan review's feedback says "Feedback sent.", not "Answer sent."; an approval says "Answer sent."."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    page.type(page.find('[data-qid="plan"] .plan-feedback'), "Keep the JSON export.")
+    page.click(page.find("#submit"))
+    assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
+    text = page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
+                      message="no notice after sending")
+    assert text == "Feedback sent.", text
+    ctx.wait_queue(0)
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="the plan stayed")
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page.click(ctx.option("migrate", "Offline, in one transaction"))
+    page.click(page.find("#submit"))
+    answer_of(outcome())
+    text = page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
+                      message="no notice after sending")
+    assert text == "Answer sent.", text
+
+
+def gray(path, x, y, w=1, h=1):
+    """The brightest grey level (0 to 1) of a region of a screenshot."""
+    out = subprocess.run(["convert", path, "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-colorspace", "Gray",
+                          "-format", "%[fx:maxima]", "info:"], capture_output=True, text=True, check=True).stdout
+    return float(out)
+
+
+@pytest.mark.app_args("--theme=dark")
+def test_dark_mode_draws_unchecked_choices_hollow_and_placeholders_dimmer_than_text(ctx):
+    """In the dark scheme an unchecked radio is drawn dark inside (the platform theme drew a white dot, at a glance
+    the same as a checked one), a checked one has the accent dot, and a placeholder is dimmer than typed text."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.BATCH[1:], agent="coder")
+    ctx.show("release")
+    assert page.js("return matchMedia('(prefers-color-scheme: dark)').matches"), "the window is not dark"
+    page.type(ctx.other_box("release"), "Wait for the next sprint")
+    page.click(ctx.option("release", "Patch (0.2.5)"))
+    boxes = page.js(
+        "const r = (el) => { const b = el.getBoundingClientRect(); const k = window.devicePixelRatio;"
+        " return [Math.round(b.left * k), Math.round(b.top * k), Math.round(b.width * k), Math.round(b.height * k)]; };"
+        "const inputs = [...document.querySelectorAll('[data-qid=\"release\"] input.option-input')];"
+        "return {unchecked: r(inputs[0]), checked: r(inputs[1]), typed: r(document.querySelector('[data-qid=\"release\"] textarea')),"
+        " placeholder: r(document.querySelector('[data-qid=\"notes\"] textarea'))};")
+    with tempfile.TemporaryDirectory() as folder:
+        shot = os.path.join(folder, "dark.png")
+        page.screenshot(shot)
+        centre = lambda b: (b[0] + b[2] // 2 - 1, b[1] + b[3] // 2 - 1)  # noqa: E731
+        unchecked = gray(shot, *centre(boxes["unchecked"]), 3, 3)
+        checked = gray(shot, *centre(boxes["checked"]), 3, 3)
+        assert unchecked < 0.3, f"an unchecked radio is bright inside ({unchecked:.2f})"
+        assert checked > unchecked + 0.25, f"a checked radio looks like an unchecked one ({checked:.2f} vs {unchecked:.2f})"
+        text_box, hint_box = boxes["typed"], boxes["placeholder"]
+        typed = gray(shot, text_box[0] + 4, text_box[1] + 4, 200, 20)
+        hint = gray(shot, hint_box[0] + 4, hint_box[1] + 4, 200, 20)
+        assert hint < typed - 0.15, f"the placeholder ({hint:.2f}) is nearly as bright as typed text ({typed:.2f})"
+    ctx.shot("dark-mode", top=True)
+    page.click(page.find('[data-qid="notes"] .skip'))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome())["answers"][0] == {"id": "release", "selected": ["Patch (0.2.5)"]}
