@@ -19,6 +19,9 @@ const COMMANDS: &[&str] = &[
     "save_rule",
     "get_rules",
     "set_rule_mode",
+    "hold_deadline",
+    "get_notes",
+    "close_note",
 ];
 
 fn main() {

@@ -1,6 +1,6 @@
 // askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules.
 import { api, available, listen } from './bridge.js';
-import { h, waited, metaText } from './dom.js';
+import { h, waited, metaText, displayLabel } from './dom.js';
 import { plainQuestion } from './question.js';
 import { planQuestion } from './plan.js';
 import { renderHistory } from './history.js';
@@ -15,7 +15,7 @@ const els = {
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
   historyAnswerer: $('history-answerer'), historySearch: $('history-search'),
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
-  rulesList: $('rules-list'), rulesNotice: $('rules-notice'),
+  rulesList: $('rules-list'), rulesNotice: $('rules-notice'), ruleNotes: $('rule-notes'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
 };
 
@@ -62,6 +62,8 @@ function renderSidebar() {
   els.queueCount.classList.toggle('zero', state.queue.length === 0);
   els.queueList.replaceChildren(...state.queue.map((view) => {
     const first = view.questions[0];
+    // What tells parallel sessions of one agent apart: the project folder and the session.
+    const where = [view.project, view.session && `#${view.session}`].filter(Boolean).join(' · ');
     const item = h('li', {
       class: `queue-item${view.request === state.current && state.mode === 'queue' ? ' active' : ''}`,
       role: 'option', tabindex: '0', dataset: { request: String(view.request) },
@@ -69,11 +71,14 @@ function renderSidebar() {
     },
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, initial(view.who)),
       h('span', { class: 'queue-text' },
-        h('span', { class: 'queue-who' }, view.who),
+        h('span', { class: 'queue-who', title: view.who }, view.who),
+        where ? h('span', { class: 'queue-where', title: where }, where) : null,
         h('span', { class: 'queue-what' }, first.header || first.question)),
       h('span', { class: 'queue-meta' },
         h('span', { class: 'queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt)),
-        view.questions.length > 1 ? h('span', { class: 'queue-n' }, `${view.questions.length} q`) : null));
+        view.questions.length > 1
+          ? h('span', { class: 'queue-n', title: 'questions answered of the batch' }, progressText(view)) : null,
+        view.deadline ? queueDeadline(view.deadline) : null));
     const open = () => { state.current = view.request; state.mode = 'queue'; renderSidebar(); renderMain(); };
     item.addEventListener('click', open);
     item.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(); } });
@@ -82,6 +87,56 @@ function renderSidebar() {
   els.navQueue.classList.toggle('active', state.mode === 'queue');
   els.navHistory.classList.toggle('active', state.mode === 'history');
   els.navRules.classList.toggle('active', state.mode === 'rules');
+}
+
+// A batch's progress: the questions answered or skipped so far, of all (from the form when it is
+// built, else from the draft a dropped window left).
+function progressText(view) {
+  const form = state.forms.get(view.request);
+  const done = form
+    ? form.questions.filter((c) => c.answer()).length
+    : (view.draft && Array.isArray(view.draft.questions) ? view.draft.questions : [])
+      .filter((d) => d && (d.skipped || (d.checked || []).length || (typeof d.text === 'string' && d.text.trim()))).length;
+  return `${done}/${view.questions.length}`;
+}
+
+// A rule's deadline in the queue row: the time left, ticking with the header's, or "held".
+function queueDeadline(deadline) {
+  const held = deadline.held !== null && deadline.held !== undefined;
+  return h('span', { class: `queue-rule${held ? ' held' : ''}`, title: `Rule “${deadline.rule}” will ${deadline.action}` },
+    held ? 'rule held' : h('span', { class: 'rule-left', dataset: { until: String(deadline.at) } }, timeLeft(deadline.at)));
+}
+
+// After each change to a form: its row's progress, and whether the choice differs from the rule's.
+function changed(request) {
+  const view = state.queue.find((v) => v.request === request);
+  if (!view) return;
+  const count = els.queueList.querySelector(`.queue-item[data-request="${request}"] .queue-n`);
+  if (count) count.textContent = progressText(view);
+  if (request === state.current) showDiffers(view);
+}
+
+// When the person has chosen something else than what the rule's deadline will answer, say so:
+// the rule's answer is not theirs, and it goes out if they walk away.
+function showDiffers(view) {
+  const note = els.asker.querySelector('.rule-differs');
+  const form = state.forms.get(view.request);
+  if (!note) return;
+  const rule = view.deadline && view.deadline.answer;
+  const mine = form ? form.questions.map((c) => c.answer()) : [];
+  const words = (item) => (item.custom ? `“${item.custom}”` : item.selected.map((l) => `“${displayLabel(l)}”`).join(', ')) || 'nothing';
+  const differing = rule ? view.questions.map((q, i) => {
+    const theirs = rule.answers.find((a) => a.id === q.id);
+    const ours = mine[i];
+    const same = (a, b) => JSON.stringify([[...a.selected].sort(), a.custom || '']) === JSON.stringify([[...b.selected].sort(), b.custom || '']);
+    return theirs && ours && !same(theirs, ours) ? { q, theirs, ours } : null;
+  }).filter(Boolean) : [];
+  note.hidden = differing.length === 0;
+  if (!differing.length) return;
+  const { q, theirs, ours } = differing[0];
+  const which = view.questions.length > 1 ? ` to “${q.header || q.question}”` : '';
+  note.textContent = `Your choice differs: you picked ${words(ours)}, the rule will answer ${words(theirs)}${which}.` +
+    (differing.length > 1 ? ` (${differing.length - 1} more question${differing.length > 2 ? 's' : ''} differ.)` : '');
 }
 
 function initial(name) {
@@ -119,6 +174,7 @@ function renderMain() {
   form.questions.forEach((c, i) => { if (c.update) c.update(view.questions[i]); });
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   placeFocus(form);
+  showDiffers(view);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
   // A single-select plan that is the whole request sends with its own button (plan.js): no second Submit.
   els.request.classList.toggle('plan-sends-itself', view.questions.length === 1 && view.questions[0].planReview && !view.questions[0].multiSelect);
@@ -167,28 +223,48 @@ function renderAsker(view) {
   const agent = view.agent;
   const meta = (agent && agent.meta) || {};
   // Every key the agent gave (protocol 5.4: meta says which agent is asking), the usual ones first.
-  const keys = [...new Set([...FIRST_META.filter((key) => key in meta), ...Object.keys(meta)])];
+  const keys = [...new Set([...FIRST_META.filter((key) => key in meta), ...Object.keys(meta)])]
+    .filter((key) => !LAST_META.includes(key));
   const chips = keys.map((key) => chip(key, metaText(meta, key) ?? 'null', key !== 'model'));
+  // Internal identifiers, for telling two processes apart when it matters: last and quiet.
+  for (const key of LAST_META.filter((k) => k in meta)) chips.push(chip(key, metaText(meta, key) ?? 'null', true, true));
+  if (agent && agent.label && agent.label !== agent.id) chips.push(chip('agent id', agent.id, true, true));
   els.asker.replaceChildren(
     h('span', { class: 'avatar large', 'aria-hidden': 'true' }, initial(view.who)),
     h('div', { class: 'asker-text' },
       h('div', { class: 'asker-title' },
         h('span', { class: 'asker-name' }, view.who),
-        h('span', { class: 'asker-verb' }, view.questions.length > 1 ? `asks ${view.questions.length} questions` : 'asks'),
-        agent && agent.label && agent.label !== agent.id ? h('span', { class: 'asker-id mono' }, agent.id) : null),
+        h('span', { class: 'asker-verb' }, view.questions.length > 1 ? `asks ${view.questions.length} questions` : 'asks')),
       h('div', { class: 'chips' }, chips),
-      view.deadline ? ruleDeadline(view.deadline) : null),
+      view.deadline ? ruleDeadline(view) : null,
+      view.deadline ? h('div', { class: 'rule-differs', role: 'status', hidden: true }) : null),
     h('div', { class: 'asker-age' },
       h('span', { class: 'age-label' }, 'waiting'),
       h('span', { class: 'age-value queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt))));
 }
 
-// A rule acts on this request at `deadline.at` unless the human answers first: said as text.
-function ruleDeadline(deadline) {
-  return h('div', { class: 'rule-deadline', role: 'status' },
-    `Rule “${deadline.rule}” will ${deadline.action} in `,
-    h('span', { class: 'rule-left mono', dataset: { until: String(deadline.at) } }, timeLeft(deadline.at)),
-    ' unless you answer');
+// A rule acts on this request at `deadline.at` unless the human answers first: said as text, with
+// Hold, which stops the rule's clock in the backend (a held request is never answered by the rule)
+// until Release.
+function ruleDeadline(view) {
+  const deadline = view.deadline;
+  const held = deadline.held !== null && deadline.held !== undefined;
+  const button = h('button', { type: 'button', class: 'button small hold-deadline' }, held ? 'Release' : 'Hold');
+  button.addEventListener('click', async () => {
+    try {
+      await api.holdDeadline(view.request, !held);
+    } catch (error) {
+      toast(`Not held: ${(error && error.message) || error}`, 'warn');
+    }
+    await refreshQueue();
+  });
+  const text = held
+    ? h('span', { class: 'rule-text' }, `Rule “${deadline.rule}” would ${deadline.action}: held by you with `,
+      h('span', { class: 'mono' }, timeLeft(Date.now() + deadline.held)), ' left. It waits until you release it.')
+    : h('span', { class: 'rule-text' }, `Rule “${deadline.rule}” will ${deadline.action} in `,
+      h('span', { class: 'rule-left mono', dataset: { until: String(deadline.at) } }, timeLeft(deadline.at)),
+      ' unless you answer');
+  return h('div', { class: `rule-deadline${held ? ' held' : ''}`, role: 'status' }, text, button);
 }
 
 function timeLeft(until) {
@@ -198,12 +274,13 @@ function timeLeft(until) {
   return hours ? `${hours}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
 }
 
-/** The meta keys shown first, in this order; the others follow in the order they came. */
-const FIRST_META = ['cwd', 'repo', 'branch', 'model', 'pid'];
+/** The meta keys shown first, in this order; the others follow in the order they came, then these. */
+const FIRST_META = ['cwd', 'repo', 'branch', 'model'];
+const LAST_META = ['pid'];
 
 // Keys and values are the agent's text: set as text, each isolated for direction, wrapped anywhere.
-function chip(kind, text, mono = false) {
-  return h('span', { class: 'chip', title: `${kind}: ${text}` },
+function chip(kind, text, mono = false, minor = false) {
+  return h('span', { class: `chip${minor ? ' minor' : ''}`, title: `${kind}: ${text}` },
     h('span', { class: 'chip-kind' }, kind), h('span', { class: `chip-value${mono ? ' mono' : ''}` }, text));
 }
 
@@ -216,7 +293,7 @@ function formFor(view) {
     .filter((d) => d && typeof d.id === 'string').map((d) => [d.id, d]));
   // Restoring a draft is not a change: nothing is sent back until the form is built.
   let built = false;
-  const onChange = () => { if (built) saveDraft(view.request); };
+  const onChange = () => { if (built) { saveDraft(view.request); changed(view.request); } };
   const questions = view.questions.map((q, i) => {
     const draft = drafts.get(q.id) || null;
     return q.planReview
@@ -313,9 +390,14 @@ async function collectAnswer() {
 async function sendAnswer(request, items, before = '', comments = []) {
   state.busy = true;
   state.settledHere.add(request);
+  // A plan review answered with feedback sent feedback, not an answer: said as such.
+  const view = state.queue.find((v) => v.request === request);
+  const feedback = comments.length > 0 ||
+    (view ? items.some((item, i) => view.questions[i] && view.questions[i].planReview && item.custom) : false);
+  const sent = !feedback ? 'Answer sent.' : items.length > 1 ? 'Feedback and answers sent.' : 'Feedback sent.';
   try {
     await api.submit(request, { answers: items }, comments);
-    toast(`${before}Answer sent.`);
+    toast(`${before}${sent}`);
   } catch (error) {
     if (error && error.kind === 'late') toast(`${before}Too late: the agent withdrew this question before your answer arrived. It is kept in History.`, 'warn');
     else toast(`${before}Not sent: ${(error && error.message) || error}`, 'error');
@@ -442,6 +524,25 @@ async function setRuleMode(name, mode) {
   await refreshRules();
 }
 
+// ----- what rules did -----
+
+// Each request a rule answered at its deadline leaves a note that stays (in the app, across
+// dropped windows) until the person closes it: they may have been away when it happened.
+async function refreshNotes() {
+  let notes;
+  try { notes = await api.notes(); } catch { return; }
+  els.ruleNotes.replaceChildren(...notes.map((note) => {
+    const close = h('button', { type: 'button', class: 'link note-close', 'aria-label': 'Close this note' }, 'Close');
+    close.addEventListener('click', () => api.closeNote(note.id).then(refreshNotes, refreshNotes));
+    return h('div', { class: 'rule-note', role: 'status', dataset: { request: String(note.request) } },
+      h('span', { class: 'rule-note-text' },
+        `Rule “${note.rule}” answered ${note.who}'s question “${note.question}”: ${note.action}.`),
+      h('span', { class: 'rule-note-when' }, new Date(note.at).toLocaleTimeString(undefined, { timeStyle: 'short' })),
+      close);
+  }));
+  els.ruleNotes.hidden = notes.length === 0;
+}
+
 // ----- toast, links -----
 
 let toastTimer = null;
@@ -541,32 +642,52 @@ document.addEventListener('keydown', (e) => {
 }, true);
 
 document.addEventListener('keydown', (e) => {
-  // A held key acts once: holding a digit must not toggle a choice on and off, nor Ctrl+Enter
-  // submit the next request.
+  // A held key acts once: holding a digit must not toggle a choice on and off, nor Enter submit
+  // the next request.
   if (e.repeat) return;
+  const typing = isTextBox(e.target);
   if (e.key === 'Escape') {
     e.preventDefault();
-    if (!els.confirm.hidden) closeConfirm(); else api.hide();
+    if (!els.confirm.hidden) closeConfirm();
+    // Esc in a box leaves the box (to its question), never the window: what was typed stays in view.
+    else if (typing) leaveBox(e.target);
+    else api.hide();
     return;
   }
-  // A dialog open (the link confirm, a plan review's question) keeps its keys to itself.
-  if (!els.confirm.hidden || document.querySelector('.plan-notes-modal')) return;
+  // A dialog open (the link confirm, a plan review's question) keeps its keys to itself; a control
+  // that took the key for itself (a plan's Enter, a queue row's Enter) has it.
+  if (!els.confirm.hidden || document.querySelector('.plan-notes-modal') || e.defaultPrevented) return;
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
     e.preventDefault();
     if (state.mode === 'queue') submit();
     return;
   }
-  const typing = e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement ||
-    (e.target instanceof HTMLInputElement && !['radio', 'checkbox'].includes(e.target.type));
   if (typing || e.ctrlKey || e.altKey || e.metaKey || state.mode !== 'queue') return;
+  // Plain Enter submits from anywhere in the request but a text box (it types a line there) and a
+  // button or link (it presses that).
+  if (e.key === 'Enter' && !e.shiftKey) {
+    if (!currentForm() || !els.request.contains(e.target) || e.target.closest('button, a[href], summary')) return;
+    e.preventDefault();
+    submit();
+    return;
+  }
   if (/^[1-9]$/.test(e.key)) {
     const form = currentForm();
     if (!form) return;
+    // The question the focus is in (a card takes the focus when clicked), else the first one
+    // still to answer.
     const inside = form.questions.find((c) => c.node.contains(document.activeElement));
     const target = inside || form.questions.find((c) => !c.answer()) || form.questions[0];
     if (target.pick(Number(e.key))) e.preventDefault();
   }
 });
+
+// The focus leaves a text box for the question around it (or the request), keeping its text.
+function leaveBox(box) {
+  const around = box.closest('.question') || (els.request.contains(box) ? els.request : null);
+  if (around) around.focus({ preventScroll: true });
+  else box.blur();
+}
 
 // ----- wiring -----
 
@@ -577,7 +698,13 @@ document.querySelector('.sidebar').addEventListener('click', (e) => {
   if (e.target instanceof Element && e.target.closest('.queue-item, .nav-item')) document.body.classList.remove('queue-open');
 });
 els.always.addEventListener('click', alwaysAnswer);
-els.dismiss.addEventListener('click', dismiss);
+// Dismiss pressed by a key (a click of detail 0: Space or Enter after a Tab out of a box) never
+// throws away typed text; a click does what it says.
+els.dismiss.addEventListener('click', (e) => {
+  const typed = [...els.form.querySelectorAll('textarea')].some((box) => box.value.trim());
+  if (e.detail === 0 && typed) toast('Not dismissed: you have typed an answer. Click Dismiss to drop it.', 'warn');
+  else dismiss();
+});
 els.form.addEventListener('submit', (e) => e.preventDefault());
 els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSidebar(); renderMain(); });
 els.navHistory.addEventListener('click', showHistory);
@@ -640,9 +767,8 @@ async function start() {
   await Promise.all([
     listen('queue-changed', () => refreshQueue()),
     listen('request-withdrawn', (p) => {
-      // A rule whose `after` time passed settles the request the same way an agent withdraws it.
-      if (p.rule) toast(`Rule “${p.rule}” answered ${p.who}'s question: ${p.action}.`, 'warn');
-      else toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
+      // A rule whose `after` time passed leaves a lasting note instead (notes-changed).
+      if (!p.rule) toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
     }),
     listen('focus-request', async (p) => {
       await refreshQueue();
@@ -657,6 +783,7 @@ async function start() {
     // person was typing in do not act here either.
     listen('window-raised', () => armLater()),
     listen('dnd-changed', (on) => { els.dnd.checked = on; }),
+    listen('notes-changed', () => refreshNotes()),
     listen('history-changed', () => { if (state.mode === 'history') loadHistory(); }),
     // A reload may call off a rule's deadline: the queue shows deadlines.
     listen('rules-changed', () => { refreshRules(); refreshQueue(); }),
@@ -669,7 +796,7 @@ async function start() {
   if (asked !== null) state.current = asked;
   const view = address.get('view');
   if (view === 'history' || view === 'rules') state.mode = view;
-  await Promise.all([settings, refreshQueue(), refreshRules()]);
+  await Promise.all([settings, refreshQueue(), refreshRules(), refreshNotes()]);
   if (state.mode === 'history') await showHistory();
   else if (state.mode === 'rules') await showRules();
   document.body.dataset.ready = 'true';

@@ -33,4 +33,7 @@ export const api = {
   saveRule: (text) => invoke('save_rule', { text }),
   rules: (counts) => invoke('get_rules', { counts }),
   setRuleMode: (name, mode) => invoke('set_rule_mode', { name, mode }),
+  holdDeadline: (request, held) => invoke('hold_deadline', { request, held }),
+  notes: () => invoke('get_notes'),
+  closeNote: (id) => invoke('close_note', { id }),
 };

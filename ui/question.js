@@ -52,16 +52,32 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
 
   const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
   const skippedNote = h('span', { class: 'skipped-note' }, 'Skipped — the agent gets no answer to this one.');
-  skipButton.addEventListener('click', () => setSkipped(!skipped));
+  const keptNote = h('span', { class: 'kept-note', role: 'status', hidden: true }, 'Your text is kept: clear it, or click Skip, to skip this question.');
+  // No key throws typed text away: a Tab out of the box does not land on Skip, and Space or Enter
+  // on Skip (a click of detail 0) does not skip a question with text typed; a click does.
+  const typed = () => otherText.value.trim() !== '';
+  skipButton.addEventListener('click', (e) => {
+    if (!skipped && e.detail === 0 && typed()) {
+      keptNote.hidden = false;
+      return;
+    }
+    setSkipped(!skipped);
+  });
+  const syncSkipStop = () => {
+    if (!skipped && typed()) skipButton.setAttribute('tabindex', '-1');
+    else { skipButton.removeAttribute('tabindex'); keptNote.hidden = true; }
+  };
+  otherText.addEventListener('input', syncSkipStop);
 
-  const card = h('fieldset', { class: 'question card', dataset: { qid: q.id } },
+  // Focusable, so a click anywhere on the card makes it the question digits act on.
+  const card = h('fieldset', { class: 'question card', tabindex: '-1', dataset: { qid: q.id } },
     q.header ? h('div', { class: 'q-header' }, q.header) : null,
     h('legend', { class: 'q-text' }, q.question),
     q.detailHtml ? detail(q.detailHtml) : null,
     hasOptions ? h('div', { class: 'options', role: multi ? 'group' : 'radiogroup' }, optionRows, otherRow) : otherRow,
     h('div', { class: 'q-foot' },
       multi ? h('span', { class: 'q-kind' }, 'Choose any') : hasOptions ? h('span', { class: 'q-kind' }, 'Choose one') : null,
-      skippedNote, skipButton));
+      skippedNote, keptNote, skipButton));
 
   function setSkipped(on) {
     skipped = on;
@@ -69,6 +85,7 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
     card.classList.remove('missing');
     for (const input of [...inputs, otherInput, otherText]) if (input) input.disabled = on;
     skipButton.textContent = on ? 'Undo skip' : 'Skip this question';
+    syncSkipStop();
     onChange();
   }
 
@@ -78,6 +95,7 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
     if (otherInput) otherInput.checked = Boolean(draft.other);
     otherText.value = typeof draft.text === 'string' ? draft.text : '';
     if (draft.skipped) setSkipped(true);
+    syncSkipStop();
   }
   card.addEventListener('input', onChange);
   card.addEventListener('change', onChange);

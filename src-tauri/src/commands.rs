@@ -12,12 +12,12 @@ use askdesk_rules::file;
 use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
 use askdesk_view::history::{self, HistoryPage, HistoryPageBuilder, HistoryQuery};
 use askdesk_view::memory::{Memory, PastAnswer};
-use askdesk_view::page::PageView;
+use askdesk_view::page::{Notes, PageView, RuleNote, EVENT_NOTES};
 use askdesk_view::plan_thread::{CommentError, CommentInput, PastState};
 use askdesk_view::rule_draft::{self, RuleDraftView};
 use askdesk_view::rules_view::{self, RulesView, SuggestionView};
 use serde::Serialize;
-use tauri::{AppHandle, State, WebviewWindow};
+use tauri::{AppHandle, Emitter, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
 
 use crate::settings::Settings;
@@ -95,6 +95,38 @@ fn suggestions(engine: &askdesk_rules::Engine, request: RequestId) -> Vec<Sugges
         .iter()
         .filter_map(SuggestionView::new)
         .collect()
+}
+
+/// Stops (`held`) or restarts the clock of the rule's deadline on a waiting request; a held
+/// request is never answered by its rule. Fails when no deadline runs on it any more.
+#[tauri::command]
+pub fn hold_deadline(
+    rules: State<'_, Rules>,
+    request: u64,
+    held: bool,
+) -> Result<DeadlineView, CommandError> {
+    let engine = rules
+        .0
+        .get()
+        .ok_or_else(|| CommandError::new("late", askdesk_rules::HoldError::NoDeadline))?;
+    engine
+        .hold(RequestId(request), held)
+        .map(|deadline| DeadlineView::new(&deadline))
+        .map_err(|error| CommandError::new("late", error))
+}
+
+/// What rules did to requests that waited, until the person closes each note.
+#[tauri::command]
+pub fn get_notes(notes: State<'_, Notes>) -> Vec<RuleNote> {
+    notes.list()
+}
+
+/// The person closed a note (every window hears it).
+#[tauri::command]
+pub fn close_note(app: AppHandle, notes: State<'_, Notes>, id: u64) {
+    if notes.close(id) {
+        let _ = app.emit(EVENT_NOTES, ());
+    }
 }
 
 #[tauri::command]

@@ -15,7 +15,8 @@ use askdesk_core::{Answer, AnswerItem, Request, RequestId};
 use askdesk_journal::{Journal, Record};
 use askdesk_view::answerer::{GuiAnswerer, Presenter, Removal};
 use askdesk_view::page::{
-    QueueChanged, Withdrawn, EVENT_DND, EVENT_HISTORY, EVENT_QUEUE, EVENT_WITHDRAWN,
+    Notes, QueueChanged, RuleNote, Withdrawn, EVENT_DND, EVENT_HISTORY, EVENT_NOTES, EVENT_QUEUE,
+    EVENT_WITHDRAWN,
 };
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
@@ -54,6 +55,8 @@ enum Event {
 /// What the desktop thread remembers of a waiting request, to tell the page how it left.
 struct Known {
     who: String,
+    /// The first question, for the note a rule's answer leaves.
+    question: String,
     /// A rule's `after` deadline on it, read when it arrived.
     deadline: Option<askdesk_rules::Deadline>,
 }
@@ -154,14 +157,16 @@ impl Worker {
                         .app
                         .try_state::<Rules>()
                         .and_then(|rules| rules.0.get().and_then(|e| e.deadline(request.id)));
+                    self.notifier
+                        .show(notify::spec_for(&request, deadline.as_ref()));
                     known.insert(
                         request.id,
                         Known {
                             who: display_name(request.agent.as_ref()).to_owned(),
+                            question: request.questions[0].question.clone(),
                             deadline,
                         },
                     );
-                    self.notifier.show(notify::spec_for(&request));
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if !self.notify_only {
                         window::open_for_new(&self.app, request.id);
@@ -178,6 +183,21 @@ impl Worker {
                             .as_ref()
                             .and_then(|k| k.deadline.as_ref())
                             .filter(|_| why == Removal::Overruled);
+                        // What a rule did stays in the window until the person closes it.
+                        if let (Some(deadline), Some(known), Some(notes)) =
+                            (rule, &known, self.app.try_state::<Notes>())
+                        {
+                            notes.add(RuleNote {
+                                id: 0,
+                                request,
+                                who: known.who.clone(),
+                                question: known.question.clone(),
+                                rule: deadline.rule.clone(),
+                                action: deadline.action.clone(),
+                                at: askdesk_journal::millis(std::time::SystemTime::now()),
+                            });
+                            self.emit(EVENT_NOTES, ());
+                        }
                         let withdrawn = Withdrawn {
                             request,
                             rule: rule.map(|d| d.rule.clone()),
@@ -209,6 +229,23 @@ fn on_notification_action(app: &AppHandle, action: Action) {
     let gui = app.state::<GuiAnswerer>();
     match action {
         Action::Open(request) => window::open(app, Some(request)),
+        Action::Hold(request) => {
+            let held = app
+                .try_state::<Rules>()
+                .and_then(|rules| rules.0.get().map(|engine| engine.hold(request, true)));
+            match held {
+                Some(Ok(_)) => {
+                    tracing::info!(%request, "deadline held from the notification");
+                    // The page shows the deadline held (it reads the queue again).
+                    let waiting = gui.queue().len();
+                    if let Err(error) = app.emit(EVENT_QUEUE, QueueChanged { waiting }) {
+                        tracing::debug!(%error, "event not delivered");
+                    }
+                }
+                Some(Err(error)) => tracing::info!(%request, %error, "nothing to hold"),
+                None => tracing::info!(%request, "no rules engine: nothing to hold"),
+            }
+        }
         Action::Choose { request, option } => {
             let Some(waiting) = gui.request(request) else {
                 return;

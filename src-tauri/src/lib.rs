@@ -100,6 +100,9 @@ pub fn run() {
             commands::save_rule,
             commands::get_rules,
             commands::set_rule_mode,
+            commands::hold_deadline,
+            commands::get_notes,
+            commands::close_note,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| start_desktop(app, settings, listener, journal, history_error))
@@ -206,6 +209,7 @@ fn start_desktop(
     app.manage(settings.clone());
     app.manage(History(journal.clone()));
     app.manage(Memory::default());
+    app.manage(askdesk_view::page::Notes::default());
     if let Err(error) = tray::build(&handle) {
         tracing::warn!(%error, "no tray icon");
     }

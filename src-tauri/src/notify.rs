@@ -15,8 +15,11 @@ use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
+use std::time::{Duration, SystemTime};
+
 use askdesk_core::meta::display_name;
 use askdesk_core::{Request, RequestId};
+use askdesk_rules::Deadline;
 use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
 use tokio::sync::oneshot;
@@ -28,6 +31,8 @@ pub enum Action {
     Open(RequestId),
     /// Chose option `option` of the request's only question.
     Choose { request: RequestId, option: usize },
+    /// Held the deadline of the rule that would answer the request: its clock stops.
+    Hold(RequestId),
 }
 
 /// What a notification for a request shows.
@@ -40,7 +45,13 @@ pub struct Spec {
     /// Option labels offered as buttons, in option order (empty unless the batch is one simple
     /// single-select question without `detail`).
     pub choices: Vec<String>,
+    /// Whether a rule's deadline runs on the request: the body says so and "Hold" stops it.
+    pub hold: bool,
 }
+
+/// The key and label of the action that holds a rule's deadline.
+const HOLD_KEY: &str = "hold";
+const HOLD_LABEL: &str = "Hold";
 
 /// The most options a notification offers as buttons; more would not fit most desktops.
 pub const MAX_CHOICES: usize = 3;
@@ -59,8 +70,9 @@ const PARAGRAPH_SEPARATORS: [char; 7] = [
     '\n', '\r', '\u{1C}', '\u{1D}', '\u{1E}', '\u{85}', '\u{2029}',
 ];
 
-/// The notification for a request: who asks, what, and the buttons when the question is simple.
-pub fn spec_for(request: &Request) -> Spec {
+/// The notification for a request: who asks, what, a rule's deadline, and the buttons when the
+/// question is simple.
+pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
     let who = display_name(request.agent.as_ref());
     let first = &request.questions[0];
     let mut body = first.question.trim().to_owned();
@@ -90,11 +102,36 @@ pub fn spec_for(request: &Request) -> Spec {
     } else {
         Vec::new()
     };
+    if let Some(deadline) = deadline {
+        let left = deadline
+            .at
+            .duration_since(SystemTime::now())
+            .unwrap_or_default();
+        body.push_str(&format!(
+            "\nRule “{}” will {} in {} unless you answer.",
+            isolate(&deadline.rule),
+            isolate(&deadline.action),
+            in_words(left)
+        ));
+    }
     Spec {
         request: request.id,
         title: format!("{} asks", isolate(who)),
         body,
         choices,
+        hold: deadline.is_some(),
+    }
+}
+
+/// A time left as a notification says it: "45 s", "10 min", "2 h 5 min".
+fn in_words(left: Duration) -> String {
+    let seconds = left.as_secs_f64().round() as u64;
+    let minutes = seconds.div_ceil(60);
+    match (seconds, minutes) {
+        (s, _) if s < 60 => format!("{s} s"),
+        (_, m) if m < 60 => format!("{m} min"),
+        (_, m) if m % 60 == 0 => format!("{} h", m / 60),
+        (_, m) => format!("{} h {} min", m / 60, m % 60),
     }
 }
 
@@ -279,6 +316,9 @@ fn build(spec: &Spec) -> Notification {
     for (index, label) in spec.choices.iter().enumerate() {
         notification.action(&choice_key(index), label);
     }
+    if spec.hold {
+        notification.action(HOLD_KEY, HOLD_LABEL);
+    }
     notification
 }
 
@@ -287,6 +327,9 @@ fn choice_key(index: usize) -> String {
 }
 
 fn parse_key(key: &str, request: RequestId) -> Option<Action> {
+    if key == HOLD_KEY {
+        return Some(Action::Hold(request));
+    }
     let option = key.strip_prefix("choose-")?.parse().ok()?;
     Some(Action::Choose { request, option })
 }
@@ -339,7 +382,7 @@ mod tests {
             meta: None,
         };
         assert_eq!(
-            spec_for(&request(Some(labelled), vec![question(&[])])).title,
+            spec_for(&request(Some(labelled), vec![question(&[])]), None).title,
             "claude-code asks"
         );
         let bare = AgentInfo {
@@ -348,11 +391,11 @@ mod tests {
             meta: None,
         };
         assert_eq!(
-            spec_for(&request(Some(bare), vec![question(&[])])).title,
+            spec_for(&request(Some(bare), vec![question(&[])]), None).title,
             "a1 asks"
         );
         assert_eq!(
-            spec_for(&request(None, vec![question(&[])])).title,
+            spec_for(&request(None, vec![question(&[])]), None).title,
             "a script asks"
         );
     }
@@ -360,40 +403,44 @@ mod tests {
     #[test]
     fn simple_single_select_questions_get_buttons() {
         assert_eq!(
-            spec_for(&request(None, vec![question(&["Yes", "No"])])).choices,
+            spec_for(&request(None, vec![question(&["Yes", "No"])]), None).choices,
             vec!["Yes", "No"]
         );
         assert!(
-            spec_for(&request(None, vec![question(&["a", "b", "c", "d"])]))
+            spec_for(&request(None, vec![question(&["a", "b", "c", "d"])]), None)
                 .choices
                 .is_empty()
         );
-        assert!(spec_for(&request(None, vec![question(&[])]))
+        assert!(spec_for(&request(None, vec![question(&[])]), None)
             .choices
             .is_empty());
         let mut multi = question(&["a", "b"]);
         multi.multi_select = true;
-        assert!(spec_for(&request(None, vec![multi])).choices.is_empty());
+        assert!(spec_for(&request(None, vec![multi]), None)
+            .choices
+            .is_empty());
         let mut plan = question(&["Approve", "Revise"]);
         plan.intent = Some(Intent {
             kind: "plan-review".into(),
             approve: "Approve".into(),
         });
-        assert!(spec_for(&request(None, vec![plan])).choices.is_empty());
+        assert!(spec_for(&request(None, vec![plan]), None)
+            .choices
+            .is_empty());
         // A hook's tool prompt: the command is only in the detail, so no in-place answer.
         let mut detailed = question(&["Allow once", "Deny"]);
         detailed.detail = Some("```sh\nrm -rf ~/shop/.git\n```".into());
-        assert!(spec_for(&request(None, vec![detailed.clone()]))
+        assert!(spec_for(&request(None, vec![detailed.clone()]), None)
             .choices
             .is_empty());
         detailed.detail = Some("  \n".into());
         assert_eq!(
-            spec_for(&request(None, vec![detailed])).choices,
+            spec_for(&request(None, vec![detailed]), None).choices,
             vec!["Allow once", "Deny"]
         );
         let mut second = question(&["Yes"]);
         second.id = "r".into();
-        let batch = spec_for(&request(None, vec![question(&["Yes"]), second]));
+        let batch = spec_for(&request(None, vec![question(&["Yes"]), second]), None);
         assert!(batch.choices.is_empty());
         assert_eq!(batch.body, "Deploy <now>?\n(+1 more question)");
     }
@@ -459,29 +506,68 @@ mod tests {
             "\u{2067}closed early\u{2069}\u{2069}\u{202E} tail",
             "\u{202B}\u{202B}deep\u{202C}",
         ] {
-            let spec = spec_for(&request(Some(labelled(label)), vec![question(&[])]));
+            let spec = spec_for(&request(Some(labelled(label)), vec![question(&[])]), None);
             check_isolated(&spec.title, label, " asks");
         }
         let mut q = question(&["\u{202E}seY", "No"]);
         q.question = "Delete \u{202E}gpj.exe?\nsecond \u{2066}line".into();
         let mut second = question(&["x"]);
         second.id = "r".into();
-        let spec = spec_for(&request(None, vec![q.clone()]));
+        let spec = spec_for(&request(None, vec![q.clone()]), None);
         check_isolated(&spec.body, &q.question, "");
         check_isolated(&spec.choices[0], "\u{202E}seY", "");
         assert_eq!(spec.choices[1], "No");
-        let batch = spec_for(&request(None, vec![q.clone(), second]));
+        let batch = spec_for(&request(None, vec![q.clone(), second]), None);
         check_isolated(&batch.body, &q.question, "\n(+1 more question)");
         // A body cut at its length limit still closes what it opened.
         q.question = format!("\u{202E}{}", "y".repeat(400));
-        let long = spec_for(&request(None, vec![q])).body;
+        let long = spec_for(&request(None, vec![q]), None).body;
         assert!(long.ends_with('\u{2069}'), "{long:?}");
         assert_eq!(*depths(&long).last().unwrap(), 0);
         // Text without bidi controls is left as it is.
         assert_eq!(
-            spec_for(&request(Some(labelled("claude-code")), vec![question(&[])])).title,
+            spec_for(
+                &request(Some(labelled("claude-code")), vec![question(&[])]),
+                None
+            )
+            .title,
             "claude-code asks"
         );
+    }
+
+    #[test]
+    fn a_rule_deadline_is_said_and_can_be_held() {
+        let deadline = Deadline {
+            rule: "auto no".into(),
+            at: SystemTime::now() + Duration::from_secs(600),
+            action: "answer \"No\"".into(),
+            held: None,
+            answer: None,
+        };
+        let spec = spec_for(
+            &request(None, vec![question(&["Yes", "No"])]),
+            Some(&deadline),
+        );
+        assert_eq!(
+            spec.body,
+            "Deploy <now>?\nRule “auto no” will answer \"No\" in 10 min unless you answer."
+        );
+        assert!(spec.hold);
+        let keys: Vec<String> = build(&spec).actions.iter().step_by(2).cloned().collect();
+        assert_eq!(keys, ["default", "choose-0", "choose-1", "hold"]);
+        assert!(!spec_for(&request(None, vec![question(&["Yes"])]), None).hold);
+        assert_eq!(
+            parse_key("hold", RequestId(4)),
+            Some(Action::Hold(RequestId(4)))
+        );
+    }
+
+    #[test]
+    fn a_time_left_is_said_in_seconds_minutes_or_hours() {
+        assert_eq!(in_words(Duration::from_secs(45)), "45 s");
+        assert_eq!(in_words(Duration::from_millis(599_400)), "10 min");
+        assert_eq!(in_words(Duration::from_secs(3600)), "1 h");
+        assert_eq!(in_words(Duration::from_secs(7500)), "2 h 5 min");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! - `--drop-window-after=SECONDS` / `ASKDESK_DROP_WINDOW_AFTER=SECONDS`: how long the window may
 //!   stay hidden before it is dropped to free its web process, whether or not requests wait
 //!   (default 10; `never` keeps it).
+//! - `--theme=dark|light` / `ASKDESK_THEME=dark|light`: the window's colour scheme whatever the
+//!   desktop's (default: the desktop's).
 
 use std::time::Duration;
 
@@ -22,6 +24,8 @@ pub struct Settings {
     pub scope: Scope,
     /// `None`: the window is kept for the app's lifetime.
     pub drop_window_after: Option<Duration>,
+    /// The window's colour scheme; `None` follows the desktop.
+    pub theme: Option<tauri::Theme>,
 }
 
 impl Default for Settings {
@@ -31,6 +35,7 @@ impl Default for Settings {
             notify_only: false,
             scope: Scope::All,
             drop_window_after: Some(DROP_WINDOW_AFTER),
+            theme: None,
         }
     }
 }
@@ -58,18 +63,27 @@ impl Settings {
                 }
             },
             drop_window_after: Some(DROP_WINDOW_AFTER),
+            theme: None,
         };
         if let Some(value) = env("ASKDESK_DROP_WINDOW_AFTER") {
             settings.set_drop_window_after(&value);
+        }
+        if let Some(value) = env("ASKDESK_THEME") {
+            settings.set_theme(&value);
         }
         for arg in args {
             match arg.as_str() {
                 "--hidden" => settings.start_hidden = true,
                 "--notify-only" => settings.notify_only = true,
-                other => match other.strip_prefix("--drop-window-after=") {
-                    Some(value) => settings.set_drop_window_after(value),
-                    None => tracing::debug!(arg = other, "ignored argument"),
-                },
+                other => {
+                    if let Some(value) = other.strip_prefix("--drop-window-after=") {
+                        settings.set_drop_window_after(value);
+                    } else if let Some(value) = other.strip_prefix("--theme=") {
+                        settings.set_theme(value);
+                    } else {
+                        tracing::debug!(arg = other, "ignored argument");
+                    }
+                }
             }
         }
         settings
@@ -82,6 +96,19 @@ impl Settings {
                 value,
                 "the window drop delay is seconds or `never`; keeping {:?}",
                 self.drop_window_after
+            ),
+        }
+    }
+}
+
+impl Settings {
+    fn set_theme(&mut self, value: &str) {
+        match value.trim() {
+            "dark" => self.theme = Some(tauri::Theme::Dark),
+            "light" => self.theme = Some(tauri::Theme::Light),
+            other => tracing::warn!(
+                value = other,
+                "the theme is `dark` or `light`; following the desktop"
             ),
         }
     }
@@ -115,6 +142,20 @@ mod tests {
     }
 
     #[test]
+    fn the_theme_is_dark_or_light_from_the_argument_or_the_environment() {
+        assert_eq!(parse(&[], &[]).theme, None);
+        assert_eq!(
+            parse(&[], &["--theme=dark"]).theme,
+            Some(tauri::Theme::Dark)
+        );
+        assert_eq!(
+            parse(&[("ASKDESK_THEME", "light")], &[]).theme,
+            Some(tauri::Theme::Light)
+        );
+        assert_eq!(parse(&[], &["--theme=blue"]).theme, None);
+    }
+
+    #[test]
     fn defaults_show_the_window_and_answer_everything() {
         assert_eq!(parse(&[], &[]), Settings::default());
     }
@@ -135,6 +176,7 @@ mod tests {
                 notify_only: true,
                 scope: Scope::Agents,
                 drop_window_after: Some(DROP_WINDOW_AFTER),
+                theme: None,
             }
         );
         assert!(!parse(&[("ASKDESK_NOTIFY_ONLY", "0")], &[]).notify_only);

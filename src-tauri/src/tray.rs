@@ -1,7 +1,9 @@
-//! The tray icon: how many requests wait (tooltip and title), and a menu to open the window,
-//! switch do-not-disturb and quit.
+//! The tray icon: how many requests wait (drawn on the icon, and in its tooltip and title), and a
+//! menu to open the window, switch do-not-disturb and quit.
 
 use askdesk_view::answerer::GuiAnswerer;
+use askdesk_view::badge::{self, Rgba};
+use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Wry};
@@ -10,9 +12,11 @@ use crate::window;
 
 const TRAY_ID: &str = "askdesk";
 
-/// The menu's check item, kept so do-not-disturb changes from the page show in the menu.
+/// The menu's check item, kept so do-not-disturb changes from the page show in the menu, and the
+/// icon the count is drawn on.
 struct TrayItems {
     dnd: CheckMenuItem<Wry>,
+    icon: Option<Rgba>,
 }
 
 /// Builds the tray icon with no requests waiting.
@@ -45,11 +49,16 @@ pub fn build(app: &AppHandle) -> tauri::Result<()> {
             "quit" => app.exit(0),
             _ => {}
         });
+    let icon = app.default_window_icon().map(|icon| Rgba {
+        width: icon.width(),
+        height: icon.height(),
+        pixels: icon.rgba().to_vec(),
+    });
     if let Some(icon) = app.default_window_icon() {
         builder = builder.icon(icon.clone());
     }
     builder.build(app)?;
-    app.manage(TrayItems { dnd });
+    app.manage(TrayItems { dnd, icon });
     Ok(())
 }
 
@@ -58,6 +67,17 @@ pub fn set_waiting(app: &AppHandle, waiting: usize) {
     if let Some(tray) = app.tray_by_id(TRAY_ID) {
         let _ = tray.set_tooltip(Some(tooltip(waiting)));
         let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
+        let icon = app.try_state::<TrayItems>().and_then(|t| t.icon.clone());
+        if let Some(icon) = icon {
+            let drawn = badge::badged(&icon, waiting);
+            if let Err(error) = tray.set_icon(Some(Image::new_owned(
+                drawn.pixels,
+                drawn.width,
+                drawn.height,
+            ))) {
+                tracing::debug!(%error, "the tray icon was not updated");
+            }
+        }
     }
 }
 

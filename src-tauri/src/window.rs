@@ -144,6 +144,9 @@ pub fn on_event(window: &Window, event: &WindowEvent) {
 /// Builds the window at `address` (from [`page::address`]) and shows it. The page reads the queue
 /// when it starts, and selects the request and view its address names.
 fn build(app: &AppHandle, address: String) -> tauri::Result<()> {
+    let theme = app
+        .try_state::<crate::settings::Settings>()
+        .and_then(|settings| settings.theme);
     let window = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App(address.into()))
         .title("askdesk")
         .inner_size(1100.0, 760.0)
@@ -154,6 +157,10 @@ fn build(app: &AppHandle, address: String) -> tauri::Result<()> {
         .on_navigation(|url| url.scheme() == "tauri" || url.host_str() == Some("tauri.localhost"))
         .on_page_load(|_, payload| tracing::debug!(event = ?payload.event(), "page load"))
         .build()?;
+    // Set on the built window: on Linux the builder's theme gives way to the desktop portal's.
+    if theme.is_some() {
+        window.set_theme(theme)?;
+    }
     window.show()?;
     window.set_focus()?;
     tracing::debug!("window built");

@@ -214,3 +214,84 @@ def test_tray_quit_settles_waiting_requests_and_removes_the_socket(ctx):
             break
         time.sleep(0.2)
     assert tail.endswith(b"\n"), f"the journal still ends in held spaces after Quit: {tail!r}"
+
+
+def sni_property(name, path, prop):
+    out = dbus(f"--dest={name}", path, "org.freedesktop.DBus.Properties.Get",
+               "string:org.kde.StatusNotifierItem", f"string:{prop}")
+    m = re.search(r'string "(.*)"', out)
+    return m.group(1) if m else None
+
+
+def tray_icon(name, path):
+    """The tray icon as a tray host reads it over D-Bus: the item names an image file (IconName, in
+    IconThemePath); returns (width, height, RGBA bytes) decoded by ImageMagick."""
+    icon, folder = sni_property(name, path, "IconName"), sni_property(name, path, "IconThemePath")
+    assert icon, "the tray item names no icon"
+    candidates = [icon, os.path.join(folder or "", icon), os.path.join(folder or "", icon + ".png")]
+    found = next((c for c in candidates if os.path.isfile(c)), None)
+    assert found, f"no icon file for IconName={icon!r} IconThemePath={folder!r}"
+    size = subprocess.run(["identify", "-format", "%w %h", found], capture_output=True, text=True, check=True).stdout
+    width, height = map(int, size.split())
+    pixels = subprocess.run(["convert", found, "-depth", "8", "rgba:-"], capture_output=True, check=True).stdout
+    return width, height, pixels
+
+
+def wait_for_icon(name, path, differs_from, message):
+    deadline = time.time() + 10
+    while True:
+        icon = tray_icon(name, path)
+        if icon != differs_from:
+            return icon
+        assert time.time() < deadline, message
+        time.sleep(0.2)
+
+
+def changed_pixels(a, b):
+    width = a[0]
+    return [(i // 4 % width, i // 4 // width) for i in range(0, len(a[2]), 4) if a[2][i:i + 4] != b[2][i:i + 4]]
+
+
+def test_the_tray_icon_shows_how_many_questions_wait(ctx):
+    """The icon the tray host reads changes with the count: a badge in its top-right corner, drawn
+    differently for one and for three waiting questions, and gone when none wait."""
+    found = None
+    deadline = time.time() + 10
+    while found is None and time.time() < deadline:
+        found = find_tray_item()
+        time.sleep(0.2)
+    assert found, "no tray item on the bus"
+    name, path = found
+    empty = tray_icon(name, path)
+    asks = [ctx.ask([dict(samples.SINGLE[0], id=f"tray{n}")]) for n in range(3)]
+    ctx.show("tray0")
+    ctx.wait_queue(3)
+    deadline = time.time() + 10
+    while tray_label(name, path) != "3" or tray_icon(name, path) == empty:
+        assert time.time() < deadline, "the tray never showed three"
+        time.sleep(0.2)
+    three = tray_icon(name, path)
+    badge = changed_pixels(three, empty)
+    width, height = empty[0], empty[1]
+    assert badge, "no badge drawn"
+    assert all(x >= width // 2 and y < height // 2 for x, y in badge), "the badge is not in the top-right corner"
+    if ctx.args.screenshots:
+        # The icon the tray host reads, each pixel drawn 4 by 4.
+        subprocess.run(["convert", "-size", f"{width}x{height}", "-depth", "8", "rgba:-", "-filter", "point",
+                        "-resize", "400%", os.path.join(ctx.args.screenshots, "tray-count.png")],
+                       input=three[2], check=True)
+    for n in (2, 1):
+        conn, rid, outcome = asks[n]
+        conn.notify("$/cancelRequest", {"id": rid})
+        ctx.wait_queue(n)
+    one = wait_for_icon(name, path, three, "the icon did not change from three to one")
+    deadline = time.time() + 10
+    while tray_label(name, path) != "1":
+        assert time.time() < deadline, "the tray never showed one"
+        time.sleep(0.2)
+    one = tray_icon(name, path)
+    assert one != empty and one != three, "one waiting question draws its own badge"
+    ctx.page.click(ctx.page.find("#dismiss"))
+    expect_error(asks[0][2](), "ASK_CANCELLED")
+    ctx.wait_queue(0)
+    assert wait_for_icon(name, path, one, "the badge stayed with no question waiting") == empty

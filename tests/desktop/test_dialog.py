@@ -3,7 +3,11 @@
 Answers, keyboard, focus, small windows, the header and its colours.
 """
 import os
+import subprocess
+import tempfile
 import time
+
+import pytest
 
 import contrast
 from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, long_plan
@@ -246,7 +250,14 @@ def test_the_header_shows_every_meta_key_as_text_and_wraps_long_values(ctx):
         " c.querySelector('.chip-value').textContent]));")
     assert shown == {"cwd": "/home/dana/src/askdesk", "repo": "askdesk", "branch": "main", "model": "opus",
                      "pid": "4242", "session": "s-41", "ticket": "<b>JIRA-7</b>", "host": meta["host"],
-                     "env": '{"CI":true}', "note": "first line\nsecond line"}, shown
+                     "env": '{"CI":true}', "note": "first line\nsecond line", "agent id": f"meta-{os.getpid()}"}, shown
+    # The internal identifiers are demoted: not beside the name, and last among the chips, drawn quieter.
+    title = page.js("return document.querySelector('#asker .asker-title').textContent")
+    assert title == "claude-codeasks", title
+    order = page.js("return [...document.querySelectorAll('#asker .chip')].map((c) =>"
+                    " c.querySelector('.chip-kind').textContent + (c.classList.contains('minor') ? ':minor' : ''))")
+    assert order[-2:] == ["pid:minor", "agent id:minor"], order
+    assert not [k for k in order[:-2] if k.endswith(":minor")], order
     layout = page.js(
         "const asker = document.getElementById('asker'); const a = asker.getBoundingClientRect();"
         "const chips = [...asker.querySelectorAll('.chip')];"
@@ -298,3 +309,164 @@ def test_text_colours_meet_wcag_aa_contrast(ctx):
     """Every text colour of ui/style.css on every surface it is drawn on, light and dark: at least 4.5:1."""
     problems = contrast.failures()
     assert not problems, "\n".join(problems)
+
+
+def checked(page, qid):
+    return page.js("return [...document.querySelectorAll('[data-qid=\"' + arguments[0] + '\"] input.option-input:checked')]"
+                   ".map((i) => i.value)", qid)
+
+
+def test_plain_enter_submits_unless_the_focus_is_in_a_text_box(ctx):
+    """Enter in the "Other" box types a new line and sends nothing; Enter on an option submits."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page = ctx.page
+    box = ctx.other_box("migrate")
+    page.type(box, "first line")
+    page.keys(ENTER)
+    page.until("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value === 'first line\\n'",
+               message="Enter in the box did not type a new line")
+    assert ctx.queue_count() == 1, "Enter in a text box submitted"
+    page.click(ctx.option("migrate", "Offline, in one transaction"))
+    page.keys(ENTER)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}, got
+
+
+def test_digits_act_on_the_question_the_focus_is_in(ctx):
+    """In a batch, a click on the second question's header makes it the one digits pick in; the first is left alone."""
+    _, _, outcome = ctx.ask(samples.BATCH, agent="coder")
+    ctx.show("scope")
+    page = ctx.page
+    page.click(page.find('[data-qid="release"] .q-header'))
+    page.keys("2")
+    page.until("return document.querySelector('[data-qid=\"release\"] input.option-input:checked') !== null",
+               message=f"the digit did not pick in the clicked question (scope has {checked(page, 'scope')})")
+    assert checked(page, "release") == ["Patch (0.2.5)"], checked(page, "release")
+    assert checked(page, "scope") == [], checked(page, "scope")
+    # And back in the first question, by its own card.
+    page.click(page.find('[data-qid="scope"] .q-header'))
+    page.keys("3")
+    page.until("return document.querySelectorAll('[data-qid=\"scope\"] input.option-input:checked').length === 1",
+               message="the digit did not pick in the first question")
+    assert checked(page, "scope") == ["client"], checked(page, "scope")
+    assert checked(page, "release") == ["Patch (0.2.5)"], checked(page, "release")
+    page.click(page.find('[data-qid="notes"] .skip'))
+    page.click(page.find("#submit"))
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "scope", "selected": ["client"]}, {"id": "release", "selected": ["Patch (0.2.5)"]},
+                               {"id": "notes", "selected": []}]}, got
+
+
+def test_tab_and_space_after_typing_in_other_never_skip_the_text(ctx):
+    """The digit of "Other" puts the cursor in its box; after typing, Tab does not land on Skip, and Space or
+    Enter on Skip (or Dismiss) keeps the question and its text: what is sent is the text."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page = ctx.page
+    page.keys("4")
+    page.until("return document.activeElement.classList.contains('other-input')",
+               message=f"the Other digit did not put the cursor in its box ({focused(page)})")
+    page.keys(*"Wait until Monday")
+    page.keys(TAB)
+    assert not page.js("return document.activeElement.classList.contains('skip')"), "Tab landed on Skip"
+    page.keys(" ")
+    assert page.js("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value") == "Wait until Monday"
+    # Skip reached on purpose, pressed by key: the question is not skipped and says why.
+    page.js("document.querySelector('[data-qid=\"migrate\"] .skip').focus()")
+    page.keys(" ")
+    page.keys(ENTER)
+    page.until("return !document.querySelector('[data-qid=\"migrate\"] .kept-note').hidden",
+               message="Skip by key did not say the text is kept")
+    assert not page.js("return document.querySelector('[data-qid=\"migrate\"]').classList.contains('skipped')"), \
+        "a key skipped a question with text typed"
+    page.js("document.getElementById('dismiss').focus()")
+    page.keys(" ")
+    page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent.startsWith('Not dismissed')",
+               message="Dismiss by key did not say the text is kept")
+    assert ctx.queue_count() == 1, "a key dismissed a request with text typed"
+    page.keys(ENTER, modifier=CONTROL)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Wait until Monday"}]}, got
+
+
+def test_escape_in_a_box_leaves_the_box_and_keeps_the_window(ctx):
+    """Esc while typing moves the focus out of the box to its question, keeping the text and the window; Enter
+    then submits it."""
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page = ctx.page
+    page.type(ctx.other_box("migrate"), "Not before the backup")
+    page.keys(ESCAPE)
+    page.until("return document.activeElement && document.activeElement.dataset.qid === 'migrate'",
+               message=f"Esc did not move the focus to the question ({focused(page)})")
+    assert page.js("return document.querySelector('[data-qid=\"migrate\"] textarea.other-input').value") == \
+        "Not before the backup"
+    page.keys(ENTER)
+    got = answer_of(outcome())
+    assert got == {"answers": [{"id": "migrate", "selected": [], "custom": "Not before the backup"}]}, got
+    assert page.js("return document.visibilityState") == "visible", "Esc in a box hid the window"
+
+
+def test_plan_feedback_sent_says_feedback_sent(ctx):
+    """Sending a plan review's feedback says "Feedback sent.", not "Answer sent."; an approval says "Answer sent."."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    page.type(page.find('[data-qid="plan"] .plan-feedback'), "Keep the JSON export.")
+    page.click(page.find("#submit"))
+    assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
+    text = page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
+                      message="no notice after sending")
+    assert text == "Feedback sent.", text
+    ctx.wait_queue(0)
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="the plan stayed")
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    page.click(ctx.option("migrate", "Offline, in one transaction"))
+    page.click(page.find("#submit"))
+    answer_of(outcome())
+    text = page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
+                      message="no notice after sending")
+    assert text == "Answer sent.", text
+
+
+def gray(path, x, y, w=1, h=1):
+    """The brightest grey level (0 to 1) of a region of a screenshot."""
+    out = subprocess.run(["convert", path, "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-colorspace", "Gray",
+                          "-format", "%[fx:maxima]", "info:"], capture_output=True, text=True, check=True).stdout
+    return float(out)
+
+
+@pytest.mark.app_args("--theme=dark")
+def test_dark_mode_draws_unchecked_choices_hollow_and_placeholders_dimmer_than_text(ctx):
+    """In the dark scheme an unchecked radio is drawn dark inside (the platform theme drew a white dot, at a glance
+    the same as a checked one), a checked one has the accent dot, and a placeholder is dimmer than typed text."""
+    page = ctx.page
+    _, _, outcome = ctx.ask(samples.BATCH[1:], agent="coder")
+    ctx.show("release")
+    assert page.js("return matchMedia('(prefers-color-scheme: dark)').matches"), "the window is not dark"
+    page.type(ctx.other_box("release"), "Wait for the next sprint")
+    page.click(ctx.option("release", "Patch (0.2.5)"))
+    boxes = page.js(
+        "const r = (el) => { const b = el.getBoundingClientRect(); const k = window.devicePixelRatio;"
+        " return [Math.round(b.left * k), Math.round(b.top * k), Math.round(b.width * k), Math.round(b.height * k)]; };"
+        "const inputs = [...document.querySelectorAll('[data-qid=\"release\"] input.option-input')];"
+        "return {unchecked: r(inputs[0]), checked: r(inputs[1]), typed: r(document.querySelector('[data-qid=\"release\"] textarea')),"
+        " placeholder: r(document.querySelector('[data-qid=\"notes\"] textarea'))};")
+    with tempfile.TemporaryDirectory() as folder:
+        shot = os.path.join(folder, "dark.png")
+        page.screenshot(shot)
+        centre = lambda b: (b[0] + b[2] // 2 - 1, b[1] + b[3] // 2 - 1)  # noqa: E731
+        unchecked = gray(shot, *centre(boxes["unchecked"]), 3, 3)
+        checked = gray(shot, *centre(boxes["checked"]), 3, 3)
+        assert unchecked < 0.3, f"an unchecked radio is bright inside ({unchecked:.2f})"
+        assert checked > unchecked + 0.25, f"a checked radio looks like an unchecked one ({checked:.2f} vs {unchecked:.2f})"
+        text_box, hint_box = boxes["typed"], boxes["placeholder"]
+        typed = gray(shot, text_box[0] + 4, text_box[1] + 4, 200, 20)
+        hint = gray(shot, hint_box[0] + 4, hint_box[1] + 4, 200, 20)
+        assert hint < typed - 0.15, f"the placeholder ({hint:.2f}) is nearly as bright as typed text ({typed:.2f})"
+    ctx.shot("dark-mode", top=True)
+    page.click(page.find('[data-qid="notes"] .skip'))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome())["answers"][0] == {"id": "release", "selected": ["Patch (0.2.5)"]}

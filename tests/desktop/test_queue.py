@@ -7,7 +7,7 @@ import subprocess
 import threading
 import time
 
-from harness import answer_of, closed_on_bus_eventually, expect_error, journal_lines
+from harness import answer_of, closed_on_bus_eventually, expect_error, journal_lines, outcome_of
 import samples
 from webdriver import ESCAPE
 
@@ -176,3 +176,41 @@ def test_late_answer_is_refused_and_recorded(ctx):
     late = [r for r in map(json.loads, journal_lines())
             if r["outcome"] == "late-answer" and r["questions"][0]["id"] == "late"]
     assert [r["answer"] for r in late] == [{"answers": [{"id": "late", "selected": ["Yes"]}]}], late
+
+
+def ask_as(ctx, questions, meta, label="claude-code"):
+    """Asks as an agent of its own with this label and meta; returns the outcome."""
+    conn = ctx.conn()
+    ctx.agent_seq += 1
+    agent = conn.call("agents/register", {"id": f"session-{ctx.agent_seq}", "label": label, "meta": meta})
+    rid = conn.start("user-questions/ask", {"questions": questions, "agent": agent})
+    return outcome_of(conn, rid)
+
+
+def test_queue_rows_tell_parallel_sessions_apart_and_show_a_batch_s_progress(ctx):
+    """Two sessions of one client in two projects: each row names its project folder and short session; a
+    batch's row counts the questions answered as the person answers them."""
+    page = ctx.page
+    first = ask_as(ctx, samples.BATCH, {"cwd": "/home/dana/src/askdesk", "session": "7f3a9c21-5b6d-4e8f-9a0b-1c2d3e4f5a6b"})
+    ctx.show("scope")
+    second = ask_as(ctx, [dict(samples.SINGLE[0], id="other")],
+                    {"cwd": "/home/dana/src/website/", "session": "mcp-4242-18f3a9b2c4d5e6"})
+    ctx.wait_queue(2)
+    rows = page.until("const rows = [...document.querySelectorAll('.queue-item')];"
+                      "return rows.length === 2 && rows.every((r) => r.querySelector('.queue-where')) &&"
+                      " rows.map((r) => [r.querySelector('.queue-who').textContent, r.querySelector('.queue-where').textContent])",
+                      message="the queue rows do not say project and session")
+    assert rows == [["claude-code", "askdesk · #7f3a9c21"], ["claude-code", "website · #c4d5e6"]], rows
+    progress = "return document.querySelector('.queue-item .queue-n').textContent"
+    assert page.js(progress) == "0/3", page.js(progress)
+    page.click(ctx.option("scope", "server"))
+    page.until(progress + " === '1/3'", message=f"the row did not count the answer ({page.js(progress)})")
+    page.click(page.find('[data-qid="notes"] .skip'))
+    page.until(progress + " === '2/3'", message=f"the row did not count the skip ({page.js(progress)})")
+    ctx.shot("queue-sessions", x_window=True)
+    page.click(ctx.option("release", "Patch (0.2.5)"))
+    page.click(page.find("#submit"))
+    answer_of(first())
+    ctx.show("other")
+    page.click(page.find("#dismiss"))
+    expect_error(second(), "ASK_CANCELLED")

@@ -5,10 +5,12 @@ Deadlines, rules made from answers, shadow suggestions, the Rules view.
 import json
 import os
 import re
+import subprocess
 import time
 
 from harness import (
-    answer_of, expect_error, human_answers, journal_lines, journal_record, load_rules, no_rules, put_rules, read_rules,
+    answer_of, expect_error, human_answers, journal_lines, journal_record, load_rules, no_rules, notify_actions, put_rules,
+    read_rules,
     rule_names, rule_preview, rules_path, rules_state,
 )
 from webdriver import element_id
@@ -38,7 +40,7 @@ def test_rule_deadline_counts_down_in_the_dialog(ctx):
         _, _, outcome = ctx.ask(CLEANUP, agent="coder")
         ctx.show("cleanup")
         page = ctx.page
-        line = page.until("return document.querySelector('#asker .rule-deadline')", message="no rule deadline shown")
+        line = page.until("return document.querySelector('#asker .rule-deadline .rule-text')", message="no rule deadline shown")
         text = page.text(element_id(line))
         assert 'Rule “cleanup later” will answer "No" in ' in text, text
         assert text.endswith("unless you answer"), text
@@ -61,17 +63,105 @@ def test_rule_deadline_counts_down_in_the_dialog(ctx):
         write_rules("")
 
 
-def test_a_rule_answering_at_its_deadline_says_so(ctx):
-    """When a rule's `after` time passes, the notice names the rule and its answer, not a withdrawal."""
+NOTE = 'Rule “auto no” answered claude-code\'s question “Delete the 14 stale feature branches?”: answer "No".'
+
+
+def notes_shown(page):
+    return page.js("return [...document.querySelectorAll('#rule-notes:not([hidden]) .rule-note-text')].map((n) => n.textContent)")
+
+
+def test_a_rule_answering_at_its_deadline_leaves_a_lasting_note(ctx):
+    """When a rule's `after` time passes, a note names the rule, the question and its answer (not a
+    withdrawal) and stays, in the app rather than the page: a page built again shows it, until it is closed."""
     write_rules('[[rule]]\nname = "auto no"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "3s"\n')
     try:
         _, _, outcome = ctx.ask(CLEANUP, agent="coder")
         ctx.show("cleanup")
         got = answer_of(outcome(timeout=15))
         assert got == {"answers": [{"id": "cleanup", "selected": ["No"]}]}, got
-        text = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
-                              message="no notice when the rule answered")
-        assert text == 'Rule “auto no” answered claude-code\'s question: answer "No".', text
+        page = ctx.page
+        page.until("return document.querySelector('#rule-notes:not([hidden]) .rule-note')",
+                   message="no note when the rule answered")
+        assert notes_shown(page) == [NOTE], notes_shown(page)
+        ctx.shot("rule-note", x_window=True)
+        # The page built again (as after a dropped window) shows it still.
+        page.js("window.location.reload()")
+        page.until("return document.body.dataset.ready === 'true' && document.querySelector('#rule-notes .rule-note')",
+                   timeout=20, message="the note did not survive a new page")
+        assert notes_shown(page) == [NOTE], notes_shown(page)
+        page.click(page.find("#rule-notes .note-close"))
+        page.until("return document.getElementById('rule-notes').hidden", message="the closed note stayed")
+        assert page.js("return window.__TAURI__.core.invoke('get_notes')") == []
+    finally:
+        write_rules("")
+
+
+def held_outcome(outcome, seconds):
+    """Whether the asker is still waiting after `seconds` (the rule must not answer a held request)."""
+    try:
+        box = outcome(timeout=seconds)
+    except AssertionError:
+        return None
+    return box
+
+
+def test_hold_stops_the_rule_s_clock_until_released(ctx):
+    """The queue row shows a rule's deadline; the header says when the person's choice differs from the rule's;
+    Hold stops the clock in the app (the rule does not act long past its time) and Release lets it act."""
+    write_rules('[[rule]]\nname = "hold me"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "5s"\n')
+    try:
+        _, _, outcome = ctx.ask(CLEANUP, agent="coder")
+        ctx.show("cleanup")
+        page = ctx.page
+        row = page.until("return document.querySelector('.queue-item .queue-rule .rule-left')",
+                         message="the queue row shows no deadline")
+        assert re.fullmatch(r"0:0[0-5]", page.text(element_id(row))), page.text(element_id(row))
+        page.click(ctx.option("cleanup", "Yes"))
+        differs = page.until("const d = document.querySelector('#asker .rule-differs'); return d && !d.hidden && d.textContent",
+                             message="no word that the choice differs from the rule's")
+        assert differs == "Your choice differs: you picked “Yes”, the rule will answer “No”.", differs
+        page.click(page.find("#asker .hold-deadline"))
+        line = page.until("return document.querySelector('#asker .rule-deadline.held .rule-text')",
+                          message="Hold did not hold the deadline")
+        assert 'Rule “hold me” would answer "No": held by you with ' in page.text(element_id(line)), page.text(element_id(line))
+        assert page.js("return document.querySelector('.queue-item .queue-rule').textContent") == "rule held"
+        ctx.shot("rule-held", top=True)
+        assert held_outcome(outcome, 8) is None, "the rule answered a held request"
+        # Released, the rule acts once the time that was left has passed.
+        page.click(page.find("#asker .hold-deadline"))
+        got = answer_of(outcome(timeout=15))
+        assert got == {"answers": [{"id": "cleanup", "selected": ["No"]}]}, got
+        page.until("return document.querySelector('#rule-notes .rule-note')", message="no note")
+        page.click(page.find("#rule-notes .note-close"))
+        page.until("return document.getElementById('rule-notes').hidden", message="the closed note stayed")
+    finally:
+        write_rules("")
+
+
+def test_the_notification_says_the_deadline_and_its_hold_stops_it(ctx):
+    """The notification of a request a rule will answer says so and offers Hold; the action holds the clock."""
+    write_rules('[[rule]]\nname = "hold me"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "6s"\n')
+    try:
+        _, _, outcome = ctx.ask(CLEANUP, agent="reviewer")
+        nid = ctx.notification_id("review-bot asks")
+        ctx.show("cleanup")
+        log = ctx.bus_log()
+        # The time left when the notification was made: at most the rule's six seconds.
+        assert re.search(r'Rule “hold me” will answer "No" in [1-6] s unless you answer\.', log), log[-2000:]
+        assert notify_actions(log, "review-bot asks") == ["default", "choose-0", "choose-1", "hold"]
+        page = ctx.page
+        deadline = time.time() + 5
+        while time.time() < deadline and not page.find_all("#asker .rule-deadline.held"):
+            # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
+            subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                            "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:hold"], check=True)
+            time.sleep(0.3)
+        page.wait_for("#asker .rule-deadline.held", timeout=2)
+        ctx.shot("notification-hold", whole_screen=True)
+        assert held_outcome(outcome, 8) is None, "the rule answered a request held from the notification"
+        page.click(ctx.option("cleanup", "Yes"))
+        page.click(page.find("#submit"))
+        assert answer_of(outcome()) == {"answers": [{"id": "cleanup", "selected": ["Yes"]}]}
     finally:
         write_rules("")
 

@@ -350,6 +350,18 @@ async fn every_exit_status_of_ask() {
     );
     let output = run(home, &["ask", "--json", "-"], Some(r#"{"nope":1}"#)).await;
     assert_exit(&output, 4, None);
+    // A key the protocol does not know (the MCP tool's spelling) is refused by name, not dropped.
+    let output = run(
+        home,
+        &["ask", "--json", "-"],
+        Some(r#"[{"id":"a","question":"?","multi_select":true,"options":[{"label":"x"},{"label":"y"}]}]"#),
+    )
+    .await;
+    assert_exit(
+        &output,
+        4,
+        Some("--json: questions[0].multi_select: unknown key `multi_select` (the protocol spells it `multiSelect`)"),
+    );
     let output = run(home, &["ask", "--json", "-"], Some("not json")).await;
     assert_exit(&output, 4, None);
 
@@ -438,7 +450,11 @@ async fn every_exit_status_of_ask() {
         let mut dismisser = broker.spawn_cli(&["answer", "--policy", "dismiss"]);
         wait_for_answerers(&conn, 1, Some(&mut dismisser)).await;
         let output = run(home, &["ask", "Go?", "-o", "Yes"], None).await;
-        assert_exit(&output, 16, Some("the user cancelled ask_user_question"));
+        assert_exit(
+            &output,
+            16,
+            Some("the question was dismissed: the person chose not to answer it"),
+        );
     }
     wait_for_answerers(&conn, 0, None).await;
 

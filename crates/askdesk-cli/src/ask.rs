@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use askdesk_broker::protocol::RpcError;
 use askdesk_core::{
-    meta, AgentRegistration, AskRequest, Handle, Intent, Question, QuestionOption,
+    meta, AgentRegistration, AskRequest, ErrorCode, Handle, Intent, Question, QuestionOption,
     UserQuestionError,
 };
 use clap::Args;
@@ -166,6 +166,11 @@ pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
         Err(error) => match Error::from(error) {
             // However the client reports a cancellation we asked for, it is an abort.
             Error::Client(_) if cancel.is_cancelled() => Err(aborted()),
+            Error::Rpc(error)
+                if error.question_code() == Some(ErrorCode::AskCancelled.as_str()) =>
+            {
+                Err(dismissed(error))
+            }
             error => Err(error),
         },
     }
@@ -175,6 +180,18 @@ pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
 /// broker.
 fn aborted() -> Error {
     Error::Rpc(RpcError::user_question(&UserQuestionError::aborted()))
+}
+
+/// What `askdesk ask` says when the person dismissed the question. The wire message is the one
+/// protocol 2 gives `ASK_CANCELLED`, written for an agent calling `ask_user_question`; the exit
+/// status (16) and `data.code` stay.
+pub const DISMISSED: &str = "the question was dismissed: the person chose not to answer it";
+
+fn dismissed(error: RpcError) -> Error {
+    Error::Rpc(RpcError {
+        message: DISMISSED.to_owned(),
+        ..error
+    })
 }
 
 /// Cancels the ask on Ctrl-C, SIGTERM, or when the timeout passes.
@@ -223,7 +240,73 @@ pub fn parse_batch(text: &str) -> Result<Vec<Question>> {
             ))
         }
     };
+    // The unknown keys, each as its path and its name.
+    let unknown = |questions: &Value| -> Result<Vec<(String, String)>> {
+        let mut unknown = Vec::new();
+        serde_ignored::deserialize(questions, |path| unknown.push(describe(&path)))
+            .map(|_: Vec<Question>| ())
+            .map_err(|e| Error::Input(format!("--json: questions: {e}")))?;
+        Ok(unknown)
+    };
+    // A key the protocol does not know is refused, not dropped: a misspelt `multiSelect` would
+    // otherwise ask a single-select question.
+    if let Some((path, key)) = unknown(&questions)?.into_iter().next() {
+        let camel = camel_case(&key);
+        let mut renamed = questions.clone();
+        rename_keys(&mut renamed, &key, &camel);
+        let known = camel != key && !unknown(&renamed)?.iter().any(|(_, k)| *k == camel);
+        let hint = if known {
+            format!(" (the protocol spells it `{camel}`)")
+        } else {
+            String::new()
+        };
+        return Err(Error::Input(format!(
+            "--json: {path}: unknown key `{key}`{hint}"
+        )));
+    }
     serde_json::from_value(questions).map_err(|e| Error::Input(format!("--json: questions: {e}")))
+}
+
+/// A path serde_ignored reports as the field path of the batch (`questions[0].multi_select`),
+/// and the key at its end.
+fn describe(path: &serde_ignored::Path<'_>) -> (String, String) {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => ("questions".to_owned(), String::new()),
+        Path::Seq { parent, index } => (format!("{}[{index}]", describe(parent).0), String::new()),
+        Path::Map { parent, key } => (format!("{}.{key}", describe(parent).0), key.clone()),
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => describe(parent),
+    }
+}
+
+/// `multi_select` as the protocol spells its keys: `multiSelect`.
+fn camel_case(key: &str) -> String {
+    let mut parts = key.split('_');
+    let mut out = parts.next().unwrap_or_default().to_owned();
+    for part in parts {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out
+}
+
+/// Renames every object key `from` to `to`, at any depth.
+fn rename_keys(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::Object(object) => {
+            if let Some(moved) = object.remove(from) {
+                object.insert(to.to_owned(), moved);
+            }
+            object.values_mut().for_each(|v| rename_keys(v, from, to));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rename_keys(v, from, to)),
+        _ => {}
+    }
 }
 
 /// The one question the flags describe.
@@ -458,6 +541,26 @@ mod tests {
                 "{argv:?} should not parse"
             );
         }
+    }
+
+    #[test]
+    fn a_json_key_the_protocol_does_not_know_is_refused_by_name() {
+        let error = parse_batch(r#"[{"id":"a","question":"?","multi_select":true}]"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "--json: questions[0].multi_select: unknown key `multi_select` (the protocol spells it `multiSelect`)"
+        );
+        let error = parse_batch(
+            r#"{"questions":[{"id":"a","question":"?"},{"id":"b","question":"?","options":[{"label":"x","hint":"y"}]}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "--json: questions[1].options[0].hint: unknown key `hint`"
+        );
     }
 
     #[test]

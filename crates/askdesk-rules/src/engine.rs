@@ -11,6 +11,10 @@
 //! So a deadline never holds the request back from the human, the human's answer always wins a
 //! tie, and the request still settles exactly once, by `Service::ask` returning.
 //!
+//! The human may hold a deadline ([`Engine::hold`]): its clock stops until they release it, and a
+//! held request is never decided by its rule (a hold that comes as the time runs out wins; one
+//! that comes after the rule decided is refused).
+//!
 //! Shadow rules only propose: while a request waits for the human, the engine keeps what each
 //! shadow rule that applies would do ([`Engine::proposals`]), and forgets it when the request
 //! settles. It watches for that through the request's override, which it takes and never uses
@@ -59,9 +63,23 @@ pub struct Loaded {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deadline {
     pub rule: String,
+    /// When the rule acts; while held, when it would act if released now.
     pub at: SystemTime,
     /// What the rule will do then, in words.
     pub action: String,
+    /// Held by the human: the time left when the clock stopped.
+    pub held: Option<Duration>,
+    /// The answer the rule will give (`None` when it denies or dismisses).
+    pub answer: Option<askdesk_core::Answer>,
+}
+
+/// Why a hold was not changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HoldError {
+    /// The request has no running deadline: it settled, its rule already acted, or a reload
+    /// called the deadline off. Nothing is left to hold.
+    #[error("no rule's deadline runs on this request any more: it was answered, or its rule acted or changed")]
+    NoDeadline,
 }
 
 /// What a shadow rule proposes for a pending request: the human still decides.
@@ -89,8 +107,30 @@ struct Acting {
     /// When the deadline started (the rule's `after` counts from then), on the wall clock for
     /// the desktop's countdown.
     since: SystemTime,
-    /// The rule's `after`, which a reload may change: the deadline task follows it.
-    after: watch::Sender<Duration>,
+    /// The rule's `after` (a reload may change it) and whether the human holds the clock: the
+    /// deadline task follows both.
+    timing: watch::Sender<Timing>,
+    /// How long the clock stood held before the current hold.
+    paused: Duration,
+    /// When the current hold began.
+    held_since: Option<SystemTime>,
+}
+
+/// What the deadline task follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Timing {
+    after: Duration,
+    held: bool,
+}
+
+impl Acting {
+    /// When the rule acts if the clock runs from now on.
+    fn acts_at(&self, now: SystemTime) -> SystemTime {
+        let held = self.held_since.map_or(Duration::ZERO, |since| {
+            now.duration_since(since).unwrap_or_default()
+        });
+        self.since + self.timing.borrow().after + self.paused + held
+    }
 }
 
 /// The rules engine. Cheap to clone; every clone is the same engine.
@@ -169,6 +209,49 @@ impl Engine {
         lock(&self.shared.pending)
             .get(&request)
             .and_then(|p| p.deadline.clone())
+    }
+
+    /// Stops (`held`) or restarts the clock of the deadline a rule set on a pending request. While
+    /// held the rule never acts; released, it acts when the time left at the hold has passed.
+    pub fn hold(&self, request: RequestId, held: bool) -> Result<Deadline, HoldError> {
+        let mut pending = lock(&self.shared.pending);
+        let entry = pending.get_mut(&request).ok_or(HoldError::NoDeadline)?;
+        let (Some(acting), Some(deadline)) = (&mut entry.acting, &mut entry.deadline) else {
+            return Err(HoldError::NoDeadline);
+        };
+        let now = SystemTime::now();
+        match (held, acting.held_since) {
+            (true, None) => {
+                deadline.held = Some(deadline.at.duration_since(now).unwrap_or_default());
+                acting.held_since = Some(now);
+                tracing::info!(request = %request, rule = %deadline.rule, "the human holds the rule's deadline");
+            }
+            (false, Some(since)) => {
+                acting.paused += now.duration_since(since).unwrap_or_default();
+                acting.held_since = None;
+                deadline.held = None;
+                deadline.at = acting.acts_at(now);
+                tracing::info!(request = %request, rule = %deadline.rule, "the human released the rule's deadline");
+            }
+            _ => {}
+        }
+        // Under the lock the deadline task takes before it acts: a hold it has not seen yet wins.
+        acting.timing.send_modify(|timing| timing.held = held);
+        Ok(deadline.clone())
+    }
+
+    /// Whether the deadline task of `request` may act now: not while held. Taken under the lock
+    /// [`Engine::hold`] takes, and forgets the request when it may.
+    fn may_act(&self, request: RequestId) -> bool {
+        let mut pending = lock(&self.shared.pending);
+        let held = pending
+            .get(&request)
+            .and_then(|entry| entry.acting.as_ref())
+            .is_some_and(|acting| acting.held_since.is_some());
+        if !held {
+            pending.remove(&request);
+        }
+        !held
     }
 
     /// What the shadow rules that apply to a pending request propose, in file order; empty once
@@ -416,10 +499,14 @@ impl Engine {
                     .flatten()
             });
             if let Some(after) = after {
-                if after != *acting.after.borrow() {
+                if after != acting.timing.borrow().after {
                     tracing::info!(request = %request, rule = %deadline.rule, after = ?after, "the rule's `after` changed; its deadline moves");
-                    deadline.at = acting.since + after;
-                    acting.after.send_replace(after);
+                    acting.timing.send_modify(|timing| timing.after = after);
+                    let now = SystemTime::now();
+                    deadline.at = acting.acts_at(now);
+                    if deadline.held.is_some() {
+                        deadline.held = Some(deadline.at.duration_since(now).unwrap_or_default());
+                    }
                 }
             } else {
                 tracing::info!(request = %request, rule = %deadline.rule, "the rule changed before its deadline; the human decides");
@@ -516,6 +603,11 @@ impl Answerer for RulesAnswerer {
                         rule: rule.name.clone(),
                         at: SystemTime::now() + after,
                         action: rule.action.to_string(),
+                        held: None,
+                        answer: match &decision {
+                            Decision::Claim(answer) => Some(answer.clone()),
+                            _ => None,
+                        },
                     };
                     Some((deadline, after, decision, verdict))
                 }
@@ -529,8 +621,10 @@ impl Answerer for RulesAnswerer {
             return Offer::Now(Decision::Delegate);
         };
         let stop = CancellationToken::new();
-        let after =
-            watch::Sender::new(act.as_ref().map_or(Duration::ZERO, |(_, after, ..)| *after));
+        let timing = watch::Sender::new(Timing {
+            after: act.as_ref().map_or(Duration::ZERO, |(_, after, ..)| *after),
+            held: false,
+        });
         let since = act
             .as_ref()
             .map_or_else(SystemTime::now, |(deadline, after, ..)| {
@@ -546,7 +640,9 @@ impl Answerer for RulesAnswerer {
                     verdict: verdict.clone(),
                     stop: stop.clone(),
                     since,
-                    after: after.clone(),
+                    timing: timing.clone(),
+                    paused: Duration::ZERO,
+                    held_since: None,
                 }),
             },
         );
@@ -554,7 +650,7 @@ impl Answerer for RulesAnswerer {
             self.engine.clone(),
             request.id,
             overrule,
-            act.map(|(deadline, _, decision, _)| (deadline.rule, after.subscribe(), decision)),
+            act.map(|(deadline, _, decision, _)| (deadline.rule, timing.subscribe(), decision)),
             stop,
         ));
         Offer::Now(Decision::Delegate)
@@ -562,29 +658,52 @@ impl Answerer for RulesAnswerer {
 }
 
 /// Follows a request that waits for the human until it settles, then forgets its deadline and
-/// proposals. With a deadline (`act`: the rule, its `after` as reloads change it, its decision),
-/// decides through `overrule` when the time is up, unless the request settled first or a reload
-/// called the deadline off (`stop`).
+/// proposals. With a deadline (`act`: the rule, its `after` as reloads change it and the human's
+/// hold, its decision), decides through `overrule` when the time is up, unless the request settled
+/// first, the human holds it, or a reload called the deadline off (`stop`).
 async fn follow(
     engine: Engine,
     request: RequestId,
     mut overrule: Override,
-    act: Option<(String, watch::Receiver<Duration>, Decision)>,
+    act: Option<(String, watch::Receiver<Timing>, Decision)>,
     stop: CancellationToken,
 ) {
-    let Some((rule, mut after, decision)) = act else {
+    let Some((rule, mut timing, decision)) = act else {
         overrule.settled().await;
         lock(&engine.shared.pending).remove(&request);
         return;
     };
     let since = tokio::time::Instant::now();
+    // The clock stands still while held: the time held is added to the deadline.
+    let mut paused = Duration::ZERO;
+    let mut held_since: Option<tokio::time::Instant> = None;
     let fired = loop {
-        let at = since + *after.borrow_and_update();
+        let now = tokio::time::Instant::now();
+        let Timing { after, held } = *timing.borrow_and_update();
+        match (held, held_since) {
+            (true, None) => held_since = Some(now),
+            (false, Some(began)) => {
+                paused += now - began;
+                held_since = None;
+            }
+            _ => {}
+        }
+        let at = (!held).then(|| since + after + paused);
         tokio::select! {
             _ = overrule.settled() => break false,
-            _ = tokio::time::sleep_until(at) => break true,
-            // A reload moved the deadline: wait for the new one.
-            Ok(()) = after.changed() => {}
+            _ = async {
+                match at {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                // A hold that came as the time ran out wins: the human holds, the rule waits.
+                if engine.may_act(request) {
+                    break true;
+                }
+            }
+            // A reload moved the deadline, or the human held or released it.
+            Ok(()) = timing.changed() => {}
             _ = stop.cancelled() => {
                 overrule.settled().await;
                 break false;

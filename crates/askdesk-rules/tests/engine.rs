@@ -629,3 +629,68 @@ async fn the_follower_makes_a_missing_directory_and_follows_it() {
     stop.cancel();
     follower.await.unwrap();
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_held_deadline_never_acts_and_resumes_with_the_time_it_had_left() {
+    let mut s = setup(RULES).await;
+    let started = tokio::time::Instant::now();
+    let pending = ask(&s.service, "Deploy to staging?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    let deadline = s.engine.deadline(request.id).unwrap();
+    assert_eq!(
+        deadline.answer,
+        Some(answer("No")),
+        "the answer it will give"
+    );
+
+    // Held with four minutes left, for far longer than the deadline.
+    tokio::time::sleep(Duration::from_secs(360)).await;
+    let held = s.engine.hold(request.id, true).unwrap();
+    assert_eq!(held.held, s.engine.deadline(request.id).unwrap().held);
+    // (The time left the page shows is on the wall clock, which paused time does not move.)
+    let left = held.held.expect("held");
+    assert!(left <= Duration::from_secs(600), "{left:?}");
+    tokio::time::sleep(Duration::from_secs(7200)).await;
+    assert!(!pending.is_finished(), "a held deadline never acts");
+    assert!(!responder.is_withdrawn());
+
+    // Released: the four minutes run again, from now.
+    let released = tokio::time::Instant::now();
+    assert_eq!(s.engine.hold(request.id, false).unwrap().held, None);
+    tokio::time::sleep(Duration::from_secs(239)).await;
+    assert!(
+        !pending.is_finished(),
+        "not before the time left has passed"
+    );
+    let settled = pending.await.unwrap();
+    assert_eq!(released.elapsed(), Duration::from_secs(240));
+    assert_eq!(started.elapsed(), Duration::from_secs(600 + 7200));
+    assert_eq!(settled.answerer.as_deref(), Some("rule:slow deploy"));
+
+    // Nothing is left to hold once the rule acted.
+    assert_eq!(
+        s.engine.hold(request.id, true),
+        Err(askdesk_rules::HoldError::NoDeadline)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hold_made_as_the_time_runs_out_wins_and_the_human_answers() {
+    let mut s = setup(RULES).await;
+    let pending = ask(&s.service, "Deploy to staging?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    // The time is up, and the hold comes before the deadline task has run.
+    tokio::time::advance(Duration::from_secs(600)).await;
+    s.engine.hold(request.id, true).unwrap();
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    assert!(
+        !pending.is_finished(),
+        "the held request waits for the human"
+    );
+    responder
+        .decide(Decision::Claim(answer("Yes (Recommended)")))
+        .unwrap();
+    let settled = pending.await.unwrap();
+    assert_eq!(settled.answerer.as_deref(), Some("human"));
+    assert_eq!(chose(&settled), ["Yes (Recommended)"]);
+}

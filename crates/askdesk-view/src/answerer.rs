@@ -462,6 +462,11 @@ pub struct RequestView {
     pub agent: Option<AgentInfo>,
     /// Who asks ([`askdesk_core::meta::display_name`]).
     pub who: String,
+    /// The folder the agent works in ([`project_of`]): parallel sessions of one client are told
+    /// apart by it and by `session`.
+    pub project: Option<String>,
+    /// The agent's session, short ([`session_of`]).
+    pub session: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub asked_at: u64,
     pub questions: Vec<QuestionView>,
@@ -486,6 +491,11 @@ pub struct DeadlineView {
     pub at: u64,
     /// What the rule will do then, in words.
     pub action: String,
+    /// Held by the person: the milliseconds left when the clock stopped (`at` then moves on
+    /// with the wall clock and means nothing).
+    pub held: Option<u64>,
+    /// The answer the rule will give, for the page to compare with the person's current choice.
+    pub answer: Option<Answer>,
 }
 
 impl DeadlineView {
@@ -494,8 +504,41 @@ impl DeadlineView {
             rule: deadline.rule.clone(),
             at: millis(deadline.at),
             action: deadline.action.clone(),
+            held: deadline
+                .held
+                .map(|left| u64::try_from(left.as_millis()).unwrap_or(u64::MAX)),
+            answer: deadline.answer.clone(),
         }
     }
+}
+
+/// The project an agent works in, as the queue names it: the last folder of its `meta.cwd`
+/// (`/home/dana/src/askdesk` is `askdesk`).
+pub fn project_of(agent: Option<&AgentInfo>) -> Option<String> {
+    let cwd = agent?.meta.as_ref()?.get("cwd")?.as_str()?;
+    let name = cwd.trim_end_matches('/').rsplit('/').next()?.trim();
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// The agent's `meta.session` short enough for a queue row and long enough to tell parallel
+/// sessions apart: a UUID (Claude Code's, Codex's) by its first 8 characters, as their own
+/// interfaces show it; anything else (`askdesk mcp`'s `mcp-<pid>-<start>`) by its last 6, where
+/// sessions differ.
+pub fn session_of(agent: Option<&AgentInfo>) -> Option<String> {
+    let session = agent?.meta.as_ref()?.get("session")?.as_str()?.trim();
+    let chars: Vec<char> = session.chars().collect();
+    let uuid = chars.len() == 36
+        && chars.iter().enumerate().all(|(i, c)| {
+            matches!(i, 8 | 13 | 18 | 23) == (*c == '-') && (*c == '-' || c.is_ascii_hexdigit())
+        });
+    let short: String = if uuid {
+        chars[..8].iter().collect()
+    } else if chars.len() > 8 {
+        chars[chars.len() - 6..].iter().collect()
+    } else {
+        session.to_owned()
+    };
+    (!short.is_empty()).then_some(short)
 }
 
 /// One question as the page receives it.
@@ -540,6 +583,8 @@ impl RequestView {
             request: request.id,
             agent: request.agent.clone(),
             who: display_name(request.agent.as_ref()).to_owned(),
+            project: project_of(request.agent.as_ref()),
+            session: session_of(request.agent.as_ref()),
             asked_at: millis(request.asked_at),
             deadline: None,
             suggestions: Vec::new(),
@@ -603,14 +648,55 @@ mod tests {
             rule: "cleanup later".into(),
             at,
             action: "answer \"No\"".into(),
+            held: None,
+            answer: Some(Answer {
+                answers: vec![AnswerItem {
+                    id: "q".into(),
+                    selected: vec!["No".into()],
+                    custom: None,
+                }],
+            }),
         };
         let view = DeadlineView::new(&deadline);
         assert_eq!(view.at, 1_800_000_123_456);
         let json = serde_json::to_value(&view).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"rule": "cleanup later", "at": 1_800_000_123_456u64, "action": "answer \"No\""})
+            serde_json::json!({"rule": "cleanup later", "at": 1_800_000_123_456u64, "action": "answer \"No\"",
+                "held": null, "answer": {"answers": [{"id": "q", "selected": ["No"]}]}})
         );
+        let held = DeadlineView::new(&askdesk_rules::Deadline {
+            held: Some(Duration::from_millis(61_500)),
+            ..deadline
+        });
+        assert_eq!(held.held, Some(61_500));
+    }
+
+    fn agent(meta: serde_json::Value) -> AgentInfo {
+        AgentInfo {
+            id: "a".into(),
+            label: Some("claude-code".into()),
+            meta: meta.as_object().cloned(),
+        }
+    }
+
+    #[test]
+    fn parallel_sessions_are_told_apart_by_project_and_session() {
+        let claude = agent(serde_json::json!({
+            "cwd": "/home/dana/src/askdesk/", "session": "7f3a9c21-5b6d-4e8f-9a0b-1c2d3e4f5a6b"
+        }));
+        assert_eq!(project_of(Some(&claude)).as_deref(), Some("askdesk"));
+        assert_eq!(session_of(Some(&claude)).as_deref(), Some("7f3a9c21"));
+        let mcp =
+            agent(serde_json::json!({ "cwd": "/srv/web", "session": "mcp-4242-18f3a9b2c4d5e6" }));
+        assert_eq!(project_of(Some(&mcp)).as_deref(), Some("web"));
+        assert_eq!(session_of(Some(&mcp)).as_deref(), Some("c4d5e6"));
+        let bare = agent(serde_json::json!({ "cwd": "/", "session": 7 }));
+        assert_eq!(project_of(Some(&bare)), None);
+        assert_eq!(session_of(Some(&bare)), None);
+        assert_eq!(project_of(None), None);
+        let short = agent(serde_json::json!({ "session": "s1" }));
+        assert_eq!(session_of(Some(&short)).as_deref(), Some("s1"));
     }
 
     use askdesk_core::{

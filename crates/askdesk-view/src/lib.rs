@@ -17,14 +17,16 @@
 //! - [`memory`]: the human's past answers to the same question in the same project.
 //! - [`rule_draft`]: rules made from answers, drafted for the page to preview.
 //! - [`rules_view`]: the answer rules as the page shows them (the Rules view, shadow suggestions).
-//! - [`page`]: the page's events and addresses.
+//! - [`page`]: the page's events and addresses, and the notes of what rules did.
+//! - [`badge`]: the tray icon with the count of waiting questions drawn on it.
 //!
 //! Within the crate the modules depend on each other one way: `answerer` → `plan_thread`,
 //! `rules_view`, `markdown`; `history` → `answerer`, `plan_thread`, `markdown`; `plan_thread` →
 //! `plan_diff`, `markdown`; `plan_diff` → `markdown`;
-//! `memory`, `rule_draft` and `page` use none of the others.
+//! `memory`, `rule_draft`, `page` and `badge` use none of the others.
 
 pub mod answerer;
+pub mod badge;
 pub mod history;
 pub mod markdown;
 pub mod memory;

@@ -1,9 +1,11 @@
 //! What passes between the desktop and its page besides the commands: the events the page hears
-//! (their names and payloads), and the address a newly built window opens the page at.
+//! (their names and payloads), the address a newly built window opens the page at, and the notes
+//! of what rules did that the page keeps in view until the person closes them.
 //!
 //! The desktop thread, the window and the rules follower all emit these events; keeping them here
 //! lets each of them depend on this module instead of on one another.
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use askdesk_core::RequestId;
@@ -24,6 +26,8 @@ pub const EVENT_DND: &str = "dnd-changed";
 pub const EVENT_HISTORY: &str = "history-changed";
 /// The rules in force or the file's error changed (an edit in the page or in an editor).
 pub const EVENT_RULES: &str = "rules-changed";
+/// A rule acted on a waiting request, or the person closed such a note ([`Notes`]).
+pub const EVENT_NOTES: &str = "notes-changed";
 
 /// [`EVENT_QUEUE`]'s payload.
 #[derive(Debug, Clone, Serialize)]
@@ -109,6 +113,63 @@ impl Resume {
     }
 }
 
+/// A rule's deadline passed and the rule answered a request that waited for the person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleNote {
+    pub id: u64,
+    pub request: RequestId,
+    /// Who asked.
+    pub who: String,
+    /// The first question's text.
+    pub question: String,
+    pub rule: String,
+    /// What the rule did, in words (`answer "No"`).
+    pub action: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub at: u64,
+}
+
+/// The most notes kept; the oldest goes first.
+pub const MAX_NOTES: usize = 20;
+
+/// What rules did to waiting requests, kept in the app (not the page) so that a window dropped
+/// while the person was away still shows it when they come back, until they close each note.
+#[derive(Debug, Default)]
+pub struct Notes {
+    notes: Mutex<(u64, VecDeque<RuleNote>)>,
+}
+
+impl Notes {
+    /// Keeps a note (its `id` is given here).
+    pub fn add(&self, mut note: RuleNote) {
+        let mut notes = askdesk_core::sync::lock(&self.notes);
+        notes.0 += 1;
+        note.id = notes.0;
+        if notes.1.len() == MAX_NOTES {
+            notes.1.pop_front();
+        }
+        notes.1.push_back(note);
+    }
+
+    /// The notes kept, oldest first.
+    pub fn list(&self) -> Vec<RuleNote> {
+        askdesk_core::sync::lock(&self.notes)
+            .1
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// The person closed a note; whether it was there.
+    pub fn close(&self, id: u64) -> bool {
+        let mut notes = askdesk_core::sync::lock(&self.notes);
+        let before = notes.1.len();
+        notes.1.retain(|note| note.id != id);
+        notes.1.len() != before
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +199,36 @@ mod tests {
         assert_eq!(resume.address(), "index.html#request=5&view=history");
         resume.viewed(PageView::Queue);
         assert_eq!(resume.address(), "index.html#request=5");
+    }
+
+    #[test]
+    fn notes_stay_until_closed_and_the_oldest_goes_past_the_limit() {
+        let notes = Notes::default();
+        let note = |n: u64| RuleNote {
+            id: 0,
+            request: RequestId(n),
+            who: "claude-code".into(),
+            question: "Delete?".into(),
+            rule: "auto no".into(),
+            action: "answer \"No\"".into(),
+            at: n,
+        };
+        notes.add(note(1));
+        notes.add(note(2));
+        let ids: Vec<u64> = notes.list().iter().map(|n| n.id).collect();
+        assert_eq!(ids, [1, 2]);
+        assert!(notes.close(1));
+        assert!(!notes.close(1));
+        assert_eq!(notes.list()[0].request, RequestId(2));
+        for n in 3..=(MAX_NOTES as u64 + 5) {
+            notes.add(note(n));
+        }
+        let list = notes.list();
+        assert_eq!(list.len(), MAX_NOTES);
+        assert_eq!(
+            list.last().unwrap().request,
+            RequestId(MAX_NOTES as u64 + 5)
+        );
     }
 
     #[test]
