@@ -183,28 +183,34 @@ fn worker(commands: Receiver<Command>, on_action: Arc<dyn Fn(Action) + Send + Sy
     // Each shown notification's thread waits on the paired receiver for "the request settled".
     let mut shown: HashMap<RequestId, oneshot::Sender<()>> = HashMap::new();
     let mut warned = false;
+    // Whether the server shows actions (buttons), asked at the first notification: a Hold it would not
+    // show is not offered (the body still says the deadline; the window holds it).
+    let mut actions: Option<bool> = None;
     for command in commands {
         match command {
-            Command::Show(spec) => match build(&spec).show() {
-                Ok(handle) => {
-                    tracing::debug!(request = %spec.request, id = handle.id(), "notification shown");
-                    let (settled, settled_rx) = oneshot::channel();
-                    shown.insert(spec.request, settled);
-                    let on_action = on_action.clone();
-                    let request = spec.request;
-                    let spawned = std::thread::Builder::new()
-                        .name(format!("askdesk-notify-{request}"))
-                        .spawn(move || watch(handle, request, settled_rx, on_action));
-                    if let Err(error) = spawned {
-                        tracing::warn!(%error, "cannot watch a notification");
+            Command::Show(mut spec) => {
+                spec.hold &= *actions.get_or_insert_with(server_shows_actions);
+                match build(&spec).show() {
+                    Ok(handle) => {
+                        tracing::debug!(request = %spec.request, id = handle.id(), "notification shown");
+                        let (settled, settled_rx) = oneshot::channel();
+                        shown.insert(spec.request, settled);
+                        let on_action = on_action.clone();
+                        let request = spec.request;
+                        let spawned = std::thread::Builder::new()
+                            .name(format!("askdesk-notify-{request}"))
+                            .spawn(move || watch(handle, request, settled_rx, on_action));
+                        if let Err(error) = spawned {
+                            tracing::warn!(%error, "cannot watch a notification");
+                        }
                     }
+                    Err(error) if !warned => {
+                        warned = true;
+                        tracing::warn!(%error, "no desktop notification server answered; askdesk works without notifications");
+                    }
+                    Err(error) => tracing::debug!(%error, "notification not shown"),
                 }
-                Err(error) if !warned => {
-                    warned = true;
-                    tracing::warn!(%error, "no desktop notification server answered; askdesk works without notifications");
-                }
-                Err(error) => tracing::debug!(%error, "notification not shown"),
-            },
+            }
             Command::Close(request) => {
                 if let Some(settled) = shown.remove(&request) {
                     let _ = settled.send(());
@@ -212,6 +218,14 @@ fn worker(commands: Receiver<Command>, on_action: Arc<dyn Fn(Action) + Send + Sy
             }
         }
     }
+}
+
+/// Whether the notification server shows actions (buttons); yes when it cannot be asked, as
+/// before: a server without them ignores them.
+fn server_shows_actions() -> bool {
+    notify_rust::get_capabilities()
+        .map(|capabilities| capabilities.iter().any(|c| c == "actions"))
+        .unwrap_or(true)
 }
 
 /// Waits for the human's action on one notification, or for its request to settle elsewhere (then
