@@ -234,14 +234,22 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const cancel = () => { editing = null; changedComments(); doc.focus({ preventScroll: true }); };
     box.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); e.stopPropagation(); save(); }
-      else if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); cancel(); }
+      else if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        // Esc never throws typed words away: with something new typed it only leaves the box (the
+        // editor stays open, Cancel discards); with nothing typed it closes the editor.
+        const typed = box.value.trim() !== '' && box.value.trim() !== (existing ? existing.text : '');
+        if (typed) doc.focus({ preventScroll: true });
+        else cancel();
+      }
     });
     return h('div', { class: 'plan-note editor' },
       editing.quote ? h('div', { class: 'note-quote' }, editing.quote) : null,
       box,
       limit,
       h('div', { class: 'note-actions' },
-        h('span', { class: 'note-keys' }, 'Ctrl+Enter saves · Esc cancels'),
+        h('span', { class: 'note-keys' }, 'Ctrl+Enter saves · Esc leaves the box'),
         h('button', { type: 'button', class: 'button ghost small note-cancel', onclick: cancel }, 'Cancel'),
         h('button', { type: 'button', class: 'button primary small note-save', onclick: save }, 'Save comment')));
   }

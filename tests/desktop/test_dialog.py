@@ -414,7 +414,8 @@ def test_plan_feedback_sent_says_feedback_sent(ctx):
     _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
     ctx.show("plan")
     page.type(page.find('[data-qid="plan"] .plan-feedback'), "Keep the JSON export.")
-    page.click(page.find("#submit"))
+    # A plan that is the whole request is sent by its one primary button.
+    page.click(page.find('[data-qid="plan"] .plan-approve'))
     assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
     text = page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
                       message="no notice after sending")

@@ -903,3 +903,35 @@ def test_the_plan_gets_the_room_in_a_small_window(ctx):
     page.click(page.find(PRIMARY))
     answer_of(outcome())
     ctx.wait_queue(0)
+
+
+def test_esc_in_a_comment_leaves_the_box_and_keeps_the_words(ctx):
+    """Esc in a comment being written leaves the box with the words kept (the editor stays, Ctrl+Enter in it
+    still saves); Esc in an empty comment closes it; only Cancel throws typed words away."""
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"esc-{os.getpid()}")
+    ctx.show("plan")
+    page = ctx.page
+    page.click(page.find(f'{DOC} [data-block="{block_key_of(page, "prepared")}"]'))
+    page.keys("c")
+    box = page.wait_for('[data-qid="plan"] .note-input')
+    page.type(box, "Batch the inserts.")
+    page.keys(ESCAPE)
+    kept = page.js("const b = document.querySelector('[data-qid=\"plan\"] .note-input');"
+                   "return b ? [b.value, document.activeElement === b] : null;")
+    assert kept == ["Batch the inserts.", False], kept
+    assert ctx.queue_count() == 1, "Esc hid or answered the request"
+    page.click(box)
+    page.keys(ENTER, modifier=CONTROL)
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
+    texts = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item .comment-text')].map((e) => e.textContent)")
+    assert texts == ["Batch the inserts."], texts
+    # An empty editor closes on Esc.
+    page.click(page.find(f'{DOC} [data-block="{block_key_of(page, "prepared")}"]'))
+    page.keys("c")
+    page.wait_for('[data-qid="plan"] .note-input')
+    page.keys(ESCAPE)
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="Esc left an empty editor open")
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
+    ctx.wait_queue(0)
+

@@ -10,7 +10,7 @@
 //!
 //! Threads live in memory: [`PlanThreads`] keeps the last [`MAX_THREADS`] threads (by their latest
 //! version), the last [`MAX_VERSIONS`] versions of each, and about [`MAX_KEPT_BYTES`] in all. History rebuilds threads from the
-//! journal with the same key ([`HistoryPageBuilder`]), so it survives a restart.
+//! journal with the same key ([`crate::history::HistoryPageBuilder`]), so it survives a restart.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
