@@ -19,7 +19,7 @@ use crate::status::StatusArgs;
 #[derive(Debug, Parser)]
 #[command(
     name = "askdesk",
-    version,
+    version = askdesk_connect::VERSION,
     about = "Let AI agents on this computer stop and ask you a structured question",
     long_about = "askdesk lets AI agents running on this computer stop in the middle of a tool call and ask \
                   the human a structured question. This command talks to the askdesk broker (embedded in \
