@@ -172,6 +172,16 @@ impl From<ClientError> for Error {
     }
 }
 
+impl From<askdesk_connect::Error> for Error {
+    fn from(error: askdesk_connect::Error) -> Error {
+        match error {
+            askdesk_connect::Error::Usage(message) => Error::Usage(message),
+            askdesk_connect::Error::Input(message) => Error::Input(message),
+            askdesk_connect::Error::Internal(message) => Error::Internal(message),
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
