@@ -185,7 +185,7 @@ fn start_desktop(
     let registration = AnswererRegistration {
         scope: settings.scope.clone(),
         prepend: false,
-        label: Some("desktop".into()),
+        label: Some(askdesk_connect::DESKTOP_ANSWERER.into()),
     };
     service.register_answerer(registration, Arc::new(gui.clone()))?;
     let shutdown = CancellationToken::new();

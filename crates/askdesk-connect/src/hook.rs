@@ -99,6 +99,29 @@ pub fn installed_commands(path: &Path, client: HookClient) -> Result<Vec<String>
     Ok(commands_in(permission_requests(&mut root, path)?, client))
 }
 
+/// What an installed hook command runs: the program, and the socket it names (`--socket PATH` or
+/// `--socket=PATH`), if any. `None` for a command that is not askdesk's.
+pub fn command_parts(command: &str) -> Option<(String, Option<String>)> {
+    let words = shell_words(command)?;
+    let mut words = words.iter().map(String::as_str);
+    let program = skip_launchers(&mut words)?.to_owned();
+    let mut socket = None;
+    while let Some(word) = words.next() {
+        match word {
+            "--socket" => socket = words.next().map(str::to_owned),
+            _ => {
+                if let Some(path) = word.strip_prefix("--socket=") {
+                    socket = Some(path.to_owned());
+                }
+            }
+        }
+        if word == "hook" {
+            break;
+        }
+    }
+    Some((program, socket))
+}
+
 fn commands_in(list: &[Json], client: HookClient) -> Vec<String> {
     list.iter()
         .filter_map(|group| match group.get("hooks") {
@@ -580,6 +603,25 @@ mod tests {
             let error = permission_requests(&mut root, Path::new("s.json")).unwrap_err();
             assert!(error.to_string().contains("left unchanged"), "{error}");
         }
+    }
+
+    #[test]
+    fn an_installed_command_names_its_program_and_socket() {
+        assert_eq!(
+            command_parts("'/opt/a b/askdesk' --socket /run/s.sock hook codex"),
+            Some((
+                "/opt/a b/askdesk".to_owned(),
+                Some("/run/s.sock".to_owned())
+            ))
+        );
+        assert_eq!(
+            command_parts("env A=1 /usr/bin/askdesk --socket=/s hook claude-code"),
+            Some(("/usr/bin/askdesk".to_owned(), Some("/s".to_owned())))
+        );
+        assert_eq!(
+            command_parts("/usr/bin/askdesk hook claude-code"),
+            Some(("/usr/bin/askdesk".to_owned(), None))
+        );
     }
 
     #[test]

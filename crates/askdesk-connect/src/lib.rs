@@ -24,5 +24,9 @@ pub use client::{Agent, HookClient};
 pub use error::{Error, Result};
 pub use version::VERSION;
 
+/// The label the desktop app's answerer registers under: `askdesk doctor` tells the desktop's
+/// broker from `askdesk serve`'s by it.
+pub const DESKTOP_ANSWERER: &str = "desktop";
+
 /// The name askdesk's MCP server is added under, in every client.
 pub const MCP_SERVER: &str = "askdesk";
