@@ -19,6 +19,10 @@ const COMMANDS: &[&str] = &[
     "save_rule",
     "get_rules",
     "set_rule_mode",
+    "get_connect",
+    "preview_connect",
+    "apply_connect",
+    "set_autostart",
 ];
 
 fn main() {

@@ -1,4 +1,4 @@
-// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules.
+// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules, Connect.
 import { api, available, listen } from './bridge.js';
 import { h, waited, metaText } from './dom.js';
 import { plainQuestion } from './question.js';
@@ -6,6 +6,7 @@ import { planQuestion } from './plan.js';
 import { renderHistory } from './history.js';
 import { previewRule } from './rule_preview.js';
 import { renderRules, showRulesNotice, showSuggestions } from './rules.js';
+import { renderConnect } from './connect.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -15,14 +16,15 @@ const els = {
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
   historyAnswerer: $('history-answerer'),
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
-  rulesList: $('rules-list'), rulesNotice: $('rules-notice'),
+  rulesList: $('rules-list'), rulesNotice: $('rules-notice'), navConnect: $('nav-connect'), connect: $('view-connect'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
 };
 
 const state = {
   queue: [],            // RequestView[] from the backend, oldest first
   current: null,        // the request id shown
-  mode: 'queue',        // 'queue' | 'history' | 'rules'
+  mode: 'queue',        // 'queue' | 'history' | 'rules' | 'connect'
+  firstRun: false,      // Connect was opened for the first run, not by the person
   forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
   busy: false,
   settledHere: new Set(), // requests this page answered or dismissed: their leaving is the human's doing
@@ -50,6 +52,11 @@ async function refreshQueue() {
       state.swapped = true;
       guardUntil = performance.now() + SWAP_GUARD_MS;
     }
+  }
+  // The first run's Connect view stands in for an empty window: a question takes its place.
+  if (state.mode === 'connect' && state.firstRun && state.queue.length) {
+    state.mode = 'queue';
+    state.firstRun = false;
   }
   // Forgotten once gone (and after the check above, which asks about the one that just went).
   for (const id of [...state.settledHere]) if (!ids.has(id)) state.settledHere.delete(id);
@@ -82,6 +89,7 @@ function renderSidebar() {
   els.navQueue.classList.toggle('active', state.mode === 'queue');
   els.navHistory.classList.toggle('active', state.mode === 'history');
   els.navRules.classList.toggle('active', state.mode === 'rules');
+  els.navConnect.classList.toggle('active', state.mode === 'connect');
 }
 
 function initial(name) {
@@ -101,6 +109,7 @@ function renderMain() {
   }
   els.history.hidden = state.mode !== 'history';
   els.rules.hidden = state.mode !== 'rules';
+  els.connect.hidden = state.mode !== 'connect';
   const view = state.mode === 'queue' ? state.queue.find((v) => v.request === state.current) : null;
   els.empty.hidden = state.mode !== 'queue' || Boolean(view);
   els.request.hidden = !view;
@@ -437,6 +446,16 @@ async function setRuleMode(name, mode) {
   await refreshRules();
 }
 
+// ----- connect -----
+
+async function showConnect() {
+  state.mode = 'connect';
+  state.firstRun = false;
+  renderSidebar();
+  renderMain();
+  return renderConnect(els.connect, { toast });
+}
+
 // ----- toast, links -----
 
 let toastTimer = null;
@@ -572,6 +591,7 @@ els.form.addEventListener('submit', (e) => e.preventDefault());
 els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSidebar(); renderMain(); });
 els.navHistory.addEventListener('click', showHistory);
 els.navRules.addEventListener('click', showRules);
+els.navConnect.addEventListener('click', showConnect);
 els.rulesNotice.addEventListener('click', showRules);
 els.historyAnswerer.addEventListener('change', filterHistory);
 els.historyAgent.addEventListener('change', filterHistory);
@@ -652,10 +672,20 @@ async function start() {
   const asked = /^\d+$/.test(address.get('request') || '') ? Number(address.get('request')) : null;
   if (asked !== null) state.current = asked;
   const view = address.get('view');
-  if (view === 'history' || view === 'rules') state.mode = view;
+  if (view === 'history' || view === 'rules' || view === 'connect') state.mode = view;
   await Promise.all([settings, refreshQueue(), refreshRules()]);
   if (state.mode === 'history') await showHistory();
   else if (state.mode === 'rules') await showRules();
+  else if (state.mode === 'connect') await showConnect();
+  // The first run (no question settled yet, no agent connected) opens on Connect rather than on
+  // an empty window; the backend decides what counts as one.
+  else if (asked === null && !view && !state.queue.length) {
+    const first = await api.connectView().catch(() => null);
+    if (first && first.firstRun && state.mode === 'queue' && !state.queue.length) {
+      await showConnect();
+      state.firstRun = true;
+    }
+  }
   document.body.dataset.ready = 'true';
 }
 

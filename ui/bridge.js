@@ -33,4 +33,8 @@ export const api = {
   saveRule: (text) => invoke('save_rule', { text }),
   rules: (counts) => invoke('get_rules', { counts }),
   setRuleMode: (name, mode) => invoke('set_rule_mode', { name, mode }),
+  connectView: () => invoke('get_connect'),
+  previewConnect: (client, connect) => invoke('preview_connect', { client, connect }),
+  applyConnect: (client, connect, diff) => invoke('apply_connect', { client, connect, diff }),
+  setAutostart: (on) => invoke('set_autostart', { on }),
 };

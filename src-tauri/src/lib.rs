@@ -100,6 +100,10 @@ pub fn run() {
             commands::save_rule,
             commands::get_rules,
             commands::set_rule_mode,
+            commands::get_connect,
+            commands::preview_connect,
+            commands::apply_connect,
+            commands::set_autostart,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| start_desktop(app, settings, listener, journal, history_error))
@@ -179,6 +183,7 @@ fn start_desktop(
     let handle = app.handle().clone();
     markdown::warm_up();
     app.manage(MainWindow::new(settings.drop_window_after));
+    app.manage(crate::state::Socket(listener.path().to_owned()));
     let desktop = Desktop::start(handle.clone(), settings.clone(), journal.clone())?;
     let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
     let service = Service::new(Config::default());

@@ -7,6 +7,7 @@
 //! - [`mcp`]: askdesk's MCP server entry in the clients' settings.
 //! - [`change`]: a change to a settings file, shown as a diff before it is written with a backup.
 //! - [`json`]: JSON that keeps its key order, so a settings file is rewritten as it was.
+//! - [`overview`]: what the desktop's Connect view shows, previews and writes.
 //! - [`autostart`]: whether the desktop app starts at login, and the per-user switch.
 //! - [`version`]: the version and git commit both binaries print.
 
@@ -17,6 +18,7 @@ pub mod error;
 pub mod hook;
 pub mod json;
 pub mod mcp;
+pub mod overview;
 pub mod version;
 
 pub use change::Change;
