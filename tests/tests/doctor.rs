@@ -324,3 +324,88 @@ fn a_file_where_the_journal_folder_should_be_is_a_problem() {
     );
     finding(&out, "problem", "history", "is not a folder");
 }
+
+#[test]
+fn a_broker_that_does_not_answer_is_a_problem() {
+    let broker = healthy();
+    let bus = Bus::start();
+    broker.signal(libc::SIGSTOP);
+    let (out, status) = doctor(&broker, Some(&bus));
+    broker.signal(libc::SIGCONT);
+    assert_eq!(status, 1, "{out}");
+    let (_, fix) = finding(&out, "problem", "broker", "did not answer within");
+    assert!(fix.is_some_and(|f| f.contains("kill -CONT")), "{out}");
+}
+
+#[test]
+fn a_broker_without_history_is_a_warning() {
+    let broker = Broker::start_in(Home::user(), &["--no-history"]);
+    connect_clients(&broker);
+    let bus = Bus::start();
+    let (out, status) = doctor(&broker, Some(&bus));
+    assert_eq!(status, 0, "{out}");
+    finding(&out, "warning", "history", "--no-history");
+}
+
+#[test]
+fn a_codex_hook_that_names_no_socket_is_a_problem() {
+    let broker = healthy();
+    let bus = Bus::start();
+    let hooks = broker.home().path().join(".codex/hooks.json");
+    let text = std::fs::read_to_string(&hooks).unwrap();
+    let socket = format!(" --socket {}", broker.socket().display());
+    assert!(text.contains(&socket), "{text}");
+    std::fs::write(&hooks, text.replace(&socket, "")).unwrap();
+    let (out, status) = doctor(&broker, Some(&bus));
+    assert_eq!(status, 1, "{out}");
+    let (_, fix) = finding(&out, "problem", "Codex", "names no socket");
+    assert!(
+        fix.is_some_and(|f| f.contains("askdesk hook install codex")),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_claude_code_hook_naming_another_socket_is_a_warning() {
+    let broker = healthy();
+    let bus = Bus::start();
+    let out = run_with_timeout(
+        &mut broker.cli([
+            "--socket",
+            "/tmp/elsewhere/askdesk.sock",
+            "hook",
+            "install",
+            "claude-code",
+        ]),
+        PATIENCE,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let (out, status) = doctor(&broker, Some(&bus));
+    assert_eq!(status, 0, "{out}");
+    finding(
+        &out,
+        "warning",
+        "Claude Code",
+        "asks at /tmp/elsewhere/askdesk.sock",
+    );
+}
+
+#[test]
+fn a_journal_this_user_cannot_write_is_a_problem() {
+    let broker = healthy();
+    let bus = Bus::start();
+    write_history(&broker);
+    let file = journal_dir(&broker).join("history.jsonl");
+    // As root every file is writable: the journal is then given to another user instead.
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&file, Some(65534), Some(65534)).unwrap();
+    } else {
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o400)).unwrap();
+    }
+    let (out, status) = doctor(&broker, Some(&bus));
+    assert_eq!(status, 1, "{out}");
+    let (_, fix) = finding(&out, "problem", "history", "is not writable by you");
+    assert!(fix.is_some_and(|f| f.contains("chown")), "{out}");
+}
