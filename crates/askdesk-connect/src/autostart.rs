@@ -65,10 +65,22 @@ fn hidden(text: &str) -> bool {
 
 /// Where autostart stands: the per-user entry, when there is one, decides; else the system's.
 pub fn status() -> Result<Autostart> {
-    let user = user_dir()?.join(ENTRY);
+    Ok(status_in(&user_dir()?, &system_dirs()))
+}
+
+/// Turns starting at login on (the per-user entry removed, the system's applies) or off (a
+/// per-user entry with `Hidden=true`). Only an entry that hides it is removed: a person's own
+/// entry that starts the app is left.
+pub fn set(enabled: bool) -> Result<Autostart> {
+    set_in(&user_dir()?, enabled)?;
+    status()
+}
+
+fn status_in(user_dir: &Path, system_dirs: &[PathBuf]) -> Autostart {
+    let user = user_dir.join(ENTRY);
     let user_text = std::fs::read_to_string(&user).ok();
-    let system = system_dirs()
-        .into_iter()
+    let system = system_dirs
+        .iter()
         .map(|d| d.join(ENTRY))
         .find(|p| p.is_file());
     let (available, enabled) = match (&user_text, &system) {
@@ -76,18 +88,14 @@ pub fn status() -> Result<Autostart> {
         (None, Some(_)) => (true, true),
         (None, None) => (false, false),
     };
-    Ok(Autostart {
+    Autostart {
         available,
         enabled,
         user_entry: user.display().to_string(),
-    })
+    }
 }
 
-/// Turns starting at login on (the per-user entry removed, the system's applies) or off (a
-/// per-user entry with `Hidden=true`). Only an entry askdesk wrote, or one that hides it, is
-/// removed: a person's own entry that starts the app is left.
-pub fn set(enabled: bool) -> Result<Autostart> {
-    let dir = user_dir()?;
+fn set_in(dir: &Path, enabled: bool) -> Result<()> {
     let user = dir.join(ENTRY);
     let io = |what: &str, e: std::io::Error| {
         Error::Internal(format!("cannot {what} {}: {e}", user.display()))
@@ -102,12 +110,12 @@ pub fn set(enabled: bool) -> Result<Autostart> {
             Err(e) => return Err(io("read", e)),
         }
     } else {
-        std::fs::create_dir_all(&dir).map_err(|e| io("create the folder of", e))?;
+        std::fs::create_dir_all(dir).map_err(|e| io("create the folder of", e))?;
         let text = "# Written by askdesk's \"Start at login\" switch: keeps the system's askdesk autostart entry off.\n\
                     [Desktop Entry]\nType=Application\nName=askdesk\nExec=askdesk-desktop --hidden\nHidden=true\n";
         std::fs::write(&user, text).map_err(|e| io("write", e))?;
     }
-    status()
+    Ok(())
 }
 
 #[cfg(test)]
@@ -122,5 +130,42 @@ mod tests {
             "[Desktop Entry]\nName=a\n[Desktop Action x]\nHidden=true\n"
         ));
         assert!(!hidden("[Desktop Entry]\nX-Hidden=true\n"));
+    }
+
+    #[test]
+    fn the_switch_hides_the_system_entry_for_this_user_and_shows_it_again() {
+        let root = tempfile::tempdir().unwrap();
+        let (user, system) = (root.path().join("user"), root.path().join("system"));
+        let systems = [root.path().join("absent"), system.clone()];
+        assert!(!status_in(&user, &systems).available, "no entry anywhere");
+        std::fs::create_dir_all(&system).unwrap();
+        std::fs::write(
+            system.join(ENTRY),
+            "[Desktop Entry]\nExec=askdesk-desktop --hidden\n",
+        )
+        .unwrap();
+        let on = status_in(&user, &systems);
+        assert!(on.available && on.enabled, "{on:?}");
+
+        set_in(&user, false).unwrap();
+        assert!(hidden(&std::fs::read_to_string(user.join(ENTRY)).unwrap()));
+        assert!(!status_in(&user, &systems).enabled);
+        set_in(&user, true).unwrap();
+        assert!(!user.join(ENTRY).exists());
+        assert!(status_in(&user, &systems).enabled);
+    }
+
+    #[test]
+    fn turning_it_on_keeps_a_persons_own_entry() {
+        let root = tempfile::tempdir().unwrap();
+        let own = "[Desktop Entry]\nExec=askdesk-desktop --hidden --notify-only\n";
+        std::fs::write(root.path().join(ENTRY), own).unwrap();
+        set_in(root.path(), true).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.path().join(ENTRY)).unwrap(),
+            own
+        );
+        let status = status_in(root.path(), &[]);
+        assert!(status.available && status.enabled, "{status:?}");
     }
 }
