@@ -82,7 +82,7 @@ as_root dpkg -i "$deb" >"$WORK/dpkg-install.log" 2>&1 || { cat "$WORK/dpkg-insta
 installed=1
 ok "dpkg -i installed it"
 
-commit=$(git -C "$ROOT" rev-parse --short HEAD)
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 for program in askdesk askdesk-desktop; do
   got=$("/usr/bin/$program" --version)
   [ "$got" = "$program $version (commit $commit)" ] ||
