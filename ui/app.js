@@ -14,7 +14,7 @@ const els = {
   dnd: $('dnd'), empty: $('view-empty'), request: $('view-request'), history: $('view-history'),
   asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'), always: $('always'),
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
-  historyAnswerer: $('history-answerer'),
+  historyAnswerer: $('history-answerer'), historySearch: $('history-search'),
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
   rulesList: $('rules-list'), rulesNotice: $('rules-notice'), navConnect: $('nav-connect'), connect: $('view-connect'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
@@ -129,6 +129,8 @@ function renderMain() {
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
   placeFocus(form);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
+  // A single-select plan that is the whole request sends with its own button (plan.js): no second Submit.
+  els.request.classList.toggle('plan-sends-itself', view.questions.length === 1 && view.questions[0].planReview && !view.questions[0].multiSelect);
   reportShown(view.request);
 }
 
@@ -311,15 +313,17 @@ async function collectAnswer() {
     toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
     return null;
   }
-  return { request, items };
+  // A plan review's comments go beside the answer: the backend builds its feedback from them.
+  const comments = form.questions.flatMap((c) => (c.comments ? c.comments() : []));
+  return { request, items, comments };
 }
 
 // Sends the answer; `before` opens every message (what was done first, e.g. a rule saved).
-async function sendAnswer(request, items, before = '') {
+async function sendAnswer(request, items, before = '', comments = []) {
   state.busy = true;
   state.settledHere.add(request);
   try {
-    await api.submit(request, { answers: items });
+    await api.submit(request, { answers: items }, comments);
     toast(`${before}Answer sent.`);
   } catch (error) {
     if (error && error.kind === 'late') toast(`${before}Too late: the agent withdrew this question before your answer arrived. It is kept in History.`, 'warn');
@@ -332,7 +336,7 @@ async function sendAnswer(request, items, before = '') {
 
 async function submit() {
   const got = await collectAnswer();
-  if (got) await sendAnswer(got.request, got.items);
+  if (got) await sendAnswer(got.request, got.items, '', got.comments);
 }
 
 // "Always answer this way here": the rule drafted from this answer is previewed; Save appends it
@@ -384,6 +388,7 @@ async function loadHistory() {
     agent: els.historyAgent.value || null,
     outcome: els.historyOutcome.value || null,
     answerer: els.historyAnswerer.value || null,
+    text: els.historySearch.value.trim() || null,
     limit: historyLimit,
   };
   let page;
@@ -391,11 +396,11 @@ async function loadHistory() {
     page = await api.history(query);
   } catch (error) {
     toast(`History unavailable: ${(error && error.message) || error}`, 'error');
-    page = { entries: [], matching: 0, total: 0, agents: [], answerers: [] };
+    page = { entries: [], matching: 0, total: 0, agents: [], answerers: [], outcomes: [] };
   }
   if (read !== historyRead) return;
   renderHistory(page, {
-    list: els.historyList, agentSelect: els.historyAgent, answererSelect: els.historyAnswerer,
+    list: els.historyList, agentSelect: els.historyAgent, answererSelect: els.historyAnswerer, outcomeSelect: els.historyOutcome,
     onMore: () => { historyLimit += HISTORY_PAGE; loadHistory(); },
   });
   els.historyList.dataset.loaded = String(read);
@@ -585,6 +590,11 @@ document.addEventListener('keydown', (e) => {
 // ----- wiring -----
 
 els.submit.addEventListener('click', submit);
+// In a narrow window the queue is folded away (style.css); this button unfolds it over the page.
+$('queue-toggle').addEventListener('click', () => document.body.classList.toggle('queue-open'));
+document.querySelector('.sidebar').addEventListener('click', (e) => {
+  if (e.target instanceof Element && e.target.closest('.queue-item, .nav-item')) document.body.classList.remove('queue-open');
+});
 els.always.addEventListener('click', alwaysAnswer);
 els.dismiss.addEventListener('click', dismiss);
 els.form.addEventListener('submit', (e) => e.preventDefault());
@@ -596,6 +606,12 @@ els.rulesNotice.addEventListener('click', showRules);
 els.historyAnswerer.addEventListener('change', filterHistory);
 els.historyAgent.addEventListener('change', filterHistory);
 els.historyOutcome.addEventListener('change', filterHistory);
+// The search reads History again once typing pauses, not on every key.
+let searchTimer = null;
+els.historySearch.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(filterHistory, 250);
+});
 els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
 
 // The "waiting" ages tick only while the window is visible: a hidden window wakes for nothing.

@@ -19,12 +19,6 @@ export function h(tag, props = {}, ...children) {
   return el;
 }
 
-/** Who asks: the agent's label, else its id, else "a script" (mirrors display_name in crates/askdesk-view/src/answerer.rs, for history records; queued requests carry `who` from Rust). */
-export function agentName(agent) {
-  if (!agent) return 'a script';
-  return (agent.label && agent.label.trim()) || agent.id;
-}
-
 /** "just now", "4 min", "2 h 5 min", "3 days". */
 export function waited(sinceMillis, now = Date.now()) {
   const seconds = Math.max(0, Math.round((now - sinceMillis) / 1000));

@@ -1,35 +1,33 @@
-// askdesk UI: the History view: settled requests and plan threads from the journal, newest first, filtered by agent, answerer and outcome; "Make a rule" from an answered request.
-import { h, agentName, when, displayLabel } from './dom.js';
+// askdesk UI: the History view: the page of settled requests and plan threads the backend found (newest first, grouped by day), its filters and search, and "Make a rule" from an answered request.
+import { h, when, displayLabel } from './dom.js';
 import { api } from './bridge.js';
 import { previewRule } from './rule_preview.js';
 
-const OUTCOME_NAMES = {
-  answered: 'Answered',
-  dismissed: 'Dismissed',
-  withdrawn: 'Withdrawn',
-  failed: 'Failed',
-  'late-answer': 'Late answer',
-};
-
-/** The record an entry is filtered and sorted by: itself, or a plan thread's latest version. */
-function latest(entry) {
-  return entry.kind === 'plan-thread' ? entry.versions[entry.versions.length - 1] : entry;
-}
-
 /**
- * Renders one page of History (the backend's HistoryPage: the newest entries the filters let
- * through, how many match and how many there are, and every agent and answerer in the journal for
+ * Renders one page of History (the backend's HistoryPage: the newest entries the filters and the
+ * search let through, how many match and how many there are, every agent, answerer and outcome for
  * the filters). When more match than were sent, the list ends with "Show more", which calls `onMore`.
  */
-export function renderHistory(page, { list, agentSelect, answererSelect, onMore }) {
-  fillSelect(agentSelect, 'All agents', page.agents);
-  fillSelect(answererSelect, 'Anyone', page.answerers);
+export function renderHistory(page, { list, agentSelect, answererSelect, outcomeSelect, onMore }) {
+  fillSelect(agentSelect, 'All agents', page.agents.map((v) => [v, v]));
+  fillSelect(answererSelect, 'Anyone', page.answerers.map((v) => [v, v]));
+  fillSelect(outcomeSelect, 'All outcomes', page.outcomes.map((o) => [o.value, o.name]));
   if (!page.entries.length) {
     list.replaceChildren(h('li', { class: 'history-empty' },
-      page.total ? 'Nothing matches these filters.' : 'Nothing has been asked yet.'));
+      page.total ? 'Nothing matches.' : 'Nothing has been asked yet.'));
     return;
   }
-  const items = page.entries.map((e) => (e.kind === 'plan-thread' ? thread(e) : entry(e)));
+  const items = [];
+  let day = null;
+  for (const e of page.entries) {
+    const settled = e.kind === 'plan-thread' ? e.versions[e.versions.length - 1].settledAt : e.settledAt;
+    const thisDay = new Date(settled).toDateString();
+    if (thisDay !== day) {
+      day = thisDay;
+      items.push(h('li', { class: 'history-day', role: 'presentation' }, dayName(settled)));
+    }
+    items.push(e.kind === 'plan-thread' ? thread(e) : entry(e));
+  }
   const rest = page.matching - page.entries.length;
   if (rest > 0) {
     const more = h('button', { type: 'button', class: 'button ghost history-more-button' },
@@ -42,79 +40,93 @@ export function renderHistory(page, { list, agentSelect, answererSelect, onMore 
   list.replaceChildren(...items);
 }
 
-/** A filter's options: "all" first, then `values`; the choice is kept when it is still offered. */
-function fillSelect(select, all, values) {
+/** A filter's options: "all" first, then `[value, name]` pairs; the choice is kept when it is still offered. */
+function fillSelect(select, all, choices) {
   const keep = select.value;
-  select.replaceChildren(h('option', { value: '' }, all), ...values.map((v) => h('option', { value: v, title: v }, v)));
-  select.value = values.includes(keep) ? keep : '';
+  select.replaceChildren(h('option', { value: '' }, all),
+    ...choices.map(([value, name]) => h('option', { value }, name)));
+  select.value = choices.some(([value]) => value === keep) ? keep : '';
+}
+
+/** "Today", "Yesterday", else the date with its weekday, in the person's locale. */
+function dayName(millis) {
+  const day = new Date(millis);
+  const today = new Date();
+  const yesterday = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
+  if (day.toDateString() === today.toDateString()) return 'Today';
+  if (day.toDateString() === yesterday.toDateString()) return 'Yesterday';
+  return day.toLocaleDateString(undefined, {
+    weekday: 'long', day: 'numeric', month: 'long',
+    year: day.getFullYear() === today.getFullYear() ? undefined : 'numeric',
+  });
+}
+
+/** The line every entry starts with: outcome, who asked, who answered, where, when. */
+function top(e, { pill = null, tail = null } = {}) {
+  return h('div', { class: 'history-top' },
+    h('span', { class: `pill outcome ${e.outcome}` }, e.outcomeName),
+    pill,
+    h('span', { class: 'history-agent' }, e.who),
+    e.by ? h('span', { class: `pill answerer${e.by.startsWith('rule:') ? ' rule' : ''}` }, `by ${e.by}`) : null,
+    e.project ? h('span', { class: 'history-cwd mono' }, e.project) : null,
+    h('span', { class: 'history-when', title: `asked ${when(e.askedAt)}` }, when(e.settledAt)),
+    tail);
 }
 
 /** A plan thread: one entry, its versions oldest first with the decision at each. */
 function thread(t) {
-  const last = latest(t);
+  const last = t.versions[t.versions.length - 1];
   const q = last.questions.find((x) => x.intent && x.intent.kind === 'plan-review') || last.questions[0];
   return h('li', { class: 'history-item card plan-thread', dataset: { outcome: last.outcome } },
-    h('div', { class: 'history-top' },
-      h('span', { class: `pill outcome ${last.outcome}` }, OUTCOME_NAMES[last.outcome] || last.outcome),
-      h('span', { class: 'pill thread' }, `Plan · ${t.versions.length} version${t.versions.length === 1 ? '' : 's'}`),
-      h('span', { class: 'history-agent' }, agentName(last.agent)),
-      answeredBy(last),
-      last.agent && last.agent.meta && last.agent.meta.cwd
-        ? h('span', { class: 'history-cwd mono' }, String(last.agent.meta.cwd)) : null,
-      h('span', { class: 'history-when', title: `asked ${when(last.askedAt)}` }, when(last.settledAt))),
+    top(last, { pill: h('span', { class: 'pill thread' }, `Plan · ${t.versions.length} version${t.versions.length === 1 ? '' : 's'}`) }),
     h('div', { class: 'thread-question' }, q.header ? h('span', { class: 'q-header inline' }, q.header) : null, q.question),
-    h('ol', { class: 'thread-versions' }, t.versions.map((v, i) => {
-      const item = ((v.answer && v.answer.answers) || []).find((a) => a.id === q.id);
-      return h('li', { class: 'thread-version' },
+    h('ol', { class: 'thread-versions' }, t.versions.map((v, i) =>
+      h('li', { class: 'thread-version' },
         h('span', { class: 'version-number' }, `v${i + 1}`),
         h('span', { class: `pill decision ${v.decision.startsWith('approved') ? 'ok' : ''}` }, v.decision),
-        item && item.custom ? feedback(item.custom) : null,
-        h('span', { class: 'history-when' }, when(v.settledAt)));
-    })));
+        v.feedbackHtml ? feedback(v.feedbackLine, v.feedbackHtml) : null,
+        h('span', { class: 'history-when' }, when(v.settledAt))))));
 }
 
-// The feedback sent with one version: one line, and all of it on a click (or Enter), so what was
-// said in earlier rounds can be read once the thread is over.
-function feedback(text) {
-  const button = h('button', { type: 'button', class: 'version-feedback', 'aria-expanded': 'false', title: 'Show all of it' }, text);
-  button.addEventListener('click', () => {
-    const open = button.classList.toggle('open');
-    button.setAttribute('aria-expanded', String(open));
-    button.title = open ? 'Show one line' : 'Show all of it';
+// The feedback sent with one version: one line, and all of it, rendered, on a click (or Enter or
+// Space), so what was said in earlier rounds can be read once the thread is over.
+function feedback(line, html) {
+  const full = h('div', { class: 'md feedback-full', hidden: true });
+  full.innerHTML = html; // sanitized by markdown.rs, like detailHtml
+  const box = h('div', { class: 'version-feedback', role: 'button', tabindex: '0', 'aria-expanded': 'false', title: 'Show all of it' },
+    h('span', { class: 'feedback-line' }, line), full);
+  const toggle = () => {
+    const open = box.classList.toggle('open');
+    full.hidden = !open;
+    box.setAttribute('aria-expanded', String(open));
+    box.title = open ? 'Show one line' : 'Show all of it';
+  };
+  box.addEventListener('click', (event) => { if (!event.target.closest('a')) toggle(); });
+  box.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); toggle(); }
   });
-  return button;
+  return box;
 }
 
-function entry(record) {
-  const answers = new Map(((record.answer && record.answer.answers) || []).map((a) => [a.id, a]));
-  return h('li', { class: 'history-item card', dataset: { outcome: record.outcome } },
-    h('div', { class: 'history-top' },
-      h('span', { class: `pill outcome ${record.outcome}` }, OUTCOME_NAMES[record.outcome] || record.outcome),
-      h('span', { class: 'history-agent' }, agentName(record.agent)),
-      answeredBy(record),
-      record.agent && record.agent.meta && record.agent.meta.cwd
-        ? h('span', { class: 'history-cwd mono' }, String(record.agent.meta.cwd)) : null,
-      h('span', { class: 'history-when', title: `asked ${when(record.askedAt)}` }, when(record.settledAt)),
-      makeRuleButton(record)),
-    h('dl', { class: 'history-qa' }, record.questions.map((q) => {
+function entry(e) {
+  const answers = new Map(((e.answer && e.answer.answers) || []).map((a) => [a.id, a]));
+  return h('li', { class: 'history-item card', dataset: { outcome: e.outcome, entry: e.id } },
+    top(e, { tail: e.canMakeRule ? makeRuleButton(e.id) : null }),
+    h('dl', { class: 'history-qa' }, e.questions.map((q) => {
       const a = answers.get(q.id);
       return [
         h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, q.header) : null, q.question),
         h('dd', {}, a ? answerText(a) : h('span', { class: 'muted' }, '—')),
       ];
     })),
-    record.error ? h('div', { class: 'history-error' },
-      record.error.code ? h('span', { class: 'mono' }, record.error.code) : null, ' ', record.error.message) : null);
+    e.problem ? h('div', { class: 'history-error' }, e.problem) : null);
 }
 
-/** "Make a rule" on a request the human answered: the rule that repeats that answer, previewed before it is saved. */
-function makeRuleButton(record) {
-  const answeredByYou = record.answer && ['answered', 'late-answer'].includes(record.outcome) &&
-    !(record.answerer || '').startsWith('rule:');
-  if (!answeredByYou) return null;
+/** "Make a rule" on a request the person answered: the rule that repeats that answer, previewed before it is saved. */
+function makeRuleButton(id) {
   const button = h('button', { type: 'button', class: 'link make-rule' }, 'Make a rule');
   button.addEventListener('click', async () => {
-    if (await previewRule('Make a rule', () => api.draftRuleFromHistory(record))) {
+    if (await previewRule('Make a rule', () => api.draftRuleFromHistory(id))) {
       button.textContent = 'Rule saved';
       button.disabled = true;
     }
@@ -127,23 +139,3 @@ function answerText(item) {
   if (item.custom) parts.push(`“${item.custom}”`);
   return parts.length ? parts.join(', ') : h('span', { class: 'muted' }, 'skipped');
 }
-
-// ----- who answered -----
-
-/**
- * Who settled a record, as History names it: "you" for the desktop (dialog or notification),
- * "rule:<name>" for a rule, another answerer's label as the journal has it; null when nobody did
- * (withdrawn, refused by the broker).
- */
-function answererName(record) {
-  const answerer = record.answerer;
-  if (!answerer) return null;
-  return answerer === 'desktop' ? 'you' : answerer;
-}
-
-/** The "by you" / "by rule:fmt" tag of an entry, or nothing. */
-function answeredBy(record) {
-  const name = answererName(record);
-  return name ? h('span', { class: `pill answerer${name.startsWith('rule:') ? ' rule' : ''}` }, `by ${name}`) : null;
-}
-

@@ -3,9 +3,6 @@ import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
 import { api } from './bridge.js';
 
-/** The longest comment the backend takes, in bytes of UTF-8 (MAX_COMMENT_BYTES in plan_thread.rs). */
-const MAX_COMMENT_BYTES = 8 * 1024;
-
 // Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
 // backend (markdown.rs, plan_thread.rs). The page only places them: every string from the plan
 // or a comment goes in as text; the only HTML inserted is the sanitized plan itself.
@@ -35,15 +32,20 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   let editing = null;         // { id (null: new), block, quote, text (as typed so far) }
   let current = null;         // the key of the block under the cursor
   let showChanges = changed;  // a revision opens on its changes
+  let changeAt = -1;          // the change n/p last went to, in the plan's order
+  let openedOnChange = false; // a revision opens on its first change, once
+  const restored = new Map(); // a changed block shown word by word: its own nodes, put back for the clean plan
   let notesChoice = null;     // multi-select, asked once: 'send' | 'drop'
-  let prepared = null;        // the feedback text the backend made for this submit
+  let prepared = null;        // what this submit sends: { comments, general }, set by prepare()
+  // The longest comment the backend takes, in bytes of UTF-8: it says so in the plan's view.
+  const maxCommentBytes = q.commentLimit;
 
   const doc = detail(q.detailHtml || '');
   doc.classList.add('plan-doc');
   doc.tabIndex = 0;
   doc.setAttribute('aria-label', 'Plan. J and K move between blocks, C comments on the selected block.');
   const older = h('div', { class: 'md detail plan-doc plan-older', hidden: true });
-  const commentButton = h('button', { type: 'button', class: 'block-comment-btn', hidden: true, tabindex: '-1' }, '+ Comment');
+  const commentButton = h('button', { type: 'button', class: 'block-comment-btn', hidden: true, tabindex: '-1', 'aria-label': 'Comment on this block (C)' }, '+');
 
   const blockEl = (key) => doc.querySelector(`[data-block="${CSS.escape(key)}"]`);
   const navigable = () => [...doc.querySelectorAll('[data-block]')];
@@ -54,12 +56,16 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     for (const el of doc.querySelectorAll('.diff-added, .diff-changed, .diff-moved')) {
       el.classList.remove('diff-added', 'diff-changed', 'diff-moved');
     }
-    for (const el of doc.querySelectorAll('.diff-removed')) el.remove();
+    for (const el of doc.querySelectorAll('.diff-removed, .word-diff-row')) el.remove();
+    for (const [words, nodes] of restored) words.replaceWith(...nodes);
+    restored.clear();
     doc.classList.toggle('showing-changes', Boolean(changes && showChanges));
     if (!changes || !showChanges) return;
     for (const mark of changes.marks) {
       const el = blockEl(mark.key);
-      if (el) el.classList.add(`diff-${mark.status}`);
+      if (!el) continue;
+      el.classList.add(`diff-${mark.status}`);
+      if (mark.words) showWords(el, mark.words);
     }
     for (const gone of changes.removedBlocks) {
       const before = gone.before ? blockEl(gone.before) : null;
@@ -70,8 +76,55 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     }
   }
 
+  /**
+   * A changed block read word by word: its text with the removed words struck through and the added
+   * ones marked, in place of its rendered text (a table row keeps its cells and gets a line under it).
+   * The runs come from the backend as plain text; "Show clean plan" puts the rendered block back.
+   */
+  function showWords(el, runs) {
+    const words = h('span', { class: 'word-diff' }, runs.map((run) =>
+      run.op === 'delete' ? h('del', { class: 'wd-del' }, run.text)
+        : run.op === 'insert' ? h('ins', { class: 'wd-ins' }, run.text)
+          : run.text));
+    if (el.tagName === 'TR') {
+      el.after(h('tr', { class: 'word-diff-row' }, h('td', { colspan: String(Math.max(1, el.children.length)) }, words)));
+      return;
+    }
+    // The block's own text: not a nested list, nor the notes placed inside it.
+    const own = [...el.childNodes].filter((n) => !(n instanceof Element && n.matches('ul, ol, .plan-notes')));
+    const after = own.length ? own[own.length - 1].nextSibling : el.firstChild;
+    own.forEach((n) => n.remove());
+    el.insertBefore(words, after);
+    restored.set(words, own);
+  }
+
+  /** The changes in the plan's order: marked blocks and removed ones where they stood. */
+  function changeList() {
+    return showChanges ? [...doc.querySelectorAll('.diff-added, .diff-changed, .diff-moved, .diff-removed')] : [];
+  }
+
+  /** Goes to change `at` (n/p, the list of changes, a revision opening): selected and in view. */
+  function goToChange(at) {
+    const list = changeList();
+    if (!list.length) return false;
+    changeAt = Math.max(0, Math.min(list.length - 1, at));
+    const el = list[changeAt];
+    for (const x of doc.querySelectorAll('.change-current')) x.classList.remove('change-current');
+    if (el.dataset.block) setCurrent(el.dataset.block);
+    else { setCurrent(null); el.classList.add('change-current'); }
+    el.scrollIntoView({ block: 'center' });
+    renderChanges();
+    return true;
+  }
+
   /** A removed block, shown as struck-through text where it stood, in an element that fits there. */
   function ghostFor(gone, before) {
+    const ghost = ghostElement(gone, before);
+    // n/p and the list of changes name it by its path.
+    ghost.dataset.path = gone.path;
+    return ghost;
+  }
+  function ghostElement(gone, before) {
     const label = h('span', { class: 'ghost-label' }, 'removed');
     const text = h('span', { class: 'ghost-text' }, gone.text);
     const title = `Removed: ${gone.path}`;
@@ -89,7 +142,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
 
   function notesFor(key) {
     const mine = comments.filter((c) => c.block === key).map(noteNode);
-    const past = revision ? revision.comments.filter((c) => c.key === key).map(pastNode) : [];
+    const past = openPast().filter((c) => c.key === key).map(pastNode);
     const editor = editing && editing.block === key ? editorNode() : null;
     if (!mine.length && !past.length && !editor) return null;
     return h('div', { class: 'plan-notes', dataset: { for: key } }, past, mine, editor);
@@ -98,6 +151,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   function noteNode(c) {
     if (editing && editing.id === c.id) return null;
     return h('div', { class: 'plan-note', dataset: { comment: String(c.id) } },
+      Number.isInteger(c.carried) ? h('div', { class: 'note-head' }, h('span', { class: 'pill' }, 'Carried forward from your last review')) : null,
       c.quote ? h('div', { class: 'note-quote' }, c.quote) : null,
       h('div', { class: 'note-text' }, c.text),
       h('div', { class: 'note-actions' },
@@ -105,14 +159,43 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
         h('button', { type: 'button', class: 'link note-remove', onclick: () => remove(c) }, 'Remove')));
   }
 
+  /** The last review's comments still open: not resolved, not carried forward into this round. */
+  function openPast() {
+    return revision ? revision.comments.filter((c) => c.state === 'open') : [];
+  }
+
   function pastNode(c) {
-    const addressed = c.placement === 'addressed';
-    return h('div', { class: `plan-note past ${c.placement}` },
+    const outdated = c.placement === 'outdated';
+    return h('div', { class: `plan-note past ${c.placement}`, dataset: { past: String(c.index) } },
       h('div', { class: 'note-head' },
-        h('span', { class: `pill ${addressed ? 'ok' : ''}` }, addressed ? 'Addressed' : 'Last review'),
-        addressed ? h('span', { class: 'note-why' }, 'the block changed since') : null),
+        h('span', { class: `pill ${outdated ? 'outdated' : ''}` }, outdated ? 'Outdated' : 'Last review'),
+        outdated ? h('span', { class: 'note-why' }, 'the block changed since this comment') : null),
       c.narrowed ? h('div', { class: 'note-quote' }, c.quote) : null,
-      h('div', { class: 'note-text' }, c.text));
+      h('div', { class: 'note-text' }, c.text),
+      pastActions(c));
+  }
+
+  /** Resolve (done with it) or, on a block still in the plan, carry forward (sent again with this round). */
+  function pastActions(c) {
+    return h('div', { class: 'note-actions' },
+      c.key ? h('button', { type: 'button', class: 'link past-carry', onclick: () => setPast(c, 'carried') }, 'Carry forward') : null,
+      h('button', { type: 'button', class: 'link past-resolve', onclick: () => setPast(c, 'resolved') }, 'Resolve'));
+  }
+
+  /** Records with the backend what was done with a past comment, then shows it; carrying makes it one of this round's comments. */
+  async function setPast(c, state) {
+    try {
+      await api.setPastComment(request, c.index, state);
+    } catch (error) {
+      pastError.textContent = `Not changed: ${(error && error.message) || error}`;
+      return;
+    }
+    pastError.textContent = '';
+    c.state = state;
+    if (state === 'carried') {
+      comments.push({ id: nextComment++, block: c.key, quote: c.narrowed ? c.quote : null, text: c.text, carried: c.index });
+    }
+    changedComments();
   }
 
   function editorNode() {
@@ -130,11 +213,11 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const limit = h('span', { class: 'note-limit', role: 'status' });
     const over = () => {
       const bytes = new TextEncoder().encode(box.value.trim()).length;
-      const tooLong = bytes > MAX_COMMENT_BYTES;
+      const tooLong = bytes > maxCommentBytes;
       limit.classList.toggle('over', tooLong);
       limit.textContent = tooLong
-        ? `Too long: a comment may have at most ${MAX_COMMENT_BYTES} bytes (this one has ${bytes}). Shorten it or split it.`
-        : bytes > MAX_COMMENT_BYTES * 0.8 ? `${bytes} of at most ${MAX_COMMENT_BYTES} bytes` : '';
+        ? `Too long: a comment may have at most ${maxCommentBytes} bytes (this one has ${bytes}). Shorten it or split it.`
+        : bytes > maxCommentBytes * 0.8 ? `${bytes} of at most ${maxCommentBytes} bytes` : '';
       return tooLong;
     };
     box.addEventListener('input', over);
@@ -199,6 +282,12 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   function remove(c) {
     comments = comments.filter((x) => x !== c);
     if (editing && editing.id === c.id) editing = null;
+    // A carried comment removed goes back to the last review's, open again.
+    const past = Number.isInteger(c.carried) && revision ? revision.comments.find((p) => p.index === c.carried) : null;
+    if (past) {
+      past.state = 'open';
+      api.setPastComment(request, past.index, 'open').catch(() => {});
+    }
     changedComments();
   }
 
@@ -239,7 +328,11 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const host = main.getBoundingClientRect();
     const box = el.getBoundingClientRect();
     commentButton.hidden = false;
-    commentButton.textContent = selectionInBlock() ? '+ Comment on selection' : '+ Comment';
+    // A "+" in the margin, as beside a diff's lines; its name says what it comments on.
+    const label = selectionInBlock() ? 'Comment on selection (C)' : 'Comment on this block (C)';
+    commentButton.setAttribute('aria-label', label);
+    commentButton.title = label;
+    commentButton.classList.toggle('on-selection', Boolean(selectionInBlock()));
     commentButton.style.top = `${Math.max(0, box.top - host.top)}px`;
   }
 
@@ -260,6 +353,16 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     else if (e.key === 'End') { e.preventDefault(); current = null; move(-1); }
     else if ((e.key === 'c' || e.key === 'Enter') && !skipped) { e.preventDefault(); startComment(); }
   });
+  // n/p go to the next and previous change of a revision, from anywhere in the pane but a text box.
+  function onChangeKey(e) {
+    if (e.ctrlKey || e.altKey || e.metaKey || (e.key !== 'n' && e.key !== 'p') || !changeList().length) return;
+    const t = e.target;
+    if (t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || (t instanceof HTMLElement && t.isContentEditable) ||
+        (t instanceof HTMLInputElement && !['radio', 'checkbox', 'button'].includes(t.type))) return;
+    e.preventDefault();
+    goToChange(changeAt + (e.key === 'n' ? 1 : -1));
+    doc.focus({ preventScroll: true });
+  }
   doc.addEventListener('click', (e) => {
     if (!(e.target instanceof Element) || e.target.closest('.plan-notes, .note-row, .diff-removed, a')) return;
     const el = e.target.closest('[data-block]');
@@ -276,6 +379,29 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   // ----- the side panel's list -----
 
   const commentList = h('ol', { class: 'comment-list' });
+  const pastError = h('div', { class: 'past-error', role: 'alert' });
+
+  // The list of changes, beside the outline: each change by what happened and where, in the plan's order.
+  const changesList = h('ol', { class: 'change-list' });
+  const changesNav = changed
+    ? h('nav', { class: 'plan-changes', 'aria-label': 'Changes since the last review' },
+        h('div', { class: 'side-title' }, 'Changes ', h('span', { class: 'change-keys', title: 'N: next change · P: previous change' }, 'N / P')),
+        changesList)
+    : null;
+  function renderChanges() {
+    if (!changesNav) return;
+    const list = changeList();
+    changesNav.hidden = !list.length;
+    changesList.replaceChildren(...list.map((el, i) => {
+      const key = el.dataset.block;
+      const what = el.classList.contains('diff-removed') ? 'removed'
+        : el.classList.contains('diff-added') ? 'added' : el.classList.contains('diff-moved') ? 'moved' : 'changed';
+      const path = key ? blocks.get(key)?.path || key : el.dataset.path || '';
+      return h('li', { class: `change-item ${what}${i === changeAt ? ' current' : ''}` },
+        h('button', { type: 'button', class: 'change-jump', onclick: () => { goToChange(i); doc.focus({ preventScroll: true }); } },
+          h('span', { class: `change-what ${what}` }, what), ' ', h('span', { class: 'change-path' }, path)));
+    }));
+  }
   const commentCount = h('span', { class: 'count zero' }, '0');
   const commentHint = h('div', { class: 'comment-hint' });
 
@@ -298,7 +424,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
           h('button', { type: 'button', class: 'link', onclick: () => edit(c), 'aria-label': `Edit comment on ${block ? block.path : ''}` }, 'Edit'),
           h('button', { type: 'button', class: 'link', onclick: () => remove(c), 'aria-label': `Remove comment on ${block ? block.path : ''}` }, 'Remove')));
     });
-    const past = revision ? revision.comments : [];
+    const past = openPast();
     const placed = past.filter((c) => c.placement !== 'gone');
     const gone = past.filter((c) => c.placement === 'gone');
     commentList.replaceChildren(...[
@@ -306,17 +432,19 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       placed.length ? h('li', { class: 'comment-sub' }, 'From your last review') : null,
       ...placed.map((c) => h('li', { class: `comment-item past ${c.placement}` },
         h('button', { type: 'button', class: 'comment-jump', onclick: jump(c.key) },
-          h('span', { class: 'comment-path' }, c.path, c.placement === 'addressed' ? h('span', { class: 'pill ok' }, 'addressed') : null),
+          h('span', { class: 'comment-path' }, c.path, c.placement === 'outdated' ? h('span', { class: 'pill outdated' }, 'outdated') : null),
           h('span', { class: 'comment-text' }, c.text)))),
       gone.length ? h('li', { class: 'comment-sub' }, 'No longer in the plan') : null,
-      ...gone.map((c) => h('li', { class: 'comment-item past gone' },
+      ...gone.map((c) => h('li', { class: 'comment-item past gone', dataset: { past: String(c.index) } },
         h('div', { class: 'comment-static' },
           h('span', { class: 'comment-path' }, c.path),
           h('span', { class: 'note-quote' }, c.quote),
-          h('span', { class: 'comment-text' }, c.text)))),
+          h('span', { class: 'comment-text' }, c.text)),
+        h('span', { class: 'comment-actions' },
+          h('button', { type: 'button', class: 'link past-resolve', onclick: () => setPast(c, 'resolved') }, 'Resolve')))),
     ].filter(Boolean));
     commentHint.textContent = comments.length
-      ? `${comments.length === 1 ? 'Your comment goes' : `Your ${comments.length} comments go`} back with Keep planning, quoted from the plan.`
+      ? `${comments.length === 1 ? 'Your comment goes' : `Your ${comments.length} comments go`} back with your feedback, quoted from the plan.`
       : '';
   }
 
@@ -324,6 +452,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     prepared = null;
     placeNotes();
     renderSide();
+    renderChanges();
     card.classList.remove('missing');
     if (comments.length && !q.multiSelect && chosen.size) {
       // Comments are feedback: on a single-select plan they replace the choice, as typed feedback does.
@@ -349,13 +478,16 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     olderBar.replaceChildren(
       h('span', {}, `Version ${version.version}`, version.decision ? ` · ${version.decision}` : '', ` · asked ${when(version.askedAt)}`),
       h('button', { type: 'button', class: 'link older-back', onclick: () => showVersion(null) }, `Back to version ${revision.version}`));
-    olderBar.querySelector('button').focus();
+    // Below the sticky revision bar, wherever the plan was scrolled (a revision opens on its first change).
+    olderBar.style.scrollMarginTop = `${(revisionBar ? revisionBar.offsetHeight : 0) + 24}px`;
+    olderBar.scrollIntoView({ block: 'start' });
+    olderBar.querySelector('button').focus({ preventScroll: true });
   }
   function renderToggle() {
     toggle.textContent = showChanges ? 'Show clean plan' : 'Show changes';
     toggle.setAttribute('aria-pressed', String(showChanges));
   }
-  toggle.addEventListener('click', () => { showChanges = !showChanges; renderToggle(); decorate(); placeNotes(); });
+  toggle.addEventListener('click', () => { showChanges = !showChanges; changeAt = -1; renderToggle(); decorate(); placeNotes(); renderChanges(); });
   renderToggle();
 
   /** What changed, in words: "1 block moved", "2 blocks added · 1 changed" (only what did). */
@@ -376,6 +508,11 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
         h('span', { class: 'revision-title' }, changed ? `Changes since version ${since}` : `No changes since version ${since}`),
         changed ? h('span', { class: 'revision-summary' }, changeSummary()) : null,
         changed ? badge : null),
+      revision.feedback
+        ? h('div', { class: 'revision-asked' },
+            h('span', { class: 'asked-label' }, 'You asked last time'),
+            h('span', { class: 'asked-text', title: revision.feedback }, revision.feedback))
+        : null,
       h('div', { class: 'revision-versions' },
         h('span', { class: 'version-now' }, `Version ${revision.version}`),
         h('span', { class: 'muted' }, ' · earlier:'),
@@ -415,8 +552,20 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
             }, heading.text)))))
     : null;
 
-  const approve = h('button', { type: 'button', class: 'button primary plan-approve', 'aria-pressed': 'false' },
-    h('span', { class: 'check', 'aria-hidden': 'true' }, '✓'), ' ', displayLabel(approveLabel));
+  const approve = h('button', { type: 'button', class: 'button primary plan-approve', 'aria-pressed': 'false' });
+  // A single-select plan that is the whole batch has one primary button, which sends: its words say
+  // what (the approval, the option chosen, or the feedback). Otherwise Approve is pressed like an
+  // option and the window's Submit sends.
+  const sendsItself = alone && !q.multiSelect;
+  function renderPrimary() {
+    const other = [...chosen].find((label) => label !== approveLabel);
+    if (sendsItself && !skipped && hasFeedback()) approve.replaceChildren('Send feedback · keep planning');
+    else if (sendsItself && !skipped && other) approve.replaceChildren(`Send “${displayLabel(other)}”`);
+    else approve.replaceChildren(h('span', { class: 'check', 'aria-hidden': 'true' }, '✓'), ' ', displayLabel(approveLabel));
+    approve.dataset.action = sendsItself && hasFeedback() ? 'feedback' : sendsItself && other ? 'option' : 'approve';
+    // Single select: with feedback the options cannot go (the feedback replaces the choice).
+    if (!q.multiSelect) otherInputs.forEach((input) => { input.disabled = skipped || hasFeedback(); });
+  }
   // A multi-select review takes any number of labels (protocol 1): its other options are checkboxes.
   const otherInputs = others.map((o) =>
     h('input', { type: q.multiSelect ? 'checkbox' : 'radio', name: `plan${index}`, value: o.label, class: 'option-input' }));
@@ -461,6 +610,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     else if (labels.length) text = `Sends: ${labels.join(', ')}${typed ? ' and your feedback' : ''}`;
     else text = typed ? 'Sends: your feedback' : 'Nothing chosen yet';
     sendsLine.textContent = text;
+    renderPrimary();
   }
 
   /**
@@ -478,27 +628,42 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     if (!q.multiSelect && hasFeedback()) {
       const choice = await askAboutFeedback();
       if (choice === null) { approve.focus(); return; }
+      // What was chosen in the question is a decision: it is sent at once whenever this plan
+      // sends itself, whether the question came from the button or from the 1 key.
       if (choice === 'feedback') {
         choose(null);
-        if (send) submitNow(); else feedback.focus();
+        if (send || sendsItself) submitNow(); else feedback.focus();
         return;
       }
       feedback.value = '';
       comments = [];
       editing = null;
       changedComments();
+      if (q.multiSelect) mark(approveLabel, true); else choose(approveLabel);
+      if (send || sendsItself) submitNow();
+      return;
     }
     if (q.multiSelect) mark(approveLabel, true); else choose(approveLabel);
     // A multi-select approval carries typed feedback beside it; Submit sends both, as shown.
     if (send && !(q.multiSelect && feedback.value.trim())) submitNow();
   }
-  approve.addEventListener('click', () => pressApprove(alone));
+  approve.addEventListener('click', () => {
+    // The one button sends what it says: the feedback, or the option chosen, as they are.
+    if (approve.dataset.action !== 'approve') submitNow();
+    else pressApprove(alone);
+  });
   otherInputs.forEach((input) => input.addEventListener('change', () => {
     if (q.multiSelect) mark(input.value, input.checked);
     // Single select: feedback replaces the choice (protocol 1), so with feedback there no option stays
     // checked; the line under the options says the feedback goes instead.
     else if (input.checked) choose(hasFeedback() ? null : input.value);
   }));
+  // Single select, sent by the one button: a second click on the option chosen lets it go, so the
+  // button can say Approve again.
+  otherInputs.forEach((input) => input.addEventListener('click', () => {
+    if (!q.multiSelect && sendsItself && input.dataset.was === 'true') { input.checked = false; choose(null); }
+  }));
+  otherInputs.forEach((input) => input.addEventListener('pointerdown', () => { input.dataset.was = String(input.checked); }));
   feedback.addEventListener('input', () => {
     prepared = null;
     card.classList.remove('missing');
@@ -512,6 +677,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     skipped = on;
     card.classList.toggle('skipped', skipped);
     for (const el of [approve, feedback, ...otherInputs]) el.disabled = skipped;
+    renderPrimary();
     skipButton.textContent = skipped ? 'Undo skip' : 'Skip this question';
     renderSends();
     onChange();
@@ -537,6 +703,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
 
   const commentsPanel = h('section', { class: 'plan-comments card', 'aria-label': 'Comments on the plan' },
     h('div', { class: 'side-title' }, 'Comments ', commentCount),
+    pastError,
     commentList);
 
   const main = h('div', { class: 'plan-main card' },
@@ -548,14 +715,16 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   const card = h('section', { class: 'question plan-review', dataset: { qid: q.id } },
     h('div', { class: 'plan-layout' },
       main,
-      h('div', { class: 'plan-side' }, decision, commentsPanel, outline)));
+      h('div', { class: 'plan-side' }, decision, changesNav, commentsPanel, outline)));
+  card.addEventListener('keydown', onChangeKey);
 
   /** Puts back what draft() saved: only labels this question has and comments on blocks its plan has. */
   function restore(saved) {
     const labels = new Set(q.options.map((o) => o.label));
     comments = (Array.isArray(saved.comments) ? saved.comments : [])
       .filter((c) => c && blocks.has(c.block) && typeof c.text === 'string')
-      .map((c) => ({ id: nextComment++, block: c.block, quote: typeof c.quote === 'string' ? c.quote : null, text: c.text }));
+      .map((c) => ({ id: nextComment++, block: c.block, quote: typeof c.quote === 'string' ? c.quote : null, text: c.text,
+        carried: Number.isInteger(c.carried) ? c.carried : undefined }));
     const open = saved.editing;
     if (open && blocks.has(open.block)) {
       const of = Number.isInteger(open.comment) ? comments[open.comment] : null;
@@ -575,6 +744,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   placeNotes();
   renderSide();
   renderSends();
+  renderChanges();
 
   // ----- approving with feedback or comments -----
 
@@ -631,14 +801,14 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
         chosen: [...chosen],
         skipped,
         feedback: feedback.value,
-        comments: comments.map((c) => ({ block: c.block, quote: c.quote, text: c.text })),
+        comments: comments.map((c) => ({ block: c.block, quote: c.quote, text: c.text, carried: c.carried })),
         editing: editing
           ? { block: editing.block, quote: editing.quote, comment: at >= 0 ? at : null,
               text: typeof editing.text === 'string' ? editing.text : null }
           : null,
       };
     },
-    /** Turns the comments and feedback into the answer's text; false when the human went back. */
+    /** Settles which comments go with the answer; false when the human went back. */
     async prepare() {
       prepared = null;
       if (skipped) return true;
@@ -651,21 +821,29 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
         if (choice === null) return false;
         if (choice === 'drop') send = [];
       }
-      const general = feedback.value.trim();
-      prepared = send.length
-        ? await api.planFeedback(request, send.map((c) => ({ block: c.block, quote: c.quote, text: c.text })), general)
-        : general;
+      prepared = { comments: send, general: feedback.value.trim() };
       return true;
+    },
+    /**
+     * The comments that go with the answer (after prepare()): the backend builds the feedback text
+     * from them and the general feedback in `custom`, and records them once the answer is sent.
+     */
+    comments() {
+      if (skipped || !prepared) return [];
+      return prepared.comments.map((c) => ({ block: c.block, quote: c.quote, text: c.text }));
     },
     answer() {
       if (skipped) return { id: q.id, selected: [] };
-      // Before prepare() has run (the digit keys ask which question is unanswered), comments count as feedback.
-      const text = prepared !== null ? prepared : feedback.value.trim() || (comments.length ? 'comments' : '');
-      if (!q.multiSelect && text) return { id: q.id, selected: [], custom: text };
+      const sending = prepared ? prepared.comments : comments;
+      const general = prepared ? prepared.general : feedback.value.trim();
+      // With comments the answer is feedback even with nothing typed: `custom` is then filled in
+      // by the backend from the comments.
+      const feedbackSent = Boolean(general || sending.length);
+      if (!q.multiSelect && feedbackSent) return { id: q.id, selected: [], custom: general };
       // In option order, as the question lists them.
       const labels = q.options.map((o) => o.label).filter((label) => chosen.has(label));
-      if (!labels.length) return text ? { id: q.id, selected: [], custom: text } : null;
-      return text ? { id: q.id, selected: labels, custom: text } : { id: q.id, selected: labels };
+      if (!labels.length) return feedbackSent ? { id: q.id, selected: [], custom: general } : null;
+      return feedbackSent ? { id: q.id, selected: labels, custom: general } : { id: q.id, selected: labels };
     },
     pick(n) {
       if (skipped) return false;
@@ -680,8 +858,14 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     /** The request's newer view from the backend (the queue was read again). */
     update(view) { updateRevision(view.revision || null); },
     focus() { approve.focus(); },
-    /** Where the focus starts when the request comes into view: the plan, read with J/K. */
-    focusStart() { doc.focus({ preventScroll: true }); },
+    /** Where the focus starts when the request comes into view: the plan, read with J/K; a
+     * revision opens on its first change, once. */
+    focusStart() {
+      doc.focus({ preventScroll: true });
+      if (openedOnChange || !showChanges) return;
+      openedOnChange = true;
+      goToChange(0);
+    },
     markMissing() {
       card.classList.add('missing');
       decision.scrollIntoView({ block: 'nearest', behavior: 'smooth' });

@@ -10,14 +10,13 @@ use askdesk_connect::autostart::{self, Autostart};
 use askdesk_connect::overview::{self, Applied, Overview, Preview};
 use askdesk_connect::Agent;
 use askdesk_core::{Answer, RequestId};
-use askdesk_journal::{millis, Record};
+use askdesk_journal::millis;
 use askdesk_rules::file;
 use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
+use askdesk_view::history::{self, HistoryPage, HistoryPageBuilder, HistoryQuery};
 use askdesk_view::memory::{Memory, PastAnswer};
 use askdesk_view::page::PageView;
-use askdesk_view::plan_thread::{
-    CommentError, CommentInput, HistoryPage, HistoryPageBuilder, HistoryQuery,
-};
+use askdesk_view::plan_thread::{CommentError, CommentInput, PastState};
 use askdesk_view::rule_draft::{self, RuleDraftView};
 use askdesk_view::rules_view::{self, RulesView, SuggestionView};
 use serde::Serialize;
@@ -63,8 +62,8 @@ impl From<DraftError> for CommandError {
 impl From<SubmitError> for CommandError {
     fn from(error: SubmitError) -> Self {
         let kind = match error {
-            SubmitError::Late => "late",
-            SubmitError::Invalid(_) => "invalid",
+            SubmitError::Late | SubmitError::Comments(CommentError::NotWaiting) => "late",
+            SubmitError::Invalid(_) | SubmitError::Comments(_) => "invalid",
         };
         CommandError::new(kind, error)
     }
@@ -109,14 +108,17 @@ pub fn get_settings(gui: State<'_, GuiAnswerer>, settings: State<'_, Settings>) 
     }
 }
 
-/// Claims the request with the human's answer.
+/// Claims the request with the human's answer; on a plan review, `comments` are the human's
+/// comments on the plan, which the backend turns into the feedback text with the general feedback
+/// the page put in the plan's `custom`.
 #[tauri::command]
 pub fn submit(
     gui: State<'_, GuiAnswerer>,
     request: u64,
     answer: Answer,
+    comments: Option<Vec<CommentInput>>,
 ) -> Result<(), CommandError> {
-    Ok(gui.submit(RequestId(request), answer)?)
+    Ok(gui.submit_review(RequestId(request), answer, comments.unwrap_or_default())?)
 }
 
 /// Dismisses the whole batch: the asker gets `ASK_CANCELLED`.
@@ -136,21 +138,21 @@ pub fn save_draft(
     Ok(gui.save_draft(RequestId(request), draft)?)
 }
 
+/// Resolves a comment of a plan's last review on its waiting revision, carries it forward, or
+/// opens it again (`state`: `resolved`, `carried`, `open`); the thread keeps what was done.
+#[tauri::command]
+pub fn set_past_comment(
+    gui: State<'_, GuiAnswerer>,
+    request: u64,
+    index: usize,
+    state: PastState,
+) -> Result<(), CommandError> {
+    Ok(gui.set_past_comment(RequestId(request), index, state)?)
+}
+
 #[tauri::command]
 pub fn set_dnd(gui: State<'_, GuiAnswerer>, on: bool) {
     gui.set_dnd(on);
-}
-
-/// The feedback text of a plan review's comments (quoted from the plan) and general feedback; the
-/// page sends it as the answer's `custom`.
-#[tauri::command]
-pub fn plan_feedback(
-    gui: State<'_, GuiAnswerer>,
-    request: u64,
-    comments: Vec<CommentInput>,
-    general: String,
-) -> Result<String, CommandError> {
-    Ok(gui.plan_feedback(RequestId(request), comments, &general)?)
 }
 
 /// Settled requests that the filters let through, newest first, at most `query.limit` of them;
@@ -252,14 +254,27 @@ pub async fn draft_rule(
     blocking(move || rule_draft::from_answer(path, &asked, &answer, now)).await
 }
 
-/// The rule that answers a History record's request as the human did then ("Make a rule").
+/// The rule that answers a History entry's request as the human did then ("Make a rule"): the
+/// entry is named by its id, and its record read again from the journal.
 #[tauri::command]
 pub async fn draft_rule_from_history(
     rules: State<'_, Rules>,
-    record: Record,
+    history: State<'_, History>,
+    entry: String,
 ) -> Result<RuleDraftView, CommandError> {
     let path = rules_path(&rules)?;
-    blocking(move || rule_draft::from_record(path, &record)).await
+    let Some(journal) = history.0.clone() else {
+        return Err(CommandError::new("refused", "there is no history journal"));
+    };
+    blocking(move || {
+        let record = history::find(|each| journal.visit(each), &entry)?;
+        Ok(match record {
+            Some(record) => rule_draft::from_record(path, &record),
+            None => RuleDraftView::unavailable(&path, "this entry is no longer in the history"),
+        })
+    })
+    .await?
+    .map_err(|e: askdesk_journal::Error| CommandError::new("failed", e))
 }
 
 /// Appends the previewed rule to the rules file, keeping everything in it, and reloads the rules

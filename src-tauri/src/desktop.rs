@@ -10,9 +10,10 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
+use askdesk_core::meta::display_name;
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
 use askdesk_journal::{Journal, Record};
-use askdesk_view::answerer::{display_name, GuiAnswerer, Presenter, Removal};
+use askdesk_view::answerer::{GuiAnswerer, Presenter, Removal};
 use askdesk_view::page::{
     QueueChanged, Withdrawn, EVENT_DND, EVENT_HISTORY, EVENT_QUEUE, EVENT_WITHDRAWN,
 };
@@ -113,7 +114,11 @@ impl Presenter for DesktopPresenter {
     /// disk before this returns.
     fn late_answer(&self, request: &Arc<Request>, answer: &Answer) {
         let Some(journal) = &self.journal else { return };
-        let record = Record::late_answer(request, answer.clone(), Some("desktop".into()));
+        let record = Record::late_answer(
+            request,
+            answer.clone(),
+            Some(askdesk_view::answerer::DESKTOP_ANSWERER.into()),
+        );
         match journal.append(&record) {
             Ok(()) => self.send(Event::Recorded),
             Err(error) => tracing::warn!(%error, "the late answer could not be recorded"),

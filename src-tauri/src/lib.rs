@@ -88,9 +88,9 @@ pub fn run() {
             commands::dismiss,
             commands::set_dnd,
             commands::save_draft,
+            commands::set_past_comment,
             commands::get_history,
             commands::get_memory,
-            commands::plan_feedback,
             commands::open_link,
             commands::hide_window,
             commands::shown,
@@ -190,7 +190,7 @@ fn start_desktop(
     let registration = AnswererRegistration {
         scope: settings.scope.clone(),
         prepend: false,
-        label: Some(askdesk_connect::DESKTOP_ANSWERER.into()),
+        label: Some(askdesk_view::answerer::DESKTOP_ANSWERER.into()),
     };
     service.register_answerer(registration, Arc::new(gui.clone()))?;
     let shutdown = CancellationToken::new();

@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
+use askdesk_core::meta::display_name;
 use askdesk_core::{Request, RequestId};
-use askdesk_view::answerer::display_name;
 use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
 use tokio::sync::oneshot;

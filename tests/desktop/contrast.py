@@ -14,7 +14,7 @@ STYLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ui
 AA = 4.5
 
 # Any surface text can sit on: the window, cards, the sidebar, code, and the tints of a checked option,
-# a comment, an addressed note or a removed block.
+# a comment, a changed block or a removed one.
 SURFACES = ("bg", "panel", "sidebar", "code-bg", "accent-soft", "warn-soft", "ok-soft", "danger-soft")
 # (foreground, backgrounds): a variable name or a literal colour on each background.
 PAIRS = [
@@ -38,6 +38,7 @@ INACTIVE = {
     ".skipped .options",
     ".skipped .free-text",
     ".plan-review.skipped .plan-decision > :not(.q-foot):not(.q-text):not(.q-header)",
+    ".plan-decision .option:has(input:disabled)",
 }
 
 

@@ -5,6 +5,7 @@ and helpers to ask, read the page and find notifications. Besides it: parsers of
 helpers of more than one area (rules file, journal, plan comments), and starting the app under
 WebDriver. test_lifecycle.py uses the bus and process helpers too.
 """
+import json
 import os
 import re
 import socket
@@ -341,6 +342,17 @@ def journal_lines():
     racing their cut-off may see zeros there instead)."""
     with open(journal_path(), encoding="utf-8") as f:
         return [line for line in f.read().splitlines() if line.strip(" \t\0")]
+
+
+def journal_record(text, timeout=10):
+    """The newest journal record of a request whose first question is `text` (waits for it)."""
+    deadline = time.time() + timeout
+    while True:
+        found = [r for r in map(json.loads, journal_lines()) if r["questions"][0]["question"] == text]
+        if found:
+            return found[-1]
+        assert time.time() < deadline, f"no journal record of {text!r}"
+        time.sleep(0.2)
 
 
 def server_pid(sock):

@@ -118,7 +118,7 @@ def set_window_size(page, width, height):
 def test_the_smallest_window_keeps_the_question_and_its_buttons_in_reach(ctx):
     """At the window's minimum size (640x420) a long agent label and meta scroll inside the header (at most a
     third of the window), the question and every button stay inside the window, and a plan review in one
-    column puts the plan right after the decision, its outline after the plan."""
+    column puts the plan first, the decision right after it, its outline after that."""
     page = ctx.page
     before = page.window_rect()
     conn = ctx.conn()
@@ -151,10 +151,11 @@ def test_the_smallest_window_keeps_the_question_and_its_buttons_in_reach(ctx):
         order = page.js(
             "const top = (s) => document.querySelector('[data-qid=\"plan\"] ' + s).getBoundingClientRect().top;"
             "const decision = document.querySelector('[data-qid=\"plan\"] .plan-decision').getBoundingClientRect();"
-            "return {decisionFirst: decision.top < top('.plan-main'), planNext: top('.plan-main') - decision.bottom < 200,"
-            " outlineAfter: top('.plan-outline') > top('.plan-main'),"
+            "const main = document.querySelector('[data-qid=\"plan\"] .plan-main').getBoundingClientRect();"
+            "return {planFirst: main.top < decision.top, decisionNext: decision.top - main.bottom < 200,"
+            " outlineAfter: top('.plan-outline') > decision.top,"
             " buttons: ['submit', 'dismiss'].filter((id) => document.getElementById(id).getBoundingClientRect().right > innerWidth + 0.5)};")
-        assert order == {"decisionFirst": True, "planNext": True, "outlineAfter": True, "buttons": []}, order
+        assert order == {"planFirst": True, "decisionNext": True, "outlineAfter": True, "buttons": []}, order
         ctx.shot("small-window-plan", x_window=True)
     finally:
         plan_conn.notify("$/cancelRequest", {"id": plan_rid})

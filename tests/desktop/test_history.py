@@ -7,7 +7,7 @@ import re
 import threading
 import time
 
-from harness import answer_of, expect_error, human_answers, journal_path, load_rules, no_rules, rule_names
+from harness import answer_of, expect_error, human_answers, journal_path, journal_record, load_rules, no_rules, rule_names
 import samples
 from webdriver import element_id
 
@@ -107,8 +107,65 @@ def test_history_lists_settled_requests_with_filters(ctx):
     agents = page.js("return [...document.querySelectorAll('.history-agent')].map((e) => e.textContent)")
     assert agents and set(agents) == {"review-bot"}, agents
     filter_history(page, "history-agent", "")
+    # The outcome filter offers what the backend calls each outcome.
+    offered = page.js("return [...document.getElementById('history-outcome').options].map((o) => [o.value, o.textContent])")
+    assert offered == [["", "All outcomes"], ["answered", "Answered"], ["dismissed", "Dismissed"], ["withdrawn", "Withdrawn"],
+                       ["failed", "Failed"], ["late-answer", "Late answer"]], offered
+    # A withdrawn ask reads as withdrawn: no error code or message beside it.
+    withdrawn = page.js("const li = document.querySelector('.history-item[data-outcome=\"withdrawn\"]');"
+                        "return {pill: li.querySelector('.pill.outcome').textContent, error: !!li.querySelector('.history-error'),"
+                        " text: li.textContent};")
+    assert withdrawn["pill"] == "Withdrawn" and not withdrawn["error"], withdrawn
+    assert "ASK_ABORTED" not in withdrawn["text"] and "aborted" not in withdrawn["text"], withdrawn
+    # Entries are grouped under their day, today's first.
+    days = page.js("return [...document.querySelectorAll('#history-list > li')].slice(0, 2).map((li) => [li.className, li.textContent])")
+    assert days[0] == ["history-day", "Today"] and "history-item" in days[1][0], days
     ctx.shot("history")
     page.click(page.find("#nav-queue"))
+
+
+SHOWN_QUESTIONS = "return [...document.querySelectorAll('.history-item dt')].map((e) => e.textContent)"
+
+
+def search_history(page, text, until):
+    """Types `text` into History's search as the person does and waits until the questions shown satisfy
+    `until` (a reload for another reason, a new journal line, may come first); fails naming what showed."""
+    page.js("const s = document.getElementById('history-search'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('input'));", text)
+    deadline = time.time() + 10
+    while True:
+        shown = page.js(SHOWN_QUESTIONS)
+        if until(shown):
+            return shown
+        assert time.time() < deadline, f"searching {text!r} showed {shown}"
+        time.sleep(0.1)
+
+
+def test_history_search_finds_questions_and_answers_by_their_words(ctx):
+    """The search box finds entries by every word typed, in any case, in the question, the options or the
+    answer; clearing it shows everything again."""
+    page = ctx.page
+    human_answers(ctx, [{"id": "db", "question": "Which database for the tide tables?",
+                         "options": [{"label": "Postgres"}, {"label": "SQLite"}]}], "SQLite")
+    human_answers(ctx, [{"id": "port", "question": "Which port for the harbour service?",
+                         "options": [{"label": "8080"}, {"label": "9090"}]}], "9090")
+    journal_record("Which port for the harbour service?")
+    try:
+        page.click(page.find("#nav-history"))
+        page.wait_for(".history-item")
+        tide, port = "Which database for the tide tables?", "Which port for the harbour service?"
+        # Each search shows other entries than the one before, so an earlier page cannot pass for it.
+        search_history(page, "TIDE tables", lambda shown: shown == [tide])
+        search_history(page, "harbour 9090", lambda shown: shown == [port])
+        search_history(page, "sqlite database", lambda shown: shown == [tide])
+        search_history(page, "tide harbour", lambda shown: shown == [])
+        assert page.text(page.find(".history-empty")) == "Nothing matches."
+        search_history(page, "tide", lambda shown: shown == [tide])
+        ctx.shot("history-search", x_window=True)
+        search_history(page, "", lambda shown: tide in shown and port in shown and len(shown) > 2)
+    finally:
+        page.js("const s = document.getElementById('history-search'); s.value = '';")
+        page.click(page.find("#nav-queue"))
 
 
 def test_history_shows_who_answered_and_filters_by_it(ctx):
@@ -150,7 +207,7 @@ LONG_LABEL = "A very long agent label that describes the agent in too much detai
 
 
 def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
-    """An agent's long label is cut in the Agent filter; every filter stays inside the window."""
+    """An agent's long label shows whole in the Agent filter, and every filter stays inside the window."""
     conn = ctx.conn()
     agent = conn.call("agents/register", {"id": "long-label", "label": LONG_LABEL})
     rid = conn.start("user-questions/ask", {"agent": agent, "questions": [
@@ -173,7 +230,10 @@ def test_history_filters_stay_in_the_window_with_a_long_agent_label(ctx):
         for name in ("agent", "answerer", "outcome"):
             left, right = boxes[name]
             assert 0 <= left and right <= boxes["width"], boxes
-        assert boxes["agent"][1] - boxes["agent"][0] < 320, boxes
+        whole = page.js("const s = document.getElementById('history-agent');"
+                        "return s.scrollWidth <= s.clientWidth && s.getBoundingClientRect().width > arguments[0] * 5;",
+                        len(LONG_LABEL))
+        assert whole, "the chosen agent's label is cut in its filter"
         ctx.shot("history-long-label", x_window=True)
         filter_history(page, "history-agent", "")
     finally:

@@ -9,7 +9,8 @@ import time
 
 from harness import DOC, answer_of, comment_by_keyboard, expect_error, long_plan, outcome_of
 import samples
-from webdriver import ESCAPE
+from webdriver import CONTROL, ENTER, ESCAPE
+from test_dialog import set_window_size
 
 
 def test_plan_review_renders_and_approve_returns_the_label(ctx):
@@ -22,9 +23,9 @@ def test_plan_review_renders_and_approve_returns_the_label(ctx):
         "const d = document.querySelector(arguments[0]);"
         "return {h1: d.querySelectorAll('h1').length, h2: d.querySelectorAll('h2').length,"
         " table: d.querySelectorAll('table').length, code: d.querySelectorAll('pre code').length,"
-        " tasks: d.querySelectorAll('input[type=checkbox][disabled]').length,"
+        " tasks: d.querySelectorAll('.task-box').length, inputs: d.querySelectorAll('input').length,"
         " outline: document.querySelectorAll('[data-qid=\"plan\"] .outline-link').length};", doc)
-    assert counts == {"h1": 1, "h2": 5, "table": 1, "code": 1, "tasks": 3, "outline": 6}, counts
+    assert counts == {"h1": 1, "h2": 5, "table": 1, "code": 1, "tasks": 3, "inputs": 0, "outline": 6}, counts
     # The fenced SQL is highlighted in Rust; style.css colours its classes (no inline styles).
     colours = page.js(
         "const code = document.querySelector(arguments[0] + ' pre code.language-sql');"
@@ -41,12 +42,49 @@ def test_plan_review_renders_and_approve_returns_the_label(ctx):
     ctx.wait_queue(0)
 
 
-def test_plan_feedback_returns_as_custom(ctx):
+PRIMARY = '[data-qid="plan"] .plan-approve'
+
+
+def primary(page):
+    """The plan's one primary button: its words, whether the window's Submit shows too, and the options' state."""
+    return page.js(
+        "const b = document.querySelector(arguments[0]);"
+        "const submit = document.getElementById('submit');"
+        "return {words: b.textContent.replace(/\\s+/g, ' ').trim(), submit: submit.getClientRects().length > 0,"
+        " options: [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision input.option-input')]"
+        ".map((i) => [i.value, i.checked, i.disabled])};", PRIMARY)
+
+
+def test_one_primary_button_says_and_sends_what_the_plan_answers(ctx):
+    """A plan that is the whole request has one primary button and no second Submit: it reads Approve, the option
+    chosen, or "Send feedback · keep planning" once there is feedback (when the options are shown unavailable),
+    and a click sends just that."""
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, f"action-{os.getpid()}")
+    ctx.show("plan")
+    page = ctx.page
+    assert primary(page) == {"words": "✓ Approve plan", "submit": False, "options": [["Keep planning", False, False]]}
+    ctx.shot("plan-action-approve", top=True)
+    page.click(ctx.option("plan", "Keep planning"))
+    assert primary(page)["words"] == "Send “Keep planning”", primary(page)
+    # The option chosen, clicked again, lets go: the button approves again.
+    page.click(ctx.option("plan", "Keep planning"))
+    assert primary(page) == {"words": "✓ Approve plan", "submit": False, "options": [["Keep planning", False, False]]}
+    page.type(page.find(FEEDBACK), "Use WAL mode and keep the JSON export.")
+    assert primary(page) == {"words": "Send feedback · keep planning", "submit": False,
+                             "options": [["Keep planning", False, True]]}, primary(page)
+    ctx.shot("plan-action-feedback", top=True)
+    page.click(page.find(PRIMARY))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Use WAL mode and keep the JSON export."}]}
+    ctx.wait_queue(0)
+
+
+def test_the_plan_sends_the_option_its_button_names(ctx):
     _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
     ctx.show("plan")
-    ctx.page.type(ctx.page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
-    ctx.page.click(ctx.page.find("#submit"))
-    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Use WAL mode and keep the JSON export."}]}
+    page = ctx.page
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find(PRIMARY))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Keep planning"]}]}
     ctx.wait_queue(0)
 
 
@@ -57,14 +95,19 @@ def approve_pressed(page):
 FEEDBACK = '[data-qid="plan"] .plan-feedback'
 
 
-def approve_with_feedback(ctx, questions):
-    """Asks, types feedback in the plan, presses Approve and waits for the question it asks; returns outcome()."""
+def approve_with_feedback(ctx, questions, by_key=False):
+    """Asks, types feedback in the plan, presses Approve (its button, or the 1 key from the plan) and waits for
+    the question it asks; returns outcome()."""
     page = ctx.page
     page.until("return !document.querySelector('#request-form [data-qid]')", message="the last request stayed")
     _, _, outcome = ctx.ask(questions, agent="coder")
     ctx.show("plan")
     page.type(page.find(FEEDBACK), "Add a rollback step.")
-    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    if by_key:
+        page.js(f"document.querySelector('{DOC}').focus()")
+        page.keys("1")
+    else:
+        page.click(page.find('[data-qid="plan"] .plan-approve'))
     page.wait_for(".plan-notes-modal")
     assert approve_pressed(page) == "false"
     return outcome
@@ -72,18 +115,19 @@ def approve_with_feedback(ctx, questions):
 
 def test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent(ctx):
     """A single-select approval cannot carry feedback: pressing Approve with feedback typed asks, and Approve
-    is never shown pressed while the answer would be the feedback."""
+    is never shown pressed while the answer would be the feedback. What is chosen in the question does the same
+    whether the 1 key or a button asked it: alone, the plan is answered at once."""
     page = ctx.page
-    # Alone: "Approve and drop your feedback" empties the box and sends the approval.
-    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    # Alone, by the 1 key: "Approve and drop your feedback" empties the box and sends the approval at once.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW, by_key=True)
     ctx.shot("plan-approve-with-feedback")
     choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => [b.dataset.choice, b.textContent])")
     assert choices == [["drop", "Approve and drop your feedback"], ["feedback", "Keep planning instead"]], choices
     page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
     ctx.wait_queue(0)
-    # Alone: "Keep planning instead" sends the feedback, not an approval.
-    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW)
+    # Alone, by the 1 key: "Keep planning instead" sends the feedback at once, not an approval.
+    outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW, by_key=True)
     page.click(page.find('.plan-notes-modal [data-choice="feedback"]'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Add a rollback step."}]}
     ctx.wait_queue(0)
@@ -197,7 +241,8 @@ def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
             "const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);"
             "li.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));")
     button = page.find('[data-qid="plan"] .block-comment-btn')
-    assert page.text(button) == "+ Comment on selection", page.text(button)
+    said = page.js("return document.querySelector('[data-qid=\"plan\"] .block-comment-btn').getAttribute('aria-label')")
+    assert said == "Comment on selection (C)", said
     page.click(button)
     page.type(page.find('[data-qid="plan"] .note-input'), "Import in batches of 10k rows, as the online migration does.")
     page.click(page.find('[data-qid="plan"] .note-save'))
@@ -223,8 +268,10 @@ def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
     assert beside == {"step2": "one-time importer", "step3": "", "line": True}, beside
     page.type(page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
     ctx.shot("plan-comments", scroll_to=f'{DOC} #md-h-3')
-    page.click(ctx.option("plan", "Keep planning"))
-    page.click(page.find("#submit"))
+    # With comments the one button sends them; the option cannot be chosen instead.
+    assert primary(page) == {"words": "Send feedback · keep planning", "submit": False,
+                             "options": [["Keep planning", False, True]]}, primary(page)
+    page.click(page.find(PRIMARY))
     expected = (
         "> **Steps › 2**\n"
         "> one-time importer\n\n"
@@ -262,20 +309,19 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
     assert len(view["added"]) == 1 and "askdesk history --export" in view["added"][0], view
     assert view["moved"] == [], view
     assert len(view["removed"]) == 1 and "one-time importer" in view["removed"][0], view
-    # Last round's comments: addressed beside the changed step, placed beside the unchanged line, gone listed.
+    # Last round's comments: outdated beside the changed step, placed beside the unchanged line, gone listed.
     step3 = block_key_of(page, "one transaction per second")
     line6 = block_key_of(page, "outcome     TEXT NOT NULL")
     past = page.js(
         f"const doc = document.querySelector('{DOC}');"
         "const note = (sel) => { const n = doc.querySelector(sel); return n ? n.querySelector('.note-text').textContent : null; };"
-        "return {addressed: note('[data-block=\"' + arguments[0] + '\"] > .plan-notes .plan-note.past.addressed'),"
+        "return {outdated: note('[data-block=\"' + arguments[0] + '\"] > .plan-notes .plan-note.past.outdated'),"
         " placed: note('.plan-notes[data-for=\"' + arguments[1] + '\"] .plan-note.past.placed'),"
         " gone: [...document.querySelectorAll('[data-qid=\"plan\"] .comment-item.past.gone .comment-text')].map((e) => e.textContent)};",
         step3, line6)
-    assert past == {"addressed": "Batch the inserts in one transaction per second.",
+    assert past == {"outdated": "Batch the inserts in one transaction per second.",
                     "placed": "Make outcome a CHECK over the five outcome names.",
                     "gone": ["Import in batches of 10k rows, as the online migration does."]}, past
-    ctx.shot("plan-revision", scroll_to=f'{DOC} #md-h-3')
     # The removed step stands where it was without taking a number: the next step is still 2.
     numbers = page.js(f"return [...document.querySelectorAll('{DOC} ol > li')].map((li) => getComputedStyle(li).display)")
     assert numbers.count("list-item") == 4 and numbers.count("block") == 1, numbers
@@ -307,16 +353,20 @@ def test_plan_revision_shows_changes_and_past_comments(ctx):
         "return mine ? [...mine.querySelectorAll('.thread-version .decision')].map((e) => e.textContent) : null;",
         message="no plan thread with two versions in History")
     assert entry == ["feedback sent", "approved"], entry
-    # The feedback sent with version 1 shows as one line, and all of it on a click.
+    # The feedback sent with version 1 shows as one line of text, and all of it, rendered, on a click.
     feedback = page.js(
         "const li = [...document.querySelectorAll('.history-item.plan-thread')]"
         ".find((li) => li.textContent.includes('one transaction per second'));"
         "const b = li.querySelector('.thread-version .version-feedback'); const one = b.getBoundingClientRect().height;"
-        "const cut = b.scrollWidth > b.clientWidth + 1; b.click();"
-        "return {cut, grown: b.getBoundingClientRect().height > 2 * one, whole: b.scrollWidth <= b.clientWidth + 1,"
+        "const line = b.querySelector('.feedback-line'); const cut = line.scrollWidth > line.clientWidth + 1;"
+        "const raw = line.textContent.includes('**') || line.textContent.startsWith('>'); b.click();"
+        "const full = b.querySelector('.feedback-full');"
+        "return {cut, raw, grown: b.getBoundingClientRect().height > 2 * one, whole: full.scrollWidth <= full.clientWidth + 1,"
         " wide: b.getBoundingClientRect().width > 0.9 * b.parentElement.getBoundingClientRect().width,"
-        " expanded: b.getAttribute('aria-expanded'), comment: b.textContent.includes('Batch the inserts')};")
-    assert feedback == {"cut": True, "grown": True, "whole": True, "wide": True, "expanded": "true", "comment": True}, feedback
+        " expanded: b.getAttribute('aria-expanded'), comment: full.textContent.includes('Batch the inserts'),"
+        " rendered: !!full.querySelector('blockquote') && !full.textContent.includes('**')};")
+    assert feedback == {"cut": True, "raw": False, "grown": True, "whole": True, "wide": True, "expanded": "true",
+                        "comment": True, "rendered": True}, feedback
     ctx.shot("history-thread-feedback", scroll_to=".history-item.plan-thread")
     page.click(page.find("#nav-queue"))
 
@@ -337,8 +387,10 @@ def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
         " note: note.textContent, item: item.textContent, children: note.children.length + item.children.length,"
         " bad: document.querySelectorAll('[data-qid=\"plan\"] img, [data-qid=\"plan\"] script, [data-qid=\"plan\"] b').length};")
     assert report == {"pwned": None, "note": evil, "item": evil, "children": 0, "bad": 0}, report
-    # Approving with a comment on a single-select review asks once; dropping it approves plainly.
-    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    # Approving with a comment on a single-select review (the 1 key: the button now sends the comment) asks once;
+    # dropping it approves plainly, at once.
+    page.js(f"document.querySelector('{DOC}').focus()")
+    page.keys("1")
     page.wait_for(".plan-notes-modal")
     choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
     assert choices == ["drop", "feedback"], choices
@@ -372,7 +424,7 @@ def test_plan_comment_over_the_limit_is_refused_in_the_editor(ctx):
     assert page.js("return document.querySelector('[data-qid=\"plan\"] .note-limit').classList.contains('over')") is False
     page.click(page.find('[data-qid="plan"] .note-save'))
     page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
-    page.click(page.find("#submit"))
+    page.click(page.find(PRIMARY))
     got = answer_of(outcome())["answers"][0]
     assert got["selected"] == [] and got["custom"].endswith("x" * 8192), {k: str(v)[:80] for k, v in got.items()}
     ctx.wait_queue(0)
@@ -502,8 +554,8 @@ def test_a_plan_option_with_feedback_shows_what_is_sent(ctx):
     page.type(page.find(FEEDBACK), "Split step 3.")
     assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
     assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
-    # Picking the option again with the feedback still typed: the feedback is still what goes back.
-    page.click(ctx.option("plan", "Keep planning"))
+    # With the feedback typed the option cannot be picked: it shows unavailable, the feedback goes back.
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-decision input.option-input').disabled") is True
     assert plan_inputs(page) == [["radio", "Keep planning", False]], plan_inputs(page)
     assert approve_pressed(page) == "false"
     assert sends(page) == "Sends: your feedback, instead of a choice", sends(page)
@@ -541,7 +593,7 @@ def test_plan_revision_wording_says_only_what_changed(ctx):
     first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
     ctx.show("plan")
     page.type(page.find(FEEDBACK), "Swap steps 3 and 4.")
-    page.click(page.find("#submit"))
+    page.click(page.find(PRIMARY))
     answer_of(first())
     ctx.wait_queue(0)
     step3 = "3. Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n"
@@ -556,7 +608,7 @@ def test_plan_revision_wording_says_only_what_changed(ctx):
     assert bar["badge"] == "" and bar["toggle"], bar
     assert not re.search(r"\b0 \w|changed|[+−]0\b", bar["said"]), bar
     page.type(page.find(FEEDBACK), "Keep it as it is now.")
-    page.click(page.find("#submit"))
+    page.click(page.find(PRIMARY))
     answer_of(moved())
     ctx.wait_queue(0)
     same = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-3", session)
@@ -594,8 +646,7 @@ def test_a_waiting_revision_follows_its_thread(ctx):
     line6 = block_key_of(page, "outcome     TEXT NOT NULL")
     page.js(f"document.querySelector('{DOC}').focus()")
     comment_by_keyboard(ctx, keys.index(line6) + 1, "Make outcome a CHECK.")
-    page.click(ctx.option("plan", "Keep planning"))
-    page.click(page.find("#submit"))
+    page.click(page.find(PRIMARY))
     assert answer_of(first())["answers"][0]["selected"] == []
     ctx.wait_queue(1)
     shown = page.until(
@@ -607,4 +658,248 @@ def test_a_waiting_revision_follows_its_thread(ctx):
     assert shown == ["feedback sent", "Make outcome a CHECK."], shown
     page.click(page.find('[data-qid="plan"] .plan-approve'))
     assert answer_of(second())["answers"][0]["selected"] == ["Approve plan (Recommended)"]
+    ctx.wait_queue(0)
+
+
+def comment_on(ctx, text, comment):
+    """Clicks the first block holding `text`, presses C, types the comment and saves it with Ctrl+Enter."""
+    page = ctx.page
+    page.click(page.find(f'{DOC} [data-block="{block_key_of(page, text)}"]'))
+    page.keys("c")
+    page.type(page.wait_for('[data-qid="plan"] .note-input'), comment)
+    page.keys(ENTER, modifier=CONTROL)
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
+
+
+def first_round(ctx, session, detail, comments=(), general=""):
+    """Version 1 of a session's plan: comments on the blocks holding these texts, general feedback, sent with the
+    one button; returns the feedback the agent got."""
+    page = ctx.page
+    outcome = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=detail)], f"{session}-1", session)
+    ctx.show("plan")
+    page.wait_for(f"{DOC} [data-block]")
+    for text, comment in comments:
+        comment_on(ctx, text, comment)
+    if general:
+        page.type(page.find(FEEDBACK), general)
+    page.click(page.find(PRIMARY))
+    sent = answer_of(outcome())["answers"][0]
+    ctx.wait_queue(0)
+    return sent
+
+
+def long_steps(n=30, changed=()):
+    """A plan of `n` steps, far taller than the window; the steps in `changed` say more in the revision."""
+    steps = [f"{i}. Move table {i} to the new store and check its row count"
+             + (" twice, then drop the old copy" if i in changed else "") for i in range(1, n + 1)]
+    return "# Long migration\n\nEvery step moves one table.\n\n## Steps\n\n" + "\n".join(steps) + "\n"
+
+
+def in_view(page, selector):
+    return page.js(
+        "const el = document.querySelector(arguments[0]); if (!el) return null;"
+        "const form = document.getElementById('request-form').getBoundingClientRect(); const r = el.getBoundingClientRect();"
+        "return r.top >= form.top - 1 && r.bottom <= form.bottom + 1;", selector)
+
+
+def current_block_text(page):
+    return page.js(f"const el = document.querySelector('{DOC} .block-current');"
+                   "return el ? el.textContent.replace(/\\s+/g, ' ').trim() : null;")
+
+
+def test_a_revision_opens_on_its_first_change_and_n_p_walk_the_changes(ctx):
+    """Version 2 of a plan taller than the window opens scrolled to its first change, selected; n and p go to the
+    next and previous change (never while typing), and the side lists every change in the plan's order."""
+    session = f"walk-{os.getpid()}"
+    page = ctx.page
+    first_round(ctx, session, long_steps(), general="Say what happens to the old copies.")
+    outcome = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=long_steps(changed=(18, 25)))],
+                             f"{session}-2", session)
+    ctx.show("plan")
+    page.until(f"return document.querySelector('{DOC} .block-current')", message="the revision opened on no block")
+    assert current_block_text(page).startswith("Move table 18"), current_block_text(page)
+    assert in_view(page, f"{DOC} .block-current"), "the first change is not in view"
+    assert page.js("return document.getElementById('request-form').scrollTop") > 0, "the revision opened at the top"
+    listed = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .change-item')]"
+                     ".map((li) => li.textContent.replace(/\\s+/g, ' ').trim())")
+    assert listed == ["changed Steps › 18", "changed Steps › 25"], listed
+    page.keys("n")
+    page.until(f"const el = document.querySelector('{DOC} .block-current');"
+               "return el && el.textContent.trim().startsWith('Move table 25');", message="n did not go to the next change")
+    assert in_view(page, f"{DOC} .block-current")
+    page.keys("p")
+    assert current_block_text(page).startswith("Move table 18"), current_block_text(page)
+    # Typed in a text box, n and p are letters.
+    page.type(page.find(FEEDBACK), "np")
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == "np"
+    assert current_block_text(page).startswith("Move table 18"), current_block_text(page)
+    # The list of changes goes there too.
+    page.click(page.find_all('[data-qid="plan"] .change-jump')[1])
+    assert current_block_text(page).startswith("Move table 25"), current_block_text(page)
+    page.js(f"document.querySelector('{FEEDBACK}').value = ''; document.querySelector('{FEEDBACK}')"
+            ".dispatchEvent(new Event('input'))")
+    page.click(page.find(PRIMARY))
+    answer_of(outcome())
+    ctx.wait_queue(0)
+
+
+def test_a_changed_block_shows_its_words_old_to_new_and_last_rounds_feedback(ctx):
+    """A changed step reads word by word (what went struck through, what came marked), a removed one is struck
+    through where it stood, the clean plan puts the rendered block back, and the general feedback of the last
+    round shows beside what changed."""
+    session = f"words-{os.getpid()}"
+    page = ctx.page
+    first_round(ctx, session, samples.PLAN, general="Use WAL mode and keep the JSON export.")
+    outcome = ask_in_session(ctx, samples.PLAN_REVIEW_REVISED, f"{session}-2", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    step3 = block_key_of(page, "one transaction per second")
+    words = page.js(
+        f"const el = document.querySelector('{DOC} [data-block=\"' + arguments[0] + '\"]');"
+        "const runs = (sel) => [...el.querySelectorAll('.word-diff ' + sel)].map((e) => e.textContent);"
+        "return {went: runs('del'), came: runs('ins'), code: el.querySelectorAll('code').length,"
+        " html: [...el.querySelectorAll('.word-diff *')].every((e) => e.children.length === 0)};", step3)
+    # Only words came: the step is the old one with " inside one transaction per second" put in.
+    assert words["came"] == [" inside one transaction per second"] and words["went"] == [], words
+    assert words["code"] == 0 and words["html"], words
+    asked = page.js("const a = document.querySelector('[data-qid=\"plan\"] .revision-bar .revision-asked');"
+                    "return a ? a.textContent : null")
+    assert asked == "You asked last timeUse WAL mode and keep the JSON export.", asked
+    removed = page.js(f"const r = document.querySelector('{DOC} .diff-removed .ghost-text');"
+                      "return [r.textContent, getComputedStyle(r).textDecorationLine]")
+    assert "one-time importer" in removed[0] and removed[1] == "line-through", removed
+    ctx.shot("plan-revision")
+    # The clean plan: the rendered step (its inline code) is back, no word diff left.
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    clean = page.js(f"const el = document.querySelector('{DOC} [data-block=\"' + arguments[0] + '\"]');"
+                    "return [el.querySelectorAll('code').length, document.querySelectorAll('.word-diff').length]", step3)
+    assert clean[0] >= 2 and clean[1] == 0, clean
+    page.click(page.find('[data-qid="plan"] .revision-toggle'))
+    page.until("return document.querySelectorAll('.word-diff').length === 1", message="the word diff did not come back")
+    page.click(page.find(PRIMARY))
+    answer_of(outcome())
+    ctx.wait_queue(0)
+
+
+OUTDATED_V1 = ("# Plan\n\n## Steps\n\n1. Read the journal once\n2. Write the schema by hand\n"
+               "3. Switch the writer\n")
+OUTDATED_V2 = ("# Plan\n\n## Steps\n\n1. Read the journal once, in pages\n2. Write the schema with a migration tool\n"
+               "3. Switch the writer\n")
+
+
+def test_an_outdated_comment_can_be_resolved_or_carried_forward(ctx):
+    """Last round's comments on blocks that changed are "Outdated", not taken as addressed: one resolved leaves
+    the thread, one carried forward becomes this round's comment and goes back with the feedback. A changed block
+    with a comment shows both marks, told apart; the question asked on approval is drawn over everything."""
+    session = f"outdated-{os.getpid()}"
+    page = ctx.page
+    first_round(ctx, session, OUTDATED_V1, comments=[("Read the journal once", "Read it in pages."),
+                                                     ("Write the schema by hand", "Use a migration tool.")])
+    outcome = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=OUTDATED_V2)], f"{session}-2", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .plan-note.past')
+    notes = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .plan-note.past')]"
+                    ".map((n) => [n.querySelector('.pill').textContent, n.querySelector('.note-text').textContent])")
+    assert notes == [["Outdated", "Read it in pages."], ["Outdated", "Use a migration tool."]], notes
+    assert "Addressed" not in page.js("return document.querySelector('[data-qid=\"plan\"]').textContent")
+    page.click(page.find('[data-qid="plan"] .plan-note.past[data-past="0"] .past-resolve'))
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .plan-note.past[data-past=\"0\"]')",
+               message="the resolved comment stayed")
+    page.click(page.find('[data-qid="plan"] .plan-note.past[data-past="1"] .past-carry'))
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .plan-note.past')"
+               " && document.querySelectorAll('[data-qid=\"plan\"] .comment-item:not(.past)').length === 1",
+               message="the carried comment did not become this round's")
+    # The backend keeps what was done: the view read again says so.
+    states = page.js("return window.__TAURI__.core.invoke('get_queue').then((q) =>"
+                     " q[0].questions[0].revision.comments.map((c) => c.state))")
+    assert states == ["resolved", "carried"], states
+    # The carried comment's block changed and has a comment: an amber bar on the left, a comment mark on the right.
+    step2 = block_key_of(page, "migration tool")
+    runs = page.js(f"return [...document.querySelectorAll('{DOC} [data-block=\"' + arguments[0] + '\"] .word-diff > *')]"
+                   ".map((e) => e.tagName + ' ' + e.textContent)", step2)
+    assert runs == ["DEL by hand", "INS with a migration tool"], runs
+    marks = page.js(
+        f"const el = document.querySelector('{DOC} [data-block=\"' + arguments[0] + '\"]');"
+        "const colour = (name) => { const p = document.createElement('span'); p.style.color = 'var(' + name + ')';"
+        " document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; };"
+        "const after = getComputedStyle(el, '::after');"
+        "return {changed: el.classList.contains('diff-changed'), bar: getComputedStyle(el).boxShadow.includes(colour('--warn')),"
+        " mark: after.content !== 'none' && after.backgroundColor === colour('--accent'), right: parseFloat(after.right) < 0};",
+        step2)
+    assert marks == {"changed": True, "bar": True, "mark": True, "right": True}, marks
+    ctx.shot("plan-outdated", scroll_to=f'{DOC} h2')
+    # The question asked on approval covers the revision bar and the comment button.
+    page.js(f"document.querySelector('{DOC}').focus()")
+    page.keys("1")
+    page.wait_for(".plan-notes-modal")
+    covered = page.js(
+        "const hit = (sel) => { const el = document.querySelector(sel); if (!el || el.hidden) return 'absent';"
+        " const r = el.getBoundingClientRect(); const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+        " return Boolean(top && top.closest('.plan-notes-modal')); };"
+        "return {bar: hit('[data-qid=\"plan\"] .revision-bar'), button: hit('[data-qid=\"plan\"] .block-comment-btn')};")
+    assert covered == {"bar": True, "button": True}, covered
+    page.keys(ESCAPE)
+    page.until("return !document.querySelector('.plan-notes-modal')")
+    page.click(page.find(PRIMARY))
+    got = answer_of(outcome())["answers"][0]
+    assert got == {"id": "plan", "selected": [],
+                   "custom": "> **Steps › 2**\n> Write the schema with a migration tool\n\nUse a migration tool."}, got
+    ctx.wait_queue(0)
+
+
+def test_the_plan_gets_the_room_in_a_small_window(ctx):
+    """Below about 900 px the queue folds away (the ☰ button shows it); the plan comes before the decision and
+    takes the width; a table scrolls inside its block; a comment on a table row keeps its buttons in its card,
+    the editor's buttons stay on one line, and the comment button covers no text."""
+    page = ctx.page
+    before = page.window_rect()
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    try:
+        ctx.show("plan")
+        # At the default size the plan has most of the request's width: twice the decision column's, at least.
+        wide = page.js("const w = (s) => document.querySelector('[data-qid=\"plan\"] ' + s).getBoundingClientRect().width;"
+                       "return [w('.plan-main'), w('.plan-side'), innerWidth];")
+        assert wide[0] >= 2 * wide[1] and wide[0] >= wide[2] / 2, wide
+        width, height = set_window_size(page, 640, 420)
+        assert width <= 680 and height <= 460, (width, height)
+        row = block_key_of(page, "Binary grows")
+        cell = f'{DOC} [data-block="{row}"] td'
+        page.js("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", cell)
+        page.click(page.find(cell))
+        page.keys("c")
+        page.wait_for('[data-qid="plan"] .note-input')
+        editor = page.js(
+            "const one = (sel) => { const b = document.querySelector(sel); return b.getBoundingClientRect().height < 40; };"
+            "return {save: one('[data-qid=\"plan\"] .note-save'), cancel: one('[data-qid=\"plan\"] .note-cancel')};")
+        assert editor == {"save": True, "cancel": True}, editor
+        page.type(page.find('[data-qid="plan"] .note-input'), "Measure it on the release build.")
+        page.keys(ENTER, modifier=CONTROL)
+        page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')")
+        page.js("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", cell)
+        page.click(page.find(cell))
+        layout = page.js(
+            "const r = (el) => el.getBoundingClientRect(); const q = (s) => document.querySelector('[data-qid=\"plan\"] ' + s);"
+            "const main = r(q('.plan-main')); const table = q('.plan-doc table');"
+            "const note = r(q('.note-row .plan-note')); const remove = r(q('.note-row .note-remove'));"
+            "const button = r(q('.block-comment-btn')); const block = r(q('.plan-doc .block-current'));"
+            "return {queue: r(document.querySelector('.sidebar')).right <= 1, planFirst: main.top < r(q('.plan-decision')).top,"
+            " planWide: main.width >= innerWidth - 80, tableInside: r(table).right <= main.right + 0.5,"
+            " tableScrolls: getComputedStyle(table).overflowX === 'auto',"
+            " removeInside: remove.right <= note.right + 0.5 && remove.left >= note.left - 0.5,"
+            " buttonClear: button.right <= block.left + 0.5,"
+            " page: document.documentElement.scrollWidth <= document.documentElement.clientWidth};")
+        assert layout == {"queue": True, "planFirst": True, "planWide": True, "tableInside": True, "tableScrolls": True,
+                          "removeInside": True, "buttonClear": True, "page": True}, layout
+        ctx.shot("plan-small", x_window=True)
+        # The folded queue opens over the page and closes on a pick.
+        page.click(page.find("#queue-toggle"))
+        page.until("return document.querySelector('.sidebar').getBoundingClientRect().left >= 0",
+                   message="the queue did not unfold")
+        page.click(page.find(".queue-item"))
+        page.until("return document.querySelector('.sidebar').getBoundingClientRect().right <= 1",
+                   message="the queue did not fold after a pick")
+    finally:
+        set_window_size(page, before["width"], before["height"])
+    page.click(page.find(PRIMARY))
+    answer_of(outcome())
     ctx.wait_queue(0)

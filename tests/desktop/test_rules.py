@@ -8,7 +8,7 @@ import re
 import time
 
 from harness import (
-    answer_of, expect_error, human_answers, journal_lines, load_rules, no_rules, put_rules, read_rules,
+    answer_of, expect_error, human_answers, journal_lines, journal_record, load_rules, no_rules, put_rules, read_rules,
     rule_names, rule_preview, rules_path, rules_state,
 )
 from webdriver import element_id
@@ -74,17 +74,6 @@ def test_a_rule_answering_at_its_deadline_says_so(ctx):
         assert text == 'Rule “auto no” answered claude-code\'s question: answer "No".', text
     finally:
         write_rules("")
-
-
-def journal_record(text, timeout=10):
-    """The newest journal record of a request whose first question is `text` (waits for it)."""
-    deadline = time.time() + timeout
-    while True:
-        found = [r for r in map(json.loads, journal_lines()) if r["questions"][0]["question"] == text]
-        if found:
-            return found[-1]
-        assert time.time() < deadline, f"no journal record of {text!r}"
-        time.sleep(0.2)
 
 
 def answered_by_the_rule(ctx, questions, expected):

@@ -141,7 +141,7 @@ impl Reach {
         // Set means there, whatever its type, as the answer rules read it.
         let tool = agent
             .and_then(|agent| agent.meta.as_ref())
-            .and_then(|meta| meta.get(askdesk_rules::matching::META_TOOL));
+            .and_then(|meta| meta.get(askdesk_core::meta::TOOL));
         if !self.permissions && tool.is_some_and(|tool| !tool.is_null()) {
             return Some("a permission prompt (--include-permissions answers it)");
         }

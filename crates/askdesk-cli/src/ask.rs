@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use askdesk_broker::protocol::RpcError;
 use askdesk_core::{
-    AgentRegistration, AskRequest, Handle, Intent, Question, QuestionOption, UserQuestionError,
+    meta, AgentRegistration, AskRequest, Handle, Intent, Question, QuestionOption,
+    UserQuestionError,
 };
 use clap::Args;
 use serde_json::{Map, Value};
@@ -320,9 +321,9 @@ pub fn agent_plan(args: &AskArgs) -> Result<AgentPlan> {
     let owner = args.owner.as_deref().map(parse_handle).transpose()?;
     let mut meta = Map::new();
     if let Some(cwd) = current_dir() {
-        meta.insert("cwd".into(), Value::String(cwd));
+        meta.insert(meta::CWD.into(), Value::String(cwd));
     }
-    meta.insert("pid".into(), Value::from(std::process::id()));
+    meta.insert(meta::PID.into(), Value::from(std::process::id()));
     for pair in &args.meta {
         let (key, value) = pair
             .split_once('=')

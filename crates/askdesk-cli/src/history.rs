@@ -227,17 +227,16 @@ pub fn answer_summary(answer: &Answer) -> String {
     items.join("; ")
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
+/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC); a time past chrono's range (some
+/// 262,000 years) as its milliseconds.
 pub fn when(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (year, month, day) = askdesk_rules::draft::civil_from_days(days as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    i64::try_from(ms)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map_or_else(
+            || ms.to_string(),
+            |t| t.format("%Y-%m-%d %H:%M:%S").to_string(),
+        )
 }
 
 #[cfg(test)]
@@ -388,5 +387,8 @@ WHEN (UTC)           AGENT  OUTCOME    QUESTION                   ANSWER        
         assert_eq!(when(0), "1970-01-01 00:00:00");
         assert_eq!(when(1_796_219_110_000), "2026-12-02 13:45:10");
         assert_eq!(when(951_782_400_000), "2000-02-29 00:00:00");
+        // Milliseconds are cut, never rounded up into the next second.
+        assert_eq!(when(1_796_219_110_999), "2026-12-02 13:45:10");
+        assert_eq!(when(u64::MAX), u64::MAX.to_string());
     }
 }

@@ -26,8 +26,8 @@ pub use client::{Agent, HookClient};
 pub use error::{Error, Result};
 pub use version::VERSION;
 
-/// The label the desktop app's answerer registers under: `askdesk doctor` tells the desktop's
-/// broker from `askdesk serve`'s by it.
+/// The label the desktop app's answerer registers under (`askdesk_view::answerer` re-exports it):
+/// `askdesk doctor` tells the desktop's broker from `askdesk serve`'s by it.
 pub const DESKTOP_ANSWERER: &str = "desktop";
 
 /// The name askdesk's MCP server is added under, in every client.

@@ -10,10 +10,12 @@
 //! - [`answerer`]: the [`Answerer`] trait and the decision channel an answerer replies through.
 //! - [`service`]: [`Service`], which runs `ask()` in the order of protocol 2 and walks the answerer
 //!   waterfall (protocol 4).
+//! - [`meta`]: the agent `meta` keys askdesk writes and reads, and how an agent is named.
 //! - [`sync`]: [`sync::lock`], the poison-tolerant mutex lock every crate of askdesk uses.
 
 pub mod answerer;
 pub mod error;
+pub mod meta;
 pub mod registry;
 pub mod service;
 pub mod sync;

@@ -24,6 +24,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in the order History offers them.
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Answered,
+        Outcome::Dismissed,
+        Outcome::Withdrawn,
+        Outcome::Failed,
+        Outcome::LateAnswer,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Answered => "answered",

@@ -24,8 +24,9 @@ use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table};
 
 use crate::file::RuleSet;
 use crate::glob::Glob;
-use crate::matching::{Verdict, META_COMMAND, META_TOOL};
-use crate::target::{Targets, META_PATH, META_URL};
+use crate::matching::Verdict;
+use crate::target::Targets;
+use askdesk_core::meta::{COMMAND, CWD, PATH, TOOL, URL};
 
 /// The request and answer a rule is drafted from.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +68,7 @@ pub fn narrowable(agent: Option<&AgentInfo>) -> bool {
             .and_then(|meta| meta.get(key))
             .is_some_and(|v| v.as_str().is_some_and(|v| !v.is_empty()))
     };
-    !meta(META_TOOL) || meta(META_COMMAND) || meta(META_PATH) || meta(META_URL)
+    !meta(TOOL) || meta(COMMAND) || meta(PATH) || meta(URL)
 }
 
 /// How the rule answers: one label everywhere, or one text everywhere.
@@ -109,15 +110,15 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
             .as_str()
             .filter(|v| !v.is_empty())
     };
-    let Some(cwd) = meta("cwd").filter(|c| c.starts_with('/')) else {
+    let Some(cwd) = meta(CWD).filter(|c| c.starts_with('/')) else {
         return Err("the agent did not say which project it works in (no absolute `cwd`), so there is no \"here\" for a rule".into());
     };
     let reply = reply(questions, source.answer)?;
 
     let mut matcher = InlineTable::new();
     matcher.insert("cwd", cwd.into());
-    let tool = meta(META_TOOL);
-    let command = tool.and(meta(META_COMMAND));
+    let tool = meta(TOOL);
+    let command = tool.and(meta(COMMAND));
     // What the tool touches, as a rule that answers reads it.
     let targets = Targets::new(source.agent);
     let target = match (tool, command) {
@@ -202,7 +203,7 @@ fn touched<'a>(
     targets: &Targets<'_>,
     meta: &impl Fn(&str) -> Option<&'a str>,
 ) -> Result<(&'static str, String, String), String> {
-    if let Some(given) = meta(META_PATH) {
+    if let Some(given) = meta(PATH) {
         let Some(path) = targets.strict_path() else {
             return Err(format!(
                 "the file {given:?} cannot be resolved for sure (a relative path without the agent's folder, a link to nowhere, a folder that cannot be read), or it is one no rule may allow changing, so no rule is made for it"
@@ -214,7 +215,7 @@ fn touched<'a>(
             .unwrap_or(path);
         return Ok(("path", path.to_owned(), file.to_owned()));
     }
-    if let Some(given) = meta(META_URL) {
+    if let Some(given) = meta(URL) {
         let Some(url) = targets.strict_url() else {
             return Err(format!(
                 "{given:?} is not a plain http or https address, so no rule is made for it"
@@ -335,24 +336,13 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DD` (UTC).
+/// Milliseconds since the epoch as `YYYY-MM-DD` (UTC); a time past chrono's range (some 262,000
+/// years) as its milliseconds.
 fn date(ms: u64) -> String {
-    let (year, month, day) = civil_from_days((ms / 86_400_000) as i64);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-/// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    i64::try_from(ms)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%d").to_string())
 }
 
 #[cfg(test)]
@@ -809,7 +799,7 @@ mod tests {
         assert_eq!(slug(&"x".repeat(50)).len(), 40);
         assert_eq!(date(WHEN), "2026-12-03");
         assert_eq!(date(0), "1970-01-01");
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(date(951_868_799_999), "2000-02-29");
+        assert_eq!(date(u64::MAX), u64::MAX.to_string());
     }
 }

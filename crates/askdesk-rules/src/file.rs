@@ -505,11 +505,16 @@ impl TryFrom<RawRule> for Rule {
             check_intent(intent.get_ref())
                 .map_err(|message| Invalid::Value(intent.span(), message))?;
         }
-        let glob = |g: Option<String>| g.as_deref().map(Glob::new);
+        let glob = |field: &str, g: Option<&str>| {
+            g.map(Glob::new)
+                .transpose()
+                .map_err(|error| format!("`match.{field}`: {error}"))
+        };
+        let host = m.host.as_ref().map(|h| h.get_ref().to_ascii_lowercase());
         Ok(Rule {
             name,
             matcher: Match {
-                agent: glob(m.agent),
+                agent: glob("agent", m.agent.as_deref())?,
                 cwd: m.cwd.map(|c| {
                     let trimmed = c.get_ref().trim_end_matches('/');
                     if trimmed.is_empty() {
@@ -518,13 +523,16 @@ impl TryFrom<RawRule> for Rule {
                         trimmed.to_owned()
                     }
                 }),
-                client: glob(m.client),
-                tool: glob(m.tool),
-                command: glob(m.command),
-                path: m.path.map(|p| Glob::new(p.get_ref())),
-                host: m.host.map(|h| Glob::new(&h.get_ref().to_ascii_lowercase())),
-                url_path: m.url_path.map(|p| Glob::new(p.get_ref())),
-                header: glob(m.header),
+                client: glob("client", m.client.as_deref())?,
+                tool: glob("tool", m.tool.as_deref())?,
+                command: glob("command", m.command.as_deref())?,
+                path: glob("path", m.path.as_ref().map(|p| p.get_ref().as_str()))?,
+                host: glob("host", host.as_deref())?,
+                url_path: glob(
+                    "url_path",
+                    m.url_path.as_ref().map(|p| p.get_ref().as_str()),
+                )?,
+                header: glob("header", m.header.as_deref())?,
                 question: m.question.map(|q| q.0),
                 intent: m.intent.map(Spanned::into_inner),
             },
@@ -891,6 +899,20 @@ mode = "off"
     fn empty_file_has_no_rules() {
         assert!(RuleSet::parse("").unwrap().rules.is_empty());
         assert!(RuleSet::parse("# nothing yet\n").unwrap().rules.is_empty());
+    }
+
+    #[test]
+    fn a_glob_too_long_to_match_is_refused_with_its_field() {
+        let text = format!(
+            "[[rule]]\nname = \"a\"\ndeny = \"no\"\nmatch = {{ tool = \"Bash\", command = \"{}\" }}\n",
+            "?".repeat(crate::glob::MAX_WILDCARD_GLOB_CHARS + 1)
+        );
+        let e = error(&text);
+        assert!(
+            e.message
+                .contains("`match.command`: a glob with `*` or `?` may be at most"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -1,69 +1,88 @@
-//! Shell-style globs for rule matching: `*` matches any run of characters (slashes included), `?`
-//! one character, `\*`, `\?` and `\\` a literal `*`, `?` and `\`, everything else itself.
+//! Shell-style globs for rule matching: `*` matches any run of characters (slashes and line breaks
+//! included, `**` no more than `*`), `?` one character, `\*`, `\?` and `\\` a literal `*`, `?` and
+//! `\`, everything else itself (brackets and braces too).
 
 use std::fmt;
+use std::sync::OnceLock;
 
-/// A compiled glob.
-#[derive(Clone, PartialEq, Eq)]
+use regex::Regex;
+
+/// The most characters a glob with `*` or `?` may have. Its regular expression then always fits
+/// the regex crate's default size limit (a test holds it to that), so compiling it cannot fail.
+pub const MAX_WILDCARD_GLOB_CHARS: usize = 10_000;
+
+/// A glob: the text it matches exactly, or, when it has a wildcard, the regular expression built
+/// from it (anchored at both ends, `*` as `(?s:.*)`, `?` as `(?s:.)`, everything else escaped), so
+/// matching is the regex crate's linear-time search.
+#[derive(Clone)]
 pub struct Glob {
     pattern: String,
-    parts: Vec<Part>,
-    /// The literal text before the first wildcard, which a match must start with: most texts a
-    /// rule is tried on fail there, without the full walk.
-    prefix: String,
-    /// The other runs of literal text between wildcards, in order: a match holds each of them
-    /// after the prefix, one after the other, so a text that lacks one fails at a substring search.
-    runs: Vec<String>,
+    matcher: Matcher,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    Literal(char),
-    Any,
-    AnyRun,
+#[derive(Clone)]
+enum Matcher {
+    /// A glob without `*` or `?`: its text, escapes resolved.
+    Literal(String),
+    Wildcard {
+        /// The literal text before the first wildcard, which a match starts with: most texts a
+        /// rule is tried on fail there, before its regex is needed.
+        prefix: String,
+        /// The regex's source, compiled on first use: a file of many rules loads without
+        /// compiling the regexes of rules no request reaches.
+        source: String,
+        regex: OnceLock<Regex>,
+    },
 }
 
 impl Glob {
-    pub fn new(pattern: &str) -> Glob {
-        let mut parts = Vec::new();
+    /// Reads `pattern`; fails when it has a wildcard and more than [`MAX_WILDCARD_GLOB_CHARS`]
+    /// characters.
+    pub fn new(pattern: &str) -> Result<Glob, String> {
+        let mut source = String::with_capacity(pattern.len() + 16);
+        let mut literal = String::with_capacity(pattern.len());
+        let mut prefix = None;
         let mut chars = pattern.chars().peekable();
         while let Some(c) = chars.next() {
-            parts.push(match c {
-                '*' => Part::AnyRun,
-                '?' => Part::Any,
-                '\\' => match chars.next_if(|next| matches!(next, '*' | '?' | '\\')) {
-                    Some(escaped) => Part::Literal(escaped),
-                    None => Part::Literal('\\'),
-                },
-                c => Part::Literal(c),
-            });
+            let c = match c {
+                '*' | '?' => {
+                    prefix.get_or_insert_with(|| literal.clone());
+                    if c == '*' {
+                        // A run of stars matches what one does.
+                        while chars.next_if_eq(&'*').is_some() {}
+                        source.push_str("(?s:.*)");
+                    } else {
+                        source.push_str("(?s:.)");
+                    }
+                    continue;
+                }
+                // A backslash escapes only `*`, `?` and itself; before anything else it is itself.
+                '\\' => chars
+                    .next_if(|next| matches!(next, '*' | '?' | '\\'))
+                    .unwrap_or('\\'),
+                c => c,
+            };
+            literal.push(c);
+            source.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
         }
-        let prefix = parts
-            .iter()
-            .map_while(|part| match part {
-                Part::Literal(c) => Some(*c),
-                _ => None,
-            })
-            .collect();
-        let mut runs: Vec<String> = Vec::new();
-        let mut run = String::new();
-        for part in &parts {
-            match part {
-                Part::Literal(c) => run.push(*c),
-                _ => runs.push(std::mem::take(&mut run)),
+        let matcher = match prefix {
+            None => Matcher::Literal(literal),
+            Some(_) if pattern.chars().count() > MAX_WILDCARD_GLOB_CHARS => {
+                return Err(format!(
+                    "a glob with `*` or `?` may be at most {MAX_WILDCARD_GLOB_CHARS} characters long, not {}",
+                    pattern.chars().count()
+                ))
             }
-        }
-        runs.push(run);
-        // The first run is the prefix, checked on its own (empty when the glob starts with a
-        // wildcard).
-        runs.remove(0);
-        runs.retain(|run| !run.is_empty());
-        Glob {
+            Some(prefix) => Matcher::Wildcard {
+                prefix,
+                source: format!(r"\A(?:{source})\z"),
+                regex: OnceLock::new(),
+            },
+        };
+        Ok(Glob {
             pattern: pattern.to_owned(),
-            parts,
-            prefix,
-            runs,
-        }
+            matcher,
+        })
     }
 
     /// The glob that matches exactly `text`: its `*`, `?` and `\\` escaped.
@@ -80,9 +99,7 @@ impl Glob {
 
     /// Whether the glob has no `*` or `?`: it matches exactly one text.
     pub fn is_literal(&self) -> bool {
-        self.parts
-            .iter()
-            .all(|part| matches!(part, Part::Literal(_)))
+        matches!(self.matcher, Matcher::Literal(_))
     }
 
     pub fn as_str(&self) -> &str {
@@ -91,51 +108,32 @@ impl Glob {
 
     /// Whether the whole of `text` matches.
     pub fn matches(&self, text: &str) -> bool {
-        if !text.starts_with(self.prefix.as_str()) {
-            return false;
-        }
-        let mut at = self.prefix.len();
-        for run in &self.runs {
-            match text[at..].find(run.as_str()) {
-                Some(found) => at += found + run.len(),
-                None => return false,
+        match &self.matcher {
+            Matcher::Literal(literal) => text == literal,
+            Matcher::Wildcard {
+                prefix,
+                source,
+                regex,
+            } => {
+                text.starts_with(prefix.as_str())
+                    && regex
+                        .get_or_init(|| {
+                            Regex::new(source).expect("a glob's regex fits the size limit")
+                        })
+                        .is_match(text)
             }
         }
-        // Positions in `text` are byte offsets at character boundaries: nothing is allocated, so
-        // a request tried against many rules costs no copies of its text.
-        let next = |t: usize| text[t..].chars().next().map_or(0, char::len_utf8);
-        let (mut p, mut t) = (0, 0);
-        // Where to resume after the last `*`: its position in the pattern and the text.
-        let mut resume: Option<(usize, usize)> = None;
-        while t < text.len() {
-            match self.parts.get(p) {
-                Some(Part::AnyRun) => {
-                    resume = Some((p, t));
-                    p += 1;
-                }
-                Some(Part::Any) => {
-                    p += 1;
-                    t += next(t);
-                }
-                Some(Part::Literal(c)) if text[t..].starts_with(*c) => {
-                    p += 1;
-                    t += c.len_utf8();
-                }
-                _ => match resume {
-                    // Let the last `*` swallow one more character and try again.
-                    Some((star, at)) => {
-                        let at = at + next(at);
-                        p = star + 1;
-                        t = at;
-                        resume = Some((star, at));
-                    }
-                    None => return false,
-                },
-            }
-        }
-        self.parts[p..].iter().all(|part| *part == Part::AnyRun)
     }
 }
+
+/// Two globs are the same when their patterns are: the matcher is made from the pattern.
+impl PartialEq for Glob {
+    fn eq(&self, other: &Glob) -> bool {
+        self.pattern == other.pattern
+    }
+}
+
+impl Eq for Glob {}
 
 impl fmt::Debug for Glob {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -145,11 +143,11 @@ impl fmt::Debug for Glob {
 
 #[cfg(test)]
 mod tests {
-    use super::Glob;
+    use super::{Glob, Matcher, Regex, MAX_WILDCARD_GLOB_CHARS};
 
     fn check(pattern: &str, text: &str, expected: bool) {
         assert_eq!(
-            Glob::new(pattern).matches(text),
+            Glob::new(pattern).unwrap().matches(text),
             expected,
             "{pattern:?} against {text:?}"
         );
@@ -205,17 +203,105 @@ mod tests {
         all
     }
 
-    #[test]
-    fn every_small_glob_matches_as_the_reference_does() {
-        let texts = strings(&['a', 'b'], 6);
-        for pattern in strings(&['a', 'b', '*', '?'], 5) {
-            let glob = Glob::new(&pattern);
+    /// Every glob over `pattern_chars` up to `pattern_len` long against every text over
+    /// `text_chars` up to `text_len` long: [`Glob::matches`] says what [`reference`] says.
+    fn agrees_with_the_reference(
+        (pattern_chars, pattern_len): (&[char], usize),
+        (text_chars, text_len): (&[char], usize),
+    ) {
+        let texts = strings(text_chars, text_len);
+        for pattern in strings(pattern_chars, pattern_len) {
+            let glob = Glob::new(&pattern).unwrap();
             let chars: Vec<char> = pattern.chars().collect();
             for text in &texts {
                 let expected = reference(&chars, &text.chars().collect::<Vec<_>>());
                 assert_eq!(glob.matches(text), expected, "{pattern:?} against {text:?}");
             }
         }
+    }
+
+    #[test]
+    fn every_small_glob_matches_as_the_reference_does() {
+        agrees_with_the_reference((&['a', 'b', '*', '?'], 5), (&['a', 'b'], 6));
+    }
+
+    #[test]
+    fn every_small_glob_with_slashes_and_dots_matches_as_the_reference_does() {
+        agrees_with_the_reference((&['a', '/', '.', '*', '?'], 4), (&['a', '/', '.'], 5));
+    }
+
+    #[test]
+    fn star_and_question_mark_cross_slashes_and_line_breaks() {
+        check("/home/*", "/home/me/src/lib.rs", true);
+        check("/home/*.rs", "/home/me/src/lib.rs", true);
+        check("a?b", "a/b", true);
+        check("echo *", "echo a\nb", true);
+        check("a?b", "a\nb", true);
+        check("*", "\n", true);
+    }
+
+    #[test]
+    fn a_double_star_is_two_stars_with_no_path_meaning() {
+        // `**/` does not make the directory optional, nor `/**/` the middle one.
+        check("**/foo", "foo", false);
+        check("**/foo", "a/b/foo", true);
+        check("/src/**/main.rs", "/src/main.rs", false);
+        check("/src/**/main.rs", "/src/a/b/main.rs", true);
+        check("**", "any/thing", true);
+        check("a**b", "ab", true);
+    }
+
+    #[test]
+    fn only_star_and_question_mark_are_wildcards() {
+        // No classes, alternatives or negation: brackets, braces and `!` are themselves.
+        check("ls [ab]", "ls [ab]", true);
+        check("ls [ab]", "ls a", false);
+        check("*.{rs,toml}", "Cargo.{rs,toml}", true);
+        check("*.{rs,toml}", "Cargo.toml", false);
+        check("[!a]*", "[!a]x", true);
+        check("[!a]*", "b", false);
+        // Regular-expression characters are themselves too.
+        check("a.c", "abc", false);
+        check("a.c*", "a.cx", true);
+        check("(a|b)+$^*", "(a|b)+$^ yes", true);
+        check("(a|b)+$^*", "a", false);
+        check("^a*", "a", false);
+    }
+
+    #[test]
+    fn matching_is_case_sensitive_in_every_script() {
+        check("Bash*", "bash -c x", false);
+        check("*.RS", "lib.rs", false);
+        check("É*", "é", false);
+        check("straße*", "STRASSE", false);
+    }
+
+    #[test]
+    fn literal_globs_are_literal() {
+        assert!(Glob::new("cargo test").unwrap().is_literal());
+        assert!(Glob::new(r"ls \*.rs").unwrap().is_literal());
+        assert!(!Glob::new("cargo test*").unwrap().is_literal());
+        assert!(!Glob::new("a?").unwrap().is_literal());
+    }
+
+    #[test]
+    fn the_longest_wildcard_globs_compile_and_longer_ones_are_refused() {
+        // `?` and `*` are the largest parts of a regex: globs of nothing else, at the limit.
+        let max = MAX_WILDCARD_GLOB_CHARS;
+        for pattern in ["?".repeat(max), "?*".repeat(max / 2), "é?".repeat(max / 2)] {
+            let glob = Glob::new(&pattern).unwrap();
+            let Matcher::Wildcard { source, .. } = &glob.matcher else {
+                panic!("{glob:?} has a wildcard");
+            };
+            assert!(Regex::new(source).is_ok(), "{glob:?}");
+        }
+        assert!(Glob::new(&"?".repeat(max))
+            .unwrap()
+            .matches(&"é".repeat(max)));
+        let error = Glob::new(&"?".repeat(max + 1)).unwrap_err();
+        assert!(error.contains("at most 10000 characters"), "{error}");
+        // A literal glob has no regex, and no limit.
+        assert!(Glob::new(&"a".repeat(max * 10)).unwrap().is_literal());
     }
 
     #[test]
@@ -237,10 +323,12 @@ mod tests {
             r"\*\?",
             "",
         ] {
-            let glob = Glob::new(&Glob::escape(text));
+            let glob = Glob::new(&Glob::escape(text)).unwrap();
             assert!(glob.matches(text), "{text:?} escaped as {glob:?}");
             assert!(!glob.matches(&format!("{text}x")), "{glob:?} matches more");
         }
-        assert!(!Glob::new(&Glob::escape("ls *.rs")).matches("ls main.rs"));
+        assert!(!Glob::new(&Glob::escape("ls *.rs"))
+            .unwrap()
+            .matches("ls main.rs"));
     }
 }

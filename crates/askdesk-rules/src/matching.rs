@@ -18,7 +18,7 @@ use std::cell::OnceCell;
 use std::path::{Component, Path};
 
 use askdesk_core::{
-    AgentInfo, Answer, AnswerItem, Decision, ErrorCode, Failure, Intent, Question,
+    meta, AgentInfo, Answer, AnswerItem, Decision, ErrorCode, Failure, Intent, Question,
     UserQuestionError,
 };
 
@@ -28,10 +28,6 @@ use crate::{protected, shell};
 
 /// The error code of a rule's `deny`.
 pub const ASK_DENIED: &str = "ASK_DENIED";
-/// The agent `meta` keys rules read besides `cwd`.
-pub const META_CLIENT: &str = "client";
-pub const META_TOOL: &str = "tool";
-pub const META_COMMAND: &str = "command";
 
 /// What a rule decides for one request.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +82,7 @@ impl<'a> Request<'a> {
             questions,
             targets: Targets::new(agent),
             cwd: OnceCell::new(),
-            command: meta_str(agent, META_COMMAND).map(shell::Line::new),
+            command: meta_str(agent, meta::COMMAND).map(shell::Line::new),
             refused: OnceCell::new(),
         }
     }
@@ -94,7 +90,7 @@ impl<'a> Request<'a> {
     /// The agent's `meta.cwd` as `match.cwd` compares it ([`plain_cwd`]).
     fn cwd(&self) -> Option<&str> {
         self.cwd
-            .get_or_init(|| plain_cwd(meta_str(self.agent, "cwd")?))
+            .get_or_init(|| plain_cwd(meta_str(self.agent, meta::CWD)?))
             .as_deref()
     }
 
@@ -161,7 +157,7 @@ impl Rule {
             // Set means there, whatever its type: a tool named by a number is still a prompt.
             let permission = agent
                 .and_then(|a| a.meta.as_ref())
-                .and_then(|meta| meta.get(META_TOOL))
+                .and_then(|meta| meta.get(meta::TOOL))
                 .is_some_and(|tool| !tool.is_null());
             if permission && matches!(self.action, Action::Answer(_)) && self.matcher.tool.is_none()
             {
@@ -208,7 +204,7 @@ impl Rule {
                 return false;
             }
         }
-        for (glob, key) in [(&m.client, META_CLIENT), (&m.tool, META_TOOL)] {
+        for (glob, key) in [(&m.client, meta::CLIENT), (&m.tool, meta::TOOL)] {
             if let Some(glob) = glob {
                 if !meta_str(agent, key).is_some_and(|value| glob.matches(value)) {
                     return false;

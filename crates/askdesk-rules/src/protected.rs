@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use askdesk_core::AgentInfo;
+use askdesk_core::{meta, AgentInfo};
 
 use crate::shell;
 
@@ -177,7 +177,7 @@ pub(crate) fn refuses_answer_with(
     };
     let text = |key: &str| meta.get(key).and_then(|v| v.as_str());
     let own;
-    let command = match (text("command"), read) {
+    let command = match (text(meta::COMMAND), read) {
         (Some(line), Some(read)) if read.text() == line => Some(read),
         (Some(line), _) => {
             own = shell::Line::new(line);
@@ -185,12 +185,12 @@ pub(crate) fn refuses_answer_with(
         }
         (None, _) => None,
     };
-    let path = text("path");
+    let path = text(meta::PATH);
     if command.is_none() && path.is_none() {
         return false;
     }
     let protected = Protected::from_env();
-    let cwd = text("cwd");
+    let cwd = text(meta::CWD);
     command.is_some_and(|line| protected.refuses_reading(line.reading(), cwd.map(Path::new)))
         || path.is_some_and(|path| {
             protected.mentioned_in(path, cwd.map(Path::new))

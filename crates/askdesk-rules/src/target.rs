@@ -18,15 +18,11 @@
 use std::cell::OnceCell;
 use std::path::{Component, Path, PathBuf};
 
+use askdesk_core::meta;
 use askdesk_core::AgentInfo;
 
 use crate::file::Match;
 use crate::protected::Protected;
-
-/// The agent `meta` key of the file a tool would change (absolute, or relative to `meta.cwd`).
-pub const META_PATH: &str = "path";
-/// The agent `meta` key of the URL a tool would fetch.
-pub const META_URL: &str = "url";
 
 /// How a rule reads what a tool touches: strictly when it would answer (an answer may allow),
 /// generously when it denies, dismisses or asks.
@@ -105,8 +101,8 @@ impl<'a> Targets<'a> {
     pub fn strict_path(&self) -> Option<&str> {
         self.strict_path
             .get_or_init(|| {
-                let path = self.meta(META_PATH)?;
-                let resolved = resolve(path, self.meta("cwd"))?;
+                let path = self.meta(meta::PATH)?;
+                let resolved = resolve(path, self.meta(meta::CWD))?;
                 if Protected::from_env().covers(&resolved) {
                     return None;
                 }
@@ -117,10 +113,10 @@ impl<'a> Targets<'a> {
 
     fn generous_paths(&self) -> &[String] {
         self.generous_paths.get_or_init(|| {
-            let Some(path) = self.meta(META_PATH) else {
+            let Some(path) = self.meta(meta::PATH) else {
                 return Vec::new();
             };
-            let cwd = self.meta("cwd");
+            let cwd = self.meta(meta::CWD);
             let mut readings = vec![path.to_owned()];
             let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
             let expanded = match (path.strip_prefix("~/"), home) {
@@ -141,13 +137,13 @@ impl<'a> Targets<'a> {
     /// The URL as a rule that answers sees it, or `None` when it is not a plain web address.
     pub fn strict_url(&self) -> Option<&UrlParts> {
         self.strict_url
-            .get_or_init(|| strict_url(self.meta(META_URL)?))
+            .get_or_init(|| strict_url(self.meta(meta::URL)?))
             .as_ref()
     }
 
     fn generous_urls(&self) -> &[UrlParts] {
         self.generous_urls.get_or_init(|| {
-            let Some(text) = self.meta(META_URL) else {
+            let Some(text) = self.meta(meta::URL) else {
                 return Vec::new();
             };
             let mut readings = Vec::new();

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::value::RawValue;
 
+use askdesk_core::meta::display_name;
 use askdesk_core::validate::check_answer;
 use askdesk_core::{
     decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Intent, Offer, Request,
@@ -23,7 +24,11 @@ use askdesk_core::{
 use serde::Serialize;
 
 use crate::markdown::{self, Block, Heading};
-use crate::plan_thread::{self, CommentError, CommentInput, PlanThreads, RevisionView};
+use crate::plan_thread::{self, Comment, CommentError, CommentInput, PlanThreads, RevisionView};
+
+/// The name the desktop's answerer registers with (History calls it "you"; `askdesk doctor` tells
+/// the desktop's broker from `askdesk serve`'s by it).
+pub use askdesk_connect::DESKTOP_ANSWERER;
 
 /// What the GUI answerer asks of the world around it. Implementations must not block: they run
 /// on the broker's tasks (except [`Presenter::late_answer`], which runs where the human answered).
@@ -65,7 +70,14 @@ pub enum SubmitError {
     /// The answer breaks the answer rules; the page should let the human fix it.
     #[error(transparent)]
     Invalid(UserQuestionError),
+    /// A plan comment sent with the answer is wrong (names no block, empty, too long); nothing
+    /// was sent.
+    #[error(transparent)]
+    Comments(CommentError),
 }
+
+/// A plan review's comments, checked against its plan, and its general feedback, as sent.
+type Review = (Vec<Comment>, Option<String>);
 
 /// Why a draft was not kept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -184,35 +196,36 @@ impl GuiAnswerer {
         }
     }
 
-    /// The feedback text a waiting plan review's comments make, quoted from its plan, with the
-    /// general feedback after them; records the comments for the plan's next revision. The page
-    /// puts the text in the answer's `custom` (the wire shape does not change).
-    pub fn plan_feedback(
+    /// Records what the human did with comment `index` of the last review on a waiting revision
+    /// (resolved, carried forward, open again); the request's view is read again with it. Only a
+    /// comment whose block is still in the plan can be carried.
+    pub fn set_past_comment(
         &self,
         id: RequestId,
-        comments: Vec<CommentInput>,
-        general: &str,
-    ) -> Result<String, CommentError> {
-        let view = self
+        index: usize,
+        state: plan_thread::PastState,
+    ) -> Result<(), CommentError> {
+        let waiting = self
             .state()
             .waiting
             .get(&id)
             .map(|w| (w.request.clone(), w.view.clone()));
-        let (request, view) = view.ok_or(CommentError::NotWaiting)?;
+        let (request, view) = waiting.ok_or(CommentError::NotWaiting)?;
         let view = view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
-        let question =
-            plan_thread::plan_question(&request.questions).ok_or(CommentError::NoPlan)?;
-        let blocks = view
+        let past = view
             .questions
             .iter()
-            .find(|q| q.id == question.id)
-            .map(|q| q.blocks.as_slice())
-            .unwrap_or_default();
-        let comments = plan_thread::resolve(blocks, comments)?;
-        let text = plan_thread::feedback(&comments, general);
-        self.shared.threads.commented(id, comments);
-        self.thread_changed(id);
-        Ok(text)
+            .find_map(|q| q.revision.as_ref())
+            .and_then(|r| r.comments.get(index))
+            .ok_or(CommentError::NoPastComment(index))?;
+        if state == plan_thread::PastState::Carried && past.key.is_none() {
+            return Err(CommentError::CannotCarry(index));
+        }
+        self.shared.threads.set_past(id, index, state)?;
+        if let Some(waiting) = self.state().waiting.get_mut(&id) {
+            waiting.view = Arc::default();
+        }
+        Ok(())
     }
 
     /// The waiting request with this id, if any.
@@ -235,6 +248,21 @@ impl GuiAnswerer {
 
     /// Claims the request with the human's answer.
     pub fn submit(&self, id: RequestId, answer: Answer) -> Result<(), SubmitError> {
+        self.submit_review(id, answer, Vec::new())
+    }
+
+    /// Claims the request with the human's answer and, on its plan review, the human's comments:
+    /// the feedback text is built here from the comments (quoted from the plan, in its order) and
+    /// the general feedback the page put in the plan's `custom`, and replaces that `custom` (the
+    /// wire shape does not change). The comments are recorded for the plan's next revision only
+    /// once the answer is delivered.
+    pub fn submit_review(
+        &self,
+        id: RequestId,
+        mut answer: Answer,
+        comments: Vec<CommentInput>,
+    ) -> Result<(), SubmitError> {
+        let review = self.review_of(id, &mut answer, comments)?;
         let taken = {
             let mut state = self.state();
             match state.waiting.get(&id) {
@@ -252,6 +280,9 @@ impl GuiAnswerer {
                 let decided = answer.clone();
                 match waiting.responder.decide(Decision::Claim(answer)) {
                     Ok(()) => {
+                        if let Some((comments, general)) = review {
+                            self.shared.threads.commented(id, comments, general);
+                        }
                         self.shared.threads.decided(id, &decided);
                         self.thread_changed(id);
                         self.shared.presenter.removed(id, Removal::Answered, left);
@@ -273,6 +304,58 @@ impl GuiAnswerer {
             }
             Err(None) => Err(SubmitError::Late),
         }
+    }
+
+    /// The comments and general feedback of a waiting plan review's answer, checked against its
+    /// plan; the plan's `custom` in `answer` becomes the feedback text they make. `None` when the
+    /// request does not wait, has no plan under review, or the answer skips the plan (and then
+    /// comments are refused).
+    fn review_of(
+        &self,
+        id: RequestId,
+        answer: &mut Answer,
+        comments: Vec<CommentInput>,
+    ) -> Result<Option<Review>, SubmitError> {
+        let waiting = self
+            .state()
+            .waiting
+            .get(&id)
+            .map(|w| (w.request.clone(), w.view.clone()));
+        // A request that no longer waits is told late by the claim itself.
+        let Some((request, view)) = waiting else {
+            return Ok(None);
+        };
+        let item = plan_thread::plan_question(&request.questions)
+            .and_then(|q| answer.answers.iter_mut().find(|a| a.id == q.id));
+        let Some(item) = item else {
+            return match comments.is_empty() {
+                true => Ok(None),
+                false => Err(SubmitError::Comments(CommentError::NoPlan)),
+            };
+        };
+        let general = item
+            .custom
+            .as_deref()
+            .map(str::trim)
+            .filter(|g| !g.is_empty())
+            .map(str::to_owned);
+        if comments.is_empty() {
+            return Ok(Some((Vec::new(), general)));
+        }
+        // Rendered outside the lock, as in `queue`.
+        let view = view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
+        let blocks = view
+            .questions
+            .iter()
+            .find(|q| q.id == item.id)
+            .map(|q| q.blocks.as_slice())
+            .unwrap_or_default();
+        let comments = plan_thread::resolve(blocks, comments).map_err(SubmitError::Comments)?;
+        item.custom = Some(plan_thread::feedback(
+            &comments,
+            general.as_deref().unwrap_or(""),
+        ));
+        Ok(Some((comments, general)))
     }
 
     /// The human dismissed the whole batch: the ask fails `ASK_CANCELLED`.
@@ -371,21 +454,6 @@ impl GuiAnswerer {
     }
 }
 
-/// Who asks, as every part of the desktop names them: the agent's label, else its id, else
-/// "a script" (an ask made without an agent). The page mirrors this rule only for history
-/// records, which it receives as the journal stores them.
-pub fn display_name(agent: Option<&AgentInfo>) -> &str {
-    match agent {
-        Some(agent) => agent
-            .label
-            .as_deref()
-            .map(str::trim)
-            .filter(|label| !label.is_empty())
-            .unwrap_or(&agent.id),
-        None => "a script",
-    }
-}
-
 /// A waiting request as the page receives it. Only `detailHtml` is HTML (sanitized); every
 /// other string is shown as text.
 #[derive(Debug, Clone, Serialize)]
@@ -393,7 +461,7 @@ pub fn display_name(agent: Option<&AgentInfo>) -> &str {
 pub struct RequestView {
     pub request: RequestId,
     pub agent: Option<AgentInfo>,
-    /// Who asks ([`display_name`]).
+    /// Who asks ([`askdesk_core::meta::display_name`]).
     pub who: String,
     /// Milliseconds since the Unix epoch.
     pub asked_at: u64,
@@ -451,6 +519,9 @@ pub struct QuestionView {
     pub intent: Option<Intent>,
     /// Whether the page should show the plan-review pane.
     pub plan_review: bool,
+    /// On a plan review, the longest comment the backend takes, in bytes of UTF-8
+    /// ([`plan_thread::MAX_COMMENT_BYTES`]), so the comment editor can say it before sending.
+    pub comment_limit: Option<usize>,
 }
 
 /// One option as the page receives it.
@@ -509,6 +580,11 @@ impl RequestView {
                             .collect(),
                         multi_select: q.multi_select,
                         plan_review: q.intent.as_ref().is_some_and(Intent::is_plan_review),
+                        comment_limit: q
+                            .intent
+                            .as_ref()
+                            .is_some_and(Intent::is_plan_review)
+                            .then_some(plan_thread::MAX_COMMENT_BYTES),
                         intent: q.intent.clone(),
                     }
                 })
@@ -884,7 +960,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn plan_comments_become_feedback_quoted_from_the_plan() {
+    async fn plan_comments_sent_with_the_answer_become_its_feedback() {
         let (service, gui, _) = setup();
         let mut plan = question("plan", &["Approve", "Keep planning"]);
         plan.detail = Some("# Plan\n\n## Steps\n\n1. Read\n2. Write <b>it</b>\n".into());
@@ -892,41 +968,55 @@ mod tests {
             kind: "plan-review".into(),
             approve: "Approve".into(),
         });
-        let (task, cancel) = ask(&service, vec![plan]);
+        let (task, _cancel) = ask(&service, vec![plan]);
         let view = wait_queued(&gui, 1).await.remove(0);
+        assert_eq!(
+            view.questions[0].comment_limit,
+            Some(plan_thread::MAX_COMMENT_BYTES)
+        );
         let blocks = &view.questions[0].blocks;
         let key = |text: &str| blocks.iter().find(|b| b.text == text).unwrap().key.clone();
         // No agent: no thread and no revision, but comments work all the same.
         assert!(view.questions[0].revision.is_none());
-        let text = gui
-            .plan_feedback(
-                view.request,
-                vec![CommentInput {
-                    block: key("Write it"),
-                    quote: None,
-                    text: "<script>x()</script> is text".into(),
-                }],
-                "General.",
-            )
-            .unwrap();
-        assert_eq!(
-            text,
-            "> **Steps › 2**\n> Write it\n\n<script>x()</script> is text\n\n---\n\nGeneral."
-        );
-        let unknown = CommentInput {
-            block: "s9.li9".into(),
-            quote: None,
-            text: "x".into(),
+        let general = |custom: Option<&str>| Answer {
+            answers: vec![AnswerItem {
+                id: "plan".into(),
+                selected: vec![],
+                custom: custom.map(str::to_owned),
+            }],
         };
+        let comment = |block: String, text: &str| CommentInput {
+            block,
+            quote: None,
+            text: text.into(),
+        };
+        // A comment on no block of the plan: nothing is sent, the request still waits.
         assert!(matches!(
-            gui.plan_feedback(view.request, vec![unknown], ""),
-            Err(CommentError::NoBlock { index: 0, .. })
+            gui.submit_review(
+                view.request,
+                general(None),
+                vec![comment("s9.li9".into(), "x")]
+            ),
+            Err(SubmitError::Comments(CommentError::NoBlock {
+                index: 0,
+                ..
+            }))
         ));
-        cancel.cancel();
-        assert!(task.await.unwrap().is_err());
+        assert_eq!(gui.queue().len(), 1);
+        gui.submit_review(
+            view.request,
+            general(Some("General.")),
+            vec![comment(key("Write it"), "<script>x()</script> is text")],
+        )
+        .unwrap();
+        let sent = task.await.unwrap().unwrap();
         assert_eq!(
-            gui.plan_feedback(view.request, Vec::new(), ""),
-            Err(CommentError::NotWaiting)
+            sent.answers[0].custom.as_deref(),
+            Some("> **Steps › 2**\n> Write it\n\n<script>x()</script> is text\n\n---\n\nGeneral.")
+        );
+        assert_eq!(
+            gui.submit_review(view.request, general(None), Vec::new()),
+            Err(SubmitError::Late)
         );
     }
 
@@ -1018,25 +1108,42 @@ mod tests {
             .unwrap()
             .key
             .clone();
-        let feedback = gui
-            .plan_feedback(
+        let comments = vec![CommentInput {
+            block: step,
+            quote: None,
+            text: "Twice.".into(),
+        }];
+        // A refused answer records nothing: the comments count only once they are sent.
+        let approve_and_keep_planning = Answer {
+            answers: vec![AnswerItem {
+                id: "plan".into(),
+                selected: vec!["Approve".into(), "Keep planning".into()],
+                custom: None,
+            }],
+        };
+        assert!(matches!(
+            gui.submit_review(
                 queue[0].request,
-                vec![CommentInput {
-                    block: step,
-                    quote: None,
-                    text: "Twice.".into(),
-                }],
-                "",
-            )
-            .unwrap();
+                approve_and_keep_planning,
+                comments.clone()
+            ),
+            Err(SubmitError::Invalid(_))
+        ));
+        let later = gui.queue();
+        assert!(later[1].questions[0]
+            .revision
+            .as_ref()
+            .unwrap()
+            .comments
+            .is_empty());
         let keep = Answer {
             answers: vec![AnswerItem {
                 id: "plan".into(),
                 selected: vec![],
-                custom: Some(feedback),
+                custom: Some("Keep the JSON export.".into()),
             }],
         };
-        gui.submit(queue[0].request, keep).unwrap();
+        gui.submit_review(queue[0].request, keep, comments).unwrap();
         first.await.unwrap().unwrap();
         let queue = wait_queued(&gui, 1).await;
         assert_eq!(decision(&queue[0]), Some("feedback sent".into()));
@@ -1048,6 +1155,19 @@ mod tests {
             .map(|c| c.comment.text.as_str())
             .collect();
         assert_eq!(past, ["Twice."]);
+        assert_eq!(revision.feedback.as_deref(), Some("Keep the JSON export."));
+        // Resolving the comment of the last review is kept with the waiting revision.
+        let resolved = plan_thread::PastState::Resolved;
+        gui.set_past_comment(queue[0].request, 0, resolved).unwrap();
+        assert_eq!(
+            gui.set_past_comment(queue[0].request, 1, resolved),
+            Err(CommentError::NoPastComment(1))
+        );
+        let again = gui.queue();
+        assert_eq!(
+            again[0].questions[0].revision.as_ref().unwrap().comments[0].state,
+            resolved
+        );
         gui.dismiss(queue[0].request).unwrap();
         assert!(second.await.unwrap().is_err());
     }

@@ -12,18 +12,20 @@
 //!   [`Presenter`](answerer::Presenter) seam the desktop implements.
 //! - [`markdown`]: `detail` rendered and sanitized; the only HTML the page inserts.
 //! - [`plan_diff`]: the block diff between two versions of a plan.
-//! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text,
-//!   History's thread entries.
+//! - [`plan_thread`]: plan threads (revisions by agent or session), comments as feedback text.
+//! - [`history`]: the History view's entries, search, filters and pages.
 //! - [`memory`]: the human's past answers to the same question in the same project.
 //! - [`rule_draft`]: rules made from answers, drafted for the page to preview.
 //! - [`rules_view`]: the answer rules as the page shows them (the Rules view, shadow suggestions).
 //! - [`page`]: the page's events and addresses.
 //!
 //! Within the crate the modules depend on each other one way: `answerer` → `plan_thread`,
-//! `rules_view`, `markdown`; `plan_thread` → `plan_diff`, `markdown`; `plan_diff` → `markdown`;
+//! `rules_view`, `markdown`; `history` → `answerer`, `plan_thread`, `markdown`; `plan_thread` →
+//! `plan_diff`, `markdown`; `plan_diff` → `markdown`;
 //! `memory`, `rule_draft` and `page` use none of the others.
 
 pub mod answerer;
+pub mod history;
 pub mod markdown;
 pub mod memory;
 pub mod page;

@@ -9,15 +9,17 @@
 //!   `rel="noopener noreferrer"`; the page opens them only after asking, through the backend;
 //! - images are dropped (the CSP would block remote ones anyway): a markdown image becomes its alt
 //!   text, a raw `<img>` disappears;
-//! - the only form controls are the task-list checkboxes the renderer emits, always disabled; raw
-//!   HTML `<input>` of any type is removed, so a plan cannot draw a box that looks like askdesk's;
+//! - no form controls at all: `input` is not on the allow-list, so raw HTML `<input>` of any type is
+//!   removed and a plan cannot draw a box that looks like askdesk's; a task list's boxes are drawn as
+//!   `☐`/`☑` glyphs in `task-box` spans;
 //! - headings get ids (prefixed `md-`) so the plan pane can show an outline;
 //! - every block (heading, paragraph, list item, table row, line of code) carries a `data-block`
 //!   key, and [`Rendered::blocks`] lists them with their heading path and text: comments anchor to
 //!   them and revisions are compared by them (`plan_diff`); a raw `data-block` in the plan is dropped;
 //! - fenced code in a language syntect knows is highlighted here, as `<span>`s with `hl-` classes
 //!   (ui/style.css colours them; the CSP forbids inline styles); the only classes that survive are
-//!   `hl-*` on `span`/`code` and `language-*` on `code`.
+//!   `hl-*` and `task-*` on `span`, `hl-*` and `language-*` on `code`, and `align-*` on table cells
+//!   (a column's alignment, which pulldown-cmark would write as an inline style).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -26,9 +28,10 @@ use std::sync::LazyLock;
 use pulldown_cmark::{
     html, Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd,
 };
+use pulldown_cmark_escape::escape_html_body_text;
 use serde::{Deserialize, Serialize};
-use syntect::html::{ClassStyle, ClassedHTMLGenerator};
-use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::html::{line_tokens_to_classed_spans, ClassStyle};
+use syntect::parsing::{ParseState, ScopeStack, ScopeStackOp, SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 /// Sanitized HTML plus the headings and blocks it contains.
@@ -91,9 +94,11 @@ pub fn render(markdown: &str) -> Rendered {
     let mut fence: Option<Fence<'_>> = None;
     let mut budget = HIGHLIGHT_BUDGET_BYTES;
     let mut anchors = Anchors::default();
-    // The current table's column alignments, and the column of the next cell of a body row.
+    // The current table's column alignments, the kind of cell its current row has (`th` in the
+    // header row, `td` below it) and the column of its next cell.
     let mut columns: Vec<Alignment> = Vec::new();
-    let mut body_cell: Option<usize> = None;
+    let mut cell_tag = "th";
+    let mut column = 0;
     for event in Parser::new_ext(markdown, options) {
         if let Some(open) = fence.as_mut() {
             match event {
@@ -192,6 +197,7 @@ pub fn render(markdown: &str) -> Rendered {
             Event::Start(Tag::TableHead) => {
                 // The header row is not a block of its own: its text names the columns.
                 anchors.open.push(None);
+                (cell_tag, column) = ("th", 0);
                 events.push(Event::Start(Tag::TableHead));
             }
             Event::End(TagEnd::TableHead) => {
@@ -199,7 +205,7 @@ pub fn render(markdown: &str) -> Rendered {
                 events.push(Event::End(TagEnd::TableHead));
             }
             Event::Start(Tag::TableRow) => {
-                body_cell = Some(0);
+                (cell_tag, column) = ("td", 0);
                 let key = anchors.row();
                 events.push(Event::Html(CowStr::from(format!(
                     "<tr {BLOCK_ATTRIBUTE}=\"{}\">",
@@ -207,33 +213,25 @@ pub fn render(markdown: &str) -> Rendered {
                 ))));
             }
             Event::End(TagEnd::TableRow) => {
-                body_cell = None;
                 anchors.close();
                 events.push(Event::End(TagEnd::TableRow));
             }
+            // Cells are written here, their column's alignment as a class: the HTML writer would
+            // write it as an inline style, which the sanitizer drops and the page's CSP forbids.
             Event::Start(Tag::TableCell) => {
                 anchors.cell();
-                // A body row starts as raw HTML (it carries its block key), so the HTML writer
-                // never hears that a row began and cannot align its cells: they are written here.
-                match body_cell {
-                    Some(column) => {
-                        events.push(Event::Html(CowStr::from(match columns.get(column) {
-                            Some(Alignment::Left) => r#"<td class="align-left">"#,
-                            Some(Alignment::Center) => r#"<td class="align-center">"#,
-                            Some(Alignment::Right) => r#"<td class="align-right">"#,
-                            _ => "<td>",
-                        })))
-                    }
-                    None => events.push(Event::Start(Tag::TableCell)),
-                }
+                let align = match columns.get(column) {
+                    Some(Alignment::Left) => r#" class="align-left""#,
+                    Some(Alignment::Center) => r#" class="align-center""#,
+                    Some(Alignment::Right) => r#" class="align-right""#,
+                    _ => "",
+                };
+                events.push(Event::Html(CowStr::from(format!("<{cell_tag}{align}>"))));
             }
-            Event::End(TagEnd::TableCell) => match body_cell.as_mut() {
-                Some(column) => {
-                    *column += 1;
-                    events.push(Event::Html(CowStr::from("</td>")));
-                }
-                None => events.push(Event::End(TagEnd::TableCell)),
-            },
+            Event::End(TagEnd::TableCell) => {
+                column += 1;
+                events.push(Event::Html(CowStr::from(format!("</{cell_tag}>"))));
+            }
             // An image becomes its alt text: the text inside it passes through as plain text.
             Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
             Event::Text(text) | Event::Code(text) if heading.is_some() => {
@@ -256,19 +254,20 @@ pub fn render(markdown: &str) -> Rendered {
                 anchors.text(" ");
                 events.push(event);
             }
+            // A glyph rather than a disabled `<input>`: no form control reaches the page.
             Event::TaskListMarker(done) => {
                 anchors.text(if done { "[x] " } else { "[ ] " });
-                events.push(event);
+                events.push(Event::InlineHtml(CowStr::from(if done {
+                    r#"<span class="task-box task-done">☑</span> "#
+                } else {
+                    r#"<span class="task-box">☐</span> "#
+                })));
             }
-            // Raw HTML may not draw form controls: only the renderer's task boxes are inputs.
-            Event::Html(raw) => events.push(Event::Html(without_inputs(raw))),
-            Event::InlineHtml(raw) => events.push(Event::InlineHtml(without_inputs(raw))),
             other => events.push(other),
         }
     }
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut raw, events.into_iter());
-    let raw = aligned_by_class(raw);
     Rendered {
         html: CLEANER.clean(&raw).to_string(),
         blocks: anchors.finish(&outline),
@@ -315,26 +314,6 @@ static BLOCK_SECRET: LazyLock<String> = LazyLock::new(|| {
 
 fn marked(key: &str) -> String {
     format!("{}{key}", *BLOCK_SECRET)
-}
-
-/// Renames raw `<input` tags so the sanitizer drops them: a plan cannot draw a text box (or any
-/// other control) that looks like part of askdesk. The task-list boxes come from the renderer.
-fn without_inputs(raw: CowStr<'_>) -> CowStr<'_> {
-    let lower = raw.to_ascii_lowercase();
-    if !lower.contains("<input") {
-        return raw;
-    }
-    let mut out = String::with_capacity(raw.len() + 8);
-    let mut rest: &str = &raw;
-    let mut rest_lower: &str = &lower;
-    while let Some(at) = rest_lower.find("<input") {
-        out.push_str(&rest[..at]);
-        out.push_str("<askdesk-removed-input");
-        rest = &rest[at + "<input".len()..];
-        rest_lower = &rest_lower[at + "<input".len()..];
-    }
-    out.push_str(rest);
-    CowStr::from(out)
 }
 
 /// Collects blocks while the renderer walks the document, and names them.
@@ -565,18 +544,18 @@ fn code_block(fence: &Fence<'_>, budget: &mut usize, anchors: &mut Anchors) -> S
         *budget = left;
         Some(spans)
     });
-    let lines = match highlighted {
-        Some(spans) => split_highlighted_lines(&spans),
-        None => fence
+    let lines = highlighted.unwrap_or_else(|| {
+        fence
             .text
             .lines()
             .map(|line| {
-                let mut escaped = escape(line);
+                let mut escaped = String::with_capacity(line.len() + 1);
+                escape_html_body_text(&mut escaped, line).expect("writing to a String");
                 escaped.push('\n');
                 escaped
             })
-            .collect(),
-    };
+            .collect()
+    });
     let keys = anchors.code_lines(&fence.text);
     let class = match (language, fence.info.as_deref()) {
         (Some((lang, _)), _) => format!(" class=\"language-{lang}\""),
@@ -596,65 +575,6 @@ fn code_block(fence: &Fence<'_>, budget: &mut usize, anchors: &mut Anchors) -> S
     out
 }
 
-/// Splits syntect's classed HTML into lines that each open and close their own spans, so every
-/// line can be wrapped in an element of its own. The input is syntect's output: only `<span
-/// class=...>` and `</span>` tags, text escaped.
-fn split_highlighted_lines(html: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut open: Vec<&str> = Vec::new();
-    let mut line = String::new();
-    let mut has_text = false;
-    let mut rest = html;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix("</span>") {
-            open.pop();
-            line.push_str("</span>");
-            rest = after;
-        } else if rest.starts_with('<') {
-            let end = rest.find('>').map_or(rest.len(), |i| i + 1);
-            open.push(&rest[..end]);
-            line.push_str(&rest[..end]);
-            rest = &rest[end..];
-        } else if let Some(after) = rest.strip_prefix('\n') {
-            line.push('\n');
-            for _ in &open {
-                line.push_str("</span>");
-            }
-            lines.push(std::mem::take(&mut line));
-            for tag in &open {
-                line.push_str(tag);
-            }
-            has_text = false;
-            rest = after;
-        } else {
-            let end = rest.find(['<', '\n']).unwrap_or(rest.len());
-            line.push_str(&rest[..end]);
-            has_text = true;
-            rest = &rest[end..];
-        }
-    }
-    // What follows the last newline is only spans reopened and closed again, unless the code did
-    // not end with a newline.
-    if has_text {
-        lines.push(line);
-    }
-    lines
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// The language of a fence's info string (its first word) and its grammar, when syntect has one
 /// other than plain text and the name is a safe class suffix.
 fn fence_language(info: &str) -> Option<(&str, &'static SyntaxReference)> {
@@ -668,18 +588,32 @@ fn fence_language(info: &str) -> Option<(&str, &'static SyntaxReference)> {
     (syntax.name != "Plain Text").then_some((lang, syntax))
 }
 
-fn highlight(syntax: &SyntaxReference, code: &str) -> Option<String> {
-    let mut generator = ClassedHTMLGenerator::new_with_class_style(
-        syntax,
-        &SYNTAXES,
-        ClassStyle::SpacedPrefixed { prefix: HL_PREFIX },
-    );
-    for line in LinesWithEndings::from(code) {
-        generator
-            .parse_html_for_line_which_includes_newline(line)
-            .ok()?;
-    }
-    Some(generator.finalize())
+/// `code` highlighted line by line, each line's HTML opening the spans of the scopes it starts in
+/// and closing every span it leaves open, so each line can be wrapped in an element of its own.
+/// `None` when syntect fails on it (the block is then shown plain).
+fn highlight(syntax: &SyntaxReference, code: &str) -> Option<Vec<String>> {
+    let style = ClassStyle::SpacedPrefixed { prefix: HL_PREFIX };
+    let mut parser = ParseState::new(syntax);
+    // The scopes open where the next line starts; they carry over from line to line.
+    let mut scopes = ScopeStack::new();
+    LinesWithEndings::from(code)
+        .map(|line| {
+            let reopen: Vec<(usize, ScopeStackOp)> = scopes
+                .as_slice()
+                .iter()
+                .map(|scope| (0, ScopeStackOp::Push(*scope)))
+                .collect();
+            let (mut html, _) =
+                line_tokens_to_classed_spans("", &reopen, style, &mut ScopeStack::new()).ok()?;
+            let ops = parser.parse_line(line, &SYNTAXES).ok()?;
+            let (spans, delta) =
+                line_tokens_to_classed_spans(line, &ops, style, &mut scopes).ok()?;
+            html.push_str(&spans);
+            let open = usize::try_from(reopen.len() as isize + delta).ok()?;
+            html.push_str(&"</span>".repeat(open));
+            Some(html)
+        })
+        .collect()
 }
 
 /// Letters, digits and `+#-_.`: what may follow `language-` or `hl-` in a class.
@@ -701,30 +635,10 @@ fn level_number(level: HeadingLevel) -> u8 {
     }
 }
 
-/// A table column's alignment as a class (`align-left`, `align-center`, `align-right`) instead of
-/// the inline style pulldown-cmark writes, which ammonia would drop and the page's CSP forbids.
-fn aligned_by_class(raw: String) -> String {
-    const STYLE: &str = " style=\"text-align: ";
-    if !raw.contains(STYLE) {
-        return raw;
-    }
-    let mut out = raw;
-    for side in ["left", "center", "right"] {
-        out = out.replace(
-            &format!("{STYLE}{side}\""),
-            &format!(" class=\"align-{side}\""),
-        );
-    }
-    out
-}
-
 static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     let mut builder = ammonia::Builder::default();
     builder
         .rm_tags(["img"])
-        .add_tags(["input"])
-        .add_tag_attributes("input", ["type", "checked", "disabled"])
-        .set_tag_attribute_value("input", "disabled", "")
         .add_tag_attributes("code", ["class"])
         .add_tag_attributes("span", ["class", BLOCK_ATTRIBUTE])
         .add_tag_attributes("p", [BLOCK_ATTRIBUTE])
@@ -743,13 +657,13 @@ static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     builder
 });
 
-/// Keeps only checkbox inputs, `hl-*` classes on spans and code, `language-*` classes on code and
-/// block keys the renderer wrote; everything else ammonia allowed.
+/// Keeps only `hl-*` and `task-*` classes on spans, `hl-*` and `language-*` classes on code,
+/// `align-*` classes on table cells and block keys the renderer wrote; everything else ammonia
+/// allowed.
 fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Option<Cow<'u, str>> {
     match (element, attribute) {
-        ("input", "type") => (value == "checkbox").then_some(Cow::Borrowed(value)),
         ("code", "class") => keep_classes(value, &[HL_PREFIX, "language-"]),
-        ("span", "class") => keep_classes(value, &[HL_PREFIX]),
+        ("span", "class") => keep_classes(value, &[HL_PREFIX, "task-"]),
         ("th" | "td", "class") => keep_classes(value, &["align-"]),
         (_, BLOCK_ATTRIBUTE) => value
             .strip_prefix(BLOCK_SECRET.as_str())
@@ -931,12 +845,12 @@ mod tests {
                 "<table>",
                 "<th>a</th>",
                 "<del>2</del>",
-                r#"type="checkbox""#,
-                "disabled",
+                r#"<span class="task-box task-done">☑</span> read"#,
+                r#"<span class="task-box">☐</span> write"#,
                 r#"<code class="language-rust">"#,
                 "main",
             ],
-            &["style="],
+            &["style=", "<input"],
         );
     }
 
@@ -953,6 +867,13 @@ mod tests {
                 "<td>4</td>",
             ],
             &["style="],
+        );
+        // Every row starts again at the first column.
+        let html = render("| a | b |\n|--:|---|\n| 1 | 2 |\n| 3 | 4 |\n").html;
+        assert_eq!(html.matches(r#"class="align-right""#).count(), 3, "{html}");
+        assert!(
+            html.contains(r#"<td class="align-right">3</td><td>4</td>"#),
+            "{html}"
         );
         // A raw cell cannot bring a class of its own.
         check(
@@ -1111,8 +1032,12 @@ mod tests {
             r#"- [ ] task <input type="text">"#,
         ] {
             let html = render(raw).html;
+            assert!(
+                !html.to_ascii_lowercase().contains("<input"),
+                "{raw:?} -> {html}"
+            );
             assert_eq!(
-                html.matches("<input").count(),
+                html.matches(r#"<span class="task-box">☐</span>"#).count(),
                 usize::from(raw.starts_with("- [ ]")),
                 "{raw:?} -> {html}"
             );
@@ -1122,16 +1047,21 @@ mod tests {
     }
 
     #[test]
-    fn task_boxes_are_the_only_inputs_and_disabled() {
-        let html = render("- [x] done\n- [ ] open\n\n<input type=\"checkbox\">\n").html;
-        assert_eq!(html.matches("<input").count(), 2, "{html}");
-        assert_eq!(
-            html.matches(r#"<input disabled="" type="checkbox""#)
-                .count(),
-            2,
+    fn task_boxes_are_glyphs_and_no_input_reaches_the_page() {
+        let html = render("- [x] done\n- [ ] open\n\n<input type=\"checkbox\" checked>\n").html;
+        assert!(!html.contains("<input"), "{html}");
+        assert!(!html.contains("checked"), "{html}");
+        assert!(
+            html.contains(r#"<span class="task-box task-done">☑</span> done"#),
             "{html}"
         );
-        assert!(html.contains("checked"), "{html}");
+        assert!(
+            html.contains(r#"<span class="task-box">☐</span> open"#),
+            "{html}"
+        );
+        // A loose list puts the box inside the item's paragraph; it is drawn the same.
+        let loose = render("- [x] done\n\n- [ ] open\n").html;
+        assert_eq!(loose.matches("class=\"task-box").count(), 2, "{loose}");
     }
 
     /// (key, kind, path, text) of every block of `markdown`, after checking that each key is on

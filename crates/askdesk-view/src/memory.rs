@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use askdesk_core::{AgentInfo, Question, Request, RequestId};
+use askdesk_core::{meta, AgentInfo, Question, Request, RequestId};
 use askdesk_journal::{Journal, Outcome, Record};
 use serde::Serialize;
 
@@ -20,7 +20,7 @@ pub struct PastAnswer {
 
 /// The project an agent works in, as its meta says.
 fn cwd(agent: Option<&AgentInfo>) -> Option<&str> {
-    agent?.meta.as_ref()?.get("cwd")?.as_str()
+    agent?.meta_str(meta::CWD)
 }
 
 /// For each question of `questions`, the newest answered record of `records` (any order) asked

@@ -12,6 +12,9 @@
 //!
 //! What is left is added (new side) or removed (old side). Pairs of the first pass that are out of
 //! order (not on a longest increasing run of old positions) are marked moved.
+//!
+//! Inside a changed block, [`word_diff`] says which words went and which came (the `similar`
+//! crate's word diff), as plain text runs the page shows as text.
 
 use serde::Serialize;
 
@@ -65,6 +68,102 @@ impl Diff {
             self.removed_count() + changed,
         )
     }
+}
+
+/// What a run of a changed block's text is: kept, removed or added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Op {
+    Equal,
+    Delete,
+    Insert,
+}
+
+/// One run of a changed block's text, word by word: plain text, never HTML.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Segment {
+    pub op: Op,
+    pub text: String,
+}
+
+/// The word diff of a block's old text and new text, as runs that read from left to right: within
+/// each stretch of change, what went comes before what came (as in a suggested change), and the
+/// spaces between two changed words belong to the change rather than splitting it in two. Words,
+/// runs of spaces and each punctuation mark are compared apart, so a comma added after a word
+/// does not mark the word as changed.
+pub fn word_diff(old: &str, new: &str) -> Vec<Segment> {
+    let (old, new) = (tokens(old), tokens(new));
+    let tokens: Vec<(similar::ChangeTag, &str)> =
+        similar::utils::diff_slices(similar::Algorithm::Patience, &old, &new)
+            .into_iter()
+            .flat_map(|(tag, run)| run.iter().map(move |token| (tag, *token)))
+            .collect();
+    let count = tokens.len();
+    let mut out: Vec<Segment> = Vec::new();
+    let (mut went, mut came) = (String::new(), String::new());
+    let flush = |out: &mut Vec<Segment>, went: &mut String, came: &mut String| {
+        for (op, text) in [(Op::Delete, went), (Op::Insert, came)] {
+            if !text.is_empty() {
+                out.push(Segment {
+                    op,
+                    text: std::mem::take(text),
+                });
+            }
+        }
+    };
+    for (i, (tag, text)) in tokens.iter().enumerate() {
+        let changed = |t: &(similar::ChangeTag, &str)| t.0 != similar::ChangeTag::Equal;
+        match tag {
+            similar::ChangeTag::Delete => went.push_str(text),
+            similar::ChangeTag::Insert => came.push_str(text),
+            similar::ChangeTag::Equal => {
+                let between = text.trim().is_empty()
+                    && i > 0
+                    && changed(&tokens[i - 1])
+                    && i + 1 < count
+                    && changed(&tokens[i + 1]);
+                if between {
+                    went.push_str(text);
+                    came.push_str(text);
+                    continue;
+                }
+                flush(&mut out, &mut went, &mut came);
+                match out.last_mut() {
+                    Some(last) if last.op == Op::Equal => last.text.push_str(text),
+                    _ => out.push(Segment {
+                        op: Op::Equal,
+                        text: (*text).to_owned(),
+                    }),
+                }
+            }
+        }
+    }
+    flush(&mut out, &mut went, &mut came);
+    out
+}
+
+/// A text cut into words (letters, digits, `_`), runs of whitespace, and single other characters.
+fn tokens(text: &str) -> Vec<&str> {
+    let class = |c: char| match c {
+        c if c.is_alphanumeric() || c == '_' => 0,
+        c if c.is_whitespace() => 1,
+        _ => 2,
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut previous = None;
+    for (at, c) in text.char_indices() {
+        let this = class(c);
+        if previous.is_some_and(|p| p != this || this == 2) {
+            out.push(&text[start..at]);
+            start = at;
+        }
+        previous = Some(this);
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
 }
 
 /// Compares the blocks of two versions of a plan.
@@ -353,6 +452,52 @@ mod tests {
         assert_eq!(d.badge(), (2, 2));
         let empty = diff(&[], &[]);
         assert_eq!(empty.badge(), (0, 0));
+    }
+
+    /// A word diff as one line: `[-went-]` and `{+came+}` around the changed runs.
+    fn words(old: &str, new: &str) -> String {
+        word_diff(old, new)
+            .into_iter()
+            .map(|s| match s.op {
+                Op::Equal => s.text,
+                Op::Delete => format!("[-{}-]", s.text),
+                Op::Insert => format!("{{+{}+}}", s.text),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_changed_block_says_which_words_went_and_came() {
+        assert_eq!(
+            words(
+                "Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee.",
+                "Switch `Journal::append` to a prepared `INSERT` inside one transaction per second, keeping the fsync guarantee."
+            ),
+            "Switch `Journal::append` to a prepared `INSERT`{+ inside one transaction per second+}, keeping the fsync guarantee."
+        );
+        // Two neighbouring words replaced read as one change, not two split by a kept space.
+        assert_eq!(
+            words("body TEXT NOT NULL", "body BLOB NULLABLE NULL"),
+            "body [-TEXT NOT-]{+BLOB NULLABLE+} NULL"
+        );
+        assert_eq!(
+            words("Read once", "Read once, in pages"),
+            "Read once{+, in pages+}"
+        );
+        assert_eq!(words("same", "same"), "same");
+        assert_eq!(words("", "new words"), "{+new words+}");
+        // Runs put back together give the old text and the new text exactly.
+        let runs = word_diff("a b c d", "a x c y d");
+        let side = |keep: Op| -> String {
+            runs.iter()
+                .filter(|s| s.op == Op::Equal || s.op == keep)
+                .map(|s| s.text.as_str())
+                .collect()
+        };
+        assert_eq!(
+            (side(Op::Delete), side(Op::Insert)),
+            ("a b c d".to_owned(), "a x c y d".to_owned())
+        );
     }
 
     #[test]

@@ -12,11 +12,11 @@
 //! version), the last [`MAX_VERSIONS`] versions of each, and about [`MAX_KEPT_BYTES`] in all. History rebuilds threads from the
 //! journal with the same key ([`HistoryPageBuilder`]), so it survives a restart.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use askdesk_core::{AgentInfo, Answer, Question, Request, RequestId};
-use askdesk_journal::{millis, Record};
+use askdesk_core::{meta, AgentInfo, Answer, Question, Request, RequestId};
+use askdesk_journal::millis;
 use serde::{Deserialize, Serialize};
 
 use crate::markdown::{self, Block, Rendered};
@@ -40,7 +40,7 @@ pub fn thread_key(agent: &AgentInfo) -> String {
     match agent
         .meta
         .as_ref()
-        .and_then(|meta| meta.get("session"))
+        .and_then(|meta| meta.get(meta::SESSION))
         .and_then(|session| session.as_str())
         .filter(|session| !session.is_empty())
     {
@@ -94,6 +94,12 @@ pub enum CommentError {
     /// More comments than [`MAX_COMMENTS`].
     #[error("at most {MAX_COMMENTS} comments can be sent at once")]
     TooMany,
+    /// The page named a comment of the last review that the version before this one does not have.
+    #[error("the last review has no comment {}", .0 + 1)]
+    NoPastComment(usize),
+    /// Only a comment whose block is still in the plan can be carried forward to it.
+    #[error("comment {} of the last review is on a part of the plan that is gone; it can only be resolved", .0 + 1)]
+    CannotCarry(usize),
 }
 
 /// A comment with what it quotes, as it goes to the agent and as a later revision shows it.
@@ -245,7 +251,12 @@ struct Version {
     /// Rendered once, by whoever needs it first (outside the lock).
     rendered: Option<Arc<Rendered>>,
     comments: Vec<Comment>,
+    /// The general feedback sent on this version (besides its comments), if any.
+    general: Option<String>,
     decision: Option<String>,
+    /// What the human did with the previous version's comments on this one, by their index
+    /// (the ones not listed are open).
+    past: Vec<(usize, PastState)>,
 }
 
 /// A revision as the page receives it: which version this is, what changed since the one before,
@@ -258,6 +269,8 @@ pub struct RevisionView {
     pub changes: ChangesView,
     /// The previous version's comments, placed on this version.
     pub comments: Vec<PastComment>,
+    /// The general feedback sent on the previous version (what was asked besides the comments).
+    pub feedback: Option<String>,
     /// The earlier versions, oldest first.
     pub previous: Vec<VersionView>,
 }
@@ -284,6 +297,9 @@ pub struct ChangesView {
 pub struct Mark {
     pub key: String,
     pub status: Status,
+    /// A changed block's text word by word, old to new (plain text runs, shown as text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub words: Option<Vec<plan_diff::Segment>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -302,10 +318,25 @@ pub struct RemovedBlock {
 pub enum Placement {
     /// Its block is still there, unchanged (perhaps moved).
     Placed,
-    /// Its block is still there but changed: the agent acted on it.
-    Addressed,
+    /// Its block is still there but changed since: the comment was about text that is no longer
+    /// there (GitHub's word). A change does not mean the comment was acted on; the human says.
+    Outdated,
     /// Its block is no longer in the plan.
     Gone,
+}
+
+/// What the human did with a comment of the last review on the new version.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PastState {
+    /// Shown beside its block (or under "No longer in the plan").
+    #[default]
+    Open,
+    /// Done with: hidden from the thread.
+    Resolved,
+    /// Re-attached to its block of the new version as one of this round's comments, to be sent
+    /// again with the next feedback (the page holds it among its comments).
+    Carried,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -313,7 +344,10 @@ pub enum Placement {
 pub struct PastComment {
     #[serde(flatten)]
     pub comment: Comment,
+    /// Its place among the last review's comments, as the page names it to resolve or carry it.
+    pub index: usize,
     pub placement: Placement,
+    pub state: PastState,
     /// The block of this version it sits beside (none when gone).
     pub key: Option<String>,
 }
@@ -357,7 +391,9 @@ impl PlanThreads {
             asked_at: millis(request.asked_at),
             rendered: None,
             comments: Vec::new(),
+            general: None,
             decision: None,
+            past: Vec::new(),
         });
         // Only the newest two versions keep their rendering (the diff needs the one before);
         // older ones are rendered again when a revision view lists them.
@@ -400,13 +436,17 @@ impl PlanThreads {
     pub fn revision(&self, request: RequestId, rendered: &Rendered) -> Option<RevisionView> {
         self.rendered(request, rendered);
         // Take what is needed out of the lock; render missing versions outside it.
-        let earlier: Vec<Version> = {
+        let (earlier, states): (Vec<Version>, Vec<(usize, PastState)>) = {
             let inner = self.inner();
             let key = inner.requests.get(&request)?;
             let thread = inner.threads.get(key)?;
             let at = thread.versions.iter().position(|v| v.request == request)?;
-            thread.versions[..at].to_vec()
+            (
+                thread.versions[..at].to_vec(),
+                thread.versions[at].past.clone(),
+            )
         };
+        let feedback = earlier.last().and_then(|v| v.general.clone());
         let previous: Vec<(VersionView, Arc<Rendered>, Vec<Comment>)> = earlier
             .into_iter()
             .enumerate()
@@ -430,11 +470,17 @@ impl PlanThreads {
         let version = last_view.version + 1;
         let changes = compare(&last.blocks, &rendered.blocks);
         let d = plan_diff::diff(&last.blocks, &rendered.blocks);
-        let comments = place_comments(comments, &last.blocks, &rendered.blocks, &d);
+        let mut comments = place_comments(comments, &last.blocks, &rendered.blocks, &d);
+        for (index, state) in states {
+            if let Some(comment) = comments.get_mut(index) {
+                comment.state = state;
+            }
+        }
         Some(RevisionView {
             version,
             changes,
             comments,
+            feedback,
             previous: previous.into_iter().map(|(view, _, _)| view).collect(),
         })
     }
@@ -457,20 +503,66 @@ impl PlanThreads {
         after.map(|v| v.request).collect()
     }
 
-    /// Records the comments sent on a version, so its revision can show them again.
-    pub fn commented(&self, request: RequestId, comments: Vec<Comment>) {
+    /// Records what the human did with comment `index` of the last review on this version: resolved
+    /// it, carried it forward, or opened it again. The index is checked against the version before.
+    pub fn set_past(
+        &self,
+        request: RequestId,
+        index: usize,
+        state: PastState,
+    ) -> Result<(), CommentError> {
+        let mut inner = self.inner();
+        let key = inner
+            .requests
+            .get(&request)
+            .cloned()
+            .ok_or(CommentError::NoPastComment(index))?;
+        let thread = inner
+            .threads
+            .get_mut(&key)
+            .ok_or(CommentError::NoPastComment(index))?;
+        let at = thread
+            .versions
+            .iter()
+            .position(|v| v.request == request)
+            .filter(|&at| at > 0)
+            .ok_or(CommentError::NoPastComment(index))?;
+        if index >= thread.versions[at - 1].comments.len() {
+            return Err(CommentError::NoPastComment(index));
+        }
+        let past = &mut thread.versions[at].past;
+        past.retain(|(i, _)| *i != index);
+        if state != PastState::Open {
+            past.push((index, state));
+        }
+        Ok(())
+    }
+
+    /// Records the comments and general feedback sent on a version, so its revision can show
+    /// them again.
+    pub fn commented(&self, request: RequestId, comments: Vec<Comment>, general: Option<String>) {
         let mut inner = self.inner();
         if let Some(version) = version_mut(&mut inner, request) {
             version.comments = comments;
+            version.general = general;
             inner.fit(request);
         }
     }
 
-    /// Records what the human decided on a version.
+    /// Records what the human decided on a version. An answer whose comments were not recorded
+    /// (a rule's, or feedback with no comments) keeps its `custom` as the general feedback.
     pub fn decided(&self, request: RequestId, answer: &Answer) {
         let mut inner = self.inner();
         if let Some(version) = version_mut(&mut inner, request) {
             version.decision = Some(decision_of(&version.question, answer));
+            if version.comments.is_empty() && version.general.is_none() {
+                version.general = answer
+                    .answers
+                    .iter()
+                    .find(|a| a.id == version.question.id)
+                    .and_then(|a| a.custom.clone())
+                    .filter(|c| !c.trim().is_empty());
+            }
         }
     }
 
@@ -530,7 +622,7 @@ impl Version {
             .iter()
             .map(|c| c.text.len() + c.quote.len() + c.path.len())
             .sum();
-        plan + rendered + comments
+        plan + rendered + comments + self.general.as_ref().map_or(0, String::len)
     }
 }
 
@@ -560,9 +652,12 @@ pub fn compare(old: &[Block], new: &[Block]) -> ChangesView {
             .iter()
             .enumerate()
             .filter(|(_, (status, _))| *status != Status::Same)
-            .map(|(j, (status, _))| Mark {
+            .map(|(j, (status, pair))| Mark {
                 key: new[j].key.clone(),
                 status: *status,
+                words: pair
+                    .filter(|_| *status == Status::Changed)
+                    .map(|i| plan_diff::word_diff(&old[i].text, &new[j].text)),
             })
             .collect(),
         removed_blocks: d
@@ -579,7 +674,7 @@ pub fn compare(old: &[Block], new: &[Block]) -> ChangesView {
 }
 
 /// Places the previous version's comments on the new one: beside the same block when it is
-/// unchanged, marked addressed when it changed, gone when it was removed.
+/// unchanged, marked outdated when it changed, gone when it was removed.
 pub fn place_comments(
     comments: &[Comment],
     old: &[Block],
@@ -588,7 +683,8 @@ pub fn place_comments(
 ) -> Vec<PastComment> {
     comments
         .iter()
-        .map(|comment| {
+        .enumerate()
+        .map(|(index, comment)| {
             let paired = old
                 .iter()
                 .position(|b| b.key == comment.block)
@@ -596,260 +692,27 @@ pub fn place_comments(
             let (placement, key) = match paired {
                 None => (Placement::Gone, None),
                 Some(j) => match d.new[j].0 {
-                    Status::Changed => (Placement::Addressed, Some(new[j].key.clone())),
+                    Status::Changed => (Placement::Outdated, Some(new[j].key.clone())),
                     _ => (Placement::Placed, Some(new[j].key.clone())),
                 },
             };
             PastComment {
                 comment: comment.clone(),
+                index,
                 placement,
+                state: PastState::Open,
                 key,
             }
         })
         .collect()
 }
 
-/// One entry of the History view: a settled request, or a plan thread (its versions oldest first).
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum HistoryEntry {
-    Record(Record),
-    PlanThread(PlanThreadEntry),
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanThreadEntry {
-    pub versions: Vec<PlanVersionEntry>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanVersionEntry {
-    #[serde(flatten)]
-    pub record: Record,
-    /// What the human decided, in words (`approved`, `feedback sent`, `dismissed`, ...).
-    pub decision: String,
-}
-
-/// Groups journal records (oldest first) into History entries, newest first: the plan reviews of
-/// one thread key become one entry placed where its latest version settled.
 #[cfg(test)]
-pub fn history_entries(records: Vec<Record>) -> Vec<HistoryEntry> {
-    let mut page = HistoryPageBuilder::new(HistoryQuery {
-        limit: usize::MAX,
-        ..HistoryQuery::default()
-    });
-    records.into_iter().for_each(|record| page.push(record));
-    page.finish().entries
-}
-
-impl HistoryEntry {
-    /// The record the entry is filtered and sorted by: itself, or a plan thread's latest version.
-    pub fn latest(&self) -> &Record {
-        match self {
-            HistoryEntry::Record(record) => record,
-            HistoryEntry::PlanThread(thread) => {
-                &thread
-                    .versions
-                    .last()
-                    .expect("a thread has a version")
-                    .record
-            }
-        }
-    }
-}
-
-/// The History view's filters; `None` lets every entry through.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HistoryQuery {
-    /// The agent as the page names it ([`agent_name`]).
-    pub agent: Option<String>,
-    /// `answered`, `dismissed`, ...
-    pub outcome: Option<String>,
-    /// Who answered, as the page names it ([`answerer_name`]).
-    pub answerer: Option<String>,
-    /// At most this many entries (newest first).
-    pub limit: usize,
-}
-
-impl HistoryQuery {
-    fn lets_through(&self, record: &Record) -> bool {
-        self.agent
-            .as_ref()
-            .is_none_or(|agent| *agent == agent_name(record.agent.as_ref()))
-            && self
-                .outcome
-                .as_ref()
-                .is_none_or(|outcome| outcome == record.outcome.as_str())
-            && self
-                .answerer
-                .as_ref()
-                .is_none_or(|answerer| Some(answerer.as_str()) == answerer_name(record))
-    }
-}
-
-/// One page of History: the newest matching entries, how many match in all, and the values the
-/// filters offer, taken from the whole journal (not only from the entries sent).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HistoryPage {
-    pub entries: Vec<HistoryEntry>,
-    pub matching: usize,
-    pub total: usize,
-    pub agents: Vec<String>,
-    pub answerers: Vec<String>,
-}
-
-/// How History names an agent: its label, else its id; a request with no agent came from a script.
-pub fn agent_name(agent: Option<&AgentInfo>) -> String {
-    match agent {
-        None => "a script".to_owned(),
-        Some(agent) => match agent.label.as_deref().map(str::trim) {
-            Some(label) if !label.is_empty() => label.to_owned(),
-            _ => agent.id.clone(),
-        },
-    }
-}
-
-/// How History names who answered: "you" for the desktop dialog, else the answerer's label.
-pub fn answerer_name(record: &Record) -> Option<&str> {
-    match record.answerer.as_deref()? {
-        "desktop" => Some("you"),
-        other => Some(other),
-    }
-}
-
-/// Builds a [`HistoryPage`] from the journal's records, handed over oldest first, holding only
-/// what the page can show: the newest matching plain records (at most `limit`) and the plan
-/// threads (whose place and filter values are known only once their last version is read).
-/// However long the journal, the page costs its reading, not its size in memory.
-pub struct HistoryPageBuilder {
-    query: HistoryQuery,
-    /// Records handed over so far; an entry's place is that of its newest record.
-    seen: u64,
-    /// The newest matching records that are not plan reviews, oldest first, with their places.
-    plain: VecDeque<(u64, Record)>,
-    plain_total: usize,
-    plain_matching: usize,
-    /// Plan threads by thread key, with the place of their newest version.
-    threads: HashMap<String, (u64, PlanThreadEntry)>,
-    agents: BTreeSet<String>,
-    answerers: BTreeSet<String>,
-}
-
-impl HistoryPageBuilder {
-    pub fn new(query: HistoryQuery) -> Self {
-        HistoryPageBuilder {
-            query,
-            seen: 0,
-            plain: VecDeque::new(),
-            plain_total: 0,
-            plain_matching: 0,
-            threads: HashMap::new(),
-            agents: BTreeSet::new(),
-            answerers: BTreeSet::new(),
-        }
-    }
-
-    /// The next record of the journal (oldest first).
-    pub fn push(&mut self, record: Record) {
-        self.seen += 1;
-        let key = record.agent.as_ref().map(thread_key);
-        let plan = plan_question(&record.questions).cloned();
-        match (key, plan) {
-            (Some(key), Some(question)) => {
-                let decision = match &record.answer {
-                    Some(answer) => decision_of(&question, answer),
-                    None => outcome_word(&record),
-                };
-                let thread = self.threads.entry(key).or_insert_with(|| {
-                    (
-                        0,
-                        PlanThreadEntry {
-                            versions: Vec::new(),
-                        },
-                    )
-                });
-                thread.0 = self.seen;
-                thread
-                    .1
-                    .versions
-                    .push(PlanVersionEntry { record, decision });
-            }
-            _ => {
-                self.offered(&record);
-                self.plain_total += 1;
-                if self.query.lets_through(&record) {
-                    self.plain_matching += 1;
-                    self.plain.push_back((self.seen, record));
-                    if self.plain.len() > self.query.limit {
-                        self.plain.pop_front();
-                    }
-                }
-            }
-        }
-    }
-
-    /// The filters' values: every agent and answerer of an entry's newest record.
-    fn offered(&mut self, record: &Record) {
-        self.agents.insert(agent_name(record.agent.as_ref()));
-        if let Some(name) = answerer_name(record) {
-            self.answerers.insert(name.to_owned());
-        }
-    }
-
-    pub fn finish(mut self) -> HistoryPage {
-        let threads = std::mem::take(&mut self.threads);
-        let mut total = self.plain_total;
-        let mut matching = self.plain_matching;
-        let mut entries: Vec<(u64, HistoryEntry)> = Vec::new();
-        for (place, thread) in threads.into_values() {
-            let entry = HistoryEntry::PlanThread(thread);
-            self.offered(entry.latest());
-            total += 1;
-            if self.query.lets_through(entry.latest()) {
-                matching += 1;
-                entries.push((place, entry));
-            }
-        }
-        entries.extend(
-            self.plain
-                .into_iter()
-                .map(|(place, record)| (place, HistoryEntry::Record(record))),
-        );
-        entries.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
-        entries.truncate(self.query.limit);
-        // "you" first, then the rules and other answerers in order.
-        let mut answerers: Vec<String> = self.answerers.into_iter().collect();
-        if let Some(you) = answerers.iter().position(|name| name == "you") {
-            let you = answerers.remove(you);
-            answerers.insert(0, you);
-        }
-        HistoryPage {
-            entries: entries.into_iter().map(|(_, entry)| entry).collect(),
-            matching,
-            total,
-            agents: self.agents.into_iter().collect(),
-            answerers,
-        }
-    }
-}
-
-fn outcome_word(record: &Record) -> String {
-    serde_json::to_value(record.outcome)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_else(|| "settled".to_owned())
-}
-
-#[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use askdesk_core::{AnswerItem, Intent, QuestionOption};
 
-    fn plan_question(detail: &str) -> Question {
+    pub(crate) fn plan_question(detail: &str) -> Question {
         Question {
             id: "plan".into(),
             question: "Approve?".into(),
@@ -980,8 +843,8 @@ mod tests {
         }
     }
 
-    const V1: &str = "# Plan\n\n## Steps\n\n1. Read\n2. Write the schema\n3. Ship\n";
-    const V2: &str =
+    pub(crate) const V1: &str = "# Plan\n\n## Steps\n\n1. Read\n2. Write the schema\n3. Ship\n";
+    pub(crate) const V2: &str =
         "# Plan\n\n## Steps\n\n1. Read\n2. Write the schema in SQL\n\n## Tests\n\n- Test it\n";
 
     #[test]
@@ -1024,7 +887,7 @@ mod tests {
         )
         .unwrap();
         let sent = feedback(&comments, "");
-        threads.commented(first.id, comments);
+        threads.commented(first.id, comments, None);
         assert!(
             sent.starts_with("> **Steps › 1**\n> Read\n\nwhat?"),
             "{sent}"
@@ -1069,11 +932,65 @@ mod tests {
                 ("what?", Placement::Placed, Some(key(&r2, "Read"))),
                 (
                     "which?",
-                    Placement::Addressed,
+                    Placement::Outdated,
                     Some(key(&r2, "Write the schema in SQL"))
                 ),
                 ("when?", Placement::Gone, None),
             ]
+        );
+        // The changed step says which words came; the added ones carry no word diff.
+        let words: Vec<(Status, Option<String>)> = c
+            .marks
+            .iter()
+            .map(|m| {
+                let came = m.words.as_ref().map(|w| {
+                    w.iter()
+                        .filter(|s| s.op == plan_diff::Op::Insert)
+                        .map(|s| s.text.as_str())
+                        .collect()
+                });
+                (m.status, came)
+            })
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                (Status::Changed, Some(" in SQL".to_owned())),
+                (Status::Added, None),
+                (Status::Added, None),
+            ]
+        );
+
+        // The human resolves the outdated comment and carries the placed one forward; the view
+        // read again says so, and an index the last review does not have is refused.
+        threads.set_past(second.id, 1, PastState::Resolved).unwrap();
+        threads.set_past(second.id, 0, PastState::Carried).unwrap();
+        assert_eq!(
+            threads.set_past(second.id, 3, PastState::Resolved),
+            Err(CommentError::NoPastComment(3))
+        );
+        assert_eq!(
+            threads.set_past(first.id, 0, PastState::Resolved),
+            Err(CommentError::NoPastComment(0)),
+            "a first version has no last review"
+        );
+        let states = |threads: &PlanThreads| -> Vec<PastState> {
+            threads
+                .revision(second.id, &r2)
+                .unwrap()
+                .comments
+                .iter()
+                .map(|p| p.state)
+                .collect()
+        };
+        assert_eq!(
+            states(&threads),
+            [PastState::Carried, PastState::Resolved, PastState::Open]
+        );
+        threads.set_past(second.id, 1, PastState::Open).unwrap();
+        assert_eq!(
+            states(&threads),
+            [PastState::Carried, PastState::Open, PastState::Open]
         );
     }
 
@@ -1163,160 +1080,5 @@ mod tests {
             "chose “Keep planning”"
         );
         assert_eq!(decision_of(&q, &item(&[], None)), "skipped");
-    }
-
-    #[test]
-    fn history_groups_a_thread_into_one_entry() {
-        let record = |id: &str, detail: Option<&str>, answer: &str| -> Record {
-            let mut q = plan_question(detail.unwrap_or("x"));
-            if detail.is_none() {
-                q.intent = None;
-                q.detail = None;
-            }
-            serde_json::from_value(serde_json::json!({
-                "askedAt": 1, "settledAt": 2, "agent": { "id": id },
-                "questions": [q], "outcome": "answered",
-                "answer": { "answers": [{ "id": "plan", "selected": [answer] }] },
-            }))
-            .unwrap()
-        };
-        let entries = history_entries(vec![
-            record("coder", Some(V1), "Keep planning"),
-            record("coder", None, "Approve"),
-            record("other", Some(V1), "Approve"),
-            record("coder", Some(V2), "Approve"),
-        ]);
-        let shape: Vec<String> = entries
-            .iter()
-            .map(|e| match e {
-                HistoryEntry::Record(r) => format!("record {}", r.agent.as_ref().unwrap().id),
-                HistoryEntry::PlanThread(t) => format!(
-                    "thread {} [{}]",
-                    t.versions[0].record.agent.as_ref().unwrap().id,
-                    t.versions
-                        .iter()
-                        .map(|v| v.decision.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })
-            .collect();
-        assert_eq!(
-            shape,
-            vec![
-                "thread coder [chose “Keep planning”, approved]",
-                "thread other [approved]",
-                "record coder",
-            ]
-        );
-        assert_eq!(history_entries(Vec::new()).len(), 0);
-        let json = serde_json::to_value(&entries[0]).unwrap();
-        assert_eq!(json["kind"], "plan-thread");
-        assert_eq!(json["versions"][1]["decision"], "approved");
-        assert_eq!(json["versions"][1]["outcome"], "answered");
-    }
-
-    #[test]
-    fn history_pages_filter_the_whole_journal_and_offer_every_value() {
-        let record =
-            |n: u64, agent: Option<(&str, Option<&str>)>, outcome: &str, by: Option<&str>| {
-                let mut value = serde_json::json!({
-                    "askedAt": n, "settledAt": n, "outcome": outcome,
-                    "questions": [{ "id": "q", "question": format!("question {n}") }],
-                });
-                if let Some((id, label)) = agent {
-                    value["agent"] = serde_json::json!({ "id": id, "label": label });
-                }
-                if let Some(by) = by {
-                    value["answerer"] = serde_json::json!(by);
-                }
-                serde_json::from_value::<Record>(value).unwrap()
-            };
-        // The oldest from "nightly" (by a rule), then 2,500 from "coder" (by the desktop), and
-        // one from a script.
-        let mut records = vec![record(
-            0,
-            Some(("nightly", None)),
-            "answered",
-            Some("rule:ci"),
-        )];
-        records.extend((1..=2500).map(|n| {
-            record(
-                n,
-                Some(("c1", Some(" coder "))),
-                "answered",
-                Some("desktop"),
-            )
-        }));
-        records.push(record(2501, None, "withdrawn", None));
-        let page = |agent: Option<&str>, outcome: Option<&str>, answerer: Option<&str>, limit| {
-            let mut page = HistoryPageBuilder::new(HistoryQuery {
-                agent: agent.map(str::to_owned),
-                outcome: outcome.map(str::to_owned),
-                answerer: answerer.map(str::to_owned),
-                limit,
-            });
-            records.iter().cloned().for_each(|record| page.push(record));
-            page.finish()
-        };
-        let newest = page(None, None, None, 1000);
-        assert_eq!(
-            (newest.entries.len(), newest.matching, newest.total),
-            (1000, 2502, 2502)
-        );
-        assert_eq!(newest.entries[0].latest().settled_at, 2501);
-        assert_eq!(newest.agents, ["a script", "coder", "nightly"]);
-        assert_eq!(newest.answerers, ["you", "rule:ci"]);
-        // The oldest entry, far past the first page, is one filter away.
-        let nightly = page(Some("nightly"), None, None, 1000);
-        assert_eq!((nightly.entries.len(), nightly.matching), (1, 1));
-        assert_eq!(nightly.entries[0].latest().settled_at, 0);
-        assert_eq!(page(None, None, Some("rule:ci"), 1000).matching, 1);
-        assert_eq!(page(None, Some("withdrawn"), None, 1000).matching, 1);
-        assert_eq!(
-            page(Some("a script"), Some("answered"), None, 1000).matching,
-            0
-        );
-        assert_eq!(page(None, None, Some("you"), 3000).entries.len(), 2500);
-    }
-
-    #[test]
-    fn a_plan_thread_takes_the_place_of_its_newest_version_on_a_page() {
-        let plain = |n: u64| -> Record {
-            serde_json::from_value(serde_json::json!({
-                "askedAt": n, "settledAt": n, "agent": { "id": format!("p{n}") },
-                "questions": [{ "id": "q", "question": format!("plain {n}") }], "outcome": "withdrawn",
-            }))
-            .unwrap()
-        };
-        let version = |n: u64, detail: &str| -> Record {
-            serde_json::from_value(serde_json::json!({
-                "askedAt": n, "settledAt": n, "agent": { "id": "planner" },
-                "questions": [plan_question(detail)], "outcome": "answered",
-                "answer": { "answers": [{ "id": "plan", "selected": ["Keep planning"] }] },
-            }))
-            .unwrap()
-        };
-        let records = [plain(1), version(2, V1), plain(3), version(4, V2), plain(5)];
-        let page = |agent: Option<&str>, limit| {
-            let mut page = HistoryPageBuilder::new(HistoryQuery {
-                agent: agent.map(str::to_owned),
-                limit,
-                ..HistoryQuery::default()
-            });
-            records.iter().cloned().for_each(|record| page.push(record));
-            page.finish()
-        };
-        let places = |page: &HistoryPage| -> Vec<u64> {
-            page.entries.iter().map(|e| e.latest().settled_at).collect()
-        };
-        let two = page(None, 2);
-        assert_eq!(places(&two), [5, 4]);
-        assert!(matches!(&two.entries[1], HistoryEntry::PlanThread(t) if t.versions.len() == 2));
-        assert_eq!((two.matching, two.total), (4, 4));
-        assert_eq!(places(&page(None, 10)), [5, 4, 3, 1]);
-        let planner = page(Some("planner"), 10);
-        assert_eq!((places(&planner), planner.matching), (vec![4], 1));
-        assert_eq!(planner.agents, ["p1", "p3", "p5", "planner"]);
     }
 }

@@ -86,7 +86,7 @@ fn drafted(path: PathBuf, source: Source<'_>) -> RuleDraftView {
 }
 
 impl RuleDraftView {
-    fn unavailable(path: &std::path::Path, why: &str) -> RuleDraftView {
+    pub fn unavailable(path: &std::path::Path, why: &str) -> RuleDraftView {
         RuleDraftView {
             path: path.display().to_string(),
             name: None,

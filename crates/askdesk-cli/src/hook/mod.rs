@@ -24,7 +24,7 @@ mod transcript;
 use std::path::{Path, PathBuf};
 
 use askdesk_broker::client::{answered_within, Client, ClientError};
-use askdesk_core::{AgentRegistration, AskRequest, Handle, RegistryError};
+use askdesk_core::{meta, AgentRegistration, AskRequest, Handle, RegistryError};
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
@@ -287,25 +287,25 @@ fn registration(client: HookClient, input: &HookInput, id: &str) -> AgentRegistr
     let mut meta = Map::new();
     let cwd = input.cwd.clone().or_else(crate::connect::current_dir);
     let fields = [
-        ("cwd", cwd),
-        ("tool", Some(input.tool_name.clone())),
+        (meta::CWD, cwd),
+        (meta::TOOL, Some(input.tool_name.clone())),
         // What a shell tool runs, for the answer rules' `command` glob.
-        ("command", input.command()),
+        (meta::COMMAND, input.command()),
         // What a file or web tool touches, for the answer rules' `path`, `host` and `url_path`.
-        ("path", input.path()),
-        ("url", input.url()),
-        ("transcript", input.transcript_path.clone()),
-        ("session", input.session_id.clone()),
-        ("model", input.model.clone()),
-        ("permissionMode", input.permission_mode.clone()),
+        (meta::PATH, input.path()),
+        (meta::URL, input.url()),
+        (meta::TRANSCRIPT, input.transcript_path.clone()),
+        (meta::SESSION, input.session_id.clone()),
+        (meta::MODEL, input.model.clone()),
+        (meta::PERMISSION_MODE, input.permission_mode.clone()),
     ];
     for (key, value) in fields {
         if let Some(value) = value.filter(|v| !v.is_empty()) {
             meta.insert(key.into(), Value::String(value));
         }
     }
-    meta.insert("client".into(), Value::String(client.slug().into()));
-    meta.insert("via".into(), Value::String("hook".into()));
+    meta.insert(meta::CLIENT.into(), Value::String(client.slug().into()));
+    meta.insert(meta::VIA.into(), Value::String("hook".into()));
     AgentRegistration {
         id: id.to_owned(),
         owner: None,

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use askdesk_broker::client::{answered_within, Client, ClientError};
-use askdesk_core::{AgentRegistration, Handle, RegistryError};
+use askdesk_core::{meta, AgentRegistration, Handle, RegistryError};
 use rmcp::model::Implementation;
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
@@ -158,19 +158,22 @@ pub fn agent_registration(id: &str, client_info: Option<&Implementation>) -> Age
         None => "MCP client".to_owned(),
     };
     let mut meta = Map::new();
-    meta.insert("session".into(), Value::String(session_name().to_owned()));
+    meta.insert(
+        meta::SESSION.into(),
+        Value::String(session_name().to_owned()),
+    );
     if let Some(cwd) = crate::connect::current_dir() {
-        meta.insert("cwd".into(), Value::String(cwd));
+        meta.insert(meta::CWD.into(), Value::String(cwd));
     }
     #[cfg(unix)]
     meta.insert(
-        "pid".into(),
+        meta::PID.into(),
         Value::from(std::os::unix::process::parent_id()),
     );
     if let Some(info) = client_info {
-        meta.insert("client".into(), Value::String(info.name.clone()));
+        meta.insert(meta::CLIENT.into(), Value::String(info.name.clone()));
     }
-    meta.insert("via".into(), Value::String("mcp".into()));
+    meta.insert(meta::VIA.into(), Value::String("mcp".into()));
     AgentRegistration {
         id: id.to_owned(),
         owner: None,
