@@ -29,11 +29,11 @@ export async function renderConnect(root, { toast }) {
         'Welcome to askdesk. Connect the agents you use, and their questions and permission prompts come here instead of the terminal. Nothing is written until you have seen the change.') : null,
       view.problem ? h('p', { class: 'connect-problem', role: 'alert' }, view.problem) : null,
       h('ol', { class: 'connect-list' }, view.clients.map((c) => clientCard(c, Boolean(view.problem), refresh, toast))),
+      view.autostart ? autostartSwitch(view.autostart, refresh, toast) : null,
       view.snippet ? h('section', { class: 'connect-other card' },
         h('h2', {}, 'Other MCP clients'),
         h('p', { class: 'muted' }, 'Cursor and other clients with an mcpServers setting: add this to their settings file.'),
-        h('pre', { class: 'connect-snippet mono' }, view.snippet)) : null,
-      view.autostart ? autostartSwitch(view.autostart, refresh, toast) : null));
+        h('pre', { class: 'connect-snippet mono' }, view.snippet)) : null));
   root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
   return view;
 }
