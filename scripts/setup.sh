@@ -6,17 +6,21 @@
 #   through sudo.
 # - Rust: rustup's stable toolchain when cargo is missing (or too old), plus rustfmt and clippy.
 # - tauri-driver (the WebDriver bridge of the desktop tests): `cargo install --locked` when missing.
+# - cargo-deb (builds the Debian package, scripts/package.sh): `cargo install --locked` when missing.
 
 # The system packages Tauri (the desktop app) builds against.
 TAURI_APT_PACKAGES=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   build-essential pkg-config curl ca-certificates file)
+# What building the Debian package needs beyond Tauri's (dpkg-shlibdeps finds the libraries the
+# binaries link, for the package's Depends), and what its test adds: desktop-file-validate.
+PACKAGE_APT_PACKAGES=(dpkg-dev desktop-file-utils)
 # What the test run adds: a virtual display, a session bus and a notification daemon for the
 # desktop tests, the WebKit WebDriver, screenshots, X input and a window manager for the lifecycle
 # suite (tests/desktop/run-lifecycle.sh), Python for the conformance suite, pytest for the WebDriver
 # suite (tests/desktop/run.sh), and tmux for the real-client suite (tests/clients: the clients'
 # terminal UIs run in tmux panes).
 TEST_APT_PACKAGES=(xvfb dbus-x11 dunst webkit2gtk-driver imagemagick xdotool x11-utils openbox python3
-  python3-venv python3-pytest tmux)
+  python3-venv python3-pytest tmux "${PACKAGE_APT_PACKAGES[@]}")
 # The MCP suite's TypeScript client and the real-client suite's CLIs need Node.js (20 or later) and
 # npm; one installed another way (NodeSource, nvm) counts.
 command -v npm >/dev/null 2>&1 || TEST_APT_PACKAGES+=(nodejs npm)
@@ -106,4 +110,11 @@ ensure_tauri_driver() {
   command -v tauri-driver >/dev/null 2>&1 && return 0
   log "installing tauri-driver"
   cargo install tauri-driver --locked
+}
+
+# ensure_cargo_deb: the cargo-deb subcommand that builds the Debian package (scripts/package.sh).
+ensure_cargo_deb() {
+  command -v cargo-deb >/dev/null 2>&1 && return 0
+  log "installing cargo-deb"
+  cargo install cargo-deb --locked
 }

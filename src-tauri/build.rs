@@ -22,6 +22,10 @@ const COMMANDS: &[&str] = &[
     "hold_deadline",
     "get_notes",
     "close_note",
+    "get_connect",
+    "preview_connect",
+    "apply_connect",
+    "set_autostart",
 ];
 
 fn main() {

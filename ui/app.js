@@ -1,4 +1,4 @@
-// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules.
+// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules, Connect.
 import { api, available, listen } from './bridge.js';
 import { h, waited, metaText, displayLabel } from './dom.js';
 import { plainQuestion } from './question.js';
@@ -6,6 +6,7 @@ import { planQuestion } from './plan.js';
 import { renderHistory } from './history.js';
 import { previewRule } from './rule_preview.js';
 import { renderRules, showRulesNotice, showSuggestions } from './rules.js';
+import { renderConnect } from './connect.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -16,13 +17,15 @@ const els = {
   historyAnswerer: $('history-answerer'), historySearch: $('history-search'),
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
   rulesList: $('rules-list'), rulesNotice: $('rules-notice'), ruleNotes: $('rule-notes'),
+  navConnect: $('nav-connect'), connect: $('view-connect'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
 };
 
 const state = {
   queue: [],            // RequestView[] from the backend, oldest first
   current: null,        // the request id shown
-  mode: 'queue',        // 'queue' | 'history' | 'rules'
+  mode: 'queue',        // 'queue' | 'history' | 'rules' | 'connect'
+  firstRun: false,      // Connect was opened for the first run, not by the person
   forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
   busy: false,
   settledHere: new Set(), // requests this page answered or dismissed: their leaving is the human's doing
@@ -50,6 +53,11 @@ async function refreshQueue() {
       state.swapped = true;
       guardUntil = performance.now() + SWAP_GUARD_MS;
     }
+  }
+  // The first run's Connect view stands in for an empty window: a question takes its place.
+  if (state.mode === 'connect' && state.firstRun && state.queue.length) {
+    state.mode = 'queue';
+    state.firstRun = false;
   }
   // Forgotten once gone (and after the check above, which asks about the one that just went).
   for (const id of [...state.settledHere]) if (!ids.has(id)) state.settledHere.delete(id);
@@ -87,6 +95,7 @@ function renderSidebar() {
   els.navQueue.classList.toggle('active', state.mode === 'queue');
   els.navHistory.classList.toggle('active', state.mode === 'history');
   els.navRules.classList.toggle('active', state.mode === 'rules');
+  els.navConnect.classList.toggle('active', state.mode === 'connect');
 }
 
 // A batch's progress: the questions answered or skipped so far, of all (from the form when it is
@@ -156,6 +165,7 @@ function renderMain() {
   }
   els.history.hidden = state.mode !== 'history';
   els.rules.hidden = state.mode !== 'rules';
+  els.connect.hidden = state.mode !== 'connect';
   const view = state.mode === 'queue' ? state.queue.find((v) => v.request === state.current) : null;
   els.empty.hidden = state.mode !== 'queue' || Boolean(view);
   els.request.hidden = !view;
@@ -543,6 +553,16 @@ async function refreshNotes() {
   els.ruleNotes.hidden = notes.length === 0;
 }
 
+// ----- connect -----
+
+async function showConnect() {
+  state.mode = 'connect';
+  state.firstRun = false;
+  renderSidebar();
+  renderMain();
+  return renderConnect(els.connect, { toast });
+}
+
 // ----- toast, links -----
 
 let toastTimer = null;
@@ -709,6 +729,7 @@ els.form.addEventListener('submit', (e) => e.preventDefault());
 els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSidebar(); renderMain(); });
 els.navHistory.addEventListener('click', showHistory);
 els.navRules.addEventListener('click', showRules);
+els.navConnect.addEventListener('click', showConnect);
 els.rulesNotice.addEventListener('click', showRules);
 els.historyAnswerer.addEventListener('change', filterHistory);
 els.historyAgent.addEventListener('change', filterHistory);
@@ -795,10 +816,20 @@ async function start() {
   const asked = /^\d+$/.test(address.get('request') || '') ? Number(address.get('request')) : null;
   if (asked !== null) state.current = asked;
   const view = address.get('view');
-  if (view === 'history' || view === 'rules') state.mode = view;
+  if (view === 'history' || view === 'rules' || view === 'connect') state.mode = view;
   await Promise.all([settings, refreshQueue(), refreshRules(), refreshNotes()]);
   if (state.mode === 'history') await showHistory();
   else if (state.mode === 'rules') await showRules();
+  else if (state.mode === 'connect') await showConnect();
+  // The first run (no question settled yet, no agent connected) opens on Connect rather than on
+  // an empty window; the backend decides what counts as one.
+  else if (asked === null && !view && !state.queue.length) {
+    const first = await api.connectView().catch(() => null);
+    if (first && first.firstRun && state.mode === 'queue' && !state.queue.length) {
+      await showConnect();
+      state.firstRun = true;
+    }
+  }
   document.body.dataset.ready = 'true';
 }
 

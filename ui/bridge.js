@@ -36,4 +36,8 @@ export const api = {
   holdDeadline: (request, held) => invoke('hold_deadline', { request, held }),
   notes: () => invoke('get_notes'),
   closeNote: (id) => invoke('close_note', { id }),
+  connectView: () => invoke('get_connect'),
+  previewConnect: (client, connect) => invoke('preview_connect', { client, connect }),
+  applyConnect: (client, connect, diff) => invoke('apply_connect', { client, connect, diff }),
+  setAutostart: (on) => invoke('set_autostart', { on }),
 };

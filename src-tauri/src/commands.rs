@@ -6,6 +6,9 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use askdesk_connect::autostart::{self, Autostart};
+use askdesk_connect::overview::{self, Applied, Overview, Preview};
+use askdesk_connect::Agent;
 use askdesk_core::{Answer, RequestId};
 use askdesk_journal::millis;
 use askdesk_rules::file;
@@ -21,7 +24,7 @@ use tauri::{AppHandle, Emitter, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
 
 use crate::settings::Settings;
-use crate::state::{History, Rules};
+use crate::state::{History, Rules, Socket};
 use crate::window::MainWindow;
 
 /// An error as the page receives it.
@@ -366,6 +369,76 @@ pub fn shown(window: State<'_, MainWindow>, request: u64) {
 #[tauri::command]
 pub fn viewed(window: State<'_, MainWindow>, view: PageView) {
     window.viewed(view);
+}
+
+// ----- Connect your agents (`askdesk_connect::overview` decides; these only run it off the
+// window's thread) -----
+
+/// The Connect view: each client, whether it is connected, and the first-run flag.
+#[tauri::command]
+pub async fn get_connect(socket: State<'_, Socket>) -> Result<Overview, CommandError> {
+    let socket = socket.0.clone();
+    blocking(move || overview::overview(&socket, history_is_empty())).await
+}
+
+/// The change Connect (`connect`) or Disconnect would make to `client`'s settings, as a diff.
+#[tauri::command]
+pub async fn preview_connect(
+    socket: State<'_, Socket>,
+    client: Agent,
+    connect: bool,
+) -> Result<Preview, CommandError> {
+    let socket = socket.0.clone();
+    blocking(move || overview::preview(client, connect, &socket))
+        .await?
+        .map_err(connect_error)
+}
+
+/// Writes the change the page showed as `diff`; refused when it is no longer the change.
+#[tauri::command]
+pub async fn apply_connect(
+    socket: State<'_, Socket>,
+    client: Agent,
+    connect: bool,
+    diff: String,
+) -> Result<Applied, CommandError> {
+    let socket = socket.0.clone();
+    blocking(move || overview::apply(client, connect, &socket, &diff))
+        .await?
+        .map_err(connect_error)
+}
+
+/// Turns starting at login on or off for this user.
+#[tauri::command]
+pub async fn set_autostart(on: bool) -> Result<Autostart, CommandError> {
+    blocking(move || autostart::set(on))
+        .await?
+        .map_err(connect_error)
+}
+
+fn connect_error(error: askdesk_connect::Error) -> CommandError {
+    let kind = match error {
+        askdesk_connect::Error::Input(_) => "refused",
+        _ => "failed",
+    };
+    CommandError::new(kind, error)
+}
+
+/// Whether no question was settled yet: the live journal holds no line (a new journal holds
+/// only the spaces kept ahead of its lines).
+fn history_is_empty() -> bool {
+    use std::io::Read;
+    let Ok(dir) = askdesk_journal::default_dir() else {
+        return true;
+    };
+    let mut head = Vec::with_capacity(4096);
+    match std::fs::File::open(dir.join(askdesk_journal::FILE_NAME)) {
+        Ok(file) => {
+            let _ = file.take(4096).read_to_end(&mut head);
+            head.iter().all(|b| matches!(b, b' ' | b'\n' | 0))
+        }
+        Err(_) => true,
+    }
 }
 
 /// Runs file, journal or desktop work off the window's thread.

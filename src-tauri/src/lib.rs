@@ -103,6 +103,10 @@ pub fn run() {
             commands::hold_deadline,
             commands::get_notes,
             commands::close_note,
+            commands::get_connect,
+            commands::preview_connect,
+            commands::apply_connect,
+            commands::set_autostart,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| start_desktop(app, settings, listener, journal, history_error))
@@ -182,6 +186,7 @@ fn start_desktop(
     let handle = app.handle().clone();
     markdown::warm_up();
     app.manage(MainWindow::new(settings.drop_window_after));
+    app.manage(crate::state::Socket(listener.path().to_owned()));
     let desktop = Desktop::start(handle.clone(), settings.clone(), journal.clone())?;
     let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
     let service = Service::new(Config::default());

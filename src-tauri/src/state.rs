@@ -1,5 +1,5 @@
 //! What the desktop thread, the commands and the start-up share through Tauri's state: the journal
-//! History reads ([`History`]) and the answer rules engine ([`Rules`]), and the page told whenever
+//! History reads ([`History`]), the answer rules engine ([`Rules`]), the broker's socket ([`Socket`]), and the page told whenever
 //! the rules in force change ([`follow_rules`]).
 //!
 //! These sit apart from the modules that read them, so none of those modules needs another.
@@ -8,6 +8,9 @@ use askdesk_journal::Journal;
 use askdesk_rules::Engine;
 use askdesk_view::page::EVENT_RULES;
 use tauri::{AppHandle, Emitter};
+
+/// The socket this app's broker listens on, which Connect writes into Codex's hook.
+pub struct Socket(pub std::path::PathBuf);
 
 /// The journal the History view reads, if there is one.
 pub struct History(pub Option<Journal>);

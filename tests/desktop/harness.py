@@ -392,6 +392,9 @@ def start_app(args, app_args=()):
         try:
             page.until("return document.body.dataset.ready === 'true'", timeout=30,
                        message="the page never became ready")
+            # A first app on an empty journal opens on Connect (the first run, test_connect.py checks
+            # it); every other test starts on the queue.
+            page.js("if (!document.getElementById('view-connect').hidden) document.getElementById('nav-queue').click()")
             return page
         except WebDriverError:
             if time.time() > deadline:

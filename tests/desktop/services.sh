@@ -1,7 +1,7 @@
 # tests/desktop/services.sh: the services the real desktop app needs under test or measurement, shared
 # by tests/desktop/run.sh and scripts/bench-desktop.sh (sourced, not run): a free Xvfb display, a
 # private D-Bus session bus with dbus-monitor logging it, dunst as the notification server, and
-# private XDG directories, all exported to the caller's environment.
+# private XDG directories and HOME, all exported to the caller's environment.
 #
 # The caller defines fail() and a PIDS array (its cleanup trap stops them in reverse order) and a
 # private directory WORK, then calls:
@@ -62,7 +62,11 @@ RC
 
   # The app's private socket directory, journal and configuration. Without GPU compositing, as the
   # tests' and the benchmark's figures are taken.
-  mkdir -m 700 "$WORK/run" "$WORK/data" "$WORK/config"
+  # A private HOME too: the agents' settings the Connect view reads and writes (~/.claude, ~/.codex,
+  # ~/.gemini) are the run's own, never the person's; and private system autostart folders.
+  mkdir -m 700 "$WORK/run" "$WORK/data" "$WORK/config" "$WORK/home" "$WORK/xdg"
   export XDG_DATA_HOME="$WORK/data" XDG_CONFIG_HOME="$WORK/config" XDG_RUNTIME_DIR="$WORK/run"
+  export HOME="$WORK/home" XDG_CONFIG_DIRS="$WORK/xdg"
+  unset CODEX_HOME CLAUDE_CONFIG_DIR
   export NO_AT_BRIDGE=1 WEBKIT_DISABLE_COMPOSITING_MODE=1
 }

@@ -1219,3 +1219,22 @@ fn include_flags_are_for_policies() {
         stderr(&output)
     );
 }
+
+/// `askdesk --version` names the release and the git commit it was built from.
+#[test]
+fn version_names_the_release_and_the_commit() {
+    let out = run_with_timeout(
+        std::process::Command::new(askdesk_e2e::askdesk_bin()).arg("--version"),
+        askdesk_e2e::PATIENCE,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rest = text
+        .strip_prefix(&format!("askdesk {} (commit ", env!("CARGO_PKG_VERSION")))
+        .unwrap_or_else(|| panic!("{text}"));
+    let commit = rest.strip_suffix(")\n").unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        commit == "unknown" || (commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text}"
+    );
+}

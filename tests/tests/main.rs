@@ -7,6 +7,7 @@
 mod agents;
 mod cli;
 mod client;
+mod doctor;
 mod history;
 mod hook;
 mod lifecycle;

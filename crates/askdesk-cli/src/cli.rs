@@ -1,6 +1,6 @@
 //! The command line as a whole: the program's name, help and global `--socket`, and the list of
 //! commands. Each command's arguments, help text and examples live beside its code (`serve`,
-//! `ask`, `answer`, `status`, `history`, `mcp`, `hook`, `rules`); this module only assembles them,
+//! `ask`, `answer`, `status`, `history`, `mcp`, `hook`, `rules`, `doctor`); this module only assembles them,
 //! and no command's module depends on it.
 
 use std::path::PathBuf;
@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::answer::AnswerArgs;
 use crate::ask::AskArgs;
+use crate::doctor::DoctorArgs;
 use crate::history::HistoryArgs;
 use crate::hook::HookArgs;
 use crate::mcp::McpArgs;
@@ -19,7 +20,7 @@ use crate::status::StatusArgs;
 #[derive(Debug, Parser)]
 #[command(
     name = "askdesk",
-    version,
+    version = askdesk_connect::VERSION,
     about = "Let AI agents on this computer stop and ask you a structured question",
     long_about = "askdesk lets AI agents running on this computer stop in the middle of a tool call and ask \
                   the human a structured question. This command talks to the askdesk broker (embedded in \
@@ -32,7 +33,8 @@ use crate::status::StatusArgs;
   askdesk history --limit 10
   askdesk rules test --since 7d                   # what the answer rules would have done
   claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client
-  askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk"
+  askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk
+  askdesk doctor                                   # what is not set up right, and the fix"
 )]
 pub struct Cli {
     /// The broker's socket [default: $ASKDESK_SOCKET when set and not empty, else
@@ -57,6 +59,7 @@ pub enum Command {
     Mcp(McpArgs),
     Hook(HookArgs),
     Rules(RulesArgs),
+    Doctor(DoctorArgs),
 }
 
 #[cfg(test)]

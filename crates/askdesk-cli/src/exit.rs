@@ -14,7 +14,8 @@ use askdesk_core::ErrorCode;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Status {
-    /// `serve` could not start: another broker is live on the socket, or the socket is unusable.
+    /// `serve` could not start: another broker is live on the socket, or the socket is unusable;
+    /// `doctor` found a problem.
     Startup = 1,
     /// The command line is wrong (unknown flag, missing value, conflicting flags).
     Usage = 2,
@@ -147,6 +148,9 @@ pub enum Error {
     /// A local failure: reading a file, starting a command.
     #[error("{0}")]
     Internal(String),
+    /// `askdesk doctor` found this many problems (each printed with its fix).
+    #[error("askdesk doctor found {0} problem(s); each has its fix above")]
+    Problems(usize),
 }
 
 impl Error {
@@ -157,7 +161,7 @@ impl Error {
             Error::NoBroker { .. } => Status::NoBroker,
             Error::Rpc(error) => Status::for_rpc(error),
             Error::Client(_) | Error::NoAnswer { .. } | Error::Internal(_) => Status::Internal,
-            Error::Broker(_) => Status::Startup,
+            Error::Broker(_) | Error::Problems(_) => Status::Startup,
         }
     }
 }
@@ -168,6 +172,16 @@ impl From<ClientError> for Error {
             ClientError::NotRunning { path } => Error::NoBroker { path },
             ClientError::Rpc(error) => Error::Rpc(error),
             other => Error::Client(other),
+        }
+    }
+}
+
+impl From<askdesk_connect::Error> for Error {
+    fn from(error: askdesk_connect::Error) -> Error {
+        match error {
+            askdesk_connect::Error::Usage(message) => Error::Usage(message),
+            askdesk_connect::Error::Input(message) => Error::Input(message),
+            askdesk_connect::Error::Internal(message) => Error::Internal(message),
         }
     }
 }

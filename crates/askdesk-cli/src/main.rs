@@ -11,6 +11,7 @@
 //! - [`history`]: `askdesk history`, the journal of settled requests.
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
 //! - [`rules`]: `askdesk rules list|test`, the answer rules checked against the journal.
+//! - [`doctor`]: `askdesk doctor`, the whole set-up checked, each finding with its fix.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
 //! - [`hook`]: `askdesk hook`, Claude Code's and Codex's permission prompts answered in askdesk.
 //! - [`launch`]: starting the desktop app when no broker runs (for `mcp` and `hook`).
@@ -22,6 +23,7 @@ mod answer;
 mod ask;
 mod cli;
 mod connect;
+mod doctor;
 mod duration;
 mod exit;
 mod history;
@@ -86,6 +88,7 @@ fn main() -> ExitCode {
             Command::Mcp(args) => mcp::run(args, socket).await,
             Command::Hook(args) => hook::run(args, socket, named_socket.as_deref()).await,
             Command::Rules(args) => rules::run(args).await,
+            Command::Doctor(args) => doctor::run(args, socket, named_socket.as_deref()).await,
         }
     });
     // Pending reads of stdin (answer --exec children, the MCP transport) must not keep the

@@ -430,7 +430,7 @@ fn sync_dir(dir: &Path) -> Result<()> {
 }
 
 /// The journal's directory: `$XDG_DATA_HOME/askdesk/`, else `~/.local/share/askdesk/`.
-pub(crate) fn default_dir() -> Result<PathBuf> {
+pub fn default_dir() -> Result<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)

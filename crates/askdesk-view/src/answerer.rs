@@ -26,8 +26,9 @@ use serde::Serialize;
 use crate::markdown::{self, Block, Heading};
 use crate::plan_thread::{self, Comment, CommentError, CommentInput, PlanThreads, RevisionView};
 
-/// The name the desktop's answerer registers with (History calls it "you").
-pub const DESKTOP_ANSWERER: &str = "desktop";
+/// The name the desktop's answerer registers with (History calls it "you"; `askdesk doctor` tells
+/// the desktop's broker from `askdesk serve`'s by it).
+pub use askdesk_connect::DESKTOP_ANSWERER;
 
 /// What the GUI answerer asks of the world around it. Implementations must not block: they run
 /// on the broker's tasks (except [`Presenter::late_answer`], which runs where the human answered).

@@ -64,6 +64,8 @@ pub enum PageView {
     Queue,
     History,
     Rules,
+    /// Connect your agents (also the first run's view).
+    Connect,
 }
 
 /// The page's address: the request to select (as the number the page's queue uses, not `r5`)
@@ -77,6 +79,7 @@ pub fn address(request: Option<RequestId>, view: PageView) -> String {
         PageView::Queue => {}
         PageView::History => hash.push("view=history".to_owned()),
         PageView::Rules => hash.push("view=rules".to_owned()),
+        PageView::Connect => hash.push("view=connect".to_owned()),
     }
     if hash.is_empty() {
         "index.html".to_owned()
@@ -183,6 +186,7 @@ mod tests {
         );
         assert_eq!(address(None, PageView::Queue), "index.html");
         assert_eq!(address(None, PageView::History), "index.html#view=history");
+        assert_eq!(address(None, PageView::Connect), "index.html#view=connect");
         assert_eq!(
             address(Some(RequestId(3)), PageView::Rules),
             "index.html#request=3&view=rules"

@@ -4,8 +4,8 @@
 //! - [`prompt`]: a `PermissionRequest` hook input as questions, and the answer as the client's
 //!   decision JSON.
 //! - [`detail`]: the markdown that shows what a tool call will do (command, diff, URL, arguments).
-//! - [`install`]: `askdesk hook install|uninstall`, merging our entry into the client's settings.
-//! - [`json`]: JSON that keeps its key order, so a settings file is rewritten as it was.
+//! - [`settings`]: `askdesk hook install|uninstall`, the command line around the merge of our entry
+//!   into the client's settings (`askdesk_connect::hook`).
 //! - [`parent`]: the process that started the hook, taken at start, and the wait for its end.
 //! - [`transcript`]: Claude Code's transcript followed while a prompt waits, to see the prompt's
 //!   call settled in the terminal.
@@ -16,10 +16,9 @@
 //! and the `allow` of askdesk's own MCP question tools, which ask the human themselves.
 
 mod detail;
-mod install;
-mod json;
 pub mod parent;
 mod prompt;
+mod settings;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -31,10 +30,12 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
+use askdesk_connect::json;
+
 use crate::exit::Result;
-pub use install::{InstallArgs, UninstallArgs};
 use prompt::HookInput;
 pub use prompt::{HookClient, MCP_SERVER};
+pub use settings::{InstallArgs, UninstallArgs};
 
 /// Answer Claude Code's and Codex's permission prompts in askdesk (their PermissionRequest hook)
 #[derive(Debug, Args)]
@@ -95,8 +96,8 @@ pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -
             answer(HookClient::Codex, run, &socket).await;
             Ok(())
         }
-        HookCommand::Install(args) => install::install(&args, &socket, named_socket),
-        HookCommand::Uninstall(args) => install::uninstall(&args),
+        HookCommand::Install(args) => settings::install(&args, &socket, named_socket),
+        HookCommand::Uninstall(args) => settings::uninstall(&args),
     }
 }
 

@@ -10,47 +10,7 @@ use serde_json::{Map, Value};
 use super::detail;
 use super::json::Json;
 
-/// The client whose hook is running; it decides the labels and what a decision may carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum HookClient {
-    ClaudeCode,
-    Codex,
-}
-
-impl HookClient {
-    /// How the human sees the asking agent.
-    pub fn label(self) -> &'static str {
-        match self {
-            HookClient::ClaudeCode => "Claude Code",
-            HookClient::Codex => "Codex",
-        }
-    }
-
-    /// How long the client lets an installed hook wait, unless `--timeout` says otherwise.
-    /// Claude Code shows its own prompt beside a waiting hook, so the hook may wait long for
-    /// askdesk. Codex runs the hook before its prompt and shows nothing to answer while the hook
-    /// waits: two minutes, after which a person at the terminal gets Codex's own prompt.
-    pub fn default_timeout(self) -> u64 {
-        match self {
-            HookClient::ClaudeCode => 1800,
-            HookClient::Codex => 120,
-        }
-    }
-
-    /// The command-line name (`askdesk hook <slug>`), also the prefix of the agent ids.
-    pub fn slug(self) -> &'static str {
-        match self {
-            HookClient::ClaudeCode => "claude-code",
-            HookClient::Codex => "codex",
-        }
-    }
-}
-
-impl std::fmt::Display for HookClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.label())
-    }
-}
+pub use askdesk_connect::HookClient;
 
 /// The hook's stdin: the fields both clients send for `PermissionRequest` (unknown ones ignored).
 #[derive(Debug, Clone, Deserialize)]
@@ -233,7 +193,7 @@ const PLAN_LIMIT: usize = 256 * 1024;
 
 /// The name askdesk's MCP server is given in Claude Code unless the user chose another
 /// (`claude mcp add askdesk -- askdesk mcp`).
-pub const MCP_SERVER: &str = "askdesk";
+pub use askdesk_connect::MCP_SERVER;
 
 /// The tools of askdesk's MCP server that only ask the person.
 const QUESTION_TOOLS: [&str; 2] = ["ask_user_question", "review_plan"];

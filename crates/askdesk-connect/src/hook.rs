@@ -1,128 +1,169 @@
-//! `askdesk hook install|uninstall`: our `PermissionRequest` entry merged into Claude Code's
-//! `settings.json` or Codex's `hooks.json`, never clobbering what is there, idempotent, with a
-//! backup of the previous file; a settings file that is a symbolic link is written through it.
+//! askdesk's `PermissionRequest` entry in Claude Code's `settings.json` or Codex's `hooks.json`:
+//! merged without clobbering what is there, idempotent, with a backup of the previous file; a
+//! settings file that is a symbolic link is written through it. `askdesk hook install|uninstall`,
+//! `askdesk doctor` and the desktop's Connect view all use this.
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use crate::change::Change;
+use crate::error::{Error, Result};
+use crate::json::Json;
+use crate::HookClient;
 
-use super::json::Json;
-use super::HookClient;
-use crate::exit::{Error, Result};
-
-#[derive(Debug, Args)]
-pub struct InstallArgs {
-    /// The client whose settings get the hook
-    #[arg(value_enum)]
+/// The entry askdesk's hook has in a client's settings: which prompts, how long, what runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookEntry {
     pub client: HookClient,
-    /// Print the snippet to merge instead of changing any file
-    #[arg(long)]
-    pub print: bool,
-    /// Which tools' prompts come to askdesk: `*` for all, or names such as `ExitPlanMode|AskUserQuestion|Bash`
-    #[arg(long, value_name = "TOOLS", default_value = "*")]
     pub matcher: String,
-    /// Seconds the client lets the hook wait for you before it shows its own prompt (1 or more) [default: Claude Code 1800; Codex 120, since Codex shows no prompt of its own until the hook ends]
-    #[arg(long, value_name = "SECONDS",
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: Option<u64>,
-    /// The settings file [default: ~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json]
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
-    /// Claude Code: the name askdesk's MCP server was added under, when not `askdesk`
-    #[arg(long, value_name = "NAME", default_value = super::MCP_SERVER,
-          value_parser = clap::builder::NonEmptyStringValueParser::new())]
-    pub mcp_server: String,
+    pub timeout: u64,
+    pub command: String,
 }
 
-#[derive(Debug, Args)]
-pub struct UninstallArgs {
-    /// The client whose settings lose the hook
-    #[arg(value_enum)]
-    pub client: HookClient,
-    /// Print the file as it would be instead of changing it
-    #[arg(long)]
-    pub print: bool,
-    /// The settings file (as for install)
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
-}
-
-/// The suffix of the copy of the previous file kept next to it.
-const BACKUP_SUFFIX: &str = ".askdesk-backup";
-
-/// `socket` is the broker's socket as resolved, `named` the `--socket` given, if any.
-pub fn install(args: &InstallArgs, socket: &Path, named: Option<&Path>) -> Result<()> {
-    let path = settings_path(args.client, args.config.as_deref())?;
-    // Codex runs every hook with the environment of the first `codex` started (its app-server
-    // outlives the terminal that started it), so `ASKDESK_SOCKET` or `XDG_RUNTIME_DIR` given to a
-    // later `codex` would not reach the hook: its command names the socket, always.
-    let socket = match args.client {
-        HookClient::ClaudeCode => named,
-        HookClient::Codex => Some(socket),
-    };
-    let timeout = args.timeout.unwrap_or(args.client.default_timeout());
-    let mut command = our_command(args.client, socket)?;
-    if args.client == HookClient::ClaudeCode && args.mcp_server != super::MCP_SERVER {
-        command.push_str(&format!(" --mcp-server={}", shell_quote(&args.mcp_server)));
+impl HookEntry {
+    /// The entry `askdesk hook install` writes: `program` (the `askdesk` executable) runs
+    /// `hook <client>`. `socket` is the broker's socket as resolved, `named` the `--socket` given,
+    /// if any; `timeout` defaults to the client's.
+    pub fn new(
+        client: HookClient,
+        program: &Path,
+        socket: &Path,
+        named: Option<&Path>,
+        matcher: &str,
+        timeout: Option<u64>,
+        mcp_server: &str,
+    ) -> Result<HookEntry> {
+        // Codex runs every hook with the environment of the first `codex` started (its app-server
+        // outlives the terminal that started it), so `ASKDESK_SOCKET` or `XDG_RUNTIME_DIR` given to a
+        // later `codex` would not reach the hook: its command names the socket, always.
+        let socket = match client {
+            HookClient::ClaudeCode => named,
+            HookClient::Codex => Some(socket),
+        };
+        let mut command = our_command(program, client, socket)?;
+        if client == HookClient::ClaudeCode && mcp_server != crate::MCP_SERVER {
+            command.push_str(&format!(" --mcp-server={}", shell_quote(mcp_server)));
+        }
+        Ok(HookEntry {
+            client,
+            matcher: matcher.to_owned(),
+            timeout: timeout.unwrap_or(client.default_timeout()),
+            command,
+        })
     }
-    let group = group(&args.matcher, timeout, &command);
-    if args.print {
-        let snippet = Json::object([(
+
+    /// The snippet to merge by hand: `{"hooks": {"PermissionRequest": [<entry>]}}`.
+    pub fn snippet(&self) -> String {
+        pretty(&Json::object([(
             "hooks",
-            Json::object([("PermissionRequest", Json::Array(vec![group]))]),
-        )]);
-        eprintln!("Merge this into {}:", path.display());
-        println!("{}", pretty(&snippet));
-        return Ok(());
+            Json::object([("PermissionRequest", Json::Array(vec![self.group()]))]),
+        )]))
     }
-    let target = link_target(&path)?;
-    let (mut root, existed) = load(&target)?;
-    let list = permission_requests(&mut root, &path)?;
-    let installed = list.iter().filter(|g| holds_ours(g, args.client)).count();
-    if installed == 1 && list.contains(&group) {
-        println!(
-            "The askdesk hook for {} is installed in {} already; nothing changed.",
-            args.client,
-            path.display()
-        );
-        return Ok(());
+
+    fn group(&self) -> Json {
+        group(&self.matcher, self.timeout, &self.command)
     }
-    let at = remove_ours(list, args.client).unwrap_or(list.len());
-    list.insert(at, group);
-    let backup = save(&path, &target, &root, existed)?;
-    println!(
-        "Installed the askdesk hook for {} in {} (PermissionRequest, matcher {:?}, timeout {} s).",
-        args.client,
-        shown(&path, &target),
-        args.matcher,
-        timeout
-    );
-    if let Some(backup) = backup {
-        println!("The previous file is kept as {}.", backup.display());
-    }
-    if args.client == HookClient::Codex {
-        println!(
-            "Codex runs a new hook only once you trust it: open /hooks in Codex and trust askdesk's PermissionRequest hook."
-        );
-    }
-    Ok(())
 }
 
-pub fn uninstall(args: &UninstallArgs) -> Result<()> {
-    let path = settings_path(args.client, args.config.as_deref())?;
-    let target = link_target(&path)?;
+/// What the settings file at `path` holds of askdesk's hook for `entry`'s client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookState {
+    /// No entry of ours.
+    Absent,
+    /// Exactly the entry `entry` would write, once.
+    Current,
+    /// Ours, but not what would be written now (another path, socket or timeout), or more than
+    /// one: the commands found.
+    Outdated(Vec<String>),
+}
+
+/// What `path` holds of our hook, compared with `entry`; an error when the file cannot be read
+/// or is not the JSON askdesk expects.
+pub fn state(path: &Path, entry: &HookEntry) -> Result<HookState> {
+    let target = link_target(path)?;
+    let (mut root, _) = load(&target)?;
+    let list = permission_requests(&mut root, path)?;
+    let commands = commands_in(list, entry.client);
+    Ok(if commands.is_empty() {
+        HookState::Absent
+    } else if commands.len() == 1 && list.contains(&entry.group()) {
+        HookState::Current
+    } else {
+        HookState::Outdated(commands)
+    })
+}
+
+/// The commands of every handler of ours in the file (none when it does not exist).
+pub fn installed_commands(path: &Path, client: HookClient) -> Result<Vec<String>> {
+    let target = link_target(path)?;
+    let (mut root, _) = load(&target)?;
+    Ok(commands_in(permission_requests(&mut root, path)?, client))
+}
+
+/// What an installed hook command runs: the program, and the socket it names (`--socket PATH` or
+/// `--socket=PATH`), if any. `None` for a command that is not askdesk's.
+pub fn command_parts(command: &str) -> Option<(String, Option<String>)> {
+    let words = shell_words(command)?;
+    let mut words = words.iter().map(String::as_str);
+    let program = skip_launchers(&mut words)?.to_owned();
+    let mut socket = None;
+    while let Some(word) = words.next() {
+        match word {
+            "--socket" => socket = words.next().map(str::to_owned),
+            _ => {
+                if let Some(path) = word.strip_prefix("--socket=") {
+                    socket = Some(path.to_owned());
+                }
+            }
+        }
+        if word == "hook" {
+            break;
+        }
+    }
+    Some((program, socket))
+}
+
+fn commands_in(list: &[Json], client: HookClient) -> Vec<String> {
+    list.iter()
+        .filter_map(|group| match group.get("hooks") {
+            Some(Json::Array(handlers)) => Some(handlers),
+            _ => None,
+        })
+        .flatten()
+        .filter(|handler| is_ours(handler, client))
+        .filter_map(|handler| handler.get("command").and_then(Json::as_str))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The file at `path` with `entry` merged in: our earlier entries replaced where the first of
+/// them stood, everything else kept. A change that changes nothing when the entry is there.
+pub fn install(path: &Path, entry: &HookEntry) -> Result<Change> {
+    let target = link_target(path)?;
     let (mut root, existed) = load(&target)?;
+    let before = root.clone();
+    let list = permission_requests(&mut root, path)?;
+    let installed = list.iter().filter(|g| holds_ours(g, entry.client)).count();
+    let group = entry.group();
+    if installed == 1 && list.contains(&group) {
+        return Ok(Change::none(path, &target, before, existed));
+    }
+    let at = remove_ours(list, entry.client).unwrap_or(list.len());
+    list.insert(at, group);
+    Ok(Change::new(path, &target, before, root, existed))
+}
+
+/// The file at `path` without our entries for `client`; a change that changes nothing when
+/// there are none.
+pub fn uninstall(path: &Path, client: HookClient) -> Result<Change> {
+    let target = link_target(path)?;
+    let (mut root, existed) = load(&target)?;
+    let before = root.clone();
     let found = existed && {
-        let list = permission_requests(&mut root, &path)?;
-        remove_ours(list, args.client).is_some()
+        let list = permission_requests(&mut root, path)?;
+        remove_ours(list, client).is_some()
     };
     if !found {
-        println!(
-            "The askdesk hook for {} is not installed in {}; nothing changed.",
-            args.client,
-            path.display()
-        );
-        return Ok(());
+        return Ok(Change::none(path, &target, before, existed));
     }
     // Drop the containers our entry leaves empty; anything else of the user's stays.
     if let Some(hooks) = root.get_mut("hooks") {
@@ -130,48 +171,27 @@ pub fn uninstall(args: &UninstallArgs) -> Result<()> {
             hooks.remove("PermissionRequest");
         }
     }
-    if args.print {
-        eprintln!("{} without the askdesk hook:", path.display());
-        println!("{}", pretty(&root));
-        return Ok(());
-    }
-    let backup = save(&path, &target, &root, true)?;
-    println!(
-        "Removed the askdesk hook for {} from {}.",
-        args.client,
-        shown(&path, &target)
-    );
-    if let Some(backup) = backup {
-        println!("The previous file is kept as {}.", backup.display());
-    }
-    Ok(())
+    Ok(Change::new(path, &target, before, root, existed))
 }
 
 /// Where the client reads its hooks: `~/.claude/settings.json`, or `$CODEX_HOME/hooks.json`
 /// (`~/.codex/hooks.json`), unless `--config` names the file.
-fn settings_path(client: HookClient, config: Option<&Path>) -> Result<PathBuf> {
+pub fn settings_path(client: HookClient, config: Option<&Path>) -> Result<PathBuf> {
     if let Some(config) = config {
         return Ok(config.to_owned());
     }
-    let home = || {
-        std::env::var_os("HOME")
-            .filter(|home| !home.is_empty())
-            .map(PathBuf::from)
-            .ok_or_else(|| Error::Usage("HOME is not set; name the file with --config".into()))
-    };
-    Ok(match client {
-        HookClient::ClaudeCode => home()?.join(".claude").join("settings.json"),
-        HookClient::Codex => match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
-            Some(dir) => PathBuf::from(dir).join("hooks.json"),
-            None => home()?.join(".codex").join("hooks.json"),
-        },
-    })
+    Ok(
+        crate::client::config_dir(client.into())?.join(match client {
+            HookClient::ClaudeCode => "settings.json",
+            HookClient::Codex => "hooks.json",
+        }),
+    )
 }
 
 /// The file `path` names: `path` itself, or, when it is a symbolic link, the file the link leads
 /// to (through every link on the way), so that writing it keeps the link; a link that leads
 /// nowhere is an error.
-fn link_target(path: &Path) -> Result<PathBuf> {
+pub(crate) fn link_target(path: &Path) -> Result<PathBuf> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
             let to = std::fs::read_link(path)
@@ -192,7 +212,7 @@ fn link_target(path: &Path) -> Result<PathBuf> {
 }
 
 /// `path`, and the file it links to when that is another.
-fn shown(path: &Path, target: &Path) -> String {
+pub(crate) fn shown(path: &Path, target: &Path) -> String {
     if path == target {
         path.display().to_string()
     } else {
@@ -200,10 +220,8 @@ fn shown(path: &Path, target: &Path) -> String {
     }
 }
 
-/// The command the client runs: this executable, by absolute path, and `hook <client>`.
-fn our_command(client: HookClient, socket: Option<&Path>) -> Result<String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Internal(format!("cannot tell where askdesk is installed: {e}")))?;
+/// The command the client runs: `program` (askdesk), by absolute path, and `hook <client>`.
+fn our_command(program: &Path, client: HookClient, socket: Option<&Path>) -> Result<String> {
     // The client runs the hook in its project's directory: a relative path would name another
     // socket there.
     let socket = match socket {
@@ -217,7 +235,7 @@ fn our_command(client: HookClient, socket: Option<&Path>) -> Result<String> {
     };
     Ok(format!(
         "{}{socket} hook {}",
-        shell_quote(&exe.display().to_string()),
+        shell_quote(&program.display().to_string()),
         client.slug()
     ))
 }
@@ -238,7 +256,7 @@ fn group(matcher: &str, timeout: u64, command: &str) -> Json {
 }
 
 /// The file's JSON object (an empty one when the file does not exist), and whether it existed.
-fn load(path: &Path) -> Result<(Json, bool)> {
+pub(crate) fn load(path: &Path) -> Result<(Json, bool)> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -374,7 +392,7 @@ fn is_assignment(word: &str) -> bool {
 /// `command`'s words as `sh` splits them, with quotes and backslashes taken out; `None` when a
 /// quote is not closed. Operators (`;`, `&&`, `|`, redirections) are not told apart: they stay in
 /// the words, which then match nothing.
-fn shell_words(command: &str) -> Option<Vec<String>> {
+pub(crate) fn shell_words(command: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = command.chars();
@@ -416,11 +434,19 @@ fn shell_words(command: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
+/// The suffix of the copy of the previous file kept next to it.
+const BACKUP_SUFFIX: &str = ".askdesk-backup";
+
 /// Writes `root` to `target` (`path`, or the file the link `path` leads to) through a temporary
 /// file beside it and a rename, keeping the previous file as `<path>.askdesk-backup`, next to the
 /// name the user knows; returns the backup's path. A file that is read-only is refused, and
 /// nothing is written.
-fn save(path: &Path, target: &Path, root: &Json, existed: bool) -> Result<Option<PathBuf>> {
+pub(crate) fn save(
+    path: &Path,
+    target: &Path,
+    root: &Json,
+    existed: bool,
+) -> Result<Option<PathBuf>> {
     let io = |what: &str, e: std::io::Error| Error::Internal(format!("cannot {what}: {e}"));
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| io(&format!("create {}", dir.display()), e))?;
@@ -479,12 +505,12 @@ fn writable(path: &Path) -> bool {
     unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
 }
 
-fn pretty(json: &Json) -> String {
+pub(crate) fn pretty(json: &Json) -> String {
     serde_json::to_string_pretty(json).expect("JSON serializes")
 }
 
 /// `text` as one shell word.
-fn shell_quote(text: &str) -> String {
+pub(crate) fn shell_quote(text: &str) -> String {
     let plain = text
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c));
@@ -577,6 +603,25 @@ mod tests {
             let error = permission_requests(&mut root, Path::new("s.json")).unwrap_err();
             assert!(error.to_string().contains("left unchanged"), "{error}");
         }
+    }
+
+    #[test]
+    fn an_installed_command_names_its_program_and_socket() {
+        assert_eq!(
+            command_parts("'/opt/a b/askdesk' --socket /run/s.sock hook codex"),
+            Some((
+                "/opt/a b/askdesk".to_owned(),
+                Some("/run/s.sock".to_owned())
+            ))
+        );
+        assert_eq!(
+            command_parts("env A=1 /usr/bin/askdesk --socket=/s hook claude-code"),
+            Some(("/usr/bin/askdesk".to_owned(), Some("/s".to_owned())))
+        );
+        assert_eq!(
+            command_parts("/usr/bin/askdesk hook claude-code"),
+            Some(("/usr/bin/askdesk".to_owned(), None))
+        );
     }
 
     #[test]

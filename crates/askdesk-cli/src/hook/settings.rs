@@ -1,0 +1,123 @@
+//! `askdesk hook install|uninstall`: the command line around `askdesk_connect::hook`, which merges
+//! our `PermissionRequest` entry into Claude Code's `settings.json` or Codex's `hooks.json` (never
+//! clobbering what is there, idempotent, with a backup of the previous file).
+
+use std::path::{Path, PathBuf};
+
+use askdesk_connect::hook::{self, HookEntry};
+use askdesk_connect::Agent;
+use clap::Args;
+
+use super::HookClient;
+use crate::exit::Result;
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The client whose settings get the hook
+    #[arg(value_enum)]
+    pub client: HookClient,
+    /// Print the snippet to merge instead of changing any file
+    #[arg(long)]
+    pub print: bool,
+    /// Which tools' prompts come to askdesk: `*` for all, or names such as `ExitPlanMode|AskUserQuestion|Bash`
+    #[arg(long, value_name = "TOOLS", default_value = "*")]
+    pub matcher: String,
+    /// Seconds the client lets the hook wait for you before it shows its own prompt (1 or more) [default: Claude Code 1800; Codex 120, since Codex shows no prompt of its own until the hook ends]
+    #[arg(long, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+    /// The settings file [default: ~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json]
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Claude Code: the name askdesk's MCP server was added under, when not `askdesk`
+    #[arg(long, value_name = "NAME", default_value = super::MCP_SERVER,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub mcp_server: String,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// The client whose settings lose the hook
+    #[arg(value_enum)]
+    pub client: HookClient,
+    /// Print the file as it would be instead of changing it
+    #[arg(long)]
+    pub print: bool,
+    /// The settings file (as for install)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+/// `socket` is the broker's socket as resolved, `named` the `--socket` given, if any.
+pub fn install(args: &InstallArgs, socket: &Path, named: Option<&Path>) -> Result<()> {
+    let path = hook::settings_path(args.client, args.config.as_deref())?;
+    let program = std::env::current_exe().map_err(|e| {
+        crate::exit::Error::Internal(format!("cannot tell where askdesk is installed: {e}"))
+    })?;
+    let entry = HookEntry::new(
+        args.client,
+        &program,
+        socket,
+        named,
+        &args.matcher,
+        args.timeout,
+        &args.mcp_server,
+    )?;
+    if args.print {
+        eprintln!("Merge this into {}:", path.display());
+        println!("{}", entry.snippet());
+        return Ok(());
+    }
+    let change = hook::install(&path, &entry)?;
+    if !change.changes() {
+        println!(
+            "The askdesk hook for {} is installed in {} already; nothing changed.",
+            args.client,
+            path.display()
+        );
+        return Ok(());
+    }
+    let backup = change.write()?;
+    println!(
+        "Installed the askdesk hook for {} in {} (PermissionRequest, matcher {:?}, timeout {} s).",
+        args.client,
+        change.shown(),
+        entry.matcher,
+        entry.timeout
+    );
+    if let Some(backup) = backup {
+        println!("The previous file is kept as {}.", backup.display());
+    }
+    if args.client == HookClient::Codex {
+        println!("{}", Agent::Codex.after_connecting()[0]);
+    }
+    Ok(())
+}
+
+pub fn uninstall(args: &UninstallArgs) -> Result<()> {
+    let path = hook::settings_path(args.client, args.config.as_deref())?;
+    let change = hook::uninstall(&path, args.client)?;
+    if !change.changes() {
+        println!(
+            "The askdesk hook for {} is not installed in {}; nothing changed.",
+            args.client,
+            path.display()
+        );
+        return Ok(());
+    }
+    if args.print {
+        eprintln!("{} without the askdesk hook:", path.display());
+        print!("{}", change.after_text());
+        return Ok(());
+    }
+    let backup = change.write()?;
+    println!(
+        "Removed the askdesk hook for {} from {}.",
+        args.client,
+        change.shown()
+    );
+    if let Some(backup) = backup {
+        println!("The previous file is kept as {}.", backup.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+// askdesk UI: "Connect your agents": each client's card (present, connected, the file it uses),
+// Connect / Disconnect with the exact change shown as a diff before anything is written, what the
+// client still needs afterwards, the snippet for other MCP clients, and the "Start at login" switch.
+// The backend (askdesk_connect::overview) decides every state and computes every diff.
+import { api } from './bridge.js';
+import { h } from './dom.js';
+
+const STATES = {
+  connected: ['Connected', 'ok'],
+  outdated: ['Needs update', 'warn'],
+  'not-connected': ['Not connected', ''],
+  error: ['Cannot read its settings', 'danger'],
+};
+
+/** Renders the Connect view into `root`; `toast(text, kind)` reports results. */
+export async function renderConnect(root, { toast }) {
+  let view;
+  try {
+    view = await api.connectView();
+  } catch (error) {
+    toast(`Connect unavailable: ${(error && error.message) || error}`, 'error');
+    return null;
+  }
+  const refresh = () => renderConnect(root, { toast });
+  root.replaceChildren(
+    h('header', { class: 'history-head' }, h('h1', {}, 'Connect your agents')),
+    h('div', { class: 'connect-body' },
+      view.firstRun ? h('p', { class: 'connect-intro', dataset: { firstRun: 'true' } },
+        'Welcome to askdesk. Connect the agents you use, and their questions and permission prompts come here instead of the terminal. Nothing is written until you have seen the change.') : null,
+      view.problem ? h('p', { class: 'connect-problem', role: 'alert' }, view.problem) : null,
+      h('ol', { class: 'connect-list' }, view.clients.map((c) => clientCard(c, Boolean(view.problem), refresh, toast))),
+      view.autostart ? autostartSwitch(view.autostart, refresh, toast) : null,
+      view.snippet ? h('section', { class: 'connect-other card' },
+        h('h2', {}, 'Other MCP clients'),
+        h('p', { class: 'muted' }, 'Cursor and other clients with an mcpServers setting: add this to their settings file.'),
+        h('pre', { class: 'connect-snippet mono' }, view.snippet)) : null));
+  root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
+  return view;
+}
+
+function clientCard(client, disabled, refresh, toast) {
+  const [label, tone] = client.present ? STATES[client.state] : ['Not installed', ''];
+  const connected = client.state === 'connected' || client.state === 'outdated';
+  const detail = h('div', { class: 'connect-detail' });
+  const button = (text, connect, primary) => h('button', {
+    type: 'button', class: `button small${primary ? ' primary' : ''}`, disabled: disabled || undefined,
+    dataset: { action: connect ? 'connect' : 'disconnect' },
+    onclick: () => preview(client, connect, detail, refresh, toast),
+  }, text);
+  const actions = [];
+  if (client.state === 'outdated') actions.push(button('Update', true, true));
+  else if (!connected && client.present) actions.push(button('Connect', true, true));
+  if (connected) actions.push(button('Disconnect', false, false));
+  return h('li', { class: `connect-client card state-${client.state}${client.present ? '' : ' absent'}`, dataset: { client: client.client, state: client.state } },
+    h('div', { class: 'connect-top' },
+      h('span', { class: 'connect-name' }, client.label),
+      h('span', { class: `pill connect-state ${tone}` }, label),
+      h('span', { class: 'connect-via muted' }, client.via === 'hook' ? 'permission prompts, plans, questions' : 'ask_user_question and review_plan tools'),
+      h('span', { class: 'connect-actions' }, actions)),
+    h('div', { class: 'connect-file mono muted' }, client.present ? client.file : `No ${client.folder}: install ${client.label} first`),
+    client.present && client.detail ? h('div', { class: 'connect-state-detail muted' }, client.detail) : null,
+    detail);
+}
+
+// Shows the change as a diff with "Write this change" / "Cancel"; nothing is written before.
+async function preview(client, connect, detail, refresh, toast) {
+  let change;
+  try {
+    change = await api.previewConnect(client.client, connect);
+  } catch (error) {
+    detail.replaceChildren(h('p', { class: 'connect-problem', role: 'alert' }, (error && error.message) || String(error)));
+    return;
+  }
+  if (!change.diff) {
+    detail.replaceChildren(h('p', { class: 'muted' }, `${change.file} already says this; nothing to change.`));
+    return;
+  }
+  const write = h('button', { type: 'button', class: 'button primary small', dataset: { action: 'write' } }, 'Write this change');
+  const cancel = h('button', { type: 'button', class: 'button ghost small', dataset: { action: 'cancel' } }, 'Cancel');
+  cancel.addEventListener('click', () => detail.replaceChildren());
+  write.addEventListener('click', async () => {
+    write.disabled = true;
+    try {
+      const done = await api.applyConnect(client.client, connect, change.diff);
+      toast(done.message);
+      await refresh();
+      const card = document.querySelector(`.connect-client[data-client="${client.client}"] .connect-detail`);
+      if (card) card.replaceChildren(applied(done));
+    } catch (error) {
+      write.disabled = false;
+      detail.querySelector('.connect-problem')?.remove();
+      detail.prepend(h('p', { class: 'connect-problem', role: 'alert' }, (error && error.message) || String(error)));
+    }
+  });
+  detail.replaceChildren(
+    h('p', { class: 'connect-diff-title' }, `${connect ? 'Connecting' : 'Disconnecting'} changes ${change.file}:`),
+    h('pre', { class: 'connect-diff mono' }, change.diff.split('\n').filter((l, i, all) => l || i < all.length - 1).map(diffLine)),
+    h('div', { class: 'connect-buttons' }, cancel, write));
+  write.focus();
+}
+
+function diffLine(line) {
+  const kind = line.startsWith('+++') || line.startsWith('---') ? 'file'
+    : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+  return h('span', { class: `diff-line ${kind}` }, line, '\n');
+}
+
+function applied(done) {
+  return h('div', { class: 'connect-done', role: 'status' },
+    h('p', {}, done.message),
+    done.backup ? h('p', { class: 'muted' }, `The previous file is kept as ${done.backup}.`) : null,
+    done.next.length ? h('div', {},
+      h('p', { class: 'connect-next-title' }, 'What is left to do:'),
+      h('ul', { class: 'connect-next' }, done.next.map((step) => h('li', {}, step)))) : null);
+}
+
+function autostartSwitch(autostart, refresh, toast) {
+  const box = h('input', { type: 'checkbox', id: 'autostart' });
+  box.checked = autostart.enabled;
+  box.disabled = !autostart.available;
+  box.addEventListener('change', async () => {
+    try {
+      const now = await api.setAutostart(box.checked);
+      toast(now.enabled ? 'askdesk starts in the tray when you log in.' : 'askdesk no longer starts when you log in.');
+    } catch (error) {
+      toast(`Not changed: ${(error && error.message) || error}`, 'error');
+    }
+    await refresh();
+  });
+  return h('section', { class: 'connect-autostart card' },
+    h('label', { class: 'connect-switch' }, box, h('span', {}, 'Start askdesk in the tray when I log in')),
+    h('p', { class: 'muted' }, autostart.available
+      ? 'The app waits in the tray, so agents can ask you all day.'
+      : 'Installed from source: the package adds the login entry.'));
+}
