@@ -25,14 +25,7 @@ pub struct Autostart {
 
 /// `$XDG_CONFIG_HOME/autostart`, else `~/.config/autostart`.
 fn user_dir() -> Result<PathBuf> {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".config"))
-        })
+    let config = askdesk_core::xdg::config_home()
         .ok_or_else(|| Error::Usage("neither XDG_CONFIG_HOME nor HOME is set".into()))?;
     Ok(config.join("autostart"))
 }

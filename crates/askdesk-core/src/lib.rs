@@ -11,6 +11,7 @@
 //! - [`service`]: [`Service`], which runs `ask()` in the order of protocol 2 and walks the answerer
 //!   waterfall (protocol 4).
 //! - [`meta`]: the agent `meta` keys askdesk writes and reads, and how an agent is named.
+//! - [`xdg`]: where the configuration and data directories are, from the environment.
 //! - [`sync`]: [`sync::lock`], the poison-tolerant mutex lock every crate of askdesk uses.
 
 pub mod answerer;
@@ -21,6 +22,7 @@ pub mod service;
 pub mod sync;
 pub mod types;
 pub mod validate;
+pub mod xdg;
 
 pub use answerer::{
     decision_channel, Answerer, Decision, DecisionReceiver, Failure, Offer, Responder,

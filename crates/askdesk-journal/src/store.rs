@@ -431,15 +431,7 @@ fn sync_dir(dir: &Path) -> Result<()> {
 
 /// The journal's directory: `$XDG_DATA_HOME/askdesk/`, else `~/.local/share/askdesk/`.
 pub fn default_dir() -> Result<PathBuf> {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| Path::new(&h).join(".local/share"))
-        })
-        .ok_or(Error::NoDataDir)?;
+    let data = askdesk_core::xdg::data_home().ok_or(Error::NoDataDir)?;
     Ok(data.join("askdesk"))
 }
 

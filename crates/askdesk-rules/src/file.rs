@@ -200,15 +200,7 @@ pub enum Error {
 
 /// `$XDG_CONFIG_HOME/askdesk/rules.toml`, else `~/.config/askdesk/rules.toml`.
 pub fn default_path() -> Result<PathBuf, Error> {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| Path::new(&h).join(".config"))
-        })
-        .ok_or(Error::NoConfigDir)?;
+    let config = askdesk_core::xdg::config_home().ok_or(Error::NoConfigDir)?;
     Ok(config.join("askdesk").join(FILE_NAME))
 }
 
