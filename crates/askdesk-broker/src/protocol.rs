@@ -100,6 +100,13 @@ impl RpcError {
         self
     }
 
+    /// The same error (code and data kept) told in other words, for a reader other than the
+    /// wire's (the CLI's own message for a dismissal).
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
     pub fn parse_error(detail: impl std::fmt::Display) -> Self {
         Self::new(PARSE_ERROR, format!("parse error: {detail}"))
     }

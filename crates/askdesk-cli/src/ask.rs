@@ -188,10 +188,7 @@ fn aborted() -> Error {
 pub const DISMISSED: &str = "the question was dismissed: the person chose not to answer it";
 
 fn dismissed(error: RpcError) -> Error {
-    Error::Rpc(RpcError {
-        message: DISMISSED.to_owned(),
-        ..error
-    })
+    Error::Rpc(error.with_message(DISMISSED))
 }
 
 /// Cancels the ask on Ctrl-C, SIGTERM, or when the timeout passes.
