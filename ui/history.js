@@ -67,7 +67,7 @@ function top(e, { pill = null, tail = null } = {}) {
     h('span', { class: `pill outcome ${e.outcome}` }, e.outcomeName),
     pill,
     h('span', { class: 'history-agent' }, e.who),
-    e.by ? h('span', { class: `pill answerer${e.by.startsWith('rule:') ? ' rule' : ''}` }, `by ${e.by}`) : null,
+    e.by ? h('span', { class: `pill answerer${e.byRule ? ' rule' : ''}` }, `by ${e.by}`) : null,
     e.project ? h('span', { class: 'history-cwd mono' }, e.project) : null,
     h('span', { class: 'history-when', title: `asked ${when(e.askedAt)}` }, when(e.settledAt)),
     tail);

@@ -35,10 +35,19 @@ pub struct Rule {
     pub line: usize,
 }
 
+/// What starts the answerer label of a rule (`rule:<name>`), in the journal and History.
+const LABEL_PREFIX: &str = "rule:";
+
+/// The rule named by an answerer label (`rule:deploy` → `deploy`), or `None` for any other
+/// answerer.
+pub fn rule_named(answerer: &str) -> Option<&str> {
+    answerer.strip_prefix(LABEL_PREFIX)
+}
+
 impl Rule {
     /// The answerer label the journal shows for this rule.
     pub fn label(&self) -> String {
-        format!("rule:{}", self.name)
+        format!("{LABEL_PREFIX}{}", self.name)
     }
 
     /// What is risky about a rule that loads: an answer with an empty match (no `match`, or

@@ -38,6 +38,8 @@ pub mod target;
 pub use draft::{draft, Draft, Source};
 pub use edit::{append_rule, set_mode};
 pub use engine::{Deadline, Engine, HoldError, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL};
-pub use file::{default_path, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet};
+pub use file::{
+    default_path, rule_named, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet,
+};
 pub use matching::{Evaluation, Request, Verdict, ASK_DENIED};
 pub use replay::{past_requests, replay, Past, Replay, RuleReport, Settlement};

@@ -126,7 +126,7 @@ pub fn replay<'a>(rules: &'a RuleSet, past: &'a [Past]) -> Replay<'a> {
         if let Some(name) = request
             .answerer
             .as_deref()
-            .and_then(|a| a.strip_prefix("rule:"))
+            .and_then(crate::file::rule_named)
         {
             if let Some(report) = reports.iter_mut().find(|r| r.rule.name == name) {
                 report.acted += 1;
@@ -142,10 +142,11 @@ pub fn replay<'a>(rules: &'a RuleSet, past: &'a [Past]) -> Replay<'a> {
                 .find(|r| std::ptr::eq(r.rule, rule))
                 .expect("every rule has a report");
             report.hits += 1;
-            let by_human = !request
+            let by_human = request
                 .answerer
                 .as_deref()
-                .is_some_and(|a| a.starts_with("rule:"));
+                .and_then(crate::file::rule_named)
+                .is_none();
             if !by_human || verdict == Verdict::Ask || request.settled == Settlement::Other {
                 continue;
             }

@@ -34,6 +34,8 @@ pub struct RecordEntry {
     pub who: String,
     /// Who answered ([`answerer_name`]), when anyone did.
     pub by: Option<String>,
+    /// Whether a rule answered (`by` is `rule:<name>`).
+    pub by_rule: bool,
     /// The folder the agent worked in, when it said.
     pub project: Option<String>,
     /// The outcome in words ([`outcome_name`]).
@@ -49,6 +51,7 @@ pub struct RecordEntry {
 impl RecordEntry {
     pub fn new(record: Record) -> RecordEntry {
         let by = answerer_name(&record).map(str::to_owned);
+        let by_rule = by.as_deref().and_then(askdesk_rules::rule_named).is_some();
         let problem = match (&record.outcome, &record.error) {
             (Outcome::Failed, Some(error)) => Some(match &error.code {
                 Some(code) => format!("{code}: {}", error.message),
@@ -61,7 +64,8 @@ impl RecordEntry {
             who: display_name(record.agent.as_ref()).to_owned(),
             can_make_rule: record.answer.is_some()
                 && matches!(record.outcome, Outcome::Answered | Outcome::LateAnswer)
-                && !by.as_deref().is_some_and(is_rule),
+                && !by_rule,
+            by_rule,
             by,
             project: record
                 .agent
@@ -275,11 +279,6 @@ pub fn answerer_name(record: &Record) -> Option<&str> {
     }
 }
 
-/// Whether an answerer name is a rule's (`rule:<name>`).
-pub fn is_rule(answerer: &str) -> bool {
-    answerer.starts_with("rule:")
-}
-
 /// Builds a [`HistoryPage`] from the journal's records, handed over oldest first, holding only
 /// what the page can show: the newest matching plain records (at most `limit`) and the plan
 /// threads (whose place and filter values are known only once their last version is read).
@@ -351,7 +350,8 @@ impl HistoryPageBuilder {
         let threads = std::mem::take(&mut self.threads);
         let mut total = self.plain_total;
         let mut matching = self.plain_matching;
-        let mut entries: Vec<(u64, HistoryEntry)> = Vec::new();
+        // Entries are made (feedback rendered, ids hashed) only for those the page gets.
+        let mut kept: Vec<(u64, Vec<Record>)> = Vec::new();
         for (place, versions) in threads.into_values() {
             let latest = versions.last().expect("a thread has a version");
             self.offered(latest);
@@ -359,9 +359,16 @@ impl HistoryPageBuilder {
             let all: Vec<&Record> = versions.iter().collect();
             if self.query.lets_through(latest) && found(&self.words, &all) {
                 matching += 1;
-                entries.push((place, HistoryEntry::PlanThread(thread(versions))));
+                kept.push((place, versions));
             }
         }
+        let mut entries: Vec<(u64, HistoryEntry)> = Vec::new();
+        kept.sort_unstable_by_key(|(place, _)| std::cmp::Reverse(*place));
+        kept.truncate(self.query.limit);
+        entries.extend(
+            kept.into_iter()
+                .map(|(place, versions)| (place, HistoryEntry::PlanThread(thread(versions)))),
+        );
         entries.extend(self.plain.into_iter().map(|(place, record)| {
             (
                 place,

@@ -49,7 +49,7 @@ pub fn from_record(path: PathBuf, record: &Record) -> RuleDraftView {
     if let Some(by) = record
         .answerer
         .as_deref()
-        .filter(|a| a.starts_with("rule:"))
+        .filter(|a| askdesk_rules::rule_named(a).is_some())
     {
         return RuleDraftView::unavailable(
             &path,
