@@ -135,7 +135,8 @@ async fn decision(
         return Ok(decision.output());
     }
     let prompt = prompt::prompt(client, &input)?;
-    let settled = settled_elsewhere(client, &input);
+    // Before the question is sent: a result written from then on is this prompt's.
+    let settled = settled_elsewhere(client, &input).await;
     let broker = connect(client, socket, !args.no_launch).await?;
     // A broker that answered the handshake and then stopped answering is given up on as well.
     let agent = answered_within(
@@ -200,22 +201,23 @@ async fn decision(
 /// Resolves once the prompt's call is settled without askdesk: Claude Code's transcript shows
 /// its result. Never, for Codex, when the input names no transcript, or for a subagent's call
 /// (`agent_id`): a subagent's calls are not in the session's transcript, and an identical call of
-/// the main thread settling there would say nothing of the subagent's. The transcript is read
-/// from the call on, before the question is asked.
-fn settled_elsewhere(
+/// the main thread settling there would say nothing of the subagent's. The transcript's length
+/// is taken before this returns, so before the question is asked: only a result written after it
+/// settles the prompt.
+async fn settled_elsewhere(
     client: HookClient,
     input: &HookInput,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
-    let followed = input
-        .transcript_path
-        .as_deref()
-        .filter(|path| {
-            client == HookClient::ClaudeCode && !path.is_empty() && input.agent_id.is_none()
-        })
-        .map(|path| {
+    let path = input.transcript_path.as_deref().filter(|path| {
+        client == HookClient::ClaudeCode && !path.is_empty() && input.agent_id.is_none()
+    });
+    let followed = match path {
+        Some(path) => {
             let calls = transcript::Calls::new(&input.tool_name, &input.tool_input);
-            transcript::follow(Path::new(path), calls)
-        });
+            Some(transcript::follow(Path::new(path), calls).await)
+        }
+        None => None,
+    };
     async move {
         let settled = match followed {
             Some(settled) => settled.await.is_ok(),
