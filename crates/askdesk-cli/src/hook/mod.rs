@@ -88,31 +88,28 @@ const AGENTS_PER_SESSION: u32 = 64;
 /// `--socket` given on the command line, which an installed hook's command keeps.
 pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -> Result<()> {
     match args.command {
-        HookCommand::ClaudeCode(run) => {
-            answer(HookClient::ClaudeCode, run, &socket).await;
-            Ok(())
-        }
-        HookCommand::Codex(run) => {
-            answer(HookClient::Codex, run, &socket).await;
-            Ok(())
-        }
+        HookCommand::ClaudeCode(run) => answer(HookClient::ClaudeCode, run, &socket).await,
+        HookCommand::Codex(run) => answer(HookClient::Codex, run, &socket).await,
         HookCommand::Install(args) => settings::install(&args, &socket, named_socket),
         HookCommand::Uninstall(args) => settings::uninstall(&args),
     }
 }
 
 /// Answers one prompt: the decision on stdout, or nothing and the reason on stderr.
-async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) {
+async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) -> Result<()> {
     // Opened before anything waits: a parent that ends from now on is seen, however late the
     // watch is first polled.
     let parent = parent::Watch::open();
     match decision(client, &args, socket, parent).await {
-        Ok(line) => println!("{line}"),
+        Ok(line) => crate::output::outln!("{line}"),
         // One line, whatever the hook input or the broker put in the reason.
-        Err(reason) => eprintln!(
-            "askdesk hook: {}; {client} shows its own prompt instead",
-            crate::terminal::one_line(&reason)
-        ),
+        Err(reason) => {
+            eprintln!(
+                "askdesk hook: {}; {client} shows its own prompt instead",
+                crate::terminal::one_line(&reason)
+            );
+            Ok(())
+        }
     }
 }
 
