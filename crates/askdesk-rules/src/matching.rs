@@ -96,11 +96,13 @@ impl<'a> Request<'a> {
             .as_deref()
     }
 
-    /// Whether no rule may answer this request, whatever it says ([`protected::refuses_answer`]).
+    /// Whether no rule may answer this request, whatever it says: it names what is protected
+    /// ([`protected::refuses_answer`]), or what it touches is not text ([`unreadable_target`]).
     fn refuses_answer(&self) -> bool {
-        *self
-            .refused
-            .get_or_init(|| protected::refuses_answer_with(self.agent, self.command.as_ref()))
+        *self.refused.get_or_init(|| {
+            unreadable_target(self.agent)
+                || protected::refuses_answer_with(self.agent, self.command.as_ref())
+        })
     }
 }
 
@@ -165,9 +167,7 @@ impl Rule {
             {
                 return None;
             }
-            if matches!(self.action, Action::Answer(_))
-                && (request.refuses_answer() || unreadable_target(agent))
-            {
+            if matches!(self.action, Action::Answer(_)) && request.refuses_answer() {
                 return None;
             }
         }
