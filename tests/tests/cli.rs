@@ -1238,3 +1238,64 @@ fn version_names_the_release_and_the_commit() {
         "{text}"
     );
 }
+
+/// `askdesk <args>` in `home` with its stdout a pipe whose reader reads `lines` lines and then
+/// closes it, as `| head -1` does (`0`: closed before the command starts, so its first write
+/// finds no reader whatever the output's size); stdout is not collected.
+async fn into_closed_pipe(home: &Home, args: &[&str], lines: usize) -> Output {
+    use std::io::BufRead;
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    let mut cmd = home.command(args);
+    cmd.stdout(writer).stderr(std::process::Stdio::piped());
+    let reader = (lines > 0).then_some(reader);
+    let child = cmd.spawn().expect("spawn askdesk");
+    // The command's copy of the write end goes with it: the child holds the only one.
+    drop(cmd);
+    if let Some(reader) = reader {
+        let mut reader = std::io::BufReader::new(reader);
+        for _ in 0..lines {
+            reader.read_line(&mut String::new()).expect("read a line");
+        }
+    }
+    let waited = tokio::task::spawn_blocking(move || child.wait_with_output());
+    tokio::time::timeout(CLI_LIMIT, waited)
+        .await
+        .expect("askdesk ended")
+        .unwrap()
+        .expect("collect the output")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pipe_closed_early_ends_each_command_quietly() {
+    let home = Home::user();
+    let rules = home.path().join("config/askdesk/rules.toml");
+    std::fs::create_dir_all(rules.parent().unwrap()).unwrap();
+    std::fs::write(
+        &rules,
+        "[[rule]]\nname = \"a\"\nmatch.header = \"A\"\nanswer = \"Yes\"\n\n\
+         [[rule]]\nname = \"b\"\nmatch.header = \"B\"\nanswer = \"No\"\n",
+    )
+    .unwrap();
+    for args in [
+        &["hook", "install", "codex", "--print"][..],
+        &["history"],
+        &["rules", "list"],
+        &["--help"],
+    ] {
+        for lines in [0, 1] {
+            let output = into_closed_pipe(&home, args, lines).await;
+            let err = stderr(&output);
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "askdesk {args:?} into a pipe closed after {lines} line(s): {err}"
+            );
+            for panic in ["panicked", "Broken pipe", "Error:"] {
+                assert!(
+                    !err.contains(panic),
+                    "askdesk {args:?} into a pipe closed after {lines} line(s): {err}"
+                );
+            }
+        }
+    }
+}

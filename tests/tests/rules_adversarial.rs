@@ -3,7 +3,9 @@
 //! form is allowed, that plain forms still are, that deny rules see through quoting, paths and
 //! global options, that a deny beats an allow whatever the order, and that no rule allows a
 //! change to askdesk's own configuration, shell start-up files or git hooks, however the file is
-//! named (`..`, a link, `~`).
+//! named (`..`, a link, `~`); that no rule's answer grants more than its match (a standing
+//! permission is refused at load, the client's suggestions are never passed on for a rule), and
+//! that a call whose command, file or address is not text is left to the client's own prompt.
 
 use std::io::Write;
 use std::process::{Output, Stdio};
@@ -308,6 +310,21 @@ async fn no_rule_allows_widening_the_rules() {
 /// `src/app` in it, and a broker whose rules allow every Edit of a file matching one of `paths`
 /// (globs after the home's path; `None`: any Edit at all).
 fn started_at_home(paths: &[Option<&str>]) -> (Broker, String) {
+    started_with(|root| {
+        paths
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                let path = path.map_or(String::new(), |p| format!(", path = \"{root}{p}\""));
+                format!("[[rule]]\nname = \"edit {i}\"\nmatch = {{ tool = \"Edit\"{path} }}\nanswer = \"Allow once\"\n\n")
+            })
+            .collect()
+    })
+}
+
+/// The home of [`started_at_home`], and a broker with the rules `rules` writes for the home's
+/// path.
+fn started_with(rules: impl FnOnce(&str) -> String) -> (Broker, String) {
     let home = Home::user();
     let root = home.path().canonicalize().unwrap();
     let at = |path: &str| root.join(path);
@@ -331,15 +348,7 @@ fn started_at_home(paths: &[Option<&str>]) -> (Broker, String) {
     std::os::unix::fs::symlink(at(".bashrc"), at("src/app/notes.txt")).unwrap();
     std::os::unix::fs::symlink(at("notes.md"), at("src/app/src/notes.md")).unwrap();
     let root = root.display().to_string();
-    let rules: String = paths
-        .iter()
-        .enumerate()
-        .map(|(i, path)| {
-            let path = path.map_or(String::new(), |p| format!(", path = \"{root}{p}\""));
-            format!("[[rule]]\nname = \"edit {i}\"\nmatch = {{ tool = \"Edit\"{path} }}\nanswer = \"Allow once\"\n\n")
-        })
-        .collect();
-    std::fs::write(at("config/askdesk/rules.toml"), rules).unwrap();
+    std::fs::write(at("config/askdesk/rules.toml"), rules(&root)).unwrap();
     (Broker::start_in(home, &[]), root)
 }
 
@@ -418,4 +427,174 @@ async fn a_narrow_path_rule_allows_its_files_and_nothing_it_does_not_name() {
         "Cargo.toml",
     ];
     expect_edits(&broker, &root, &outside, None).await;
+}
+
+/// Claude Code's own suggestions for an Edit in the project, as wide as they come: accept every
+/// edit, more directories, and a rule for every Edit.
+fn widening_suggestions(root: &str) -> Value {
+    json!([
+        { "type": "setMode", "mode": "acceptEdits", "destination": "session" },
+        { "type": "setMode", "mode": "bypassPermissions", "destination": "session" },
+        { "type": "addDirectories", "directories": [root], "destination": "session" },
+        { "type": "addRules", "rules": [{ "toolName": "Edit" }], "behavior": "allow",
+          "destination": "localSettings" }
+    ])
+}
+
+/// Claude Code's permission request to edit `path` in the project, offering `suggestions`.
+fn edit_offering(root: &str, path: &str, suggestions: &Value) -> (String, String) {
+    let (shown, input) = edit(root, path);
+    let mut input: Value = serde_json::from_str(&input).unwrap();
+    input["permission_suggestions"] = suggestions.clone();
+    (shown, input.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rule_that_answers_a_standing_permission_is_refused_and_allows_nothing() {
+    // However narrow the match, "Always allow in this session" would turn on what the client
+    // suggests (acceptEdits) for every later edit; "Approve, accept edits" likewise.
+    for (answer, intent) in [
+        ("Always allow in this session", ""),
+        ("Always allow in this session (Recommended)", ""),
+        ("Approve, accept edits", ", intent = \"plan-review\""),
+    ] {
+        let (broker, root) = started_with(|root| {
+            format!(
+                "[[rule]]\nname = \"src edits\"\nmatch = {{ tool = \"Edit\", path = \"{root}/src/app/src/*\" }}\nanswer = \"Allow once\"\n\n\
+                 [[rule]]\nname = \"widen\"\nmatch = {{ tool = \"*\", path = \"{root}/src/app/src/*\"{intent} }}\nanswer = \"{answer}\"\n"
+            )
+        });
+        // The file is refused whole, the rule named: no rule of it is in force.
+        let listed = broker.cli(["rules", "list"]).output().unwrap();
+        let said = String::from_utf8_lossy(&listed.stderr);
+        assert_ne!(listed.status.code(), Some(0), "{said}");
+        assert!(
+            said.contains(&format!(
+                "rule \"widen\" answers {answer:?}, a standing permission"
+            )),
+            "{said}"
+        );
+        let suggestions = widening_suggestions(&root);
+        let plan = json!({
+            "session_id": "adversary", "cwd": format!("{root}/src/app"),
+            "hook_event_name": "PermissionRequest", "tool_name": "ExitPlanMode",
+            "tool_input": { "plan": "# Plan\n- edit everything" }
+        });
+        let seen = decisions(
+            &broker,
+            &[
+                edit_offering(&root, "src/lib.rs", &suggestions),
+                edit_offering(&root, &format!("{root}/src/app/src/new.rs"), &suggestions),
+                ("plan".to_owned(), plan.to_string()),
+            ],
+        )
+        .await;
+        expect_all(&seen, None);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rule_allows_its_one_call_and_never_forwards_the_clients_suggestions() {
+    let (broker, root) = started_at_home(&[Some("/src/app/src/*")]);
+    let suggestions = widening_suggestions(&root);
+    let seen = decisions(
+        &broker,
+        &[
+            edit_offering(&root, "src/lib.rs", &suggestions),
+            edit_offering(&root, &format!("{root}/src/app/src/lib.rs"), &suggestions),
+        ],
+    )
+    .await;
+    expect_all(&seen, Some(ALLOW));
+    // Outside the rule's match the suggestions grant nothing either.
+    let seen = decisions(
+        &broker,
+        &[
+            edit_offering(&root, "Cargo.toml", &suggestions),
+            edit_offering(&root, "src/../../../notes.md", &suggestions),
+        ],
+    )
+    .await;
+    expect_all(&seen, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_whose_target_is_not_text_is_left_to_the_clients_prompt() {
+    // Rules as wide as a tool can be: every call of each tool the rules read a target of.
+    let (broker, root) = started_with(|_| {
+        ["Edit", "MultiEdit", "Write", "NotebookEdit", "WebFetch", "Bash", "mcp__fs__run"]
+            .iter()
+            .map(|tool| {
+                format!("[[rule]]\nname = \"any {tool}\"\nmatch.tool = \"{tool}\"\nanswer = \"Allow once\"\n\n")
+            })
+            .collect()
+    });
+    let suggestions = widening_suggestions(&root);
+    let call = |tool: &str, tool_input: Value| {
+        let input = json!({
+            "session_id": "adversary", "cwd": format!("{root}/src/app"),
+            "hook_event_name": "PermissionRequest", "tool_name": tool,
+            "tool_input": tool_input, "permission_suggestions": suggestions
+        });
+        (format!("{tool} {tool_input}"), input.to_string())
+    };
+    let odd = [
+        json!(7),
+        json!(["src/lib.rs"]),
+        json!({ "path": "src/lib.rs" }),
+        json!(null),
+        json!(false),
+        json!(""),
+    ];
+    let mut inputs = Vec::new();
+    for (tool, field) in [
+        ("Edit", "file_path"),
+        ("MultiEdit", "file_path"),
+        ("Write", "file_path"),
+        ("NotebookEdit", "notebook_path"),
+        ("WebFetch", "url"),
+        ("Bash", "command"),
+        ("mcp__fs__run", "command"),
+    ] {
+        for value in &odd {
+            // A list of strings is a command line, as Codex sends one.
+            if field != "command" || !value.is_array() {
+                inputs.push(call(tool, json!({ field: value, "content": "x" })));
+            }
+        }
+        if tool != "mcp__fs__run" {
+            inputs.push(call(tool, json!({ "content": "x" })));
+        }
+    }
+    for argv in [json!(["rm", 7]), json!(["rm", "-rf", "a\u{0}b"]), json!([])] {
+        inputs.push(call("Bash", json!({ "command": argv })));
+    }
+    for (shown, input) in &inputs {
+        let output = hook(&broker, input).await;
+        assert_eq!(output.status.code(), Some(0), "{shown}: {output:?}");
+        assert_eq!(decision(&output), None, "{shown}");
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            said.contains("not text askdesk's answer rules can read")
+                || said.contains(" call has no tool_input."),
+            "{shown}: {said}"
+        );
+    }
+    // The same rules allow the same calls when their targets are text.
+    let plain = decisions(
+        &broker,
+        &[
+            call(
+                "Edit",
+                json!({ "file_path": "src/lib.rs", "old_string": "a", "new_string": "b" }),
+            ),
+            call(
+                "WebFetch",
+                json!({ "url": "https://docs.rs/", "prompt": "p" }),
+            ),
+            call("Bash", json!({ "command": "ls" })),
+        ],
+    )
+    .await;
+    expect_all(&plain, Some(ALLOW));
 }

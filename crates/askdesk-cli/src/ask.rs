@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::connect::{connect, current_dir};
 use crate::duration;
 use crate::exit::{Error, Result};
+use crate::output::outln;
 
 /// Ask one batch of questions and print the answer as JSON
 #[derive(Debug, Args)]
@@ -160,8 +161,7 @@ pub async fn run(args: AskArgs, socket: PathBuf) -> Result<()> {
             } else {
                 serde_json::to_string(&answer)
             };
-            println!("{}", text.expect("an answer serializes"));
-            Ok(())
+            outln!("{}", text.expect("an answer serializes"))
         }
         Err(error) => match Error::from(error) {
             // However the client reports a cancellation we asked for, it is an abort.

@@ -15,6 +15,7 @@ use clap::Args;
 
 use crate::connect::{connect, HANDSHAKE_WAIT};
 use crate::exit::{Error, Result};
+use crate::output::{out, outln};
 use crate::terminal::one_line;
 
 /// Check the set-up: broker, sockets, notifications and tray, hooks and MCP entries, rules, history
@@ -126,13 +127,13 @@ pub async fn run(_args: DoctorArgs, socket: PathBuf, named: Option<&Path>) -> Re
     }
     rules(&mut report);
     history(&mut report, status.as_ref());
-    print!("{report}");
+    out!("{report}")?;
     let (problems, warnings) = (report.count(Level::Problem), report.count(Level::Warning));
-    println!(
+    outln!(
         "{problems} problem{}, {warnings} warning{}",
         plural(problems),
         plural(warnings)
-    );
+    )?;
     if problems > 0 {
         return Err(Error::Problems(problems));
     }

@@ -151,6 +151,10 @@ pub enum Error {
     /// `askdesk doctor` found this many problems (each printed with its fix).
     #[error("askdesk doctor found {0} problem(s); each has its fix above")]
     Problems(usize),
+    /// The reader of standard output closed it before the command had written everything (a
+    /// pipe into `head -1`): not a failure, so `main` ends quietly with status 0 and no message.
+    #[error("standard output was closed by its reader")]
+    OutputClosed,
 }
 
 impl Error {
@@ -160,7 +164,11 @@ impl Error {
             Error::Input(_) => Status::InvalidParams,
             Error::NoBroker { .. } => Status::NoBroker,
             Error::Rpc(error) => Status::for_rpc(error),
-            Error::Client(_) | Error::NoAnswer { .. } | Error::Internal(_) => Status::Internal,
+            // `main` ends with 0 for `OutputClosed` and asks no status for it.
+            Error::Client(_)
+            | Error::NoAnswer { .. }
+            | Error::Internal(_)
+            | Error::OutputClosed => Status::Internal,
             Error::Broker(_) | Error::Problems(_) => Status::Startup,
         }
     }

@@ -7,6 +7,7 @@ use askdesk_journal::{Outcome, Record};
 use clap::Args;
 
 use crate::exit::{Error, Result};
+use crate::output::{out, outln};
 use crate::terminal::{clip, columns, one_line};
 
 /// Show the history of settled requests, newest first
@@ -45,18 +46,18 @@ pub async fn run(args: HistoryArgs) -> Result<()> {
     .await
     .map_err(|e| Error::Internal(format!("reading the history failed: {e}")))??;
     if records.is_empty() && journaled > 0 && !json {
-        println!("no request in the history matches ({journaled} recorded)");
+        outln!("no request in the history matches ({journaled} recorded)")?;
         return Ok(());
     }
     if json {
         for record in &records {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string(record).expect("a record serializes")
-            );
+            )?;
         }
     } else {
-        print!("{}", table(&records));
+        out!("{}", table(&records))?;
     }
     Ok(())
 }

@@ -16,8 +16,11 @@
 //! - [`hook`]: `askdesk hook`, Claude Code's and Codex's permission prompts answered in askdesk.
 //! - [`launch`]: starting the desktop app when no broker runs (for `mcp` and `hook`).
 //! - [`terminal`]: agent-supplied text made safe to print (control and bidi characters escaped).
+//! - [`output`]: standard output, which a reader may close early (`| head -1`): the command then
+//!   ends quietly with status 0.
 //!
-//! Only protocol output goes to stdout (answers, tables, JSON); logs and errors go to stderr.
+//! Only protocol output goes to stdout (answers, tables, JSON), through [`output`]; logs and
+//! errors go to stderr.
 
 mod answer;
 mod ask;
@@ -30,6 +33,7 @@ mod history;
 mod hook;
 mod launch;
 mod mcp;
+mod output;
 mod rules;
 mod serve;
 mod status;
@@ -40,7 +44,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
-use crate::exit::Status;
+use crate::exit::{Error, Status};
 
 fn main() -> ExitCode {
     // First: a hook watches the process that started it, which may be killed while we start.
@@ -95,7 +99,8 @@ fn main() -> ExitCode {
     // process alive once the command has finished.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        // The reader had what it wanted (`askdesk history | head -1`): nothing went wrong.
+        Ok(()) | Err(Error::OutputClosed) => ExitCode::SUCCESS,
         Err(error) => {
             // The message can be an answerer's or the broker's: shown, not obeyed, by the terminal.
             eprintln!("Error: {}", terminal::visible(&error.to_string()));

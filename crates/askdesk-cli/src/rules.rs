@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 
 use crate::exit::{Error, Result};
 use crate::history::{answer_summary, when};
+use crate::output::out;
 use crate::terminal::{columns, one_line};
 
 /// Check the answer rules against the history: what they would have done, and how often you agree
@@ -94,12 +95,11 @@ pub async fn run(args: RulesArgs) -> Result<()> {
     let past = past_requests(records, cutoff);
     let replayed = replay(&rules, &past);
     match args.command {
-        RulesCommand::List => print!("{}", list(&path, &replayed)),
+        RulesCommand::List => out!("{}", list(&path, &replayed)),
         RulesCommand::Test { since } => {
-            print!("{}", test(&path, since.as_deref(), past.len(), &replayed))
+            out!("{}", test(&path, since.as_deref(), past.len(), &replayed))
         }
     }
-    Ok(())
 }
 
 /// `rules list`: one row per rule.

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::connect::connect;
 use crate::duration;
 use crate::exit::{Error, Result};
+use crate::output::{out, outln};
 use crate::terminal::one_line;
 
 /// Show what the broker holds: connections, agents, answerers, pending requests
@@ -50,12 +51,12 @@ pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
             waited: args.timeout,
         })??;
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&status).expect("a status serializes")
-        );
+        )?;
     } else {
-        print!("{}", render(&status));
+        out!("{}", render(&status))?;
     }
     Ok(())
 }

@@ -12,7 +12,8 @@
 //!   texts) and the header when the batch shares one.
 //! - The answer: one option label picked in every question (`answer = "<label>"`), or the same
 //!   typed text for every question (`answer = { text = "..." }`). Anything else (different
-//!   answers per question, several picks, a skipped question) is not offered.
+//!   answers per question, several picks, a skipped question, an answer that grants a standing
+//!   permission: [`crate::standing`]) is not offered.
 //! - A plan review is never drafted: a rule cannot see the plan, so "approve this plan" as a rule
 //!   would approve every plan the project's agents write. Such a rule is written by hand.
 //!
@@ -25,6 +26,7 @@ use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table};
 use crate::file::RuleSet;
 use crate::glob::Glob;
 use crate::matching::Verdict;
+use crate::standing;
 use crate::target::Targets;
 use askdesk_core::meta::{COMMAND, CWD, PATH, TOOL, URL};
 
@@ -114,6 +116,13 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
         return Err("the agent did not say which project it works in (no absolute `cwd`), so there is no \"here\" for a rule".into());
     };
     let reply = reply(questions, source.answer)?;
+    if let Reply::Label(label) = reply {
+        if let Some(once) = standing::one_call_instead(label) {
+            return Err(format!(
+                "{label:?} grants a standing permission for the rest of the session, and a rule answers one call at a time: answer {once:?} to make a rule from the answer"
+            ));
+        }
+    }
 
     let mut matcher = InlineTable::new();
     matcher.insert("cwd", cwd.into());
@@ -786,6 +795,24 @@ mod tests {
             drafted(&coder, &[plan], vec![picked("p", &["Approve"])]),
             "a plan review is not made into a rule",
         );
+    }
+
+    #[test]
+    fn an_answer_that_grants_a_standing_permission_is_not_made_into_a_rule() {
+        let hook = agent(json!({ "cwd": "/home/me/app", "tool": "Bash", "command": "cargo test" }));
+        let qs = [question(
+            "q",
+            "Allow Bash?",
+            None,
+            &[standing::ALLOW_ONCE, standing::ALLOW_SESSION, "Deny"],
+        )];
+        unavailable(
+            drafted(&hook, &qs, vec![picked("q", &[standing::ALLOW_SESSION])]),
+            "grants a standing permission for the rest of the session",
+        );
+        let items = vec![picked("q", &[standing::ALLOW_ONCE])];
+        let (_, toml) = rule_text(drafted(&hook, &qs, items.clone()));
+        round_trip(&toml, &hook, &qs, &items);
     }
 
     #[test]

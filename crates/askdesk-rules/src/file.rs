@@ -466,6 +466,13 @@ impl TryFrom<RawRule> for Rule {
                 }
             }
         };
+        // A rule answers the calls it matches one at a time: never with a permission that
+        // would stand for calls it does not see.
+        if let Action::Answer(Choice::Option(label)) = &action {
+            if let Some(why) = crate::standing::refusal(&name, label) {
+                return Err(why.into());
+            }
+        }
         if raw.after.is_some() && action == Action::Ask {
             return Err(
                 "`after` with `ask = true` means nothing: the human is asked anyway".into(),
@@ -914,6 +921,47 @@ mode = "off"
                 .contains("`match.command`: a glob with `*` or `?` may be at most"),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn a_rule_that_answers_a_standing_permission_is_refused_by_name() {
+        // However narrow the match: the permission would stand for calls the rule never sees.
+        for (answer, once) in [
+            ("\"Always allow in this session\"", "Allow once"),
+            (
+                "{ option = \"Always allow in this session\" }",
+                "Allow once",
+            ),
+            (
+                "\"Always allow in this session (Recommended)\"",
+                "Allow once",
+            ),
+            ("\"Approve, accept edits\"", "Approve, ask before edits"),
+        ] {
+            let text = format!(
+                "[[rule]]\nname = \"ok\"\nask = true\n\n[[rule]]\nname = \"src edits\"\nmatch = {{ tool = \"Edit\", path = \"/home/me/app/src/*\", intent = \"plan-review\" }}\nanswer = {answer}\n"
+            );
+            let e = error(&text);
+            assert_eq!((e.line, e.column), (5, 1), "{e}");
+            assert!(
+                e.message.starts_with("rule \"src edits\" answers \""),
+                "{answer}: {e}"
+            );
+            assert!(
+                e.message.contains(&format!("answer {once:?}")),
+                "{answer}: {e}"
+            );
+        }
+        // The one-call answers load, and a standing label as typed text is no pick.
+        for answer in [
+            "\"Allow once\"",
+            "\"Approve, ask before edits\"",
+            "{ text = \"Always allow in this session\" }",
+        ] {
+            let text =
+                format!("[[rule]]\nname = \"a\"\nmatch.tool = \"Edit\"\nanswer = {answer}\n");
+            assert!(RuleSet::parse(&text).is_ok(), "{answer}");
+        }
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! - [`shell`]: command lines read as bash runs them (tree-sitter-bash): the simple commands of a
 //!   line, whether it can be read statically, and how a `command` glob matches it (an answer needs
 //!   every simple command, a deny any part).
+//! - [`standing`]: the hook's approving answers, and those that grant more than the one call (a
+//!   standing permission for the session), which no rule gives.
 //! - [`protected`]: what no rule may allow: changes to askdesk's and the agents' configuration,
 //!   shell start-up files and git hooks, and commands that run askdesk or name those files.
 //! - [`engine`]: [`Engine`], which keeps the file loaded (reloading it when it changes, keeping the
@@ -33,6 +35,7 @@ pub mod matching;
 pub mod protected;
 pub mod replay;
 pub mod shell;
+pub mod standing;
 pub mod target;
 
 pub use draft::{draft, Draft, Source};

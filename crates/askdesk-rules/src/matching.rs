@@ -11,7 +11,9 @@
 //!
 //! What a rule can never do: answer a command line that cannot be read statically, or a command
 //! or file that names askdesk's configuration, the agents' settings, shell start-up files or git
-//! hooks ([`crate::protected`]). A rule that denies, dismisses or asks beats any rule that
+//! hooks ([`crate::protected`]); answer a request whose `meta.path`, `meta.url` or `meta.command`
+//! is set but is no string to read; pick an option that grants a standing permission
+//! ([`crate::standing`]). A rule that denies, dismisses or asks beats any rule that
 //! answers, whatever their order; `command` globs are matched as [`crate::shell`] says.
 
 use std::cell::OnceCell;
@@ -24,7 +26,7 @@ use askdesk_core::{
 
 use crate::file::{Action, Choice, Mode, Rule, RuleSet};
 use crate::target::{Reading, Targets};
-use crate::{protected, shell};
+use crate::{protected, shell, standing};
 
 /// The error code of a rule's `deny`.
 pub const ASK_DENIED: &str = "ASK_DENIED";
@@ -94,11 +96,13 @@ impl<'a> Request<'a> {
             .as_deref()
     }
 
-    /// Whether no rule may answer this request, whatever it says ([`protected::refuses_answer`]).
+    /// Whether no rule may answer this request, whatever it says: it names what is protected
+    /// ([`protected::refuses_answer`]), or what it touches is not text ([`unreadable_target`]).
     fn refuses_answer(&self) -> bool {
-        *self
-            .refused
-            .get_or_init(|| protected::refuses_answer_with(self.agent, self.command.as_ref()))
+        *self.refused.get_or_init(|| {
+            unreadable_target(self.agent)
+                || protected::refuses_answer_with(self.agent, self.command.as_ref())
+        })
     }
 }
 
@@ -257,6 +261,23 @@ fn outranks(rule: &Rule, acting: Option<&(&Rule, Verdict)>) -> bool {
     }
 }
 
+/// Whether the agent's `meta` names what a tool touches (`path`, `url`, `command`) in a form no
+/// rule can read: set, but not a non-empty string (a number, a list, an object, `null`, `""`).
+/// No rule answers such a request: every rule would see no file, address or command where the
+/// agent says there is one.
+fn unreadable_target(agent: Option<&AgentInfo>) -> bool {
+    let Some(fields) = agent.and_then(|a| a.meta.as_ref()) else {
+        return false;
+    };
+    [meta::PATH, meta::URL, meta::COMMAND]
+        .into_iter()
+        .any(|key| {
+            fields
+                .get(key)
+                .is_some_and(|value| value.as_str().is_none_or(str::is_empty))
+        })
+}
+
 /// A string entry of the agent's `meta`.
 fn meta_str<'a>(agent: Option<&'a AgentInfo>, key: &str) -> Option<&'a str> {
     agent?.meta.as_ref()?.get(key)?.as_str()
@@ -305,7 +326,9 @@ fn under(path: &str, prefix: &str) -> bool {
     plain_cwd(path).is_some_and(|cwd| plain_under(&cwd, prefix))
 }
 
-/// The answer a choice gives to one question, if it fits the question.
+/// The answer a choice gives to one question, if it fits the question. An option that grants a
+/// standing permission ([`standing`]) is never picked: the rules file refuses a rule that names
+/// one, and this holds for any rule however it was made.
 fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
     let selected = |label: &str| AnswerItem {
         id: question.id.clone(),
@@ -321,13 +344,17 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
                     .iter()
                     .find(|o| strip_recommended(&o.label) == wanted.as_str())
             };
-            exact.or_else(loose).map(|o| selected(&o.label))
+            exact
+                .or_else(loose)
+                .and_then(|o| one_call(&o.label))
+                .map(selected)
         }
         Choice::Recommended => question
             .options
             .iter()
             .find(|o| o.is_recommended())
-            .map(|o| selected(&o.label)),
+            .and_then(|o| one_call(&o.label))
+            .map(selected),
         Choice::Text(text) => Some(AnswerItem {
             id: question.id.clone(),
             selected: Vec::new(),
@@ -336,7 +363,13 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
     }
 }
 
-fn strip_recommended(label: &str) -> &str {
+/// `label`, unless it grants a standing permission.
+fn one_call(label: &str) -> Option<&str> {
+    standing::one_call_instead(label).is_none().then_some(label)
+}
+
+/// `label` without a trailing " (Recommended)".
+pub(crate) fn strip_recommended(label: &str) -> &str {
     label
         .trim_end()
         .strip_suffix(askdesk_core::RECOMMENDED_MARK)
@@ -346,6 +379,7 @@ fn strip_recommended(label: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::file::Match;
     use askdesk_core::QuestionOption;
     use serde_json::{json, Map, Value};
 
@@ -632,6 +666,105 @@ deny = "ask in the terminal"
         assert_eq!(
             plain.acting.map(|(r, _)| r.name.as_str()),
             Some("yes to all")
+        );
+    }
+
+    #[test]
+    fn a_target_set_but_not_a_string_is_answered_by_no_rule() {
+        let set = rules(
+            r#"
+[[rule]]
+name = "any edit"
+match.tool = "Edit"
+answer = "Allow once"
+[[rule]]
+name = "any fetch"
+match.tool = "WebFetch"
+answer = "Allow once"
+[[rule]]
+name = "any bash"
+match.tool = "Bash"
+answer = "Allow once"
+[[rule]]
+name = "no env"
+match = { tool = "Edit", path = "*" }
+ask = true
+"#,
+        );
+        let prompt = [question("q", "Allow it?", &["Allow once", "Deny"])];
+        let acting = |meta: Value| {
+            set.evaluate(Some(&agent("s", None, meta)), &prompt)
+                .acting
+                .map(|(r, v)| (r.name.clone(), matches!(v, Verdict::Answer(_))))
+        };
+        for (tool, key) in [("Edit", "path"), ("WebFetch", "url"), ("Bash", "command")] {
+            for value in [
+                json!(5),
+                json!(["/w/a.rs"]),
+                json!({ "path": "/w/a.rs" }),
+                json!(null),
+                json!(""),
+                json!(true),
+            ] {
+                let got = acting(json!({ "tool": tool, "cwd": "/w", key: value }));
+                assert!(
+                    !got.as_ref().is_some_and(|(_, answers)| *answers),
+                    "{tool} {key} = {value}: {got:?}"
+                );
+            }
+        }
+        // Read as strings, the same rules answer.
+        assert_eq!(
+            acting(json!({ "tool": "Bash", "cwd": "/w", "command": "ls" })),
+            Some(("any bash".to_owned(), true))
+        );
+        assert_eq!(
+            acting(json!({ "tool": "WebFetch", "url": "https://docs.rs/" })),
+            Some(("any fetch".to_owned(), true))
+        );
+    }
+
+    #[test]
+    fn no_rule_picks_an_option_that_grants_a_standing_permission() {
+        // Made by hand, past the file's refusal: a rule still never picks such an option.
+        let hand_made = |choice: Choice| Rule {
+            name: "hand made".into(),
+            matcher: Match::default(),
+            action: Action::Answer(choice),
+            after: None,
+            mode: Mode::On,
+            line: 1,
+        };
+        let prompt = [question(
+            "permission",
+            "Allow Edit?",
+            &[
+                standing::ALLOW_ONCE,
+                "Always allow in this session (Recommended)",
+                "Deny",
+            ],
+        )];
+        let plan = [question(
+            "plan",
+            "Approve this plan?",
+            &[standing::APPROVE_ASK, standing::APPROVE_ACCEPT],
+        )];
+        for (choice, questions) in [
+            (Choice::Option(standing::ALLOW_SESSION.into()), &prompt[..]),
+            (
+                Choice::Option("Always allow in this session (Recommended)".into()),
+                &prompt[..],
+            ),
+            (Choice::Recommended, &prompt[..]),
+            (Choice::Option(standing::APPROVE_ACCEPT.into()), &plan[..]),
+        ] {
+            let rule = hand_made(choice.clone());
+            assert_eq!(rule.verdict(None, questions), None, "{choice:?}");
+        }
+        let once = hand_made(Choice::Option(standing::ALLOW_ONCE.into()));
+        assert_eq!(
+            chosen(once.verdict(None, &prompt)),
+            one(standing::ALLOW_ONCE)
         );
     }
 

@@ -3,6 +3,10 @@
 
 use serde_json::{Map, Value};
 
+/// The tools that run a command line (`tool_input.command`): Claude Code's `Bash`; Codex's shell,
+/// unified exec and network approvals.
+pub const SHELL_TOOLS: [&str; 4] = ["Bash", "NetworkAccess", "shell", "exec_command"];
+
 /// The text of one tool approval question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shown {
@@ -25,7 +29,7 @@ pub fn describe(tool: &str, input: &Map<String, Value>) -> Shown {
     // The fields the tool's own parts show; `None` when they show the whole input.
     let mut shown: Option<&[&str]> = None;
     match tool {
-        "Bash" | "NetworkAccess" | "shell" | "exec_command" => {
+        tool if SHELL_TOOLS.contains(&tool) => {
             shown = Some(&["command", "description", "justification"]);
             let description = text("description").filter(|d| !d.trim().is_empty());
             if let Some(domain) = description
@@ -531,11 +535,12 @@ fn line_ops<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<(char, &'a str)> {
 }
 
 /// An argument list as the command a shell would read back (`rm -rf 'my dir'`), so the human sees
-/// the arguments it really has; `None` when a word is not a string. Only a NUL byte cannot be
-/// quoted: such a list is shown as the list it is.
+/// the arguments it really has and the answer rules read the same line; `None` when a word is not
+/// a string or holds a NUL byte, which no shell word can (the list is then shown as the JSON it is,
+/// and no rule reads it).
 pub fn shell_command(argv: &[Value]) -> Option<String> {
     let words: Vec<&str> = argv.iter().map(Value::as_str).collect::<Option<_>>()?;
-    Some(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| format!("{words:?}")))
+    shlex::try_join(words.iter().copied()).ok()
 }
 
 /// `body` in a fenced code block long enough that no backtick run inside closes it.
@@ -671,9 +676,12 @@ mod tests {
             json!({ "command": ["rm", "-rf", "my dir", "it's"] }),
         );
         assert_eq!(s.detail, "```sh\nrm -rf 'my dir' \"it's\"\n```");
-        // A word that is not text: the input as it is, not a command missing a word.
-        let s = shown("shell", json!({ "command": ["rm", 7] }));
-        assert!(s.detail.contains("```json"), "{}", s.detail);
+        // A word that is not text, or that no shell word can be: the input as it is, not a
+        // command missing a word.
+        for argv in [json!(["rm", 7]), json!(["rm", "a\u{0}b"])] {
+            let s = shown("shell", json!({ "command": argv }));
+            assert!(s.detail.contains("```json"), "{}", s.detail);
+        }
     }
 
     #[test]

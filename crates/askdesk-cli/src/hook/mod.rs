@@ -88,31 +88,28 @@ const AGENTS_PER_SESSION: u32 = 64;
 /// `--socket` given on the command line, which an installed hook's command keeps.
 pub async fn run(args: HookArgs, socket: PathBuf, named_socket: Option<&Path>) -> Result<()> {
     match args.command {
-        HookCommand::ClaudeCode(run) => {
-            answer(HookClient::ClaudeCode, run, &socket).await;
-            Ok(())
-        }
-        HookCommand::Codex(run) => {
-            answer(HookClient::Codex, run, &socket).await;
-            Ok(())
-        }
+        HookCommand::ClaudeCode(run) => answer(HookClient::ClaudeCode, run, &socket).await,
+        HookCommand::Codex(run) => answer(HookClient::Codex, run, &socket).await,
         HookCommand::Install(args) => settings::install(&args, &socket, named_socket),
         HookCommand::Uninstall(args) => settings::uninstall(&args),
     }
 }
 
 /// Answers one prompt: the decision on stdout, or nothing and the reason on stderr.
-async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) {
+async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) -> Result<()> {
     // Opened before anything waits: a parent that ends from now on is seen, however late the
     // watch is first polled.
     let parent = parent::Watch::open();
     match decision(client, &args, socket, parent).await {
-        Ok(line) => println!("{line}"),
+        Ok(line) => crate::output::outln!("{line}"),
         // One line, whatever the hook input or the broker put in the reason.
-        Err(reason) => eprintln!(
-            "askdesk hook: {}; {client} shows its own prompt instead",
-            crate::terminal::one_line(&reason)
-        ),
+        Err(reason) => {
+            eprintln!(
+                "askdesk hook: {}; {client} shows its own prompt instead",
+                crate::terminal::one_line(&reason)
+            );
+            Ok(())
+        }
     }
 }
 
@@ -135,7 +132,8 @@ async fn decision(
         return Ok(decision.output());
     }
     let prompt = prompt::prompt(client, &input)?;
-    let settled = settled_elsewhere(client, &input);
+    // Before the question is sent: a result written from then on is this prompt's.
+    let settled = settled_elsewhere(client, &input).await;
     let broker = connect(client, socket, !args.no_launch).await?;
     // A broker that answered the handshake and then stopped answering is given up on as well.
     let agent = answered_within(
@@ -200,22 +198,23 @@ async fn decision(
 /// Resolves once the prompt's call is settled without askdesk: Claude Code's transcript shows
 /// its result. Never, for Codex, when the input names no transcript, or for a subagent's call
 /// (`agent_id`): a subagent's calls are not in the session's transcript, and an identical call of
-/// the main thread settling there would say nothing of the subagent's. The transcript is read
-/// from the call on, before the question is asked.
-fn settled_elsewhere(
+/// the main thread settling there would say nothing of the subagent's. The transcript's length
+/// is taken before this returns, so before the question is asked: only a result written after it
+/// settles the prompt.
+async fn settled_elsewhere(
     client: HookClient,
     input: &HookInput,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
-    let followed = input
-        .transcript_path
-        .as_deref()
-        .filter(|path| {
-            client == HookClient::ClaudeCode && !path.is_empty() && input.agent_id.is_none()
-        })
-        .map(|path| {
+    let path = input.transcript_path.as_deref().filter(|path| {
+        client == HookClient::ClaudeCode && !path.is_empty() && input.agent_id.is_none()
+    });
+    let followed = match path {
+        Some(path) => {
             let calls = transcript::Calls::new(&input.tool_name, &input.tool_input);
-            transcript::follow(Path::new(path), calls)
-        });
+            Some(transcript::follow(Path::new(path), calls).await)
+        }
+        None => None,
+    };
     async move {
         let settled = match followed {
             Some(settled) => settled.await.is_ok(),

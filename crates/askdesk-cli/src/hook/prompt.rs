@@ -74,21 +74,51 @@ impl HookInput {
     /// `Write`: `tool_input.file_path`; `NotebookEdit`: `tool_input.notebook_path`), for the
     /// answer rules' `path` glob, which resolves it against the session's directory.
     pub fn path(&self) -> Option<String> {
-        let key = match self.tool_name.as_str() {
-            "Edit" | "MultiEdit" | "Write" => "file_path",
-            "NotebookEdit" => "notebook_path",
-            _ => return None,
-        };
+        let key = path_field(&self.tool_name)?;
         self.tool_input.get(key)?.as_str().map(str::to_owned)
     }
 
     /// The URL a tool would fetch (Claude Code's `WebFetch`: `tool_input.url`), for the answer
     /// rules' `host` and `url_path` globs.
     pub fn url(&self) -> Option<String> {
-        match self.tool_name.as_str() {
-            "WebFetch" => self.tool_input.get("url")?.as_str().map(str::to_owned),
-            _ => None,
+        let key = url_field(&self.tool_name)?;
+        self.tool_input.get(key)?.as_str().map(str::to_owned)
+    }
+
+    /// Why the answer rules could not read this call, when they could not: a field of
+    /// `tool_input` they read is missing, empty or not text. They read `command` for a shell tool
+    /// and for any tool that gives one (a string, or an argument list of strings), and the file
+    /// ([`HookInput::path`]) or the URL ([`HookInput::url`]) of the tools that touch one (a
+    /// string). Such a call is not asked in askdesk: the client shows its own prompt. Asked, a
+    /// rule naming the tool would see no command, file or address where the call has one, and
+    /// could allow it.
+    pub fn unreadable(&self) -> Option<String> {
+        let tool = self.tool_name.as_str();
+        let mut read = Vec::new();
+        if detail::SHELL_TOOLS.contains(&tool) || self.tool_input.contains_key("command") {
+            read.push(("command", self.command()));
         }
+        read.extend(path_field(tool).map(|field| (field, self.path())));
+        read.extend(url_field(tool).map(|field| (field, self.url())));
+        let (field, _) = read
+            .into_iter()
+            .find(|(_, text)| text.as_deref().is_none_or(str::is_empty))?;
+        let what = match self.tool_input.get(field) {
+            None => return Some(format!("the {tool} call has no tool_input.{field}")),
+            // Only an empty string is read as no text.
+            Some(Value::String(_)) => "empty",
+            Some(Value::Array(_)) if field == "command" => {
+                "a list that is not all shell words (a word is not a string, or holds a NUL byte)"
+            }
+            Some(Value::Array(_)) => "a list",
+            Some(Value::Object(_)) => "an object",
+            Some(Value::Number(_)) => "a number",
+            Some(Value::Bool(_)) => "true or false",
+            Some(Value::Null) => "null",
+        };
+        Some(format!(
+            "the {tool} call's tool_input.{field} is {what}, not text askdesk's answer rules can read"
+        ))
     }
 
     /// Parses the hook's stdin; the error says what is wrong with it.
@@ -115,13 +145,29 @@ impl HookInput {
     }
 }
 
-/// The plan-review options (Claude Code's `ExitPlanMode`).
-pub const APPROVE_ASK: &str = "Approve, ask before edits";
-pub const APPROVE_ACCEPT: &str = "Approve, accept edits";
+/// The field of `tool_input` that names the file a tool would change, for the tools that have one.
+fn path_field(tool: &str) -> Option<&'static str> {
+    match tool {
+        "Edit" | "MultiEdit" | "Write" => Some("file_path"),
+        "NotebookEdit" => Some("notebook_path"),
+        _ => None,
+    }
+}
+
+/// The field of `tool_input` that names the URL a tool would fetch, for the tools that have one.
+fn url_field(tool: &str) -> Option<&'static str> {
+    match tool {
+        "WebFetch" => Some("url"),
+        _ => None,
+    }
+}
+
+/// The plan-review options (Claude Code's `ExitPlanMode`); the approving ones are
+/// [`askdesk_rules::standing`]'s, which no rule answers with when they grant a standing permission.
+pub use askdesk_rules::standing::{APPROVE_ACCEPT, APPROVE_ASK};
 pub const KEEP_PLANNING: &str = "Keep planning";
 /// The options of a tool approval.
-pub const ALLOW_ONCE: &str = "Allow once";
-pub const ALLOW_SESSION: &str = "Always allow in this session";
+pub use askdesk_rules::standing::{ALLOW_ONCE, ALLOW_SESSION};
 pub const DENY: &str = "Deny";
 
 /// What the prompt is, which decides how an answer becomes a decision.
@@ -231,7 +277,10 @@ pub fn prompt(client: HookClient, input: &HookInput) -> Result<Prompt, String> {
     match (client, input.tool_name.as_str()) {
         (HookClient::ClaudeCode, "ExitPlanMode") => plan_prompt(input),
         (HookClient::ClaudeCode, "AskUserQuestion") => questions_prompt(input),
-        _ => Ok(tool_prompt(client, input)),
+        _ => match input.unreadable() {
+            Some(why) => Err(why),
+            None => Ok(tool_prompt(client, input)),
+        },
     }
 }
 
@@ -830,6 +879,99 @@ mod tests {
         let bare = json!({ "tool_name": "Bash", "tool_input": { "command": "ls" } });
         let prompt = super::prompt(HookClient::ClaudeCode, &input(bare)).unwrap();
         assert_eq!(prompt.questions[0].options.len(), 2);
+    }
+
+    #[test]
+    fn a_call_the_rules_cannot_read_is_left_to_the_clients_prompt() {
+        let call = |tool: &str, tool_input: Value| {
+            input(
+                json!({ "tool_name": tool, "tool_input": tool_input, "cwd": "/w",
+                          "permission_suggestions": [{ "type": "setMode", "mode": "acceptEdits" }] }),
+            )
+        };
+        let odd = [
+            json!(7),
+            json!({ "path": "/w/a.rs" }),
+            json!(null),
+            json!(true),
+            json!(""),
+        ];
+        for (tool, field) in [
+            ("Edit", "file_path"),
+            ("MultiEdit", "file_path"),
+            ("Write", "file_path"),
+            ("NotebookEdit", "notebook_path"),
+            ("WebFetch", "url"),
+            ("Bash", "command"),
+            ("shell", "command"),
+            // Any tool that gives a command: the rules read it.
+            ("mcp__x__run", "command"),
+        ] {
+            // A list of strings is a command (Codex's argument list), and only a list of words
+            // a shell can quote.
+            let lists = match field {
+                "command" => vec![json!(["rm", 7]), json!(["rm", "a\u{0}b"]), json!([])],
+                _ => vec![json!(["/w/a.rs"])],
+            };
+            for value in odd.iter().cloned().chain(lists) {
+                for client in [HookClient::ClaudeCode, HookClient::Codex] {
+                    let Err(why) = prompt(client, &call(tool, json!({ field: value.clone() })))
+                    else {
+                        panic!("{tool} with {field} = {value} was asked");
+                    };
+                    assert!(
+                        why.starts_with(&format!("the {tool} call's tool_input.{field} is ")),
+                        "{why}"
+                    );
+                }
+            }
+            // Missing: a tool that touches a file, an address or runs a command says which.
+            if !tool.starts_with("mcp__") {
+                let Err(why) = prompt(HookClient::ClaudeCode, &call(tool, json!({}))) else {
+                    panic!("{tool} without {field} was asked");
+                };
+                assert_eq!(why, format!("the {tool} call has no tool_input.{field}"));
+            }
+        }
+        // Read as text, each is asked; a tool whose fields the rules do not read is asked whatever
+        // they hold.
+        for (tool, tool_input) in [
+            (
+                "Edit",
+                json!({ "file_path": "src/a.rs", "old_string": "a", "new_string": "b" }),
+            ),
+            ("NotebookEdit", json!({ "notebook_path": "/w/n.ipynb" })),
+            ("WebFetch", json!({ "url": "https://docs.rs/" })),
+            ("Bash", json!({ "command": "ls" })),
+            ("shell", json!({ "command": ["git", "status"] })),
+            ("mcp__x__y", json!({ "url": ["a"], "path": 7 })),
+        ] {
+            assert!(
+                prompt(HookClient::ClaudeCode, &call(tool, tool_input.clone())).is_ok(),
+                "{tool} {tool_input}"
+            );
+        }
+    }
+
+    #[test]
+    fn codex_decisions_never_carry_permissions() {
+        // Codex refuses a decision with updatedPermissions, and its prompt offers no "always".
+        let bash = json!({ "tool_name": "Bash", "tool_input": { "command": "ls" },
+                           "permission_suggestions": [{ "type": "setMode", "mode": "bypassPermissions" }] });
+        for label in [ALLOW_ONCE, ALLOW_SESSION, APPROVE_ACCEPT, DENY] {
+            let hook = input(bash.clone());
+            let prompt = prompt(HookClient::Codex, &hook).unwrap();
+            let answer = Answer {
+                answers: vec![item(&[label], None)],
+            };
+            if let Ok(Decision::Allow {
+                updated_permissions,
+                ..
+            }) = decide(&hook, &prompt, &answer)
+            {
+                assert_eq!(updated_permissions, None, "{label}");
+            }
+        }
     }
 
     #[test]

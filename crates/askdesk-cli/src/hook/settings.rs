@@ -10,6 +10,7 @@ use clap::Args;
 
 use super::HookClient;
 use crate::exit::Result;
+use crate::output::{out, outln};
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
@@ -65,31 +66,31 @@ pub fn install(args: &InstallArgs, socket: &Path, named: Option<&Path>) -> Resul
     )?;
     if args.print {
         eprintln!("Merge this into {}:", path.display());
-        println!("{}", entry.snippet());
+        outln!("{}", entry.snippet())?;
         return Ok(());
     }
     let change = hook::install(&path, &entry)?;
     if !change.changes() {
-        println!(
+        outln!(
             "The askdesk hook for {} is installed in {} already; nothing changed.",
             args.client,
             path.display()
-        );
+        )?;
         return Ok(());
     }
     let backup = change.write()?;
-    println!(
+    outln!(
         "Installed the askdesk hook for {} in {} (PermissionRequest, matcher {:?}, timeout {} s).",
         args.client,
         change.shown(),
         entry.matcher,
         entry.timeout
-    );
+    )?;
     if let Some(backup) = backup {
-        println!("The previous file is kept as {}.", backup.display());
+        outln!("The previous file is kept as {}.", backup.display())?;
     }
     if args.client == HookClient::Codex {
-        println!("{}", Agent::Codex.after_connecting()[0]);
+        outln!("{}", Agent::Codex.after_connecting()[0])?;
     }
     Ok(())
 }
@@ -98,26 +99,26 @@ pub fn uninstall(args: &UninstallArgs) -> Result<()> {
     let path = hook::settings_path(args.client, args.config.as_deref())?;
     let change = hook::uninstall(&path, args.client)?;
     if !change.changes() {
-        println!(
+        outln!(
             "The askdesk hook for {} is not installed in {}; nothing changed.",
             args.client,
             path.display()
-        );
+        )?;
         return Ok(());
     }
     if args.print {
         eprintln!("{} without the askdesk hook:", path.display());
-        print!("{}", change.after_text());
+        out!("{}", change.after_text())?;
         return Ok(());
     }
     let backup = change.write()?;
-    println!(
+    outln!(
         "Removed the askdesk hook for {} from {}.",
         args.client,
         change.shown()
-    );
+    )?;
     if let Some(backup) = backup {
-        println!("The previous file is kept as {}.", backup.display());
+        outln!("The previous file is kept as {}.", backup.display())?;
     }
     Ok(())
 }

@@ -10,7 +10,9 @@
 //! question leaves askdesk when the call finishes.
 //!
 //! Fail safe: the prompt's calls are the `tool_use` blocks with exactly the prompt's tool name and
-//! input that have no result when the hook first reads the transcript, or that are written after.
+//! input that have no result in the transcript as it was when the hook began to follow it (its
+//! length, taken before the question is sent, however late the following thread gets to read
+//! it), or that are written after.
 //! The question is withdrawn only once there is at least one such call and every one of them has
 //! its result; a call of another tool or with other input never counts, and neither does an
 //! identical call settled before this prompt. Whatever cannot be read or followed leaves the
@@ -143,13 +145,28 @@ impl Calls {
 /// Follows the transcript at `path` on a thread of its own; the receiver hears `()` once the
 /// prompt's calls are settled there, and nothing when they never are or the transcript cannot be
 /// read.
-pub fn follow(path: &Path, calls: Calls) -> tokio::sync::oneshot::Receiver<()> {
+///
+/// The transcript's length is taken here, before the caller sends its question: what is written
+/// up to it is the first reading, what comes after was written during the prompt. Taken on the
+/// thread, a result written between the question and the thread's first look (a loaded machine,
+/// a quick answer in the terminal) would count as settled before the prompt, and the question
+/// would never be withdrawn.
+pub async fn follow(path: &Path, calls: Calls) -> tokio::sync::oneshot::Receiver<()> {
     let (settled, receiver) = tokio::sync::oneshot::channel();
+    let start = match tokio::fs::metadata(path).await {
+        Ok(meta) => meta.len(),
+        // Not written yet: everything in it will be.
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(error) => {
+            tracing::debug!("cannot follow the transcript: {error}");
+            return receiver;
+        }
+    };
     let path = path.to_owned();
     let spawned = std::thread::Builder::new()
         .name("transcript".into())
         .spawn(move || {
-            if run(&path, calls, &settled) {
+            if run(&path, start, calls, &settled) {
                 let _ = settled.send(());
             }
         });
@@ -160,16 +177,29 @@ pub fn follow(path: &Path, calls: Calls) -> tokio::sync::oneshot::Receiver<()> {
 }
 
 /// Reads the transcript as it grows until the calls are settled (true), or until it cannot be
-/// followed (false). When the question ends first, the process ends, and this thread with it.
-fn run(path: &Path, mut calls: Calls, waiting: &tokio::sync::oneshot::Sender<()>) -> bool {
+/// followed (false); its first `start` bytes are the first reading. When the question ends first,
+/// the process ends, and this thread with it.
+fn run(
+    path: &Path,
+    start: u64,
+    mut calls: Calls,
+    waiting: &tokio::sync::oneshot::Sender<()>,
+) -> bool {
     let (tx, changes) = mpsc::channel();
     // The directory is watched, not the file, so a transcript made or replaced later is seen.
     let watcher = watch(path, tx);
     let mut reader = Reader::new(path.to_owned());
-    if reader.read(|line| calls.line(line)).is_none() {
+    if reader
+        .read_to(Some(start), |line| calls.line(line))
+        .is_none()
+    {
         return false;
     }
     calls.first_reading_done();
+    // What was written since `start`, before the watch began, gives no change to wait for.
+    if reader.read(|line| calls.line(line)).is_none() {
+        return false;
+    }
     loop {
         if calls.settled() {
             return true;
@@ -235,18 +265,27 @@ impl Reader {
 
     /// Hands each line written since the last reading to `each` (none when the file is missing);
     /// `None` when the file shrank (rewritten: the reading cannot go on) or cannot be read.
-    fn read(&mut self, mut each: impl FnMut(&str)) -> Option<()> {
+    fn read(&mut self, each: impl FnMut(&str)) -> Option<()> {
+        self.read_to(None, each)
+    }
+
+    /// [`Reader::read`], up to the offset `end` when given (a file shorter than that has shrunk);
+    /// a line that runs past `end` is finished by a later reading.
+    fn read_to(&mut self, end: Option<u64>, mut each: impl FnMut(&str)) -> Option<()> {
         let mut file = match File::open(&self.path) {
             Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return (end.unwrap_or(0) <= self.offset).then_some(());
+            }
             Err(_) => return None,
         };
         let len = file.metadata().ok()?.len();
-        if len < self.offset {
+        let end = end.unwrap_or(len);
+        if len < self.offset || len < end {
             return None;
         }
         file.seek(SeekFrom::Start(self.offset)).ok()?;
-        let mut file = file.take(len - self.offset);
+        let mut file = file.take(end.saturating_sub(self.offset));
         let mut chunk = vec![0; CHUNK];
         loop {
             let read = file.read(&mut chunk).ok()?;
@@ -375,6 +414,34 @@ mod tests {
     }
 
     #[test]
+    fn a_result_written_after_the_prompt_began_settles_it_however_late_the_first_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, format!("{}\n", use_line("a", "Bash", bash("make")))).unwrap();
+        // The prompt begins: the hook takes the transcript's length before its question leaves.
+        let start = std::fs::metadata(&path).unwrap().len();
+        // The person answers in the terminal before the following thread first reads.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, format!("{}\n", result_line("a")).as_bytes()).unwrap();
+        // No one waits any more: `run` returns at once whether or not the call is settled.
+        let (waiting, gone) = tokio::sync::oneshot::channel();
+        drop(gone);
+        assert!(run(&path, start, calls("make"), &waiting));
+        // Read from where the file ended when the thread first looked, the same result counts as
+        // settled before the prompt, and the question would wait on.
+        let late = std::fs::metadata(&path).unwrap().len();
+        assert!(!run(&path, late, calls("make"), &waiting));
+        // A transcript that shrank below the length taken cannot be followed.
+        assert!(!run(&path, late + 1, calls("make"), &waiting));
+        // One not written yet when the prompt began: everything in it came later.
+        let fresh = dir.path().join("fresh.jsonl");
+        assert!(!run(&fresh, 0, calls("make"), &waiting));
+    }
+
+    #[test]
     fn the_reader_returns_complete_lines_once() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
@@ -407,5 +474,29 @@ mod tests {
         );
         std::fs::write(&path, "x\n").unwrap();
         assert_eq!(read(&mut reader), None, "a shrunk file is not followed");
+    }
+
+    #[test]
+    fn a_reading_up_to_an_offset_leaves_the_rest_for_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, "one\ntwo\nthree\n").unwrap();
+        let mut reader = Reader::new(path.clone());
+        let mut lines = Vec::new();
+        // Up to the middle of "two": it is finished by the next reading.
+        reader
+            .read_to(Some(6), |line| lines.push(line.to_owned()))
+            .unwrap();
+        assert_eq!(lines, ["one"]);
+        reader.read(|line| lines.push(line.to_owned())).unwrap();
+        assert_eq!(lines, ["one", "two", "three"]);
+        // An offset past the end: the file shrank since it was taken.
+        let mut reader = Reader::new(path.clone());
+        assert_eq!(reader.read_to(Some(100), |_| {}), None);
+        // A file gone that had bytes when the offset was taken cannot be followed; one that had
+        // none is not written yet.
+        let missing = dir.path().join("missing.jsonl");
+        assert_eq!(Reader::new(missing.clone()).read_to(Some(3), |_| {}), None);
+        assert_eq!(Reader::new(missing).read_to(Some(0), |_| {}), Some(()));
     }
 }
