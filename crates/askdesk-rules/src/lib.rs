@@ -15,6 +15,10 @@
 //! - [`shell`]: command lines read as bash runs them (tree-sitter-bash): the simple commands of a
 //!   line, whether it can be read statically, and how a `command` glob matches it (an answer needs
 //!   every simple command, a deny any part).
+//! - [`runners`]: the words that run another command, as data derived from bash's builtins and the
+//!   wrappers' synopses, with each one's option grammar, for the shell reading and deny rules.
+//! - [`git`]: git's global options, configuration and aliases given on the line, and the
+//!   configuration keys that run programs.
 //! - [`protected`]: what no rule may allow: changes to askdesk's and the agents' configuration,
 //!   shell start-up files and git hooks, and commands that run askdesk or name those files.
 //! - [`engine`]: [`Engine`], which keeps the file loaded (reloading it when it changes, keeping the
@@ -28,10 +32,12 @@ pub mod draft;
 pub mod edit;
 pub mod engine;
 pub mod file;
+pub mod git;
 pub mod glob;
 pub mod matching;
 pub mod protected;
 pub mod replay;
+pub mod runners;
 pub mod shell;
 pub mod target;
 
