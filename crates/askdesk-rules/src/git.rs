@@ -131,7 +131,10 @@ const FLAGS: &[&str] = &[
 const COMMANDS: &[Runner] = &[
     command(&["rebase"], Kind::Options, "-x! --exec!"),
     command(&["bisect"], Kind::Subcommand(&["run"]), ""),
-    command(&["submodule"], Kind::Subcommand(&["foreach"]), ""),
+    Runner {
+        text: true,
+        ..command(&["submodule"], Kind::Subcommand(&["foreach"]), "")
+    },
     command(&["difftool"], Kind::Options, "-x! --extcmd!"),
     command(
         &["filter-branch"],
@@ -434,4 +437,202 @@ fn expand(git: &Git<'_>, value: &str, inner: &mut Inner) {
     command.extend(value.split_whitespace().map(str::to_owned));
     command.extend_from_slice(args);
     inner.commands.push(command);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glob::Glob;
+    use crate::shell::{allows, catches, read};
+
+    /// A key of every kind [`runs_code`] names: one per section, one per name ending, and the
+    /// keys git-config(1) documents as running a program.
+    fn code_keys() -> Vec<String> {
+        let mut keys: Vec<String> = CODE_SECTIONS
+            .iter()
+            .map(|section| format!("{section}.x.y"))
+            .chain(
+                CODE_NAME_ENDINGS
+                    .iter()
+                    .map(|ending| format!("core.{ending}")),
+            )
+            .chain(
+                CODE_NAME_ENDINGS
+                    .iter()
+                    .map(|ending| format!("diff.x.{ending}")),
+            )
+            .collect();
+        keys.extend(
+            [
+                "core.fsmonitor",
+                "core.pager",
+                "core.sshCommand",
+                "core.editor",
+                "core.hooksPath",
+                "core.askPass",
+                "core.gitProxy",
+                "core.alternateRefsCommand",
+                "credential.helper",
+                "credential.https://x.helper",
+                "diff.external",
+                "diff.tool.command",
+                "diff.x.textconv",
+                "merge.x.driver",
+                "sequence.editor",
+                "gpg.program",
+                "gpg.ssh.defaultKeyCommand",
+                "pager.log",
+                "alias.p",
+                "filter.lfs.smudge",
+                "uploadpack.packObjectsHook",
+                "include.path",
+                "includeIf.gitdir:~/x.path",
+                "remote.origin.uploadpack",
+                "remote.origin.receivepack",
+                "remote.origin.vcs",
+                "protocol.ext.allow",
+                "protocol.allow",
+                "url.ext::sh.insteadOf",
+                "http.proxy",
+                "interactive.diffFilter",
+                "imap.tunnel",
+                "init.templateDir",
+                "submodule.x.update",
+                "sendemail.smtpServer",
+                "safe.directory",
+                "hook.pre-commit.command",
+                "trailer.sign.cmd",
+                "web.browser",
+                "difftool.x.cmd",
+                "mergetool.x.path",
+                "core.worktree",
+                "CORE.PAGER",
+            ]
+            .map(str::to_owned),
+        );
+        keys
+    }
+
+    fn no_allow(line: &str) {
+        for glob in ["*", "git *"] {
+            assert!(
+                !allows(&Glob::new(glob).unwrap(), line),
+                "{glob:?} allows {line:?}"
+            );
+        }
+        assert!(read(line).escape.is_some(), "{line:?}");
+    }
+
+    #[test]
+    fn configuration_that_runs_a_program_is_never_allowed() {
+        for key in code_keys() {
+            assert!(runs_code(&key), "{key}");
+            for line in [
+                format!("git -c {key}=x status"),
+                format!("git -c {key} status"),
+                format!("git --config-env={key}=E status"),
+                format!("git --config-env {key}=E status"),
+                format!("git config {key} x"),
+                format!("git config --global {key} x"),
+                format!("git config --file .x --add {key} x"),
+                format!("git config --replace-all {key} x y"),
+                format!("git config set {key} x"),
+                format!("git -C . config --system {key} x"),
+                format!("git clone -c {key}=x https://example.com/r"),
+                format!("git clone --config={key}=x https://example.com/r"),
+            ] {
+                no_allow(&line);
+            }
+        }
+        for line in [
+            "git --exec-path=/tmp status",
+            "git config -e",
+            "git config --edit --global",
+            "git config edit",
+            "git config --frobnicate core.x y",
+            "git --frobnicate status",
+            "git config --rename-section x alias",
+        ] {
+            no_allow(line);
+        }
+        // What names no such key is read as any other command.
+        let git = Glob::new("git *").unwrap();
+        for line in [
+            "git status",
+            "git -c user.name=me commit -m x",
+            "git config user.email me@example.com",
+            "git config core.pager",
+            "git config --get core.fsmonitor",
+            "git config get alias.p",
+            "git config --list",
+            "git --exec-path",
+            "git --no-pager log -p",
+        ] {
+            assert!(allows(&git, line), "{line:?}");
+        }
+        for key in ["user.name", "core.autocrlf", "color.ui", "push.default"] {
+            assert!(!runs_code(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn a_deny_sees_the_alias_a_line_defines_and_the_command_an_option_runs() {
+        let push = Glob::new("*git push*").unwrap();
+        for line in [
+            "git -c alias.p=push p",
+            "git -c alias.P=push p origin",
+            "git -c Alias.p='push --force' p",
+            "git -c alias.p=q -c alias.q=push p",
+            "git -c 'alias.p=!git push' p",
+            "git -c 'alias.p=!f() { git push; }; f' p",
+            "git --config-env=alias.p=X p",
+            "git -c include.path=/tmp/x p",
+            "git -C . -c alias.p=push --no-pager p",
+        ] {
+            assert!(catches(&push, line), "{line:?}");
+            no_allow(line);
+        }
+        assert!(!catches(&push, "git -c alias.p=pull p"));
+        assert!(catches(
+            &Glob::new("git -c alias.p=p p").unwrap(),
+            "git -c alias.p=p p"
+        ));
+
+        let rm = Glob::new("rm -rf*").unwrap();
+        for command in COMMANDS {
+            for name in command.names {
+                let options = command.options.split_whitespace();
+                let mut lines: Vec<String> = options
+                    .filter_map(|token| token.strip_suffix('!'))
+                    .map(|option| match option {
+                        _ if option.starts_with("--") => format!("git {name} {option}='rm -rf x'"),
+                        _ => format!("git {name} {option} 'rm -rf x'"),
+                    })
+                    .collect();
+                if let Kind::Subcommand(subcommands) = command.kind {
+                    lines.extend(
+                        subcommands
+                            .iter()
+                            .map(|s| format!("git {name} {s} 'rm -rf x'")),
+                    );
+                    lines.extend(
+                        subcommands
+                            .iter()
+                            .map(|s| format!("git {name} {s} rm -rf x")),
+                    );
+                }
+                for line in lines {
+                    assert!(catches(&rm, &line), "{line:?}");
+                    no_allow(&line);
+                }
+                for token in command
+                    .options
+                    .split_whitespace()
+                    .filter(|t| t.ends_with('%'))
+                {
+                    no_allow(&format!("git {name} {} x", token.trim_end_matches('%')));
+                }
+            }
+        }
+    }
 }

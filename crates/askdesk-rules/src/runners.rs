@@ -101,6 +101,13 @@ pub const BUILTINS: &[(&str, Builtin)] = {
     ]
 };
 
+/// bash's reserved words, from `compgen -k`: those not in [`BUILTINS`] start a construct, and a
+/// simple command named by one is refused (bash would not run it as a program).
+pub const KEYWORDS: &[&str] = &[
+    "!", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
+    "function", "if", "in", "select", "then", "time", "until", "while", "{", "}",
+];
+
 /// The class of a bash builtin or keyword, if `name` is one.
 pub fn builtin(name: &str) -> Option<Builtin> {
     BUILTINS
@@ -258,13 +265,16 @@ pub const RUNNERS: &[Runner] = &[
         "util-linux",
     ),
     wrapper(&["choom"], "-n= --adjust= -p= --pid=", 0, "util-linux"),
-    wrapper(
-        &["flock"],
-        "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -w= --wait= --timeout= \
+    Runner {
+        kind: Kind::Any,
+        ..wrapper(
+            &["flock"],
+            "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -w= --wait= --timeout= \
          -E= --conflict-exit-code= -o --close -c! --command! -F --no-fork --verbose",
-        1,
-        "util-linux",
-    ),
+            1,
+            "util-linux",
+        )
+    },
     wrapper(
         &["ionice"],
         "-c= --class= -n= --classdata= -p= --pid= -P= --pgid= -t --ignore -u= --uid=",
@@ -275,7 +285,7 @@ pub const RUNNERS: &[Runner] = &[
         &["nsenter"],
         "-a --all -t= --target= -m --mount -u --uts -i --ipc -n --net -p --pid -C --cgroup \
          -U --user -T --time -S= --setuid= -G= --setgid= --preserve-credentials -r --root -w \
-         --wd -W --wdns -e --env -F --no-fork -Z --follow-context -c --join-cgroup",
+         --wd -W= --wdns= -e --env -F --no-fork -Z --follow-context -c --join-cgroup",
         0,
         "util-linux",
     ),
@@ -387,7 +397,7 @@ pub const RUNNERS: &[Runner] = &[
         ..wrapper(
             &["watch"],
             "-b --beep -c --color -C --no-color -d --differences -e --errexit -g --chgexit \
-             -q= --equexit= -n= --interval= -p --precise -t --no-title -w --no-wrap -x --exec \
+             -q= --equexit= -n= --interval= -p --precise -t --no-title -w --no-wrap -x --exec -v \
              -r --no-rerun -s= --shotsdir=",
             0,
             "procps",
@@ -689,6 +699,7 @@ pub fn escape(words: &[String]) -> Option<Escape> {
         Some(Builtin::Names) if words[1..].iter().any(|w| w.contains('[')) => {
             return Some(Escape::Subscript)
         }
+        None if KEYWORDS.contains(&name) => return Some(Escape::Construct),
         _ => {}
     }
     if name == "git" {
@@ -958,4 +969,333 @@ fn shell_script(words: &[String]) -> Option<String> {
         i += if valued { 2 } else { 1 };
     }
     command.then(|| words.get(i).cloned()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use super::*;
+    use crate::glob::Glob;
+    use crate::shell::{allows, catches, read};
+
+    fn output(program: &str, args: &[&str]) -> String {
+        let out = Command::new(program)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("run {program}: {e}"));
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }
+
+    fn no_allow(line: &str) {
+        let every = Glob::new("*").unwrap();
+        assert!(!allows(&every, line), "`*` allows {line:?}");
+        assert!(read(line).escape.is_some(), "{line:?} reads statically");
+    }
+
+    fn denied(line: &str) {
+        let deny = Glob::new("rm -rf*").unwrap();
+        assert!(catches(&deny, line), "`rm -rf*` misses {line:?}");
+    }
+
+    #[test]
+    fn every_builtin_and_keyword_bash_lists_is_classified() {
+        let builtins = output("bash", &["-c", "compgen -b"]);
+        let names: Vec<&str> = builtins.lines().collect();
+        assert!(
+            names.contains(&"eval"),
+            "bash lists its builtins: {builtins}"
+        );
+        for name in names {
+            assert!(
+                builtin(name).is_some(),
+                "bash's builtin {name:?} is not classified"
+            );
+        }
+        // A keyword is a construct the reading refuses, or a builtin that runs the command
+        // after it.
+        for keyword in output("bash", &["-c", "compgen -k"]).lines() {
+            assert!(
+                KEYWORDS.contains(&keyword),
+                "bash's keyword {keyword:?} is not listed"
+            );
+            let line = format!("{keyword} rm -rf x");
+            assert!(
+                builtin(keyword) == Some(Builtin::Runs) || read(&line).escape.is_some(),
+                "bash's keyword {keyword:?} is read as a plain program"
+            );
+        }
+    }
+
+    #[test]
+    fn a_builtin_that_runs_a_command_is_never_allowed_and_a_deny_reads_it() {
+        for &(name, class) in BUILTINS {
+            if class == Builtin::Plain {
+                continue;
+            }
+            if class == Builtin::Runs {
+                assert!(
+                    runner(name).is_some(),
+                    "{name:?} runs a command: give its grammar"
+                );
+            }
+            no_allow(&format!("{name} 'a[$(id)]'"));
+            no_allow(&format!("{name} -v 'a[$(id)]' x"));
+        }
+        for line in [
+            "printf -v 'a[$(id)]' x",
+            "let 'a[$(id)]=1'",
+            "test -v 'a[$(id)]'",
+            "[ -v 'a[$(id)]' ]",
+            "read 'a[$(id)]'",
+            "wait -p 'a[$(id)]'",
+            "getopts ab 'a[$(id)]'",
+            "mapfile -C 'rm -rf x' -c 1 a",
+            "readarray -C 'rm -rf x' a",
+            "trap 'rm -rf x' EXIT",
+            "coproc rm -rf x",
+            "time rm -rf x",
+            "command rm -rf x",
+            "builtin eval 'rm -rf x'",
+            "eval 'rm -rf x'",
+            "complete -C 'rm -rf x' git",
+            "compgen -C 'rm -rf x' a",
+        ] {
+            no_allow(line);
+        }
+        for line in [
+            "mapfile -C 'rm -rf x' -c 1 a",
+            "readarray -C 'rm -rf x' a",
+            "trap 'rm -rf x' EXIT",
+            "coproc rm -rf x",
+            "time -p rm -rf x",
+            "command -p rm -rf x",
+            "builtin eval 'rm -rf x'",
+            "exec -a y rm -rf x",
+            "complete -C 'rm -rf x' git",
+        ] {
+            denied(line);
+        }
+    }
+
+    /// A line that runs `rm -rf x` through the runner `name`, as its grammar reads it.
+    fn through(runner: &Runner, name: &str) -> Vec<String> {
+        let scripts = || {
+            runner.options.split_whitespace().filter_map(|token| {
+                let option = token.strip_suffix('!')?;
+                Some(match option {
+                    _ if option.starts_with("--") => format!("{name} {option}='rm -rf x'"),
+                    _ if option.starts_with(['-', '+']) => format!("{name} {option} 'rm -rf x'"),
+                    _ => format!("{name} {option}:'rm -rf x'"),
+                })
+            })
+        };
+        match runner.kind {
+            Kind::Wrapper => {
+                let operands = "1 ".repeat(runner.operands);
+                let mut lines = vec![format!("{name} {operands}rm -rf x")];
+                lines.extend(scripts());
+                lines
+            }
+            Kind::Shell => vec![format!("{name} -c 'rm -rf x'")],
+            Kind::Any => vec![format!("{name} -q 1 rm -rf x")],
+            Kind::Options => scripts().collect(),
+            Kind::Actions(actions) => actions
+                .iter()
+                .map(|a| format!("{name} . {a} rm -rf x ';'"))
+                .collect(),
+            Kind::Subcommand(subcommands) => subcommands
+                .iter()
+                .map(|s| format!("{name} {s} rm -rf x"))
+                .collect(),
+            Kind::Interpreter => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_runner_is_never_allowed_and_a_deny_sees_the_command_it_runs() {
+        for runner in RUNNERS {
+            for name in runner.names {
+                for line in through(runner, name) {
+                    no_allow(&line);
+                    denied(&line);
+                    denied(&format!("/usr/bin/{line}"));
+                    denied(&format!("nice -n 5 {line}"));
+                }
+                if runner.kind == Kind::Interpreter {
+                    for token in runner.options.split_whitespace() {
+                        let option = token.trim_end_matches('%');
+                        no_allow(&format!("{name} {option} 'code'"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wrappers_come_off_by_their_grammar_and_fail_closed_otherwise() {
+        for line in [
+            "chrt -o 0 rm -rf x",
+            "chrt --other 0 rm -rf x",
+            "nice -n 5 rm -rf x",
+            "nice -5 rm -rf x",
+            "timeout 5 rm -rf x",
+            "timeout -s KILL 5 rm -rf x",
+            "timeout --signal=KILL 5 rm -rf x",
+            "env A=1 rm -rf x",
+            "env -u A -C / rm -rf x",
+            "env -S 'rm -rf x'",
+            "find . -exec rm -rf {} +",
+            "find . -name x -execdir rm -rf {} ';'",
+            "find . -ok rm -rf {} \\;",
+            "xargs -0 -n 1 rm -rf",
+            "setpriv --reuid=1 --clear-groups rm -rf x",
+            "unshare -r -m rm -rf x",
+            "flock /tmp/l rm -rf x",
+            "flock -w 5 /tmp/l -c 'rm -rf x'",
+            "taskset 0x1 rm -rf x",
+            "taskset -c 0-3 rm -rf x",
+            "ionice -c 3 rm -rf x",
+            "stdbuf -oL rm -rf x",
+            "watch -n 1 'rm -rf x'",
+            "sudo -u root -- rm -rf x",
+            "su -c 'rm -rf x' root",
+            "script -q -c 'rm -rf x' /dev/null",
+            "ssh host 'cd y; rm -rf x'",
+            "busybox rm -rf x",
+            "strace -f -e trace=all rm -rf x",
+            "parallel rm -rf ::: x",
+            "setsid -f rm -rf x",
+            // Options not understood: every later word may start the command.
+            "timeout --unheard-of 5 rm -rf x",
+            "chrt -Q 0 rm -rf x",
+            "sh -c 'timeout 5 rm -rf x'",
+            "bash -lc 'eval rm -rf x'",
+        ] {
+            no_allow(line);
+            denied(line);
+        }
+        // What a wrapper's options take is not its command.
+        let deny = Glob::new("rm*").unwrap();
+        assert!(!catches(&deny, "timeout -s rm 5 ls"));
+        assert!(!catches(&deny, "nice -n 5 ls rm"));
+    }
+
+    /// The programs an installed package's files hold.
+    fn programs_of(packages: &[&str]) -> Vec<String> {
+        let listed = output("dpkg", &[&["-L"][..], packages].concat());
+        let programs: Vec<String> = listed
+            .lines()
+            .filter(|path| path.contains("/bin/"))
+            .filter(|path| std::path::Path::new(path).is_file())
+            .map(str::to_owned)
+            .collect();
+        assert!(
+            programs.iter().any(|p| p.ends_with("/timeout")),
+            "the packages are installed: {listed}"
+        );
+        programs
+    }
+
+    /// The synopsis lines of a program's `--help` (`Usage: NAME ...`, ` NAME [options] ...`).
+    fn synopsis(path: &str) -> Vec<String> {
+        let name = program(path);
+        output("timeout", &["5", path, "--help"])
+            .lines()
+            .map(|line| {
+                line.trim_start_matches("Usage:")
+                    .trim_start_matches("or:")
+                    .trim()
+            })
+            .filter(|line| {
+                line.split_whitespace()
+                    .next()
+                    .is_some_and(|first| program(first) == name)
+            })
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Packages whose programs' synopses are read.
+    const PACKAGES: &[&str] = &["coreutils", "util-linux", "findutils", "procps", "bsdutils"];
+
+    /// Programs whose synopsis names a command that is not one they run.
+    const NOT_RUNNERS: &[(&str, &str)] = &[
+        ("blkzone", "its command is a subcommand of its own"),
+        ("true", "it ignores its arguments"),
+        ("false", "it ignores its arguments"),
+    ];
+
+    #[test]
+    fn every_installed_program_whose_synopsis_takes_a_command_is_a_runner() {
+        let mut checked = 0;
+        for path in programs_of(PACKAGES) {
+            let name = program(&path);
+            let takes_command = synopsis(&path).iter().any(|line| {
+                line.split_whitespace().skip(1).any(|word| {
+                    let word = word.trim_matches(['[', ']', '<', '>', '.', '|']);
+                    matches!(word, "COMMAND" | "command" | "PROGRAM" | "program")
+                })
+            });
+            if takes_command && !NOT_RUNNERS.iter().any(|(n, _)| *n == name) {
+                assert!(runner(name).is_some(), "{path} runs a command: list it");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 10, "only {checked} wrappers found");
+    }
+
+    #[test]
+    fn every_option_an_installed_wrapper_lists_is_in_its_grammar() {
+        // ` -n, --adjustment=N`, ` -w, --timeout <secs>`, ` -m, --mount[=<file>]`: the short
+        // and long spellings, and what follows them.
+        let option = regex::Regex::new(
+            r"^\s+(?:(-[A-Za-z0-9])[,.]?\s+)?(--?[A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9])?(\S*)(?: (\S+))?",
+        )
+        .unwrap();
+        let wrappers = RUNNERS
+            .iter()
+            .filter(|r| PACKAGES.contains(&r.source) && r.kind == Kind::Wrapper);
+        for runner in wrappers {
+            let name = runner.names[0];
+            let help = output("timeout", &["5", name, "--help"]);
+            assert!(help.contains(name), "{name} --help: {help}");
+            for line in help.lines() {
+                let Some(found) = option.captures(line) else {
+                    continue;
+                };
+                let after = found.get(3).map_or("", |m| m.as_str());
+                let next = found.get(4).map_or("", |m| m.as_str());
+                // A value it must be given: `=N`, ` <secs>`, ` NAME`; `[=...]` is optional.
+                let valued = after.starts_with('=')
+                    || (after.is_empty()
+                        && (next.starts_with('<')
+                            || (next.len() > 1
+                                && next.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))));
+                for spelt in [found.get(1), found.get(2)].into_iter().flatten() {
+                    let spelt = spelt.as_str();
+                    if matches!(spelt, "-h" | "--help" | "-V" | "--version") {
+                        continue;
+                    }
+                    let takes = runner.option(spelt);
+                    assert!(
+                        takes.is_some(),
+                        "{name}'s option {spelt} is not in its grammar ({line:?})"
+                    );
+                    if valued {
+                        assert_ne!(
+                            takes,
+                            Some(Takes::Nothing),
+                            "{name}'s option {spelt} takes a value ({line:?})"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -162,6 +162,8 @@ struct Answerable {
 struct Caught {
     always: bool,
     texts: Vec<String>,
+    /// The scripts read already (a script is read once however many commands run it).
+    scripts: HashSet<String>,
 }
 
 impl<'a> Line<'a> {
@@ -224,6 +226,7 @@ impl<'a> Line<'a> {
             let mut caught = Caught {
                 always: false,
                 texts: Vec::new(),
+                scripts: HashSet::new(),
             };
             let mut seen = HashSet::new();
             // Read once for both kinds of rule, unless bash would join lines first.
@@ -299,7 +302,7 @@ fn gather(
         }
     }
     for script in scripts {
-        if !seen.contains(&script) {
+        if caught.scripts.insert(script.clone()) {
             gather(&script, None, depth + 1, caught, seen);
         }
     }
