@@ -19,7 +19,7 @@ use crate::shell::Escape;
 /// programs), `protocol.*` (`ext::` runs commands), `url.*` (rewrites where git connects),
 /// `safe.*` (which repositories' configuration is trusted), `hook.*` (configured hooks),
 /// `instaweb.*`.
-const CODE_SECTIONS: &[&str] = &[
+pub const CODE_SECTIONS: &[&str] = &[
     "alias",
     "browser",
     "credential",
@@ -49,7 +49,7 @@ const CODE_SECTIONS: &[&str] = &[
 /// `.receivepack`, `.vcs` and `.proxy`, `http.proxy`, `submodule.<name>.update`,
 /// `uploadpack.packObjectsHook`, `trailer.<token>.command`, `web.browser`, `*.path` (tool and
 /// include paths), ...; matched at the end of the name, so new keys spelt the same way count.
-const CODE_NAME_ENDINGS: &[&str] = &[
+pub const CODE_NAME_ENDINGS: &[&str] = &[
     "askpass",
     "browser",
     "cmd",
