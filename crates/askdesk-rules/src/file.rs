@@ -945,6 +945,16 @@ mode = "off"
     }
 
     #[test]
+    fn docs_rules_md_quotes_the_broad_allow_sentence() {
+        let docs = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md"),
+        )
+        .unwrap();
+        let collapsed = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(collapsed.contains(&format!("\"{BROAD_ALLOW}\"")));
+    }
+
+    #[test]
     fn path_and_url_fields_are_checked() {
         let set = RuleSet::parse(
             "[[rule]]\nname = \"a\"\nanswer = \"Yes\"\nmatch = { tool = \"WebFetch\", host = \"*.GitHub.com\", url_path = \"/repos/*\", path = \"*/.env\" }\n",
