@@ -17,15 +17,20 @@ use crate::shell::{is_assignment, program, Escape};
 pub enum Builtin {
     /// Runs nothing and evaluates nothing: read as any program is.
     Plain,
-    /// Takes variable names, and bash evaluates an array subscript in one as arithmetic, running
-    /// the command substitutions in it (`read 'a[$(id)]'`, `printf -v 'a[$(id)]' x`,
-    /// `test -v 'a[$(id)]'`, `wait -p 'a[$(id)]'`): refused when a word after it holds `[`.
+    /// May take variable names, and bash evaluates an array subscript in one as arithmetic,
+    /// running the command substitutions in it (`test -v 'a[$(id)]'`, `printf -v 'a[$(id)]' x`):
+    /// refused when a word after it holds `[`.
     Names,
+    /// [`Builtin::Names`], and sets the variable named after this option (`printf -v`,
+    /// `wait -p`), which can change what later commands of the line run (`printf -v PATH /tmp`):
+    /// refused when the option is given too.
+    Assigns(&'static str),
     /// Runs a command, a script given as text or in a file, a job, or code it loads
     /// (`enable -f`), or makes a command run later (`trap`, `bind -x`, `complete -C`).
     Runs,
-    /// Changes how the shell reads or runs what follows (options, aliases, variables, the command
-    /// hash), or evaluates its words as arithmetic (`let`): refused.
+    /// Changes how the shell reads or runs what follows (options, aliases, variables it sets,
+    /// `read 'a[$(id)]'` included, the command hash), or evaluates its words as arithmetic
+    /// (`let`): refused.
     State,
 }
 
@@ -63,7 +68,7 @@ pub const BUILTINS: &[(&str, Builtin)] = {
         ("false", Plain),
         ("fc", Runs),
         ("fg", Runs),
-        ("getopts", Names),
+        ("getopts", State),
         ("hash", State),
         ("help", Plain),
         ("history", State),
@@ -74,10 +79,10 @@ pub const BUILTINS: &[(&str, Builtin)] = {
         ("logout", Plain),
         ("mapfile", Runs),
         ("popd", Plain),
-        ("printf", Names),
+        ("printf", Assigns("-v")),
         ("pushd", Plain),
         ("pwd", Plain),
-        ("read", Names),
+        ("read", State),
         ("readarray", Runs),
         ("readonly", State),
         ("return", Plain),
@@ -97,7 +102,7 @@ pub const BUILTINS: &[(&str, Builtin)] = {
         ("umask", Plain),
         ("unalias", State),
         ("unset", State),
-        ("wait", Names),
+        ("wait", Assigns("-p")),
     ]
 };
 
@@ -696,8 +701,13 @@ pub fn escape(words: &[String]) -> Option<Escape> {
     match builtin(name) {
         Some(Builtin::Runs) => return Some(Escape::Program),
         Some(Builtin::State) => return Some(Escape::Construct),
-        Some(Builtin::Names) if words[1..].iter().any(|w| w.contains('[')) => {
+        Some(Builtin::Names | Builtin::Assigns(_))
+            if words[1..].iter().any(|w| w.contains('[')) =>
+        {
             return Some(Escape::Subscript)
+        }
+        Some(Builtin::Assigns(option)) if words[1..].iter().any(|w| w.starts_with(option)) => {
+            return Some(Escape::Assignment)
         }
         None if KEYWORDS.contains(&name) => return Some(Escape::Construct),
         _ => {}
@@ -1055,6 +1065,10 @@ mod tests {
             "read 'a[$(id)]'",
             "wait -p 'a[$(id)]'",
             "getopts ab 'a[$(id)]'",
+            "printf -v PATH /tmp",
+            "printf -vPATH /tmp",
+            "wait -n -p PATH",
+            "read PATH",
             "mapfile -C 'rm -rf x' -c 1 a",
             "readarray -C 'rm -rf x' a",
             "trap 'rm -rf x' EXIT",
@@ -1067,6 +1081,18 @@ mod tests {
             "compgen -C 'rm -rf x' a",
         ] {
             no_allow(line);
+        }
+        // The rest are read as any program.
+        let every = Glob::new("*").unwrap();
+        for line in [
+            "echo hi",
+            "printf '%s\\n' x",
+            "test -f Cargo.toml",
+            "wait",
+            "cd src",
+            "pwd",
+        ] {
+            assert!(allows(&every, line), "{line:?}");
         }
         for line in [
             "mapfile -C 'rm -rf x' -c 1 a",
