@@ -396,21 +396,16 @@ pub fn inner(words: &[String], inner: &mut Inner) {
     let alias = format!("alias.{}", command.to_ascii_lowercase());
     for (key, value) in &git.config {
         let key = key.to_ascii_lowercase();
-        if key == alias {
-            match value {
-                Some(value) => expand(&git, value, inner),
-                None => inner.unknown = true,
+        match value {
+            Some(value) if key == alias => expand(&git, value, inner),
+            // An alias from the environment (any of them: aliases name aliases), or a file of
+            // configuration that may define one.
+            None if key.starts_with("alias.") => inner.unknown = true,
+            _ if key.starts_with("include.") || key.starts_with("includeif.") => {
+                inner.unknown = true
             }
-        } else if key.starts_with("include.") || key.starts_with("includeif.") {
-            inner.unknown = true;
+            _ => {}
         }
-    }
-    if git
-        .config
-        .iter()
-        .any(|(key, value)| value.is_none() && key.to_ascii_lowercase().starts_with("alias."))
-    {
-        inner.unknown = true;
     }
     if let Some(runner) = COMMANDS
         .iter()

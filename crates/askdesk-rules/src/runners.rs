@@ -153,7 +153,8 @@ pub struct Runner {
     pub kind: Kind,
     /// Its options, separated by spaces: `-x` or `--long` takes no value (`--long=x` is still
     /// read), `-x=` or `--long=` takes one (the next word, or attached: `-n5`, `--long=5`), `-x!`
-    /// takes a script run by a shell, `-x%` code in another language; `-#` stands for `-NUM`.
+    /// takes a script run by a shell, `-x%` code in another language; `-#` stands for `-NUM`, and
+    /// `-^` says the first word may be letters of options without their dash (`tar cIf ...`).
     pub options: &'static str,
     /// How many operands may come before the command (`timeout`'s duration, `chroot`'s root).
     pub operands: usize,
@@ -195,6 +196,13 @@ const fn other(names: &'static [&'static str], kind: Kind, options: &'static str
     }
 }
 
+const fn in_bash(names: &'static [&'static str], kind: Kind, options: &'static str) -> Runner {
+    Runner {
+        source: "bash",
+        ..other(names, kind, options)
+    }
+}
+
 /// The programs that run another command. Wrappers from the synopses `PROGRAM [OPTION]...
 /// COMMAND [ARG]...` of coreutils, util-linux, findutils, procps, bsdutils, debianutils and
 /// `time`; then the runners other command checkers (Claude Code's, Codex's) unwrap or refuse:
@@ -212,12 +220,12 @@ pub const RUNNERS: &[Runner] = &[
     },
     Runner {
         text: true,
-        ..other(&["trap"], Kind::Any, "")
+        ..in_bash(&["trap"], Kind::Any, "")
     },
-    other(&["mapfile", "readarray"], Kind::Options, "-C!"),
-    other(&["compgen", "complete"], Kind::Options, "-C!"),
-    other(&["bind"], Kind::Options, "-x!"),
-    other(
+    in_bash(&["mapfile", "readarray"], Kind::Options, "-C!"),
+    in_bash(&["compgen", "complete"], Kind::Options, "-C!"),
+    in_bash(&["bind"], Kind::Options, "-x!"),
+    in_bash(
         &[".", "source", "fc", "jobs", "bg", "fg", "enable"],
         Kind::Any,
         "",
@@ -585,7 +593,7 @@ pub const RUNNERS: &[Runner] = &[
     other(
         &["tar", "gtar", "bsdtar"],
         Kind::Options,
-        "--to-command! -I! --use-compress-program! --checkpoint-action! -F! --info-script! \
+        "-^ --to-command! -I! --use-compress-program! --checkpoint-action! -F! --info-script! \
          --new-volume-script! --rsh-command!",
     ),
     other(&["rsync"], Kind::Options, "-e! --rsh! --rsync-path!"),
@@ -828,7 +836,14 @@ impl Runner {
         let mut found = Vec::new();
         let mut i = 1;
         while i < words.len() {
-            match self.read_option(words, i, true) {
+            let read = if i == 1 && !words[1].starts_with('-') && self.option("-^").is_some() {
+                let mut dashed = words.to_vec();
+                dashed[1].insert(0, '-');
+                self.read_option(&dashed, i, true)
+            } else {
+                self.read_option(words, i, true)
+            };
+            match read {
                 Some((span, taken)) => {
                     found.extend(taken);
                     i += span;
@@ -1079,6 +1094,9 @@ mod tests {
             "eval 'rm -rf x'",
             "complete -C 'rm -rf x' git",
             "compgen -C 'rm -rf x' a",
+            "tar cIf 'rm -rf x' a.tar .",
+            "tar -cI 'rm -rf x' -f a.tar .",
+            "tar --to-command='rm -rf x' -xf a.tar",
         ] {
             no_allow(line);
         }
