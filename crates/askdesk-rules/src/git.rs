@@ -8,7 +8,7 @@
 //! through an option (`rebase --exec`), or has a global option not read here; a deny sees the
 //! command with the global options off and an alias the line defines expanded.
 
-use crate::runners::{Inner, Kind, Runner};
+use crate::runners::{self, Inner, Kind, Runner};
 use crate::shell::Escape;
 
 /// Sections all of whose keys name programs, commands, trusted places or code git loads, from
@@ -170,13 +170,8 @@ const COMMANDS: &[Runner] = &[
 
 const fn command(names: &'static [&'static str], kind: Kind, options: &'static str) -> Runner {
     Runner {
-        names,
-        kind,
-        options,
-        operands: 0,
-        assignments: false,
-        text: false,
         source: "git",
+        ..runners::other(names, kind, options)
     }
 }
 

@@ -184,7 +184,12 @@ const fn wrapper(
     }
 }
 
-const fn other(names: &'static [&'static str], kind: Kind, options: &'static str) -> Runner {
+/// A runner found by other command checkers, read as `kind` says.
+pub(crate) const fn other(
+    names: &'static [&'static str],
+    kind: Kind,
+    options: &'static str,
+) -> Runner {
     Runner {
         names,
         kind,
