@@ -1240,7 +1240,7 @@ mod tests {
         let listed = output("dpkg", &[&["-L"][..], packages].concat());
         let programs: Vec<String> = listed
             .lines()
-            .filter(|path| path.contains("/bin/"))
+            .filter(|path| path.contains("bin/"))
             .filter(|path| std::path::Path::new(path).is_file())
             .map(str::to_owned)
             .collect();
