@@ -460,6 +460,39 @@ def test_the_rules_view_lists_rules_counts_and_switches_their_mode(ctx):
         page.click(page.find("#nav-queue"))
 
 
+BROAD_RULES = """[[rule]]
+name = "any git"
+match = { tool = "Bash", command = "git *" }
+answer = "Allow once"
+
+[[rule]]
+name = "tests"
+match = { tool = "Bash", command = "cargo test*" }
+answer = "Allow once"
+"""
+
+
+def test_a_broad_command_allow_carries_the_warning_rules_list_prints(ctx):
+    """A rule that allows any command of a program shows the one broad-allow sentence `askdesk rules
+    list` prints for it; a narrow rule shows none."""
+    load_rules(ctx, BROAD_RULES, lambda s: [n for n, _ in rule_names(s)] == ["any git", "tests"])
+    page = ctx.page
+    try:
+        listed = subprocess.run([ctx.args.cli, "rules", "list"], capture_output=True, text=True, check=True,
+                                env=dict(os.environ)).stdout
+        printed = [line.removeprefix("warning: ") for line in listed.splitlines() if line.startswith("warning: ")]
+        assert len(printed) == 1 and printed[0].startswith('rule "any git" (line 1) allows commands broadly: '), listed
+        page.click(page.find("#nav-rules"))
+        rule_card(page, "tests")
+        shown = page.js("""return [...document.querySelectorAll('#rules-list .rule-item')].map((c) => {
+            const w = c.querySelector('.rule-warning'); return w && w.textContent; })""")
+        assert shown == [printed[0], None], shown
+        ctx.shot("rules-view-broad", x_window=True)
+    finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
+
+
 def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
     """A broken file: a notice in the sidebar leads to the Rules view, which says where and what; fixed, both go."""
     good = '[[rule]]\nname = "keep"\nmatch.header = "Keep"\nanswer = "Yes"\n'

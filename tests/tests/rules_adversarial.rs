@@ -5,7 +5,8 @@
 //! change to askdesk's own configuration, shell start-up files or git hooks, however the file is
 //! named (`..`, a link, `~`); that no rule's answer grants more than its match (a standing
 //! permission is refused at load, the client's suggestions are never passed on for a rule), and
-//! that a call whose command, file or address is not text is left to the client's own prompt.
+//! that a call whose command, file or address is not text is left to the client's own prompt. The cases for what runs another command are built from the lists the
+//! rules crate derives (`askdesk_rules::runners`, `askdesk_rules::git`), one line per entry.
 
 use std::io::Write;
 use std::process::{Output, Stdio};
@@ -116,6 +117,16 @@ fn expect_all(seen: &[(String, Option<Value>)], expected: Option<&str>) {
     let expected: Option<Value> = expected.map(|e| serde_json::from_str(e).unwrap());
     let wrong: Vec<_> = seen.iter().filter(|(_, got)| *got != expected).collect();
     assert!(wrong.is_empty(), "expected {expected:?}, got: {wrong:#?}");
+}
+
+/// Checks that no decision is an allow: each is left to the person, or denied.
+fn expect_no_allow(seen: &[(String, Option<Value>)]) {
+    let allow: Value = serde_json::from_str(ALLOW).unwrap();
+    let allowed: Vec<_> = seen
+        .iter()
+        .filter(|(_, got)| got.as_ref() == Some(&allow))
+        .collect();
+    assert!(allowed.is_empty(), "allowed: {allowed:#?}");
 }
 
 /// Lines the `cargo test*` allow rule must leave to the person.
@@ -597,4 +608,183 @@ async fn a_call_whose_target_is_not_text_is_left_to_the_clients_prompt() {
     )
     .await;
     expect_all(&plain, Some(ALLOW));
+/// Rules that allow every Bash command but deny `rm -rf` and pushing, the deny anchored at the
+/// start, so only reading through what runs the command catches it.
+const DENY_UNDER_WIDE: &str = r#"
+[[rule]]
+name = "any command"
+match = { tool = "Bash", command = "*" }
+answer = "Allow once"
+
+[[rule]]
+name = "git"
+match = { tool = "Bash", command = "git *" }
+answer = "Allow once"
+
+[[rule]]
+name = "no rm"
+match = { tool = "Bash", command = "rm -rf*" }
+deny = "no rm"
+
+[[rule]]
+name = "no push"
+match = { tool = "Bash", command = "git push*" }
+deny = "Do not push. Open a pull request description instead."
+"#;
+
+const DENY_RM: &str = r#"{"behavior":"deny","message":"no rm"}"#;
+
+/// A line per runner name of `askdesk_rules::runners::RUNNERS` that runs `rm -rf x` through it,
+/// as its kind says it takes a command; and a line per option that takes code in another
+/// language, which runs nothing a deny can read.
+fn through_runners() -> (Vec<String>, Vec<String>) {
+    use askdesk_rules::runners::{Kind, RUNNERS};
+    let (mut rm, mut code) = (Vec::new(), Vec::new());
+    for runner in RUNNERS {
+        let name = runner.names[0];
+        let options = || runner.options.split_whitespace();
+        match runner.kind {
+            Kind::Wrapper => rm.push(format!("{name} {}rm -rf x", "1 ".repeat(runner.operands))),
+            Kind::Shell => rm.push(format!("{name} -c 'rm -rf x'")),
+            Kind::Any => rm.push(format!("{name} rm -rf x")),
+            Kind::Actions(actions) => {
+                rm.extend(actions.iter().map(|a| format!("{name} . {a} rm -rf x ';'")))
+            }
+            Kind::Subcommand(subcommands) => {
+                rm.extend(subcommands.iter().map(|s| format!("{name} {s} rm -rf x")))
+            }
+            Kind::Options | Kind::Interpreter => {}
+        }
+        rm.extend(
+            options()
+                .filter_map(|o| o.strip_suffix('!'))
+                .map(|o| match o {
+                    _ if o.starts_with(['-', '+']) => format!("{name} {o} 'rm -rf x'"),
+                    _ => format!("{name} {o}:'rm -rf x'"),
+                }),
+        );
+        code.extend(
+            options()
+                .filter_map(|o| o.strip_suffix('%'))
+                .map(|o| format!("{name} {o} 'print(1)'")),
+        );
+    }
+    (rm, code)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_runner_is_left_to_the_person_and_a_deny_sees_what_it_runs() {
+    let broker = started(DENY_UNDER_WIDE);
+    let (rm, code) = through_runners();
+    let mut denied = rm;
+    denied.extend(
+        [
+            "chrt -o 0 rm -rf x",
+            "nice -n 5 rm -rf x",
+            "timeout 5 rm -rf x",
+            "env A=1 rm -rf x",
+            "find . -exec rm -rf {} +",
+            "find . -execdir rm -rf {} \\;",
+            "setpriv --reuid=1000 rm -rf x",
+            "mapfile -C 'rm -rf x' -c 1 lines",
+            "trap 'rm -rf x' EXIT",
+            "coproc rm -rf x",
+            "timeout --unheard-of 5 rm -rf x",
+        ]
+        .map(str::to_owned),
+    );
+    expect_all(&decisions(&broker, &labelled(&denied)).await, Some(DENY_RM));
+    expect_no_allow(&decisions(&broker, &labelled(&code)).await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn builtins_that_run_code_or_evaluate_subscripts_are_left_to_the_person() {
+    use askdesk_rules::runners::{Builtin, BUILTINS};
+    let broker = started(DENY_UNDER_WIDE);
+    let mut lines: Vec<String> = BUILTINS
+        .iter()
+        .filter(|(_, class)| *class != Builtin::Plain)
+        .map(|(name, _)| format!("{name} 'a[$(id)]'"))
+        .collect();
+    lines.extend(
+        [
+            "printf -v 'a[$(id)]' x",
+            "let 'a[$(id)]=1'",
+            "test -v 'a[$(id)]'",
+            "[ -v 'a[$(id)]' ]",
+            "read 'a[$(id)]'",
+            "wait -p 'a[$(id)]'",
+            "unset 'a[$(id)]'",
+            "declare 'a[$(id)]=1'",
+        ]
+        .map(str::to_owned),
+    );
+    expect_no_allow(&decisions(&broker, &labelled(&lines)).await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn git_configuration_that_runs_a_program_is_left_to_the_person_and_aliases_are_read() {
+    use askdesk_rules::git::{CODE_NAME_ENDINGS, CODE_SECTIONS};
+    let broker = started(DENY_UNDER_WIDE);
+    let keys = CODE_SECTIONS
+        .iter()
+        .map(|section| format!("{section}.x.y"))
+        .chain(
+            CODE_NAME_ENDINGS
+                .iter()
+                .map(|ending| format!("core.{ending}")),
+        );
+    let mut lines = Vec::new();
+    for (i, key) in keys.enumerate() {
+        // Each way to give a key, in turn.
+        lines.push(match i % 4 {
+            0 => format!("git -c {key}=x status"),
+            1 => format!("git config {key} x"),
+            2 => format!("git config --global {key} x"),
+            _ => format!("git --config-env={key}=E status"),
+        });
+    }
+    lines.extend(
+        [
+            "git config core.fsmonitor 'rm -rf x'",
+            "git config --global core.pager 'sh -c id'",
+            "git config set core.sshCommand 'sh -c id'",
+            "git -c core.editor=vi commit",
+            "git --exec-path=/tmp status",
+            "git -c 'alias.s=!id' s",
+        ]
+        .map(str::to_owned),
+    );
+    expect_no_allow(&decisions(&broker, &labelled(&lines)).await);
+
+    let pushes: Vec<String> = [
+        "git -c alias.p=push p",
+        "git -c alias.p=push p origin main",
+        "git -c alias.p=q -c alias.q=push p",
+        "git -c 'alias.p=!git push' p",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    expect_all(
+        &decisions(&broker, &labelled(&pushes)).await,
+        Some(DENY_PUSH),
+    );
+    // An alias whose words the line does not show: every deny catches it.
+    let unseen: Vec<String> = [
+        "git --config-env=alias.p=X p",
+        "git -c include.path=/tmp/aliases p",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    expect_all(&decisions(&broker, &labelled(&unseen)).await, Some(DENY_RM));
+
+    // What names no such key is still allowed by `git *`.
+    let plain: Vec<String> = [
+        "git status",
+        "git config user.name me",
+        "git config --get core.pager",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    expect_all(&decisions(&broker, &labelled(&plain)).await, Some(ALLOW));
 }

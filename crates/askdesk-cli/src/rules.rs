@@ -243,4 +243,22 @@ mod tests {
             "{out}"
         );
     }
+
+    #[test]
+    fn list_warns_of_a_broad_command_allow_with_the_one_sentence() {
+        let rules = RuleSet::parse(
+            "[[rule]]\nname = \"git\"\nmatch = { tool = \"Bash\", command = \"git *\" }\nanswer = \"Allow once\"\n\n[[rule]]\nname = \"tests\"\nmatch = { tool = \"Bash\", command = \"cargo test*\" }\nanswer = \"Allow once\"\n",
+        )
+        .unwrap();
+        let out = list(std::path::Path::new("rules.toml"), &replay(&rules, &[]));
+        let warnings: Vec<&str> = out.lines().filter(|l| l.starts_with("warning: ")).collect();
+        assert_eq!(
+            warnings,
+            [format!(
+                "warning: rule \"git\" (line 1) allows commands broadly: {}",
+                askdesk_rules::file::BROAD_ALLOW
+            )],
+            "{out}"
+        );
+    }
 }

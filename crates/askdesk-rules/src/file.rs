@@ -51,18 +51,36 @@ impl Rule {
     }
 
     /// What is risky about a rule that loads: an answer with an empty match (no `match`, or
-    /// `match = {}`) answers every request it fits, from every agent and project. Such a rule
-    /// loads (a file that worked keeps working), and `askdesk rules list`, the desktop's Rules
-    /// view and the log say this.
+    /// `match = {}`) answers every request it fits, from every agent and project; an answer
+    /// that allows commands broadly ([`Match::allows_broadly`]) allows whatever the programs
+    /// it allows run themselves ([`BROAD_ALLOW`]). Such a rule loads (a file that worked keeps
+    /// working), and `askdesk rules list`, the desktop's Rules view and the log say this.
     pub fn warning(&self) -> Option<String> {
-        (matches!(self.action, Action::Answer(_)) && self.matcher.is_empty()).then(|| {
-            format!(
+        if !matches!(self.action, Action::Answer(_)) {
+            return None;
+        }
+        if self.matcher.is_empty() {
+            return Some(format!(
                 "rule {:?} (line {}) answers with an empty match: it answers every request it fits, from any agent in any project (permission prompts and plan reviews excepted); give it a `match`",
+                self.name, self.line
+            ));
+        }
+        self.matcher.allows_broadly().then(|| {
+            format!(
+                "rule {:?} (line {}) allows commands broadly: {BROAD_ALLOW}",
                 self.name, self.line
             )
         })
     }
 }
+
+/// What a broad command allow still lets through, said once for `askdesk rules list`, the
+/// desktop's Rules view and the log (docs/rules.md says the same at length).
+pub const BROAD_ALLOW: &str = "it also allows whatever those programs run themselves: files run by an interpreter or build tool (`python3 x.py`, `make`, `npm test`), code read from a file or input, and options that run code (`awk` `system()`, `sed`'s `e`, a repository's own git hooks, aliases and filters); askdesk refuses only the wrappers, inline code and git settings it knows";
+
+/// The tools whose prompts carry a command line (`meta.command`): Claude Code's `Bash`, Codex's
+/// `shell` and `exec_command`.
+const SHELL_TOOLS: &[&str] = &["Bash", "shell", "exec_command"];
 
 /// What a rule looks at. Every field given must match; an empty match matches every request
 /// (within the safety rules of [`crate::matching`]).
@@ -94,6 +112,25 @@ pub struct Match {
 }
 
 impl Match {
+    /// Whether the match, in a rule that answers, allows a shell tool's commands broadly: its
+    /// `command` glob fixes at most the program (`*`, `git *`, `find*`), or it names a shell tool
+    /// and no command, file or address (every command of the tool).
+    pub fn allows_broadly(&self) -> bool {
+        match &self.command {
+            Some(glob) => {
+                !glob.is_literal() && glob.literal_prefix().split_whitespace().count() <= 1
+            }
+            None => {
+                self.path.is_none()
+                    && self.host.is_none()
+                    && self
+                        .tool
+                        .as_ref()
+                        .is_some_and(|tool| SHELL_TOOLS.iter().any(|name| tool.matches(name)))
+            }
+        }
+    }
+
     /// Whether the match names nothing, and so holds for every request.
     pub fn is_empty(&self) -> bool {
         let Match {
@@ -875,6 +912,53 @@ mode = "off"
         assert!(warnings[1].starts_with("rule \"braces\" (line 5)"));
         assert!(set.rules[2].warning().is_none(), "a denial is not risky");
         assert!(set.rules[3].warning().is_none());
+    }
+
+    #[test]
+    fn an_answer_that_allows_commands_broadly_loads_with_the_broad_allow_warning() {
+        let rule = |m: &str, action: &str| {
+            let text = format!("[[rule]]\nname = \"r\"\n{action}\nmatch = {{ {m} }}\n");
+            RuleSet::parse(&text).unwrap().rules.remove(0).warning()
+        };
+        let answer = "answer = \"Allow once\"";
+        for m in [
+            r#"tool = "Bash", command = "*""#,
+            r#"tool = "Bash", command = "git *""#,
+            r#"tool = "Bash", command = "find*""#,
+            r#"tool = "Bash", command = "*git status*""#,
+            r#"tool = "Bash""#,
+            r#"tool = "*""#,
+            r#"tool = "shell", cwd = "/src""#,
+        ] {
+            let warning = rule(m, answer).unwrap_or_else(|| panic!("no warning for {m}"));
+            assert_eq!(
+                warning,
+                format!("rule \"r\" (line 1) allows commands broadly: {BROAD_ALLOW}")
+            );
+        }
+        for m in [
+            r#"tool = "Bash", command = "cargo test*""#,
+            r#"tool = "Bash", command = "git status""#,
+            r#"tool = "Edit""#,
+            r#"tool = "Edit", path = "/src/*""#,
+            r#"tool = "WebFetch", host = "docs.rs""#,
+        ] {
+            assert_eq!(rule(m, answer), None, "{m}");
+        }
+        assert_eq!(
+            rule(r#"tool = "Bash", command = "*""#, "deny = \"no\""),
+            None
+        );
+    }
+
+    #[test]
+    fn docs_rules_md_quotes_the_broad_allow_sentence() {
+        let docs = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md"),
+        )
+        .unwrap();
+        let collapsed = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(collapsed.contains(&format!("\"{BROAD_ALLOW}\"")));
     }
 
     #[test]

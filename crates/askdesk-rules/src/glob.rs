@@ -106,6 +106,15 @@ impl Glob {
         &self.pattern
     }
 
+    /// The text every match starts with: the literal text before the first wildcard, escapes
+    /// resolved (all of it for a literal glob).
+    pub fn literal_prefix(&self) -> &str {
+        match &self.matcher {
+            Matcher::Literal(literal) => literal,
+            Matcher::Wildcard { prefix, .. } => prefix,
+        }
+    }
+
     /// Whether the whole of `text` matches.
     pub fn matches(&self, text: &str) -> bool {
         match &self.matcher {

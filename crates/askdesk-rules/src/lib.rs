@@ -17,6 +17,10 @@
 //!   every simple command, a deny any part).
 //! - [`standing`]: the hook's approving answers, and those that grant more than the one call (a
 //!   standing permission for the session), which no rule gives.
+//! - [`runners`]: the words that run another command, as data derived from bash's builtins and the
+//!   wrappers' synopses, with each one's option grammar, for the shell reading and deny rules.
+//! - [`git`]: git's global options, configuration and aliases given on the line, and the
+//!   configuration keys that run programs.
 //! - [`protected`]: what no rule may allow: changes to askdesk's and the agents' configuration,
 //!   shell start-up files and git hooks, and commands that run askdesk or name those files.
 //! - [`engine`]: [`Engine`], which keeps the file loaded (reloading it when it changes, keeping the
@@ -30,10 +34,12 @@ pub mod draft;
 pub mod edit;
 pub mod engine;
 pub mod file;
+pub mod git;
 pub mod glob;
 pub mod matching;
 pub mod protected;
 pub mod replay;
+pub mod runners;
 pub mod shell;
 pub mod standing;
 pub mod target;

@@ -14,6 +14,7 @@ use std::fmt;
 use tree_sitter::{Node, Parser};
 
 use crate::glob::Glob;
+use crate::runners;
 
 /// Why a command line cannot be read without running it: an answer rule never applies to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +38,18 @@ pub enum Escape {
     /// A subshell, a `{ ...; }` group, a function, `if`/`for`/`while`/`case`, `[[ ... ]]`, `!`,
     /// `|&`, `;;`, a declaration (`export`, `local`, ...) or a comment.
     Construct,
-    /// A program that runs another command or a script given as text: a shell, `eval`,
-    /// `source`, `exec`, `env`, `sudo`, `xargs`, `nohup`, `timeout`, ...
+    /// A word that runs another command, a script or code ([`crate::runners`]): a shell, a
+    /// wrapper (`env`, `sudo`, `timeout`, `chrt`, `xargs`, ...), a builtin (`eval`, `source`,
+    /// `exec`, `trap`, `mapfile`, ...), an interpreter given code (`python3 -c`), an option that
+    /// runs a command (`find -exec`, `git rebase --exec`), or a git global option not read.
     Program,
+    /// A builtin given a variable name with a subscript, which bash evaluates as arithmetic,
+    /// running the substitutions in it (`printf -v 'a[$(id)]' x`, `read 'a[$(id)]'`).
+    Subscript,
+    /// git configuration that runs a program or moves where git finds its programs, given on the
+    /// line or written (`git -c core.pager=x`, `git config core.fsmonitor x`,
+    /// `--exec-path=dir`): see [`crate::git`].
+    Config,
 }
 
 impl fmt::Display for Escape {
@@ -53,7 +63,9 @@ impl fmt::Display for Escape {
             Escape::Redirection => "it redirects to or from a file",
             Escape::Background => "it runs a command in the background",
             Escape::Construct => "it uses a compound or unusual shell construct",
-            Escape::Program => "it runs a program that runs other commands",
+            Escape::Program => "it runs a program that runs other commands or code",
+            Escape::Subscript => "it gives a builtin a variable name with a subscript",
+            Escape::Config => "it sets git configuration that runs a program",
         })
     }
 }
@@ -150,6 +162,8 @@ struct Answerable {
 struct Caught {
     always: bool,
     texts: Vec<String>,
+    /// The scripts read already (a script is read once however many commands run it).
+    scripts: HashSet<String>,
 }
 
 impl<'a> Line<'a> {
@@ -212,6 +226,7 @@ impl<'a> Line<'a> {
             let mut caught = Caught {
                 always: false,
                 texts: Vec::new(),
+                scripts: HashSet::new(),
             };
             let mut seen = HashSet::new();
             // Read once for both kinds of rule, unless bash would join lines first.
@@ -273,10 +288,13 @@ fn gather(
     let mut scripts = Vec::new();
     for simple in &reading.commands {
         texts.push(collapse(&simple.text));
-        for words in invocations(&simple.words) {
-            texts.push(words.join(" "));
-            scripts.extend(script(&words));
+        let invocations = invocations(&simple.words);
+        if invocations.unknown {
+            caught.always = true;
+            return;
         }
+        texts.extend(invocations.commands.iter().map(|words| words.join(" ")));
+        scripts.extend(invocations.scripts);
     }
     for text in texts {
         if seen.insert(text.clone()) {
@@ -284,7 +302,9 @@ fn gather(
         }
     }
     for script in scripts {
-        gather(&script, None, depth + 1, caught, seen);
+        if caught.scripts.insert(script.clone()) {
+            gather(&script, None, depth + 1, caught, seen);
+        }
     }
 }
 
@@ -415,8 +435,8 @@ impl<'s> Reader<'s> {
                 _ => self.refuse(Escape::Construct),
             }
         }
-        if words.first().is_some_and(|name| runs_others(name)) {
-            self.refuse(Escape::Program);
+        if let Some(escape) = runners::escape(&words) {
+            self.refuse(escape);
         }
         self.reading.commands[index].words = words;
     }
@@ -559,169 +579,12 @@ fn unescape(text: &str, special: impl Fn(char) -> bool) -> String {
 }
 
 /// The name a command runs, without its directory (`/usr/bin/git` is `git`).
-fn program(word: &str) -> &str {
+pub(crate) fn program(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
-/// Programs that run another command, a script given as text, or a file of commands: a line that
-/// runs one is not read further by an answer rule.
-const RUNS_OTHERS: &[&str] = &[
-    ".", "ash", "bash", "builtin", "busybox", "chroot", "command", "csh", "dash", "doas", "env",
-    "eval", "exec", "fish", "flock", "ionice", "ksh", "mksh", "nice", "nohup", "nsenter",
-    "parallel", "pkexec", "runuser", "script", "setsid", "sh", "source", "stdbuf", "strace", "su",
-    "sudo", "taskset", "tcsh", "time", "timeout", "trap", "unshare", "watch", "xargs", "zsh",
-];
-
-fn runs_others(name: &str) -> bool {
-    RUNS_OTHERS.contains(&program(name))
-}
-
-/// The shells whose `-c` takes a script as text.
-const SHELLS: &[&str] = &["ash", "bash", "dash", "fish", "ksh", "mksh", "sh", "zsh"];
-
-/// The ways a simple command may be read for a deny: its words, then with the wrapper in front
-/// taken off (`env`, `command`, `builtin`, `exec`, `sudo`, `doas`, `nohup`, `time`, `nice`,
-/// `timeout`, `xargs`, `stdbuf`, `setsid`, ... with their options), the program named without
-/// its directory, and git's global options (`-C dir`, `-c key=value`, `--git-dir=x`, ...) taken
-/// off; each step is one more way.
-pub fn invocations(words: &[String]) -> Vec<Vec<String>> {
-    let mut ways = vec![words.to_vec()];
-    let mut rest: Vec<String> = words.to_vec();
-    // Each round takes one wrapper off; a line has only so many words.
-    for _ in 0..words.len() {
-        let Some(first) = rest.first() else { break };
-        let name = program(first).to_owned();
-        let next = match name.as_str() {
-            "env" => env_rest(&rest[1..]),
-            "sudo" | "doas" => after_options(
-                &rest[1..],
-                &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"],
-                true,
-            ),
-            "command" | "builtin" | "nohup" | "time" | "setsid" | "exec" => {
-                after_options(&rest[1..], &["-a"], false)
-            }
-            "nice" => after_options(&rest[1..], &["-n"], false),
-            "ionice" => after_options(&rest[1..], &["-c", "-n", "-p", "-P", "-u"], false),
-            "stdbuf" => after_options(&rest[1..], &["-i", "-o", "-e"], false),
-            "timeout" => {
-                let after =
-                    after_options(&rest[1..], &["-k", "-s", "--kill-after", "--signal"], false);
-                after.get(1..).map(<[_]>::to_vec).unwrap_or_default()
-            }
-            "xargs" => after_options(
-                &rest[1..],
-                &[
-                    "-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
-                ],
-                false,
-            ),
-            "git" => {
-                let options = git_rest(&rest[1..]);
-                let mut next = vec!["git".to_owned()];
-                next.extend(options);
-                next
-            }
-            _ if name != *first => {
-                let mut next = vec![name.clone()];
-                next.extend_from_slice(&rest[1..]);
-                next
-            }
-            _ => break,
-        };
-        if next.is_empty() || next == rest {
-            break;
-        }
-        ways.push(next.clone());
-        rest = next;
-    }
-    ways
-}
-
-/// The words after a wrapper's options: an option in `with_value` takes the next word (unless
-/// written `-u=x` or `-ux`), `--` ends the options, and with `assignments` `NAME=value` words are
-/// skipped too.
-fn after_options(words: &[String], with_value: &[&str], assignments: bool) -> Vec<String> {
-    let mut i = 0;
-    while let Some(word) = words.get(i) {
-        if word == "--" {
-            i += 1;
-            break;
-        }
-        if assignments && is_assignment(word) {
-            i += 1;
-            continue;
-        }
-        if !word.starts_with('-') || word == "-" {
-            break;
-        }
-        i += if with_value.contains(&word.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
-    words.get(i..).map(<[_]>::to_vec).unwrap_or_default()
-}
-
-/// `env`'s words after its options and assignments; `-S`'s string is split into words.
-fn env_rest(words: &[String]) -> Vec<String> {
-    let mut i = 0;
-    while let Some(word) = words.get(i) {
-        if word == "--" {
-            i += 1;
-            break;
-        }
-        if let Some(split) = word
-            .strip_prefix("--split-string=")
-            .or_else(|| word.strip_prefix("-S").filter(|s| !s.is_empty()))
-        {
-            let mut next: Vec<String> = split.split_whitespace().map(str::to_owned).collect();
-            next.extend_from_slice(&words[i + 1..]);
-            return next;
-        }
-        if word == "-S" || word == "--split-string" {
-            let mut next: Vec<String> = words
-                .get(i + 1)
-                .map(|s| s.split_whitespace().map(str::to_owned).collect())
-                .unwrap_or_default();
-            next.extend(words.iter().skip(i + 2).cloned());
-            return next;
-        }
-        if is_assignment(word) {
-            i += 1;
-            continue;
-        }
-        if !word.starts_with('-') || word == "-" {
-            break;
-        }
-        i += if matches!(word.as_str(), "-u" | "-C" | "--unset" | "--chdir") {
-            2
-        } else {
-            1
-        };
-    }
-    words.get(i..).map(<[_]>::to_vec).unwrap_or_default()
-}
-
-/// git's words after its global options (`git [options] <command> ...`).
-fn git_rest(words: &[String]) -> Vec<String> {
-    let with_value = [
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--exec-path",
-        "--config-env",
-        "--super-prefix",
-        "--list-cmds",
-        "--attr-source",
-    ];
-    after_options(words, &with_value, false)
-}
-
-fn is_assignment(word: &str) -> bool {
+/// Whether a word is a `NAME=value` assignment.
+pub(crate) fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -729,20 +592,45 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
-/// The script a command runs as text, if it is one that does: `sh -c SCRIPT` (any shell, `-c`
-/// alone or among other letters such as `-lc`), `eval WORDS...`, `su -c SCRIPT`.
-fn script(words: &[String]) -> Option<String> {
-    let name = program(words.first()?);
-    if name == "eval" {
-        return Some(words[1..].join(" "));
+/// How many commands one simple command may be read as before a deny gives up and catches it.
+const MAX_INVOCATIONS: usize = 4096;
+
+/// Every way a deny reads one simple command.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Invocations {
+    /// Its words, then every command it runs through the runners in front of it, each taken
+    /// off with its options (`nice -n 5 timeout 5 rm -rf x` is also `timeout 5 rm -rf x` and
+    /// `rm -rf x`), the program named without its directory, git's global options taken off and
+    /// an alias the line defines expanded: see [`runners::inner`].
+    pub commands: Vec<Vec<String>>,
+    /// The scripts it gives a shell as text (`sh -c`, `eval`, `watch`, `flock -c`, a `!` git
+    /// alias, ...).
+    pub scripts: Vec<String>,
+    /// It runs something its words do not show: a deny catches it.
+    pub unknown: bool,
+}
+
+/// The ways a simple command may be read for a deny ([`Invocations`]).
+pub fn invocations(words: &[String]) -> Invocations {
+    let mut found = Invocations::default();
+    let mut seen = HashSet::new();
+    let mut todo = vec![words.to_vec()];
+    while let Some(next) = todo.pop() {
+        if seen.contains(&next) {
+            continue;
+        }
+        if seen.len() == MAX_INVOCATIONS {
+            found.unknown = true;
+            break;
+        }
+        let inner = runners::inner(&next);
+        todo.extend(inner.commands);
+        found.scripts.extend(inner.scripts);
+        found.unknown |= inner.unknown;
+        seen.insert(next.clone());
+        found.commands.push(next);
     }
-    if SHELLS.contains(&name) || name == "su" {
-        let at = words[1..].iter().position(|w| {
-            w == "--command" || (w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
-        })?;
-        return words.get(at + 2).cloned();
-    }
-    None
+    found
 }
 
 #[cfg(test)]
@@ -993,14 +881,20 @@ mod tests {
     #[test]
     fn wrappers_and_global_options_come_off() {
         let words = |line: &str| read(line).commands[0].words.clone();
-        let last = |line: &str| invocations(&words(line)).pop().unwrap().join(" ");
-        assert_eq!(
-            last("env -i -u X A=1 -- /usr/bin/git -C d -c a=b push -f"),
-            "git push -f"
+        let reads = |line: &str, expected: &str| {
+            let found = invocations(&words(line)).commands;
+            assert!(
+                found.iter().any(|c| c.join(" ") == expected),
+                "{line:?} is not read as {expected:?}: {found:?}"
+            );
+        };
+        reads(
+            "env -i -u X A=1 -- /usr/bin/git -C d -c a=b push -f",
+            "git push -f",
         );
-        assert_eq!(last("sudo -E -u root git --work-tree w push"), "git push");
-        assert_eq!(last("exec -a x nohup rm -rf /"), "rm -rf /");
-        assert_eq!(last("cargo test"), "cargo test");
-        assert_eq!(last("git"), "git");
+        reads("sudo -E -u root git --work-tree w push", "git push");
+        reads("exec -a x nohup rm -rf /", "rm -rf /");
+        reads("cargo test", "cargo test");
+        assert_eq!(invocations(&words("git")).commands, [["git"]]);
     }
 }

@@ -52,7 +52,8 @@ pub struct RuleView {
     /// Where the rule starts in the file.
     pub line: usize,
     pub counts: Option<Counts>,
-    /// What is risky about the rule (an answer with an empty match), for the view to show.
+    /// What is risky about the rule (an answer with an empty match, or one that allows commands
+    /// broadly: [`askdesk_rules::Rule::warning`]), for the view to show.
     pub warning: Option<String>,
 }
 
@@ -251,6 +252,33 @@ mode = "off"
         let without = super::view(None, &loaded, None);
         assert!(without.rules.iter().all(|r| r.counts.is_none()));
         assert_eq!(without.replayed, None);
+    }
+
+    #[test]
+    fn a_broad_command_allow_is_shown_with_the_broad_allow_warning() {
+        let loaded = Loaded {
+            rules: RuleSet::parse(
+                "[[rule]]\nname = \"find\"\nmatch = { tool = \"Bash\", command = \"find *\" }\nanswer = \"Allow once\"\n",
+            )
+            .unwrap()
+            .into(),
+            ..Loaded::default()
+        };
+        let view = view(None, &loaded, None);
+        let warning = view.rules[0].warning.as_deref().expect("a warning");
+        assert!(
+            warning.ends_with(askdesk_rules::file::BROAD_ALLOW),
+            "{warning}"
+        );
+        let narrow = super::view(
+            None,
+            &Loaded {
+                rules: RuleSet::parse(FILE).unwrap().into(),
+                ..Loaded::default()
+            },
+            None,
+        );
+        assert_eq!(narrow.rules[0].warning, None, "`cargo test*` is narrow");
     }
 
     #[test]
