@@ -37,8 +37,11 @@ struct Inner {
     pairings: Mutex<Pairings>,
     claims: broadcast::Sender<Claimed>,
     pending: Mutex<Pending>,
-    /// Bumped on every revoke: each socket then checks its own device is still paired.
-    revocations: watch::Sender<u64>,
+    /// Bumped on every revoke and every change of the device list on disk: each socket then
+    /// checks its own device is still paired.
+    revocations: Arc<watch::Sender<u64>>,
+    /// Reports changes of the device list made by other processes; held for the remote's life.
+    _store_watch: notify::RecommendedWatcher,
     shutdown: CancellationToken,
 }
 
@@ -150,8 +153,10 @@ impl Remote {
         authority_der: Option<Vec<u8>>,
         devices: DeviceStore,
         pairing_lifetime: Duration,
-    ) -> Remote {
-        Remote {
+    ) -> Result<Remote, Error> {
+        let revocations = Arc::new(watch::channel(0).0);
+        let store_watch = watch_store(&devices, revocations.clone())?;
+        Ok(Remote {
             inner: Arc::new(Inner {
                 served,
                 fingerprint,
@@ -160,10 +165,11 @@ impl Remote {
                 pairings: Mutex::new(Pairings::new(pairing_lifetime)),
                 claims: broadcast::channel(16).0,
                 pending: Mutex::new(Pending::new()),
-                revocations: watch::channel(0).0,
+                revocations,
+                _store_watch: store_watch,
                 shutdown: CancellationToken::new(),
             }),
-        }
+        })
     }
 
     pub fn served(&self) -> &Served {
@@ -336,6 +342,41 @@ impl Remote {
             .map_err(|_| Refusal::NotPending)?;
         Ok(id)
     }
+}
+
+/// Follows the device list's directory: any change to `devices.json` (a revoke by `askdesk devices`,
+/// a pairing, a "last seen") makes every socket check its device again. inotify reports only
+/// changes: nothing runs while the list stays as it is.
+fn watch_store(
+    devices: &DeviceStore,
+    revocations: Arc<watch::Sender<u64>>,
+) -> Result<notify::RecommendedWatcher, Error> {
+    use notify::Watcher;
+    let path = devices.path();
+    let dir = path
+        .parent()
+        .expect("the store is in a directory")
+        .to_path_buf();
+    crate::files::private_dir(&dir)?;
+    let watch_error = |error: notify::Error| Error::Io {
+        path: dir.clone(),
+        source: std::io::Error::other(error.to_string()),
+    };
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let touches_store = match event {
+            Ok(event) => event.paths.contains(&path),
+            // A lost report (an overflowed queue): check everything.
+            Err(_) => true,
+        };
+        if touches_store {
+            revocations.send_modify(|generation| *generation += 1);
+        }
+    })
+    .map_err(watch_error)?;
+    watcher
+        .watch(&dir, notify::RecursiveMode::NonRecursive)
+        .map_err(watch_error)?;
+    Ok(watcher)
 }
 
 /// `r<n>` as [`RequestId`]'s display writes it.

@@ -113,7 +113,7 @@ pub async fn bind(config: RemoteConfig) -> Result<(Remote, Server), Error> {
         certificates.authority_der().map(<[u8]>::to_vec),
         DeviceStore::new(&config.dir),
         config.pairing_lifetime,
-    );
+    )?;
     let router = router(remote.clone());
     Ok((
         remote.clone(),

@@ -52,7 +52,7 @@ async fn session(remote: Remote, mut socket: WebSocket) {
     let Some((key, device)) = greeted else {
         return;
     };
-    tracing::debug!(device = %device.name, "a device connected");
+    tracing::debug!(device = ?device.name, "a device connected");
     let mut revocations = remote.revocations();
     // Subscribed before the snapshot is taken, so nothing offered in between is missed.
     let mut updates = remote.updates();
@@ -185,7 +185,8 @@ async fn answer(remote: &Remote, key: &DeviceKey, text: &str) -> Value {
     match checked {
         Ok(_) => json!({ "type": "accepted", "id": id }),
         Err(refusal) => {
-            tracing::info!(request = %id, %refusal, "a device's answer was refused");
+            // The id is the device's text: logged escaped, and the reason by its code only.
+            tracing::info!(request = ?id, reason = refusal.code(), "a device's answer was refused");
             json!({ "type": "refused", "id": id, "reason": refusal.code(), "message": refusal.to_string() })
         }
     }

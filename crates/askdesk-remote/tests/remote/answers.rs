@@ -236,17 +236,31 @@ async fn a_revoked_device_cannot_answer() {
 }
 
 #[tokio::test]
+async fn a_device_revoked_from_another_process_loses_its_socket_at_once() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_tablet, mut kept) = connected(&desk, "Tablet").await;
+    // As `askdesk devices revoke` does it: the store alone, not this remote.
+    let store = askdesk_remote::DeviceStore::new(&desk.dir.path().join("remote"));
+    store.revoke("Pixel").unwrap().unwrap();
+    assert_eq!(next(&mut socket).await["type"], "revoked");
+    let (_held, _) = offered(&desk, &mut kept, 1).await;
+}
+
+#[tokio::test]
 async fn a_device_revoked_from_another_process_cannot_answer() {
     let desk = desk().await;
     let (phone, mut socket) = connected(&desk, "Pixel").await;
     let (_held, wire) = offered(&desk, &mut socket, 1).await;
-    // As `askdesk devices revoke` does it: the store alone, not this remote.
+    let signed: SignedAnswer =
+        serde_json::from_value(phone.answer(&wire, &nonce(), yes())).unwrap();
     askdesk_remote::DeviceStore::new(&desk.dir.path().join("remote"))
         .revoke("Pixel")
         .unwrap()
         .unwrap();
-    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
-    assert_eq!(reply["reason"], "not-paired");
+    // The device list is read for every answer, whatever the sockets heard.
+    let key = askdesk_remote::keys::DeviceKey::from_raw(&phone.public_raw()).unwrap();
+    assert_eq!(desk.remote.verify(&key, signed), Err(Refusal::NotPaired));
 }
 
 #[tokio::test]
