@@ -325,6 +325,15 @@ mod tests {
         list.iter().map(|n| n.parse().unwrap()).collect()
     }
 
+    /// A fresh directory and the own authority kept in it.
+    fn own_source() -> (tempfile::TempDir, CertificateSource) {
+        let dir = tempfile::tempdir().unwrap();
+        let source = CertificateSource::OwnAuthority {
+            dir: dir.path().into(),
+        };
+        (dir, source)
+    }
+
     fn verifier(authority: &[u8]) -> Arc<rustls::client::WebPkiServerVerifier> {
         let mut roots = rustls::RootCertStore::empty();
         roots.add(CertificateDer::from(authority.to_vec())).unwrap();
@@ -361,11 +370,8 @@ mod tests {
 
     #[test]
     fn the_served_chain_verifies_for_each_served_name_and_no_other() {
-        let dir = tempfile::tempdir().unwrap();
+        let (_dir, source) = own_source();
         let served = names(&["desk.example.ts.net", "100.64.0.7"]);
-        let source = CertificateSource::OwnAuthority {
-            dir: dir.path().into(),
-        };
         let certificates = Certificates::load(&source, &served).unwrap();
         let authority = certificates.authority_der().unwrap();
         let leaf = &certificates.chain()[0];
@@ -377,11 +383,8 @@ mod tests {
 
     #[test]
     fn the_authority_cannot_vouch_for_a_name_it_does_not_serve() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, source) = own_source();
         let served = names(&["192.168.1.20"]);
-        let source = CertificateSource::OwnAuthority {
-            dir: dir.path().into(),
-        };
         let certificates = Certificates::load(&source, &served).unwrap();
         let authority = certificates.authority_der().unwrap().to_vec();
         // Served only by address: DNS names are constrained too, not left open.
@@ -398,11 +401,8 @@ mod tests {
 
     #[test]
     fn a_dns_only_authority_cannot_vouch_for_an_address() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, source) = own_source();
         let served = names(&["desk.lan"]);
-        let source = CertificateSource::OwnAuthority {
-            dir: dir.path().into(),
-        };
         let authority = Certificates::load(&source, &served)
             .unwrap()
             .authority_der()
@@ -416,11 +416,8 @@ mod tests {
 
     #[test]
     fn keys_are_private_and_kept_while_the_names_stay() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, source) = own_source();
         let served = names(&["127.0.0.1"]);
-        let source = CertificateSource::OwnAuthority {
-            dir: dir.path().into(),
-        };
         let first = Certificates::load(&source, &served).unwrap();
         for file in [CA_KEY, SERVER_KEY] {
             let mode = std::fs::metadata(dir.path().join(file))

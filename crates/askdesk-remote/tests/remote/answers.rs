@@ -56,6 +56,14 @@ async fn offered(desk: &Desk, socket: &mut Socket, id: u64) -> (askdesk_remote::
     (held, message["request"].clone())
 }
 
+/// The name of the device whose verified answer claimed the request.
+async fn answered_by(held: askdesk_remote::Offered) -> String {
+    let verified = tokio::time::timeout(CEILING, held)
+        .await
+        .expect("answered within the ceiling");
+    verified.expect("the remote still runs").device
+}
+
 async fn send(socket: &mut Socket, message: &Value) -> Value {
     socket
         .send(Message::Text(message.to_string().into()))
@@ -169,14 +177,7 @@ async fn every_altered_field_is_refused() {
     }
     // The request was never claimed: the intact answer still is accepted.
     assert_eq!(send(&mut socket, &signed).await["type"], "accepted");
-    assert_eq!(
-        tokio::time::timeout(CEILING, held)
-            .await
-            .unwrap()
-            .unwrap()
-            .device,
-        "Pixel"
-    );
+    assert_eq!(answered_by(held).await, "Pixel");
 }
 
 #[tokio::test]
@@ -323,14 +324,7 @@ async fn one_request_is_claimed_by_one_device_only() {
     assert_eq!(next(&mut second).await["type"], "withdrawn");
     let late = send(&mut second, &tablet.answer(&wire, &nonce(), yes())).await;
     assert_eq!(late["reason"], "not-pending");
-    assert_eq!(
-        tokio::time::timeout(CEILING, held)
-            .await
-            .unwrap()
-            .unwrap()
-            .device,
-        "Pixel"
-    );
+    assert_eq!(answered_by(held).await, "Pixel");
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use hyper::StatusCode;
 use sha2::{Digest, Sha256};
 use tokio_rustls::rustls::pki_types::CertificateDer;
 
-use crate::phone::{desk, desk_with, next, paired, token_of, Phone, CEILING};
+use crate::phone::{assert_closed, desk, desk_with, next, paired, token_of, Phone, CEILING};
 
 #[tokio::test]
 async fn a_phone_pairs_when_the_desk_confirms_the_code_both_show() {
@@ -74,15 +74,7 @@ async fn an_unpaired_key_cannot_open_a_socket() {
     let (mut socket, reply) = stranger.connect(&desk).await;
     assert_eq!(reply["type"], "refused");
     assert_eq!(reply["reason"], "not-paired");
-    use futures_util::StreamExt;
-    let closed = tokio::time::timeout(CEILING, socket.next()).await.unwrap();
-    assert!(
-        matches!(
-            closed,
-            Some(Ok(tokio_tungstenite::tungstenite::Message::Close(_))) | None
-        ),
-        "{closed:?}"
-    );
+    assert_closed(&mut socket).await;
 }
 
 #[tokio::test]
@@ -224,15 +216,7 @@ async fn revoking_a_device_closes_its_socket_at_once_and_refuses_its_key() {
     let revoked = desk.remote.revoke("Pixel").unwrap().unwrap();
     assert_eq!(revoked.name, "Pixel");
     assert_eq!(next(&mut socket).await["type"], "revoked");
-    use futures_util::StreamExt;
-    let closed = tokio::time::timeout(CEILING, socket.next()).await.unwrap();
-    assert!(
-        matches!(
-            closed,
-            Some(Ok(tokio_tungstenite::tungstenite::Message::Close(_))) | None
-        ),
-        "{closed:?}"
-    );
+    assert_closed(&mut socket).await;
 
     let (_again, reply) = phone.connect(&desk).await;
     assert_eq!(reply["reason"], "not-paired");

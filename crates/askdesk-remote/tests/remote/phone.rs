@@ -292,6 +292,17 @@ pub async fn next(socket: &mut Socket) -> Value {
     }
 }
 
+/// Asserts that the remote closes the socket next (a close frame, or the end of the stream).
+pub async fn assert_closed(socket: &mut Socket) {
+    let closed = tokio::time::timeout(CEILING, socket.next())
+        .await
+        .expect("closed within the ceiling");
+    assert!(
+        matches!(closed, Some(Ok(Message::Close(_))) | None),
+        "{closed:?}"
+    );
+}
+
 /// The token of a pairing URL `https://…/pair#v1.<token>.<fingerprint>`.
 pub fn token_of(url: &str) -> Vec<u8> {
     let fragment = url.split_once('#').unwrap().1;
