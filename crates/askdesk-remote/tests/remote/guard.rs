@@ -1,6 +1,7 @@
 //! `Host` and `Origin` on every request and socket: DNS rebinding and cross-site pages refused.
 
 use hyper::StatusCode;
+use sha2::Digest;
 
 use crate::phone::desk;
 
@@ -134,4 +135,44 @@ async fn the_authority_downloads_as_der_from_an_explaining_page() {
     ] {
         assert!(page.contains(needed), "the page lacks {needed}");
     }
+}
+
+#[tokio::test]
+async fn a_provided_certificate_is_served_and_there_is_no_authority_to_install() {
+    // The person's own authority and certificate, as `tailscale cert` or a domain would give.
+    let files = tempfile::tempdir().unwrap();
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, &ca_key);
+    let key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .unwrap()
+        .signed_by(&key, &issuer)
+        .unwrap();
+    let (certificate, private) = (files.path().join("desk.crt"), files.path().join("desk.key"));
+    std::fs::write(&certificate, leaf.pem()).unwrap();
+    std::fs::write(&private, key.serialize_pem()).unwrap();
+    let source = askdesk_remote::CertificateSource::Provided {
+        certificate,
+        key: private,
+    };
+    let desk = crate::phone::desk_trusting(
+        |config| config.certificates = source,
+        Some(ca.der().to_vec()),
+    )
+    .await;
+    assert!(desk.remote.authority_der().is_none());
+    let (status, _, _) = desk.get("/ca.crt").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (_, _, page) = desk.get("/ca").await;
+    assert!(String::from_utf8_lossy(&page).contains("nothing to install"));
+    let fingerprint = askdesk_remote::keys::encode(&sha2::Sha256::digest(leaf.der().as_ref()));
+    assert_eq!(desk.remote.fingerprint(), fingerprint);
+    assert!(desk.remote.offer_pairing().url.ends_with(&fingerprint));
+    assert!(
+        !desk.dir.path().join("remote/ca-key.pem").exists(),
+        "no authority made"
+    );
 }

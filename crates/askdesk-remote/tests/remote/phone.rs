@@ -39,18 +39,20 @@ pub async fn desk() -> Desk {
 }
 
 pub async fn desk_with(change: impl FnOnce(&mut RemoteConfig)) -> Desk {
+    desk_trusting(change, None).await
+}
+
+/// A desk whose phones trust `root` (DER), or the desk's own authority when `None`.
+pub async fn desk_trusting(change: impl FnOnce(&mut RemoteConfig), root: Option<Vec<u8>>) -> Desk {
     let dir = tempfile::tempdir().unwrap();
     let mut config = RemoteConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().join("remote"));
     change(&mut config);
     let (remote, server) = bind(config).await.unwrap();
     let addr = server.local_addr();
     tokio::spawn(server.run());
+    let root = root.unwrap_or_else(|| remote.authority_der().unwrap().to_vec());
     let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(CertificateDer::from(
-            remote.authority_der().unwrap().to_vec(),
-        ))
-        .unwrap();
+    roots.add(CertificateDer::from(root)).unwrap();
     let client =
         rustls::ClientConfig::builder_with_provider(askdesk_remote::certs::crypto_provider())
             .with_safe_default_protocol_versions()
