@@ -12,10 +12,10 @@
 //! - [`pairing`]: pairing offers, their token, tries, proof and code.
 //! - [`devices`]: the paired devices' store (`devices.json`), shared with `askdesk devices`.
 //! - [`pending`]: the requests held for devices, their nonces, the updates devices hear.
-//! - [`socket`]: a device's WebSocket: its signed hello, the requests it hears, its answers.
+//! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
 //! - [`digest`]: what a device signs, byte for byte; [`canonical`]: the canonical JSON under it.
 //! - [`keys`]: a device's P-256 key and its P1363 signatures; base64url; randomness.
-//! - [`pages`]: the pages served (landing, pairing landing, installing the authority).
+//! - `pages`: the pages served (landing, pairing landing, installing the authority).
 //! - [`files`]: the private directory and atomic 0600 files; [`error`]: [`Error`].
 
 pub mod canonical;
