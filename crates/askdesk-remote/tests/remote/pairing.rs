@@ -225,3 +225,55 @@ async fn revoking_a_device_closes_its_socket_at_once_and_refuses_its_key() {
     assert_eq!(next(&mut kept).await["type"], "request");
     assert_eq!(desk.remote.revoke("Pixel").unwrap(), None);
 }
+
+/// Everything logged, kept for the test to read.
+#[derive(Clone, Default)]
+struct Log(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Log {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+// One thread: the server's tasks run where the subscriber is set.
+#[tokio::test(flavor = "current_thread")]
+async fn the_pairing_token_never_reaches_the_log() {
+    let log = Log::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+    let desk = desk().await;
+    let offer = desk.remote.offer_pairing();
+    let token = token_of(&offer.url);
+    let phone = Phone::new("Pixel");
+    let (status, _) = desk.post_json("/pair", &phone.pair_body(&[1; 32])).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = desk.post_json("/pair", &phone.pair_body(&token)).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (status, _) = desk.post_json("/pair", &phone.pair_body(&token)).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    desk.remote
+        .confirm_pairing(offer.id, &phone.code(&token))
+        .unwrap();
+    let (_socket, welcome) = phone.connect(&desk).await;
+    assert_eq!(welcome["type"], "welcome");
+    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        text.contains("a pairing claim was refused"),
+        "the log was captured:\n{text}"
+    );
+    assert!(
+        !text.contains(&keys::encode(&token)),
+        "the token was logged:\n{text}"
+    );
+}
