@@ -21,11 +21,17 @@ impl FromStr for Name {
     /// An IP address (IPv6 with or without brackets), else a DNS name of letters, digits and
     /// hyphens in dot-separated labels (no trailing dot, no wildcard).
     fn from_str(text: &str) -> Result<Name, Error> {
-        let bare = text
+        if let Some(inner) = text
             .strip_prefix('[')
             .and_then(|rest| rest.strip_suffix(']'))
-            .unwrap_or(text);
-        if let Ok(ip) = bare.parse::<IpAddr>() {
+        {
+            // Brackets hold an IPv6 address, nothing else.
+            return inner
+                .parse::<std::net::Ipv6Addr>()
+                .map(|ip| Name::Ip(IpAddr::V6(ip)))
+                .map_err(|_| Error::BadName(text.to_string()));
+        }
+        if let Ok(ip) = text.parse::<IpAddr>() {
             return Ok(Name::Ip(ip));
         }
         let is_label = |label: &str| {
@@ -104,7 +110,11 @@ impl Served {
             return false;
         };
         let port_ok = match port {
-            Some(port) => port.parse::<u16>().ok() == Some(self.port) && !port.starts_with('0'),
+            Some(port) => {
+                !port.starts_with('0')
+                    && port.bytes().all(|b| b.is_ascii_digit())
+                    && port.parse::<u16>().ok() == Some(self.port)
+            }
             None => self.port == 443,
         };
         port_ok
@@ -151,6 +161,9 @@ mod tests {
         assert!(matches!("[::1]".parse::<Name>().unwrap(), Name::Ip(_)));
         for bad in [
             "",
+            "[1.2.3.4]",
+            "[desk]",
+            "fe80::1%eth0",
             "a..b",
             "-a.b",
             "*.example",
@@ -180,6 +193,8 @@ mod tests {
             "desk.tail1234.ts.net",
             "desk.tail1234.ts.net:443",
             "desk.tail1234.ts.net:08443",
+            "desk.tail1234.ts.net:+8443",
+            "[100.64.0.7]:8443",
             "100.64.0.7:8444",
             "100.64.0.8:8443",
             "fd7a::7:8443",
