@@ -52,6 +52,11 @@ impl DeviceStore {
         }
     }
 
+    /// The directory the list is kept in.
+    pub fn dir(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
     /// The file the list is kept in.
     pub fn path(&self) -> PathBuf {
         self.dir.join("devices.json")

@@ -41,7 +41,10 @@ struct Inner {
     /// checks its own device is still paired.
     revocations: Arc<watch::Sender<u64>>,
     /// Reports changes of the device list made by other processes; held for the remote's life.
-    _store_watch: notify::RecommendedWatcher,
+    /// `None` where it cannot be set up (no inotify, its limit reached): a device revoked by
+    /// another process then keeps an open socket until it next sends, which is refused and
+    /// closes it.
+    _store_watch: Option<notify::RecommendedWatcher>,
     shutdown: CancellationToken,
 }
 
@@ -155,7 +158,12 @@ impl Remote {
         pairing_lifetime: Duration,
     ) -> Result<Remote, Error> {
         let revocations = Arc::new(watch::channel(0).0);
-        let store_watch = watch_store(&devices, revocations.clone())?;
+        crate::files::private_dir(&devices.dir())?;
+        let store_watch = watch_store(&devices, revocations.clone())
+            .inspect_err(|error| {
+                tracing::warn!(%error, "revokes by other processes will close sockets only when the device next sends")
+            })
+            .ok();
         Ok(Remote {
             inner: Arc::new(Inner {
                 served,
@@ -353,11 +361,7 @@ fn watch_store(
 ) -> Result<notify::RecommendedWatcher, Error> {
     use notify::Watcher;
     let path = devices.path();
-    let dir = path
-        .parent()
-        .expect("the store is in a directory")
-        .to_path_buf();
-    crate::files::private_dir(&dir)?;
+    let dir = devices.dir();
     let watch_error = |error: notify::Error| Error::Io {
         path: dir.clone(),
         source: std::io::Error::other(error.to_string()),

@@ -101,7 +101,13 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                     Some(Ok(_)) => continue,
                 };
                 let reply = answer(&remote, &key, text.as_str()).await;
+                let revoked = reply["reason"] == Refusal::NotPaired.code();
                 if send(&mut socket, reply).await.is_err() {
+                    return;
+                }
+                if revoked {
+                    let _ = send(&mut socket, json!({ "type": "revoked" })).await;
+                    let _ = close(&mut socket, POLICY, "revoked").await;
                     return;
                 }
             }
