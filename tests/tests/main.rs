@@ -7,6 +7,7 @@
 mod agents;
 mod cli;
 mod client;
+mod devices;
 mod doctor;
 mod history;
 mod hook;

@@ -1,6 +1,6 @@
 //! The command line as a whole: the program's name, help and global `--socket`, and the list of
 //! commands. Each command's arguments, help text and examples live beside its code (`serve`,
-//! `ask`, `answer`, `status`, `history`, `mcp`, `hook`, `rules`, `doctor`); this module only assembles them,
+//! `ask`, `answer`, `status`, `history`, `mcp`, `hook`, `rules`, `doctor`, `devices`); this module only assembles them,
 //! and no command's module depends on it.
 
 use std::path::PathBuf;
@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::answer::AnswerArgs;
 use crate::ask::AskArgs;
+use crate::devices::DevicesArgs;
 use crate::doctor::DoctorArgs;
 use crate::history::HistoryArgs;
 use crate::hook::HookArgs;
@@ -34,7 +35,8 @@ use crate::status::StatusArgs;
   askdesk rules test --since 7d                   # what the answer rules would have done
   claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client
   askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk
-  askdesk doctor                                   # what is not set up right, and the fix"
+  askdesk doctor                                   # what is not set up right, and the fix
+  askdesk devices list                             # the phones paired to answer from afar"
 )]
 pub struct Cli {
     /// The broker's socket [default: $ASKDESK_SOCKET when set and not empty, else
@@ -60,6 +62,7 @@ pub enum Command {
     Hook(HookArgs),
     Rules(RulesArgs),
     Doctor(DoctorArgs),
+    Devices(DevicesArgs),
 }
 
 #[cfg(test)]

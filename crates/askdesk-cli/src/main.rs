@@ -11,6 +11,7 @@
 //! - [`history`]: `askdesk history`, the journal of settled requests.
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
 //! - [`rules`]: `askdesk rules list|test`, the answer rules checked against the journal.
+//! - [`devices`]: `askdesk devices list|revoke`, the phones paired with the remote.
 //! - [`doctor`]: `askdesk doctor`, the whole set-up checked, each finding with its fix.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
 //! - [`hook`]: `askdesk hook`, Claude Code's and Codex's permission prompts answered in askdesk.
@@ -26,6 +27,7 @@ mod answer;
 mod ask;
 mod cli;
 mod connect;
+mod devices;
 mod doctor;
 mod duration;
 mod exit;
@@ -93,6 +95,7 @@ fn main() -> ExitCode {
             Command::Hook(args) => hook::run(args, socket, named_socket.as_deref()).await,
             Command::Rules(args) => rules::run(args).await,
             Command::Doctor(args) => doctor::run(args, socket, named_socket.as_deref()).await,
+            Command::Devices(args) => devices::run(args).await,
         }
     });
     // Pending reads of stdin (answer --exec children, the MCP transport) must not keep the

@@ -1,0 +1,277 @@
+//! The paired devices: `devices.json` (0600, written atomically) in the remote's directory, the one
+//! record the remote, the desktop and `askdesk devices` share. Every change is a read, modify and
+//! write under an exclusive lock on `devices.lock`, so a revoke from the command line and a
+//! "last seen" written by a running remote can never undo each other.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::files;
+use crate::keys::DeviceKey;
+
+/// One paired device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Device {
+    /// Unique among the paired devices; `askdesk devices revoke NAME` names it.
+    pub name: String,
+    /// The device's P-256 public key, raw uncompressed SEC1, base64url.
+    pub public_key: String,
+    /// When the desk confirmed the pairing (seconds since the Unix epoch).
+    pub paired_at: u64,
+    /// When the device last opened a socket (seconds since the Unix epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<u64>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StoreFile {
+    version: u32,
+    devices: Vec<Device>,
+}
+
+const VERSION: u32 = 1;
+/// The longest device name kept, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// The device list in `dir`.
+#[derive(Debug, Clone)]
+pub struct DeviceStore {
+    dir: PathBuf,
+}
+
+impl DeviceStore {
+    pub fn new(dir: &Path) -> DeviceStore {
+        DeviceStore {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// The directory the list is kept in.
+    pub fn dir(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
+    /// The file the list is kept in.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join("devices.json")
+    }
+
+    /// Every paired device, in pairing order.
+    pub fn list(&self) -> Result<Vec<Device>, Error> {
+        Ok(self.read()?.devices)
+    }
+
+    /// The device with this key, if it is paired (a revoked key is not).
+    pub fn find(&self, key: &DeviceKey) -> Result<Option<Device>, Error> {
+        let text = key.text();
+        Ok(self.list()?.into_iter().find(|d| d.public_key == text))
+    }
+
+    /// Pairs a key under `wanted` (made unique with " 2", " 3"… if taken). A key already paired
+    /// keeps its entry.
+    pub fn add(&self, wanted: &str, key: &DeviceKey) -> Result<Device, Error> {
+        let text = key.text();
+        self.update(|devices| {
+            if let Some(known) = devices.iter().find(|d| d.public_key == text) {
+                return known.clone();
+            }
+            let base = clean_name(wanted);
+            let taken = |name: &str| devices.iter().any(|d| d.name == name);
+            let name = (1..)
+                .map(|n| match n {
+                    1 => base.clone(),
+                    n => format!("{base} {n}"),
+                })
+                .find(|name| !taken(name))
+                .expect("a free name");
+            let device = Device {
+                name,
+                public_key: text.clone(),
+                paired_at: now(),
+                last_seen: None,
+            };
+            devices.push(device.clone());
+            device
+        })
+    }
+
+    /// Removes the device named `name`; its key is refused from then on. `None` if no device has
+    /// that name.
+    pub fn revoke(&self, name: &str) -> Result<Option<Device>, Error> {
+        self.update(|devices| {
+            let index = devices.iter().position(|d| d.name == name)?;
+            Some(devices.remove(index))
+        })
+    }
+
+    /// Records that the device with this key was seen now; `false` if it is not paired.
+    pub fn touch(&self, key: &DeviceKey) -> Result<bool, Error> {
+        let text = key.text();
+        self.update(
+            |devices| match devices.iter_mut().find(|d| d.public_key == text) {
+                Some(device) => {
+                    device.last_seen = Some(now());
+                    true
+                }
+                None => false,
+            },
+        )
+    }
+
+    fn read(&self) -> Result<StoreFile, Error> {
+        let path = self.path();
+        let Some(bytes) = files::read_if_present(&path)? else {
+            return Ok(StoreFile {
+                version: VERSION,
+                devices: Vec::new(),
+            });
+        };
+        let store: StoreFile =
+            serde_json::from_slice(&bytes).map_err(|error| Error::DeviceStore {
+                path: path.clone(),
+                reason: error.to_string(),
+            })?;
+        if store.version != VERSION {
+            return Err(Error::DeviceStore {
+                path,
+                reason: format!("version {} (this askdesk reads {VERSION})", store.version),
+            });
+        }
+        Ok(store)
+    }
+
+    fn update<T>(&self, change: impl FnOnce(&mut Vec<Device>) -> T) -> Result<T, Error> {
+        files::private_dir(&self.dir)?;
+        let lock_path = self.dir.join("devices.lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&lock_path)
+            .map_err(Error::io(&lock_path))?;
+        lock.lock().map_err(Error::io(&lock_path))?;
+        let result = self.change_locked(change);
+        drop::<File>(lock);
+        result
+    }
+
+    fn change_locked<T>(&self, change: impl FnOnce(&mut Vec<Device>) -> T) -> Result<T, Error> {
+        let mut store = self.read()?;
+        let result = change(&mut store.devices);
+        let json = serde_json::to_vec_pretty(&store).expect("plain data");
+        files::write_private(&self.path(), &json)?;
+        Ok(result)
+    }
+}
+
+/// A device name as kept: control characters dropped, whitespace runs made one space, at most
+/// [`MAX_NAME_CHARS`]; "phone" when nothing is left.
+pub fn clean_name(wanted: &str) -> String {
+    let words: Vec<&str> = wanted.split_whitespace().collect();
+    let joined: String = words
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control() && !is_bidi_control(*c))
+        .take(MAX_NAME_CHARS)
+        .collect();
+    match joined.trim() {
+        "" => "phone".to_string(),
+        name => name.to_string(),
+    }
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn key(seed: u8) -> DeviceKey {
+        let signer = p256::ecdsa::SigningKey::from_slice(&[seed; 32]).unwrap();
+        DeviceKey::from_raw(signer.verifying_key().to_sec1_point(false).as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn paired_devices_are_kept_in_a_private_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = DeviceStore::new(dir.path());
+        let device = store.add("Pixel", &key(1)).unwrap();
+        assert_eq!(store.list().unwrap(), vec![device.clone()]);
+        assert_eq!(store.find(&key(1)).unwrap(), Some(device));
+        let mode = std::fs::metadata(store.path())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn names_are_made_unique_and_safe() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = DeviceStore::new(dir.path());
+        assert_eq!(store.add("Pixel", &key(1)).unwrap().name, "Pixel");
+        assert_eq!(store.add("Pixel", &key(2)).unwrap().name, "Pixel 2");
+        assert_eq!(
+            store
+                .add("\u{202e}Pixel\n\t 8\u{1b}", &key(3))
+                .unwrap()
+                .name,
+            "Pixel 8"
+        );
+        assert_eq!(store.add(" \u{7} ", &key(4)).unwrap().name, "phone");
+        assert_eq!(
+            store
+                .add("x".repeat(100).as_str(), &key(5))
+                .unwrap()
+                .name
+                .len(),
+            MAX_NAME_CHARS
+        );
+    }
+
+    #[test]
+    fn a_revoked_key_is_no_longer_found_and_touching_it_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = DeviceStore::new(dir.path());
+        store.add("Pixel", &key(1)).unwrap();
+        assert!(store.touch(&key(1)).unwrap());
+        assert!(store.list().unwrap()[0].last_seen.is_some());
+        assert_eq!(
+            store.revoke("Pixel").unwrap().map(|d| d.name),
+            Some("Pixel".into())
+        );
+        assert_eq!(store.find(&key(1)).unwrap(), None);
+        assert!(!store.touch(&key(1)).unwrap());
+        assert_eq!(store.revoke("Pixel").unwrap(), None);
+    }
+
+    #[test]
+    fn a_store_of_another_format_is_an_error_not_an_empty_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = DeviceStore::new(dir.path());
+        std::fs::write(store.path(), b"{\"version\":2,\"devices\":[]}").unwrap();
+        assert!(matches!(store.list(), Err(Error::DeviceStore { .. })));
+        std::fs::write(store.path(), b"not json").unwrap();
+        assert!(matches!(
+            store.add("x", &key(1)),
+            Err(Error::DeviceStore { .. })
+        ));
+    }
+}

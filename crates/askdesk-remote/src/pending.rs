@@ -1,0 +1,133 @@
+//! The requests the remote offers to devices, fed by a broker-facing adapter: each is held until a
+//! device's verified answer claims it or the adapter withdraws it, with the nonces devices used on
+//! it (so nonces are kept only while their request lives). Devices hear of every change.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use askdesk_core::{AgentInfo, Answer, Question, RequestId};
+use serde_json::Value;
+use tokio::sync::{broadcast, oneshot};
+
+use crate::digest;
+use crate::keys;
+
+/// At most this many requests are held; an offer beyond it is refused (the adapter delegates).
+pub const MAX_PENDING: usize = 1024;
+/// At most this many signed attempts per device on one request.
+pub const MAX_ATTEMPTS: usize = 64;
+
+/// A request as the adapter hands it over.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingRequest {
+    pub id: RequestId,
+    pub agent: Option<AgentInfo>,
+    pub questions: Vec<Question>,
+}
+
+/// A device's answer that passed every check: the adapter passes it to the broker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifiedAnswer {
+    pub request: RequestId,
+    /// The name of the device that answered.
+    pub device: String,
+    pub answer: Answer,
+}
+
+/// What devices are told about the held requests.
+#[derive(Debug, Clone)]
+pub enum Update {
+    Offered(Arc<Value>),
+    Withdrawn(RequestId),
+}
+
+pub(crate) struct Entry {
+    pub request: PendingRequest,
+    pub digest: [u8; 32],
+    pub wire: Arc<Value>,
+    /// (device key text, nonce) pairs already used on this request.
+    pub nonces: HashSet<(String, String)>,
+    pub answer: oneshot::Sender<VerifiedAnswer>,
+}
+
+pub(crate) struct Pending {
+    entries: HashMap<RequestId, Entry>,
+    /// The order requests were offered in, for the snapshot a new socket gets.
+    order: Vec<RequestId>,
+    pub updates: broadcast::Sender<Update>,
+}
+
+/// The request is already held, or too many are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OfferError {
+    #[error("request {0} is already offered")]
+    Duplicate(RequestId),
+    #[error("the remote already holds {MAX_PENDING} requests")]
+    Full,
+}
+
+impl Pending {
+    pub fn new() -> Pending {
+        Pending {
+            entries: HashMap::new(),
+            order: Vec::new(),
+            updates: broadcast::channel(256).0,
+        }
+    }
+
+    pub fn offer(
+        &mut self,
+        request: PendingRequest,
+    ) -> Result<oneshot::Receiver<VerifiedAnswer>, OfferError> {
+        if self.entries.contains_key(&request.id) {
+            return Err(OfferError::Duplicate(request.id));
+        }
+        if self.entries.len() >= MAX_PENDING {
+            return Err(OfferError::Full);
+        }
+        let key = keys::random::<16>();
+        let agent = request.agent.as_ref();
+        let digest = digest::request_digest(request.id, &key, agent, &request.questions);
+        let wire = Arc::new(digest::request_wire(
+            request.id,
+            &key,
+            agent,
+            &request.questions,
+        ));
+        let (answer, receiver) = oneshot::channel();
+        let _ = self.updates.send(Update::Offered(wire.clone()));
+        self.order.push(request.id);
+        self.entries.insert(
+            request.id,
+            Entry {
+                request,
+                digest,
+                wire,
+                nonces: HashSet::new(),
+                answer,
+            },
+        );
+        Ok(receiver)
+    }
+
+    /// Removes a request (answered here, settled elsewhere or cancelled) and tells devices.
+    pub fn remove(&mut self, id: RequestId) -> Option<Entry> {
+        let entry = self.entries.remove(&id)?;
+        self.order.retain(|held| *held != id);
+        let _ = self.updates.send(Update::Withdrawn(id));
+        Some(entry)
+    }
+
+    pub fn get_mut(&mut self, id: RequestId) -> Option<&mut Entry> {
+        self.entries.get_mut(&id)
+    }
+
+    /// Every held request as devices see it, oldest first.
+    pub fn snapshot(&self) -> Vec<Arc<Value>> {
+        self.order
+            .iter()
+            .filter_map(|id| self.entries.get(id))
+            .map(|entry| entry.wire.clone())
+            .collect()
+    }
+}

@@ -1,0 +1,393 @@
+//! [`Remote`]: what the server's handlers and the desk share: the served names, the device store,
+//! the pairing offers, the held requests, and the checks a signed answer passes before it is
+//! yielded to the adapter.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use askdesk_core::sync::lock;
+use askdesk_core::{Answer, RequestId};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::{broadcast, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::devices::{Device, DeviceStore};
+use crate::digest;
+use crate::error::Error;
+use crate::keys::{self, DeviceKey};
+use crate::names::Served;
+use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
+use crate::pending::{OfferError, Pending, PendingRequest, Update, VerifiedAnswer, MAX_ATTEMPTS};
+
+/// The remote's shared state; cheap to clone.
+#[derive(Clone)]
+pub struct Remote {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    served: Served,
+    fingerprint: String,
+    authority_der: Option<Vec<u8>>,
+    devices: DeviceStore,
+    pairings: Mutex<Pairings>,
+    claims: broadcast::Sender<Claimed>,
+    pending: Mutex<Pending>,
+    /// Bumped on every revoke and every change of the device list on disk: each socket then
+    /// checks its own device is still paired.
+    revocations: Arc<watch::Sender<u64>>,
+    /// Reports changes of the device list made by other processes; held for the remote's life.
+    /// `None` where it cannot be set up (no inotify, its limit reached): a device revoked by
+    /// another process then keeps an open socket until it next sends, which is refused and
+    /// closes it.
+    _store_watch: Option<notify::RecommendedWatcher>,
+    shutdown: CancellationToken,
+}
+
+/// A pairing offer for the desk to show as a QR code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairingOffer {
+    pub id: PairingId,
+    /// `https://<host>:<port>/pair#v1.<token>.<certificate fingerprint>`.
+    pub url: String,
+    /// How long the offer stays valid.
+    pub lifetime: Duration,
+}
+
+/// A device's signed answer as it arrives.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedAnswer {
+    /// The request's id as the remote sent it (`r<n>`).
+    pub id: String,
+    /// base64url of 16 random bytes, new for each answer.
+    pub nonce: String,
+    /// The answer exactly as signed.
+    pub answer: Value,
+    /// The request digest the device computed (base64url); optional, for a clearer refusal.
+    #[serde(default)]
+    pub digest: Option<String>,
+    /// base64url of the 64-byte P1363 signature.
+    #[serde(default)]
+    pub signature: Option<String>,
+}
+
+/// Why a signed answer was refused; the device is told the code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("this device is not paired (or was revoked)")]
+    NotPaired,
+    #[error("the request is no longer waiting")]
+    NotPending,
+    #[error("the answer is not signed")]
+    Unsigned,
+    #[error("the request changed: its digest does not match")]
+    Stale,
+    #[error("the signature does not match the device's key and this request")]
+    BadSignature,
+    #[error("this nonce was already used")]
+    NonceReused,
+    #[error("too many attempts on this request")]
+    TooManyAttempts,
+    #[error("the answer breaks the rules of its questions: {0}")]
+    BadAnswer(String),
+    #[error("the message is malformed: {0}")]
+    Malformed(String),
+    #[error("the desk cannot check the device: {0}")]
+    Internal(String),
+}
+
+impl Refusal {
+    /// The stable code the device is sent.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::NotPaired => "not-paired",
+            Refusal::NotPending => "not-pending",
+            Refusal::Unsigned => "unsigned",
+            Refusal::Stale => "stale",
+            Refusal::BadSignature => "bad-signature",
+            Refusal::NonceReused => "nonce-reused",
+            Refusal::TooManyAttempts => "too-many-attempts",
+            Refusal::BadAnswer(_) => "bad-answer",
+            Refusal::Malformed(_) => "malformed",
+            Refusal::Internal(_) => "internal",
+        }
+    }
+}
+
+/// A request held for devices; resolves to the verified answer that claims it (`None` if the
+/// remote stopped). Dropping it withdraws the request from every device.
+pub struct Offered {
+    id: RequestId,
+    answer: oneshot::Receiver<VerifiedAnswer>,
+    remote: Weak<Inner>,
+}
+
+impl Offered {
+    pub fn id(&self) -> RequestId {
+        self.id
+    }
+}
+
+impl Future for Offered {
+    type Output = Option<VerifiedAnswer>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.answer).poll(cx).map(Result::ok)
+    }
+}
+
+impl Drop for Offered {
+    fn drop(&mut self) {
+        if let Some(inner) = self.remote.upgrade() {
+            lock(&inner.pending).remove(self.id);
+        }
+    }
+}
+
+impl Remote {
+    pub(crate) fn new(
+        served: Served,
+        fingerprint: String,
+        authority_der: Option<Vec<u8>>,
+        devices: DeviceStore,
+        pairing_lifetime: Duration,
+    ) -> Result<Remote, Error> {
+        let revocations = Arc::new(watch::channel(0).0);
+        crate::files::private_dir(&devices.dir())?;
+        let store_watch = watch_store(&devices, revocations.clone())
+            .inspect_err(|error| {
+                tracing::warn!(%error, "revokes by other processes will close sockets only when the device next sends")
+            })
+            .ok();
+        Ok(Remote {
+            inner: Arc::new(Inner {
+                served,
+                fingerprint,
+                authority_der,
+                devices,
+                pairings: Mutex::new(Pairings::new(pairing_lifetime)),
+                claims: broadcast::channel(16).0,
+                pending: Mutex::new(Pending::new()),
+                revocations,
+                _store_watch: store_watch,
+                shutdown: CancellationToken::new(),
+            }),
+        })
+    }
+
+    pub fn served(&self) -> &Served {
+        &self.inner.served
+    }
+
+    /// The server certificate's SHA-256 (base64url), as pairing URLs carry it.
+    pub fn fingerprint(&self) -> &str {
+        &self.inner.fingerprint
+    }
+
+    /// The own authority's certificate (DER), `None` with a provided certificate.
+    pub fn authority_der(&self) -> Option<&[u8]> {
+        self.inner.authority_der.as_deref()
+    }
+
+    pub fn devices(&self) -> &DeviceStore {
+        &self.inner.devices
+    }
+
+    /// Stops the server and closes every socket.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+    }
+
+    pub(crate) fn shutdown_token(&self) -> CancellationToken {
+        self.inner.shutdown.clone()
+    }
+
+    // --- pairing, started only at the desk ---
+
+    /// A new pairing offer. Only the desk calls this: nothing a phone sends can make one.
+    pub fn offer_pairing(&self) -> PairingOffer {
+        let mut pairings = lock(&self.inner.pairings);
+        let (id, token) = pairings.offer(Instant::now());
+        PairingOffer {
+            id,
+            url: format!(
+                "{}/pair#v1.{}.{}",
+                self.inner.served.origin(),
+                keys::encode(&token),
+                self.inner.fingerprint
+            ),
+            lifetime: pairings.lifetime(),
+        }
+    }
+
+    /// Claims made by phones, for the desk to show the code and ask for confirmation.
+    pub fn pairing_claims(&self) -> broadcast::Receiver<Claimed> {
+        self.inner.claims.subscribe()
+    }
+
+    pub(crate) fn claim_pairing(&self, claim: Claim) -> Result<Claimed, PairingError> {
+        let claimed = lock(&self.inner.pairings).claim(claim, Instant::now())?;
+        let _ = self.inner.claims.send(claimed.clone());
+        Ok(claimed)
+    }
+
+    /// The desk confirms the code it shows for a claimed pairing: the device is stored and may
+    /// connect from then on. A wrong code ends the pairing.
+    pub fn confirm_pairing(&self, id: PairingId, code: &str) -> Result<Device, PairingError> {
+        let (key, name) = lock(&self.inner.pairings).confirm(id, code, Instant::now())?;
+        self.inner
+            .devices
+            .add(&name, &key)
+            .map_err(|error| PairingError::Store(error.to_string()))
+    }
+
+    /// Ends an offer (the person closed the QR at the desk).
+    pub fn cancel_pairing(&self, id: PairingId) {
+        lock(&self.inner.pairings).cancel(id);
+    }
+
+    // --- devices ---
+
+    /// Revokes the device named `name`: its key is refused from then on and its sockets close.
+    pub fn revoke(&self, name: &str) -> Result<Option<Device>, Error> {
+        let revoked = self.inner.devices.revoke(name)?;
+        if revoked.is_some() {
+            self.inner
+                .revocations
+                .send_modify(|generation| *generation += 1);
+        }
+        Ok(revoked)
+    }
+
+    pub(crate) fn revocations(&self) -> watch::Receiver<u64> {
+        self.inner.revocations.subscribe()
+    }
+
+    // --- requests, fed by the adapter ---
+
+    /// Holds a request for devices until a verified answer claims it or the returned
+    /// [`Offered`] is dropped.
+    pub fn offer(&self, request: PendingRequest) -> Result<Offered, OfferError> {
+        let id = request.id;
+        let answer = lock(&self.inner.pending).offer(request)?;
+        Ok(Offered {
+            id,
+            answer,
+            remote: Arc::downgrade(&self.inner),
+        })
+    }
+
+    /// Withdraws a request (settled elsewhere or cancelled); devices are told.
+    pub fn withdraw(&self, id: RequestId) {
+        lock(&self.inner.pending).remove(id);
+    }
+
+    pub(crate) fn updates(&self) -> broadcast::Receiver<Update> {
+        lock(&self.inner.pending).updates.subscribe()
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<Arc<Value>> {
+        lock(&self.inner.pending).snapshot()
+    }
+
+    /// Checks a device's signed answer: the device is paired, the request still waits, the answer
+    /// is signed by the device's key over this request's digest and the nonce, the nonce is new,
+    /// and the answer keeps its questions' rules. Then the request is claimed and the answer
+    /// yielded to the adapter. Reads the device store: call it off the async threads.
+    pub fn verify(&self, key: &DeviceKey, signed: SignedAnswer) -> Result<RequestId, Refusal> {
+        let device = self
+            .inner
+            .devices
+            .find(key)
+            .map_err(|error| Refusal::Internal(error.to_string()))?
+            .ok_or(Refusal::NotPaired)?;
+        let id = parse_request_id(&signed.id)
+            .ok_or_else(|| Refusal::Malformed(format!("no request id {:?}", signed.id)))?;
+        let mut pending = lock(&self.inner.pending);
+        let entry = pending.get_mut(id).ok_or(Refusal::NotPending)?;
+        let signature = signed.signature.as_deref().ok_or(Refusal::Unsigned)?;
+        if let Some(digest) = &signed.digest {
+            if *digest != keys::encode(&entry.digest) {
+                return Err(Refusal::Stale);
+            }
+        }
+        if keys::decode(&signed.nonce).is_none_or(|nonce| nonce.len() != 16) {
+            return Err(Refusal::Malformed(
+                "the nonce is not 16 bytes of base64url".into(),
+            ));
+        }
+        let message = digest::answer_message(&entry.digest, &signed.nonce, &signed.answer)
+            .ok_or_else(|| Refusal::Malformed("the answer has no canonical form".into()))?;
+        if !key.verifies(&message, signature) {
+            return Err(Refusal::BadSignature);
+        }
+        let used = (key.text(), signed.nonce.clone());
+        if entry.nonces.contains(&used) {
+            return Err(Refusal::NonceReused);
+        }
+        let attempts = entry.nonces.iter().filter(|(k, _)| *k == used.0).count();
+        if attempts >= MAX_ATTEMPTS {
+            return Err(Refusal::TooManyAttempts);
+        }
+        entry.nonces.insert(used);
+        let answer: Answer = serde_json::from_value(signed.answer)
+            .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+        let answer = askdesk_core::validate::check_answer(&entry.request.questions, answer)
+            .map_err(|error| Refusal::BadAnswer(error.message.clone()))?;
+        let entry = pending.remove(id).expect("held above");
+        entry
+            .answer
+            .send(VerifiedAnswer {
+                request: id,
+                device: device.name,
+                answer,
+            })
+            .map_err(|_| Refusal::NotPending)?;
+        Ok(id)
+    }
+}
+
+/// Follows the device list's directory: any change to `devices.json` (a revoke by `askdesk devices`,
+/// a pairing, a "last seen") makes every socket check its device again. inotify reports only
+/// changes: nothing runs while the list stays as it is.
+fn watch_store(
+    devices: &DeviceStore,
+    revocations: Arc<watch::Sender<u64>>,
+) -> Result<notify::RecommendedWatcher, Error> {
+    use notify::Watcher;
+    let path = devices.path();
+    let dir = devices.dir();
+    let watch_error = |error: notify::Error| Error::Io {
+        path: dir.clone(),
+        source: std::io::Error::other(error.to_string()),
+    };
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let touches_store = match event {
+            Ok(event) => event.paths.contains(&path),
+            // A lost report (an overflowed queue): check everything.
+            Err(_) => true,
+        };
+        if touches_store {
+            revocations.send_modify(|generation| *generation += 1);
+        }
+    })
+    .map_err(watch_error)?;
+    watcher
+        .watch(&dir, notify::RecursiveMode::NonRecursive)
+        .map_err(watch_error)?;
+    Ok(watcher)
+}
+
+/// `r<n>` as [`RequestId`]'s display writes it.
+fn parse_request_id(text: &str) -> Option<RequestId> {
+    let digits = text.strip_prefix('r')?;
+    if digits.is_empty() || digits.starts_with('0') && digits.len() > 1 {
+        return None;
+    }
+    digits.parse().ok().map(RequestId)
+}

@@ -1,0 +1,217 @@
+//! A device's WebSocket: the device proves its key by signing a fresh challenge, then hears every
+//! held request (and every withdrawal) and sends signed answers. The socket closes at once when
+//! its device is revoked or the remote stops. Messages are JSON text frames with a `type`.
+
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::response::Response;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::devices::Device;
+use crate::digest;
+use crate::keys::{self, DeviceKey};
+use crate::pending::Update;
+use crate::remote::{Refusal, Remote, SignedAnswer};
+
+/// The largest message a device may send (an answer's free text included).
+const MAX_MESSAGE: usize = 4 << 20;
+/// A device that does not say hello in this time is dropped (a timer only while it is connected).
+const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
+/// The close code for a policy refusal (RFC 6455).
+const POLICY: u16 = 1008;
+
+pub(crate) async fn upgrade(State(remote): State<Remote>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade
+        .max_message_size(MAX_MESSAGE)
+        .on_upgrade(move |socket| session(remote, socket))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Hello {
+    public_key: String,
+    signature: String,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum FromDevice {
+    Answer(SignedAnswer),
+}
+
+async fn session(remote: Remote, mut socket: WebSocket) {
+    let shutdown = remote.shutdown_token();
+    let greeted = tokio::select! {
+        () = shutdown.cancelled() => None,
+        greeted = greet(&remote, &mut socket) => greeted,
+    };
+    let Some((key, device)) = greeted else {
+        return;
+    };
+    tracing::debug!(device = ?device.name, "a device connected");
+    let mut revocations = remote.revocations();
+    // Subscribed before the snapshot is taken, so nothing offered in between is missed.
+    let mut updates = remote.updates();
+    if send(
+        &mut socket,
+        json!({ "type": "welcome", "device": device.name }),
+    )
+    .await
+    .is_err()
+        || send_snapshot(&remote, &mut socket).await.is_err()
+    {
+        return;
+    }
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => {
+                let _ = close(&mut socket, 1001, "the desk stopped").await;
+                return;
+            }
+            changed = revocations.changed() => {
+                if changed.is_err() || !still_paired(&remote, &key).await {
+                    let _ = send(&mut socket, json!({ "type": "revoked" })).await;
+                    let _ = close(&mut socket, POLICY, "revoked").await;
+                    return;
+                }
+            }
+            update = updates.recv() => {
+                let sent = match update {
+                    Ok(Update::Offered(request)) => {
+                        send(&mut socket, json!({ "type": "request", "request": *request })).await
+                    }
+                    Ok(Update::Withdrawn(id)) => {
+                        send(&mut socket, json!({ "type": "withdrawn", "id": id.to_string() })).await
+                    }
+                    Err(RecvError::Lagged(_)) => send_snapshot(&remote, &mut socket).await,
+                    Err(RecvError::Closed) => return,
+                };
+                if sent.is_err() {
+                    return;
+                }
+            }
+            message = socket.recv() => {
+                let text = match message {
+                    Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue,
+                };
+                let reply = answer(&remote, &key, text.as_str()).await;
+                let revoked = reply["reason"] == Refusal::NotPaired.code();
+                if send(&mut socket, reply).await.is_err() {
+                    return;
+                }
+                if revoked {
+                    let _ = send(&mut socket, json!({ "type": "revoked" })).await;
+                    let _ = close(&mut socket, POLICY, "revoked").await;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The challenge and the device's signed hello: the paired device, or `None` (refused, closed).
+async fn greet(remote: &Remote, socket: &mut WebSocket) -> Option<(DeviceKey, Device)> {
+    let challenge = keys::encode(&keys::random::<32>());
+    send(
+        socket,
+        json!({ "type": "challenge", "challenge": challenge }),
+    )
+    .await
+    .ok()?;
+    let hello = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(text)))) => serde_json::from_str::<Value>(text.as_str()).ok(),
+        _ => None,
+    };
+    let hello = hello
+        .filter(|value| value["type"] == "hello")
+        .and_then(|value| serde_json::from_value::<Hello>(value).ok());
+    let origin = remote.served().origin();
+    let key = hello.and_then(|hello| {
+        let key = DeviceKey::from_text(&hello.public_key)?;
+        let message = digest::hello_message(&challenge, &origin);
+        key.verifies(&message, &hello.signature).then_some(key)
+    });
+    let device = match key {
+        Some(key) => {
+            let store = remote.devices().clone();
+            let seen = key.clone();
+            tokio::task::spawn_blocking(move || {
+                store
+                    .touch(&seen)
+                    .ok()?
+                    .then(|| store.find(&seen).ok().flatten())?
+            })
+            .await
+            .ok()
+            .flatten()
+            .map(|device| (key, device))
+        }
+        None => None,
+    };
+    if device.is_none() {
+        let _ = send(
+            socket,
+            json!({ "type": "refused", "reason": Refusal::NotPaired.code() }),
+        )
+        .await;
+        let _ = close(socket, POLICY, "not paired").await;
+    }
+    device
+}
+
+async fn still_paired(remote: &Remote, key: &DeviceKey) -> bool {
+    let store = remote.devices().clone();
+    let key = key.clone();
+    tokio::task::spawn_blocking(move || matches!(store.find(&key), Ok(Some(_))))
+        .await
+        .unwrap_or(false)
+}
+
+/// A device's message checked and answered: `accepted` or `refused` with the refusal's code.
+async fn answer(remote: &Remote, key: &DeviceKey, text: &str) -> Value {
+    let signed = match serde_json::from_str::<FromDevice>(text) {
+        Ok(FromDevice::Answer(signed)) => signed,
+        Err(error) => {
+            let refusal = Refusal::Malformed(error.to_string());
+            return json!({ "type": "refused", "reason": refusal.code(), "message": refusal.to_string() });
+        }
+    };
+    let id = signed.id.clone();
+    let remote = remote.clone();
+    let key = key.clone();
+    let checked = tokio::task::spawn_blocking(move || remote.verify(&key, signed))
+        .await
+        .unwrap_or_else(|error| Err(Refusal::Internal(error.to_string())));
+    match checked {
+        Ok(_) => json!({ "type": "accepted", "id": id }),
+        Err(refusal) => {
+            // The id is the device's text: logged escaped, and the reason by its code only.
+            tracing::info!(request = ?id, reason = refusal.code(), "a device's answer was refused");
+            json!({ "type": "refused", "id": id, "reason": refusal.code(), "message": refusal.to_string() })
+        }
+    }
+}
+
+async fn send_snapshot(remote: &Remote, socket: &mut WebSocket) -> Result<(), axum::Error> {
+    let requests: Vec<Value> = remote.snapshot().iter().map(|r| (**r).clone()).collect();
+    send(socket, json!({ "type": "requests", "requests": requests })).await
+}
+
+async fn send(socket: &mut WebSocket, value: Value) -> Result<(), axum::Error> {
+    socket.send(Message::Text(value.to_string().into())).await
+}
+
+async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) -> Result<(), axum::Error> {
+    socket
+        .send(Message::Close(Some(CloseFrame {
+            code,
+            reason: reason.into(),
+        })))
+        .await
+}

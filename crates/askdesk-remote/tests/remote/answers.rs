@@ -1,0 +1,372 @@
+//! Signed answers over a device's socket: yielded only when a paired device signed this request's
+//! digest and a new nonce, while the request still waits; everything else refused.
+
+use askdesk_core::{AgentInfo, Answer, AnswerItem, Question, QuestionOption, RequestId};
+use askdesk_remote::{PendingRequest, Refusal, SignedAnswer};
+use futures_util::SinkExt;
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::phone::{desk, next, nonce, paired, Desk, Phone, Socket, CEILING};
+
+pub fn request(id: u64) -> PendingRequest {
+    PendingRequest {
+        id: RequestId(id),
+        agent: Some(AgentInfo {
+            id: "coder".into(),
+            label: Some("Coder".into()),
+            meta: None,
+        }),
+        questions: vec![Question {
+            id: "go".into(),
+            question: "Deploy to staging?".into(),
+            header: Some("Deploy".into()),
+            detail: None,
+            options: ["Yes (Recommended)", "No"]
+                .into_iter()
+                .map(|label| QuestionOption {
+                    label: label.into(),
+                    description: None,
+                })
+                .collect(),
+            multi_select: false,
+            intent: None,
+        }],
+    }
+}
+
+fn yes() -> Value {
+    json!({ "answers": [{ "id": "go", "selected": ["Yes (Recommended)"] }] })
+}
+
+/// A paired phone's socket, past its welcome and the (empty) snapshot.
+async fn connected(desk: &Desk, name: &str) -> (Phone, Socket) {
+    let phone = paired(desk, name).await;
+    let (mut socket, welcome) = phone.connect(desk).await;
+    assert_eq!(welcome["type"], "welcome");
+    assert_eq!(next(&mut socket).await["type"], "requests");
+    (phone, socket)
+}
+
+/// Offers a request and returns it as the phone received it.
+async fn offered(desk: &Desk, socket: &mut Socket, id: u64) -> (askdesk_remote::Offered, Value) {
+    let held = desk.remote.offer(request(id)).unwrap();
+    let message = next(socket).await;
+    assert_eq!(message["type"], "request");
+    (held, message["request"].clone())
+}
+
+/// The name of the device whose verified answer claimed the request.
+async fn answered_by(held: askdesk_remote::Offered) -> String {
+    let verified = tokio::time::timeout(CEILING, held)
+        .await
+        .expect("answered within the ceiling");
+    verified.expect("the remote still runs").device
+}
+
+async fn send(socket: &mut Socket, message: &Value) -> Value {
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .await
+        .unwrap();
+    next(socket).await
+}
+
+#[tokio::test]
+async fn a_signed_answer_is_yielded_with_its_device() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = offered(&desk, &mut socket, 7).await;
+    assert_eq!(wire["id"], "r7");
+    assert_eq!(wire["agent"]["label"], "Coder", "the phone sees who asks");
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
+    assert_eq!(reply, json!({ "type": "accepted", "id": "r7" }));
+    let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
+    assert_eq!(verified.request, RequestId(7));
+    assert_eq!(verified.device, "Pixel");
+    assert_eq!(
+        verified.answer,
+        Answer {
+            answers: vec![AnswerItem {
+                id: "go".into(),
+                selected: vec!["Yes (Recommended)".into()],
+                custom: None
+            }]
+        }
+    );
+    assert_eq!(
+        next(&mut socket).await,
+        json!({ "type": "withdrawn", "id": "r7" })
+    );
+}
+
+#[tokio::test]
+async fn a_replayed_answer_is_refused() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    let signed = phone.answer(&wire, &nonce(), yes());
+    assert_eq!(send(&mut socket, &signed).await["type"], "accepted");
+    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+    let replay = send(&mut socket, &signed).await;
+    assert_eq!(replay["reason"], "not-pending");
+}
+
+#[tokio::test]
+async fn a_nonce_is_used_once_while_its_request_waits() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    // Signed, but against the question's rules: refused, and the request keeps waiting.
+    let bad = json!({ "answers": [{ "id": "go", "selected": ["Maybe"] }] });
+    let used = nonce();
+    let first = send(&mut socket, &phone.answer(&wire, &used, bad.clone())).await;
+    assert_eq!(first["reason"], "bad-answer");
+    let again = send(&mut socket, &phone.answer(&wire, &used, bad)).await;
+    assert_eq!(again["reason"], "nonce-reused");
+    let reused = send(&mut socket, &phone.answer(&wire, &used, yes())).await;
+    assert_eq!(
+        reused["reason"], "nonce-reused",
+        "a new answer cannot reuse the nonce either"
+    );
+    assert_eq!(
+        send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await["type"],
+        "accepted"
+    );
+}
+
+#[tokio::test]
+async fn every_altered_field_is_refused() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_other, other_wire) = offered(&desk, &mut socket, 2).await;
+    let (held, wire) = offered(&desk, &mut socket, 1).await;
+    let signed = phone.answer(&wire, &nonce(), yes());
+    let mut changes: Vec<(&str, Value, &str)> = Vec::new();
+    let mut altered = signed.clone();
+    altered["answer"]["answers"][0]["selected"] = json!(["No"]);
+    changes.push(("answer", altered, "bad-signature"));
+    let mut altered = signed.clone();
+    altered["answer"]["answers"][0]["custom"] = json!("and also rm -rf");
+    changes.push(("answer's custom", altered, "bad-signature"));
+    let mut altered = signed.clone();
+    altered["nonce"] = json!(nonce());
+    changes.push(("nonce", altered, "bad-signature"));
+    let mut altered = signed.clone();
+    altered["id"] = other_wire["id"].clone();
+    changes.push(("request id", altered, "stale"));
+    let mut altered = signed.clone();
+    altered["id"] = other_wire["id"].clone();
+    altered.as_object_mut().unwrap().remove("digest");
+    changes.push(("request id without a digest", altered, "bad-signature"));
+    let mut altered = signed.clone();
+    altered["digest"] = json!(crate::phone::digest_of(&other_wire));
+    changes.push(("digest", altered, "stale"));
+    let mut altered = signed.clone();
+    let mut signature =
+        askdesk_remote::keys::decode(signed["signature"].as_str().unwrap()).unwrap();
+    signature[10] ^= 1;
+    altered["signature"] = json!(askdesk_remote::keys::encode(&signature));
+    changes.push(("signature", altered, "bad-signature"));
+    let mut altered = signed.clone();
+    altered["signature"] = json!(askdesk_remote::keys::encode(&signature[..63]));
+    changes.push(("a short signature", altered, "bad-signature"));
+    for (what, message, expected) in changes {
+        let reply = send(&mut socket, &message).await;
+        assert_eq!(reply["reason"], expected, "altered {what}: {reply}");
+    }
+    // The request was never claimed: the intact answer still is accepted.
+    assert_eq!(send(&mut socket, &signed).await["type"], "accepted");
+    assert_eq!(answered_by(held).await, "Pixel");
+}
+
+#[tokio::test]
+async fn an_answer_signed_for_questions_the_desk_did_not_ask_is_refused() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    // A page (or a tampered copy) that shows another question signs another digest.
+    let mut shown = wire.clone();
+    shown["questions"][0]["question"] = json!("Deploy to production?");
+    let mut signed = phone.answer(&shown, &nonce(), yes());
+    assert_eq!(send(&mut socket, &signed).await["reason"], "stale");
+    signed.as_object_mut().unwrap().remove("digest");
+    assert_eq!(send(&mut socket, &signed).await["reason"], "bad-signature");
+}
+
+#[tokio::test]
+async fn an_unsigned_answer_is_refused() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    let mut unsigned = phone.answer(&wire, &nonce(), yes());
+    unsigned.as_object_mut().unwrap().remove("signature");
+    assert_eq!(send(&mut socket, &unsigned).await["reason"], "unsigned");
+    unsigned["signature"] = json!("");
+    assert_eq!(
+        send(&mut socket, &unsigned).await["reason"],
+        "bad-signature"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_signed_by_another_key_is_refused() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    // Another paired device's key, and a key never paired: neither speaks for this socket.
+    let tablet = paired(&desk, "Tablet").await;
+    let stranger = Phone::new("stranger");
+    for signer in [&tablet, &stranger] {
+        let reply = send(&mut socket, &signer.answer(&wire, &nonce(), yes())).await;
+        assert_eq!(reply["reason"], "bad-signature", "{}", signer.name);
+    }
+}
+
+#[tokio::test]
+async fn a_revoked_device_cannot_answer() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    let signed: SignedAnswer =
+        serde_json::from_value(phone.answer(&wire, &nonce(), yes())).unwrap();
+    desk.remote.revoke("Pixel").unwrap().unwrap();
+    assert_eq!(next(&mut socket).await["type"], "revoked");
+    let key = askdesk_remote::keys::DeviceKey::from_raw(&phone.public_raw()).unwrap();
+    assert_eq!(desk.remote.verify(&key, signed), Err(Refusal::NotPaired));
+}
+
+#[tokio::test]
+async fn a_device_revoked_from_another_process_loses_its_socket_at_once() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_tablet, mut kept) = connected(&desk, "Tablet").await;
+    // As `askdesk devices revoke` does it: the store alone, not this remote.
+    let store = askdesk_remote::DeviceStore::new(&desk.dir.path().join("remote"));
+    store.revoke("Pixel").unwrap().unwrap();
+    assert_eq!(next(&mut socket).await["type"], "revoked");
+    let (_held, _) = offered(&desk, &mut kept, 1).await;
+}
+
+#[tokio::test]
+async fn a_device_revoked_from_another_process_cannot_answer() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    let signed: SignedAnswer =
+        serde_json::from_value(phone.answer(&wire, &nonce(), yes())).unwrap();
+    askdesk_remote::DeviceStore::new(&desk.dir.path().join("remote"))
+        .revoke("Pixel")
+        .unwrap()
+        .unwrap();
+    // The device list is read for every answer, whatever the sockets heard.
+    let key = askdesk_remote::keys::DeviceKey::from_raw(&phone.public_raw()).unwrap();
+    assert_eq!(desk.remote.verify(&key, signed), Err(Refusal::NotPaired));
+}
+
+#[tokio::test]
+async fn a_request_no_longer_pending_is_refused() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    desk.remote.withdraw(RequestId(1));
+    assert_eq!(
+        next(&mut socket).await,
+        json!({ "type": "withdrawn", "id": "r1" })
+    );
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
+    assert_eq!(reply["reason"], "not-pending");
+
+    // Dropping the offer withdraws it too.
+    let (held, wire) = offered(&desk, &mut socket, 2).await;
+    drop(held);
+    assert_eq!(
+        next(&mut socket).await,
+        json!({ "type": "withdrawn", "id": "r2" })
+    );
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
+    assert_eq!(reply["reason"], "not-pending");
+}
+
+#[tokio::test]
+async fn an_answer_for_an_earlier_request_with_the_same_id_is_refused() {
+    // After a restart request ids start again: the same id, agent and questions are a new request.
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = offered(&desk, &mut socket, 1).await;
+    let old = phone.answer(&wire, &nonce(), yes());
+    drop(held);
+    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+    let (_held, again) = offered(&desk, &mut socket, 1).await;
+    assert_ne!(again["key"], wire["key"]);
+    assert_eq!(send(&mut socket, &old).await["reason"], "stale");
+    let mut old = old;
+    old.as_object_mut().unwrap().remove("digest");
+    assert_eq!(send(&mut socket, &old).await["reason"], "bad-signature");
+}
+
+#[tokio::test]
+async fn one_request_is_claimed_by_one_device_only() {
+    let desk = desk().await;
+    let (pixel, mut first) = connected(&desk, "Pixel").await;
+    let (tablet, mut second) = connected(&desk, "Tablet").await;
+    let held = desk.remote.offer(request(1)).unwrap();
+    let wire = next(&mut first).await["request"].clone();
+    assert_eq!(
+        next(&mut second).await["request"],
+        wire,
+        "every device hears the same request"
+    );
+    assert_eq!(
+        send(&mut first, &pixel.answer(&wire, &nonce(), yes())).await["type"],
+        "accepted"
+    );
+    assert_eq!(next(&mut second).await["type"], "withdrawn");
+    let late = send(&mut second, &tablet.answer(&wire, &nonce(), yes())).await;
+    assert_eq!(late["reason"], "not-pending");
+    assert_eq!(answered_by(held).await, "Pixel");
+}
+
+#[tokio::test]
+async fn a_new_socket_hears_the_requests_already_waiting() {
+    let desk = desk().await;
+    let phone = paired(&desk, "Pixel").await;
+    let _first = desk.remote.offer(request(1)).unwrap();
+    let _second = desk.remote.offer(request(2)).unwrap();
+    let (mut socket, _) = phone.connect(&desk).await;
+    let snapshot = next(&mut socket).await;
+    assert_eq!(snapshot["type"], "requests");
+    let ids: Vec<&str> = snapshot["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["r1", "r2"]);
+    assert_eq!(
+        desk.remote.offer(request(1)).err(),
+        Some(askdesk_remote::OfferError::Duplicate(RequestId(1)))
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_message_is_refused_and_the_socket_stays() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    for message in [
+        json!({ "type": "delete-everything" }),
+        json!("text"),
+        json!({ "type": "answer" }),
+    ] {
+        assert_eq!(
+            send(&mut socket, &message).await["reason"],
+            "malformed",
+            "{message}"
+        );
+    }
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    let mut short_nonce = phone.answer(&wire, "c2hvcnQ", yes());
+    assert_eq!(send(&mut socket, &short_nonce).await["reason"], "malformed");
+    short_nonce["id"] = json!("r01");
+    assert_eq!(send(&mut socket, &short_nonce).await["reason"], "malformed");
+}

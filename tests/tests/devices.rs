@@ -1,0 +1,129 @@
+//! `askdesk devices list|revoke NAME` against a device store written as the remote writes it
+//! (`$XDG_DATA_HOME/askdesk/remote/devices.json`): the list, its JSON, a revoke that removes the
+//! device and keeps the file private, an unknown name, and a store of another format.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::Output;
+
+use askdesk_e2e::{run_with_timeout, Home, PATIENCE};
+use serde_json::{json, Value};
+
+fn store_path(home: &Home) -> PathBuf {
+    home.data_home().join("askdesk/remote/devices.json")
+}
+
+/// Two paired phones, one of them never seen, written in the store's format (docs/remote.md).
+fn write_store(home: &Home) {
+    let path = store_path(home);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let store = json!({
+        "version": 1,
+        "devices": [
+            { "name": "Pixel 8", "publicKey": "BPixel", "pairedAt": 1_780_000_000u64, "lastSeen": 1_780_003_600u64 },
+            { "name": "iPad \u{202e}x", "publicKey": "BiPad", "pairedAt": 1_780_000_060u64 }
+        ]
+    });
+    std::fs::write(&path, serde_json::to_vec_pretty(&store).unwrap()).unwrap();
+}
+
+fn devices(home: &Home, args: &[&str]) -> Output {
+    let mut command = home.command(["devices"].iter().chain(args));
+    run_with_timeout(&mut command, PATIENCE)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+fn list_shows_each_device_with_its_dates_and_names_made_safe() {
+    let home = Home::new();
+    write_store(&home);
+    let output = devices(&home, &["list"]);
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].starts_with("NAME") && lines[0].contains("LAST SEEN (UTC)"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("Pixel 8")
+            && lines[1].contains("2026-05-28 20:26:40")
+            && lines[1].contains("2026-05-28 21:26:40"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("iPad \\u{202e}x") && lines[2].trim_end().ends_with("never"),
+        "{text}"
+    );
+}
+
+#[test]
+fn list_json_is_the_store_exactly() {
+    let home = Home::new();
+    write_store(&home);
+    let output = devices(&home, &["list", "--json"]);
+    assert!(output.status.success(), "{output:?}");
+    let listed: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let stored: Value = serde_json::from_slice(&std::fs::read(store_path(&home)).unwrap()).unwrap();
+    assert_eq!(listed, stored["devices"]);
+}
+
+#[test]
+fn no_store_is_no_device_and_creates_nothing() {
+    let home = Home::new();
+    let output = devices(&home, &["list"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "no device is paired\n");
+    assert!(!home.data_home().join("askdesk").exists());
+}
+
+#[test]
+fn revoke_removes_the_named_device_and_keeps_the_store_private() {
+    let home = Home::new();
+    write_store(&home);
+    let output = devices(&home, &["revoke", "Pixel 8"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "revoked Pixel 8\n");
+    let stored: Value = serde_json::from_slice(&std::fs::read(store_path(&home)).unwrap()).unwrap();
+    let names: Vec<&str> = stored["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["iPad \u{202e}x"]);
+    let mode = std::fs::metadata(store_path(&home))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let again = devices(&home, &["revoke", "Pixel 8"]);
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    let error = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        error.contains("no paired device is named \"Pixel 8\""),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_store_of_another_format_is_an_error_and_is_left_alone() {
+    let home = Home::new();
+    let path = store_path(&home);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, b"{\"version\":9,\"devices\":[]}").unwrap();
+    for args in [&["list"][..], &["revoke", "x"][..]] {
+        let output = devices(&home, args);
+        assert_eq!(output.status.code(), Some(20), "{output:?}");
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(error.contains("not a device list askdesk wrote"), "{error}");
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"{\"version\":9,\"devices\":[]}"
+    );
+}
