@@ -21,7 +21,6 @@ token a second launch gets as XDG_ACTIVATION_TOKEN. Prints one line per case and
 import argparse
 import json
 import os
-import queue
 import re
 import subprocess
 import sys
@@ -120,7 +119,9 @@ class Compositor:
         """Whether the app's window has the keyboard focus, as the compositor says."""
         raise NotImplementedError
 
-    def painted(self, app, what, request=True):
+    def painted(self, app, what, request=True, again=False):
+        """Waits until the app's window shows the request (or any page); `again`: the request it showed
+        before, brought forward."""
         raise NotImplementedError
 
 
