@@ -21,6 +21,7 @@ use askdesk_view::page::{
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
 
+use crate::activation::{self, Token};
 use crate::notify::{self, Action, Notifier};
 use crate::settings::Settings;
 use crate::state::Rules;
@@ -70,8 +71,9 @@ impl Desktop {
     ) -> std::io::Result<Desktop> {
         let notifier = {
             let app = app.clone();
-            Notifier::spawn(move |action| on_notification_action(&app, action))?
+            Notifier::spawn(move |action, token| on_notification_action(&app, action, token))?
         };
+        activation::listen_to_notifications()?;
         let (events, receiver) = sync_channel(QUEUE);
         let worker = Worker {
             app,
@@ -224,11 +226,12 @@ impl Worker {
     }
 }
 
-/// A notification action: answer in place, or open the request.
-fn on_notification_action(app: &AppHandle, action: Action) {
+/// A notification action: answer in place, or open the request, brought forward with the action's
+/// activation token. An answer or a hold given in place opens no window, and its token goes unused.
+fn on_notification_action(app: &AppHandle, action: Action, token: Option<Token>) {
     let gui = app.state::<GuiAnswerer>();
     match action {
-        Action::Open(request) => window::open(app, Some(request)),
+        Action::Open(request) => window::open(app, Some(request), token),
         Action::Hold(request) => {
             let held = app
                 .try_state::<Rules>()

@@ -37,6 +37,19 @@ pub fn check() -> Result<(), NoDisplay> {
     gtk::init().map_err(|_| NoDisplay::Refused { display })
 }
 
+/// Whether GTK runs on a Wayland compositor (else on X11, or not on Linux). After [`check`].
+#[cfg(target_os = "linux")]
+pub fn is_wayland() -> bool {
+    use gtk::prelude::*;
+    gtk::gdk::Display::default()
+        .is_some_and(|display| display.type_().name() == "GdkWaylandDisplay")
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn is_wayland() -> bool {
+    false
+}
+
 #[cfg(not(target_os = "linux"))]
 pub fn check() -> Result<(), NoDisplay> {
     Ok(())

@@ -16,16 +16,20 @@
 //!   notifications, late answers into the journal.
 //! - [`commands`]: the thin `#[tauri::command]` wrappers the page calls.
 //! - [`notify`]: freedesktop notifications with actions, on threads of their own.
+//! - [`activation`]: the activation token of the person's action (a notification's, a second
+//!   launch's), with which the window comes forward under Wayland.
 //! - [`settings`]: start-up settings from the environment and the command line.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
 //!
 //! Dependencies between the modules point one way, with no cycle: `commands` → `window`,
-//! `state`, `settings`; `desktop` → `tray`, `window`, `notify`, `state`, `settings`; `tray` →
-//! `window`; `window` → `trim`. Each may use `askdesk_view`, which uses none of them. The page's
+//! `state`, `settings`; `desktop` → `tray`, `window`, `notify`, `activation`, `state`,
+//! `settings`; `tray` → `window`, `graphics`; `notify` → `activation`; `window` → `activation`,
+//! `trim`. Each may use `askdesk_view`, which uses none of them. The page's
 //! event names and payloads live in `askdesk_view::page`, so the window and the desktop thread
 //! both emit them without knowing of each other; the handles they share (the journal, the rules
 //! engine) sit in `state`, not in the commands that read them.
 
+pub mod activation;
 pub mod commands;
 pub mod desktop;
 pub mod graphics;
@@ -41,7 +45,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use askdesk_broker::client::{Client, ClientError};
-use askdesk_broker::protocol::methods::{Empty, Focus};
+use askdesk_broker::protocol::methods::{Focus, FocusParams};
 use askdesk_broker::transport::Listener;
 use askdesk_broker::ServerConfig;
 use askdesk_core::{AnswererRegistration, Config, Service};
@@ -215,18 +219,17 @@ fn start_desktop(
     app.manage(History(journal.clone()));
     app.manage(Memory::default());
     app.manage(askdesk_view::page::Notes::default());
-    if let Err(error) = tray::build(&handle) {
-        tracing::warn!(%error, "no tray icon");
-    }
+    tray::build_where_hosted(&handle);
     start_broker(&handle, service, listener, journal, history_error, shutdown);
     tauri::async_runtime::spawn(exit_on_signal(handle.clone()));
     if !settings.start_hidden {
-        window::open(&handle, None);
+        window::open(&handle, None, None);
     }
     Ok(())
 }
 
-/// Runs the broker on Tauri's runtime; a second launch's `askdesk/focus` opens the window.
+/// Runs the broker on Tauri's runtime; a second launch's `askdesk/focus` opens the window, with
+/// the activation token that launch was given.
 fn start_broker(
     app: &AppHandle,
     service: Service,
@@ -237,7 +240,9 @@ fn start_broker(
 ) {
     let focus = {
         let app = app.clone();
-        Arc::new(move || window::open(&app, None)) as Arc<dyn Fn() + Send + Sync>
+        Arc::new(move |token: Option<String>| {
+            window::open(&app, None, token.and_then(activation::Token::new))
+        }) as Arc<dyn Fn(Option<String>) + Send + Sync>
     };
     let config = ServerConfig {
         journal,
@@ -298,13 +303,18 @@ async fn exit_on_signal(app: AppHandle) {
     app.exit(0);
 }
 
-/// Asks the running instance to show its window (`askdesk/focus`), waiting a few seconds at most:
-/// this runs before anything else exists.
+/// Asks the running instance to show its window (`askdesk/focus`) with the activation token this
+/// launch was given, waiting a few seconds at most: this runs before anything else exists (GTK has
+/// not read the token).
 fn focus_running(path: &Path) -> Result<(), ClientError> {
     tauri::async_runtime::block_on(async {
         let focus = async {
             let client = Client::connect(path, "askdesk-desktop").await?;
-            client.call::<Focus>(&Empty {}).await
+            let params = FocusParams {
+                activation_token: activation::Token::from_launch_env()
+                    .map(activation::Token::into_string),
+            };
+            client.call::<Focus>(&params).await
         };
         match tokio::time::timeout(Duration::from_secs(3), focus).await {
             Ok(focused) => focused.map(drop),

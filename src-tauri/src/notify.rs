@@ -24,6 +24,8 @@ use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
 use tokio::sync::oneshot;
 
+use crate::activation::{self, Token};
+
 /// What the human did with a notification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -146,10 +148,13 @@ enum Command {
 }
 
 impl Notifier {
-    /// Starts the worker thread. `on_action` runs on a notification's thread when the human acts.
-    pub fn spawn(on_action: impl Fn(Action) + Send + Sync + 'static) -> std::io::Result<Notifier> {
+    /// Starts the worker thread. `on_action` runs on a notification's thread when the human acts,
+    /// with the activation token the server sent with the action, if any.
+    pub fn spawn(
+        on_action: impl Fn(Action, Option<Token>) + Send + Sync + 'static,
+    ) -> std::io::Result<Notifier> {
         let (commands, receiver) = sync_channel(QUEUE);
-        let on_action: Arc<dyn Fn(Action) + Send + Sync> = Arc::new(on_action);
+        let on_action: Arc<dyn Fn(Action, Option<Token>) + Send + Sync> = Arc::new(on_action);
         std::thread::Builder::new()
             .name("askdesk-notify".into())
             .spawn(move || worker(receiver, on_action))?;
@@ -179,7 +184,10 @@ impl Notifier {
     }
 }
 
-fn worker(commands: Receiver<Command>, on_action: Arc<dyn Fn(Action) + Send + Sync>) {
+fn worker(
+    commands: Receiver<Command>,
+    on_action: Arc<dyn Fn(Action, Option<Token>) + Send + Sync>,
+) {
     // Each shown notification's thread waits on the paired receiver for "the request settled".
     let mut shown: HashMap<RequestId, oneshot::Sender<()>> = HashMap::new();
     let mut warned = false;
@@ -234,7 +242,7 @@ fn watch(
     handle: notify_rust::NotificationHandle,
     request: RequestId,
     settled: oneshot::Receiver<()>,
-    on_action: Arc<dyn Fn(Action) + Send + Sync>,
+    on_action: Arc<dyn Fn(Action, Option<Token>) + Send + Sync>,
 ) {
     let mut response: Option<NotificationResponse> = None;
     let settled_elsewhere = future::block_on(future::or(
@@ -263,7 +271,7 @@ fn watch(
         _ => None,
     };
     if let Some(action) = action {
-        on_action(action);
+        on_action(action, activation::notification_token(handle.id()));
     }
 }
 

@@ -1,16 +1,27 @@
 //! The tray icon: how many requests wait (drawn on the icon, and in its tooltip and title), and a
 //! menu to open the window, switch do-not-disturb and quit.
+//!
+//! The icon is a StatusNotifierItem, shown by a tray host (a panel) that owns
+//! `org.kde.StatusNotifierWatcher` on the session bus. Without a host, the tray library falls back
+//! to a `GtkStatusIcon`, which X11 panels show (XEmbed) but which under Wayland only logs GTK
+//! criticals: there the icon waits until a host appears ([`build_where_hosted`]).
 
 use askdesk_view::answerer::GuiAnswerer;
 use askdesk_view::badge::{self, Rgba};
+use futures_lite::StreamExt;
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Wry};
 
+use zbus::message::Type;
+use zbus::{Connection, MatchRule, MessageStream};
+
 use crate::window;
 
 const TRAY_ID: &str = "askdesk";
+/// The name a tray host (the StatusNotifierItem watcher) owns on the session bus.
+const TRAY_WATCHER: &str = "org.kde.StatusNotifierWatcher";
 
 /// The menu's check item, kept so do-not-disturb changes from the page show in the menu, and the
 /// icon the count is drawn on.
@@ -19,8 +30,90 @@ struct TrayItems {
     icon: Option<Rgba>,
 }
 
+/// Builds the tray icon, under Wayland only once a tray host runs: with none yet, says so once and
+/// builds it when one appears (a panel started after the app, as at login).
+pub fn build_where_hosted(app: &AppHandle) {
+    let hosted = !crate::graphics::is_wayland() || tray_host_running() != Some(false);
+    if hosted {
+        if let Err(error) = build(app) {
+            tracing::warn!(%error, "no tray icon");
+        }
+        return;
+    }
+    tracing::info!("no tray host (org.kde.StatusNotifierWatcher) on the session bus: the tray icon is shown once one appears");
+    let app = app.clone();
+    let waiting = when_tray_host_appears(move || {
+        let handle = app.clone();
+        let ran = app.run_on_main_thread(move || match build(&handle) {
+            Ok(()) => {
+                tracing::info!("a tray host appeared: tray icon shown");
+                let waiting = handle.state::<GuiAnswerer>().queue().len();
+                set_waiting(&handle, waiting);
+            }
+            Err(error) => tracing::warn!(%error, "no tray icon"),
+        });
+        if let Err(error) = ran {
+            tracing::debug!(%error, "the tray icon was not built");
+        }
+    });
+    if let Err(error) = waiting {
+        tracing::debug!(%error, "not waiting for a tray host");
+    }
+}
+
+/// Whether a tray host is there to show the tray icon: the StatusNotifierItem watcher owns its
+/// name on the session bus. `None` when the bus cannot be asked.
+fn tray_host_running() -> Option<bool> {
+    zbus::block_on(async {
+        let connection = Connection::session().await?;
+        let proxy = zbus::fdo::DBusProxy::new(&connection).await?;
+        Ok::<bool, zbus::Error>(proxy.name_has_owner(TRAY_WATCHER.try_into()?).await?)
+    })
+    .map_err(|error| tracing::debug!(%error, "the session bus could not be asked for a tray host"))
+    .ok()
+}
+
+/// Waits on a thread of its own until a tray host appears on the session bus, then runs `then`
+/// once (a panel started after the app, as at login).
+fn when_tray_host_appears(then: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("askdesk-tray-host".into())
+        .spawn(move || {
+            let appeared = zbus::block_on(async {
+                let connection = Connection::session().await?;
+                let rule = MatchRule::builder()
+                    .msg_type(Type::Signal)
+                    .sender("org.freedesktop.DBus")
+                    .interface("org.freedesktop.DBus")
+                    .member("NameOwnerChanged")
+                    .arg(0, TRAY_WATCHER)
+                    .build()?;
+                let mut stream = MessageStream::for_match_rule(rule, &connection, None).await?;
+                // Asked after subscribing, so a host that came in between is not missed.
+                let proxy = zbus::fdo::DBusProxy::new(&connection).await?;
+                if proxy.name_has_owner(TRAY_WATCHER.try_into()?).await? {
+                    return Ok::<bool, zbus::Error>(true);
+                }
+                while let Some(message) = stream.next().await {
+                    let (_, _, owner) =
+                        message?.body().deserialize::<(String, String, String)>()?;
+                    if !owner.is_empty() {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            });
+            match appeared {
+                Ok(true) => then(),
+                Ok(false) => {}
+                Err(error) => tracing::debug!(%error, "no longer waiting for a tray host"),
+            }
+        })?;
+    Ok(())
+}
+
 /// Builds the tray icon with no requests waiting.
-pub fn build(app: &AppHandle) -> tauri::Result<()> {
+fn build(app: &AppHandle) -> tauri::Result<()> {
     let open = MenuItem::with_id(app, "open", "Open askdesk", true, None::<&str>)?;
     let dnd = CheckMenuItem::with_id(app, "dnd", "Do not disturb", true, false, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit askdesk", true, None::<&str>)?;
@@ -38,7 +131,9 @@ pub fn build(app: &AppHandle) -> tauri::Result<()> {
         .menu(&menu)
         .tooltip(tooltip(0))
         .on_menu_event(|app, event| match event.id().as_ref() {
-            "open" => window::open(app, None),
+            // The menu's activation carries no token (neither StatusNotifierItem nor dbusmenu
+            // passes one): the compositor decides whether the window comes forward.
+            "open" => window::open(app, None, None),
             "dnd" => {
                 let on = app
                     .try_state::<TrayItems>()

@@ -12,6 +12,11 @@
 //! and typed in a waiting request is kept there too, as the page's draft
 //! ([`GuiAnswerer::save_draft`]), which the next page restores.
 //!
+//! A window opened because the person asked (a notification's Open, a second launch, the tray)
+//! comes forward with their activation token when there is one ([`activation::present`]); one
+//! opened for a request that arrived while the person works elsewhere asks for attention instead,
+//! and the compositor decides (under Wayland it does not take the focus; see docs/desktop.md).
+//!
 //! Every window operation runs on the main thread ([`AppHandle::run_on_main_thread`]), so callers
 //! on any thread never wait for it and two opens cannot race.
 //!
@@ -23,8 +28,12 @@ use std::time::Duration;
 
 use askdesk_core::RequestId;
 use askdesk_view::page::{self, Focus, PageView, Resume, EVENT_FOCUS, EVENT_RAISED};
-use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder, Window, WindowEvent};
+use tauri::{
+    AppHandle, Emitter, Manager, UserAttentionType, WebviewUrl, WebviewWindowBuilder, Window,
+    WindowEvent,
+};
 
+use crate::activation::{self, Token};
 use crate::trim;
 
 /// The label of the one window.
@@ -68,19 +77,27 @@ impl MainWindow {
     }
 }
 
-/// Shows the window, building it first if there is none, and brings `focus` to the front.
-pub fn open(app: &AppHandle, focus: Option<RequestId>) {
-    open_with(app, focus, false);
+/// Shows the window because the person asked for it, building it first if there is none, and
+/// brings `focus` to the front; `token` is the activation token of their action, if it came with
+/// one.
+pub fn open(app: &AppHandle, focus: Option<RequestId>, token: Option<Token>) {
+    open_with(app, focus, false, token);
 }
 
 /// Shows the window for a request that just arrived. A window that was hidden (or not built)
 /// shows that request, whatever view it was left on; a visible one keeps what the human is
-/// looking at (another request, History), and the new request waits in the queue.
+/// looking at (another request, History), and the new request waits in the queue. Nobody asked
+/// for the window: one open behind another program asks for attention.
 pub fn open_for_new(app: &AppHandle, request: RequestId) {
-    open_with(app, Some(request), true);
+    open_with(app, Some(request), true, None);
 }
 
-fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
+fn open_with(
+    app: &AppHandle,
+    focus: Option<RequestId>,
+    only_if_hidden: bool,
+    token: Option<Token>,
+) {
     let handle = app.clone();
     let ran = app.run_on_main_thread(move || {
         tracing::debug!("window opening");
@@ -91,13 +108,20 @@ fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
             Some(window) => {
                 let was_shown =
                     window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false);
+                let behind = was_shown && !window.is_focused().unwrap_or(true);
                 // A hidden page sees its visibility change; a visible one is told it takes the focus.
-                if was_shown && !window.is_focused().unwrap_or(true) {
+                if behind {
                     let _ = handle.emit(EVENT_RAISED, ());
                 }
                 let _ = window.show();
                 let _ = window.unminimize();
-                let _ = window.set_focus();
+                if only_if_hidden && behind {
+                    // Where the compositor allows it (an X11 window manager, mutter and KWin when
+                    // they refuse the focus), the window is marked urgent until it has the focus.
+                    let _ = window.request_user_attention(Some(UserAttentionType::Informational));
+                    tracing::debug!("window asks for attention");
+                }
+                bring_forward(&window, token.as_ref());
                 match focus {
                     Some(_) if only_if_hidden && was_shown => {}
                     Some(request) => {
@@ -113,7 +137,7 @@ fn open_with(app: &AppHandle, focus: Option<RequestId>, only_if_hidden: bool) {
                     (None, Some(state)) => state.resume.address(),
                     (None, None) => page::address(None, PageView::Queue),
                 };
-                if let Err(error) = build(&handle, address) {
+                if let Err(error) = build(&handle, address, token.as_ref()) {
                     tracing::warn!(%error, "the window could not be built");
                 }
             }
@@ -131,19 +155,41 @@ pub fn hide(window: &Window) -> tauri::Result<()> {
     Ok(())
 }
 
-/// Closing the window hides it; the app keeps answering from the tray.
+/// Asks for the focus: with the person's activation token when there is one, else as the app
+/// itself (the compositor decides).
+fn bring_forward(window: &tauri::WebviewWindow, token: Option<&Token>) {
+    let brought = match token {
+        Some(token) => activation::present(window, token),
+        None => window.set_focus(),
+    };
+    if let Err(error) = brought {
+        tracing::debug!(%error, "the window was not brought forward");
+    }
+}
+
+/// Closing the window hides it; the app keeps answering from the tray. The focus coming and going
+/// is logged at debug level (the tests read it where they cannot see the screen); with the focus,
+/// the window no longer asks for attention.
 pub fn on_event(window: &Window, event: &WindowEvent) {
-    if let WindowEvent::CloseRequested { api, .. } = event {
-        api.prevent_close();
-        if let Err(error) = hide(window) {
-            tracing::debug!(%error, "the window could not be hidden");
+    match event {
+        WindowEvent::CloseRequested { api, .. } => {
+            api.prevent_close();
+            if let Err(error) = hide(window) {
+                tracing::debug!(%error, "the window could not be hidden");
+            }
         }
+        WindowEvent::Focused(true) => {
+            tracing::debug!("window focused");
+            let _ = window.request_user_attention(None);
+        }
+        WindowEvent::Focused(false) => tracing::debug!("window lost the focus"),
+        _ => {}
     }
 }
 
 /// Builds the window at `address` (from [`page::address`]) and shows it. The page reads the queue
 /// when it starts, and selects the request and view its address names.
-fn build(app: &AppHandle, address: String) -> tauri::Result<()> {
+fn build(app: &AppHandle, address: String, token: Option<&Token>) -> tauri::Result<()> {
     let theme = app
         .try_state::<crate::settings::Settings>()
         .and_then(|settings| settings.theme);
@@ -162,7 +208,7 @@ fn build(app: &AppHandle, address: String) -> tauri::Result<()> {
         window.set_theme(theme)?;
     }
     window.show()?;
-    window.set_focus()?;
+    bring_forward(&window, token);
     tracing::debug!("window built");
     Ok(())
 }

@@ -17,9 +17,9 @@ from harness import Ctx, settle, start_app
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Scripts of this folder that are not pytest files: the lifecycle suite has its own runner
-# (run-lifecycle.sh), the desktop benchmark is run by scripts/bench-desktop.sh.
-collect_ignore = ["test_lifecycle.py", "bench_desktop.py"]
+# Scripts of this folder that are not pytest files: the lifecycle suites have their own runners
+# (run-lifecycle.sh, run-wayland.sh), the desktop benchmark is run by scripts/bench-desktop.sh.
+collect_ignore = ["test_lifecycle.py", "test_wayland.py", "bench_desktop.py"]
 
 
 def pytest_addoption(parser):

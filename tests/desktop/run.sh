@@ -2,8 +2,8 @@
 # askdesk desktop end-to-end tests: one entry point that starts every service the tests need
 # (Xvfb, a private D-Bus session bus, dunst, dbus-monitor from services.sh; tauri-driver with WebKitWebDriver),
 # runs the WebDriver suite (pytest on this folder: test_<area>.py, fixtures in conftest.py) against the real
-# app on a temporary socket, and tears everything down; then the lifecycle suite without WebDriver
-# (run-lifecycle.sh, on services of its own). Exits non-zero on failure; each suite's last line counts
+# app on a temporary socket, and tears everything down; then the lifecycle suites without WebDriver
+# (run-lifecycle.sh under X11, run-wayland.sh under sway and mutter, on services of their own). Exits non-zero on failure; each suite's last line counts
 # what passed and failed (pytest's summary, then "N passed, N failed").
 #
 # Environment: ASKDESK_DESKTOP_BIN (default target/debug/askdesk-desktop, built if missing),
@@ -72,5 +72,7 @@ status=0
 # the WebDriver suite's tests.
 if [ "$#" -eq 0 ]; then
   SCREENSHOTS= SKIP_BUILD=1 ASKDESK_DESKTOP_BIN="$APP" ASKDESK_CLI_BIN="$CLI" bash "$HERE/run-lifecycle.sh" || status=1
+  # The same lifecycle, and the focus, under Wayland compositors (sway, mutter).
+  SKIP_BUILD=1 ASKDESK_DESKTOP_BIN="$APP" ASKDESK_CLI_BIN="$CLI" bash "$HERE/run-wayland.sh" || status=1
 fi
 exit "$status"

@@ -297,8 +297,19 @@ pub enum Focus {}
 
 impl RequestMethod for Focus {
     const NAME: &'static str = "askdesk/focus";
-    type Params<'a> = Empty;
+    type Params<'a> = FocusParams;
     type Result = Empty;
+}
+
+/// `askdesk/focus`'s params: the second launch's activation token, which lets the window come
+/// forward on a desktop that only raises a window the person asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FocusParams {
+    /// The `XDG_ACTIVATION_TOKEN` (Wayland) or `DESKTOP_STARTUP_ID` (X11) the launcher gave the
+    /// second launch; absent when it had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activation_token: Option<String>,
 }
 
 #[cfg(test)]
@@ -655,8 +666,14 @@ mod tests {
             ),
         );
         request::<Focus>(
-            &Empty {},
+            &FocusParams::default(),
             r#"{"jsonrpc":"2.0","id":1,"method":"askdesk/focus","params":{}}"#,
+        );
+        request::<Focus>(
+            &FocusParams {
+                activation_token: Some("sway-1234".into()),
+            },
+            r#"{"jsonrpc":"2.0","id":1,"method":"askdesk/focus","params":{"activationToken":"sway-1234"}}"#,
         );
         result::<Focus>(&Empty {}, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
     }

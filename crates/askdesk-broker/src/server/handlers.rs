@@ -71,8 +71,8 @@ impl Conn {
             // askdesk's own extensions.
             Status::NAME => respond::<Status>(&id, params, |Empty {}| Ok(self.status())),
             Focus::NAME if self.shared.config.focus.is_some() => {
-                respond::<Focus>(&id, params, |Empty {}| {
-                    (self.shared.config.focus.as_ref().expect("guarded"))();
+                respond::<Focus>(&id, params, |p| {
+                    (self.shared.config.focus.as_ref().expect("guarded"))(p.activation_token);
                     Ok(Empty {})
                 })
             }

@@ -43,9 +43,9 @@ pub struct ServerConfig {
     pub journal: Option<Journal>,
     /// Why there is no journal when one was wanted (it could not be opened), for `askdesk/status`.
     pub history_error: Option<String>,
-    /// Called for the `askdesk/focus` extension (the desktop app shows its window); `None` makes
-    /// that method unknown.
-    pub focus: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// Called for the `askdesk/focus` extension with the second launch's activation token, if it
+    /// had one (the desktop app shows its window); `None` makes that method unknown.
+    pub focus: Option<Arc<dyn Fn(Option<String>) + Send + Sync>>,
     /// How long the broker's thread keeps polling its sockets after a line comes in or goes out
     /// before it sleeps (see `busy_poll`); zero, the default, never polls. Only a current-thread
     /// runtime polls its reactor while a task yields, so only such a runtime gains from it.
