@@ -70,12 +70,13 @@ impl HookInput {
         }
     }
 
-    /// The file a tool would change, as the client names it (Claude Code's `Edit`, `MultiEdit`,
-    /// `Write`: `tool_input.file_path`; `NotebookEdit`: `tool_input.notebook_path`), for the
-    /// answer rules' `path` glob, which resolves it against the session's directory.
+    /// The file a tool would change or read, as the client names it (Claude Code's `Edit`,
+    /// `MultiEdit`, `Write`, `Read`: `tool_input.file_path`; `NotebookEdit`:
+    /// `tool_input.notebook_path`), for the answer rules' `path` glob, which resolves it against
+    /// the session's directory.
     pub fn path(&self) -> Option<String> {
         let key = match self.tool_name.as_str() {
-            "Edit" | "MultiEdit" | "Write" => "file_path",
+            "Edit" | "MultiEdit" | "Write" | "Read" => "file_path",
             "NotebookEdit" => "notebook_path",
             _ => return None,
         };
