@@ -10,8 +10,8 @@
 //! `ask = true` leaves the request to the human and is exempt from both.
 //!
 //! What a rule can never do: answer a command line that cannot be read statically, or a command
-//! or file that names askdesk's configuration, the agents' settings, shell start-up files or git
-//! hooks ([`crate::protected`]). A rule that denies, dismisses or asks beats any rule that
+//! or file that names or leads to a protected place (askdesk's configuration and history, the
+//! agents' settings, shell start-up files, git's hooks and config: [`crate::protected`]). A rule that denies, dismisses or asks beats any rule that
 //! answers, whatever their order; `command` globs are matched as [`crate::shell`] says.
 
 use std::cell::OnceCell;
