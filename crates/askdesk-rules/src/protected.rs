@@ -74,7 +74,7 @@ const CLAUDE_MANAGED: &str = "Claude Code: managed settings (hooks, permissions)
 const CODEX: &str = "Codex: config.toml (MCP servers, notify command), hooks.json";
 const CODEX_MANAGED: &str = "Codex: managed configuration and requirements";
 const GEMINI: &str = "Gemini CLI: settings.json (MCP servers, hooks, tool commands)";
-const GEMINI_SYSTEM: &str = "Gemini CLI: system settings";
+const GEMINI_SYSTEM: &str = "Gemini CLI: system settings and system defaults";
 const GIT_DIR: &str = "git: hooks, config (core.hooksPath, core.fsmonitor, core.pager, filters), \
                        info/attributes, submodules' and worktrees' git folders";
 const GIT_CONFIG: &str = "git: the global config (aliases, core.pager, filters, hooksPath)";
@@ -113,6 +113,8 @@ pub const PLACES: &[Entry] = &[
     system("/etc/codex", CODEX_MANAGED),
     named(".gemini", GEMINI),
     system("/etc/gemini-cli", GEMINI_SYSTEM),
+    env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "", GEMINI_SYSTEM),
+    env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "", GEMINI_SYSTEM),
     named(".git", GIT_DIR),
     bare("hooks", GIT_DIR),
     bare("config", GIT_DIR),
@@ -216,7 +218,8 @@ impl Protected {
     }
 
     /// The protected places of this process's user: `HOME`, and the [`Place::Env`] places of the
-    /// variables set (`XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`).
+    /// variables set (`XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
+    /// Gemini CLI's system settings paths).
     pub fn from_env() -> Protected {
         Protected::with_env(|name| std::env::var_os(name))
     }
@@ -676,6 +679,8 @@ mod tests {
             "XDG_DATA_HOME" => Some("/data".into()),
             "CLAUDE_CONFIG_DIR" => Some("/cc".into()),
             "CODEX_HOME" => Some("/cx".into()),
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH" => Some("/gm/settings.json".into()),
+            "GEMINI_CLI_SYSTEM_DEFAULTS_PATH" => Some("/gm/defaults.json".into()),
             _ => None,
         };
         let me = Protected::with_env(env);
