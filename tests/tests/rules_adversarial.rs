@@ -510,7 +510,12 @@ async fn no_rule_allows_a_write_to_any_protected_place_directly_through_a_link_o
             format!("Edit {link} -> {}", file.display()),
             edit(Path::new(&link)),
         ));
-        inputs.push((format!("touch {link}"), command(format!("touch {link}"))));
+        for line in [
+            format!("touch {link}"),
+            format!("cargo run -- --out={link}"),
+        ] {
+            inputs.push((line.clone(), command(line)));
+        }
         if mine && by_inode {
             let hard = format!("hard-{i}");
             std::fs::hard_link(&file, app.join(&hard)).unwrap();

@@ -348,7 +348,8 @@ impl Protected {
     /// too), any mention of `askdesk` or of git's `core.hooksPath`; or the word leads to a
     /// protected place ([`Protected::leads_to_protected`]).
     pub fn mentioned_in(&self, word: &str, cwd: Option<&Path>) -> bool {
-        self.names(word, cwd) || self.leads_to_protected(Path::new(word), cwd)
+        self.names(word, cwd)
+            || parts(word).any(|part| self.leads_to_protected(Path::new(part), cwd))
     }
 
     /// [`Protected::mentioned_in`] by the word's text alone, links not followed.
@@ -357,13 +358,10 @@ impl Protected {
         if lower.contains("askdesk") || lower.contains("hookspath") {
             return true;
         }
-        std::iter::once(word)
-            .chain(word.split(['=', ':']))
-            .filter(|part| !part.is_empty())
-            .any(|part| {
-                let path = Path::new(part);
-                self.covers(path) || cwd.is_some_and(|cwd| self.covers(&cwd.join(path)))
-            })
+        parts(word).any(|part| {
+            let path = Path::new(part);
+            self.covers(path) || cwd.is_some_and(|cwd| self.covers(&cwd.join(path)))
+        })
     }
 
     /// Whether an answer must not be given to a command line: it cannot be read statically
@@ -377,6 +375,14 @@ impl Protected {
     pub fn refuses_reading(&self, reading: &shell::Reading, cwd: Option<&Path>) -> bool {
         reading.escape.is_some() || reading.words().any(|word| self.mentioned_in(word, cwd))
     }
+}
+
+/// A command word and each part of it after a `=` or `:` (`--output=x`), each of which may name
+/// a path.
+fn parts(word: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(word)
+        .chain(word.split(['=', ':']))
+        .filter(|part| !part.is_empty())
 }
 
 /// The device and inode of every file with more than one name under `roots` (links not
@@ -741,10 +747,9 @@ mod tests {
             "later",
         ] {
             assert!(me.leads_to_protected(Path::new(path), Some(&app)), "{path}");
-            assert!(
-                me.refuses_command(&format!("cp x {path}"), Some(&app)),
-                "cp x {path}"
-            );
+            for line in [format!("cp x {path}"), format!("cargo run -- --out={path}")] {
+                assert!(me.refuses_command(&line, Some(&app)), "{line}");
+            }
         }
         assert!(!me.leads_to_protected(Path::new("src/lib.rs"), Some(&app)));
         assert!(!me.refuses_command("cp x src/lib.rs", Some(&app)));
