@@ -649,6 +649,8 @@ deny = "Not there."
         "127.0.0.1.",
         "[::ffff:127.0.0.1]",
         "[::ffff:7f00:1]",
+        "[::127.0.0.1]",
+        "[64:ff9b::7f00:1]",
     ]
     .into_iter()
     .map(|host| fetch(format!("http://{host}/")))

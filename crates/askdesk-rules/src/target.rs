@@ -137,8 +137,15 @@ impl<'a> Targets<'a> {
                 return Vec::new();
             };
             let mut readings = Vec::new();
-            if let Some(parsed) = url::Url::parse(text).ok().and_then(|u| parts(&u)) {
-                readings.push(parsed);
+            if let Ok(url) = url::Url::parse(text) {
+                readings.extend(parts(&url));
+                // An IPv6 address that carries an IPv4 one is that host too, for a deny.
+                if let (Some(Host::Ipv6(address)), Some(parsed)) = (url.host(), parts(&url)) {
+                    readings.extend(embedded_ipv4(address).map(|v4| UrlParts {
+                        host: v4.to_string(),
+                        ..parsed
+                    }));
+                }
             }
             readings.extend(loose_urls(text));
             readings.dedup();
@@ -302,6 +309,19 @@ fn host_name<S: AsRef<str>>(host: &Host<S>) -> String {
             None => format!("[{address}]"),
         },
     }
+}
+
+/// The IPv4 address an IPv6 address carries in its last 32 bits when it is IPv4-compatible
+/// (`::1.2.3.4`, deprecated but still routed by some stacks) or in NAT64's well-known prefix
+/// (`64:ff9b::1.2.3.4`, which a NAT64 gateway forwards to `1.2.3.4`).
+fn embedded_ipv4(address: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
+    let segments = address.segments();
+    let nat64 = segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    let compatible = segments[..6] == [0; 6] && !address.is_loopback() && !address.is_unspecified();
+    (nat64 || compatible).then(|| {
+        let [.., a, b, c, d] = address.octets();
+        std::net::Ipv4Addr::new(a, b, c, d)
+    })
 }
 
 /// A `match.host` glob read as [`normal_host`] reads hosts: without `*` or `?`, whole; with one,
@@ -610,9 +630,15 @@ mod tests {
             "http://[::ffff:127.0.0.1]/",
             "http://[::ffff:7f00:1]/",
             "http://[0:0:0:0:0:ffff:7f00:0001]/",
+            "http://[::127.0.0.1]/",
+            "http://[64:ff9b::127.0.0.1]/",
         ] {
             assert!(holds(2, url), "the loopback deny misses {url}");
         }
+        assert!(
+            !holds(2, "http://[::1]/"),
+            "IPv6's own loopback is not 127.0.0.1"
+        );
         assert!(holds(3, "https://shop.xn--bcher-kva.de/"));
         assert!(holds(3, "https://shop.b\u{00FC}cher.de/"));
         assert!(!holds(3, "https://b\u{00FC}cher.de/"));
