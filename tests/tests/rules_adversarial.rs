@@ -2,17 +2,21 @@
 //! claude-code` against a real broker with the README's example rules, checking that no bypass
 //! form is allowed, that plain forms still are, that deny rules see through quoting, paths and
 //! global options, that a deny beats an allow whatever the order, and that no rule allows a
-//! change to askdesk's own configuration, shell start-up files or git hooks, however the file is
-//! named (`..`, a link, `~`); that no rule's answer grants more than its match (a standing
-//! permission is refused at load, the client's suggestions are never passed on for a rule), and
-//! that a call whose command, file or address is not text is left to the client's own prompt. The cases for what runs another command are built from the lists the
-//! rules crate derives (`askdesk_rules::runners`, `askdesk_rules::git`), one line per entry.
+//! change to a protected place (each of `askdesk_rules::protected::PLACES`), however the file is
+//! named (`..`, a link, a hard link, `~`); that every spelling of a host is that host, for allows
+//! and denies alike; that no rule's answer grants more than its match (a standing permission is
+//! refused at load, the client's suggestions are never passed on for a rule), and that a call
+//! whose command, file or address is not text is left to the client's own prompt. The cases for
+//! what runs another command are built from the lists the rules crate derives
+//! (`askdesk_rules::runners`, `askdesk_rules::git`), one line per entry.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use askdesk_e2e::{Broker, Home};
+use askdesk_rules::protected::{Place, Protected, PLACES};
 use serde_json::{json, Value};
 
 /// The README's and docs/rules.md's example rules, the deny after the allow.
@@ -787,4 +791,255 @@ async fn git_configuration_that_runs_a_program_is_left_to_the_person_and_aliases
     .map(str::to_owned)
     .to_vec();
     expect_all(&decisions(&broker, &labelled(&plain)).await, Some(ALLOW));
+}
+
+/// Rules that allow every Edit and every Bash command, in a home of the test's own.
+const ALLOW_EDITS_AND_COMMANDS: &str = r#"
+[[rule]]
+name = "any edit"
+match.tool = "Edit"
+answer = "Allow once"
+
+[[rule]]
+name = "any command"
+match = { tool = "Bash", command = "*" }
+answer = "Allow once"
+"#;
+
+/// A broker with `rules`, whose `$HOME` is a home of its own, and that home's path resolved.
+fn started_home_with(rules: &str) -> (Broker, PathBuf) {
+    let home = Home::user();
+    let root = home.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("config/askdesk")).unwrap();
+    std::fs::create_dir_all(root.join("src/app/src")).unwrap();
+    std::fs::write(root.join("src/app/src/lib.rs"), "a\n").unwrap();
+    std::fs::write(root.join("config/askdesk/rules.toml"), rules).unwrap();
+    (Broker::start_in(home, &[]), root)
+}
+
+/// The protected places as the broker sees them, each with whether a hard link to a file there
+/// is found: the places with a path of their own (its `$HOME`, `$XDG_CONFIG_HOME` and
+/// `$XDG_DATA_HOME`, the harness's, and the system's), then a bare repository's, which are
+/// protected by name wherever they are (a hard link to one is not looked for).
+fn protected_places(root: &Path) -> Vec<(PathBuf, bool)> {
+    let places = Protected::with_env(|name| match name {
+        "HOME" => Some(root.into()),
+        "XDG_CONFIG_HOME" => Some(root.join("config").into()),
+        "XDG_DATA_HOME" => Some(root.join("data").into()),
+        _ => None,
+    })
+    .places();
+    let bare = PLACES.iter().filter_map(|entry| match entry.place {
+        Place::InBareRepository(name) => Some((root.join("srv/repo.git").join(name), false)),
+        _ => None,
+    });
+    places.into_iter().map(|p| (p, true)).chain(bare).collect()
+}
+
+/// Claude Code's permission request for `tool` with `tool_input`, from the project at
+/// `<root>/src/app`.
+fn prompt(root: &Path, tool: &str, tool_input: Value) -> String {
+    json!({
+        "session_id": "adversary", "transcript_path": "/tmp/adversary.jsonl",
+        "cwd": root.join("src/app"), "permission_mode": "default",
+        "hook_event_name": "PermissionRequest", "tool_name": tool,
+        "tool_input": tool_input
+    })
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_rule_allows_a_write_to_any_protected_place_directly_through_a_link_or_a_hard_link() {
+    let (broker, root) = started_home_with(ALLOW_EDITS_AND_COMMANDS);
+    let app = root.join("src/app");
+    let mut inputs = Vec::new();
+    let edit = |path: &Path| {
+        prompt(
+            &root,
+            "Edit",
+            json!({ "file_path": path, "old_string": "a", "new_string": "b" }),
+        )
+    };
+    let command = |line: String| prompt(&root, "Bash", json!({ "command": line }));
+    for (i, (place, by_inode)) in protected_places(&root).into_iter().enumerate() {
+        // A folder that is there stays one (the rules' own); any other place is made a file.
+        let file = if place.is_dir() {
+            place.join("x")
+        } else {
+            place.clone()
+        };
+        let mine = file.starts_with(&root);
+        if mine {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, "a\n").unwrap();
+        }
+        let link = format!("link-{i}");
+        std::os::unix::fs::symlink(&file, app.join(&link)).unwrap();
+        inputs.push((format!("Edit {}", file.display()), edit(&file)));
+        inputs.push((
+            format!("Edit {link} -> {}", file.display()),
+            edit(Path::new(&link)),
+        ));
+        for line in [
+            format!("touch {link}"),
+            format!("cargo run -- --out={link}"),
+        ] {
+            inputs.push((line.clone(), command(line)));
+        }
+        if mine && by_inode {
+            let hard = format!("hard-{i}");
+            std::fs::hard_link(&file, app.join(&hard)).unwrap();
+            inputs.push((
+                format!("Edit {hard} = {}", file.display()),
+                edit(Path::new(&hard)),
+            ));
+            inputs.push((format!("tee -a {hard}"), command(format!("tee -a {hard}"))));
+        }
+    }
+    expect_all(&decisions(&broker, &inputs).await, None);
+
+    // The same rules allow a plain file, and a hard link between two plain files.
+    std::fs::hard_link(app.join("src/lib.rs"), app.join("src/twin.rs")).unwrap();
+    let plain = [
+        ("Edit src/lib.rs".to_owned(), edit(Path::new("src/lib.rs"))),
+        (
+            "Edit src/twin.rs".to_owned(),
+            edit(Path::new("src/twin.rs")),
+        ),
+        (
+            "touch src/twin.rs".to_owned(),
+            command("touch src/twin.rs".into()),
+        ),
+    ];
+    expect_all(&decisions(&broker, &plain).await, Some(ALLOW));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deny_on_a_path_glob_stops_a_read_of_a_relative_path() {
+    let (broker, root) = started_home_with(
+        r#"
+[[rule]]
+name = "reads"
+match.tool = "Read"
+answer = "Allow once"
+
+[[rule]]
+name = "no env"
+match = { path = "*/.env" }
+deny = "Leave .env files alone."
+"#,
+    );
+    let read = |path: &str| {
+        (
+            format!("Read {path}"),
+            prompt(&root, "Read", json!({ "file_path": path })),
+        )
+    };
+    let secrets: Vec<_> = [".env", "./.env", "src/../.env", "../app/.env"]
+        .into_iter()
+        .map(read)
+        .collect();
+    expect_all(
+        &decisions(&broker, &secrets).await,
+        Some(r#"{"behavior":"deny","message":"Leave .env files alone."}"#),
+    );
+    expect_all(
+        &decisions(&broker, &[read("src/lib.rs")]).await,
+        Some(ALLOW),
+    );
+}
+
+/// Ways to write `host`'s address that the URL standard reads as that host: case, trailing
+/// dots, each dot as an ideographic or fullwidth full stop, raw or percent-encoded, a letter
+/// percent-encoded, user info and port.
+fn spellings(host: &str) -> Vec<String> {
+    let dots = |with: &str| host.replace('.', with);
+    let first = host.chars().next().unwrap();
+    [
+        host.to_owned(),
+        host.to_uppercase(),
+        format!("{host}."),
+        dots("%2E"),
+        format!("{host}%2E"),
+        dots("\u{3002}"),
+        dots("%E3%80%82"),
+        dots("\u{FF0E}"),
+        dots("\u{FF61}"),
+        format!("%{:02X}{}", first as u32, &host[1..]),
+        format!("user:pw@{host}:8443"),
+    ]
+    .into_iter()
+    .map(|spelled| format!("https://{spelled}/path"))
+    .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_spelling_of_a_host_is_that_host_for_allows_and_denies_alike() {
+    let (broker, root) = started_home_with(
+        r#"
+[[rule]]
+name = "docs"
+match = { tool = "WebFetch", host = "docs.rs" }
+answer = "Allow once"
+
+[[rule]]
+name = "any host"
+match = { tool = "WebFetch", host = "*", url_path = "/any/*" }
+answer = "Allow once"
+
+[[rule]]
+name = "no evil"
+match = { host = "evil.example" }
+deny = "Not there."
+
+[[rule]]
+name = "no loopback"
+match = { host = "127.0.0.1" }
+deny = "Not there."
+"#,
+    );
+    let fetch = |url: String| {
+        let input = prompt(
+            &root,
+            "WebFetch",
+            json!({ "url": url, "prompt": "read it" }),
+        );
+        (url, input)
+    };
+    let denied = r#"{"behavior":"deny","message":"Not there."}"#;
+    let evil: Vec<_> = spellings("evil.example").into_iter().map(fetch).collect();
+    expect_all(&decisions(&broker, &evil).await, Some(denied));
+    let loopback: Vec<_> = [
+        "127.0.0.1",
+        "0x7f.1",
+        "0x7f000001",
+        "2130706433",
+        "0177.0.0.1",
+        "127.1",
+        "127.0.0.1.",
+        "[::ffff:127.0.0.1]",
+        "[::ffff:7f00:1]",
+        "[::127.0.0.1]",
+        "[64:ff9b::7f00:1]",
+    ]
+    .into_iter()
+    .map(|host| fetch(format!("http://{host}/")))
+    .collect();
+    expect_all(&decisions(&broker, &loopback).await, Some(denied));
+    let docs: Vec<_> = spellings("docs.rs").into_iter().map(fetch).collect();
+    expect_all(&decisions(&broker, &docs).await, Some(ALLOW));
+    // What no URL parser reads as a web address is no allow, even for a rule on every host.
+    let unreadable: Vec<_> = [
+        "https://docs.rs%/any/x",
+        "https://docs rs/any/x",
+        "https://[::1/any/x",
+        "docs.rs/any/x",
+        "https://docs.rs\u{0000}/any/x",
+    ]
+    .into_iter()
+    .map(|url| fetch(url.to_owned()))
+    .collect();
+    expect_all(&decisions(&broker, &unreadable).await, None);
+    let readable = [fetch("https://example.org/any/x".to_owned())];
+    expect_all(&decisions(&broker, &readable).await, Some(ALLOW));
 }

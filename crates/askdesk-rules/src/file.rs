@@ -555,7 +555,15 @@ impl TryFrom<RawRule> for Rule {
                 .transpose()
                 .map_err(|error| format!("`match.{field}`: {error}"))
         };
-        let host = m.host.as_ref().map(|h| h.get_ref().to_ascii_lowercase());
+        let host = match &m.host {
+            Some(h) => Some(crate::target::host_pattern(h.get_ref()).ok_or_else(|| {
+                Invalid::Value(
+                    h.span(),
+                    format!("`match.host` {:?} is not a host name", h.get_ref()),
+                )
+            })?),
+            None => None,
+        };
         Ok(Rule {
             name,
             matcher: Match {

@@ -11,7 +11,8 @@
 //! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
 //!   (plan reviews and permission prompts).
 //! - [`target`]: what a tool touches, the file it changes and the URL it fetches, resolved for
-//!   `match.path`, `match.host` and `match.url_path` (strictly for rules that answer).
+//!   `match.path`, `match.host` and `match.url_path` (strictly for rules that answer); where a
+//!   path leads, and a host as the URL standard reads it, for allows and denies alike.
 //! - [`shell`]: command lines read as bash runs them (tree-sitter-bash): the simple commands of a
 //!   line, whether it can be read statically, and how a `command` glob matches it (an answer needs
 //!   every simple command, a deny any part).
@@ -21,8 +22,9 @@
 //!   wrappers' synopses, with each one's option grammar, for the shell reading and deny rules.
 //! - [`git`]: git's global options, configuration and aliases given on the line, and the
 //!   configuration keys that run programs.
-//! - [`protected`]: what no rule may allow: changes to askdesk's and the agents' configuration,
-//!   shell start-up files and git hooks, and commands that run askdesk or name those files.
+//! - [`protected`]: what no rule may allow: changes to the places that run code or hold trust
+//!   for askdesk, the agents, the shells and git (`PLACES`, each with who reads it), judged where
+//!   a path leads (links and hard links), and commands that run askdesk or name those places.
 //! - [`engine`]: [`Engine`], which keeps the file loaded (reloading it when it changes, keeping the
 //!   last good rules when it breaks) and installs the in-process answerer labelled `rules` whose
 //!   decisions the journal shows as `rule:<name>`; rules with `after` decide through a deadline.

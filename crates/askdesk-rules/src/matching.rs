@@ -10,10 +10,11 @@
 //! `ask = true` leaves the request to the human and is exempt from both.
 //!
 //! What a rule can never do: answer a command line that cannot be read statically, or a command
-//! or file that names askdesk's configuration, the agents' settings, shell start-up files or git
-//! hooks ([`crate::protected`]); answer a request whose `meta.path`, `meta.url` or `meta.command`
-//! is set but is no string to read; pick an option that grants a standing permission
-//! ([`crate::standing`]). A rule that denies, dismisses or asks beats any rule that
+//! or file that names or leads to a protected place (askdesk's configuration and history, the
+//! agents' settings, shell start-up files, git's hooks and config: [`crate::protected`]); answer a
+//! request whose `meta.path`, `meta.url` or `meta.command` is set but is no string to read; pick
+//! an option that grants a standing permission ([`crate::standing`]). A rule that denies,
+//! dismisses or asks beats any rule that
 //! answers, whatever their order; `command` globs are matched as [`crate::shell`] says.
 
 use std::cell::OnceCell;
@@ -73,6 +74,7 @@ pub struct Request<'a> {
     questions: &'a [Question],
     targets: Targets<'a>,
     cwd: OnceCell<Option<String>>,
+    real_cwd: OnceCell<Option<std::path::PathBuf>>,
     command: Option<shell::Line<'a>>,
     refused: OnceCell<bool>,
 }
@@ -84,6 +86,7 @@ impl<'a> Request<'a> {
             questions,
             targets: Targets::new(agent),
             cwd: OnceCell::new(),
+            real_cwd: OnceCell::new(),
             command: meta_str(agent, meta::COMMAND).map(shell::Line::new),
             refused: OnceCell::new(),
         }
@@ -94,6 +97,19 @@ impl<'a> Request<'a> {
         self.cwd
             .get_or_init(|| plain_cwd(meta_str(self.agent, meta::CWD)?))
             .as_deref()
+    }
+
+    /// Whether the agent's `meta.cwd`, resolved for sure ([`crate::target::resolve`]), is under
+    /// `prefix`, as written or resolved: a folder of the project that is a link out of it is
+    /// where it leads.
+    fn cwd_leads_under(&self, prefix: &str) -> bool {
+        let real = self
+            .real_cwd
+            .get_or_init(|| crate::target::resolve(meta_str(self.agent, meta::CWD)?, None));
+        real.as_ref().is_some_and(|real| {
+            real.starts_with(prefix)
+                || crate::target::resolve(prefix, None).is_some_and(|p| real.starts_with(p))
+        })
     }
 
     /// Whether no rule may answer this request, whatever it says: it names what is protected
@@ -205,6 +221,10 @@ impl Rule {
                 return false;
             };
             if !plain_under(cwd, prefix) {
+                return false;
+            }
+            // A rule that answers holds where the folder leads, too.
+            if matches!(self.action, Action::Answer(_)) && !request.cwd_leads_under(prefix) {
                 return false;
             }
         }
@@ -858,6 +878,45 @@ mode = "shadow"
         assert!(!under("src/app", "/src/app"), "a relative cwd is nowhere");
         assert!(under("/src/app/x", "/src//app/."));
         assert!(!under("/src/app", "/src/app/.."));
+    }
+
+    #[test]
+    fn a_rule_that_answers_holds_in_a_folder_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("app/src")).unwrap();
+        std::fs::create_dir_all(root.join("outside")).unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), root.join("app/out")).unwrap();
+        std::os::unix::fs::symlink(root.join("app"), root.join("alias")).unwrap();
+        let root = root.display();
+        let set = rules(&format!(
+            "[[rule]]\nname = \"tests\"\nmatch = {{ tool = \"Bash\", command = \"cargo test\", cwd = \"{root}/app\" }}\nanswer = \"Allow once\"\n\
+             [[rule]]\nname = \"by alias\"\nmatch = {{ tool = \"Bash\", command = \"cargo test\", cwd = \"{root}/alias\" }}\nanswer = \"Allow once\"\n\
+             [[rule]]\nname = \"no tests\"\nmatch = {{ tool = \"Bash\", command = \"cargo test\", cwd = \"{root}/app\" }}\ndeny = \"no\"\n"
+        ));
+        let in_folder = |cwd: String| {
+            agent(
+                "a",
+                None,
+                json!({ "tool": "Bash", "command": "cargo test", "cwd": cwd }),
+            )
+        };
+        let holds = |i: usize, cwd: String| set.rules[i].matches(Some(&in_folder(cwd)), &[]);
+        assert!(holds(0, format!("{root}/app/src")));
+        assert!(
+            !holds(0, format!("{root}/app/out")),
+            "a link out of the project"
+        );
+        assert!(holds(2, format!("{root}/app/out")), "a deny reads the text");
+        assert!(
+            !holds(1, format!("{root}/app/src")),
+            "the cwd as written counts"
+        );
+        assert!(
+            holds(1, format!("{root}/alias/src")),
+            "a prefix through a link"
+        );
+        assert!(!holds(1, format!("{root}/alias/out")));
     }
 
     #[test]

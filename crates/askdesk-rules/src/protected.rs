@@ -1,105 +1,280 @@
-//! What no rule may allow for the person: a change to askdesk's own configuration, to the agents'
-//! settings and hooks, to shell start-up files or git hooks, and a command that runs askdesk or
-//! names any of those. An answer rule simply does not apply there; the person is asked.
+//! What no rule may allow for the person: a change to what runs code or holds trust for askdesk,
+//! the agents, the shells and git (each place in [`PLACES`], with who reads it), and a command
+//! that runs askdesk or names any of those. An answer rule simply does not apply there; the person
+//! is asked. A path is judged where it leads: as written, with `..` taken by name, and resolved
+//! through every link ([`crate::target::lead`]); a file with other hard links is judged by its
+//! inode too.
 
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
 
 use askdesk_core::{meta, AgentInfo};
 
 use crate::shell;
+use crate::target::Lead;
 
-/// Shell start-up files: protected wherever they are (`ZDOTDIR`, another home).
-const STARTUP_FILES: &[&str] = &[
-    ".bash_login",
-    ".bash_logout",
-    ".bash_profile",
-    ".bashrc",
-    ".cshrc",
-    ".kshrc",
-    ".login",
-    ".logout",
-    ".mkshrc",
-    ".profile",
-    ".tcshrc",
-    ".zlogin",
-    ".zlogout",
-    ".zprofile",
-    ".zshenv",
-    ".zshrc",
-    "bash.bashrc",
-    "config.fish",
+/// Where a protected place is. Each place covers everything under it too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Wherever it is: any path holding these names in a row (`.bashrc`, `.config/fish`, a
+    /// project's `.claude`), so another home, `ZDOTDIR` or a project counts as the home does.
+    Named(&'static str),
+    /// Under the folder an environment variable names, when it is set (`""`: the folder itself).
+    Env(&'static str, &'static str),
+    /// A name right inside a bare repository's folder (one whose name ends in `.git`).
+    InBareRepository(&'static str),
+    /// An absolute path of the system.
+    System(&'static str),
+}
+
+/// A protected place and who reads it: what a change to it could make run or trust.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub place: Place,
+    pub read_by: &'static str,
+}
+
+const fn named(name: &'static str, read_by: &'static str) -> Entry {
+    Entry {
+        place: Place::Named(name),
+        read_by,
+    }
+}
+
+const fn env(var: &'static str, name: &'static str, read_by: &'static str) -> Entry {
+    Entry {
+        place: Place::Env(var, name),
+        read_by,
+    }
+}
+
+const fn bare(name: &'static str, read_by: &'static str) -> Entry {
+    Entry {
+        place: Place::InBareRepository(name),
+        read_by,
+    }
+}
+
+const fn system(path: &'static str, read_by: &'static str) -> Entry {
+    Entry {
+        place: Place::System(path),
+        read_by,
+    }
+}
+
+const ASKDESK_CONFIG: &str = "askdesk: the rules file and settings";
+const ASKDESK_DATA: &str = "askdesk: the history journal the rules and memory replay";
+const CLAUDE_CODE: &str =
+    "Claude Code: settings.json (hooks, permissions, MCP servers), commands, agents";
+const CLAUDE_STATE: &str = "Claude Code: MCP servers and each project's trust";
+const CLAUDE_MCP: &str = "Claude Code: a project's MCP servers, started as commands";
+const CLAUDE_MANAGED: &str = "Claude Code: managed settings (hooks, permissions)";
+const CODEX: &str = "Codex: config.toml (MCP servers, notify command), hooks.json";
+const CODEX_MANAGED: &str = "Codex: managed configuration and requirements";
+const GEMINI: &str = "Gemini CLI: settings.json (MCP servers, hooks, tool commands)";
+const GEMINI_SYSTEM: &str = "Gemini CLI: system settings and system defaults";
+const GIT_DIR: &str = "git: hooks, config (core.hooksPath, core.fsmonitor, core.pager, filters), \
+                       info/attributes, submodules' and worktrees' git folders";
+const GIT_CONFIG: &str = "git: the global config (aliases, core.pager, filters, hooksPath)";
+const GIT_XDG: &str = "git: config, attributes and ignore under the XDG configuration folder";
+const GIT_SYSTEM: &str = "git: the system config";
+const BASH: &str = "bash: start-up files (login, interactive, logout)";
+const BASH_SOURCED: &str = "bash: sourced by the distributions' ~/.bashrc (Debian, Fedora)";
+const READLINE: &str = "readline (bash's line editor): key bindings, $include";
+const ZSH: &str = "zsh: start-up files (in the home or $ZDOTDIR)";
+const OH_MY_ZSH: &str = "zsh: Oh My Zsh, sourced by ~/.zshrc where installed";
+const FISH: &str = "fish: config.fish, conf.d, functions";
+const SH: &str = "sh, dash, ksh, mksh: start-up files";
+const CSH: &str = "csh, tcsh: start-up files";
+const SESSION: &str = "the desktop session: run at log-in";
+const SSH: &str = "ssh: config (ProxyCommand, LocalCommand) and authorized_keys";
+const SHELLS_SYSTEM: &str = "the shells: system-wide start-up files";
+
+/// Every protected place, with who reads it. Derived from what each reads at start-up or before
+/// it runs a command: askdesk, Claude Code, Codex, Gemini CLI, git, and bash, zsh, fish, sh, ksh
+/// and csh. Not protected, as they run nothing by themselves: instructions to an agent
+/// (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, which it still asks before acting on), a project's
+/// `.gitattributes` (it names filters and drivers only a protected config defines) and
+/// `.gitmodules` (git refuses its `update = !command`).
+pub const PLACES: &[Entry] = &[
+    named(".config/askdesk", ASKDESK_CONFIG),
+    env("XDG_CONFIG_HOME", "askdesk", ASKDESK_CONFIG),
+    named(".local/share/askdesk", ASKDESK_DATA),
+    env("XDG_DATA_HOME", "askdesk", ASKDESK_DATA),
+    named(".claude", CLAUDE_CODE),
+    env("CLAUDE_CONFIG_DIR", "", CLAUDE_CODE),
+    named(".claude.json", CLAUDE_STATE),
+    named(".mcp.json", CLAUDE_MCP),
+    system("/etc/claude-code", CLAUDE_MANAGED),
+    named(".codex", CODEX),
+    env("CODEX_HOME", "", CODEX),
+    system("/etc/codex", CODEX_MANAGED),
+    named(".gemini", GEMINI),
+    system("/etc/gemini-cli", GEMINI_SYSTEM),
+    env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "", GEMINI_SYSTEM),
+    env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "", GEMINI_SYSTEM),
+    named(".git", GIT_DIR),
+    bare("hooks", GIT_DIR),
+    bare("config", GIT_DIR),
+    bare("config.worktree", GIT_DIR),
+    bare("info", GIT_DIR),
+    bare("modules", GIT_DIR),
+    bare("worktrees", GIT_DIR),
+    named(".gitconfig", GIT_CONFIG),
+    named(".config/git", GIT_XDG),
+    env("XDG_CONFIG_HOME", "git", GIT_XDG),
+    system("/etc/gitconfig", GIT_SYSTEM),
+    named(".bashrc", BASH),
+    named(".bash_profile", BASH),
+    named(".bash_login", BASH),
+    named(".bash_logout", BASH),
+    named(".profile", BASH),
+    named("bash.bashrc", BASH),
+    named(".bash_aliases", BASH_SOURCED),
+    named(".bashrc.d", BASH_SOURCED),
+    named(".inputrc", READLINE),
+    named(".zshenv", ZSH),
+    named(".zprofile", ZSH),
+    named(".zshrc", ZSH),
+    named(".zlogin", ZSH),
+    named(".zlogout", ZSH),
+    named(".oh-my-zsh", OH_MY_ZSH),
+    named(".config/fish", FISH),
+    named("config.fish", FISH),
+    env("XDG_CONFIG_HOME", "fish", FISH),
+    named(".kshrc", SH),
+    named(".mkshrc", SH),
+    named(".cshrc", CSH),
+    named(".tcshrc", CSH),
+    named(".login", CSH),
+    named(".logout", CSH),
+    named(".xprofile", SESSION),
+    named(".xsessionrc", SESSION),
+    named(".xinitrc", SESSION),
+    named(".pam_environment", SESSION),
+    named(".config/autostart", SESSION),
+    named(".config/environment.d", SESSION),
+    named(".config/systemd/user", SESSION),
+    env("XDG_CONFIG_HOME", "autostart", SESSION),
+    env("XDG_CONFIG_HOME", "environment.d", SESSION),
+    env("XDG_CONFIG_HOME", "systemd/user", SESSION),
+    named(".ssh", SSH),
+    system("/etc/profile", SHELLS_SYSTEM),
+    system("/etc/profile.d", SHELLS_SYSTEM),
+    system("/etc/bash.bashrc", SHELLS_SYSTEM),
+    system("/etc/bashrc", SHELLS_SYSTEM),
+    system("/etc/environment", SHELLS_SYSTEM),
+    system("/etc/inputrc", SHELLS_SYSTEM),
+    system("/etc/zsh", SHELLS_SYSTEM),
+    system("/etc/zshenv", SHELLS_SYSTEM),
+    system("/etc/zshrc", SHELLS_SYSTEM),
+    system("/etc/zprofile", SHELLS_SYSTEM),
+    system("/etc/zlogin", SHELLS_SYSTEM),
+    system("/etc/zlogout", SHELLS_SYSTEM),
+    system("/etc/fish", SHELLS_SYSTEM),
+    system("/etc/csh.cshrc", SHELLS_SYSTEM),
+    system("/etc/csh.login", SHELLS_SYSTEM),
 ];
 
-/// Directories of agents' settings, wherever they are: Claude Code reads hooks from
-/// `~/.claude/settings.json` and from a project's `.claude/settings.json`, Codex from
-/// `~/.codex/` (its `hooks.json` and `config.toml`).
-const AGENT_DIRS: &[&str] = &[".claude", ".codex"];
+/// The `Named` places of [`PLACES`], each split into its names.
+static NAMED: LazyLock<Vec<Vec<&'static str>>> = LazyLock::new(|| {
+    PLACES
+        .iter()
+        .filter_map(|entry| match entry.place {
+            Place::Named(name) => Some(name.split('/').collect()),
+            _ => None,
+        })
+        .collect()
+});
 
-/// System-wide shell start-up files and directories.
-const SYSTEM_STARTUP: &[&str] = &[
-    "/etc/bash.bashrc",
-    "/etc/bashrc",
-    "/etc/environment",
-    "/etc/profile",
-    "/etc/profile.d",
-    "/etc/zsh",
-    "/etc/zshenv",
-    "/etc/zshrc",
-    "/etc/zprofile",
-    "/etc/zlogin",
-];
+/// The most files and folders looked at to find the other names of a hard-linked file; past it,
+/// such a file is refused unexamined.
+const INODE_WALK_LIMIT: usize = 20_000;
 
-/// Where the protected files are for one user.
+/// Where the protected places are for one user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Protected {
     home: PathBuf,
-    /// Directories protected whole: askdesk's configuration (`$XDG_CONFIG_HOME/askdesk` and
-    /// `~/.config/askdesk`), Claude Code's and Codex's configuration (`$CLAUDE_CONFIG_DIR`,
-    /// `$CODEX_HOME`).
-    dirs: Vec<PathBuf>,
+    /// The [`Place::Env`] and [`Place::System`] places, absolute: as named, and where they lead.
+    roots: Vec<PathBuf>,
 }
 
 impl Protected {
-    /// The protected places of a user whose home is `home`, at their default locations.
+    /// The protected places of a user whose home is `home`, with no environment variable set.
     pub fn new(home: &Path) -> Protected {
+        let roots = PLACES
+            .iter()
+            .filter_map(|entry| match entry.place {
+                Place::System(path) => Some(PathBuf::from(path)),
+                _ => None,
+            })
+            .collect();
         Protected {
             home: home.to_owned(),
-            dirs: vec![
-                home.join(".config").join("askdesk"),
-                home.join(".claude"),
-                home.join(".codex"),
-            ],
+            roots,
         }
     }
 
-    /// The protected places of this process's user: `HOME`, and where `XDG_CONFIG_HOME`,
-    /// `CLAUDE_CONFIG_DIR` and `CODEX_HOME` move them.
+    /// The protected places of this process's user: `HOME`, and the [`Place::Env`] places of the
+    /// variables set (`XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
+    /// Gemini CLI's system settings paths).
     pub fn from_env() -> Protected {
-        let var = |name: &str| {
-            std::env::var_os(name)
+        Protected::with_env(|name| std::env::var_os(name))
+    }
+
+    /// [`Protected::from_env`] with the environment read through `var`.
+    pub fn with_env(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Protected {
+        let set = |name: &str| {
+            var(name)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
         };
-        let mut protected = Protected::new(&var("HOME").unwrap_or_else(|| PathBuf::from("/")));
-        if let Some(config) = var("XDG_CONFIG_HOME") {
-            protected.dirs.push(config.join("askdesk"));
+        let mut protected = Protected::new(&set("HOME").unwrap_or_else(|| PathBuf::from("/")));
+        for entry in PLACES {
+            let Place::Env(name, under) = entry.place else {
+                continue;
+            };
+            let Some(dir) = set(name) else { continue };
+            let root = if under.is_empty() {
+                dir
+            } else {
+                dir.join(under)
+            };
+            // A folder reached through a link is protected where it leads too.
+            if let Some(real) = crate::target::lead(&root, None).filter(|l| l.path != root) {
+                protected.roots.push(real.path);
+            }
+            protected.roots.push(root);
         }
-        protected.dirs.extend(var("CLAUDE_CONFIG_DIR"));
-        protected.dirs.extend(var("CODEX_HOME"));
         protected
     }
 
-    /// Whether a change to `path` could change what askdesk, an agent's hooks, a shell or git
-    /// runs: askdesk's rules and configuration, the agents' settings (a project's `.claude`
-    /// too), a shell start-up file, a repository's `.git` directory, its `hooks` and `config`
-    /// (which can move the hooks). `~` is the home; a relative path is read as it stands (its
-    /// names alone decide), and `..` is resolved by name, the path as written counting too.
+    /// Each protected place of this user as a path: the named places in the home, the places of
+    /// the environment and the system's (the bare-repository places have no path of their own).
+    pub fn places(&self) -> Vec<PathBuf> {
+        PLACES
+            .iter()
+            .filter_map(|entry| match entry.place {
+                Place::Named(name) => Some(self.home.join(name)),
+                _ => None,
+            })
+            .chain(self.roots.iter().cloned())
+            .collect()
+    }
+
+    /// Whether a change to `path` could change what askdesk, an agent, a shell or git runs or
+    /// trusts: it is in or under a place of [`PLACES`]. `~` is the home; a relative path is read
+    /// as it stands (its names alone decide), and `..` is resolved by name, the path as written
+    /// counting too. Links are not followed here: [`Protected::leads_to_protected`] does.
     pub fn covers(&self, path: &Path) -> bool {
         let path = match path.strip_prefix("~") {
             Ok(rest) => self.home.join(rest),
             Err(_) => path.to_owned(),
         };
-        self.names_protected(&path) || self.names_protected(&lexical(&path))
+        self.names_protected(&path) || self.names_protected(&crate::target::fold_dots(&path))
     }
 
     fn names_protected(&self, path: &Path) -> bool {
@@ -110,38 +285,83 @@ impl Protected {
                 _ => None,
             })
             .collect();
-        let startup = names.last().is_some_and(|n| STARTUP_FILES.contains(n));
-        let agent = names.iter().any(|n| AGENT_DIRS.contains(n));
-        let askdesk = names.windows(2).any(|w| w == [".config", "askdesk"]);
-        let git = names.last() == Some(&".git")
-            || names
-                .windows(2)
-                .any(|w| w[0] == ".git" && matches!(w[1], "hooks" | "config"));
-        let fish = names.windows(2).any(|w| w == [".config", "fish"]);
-        startup
-            || agent
-            || askdesk
-            || git
-            || fish
-            || self.dirs.iter().any(|dir| path.starts_with(dir))
-            || SYSTEM_STARTUP.iter().any(|system| path.starts_with(system))
+        let named = NAMED
+            .iter()
+            .any(|place| names.windows(place.len()).any(|w| w == place.as_slice()));
+        let bare = names.windows(2).any(|w| {
+            w[0].ends_with(".git")
+                && PLACES
+                    .iter()
+                    .any(|e| matches!(e.place, Place::InBareRepository(name) if name == w[1]))
+        });
+        named || bare || self.roots.iter().any(|root| path.starts_with(root))
+    }
+
+    /// Whether `path` (relative to `cwd`) leads to a protected place: resolved through every link,
+    /// a link to a place not there yet followed too (a write through it creates that place), and
+    /// `..` taken as the system takes it; or it is a file with other hard links, one of which is
+    /// a protected file (by device and inode).
+    pub fn leads_to_protected(&self, path: &Path, cwd: Option<&Path>) -> bool {
+        crate::target::lead(path, cwd)
+            .is_some_and(|lead| self.covers(&lead.path) || self.hard_links_protected(&lead.path))
+    }
+
+    /// Whether no rule may answer for a change to the file `path` (relative to `cwd`): it names a
+    /// protected place or askdesk ([`Protected::mentioned_in`]), leads to one
+    /// ([`Protected::leads_to_protected`]), or cannot be resolved for sure
+    /// ([`crate::target::resolve`]).
+    pub fn refuses_path(&self, path: &str, cwd: Option<&str>) -> bool {
+        let lead = crate::target::lead(Path::new(path), cwd.map(Path::new));
+        self.refuses_led(path, cwd, lead.as_ref())
+    }
+
+    /// [`Protected::refuses_path`] with where the path leads worked out already.
+    pub(crate) fn refuses_led(&self, path: &str, cwd: Option<&str>, lead: Option<&Lead>) -> bool {
+        self.names(path, cwd.map(Path::new))
+            || lead.is_none_or(|lead| {
+                !lead.sure || self.covers(&lead.path) || self.hard_links_protected(&lead.path)
+            })
+    }
+
+    /// Whether `real`, a resolved path, is a file with more than one name, one of them in a
+    /// protected place. The places with a path ([`Protected::places`]) and those of the folders
+    /// above `real` are searched; when there are too many files to search, it is taken to be.
+    fn hard_links_protected(&self, real: &Path) -> bool {
+        let Ok(meta) = std::fs::metadata(real) else {
+            return false;
+        };
+        if !meta.is_file() || meta.nlink() < 2 {
+            return false;
+        }
+        let mut roots: Vec<PathBuf> = self.places();
+        for folder in real.ancestors().skip(1) {
+            roots.extend(NAMED.iter().map(|names| folder.join(names.join("/"))));
+        }
+        match linked_files(roots) {
+            Some(inodes) => inodes.contains(&(meta.dev(), meta.ino())),
+            None => true,
+        }
     }
 
     /// Whether a word of a command names something protected, or askdesk itself: the word, each
     /// part of it after a `=` or `:` (`--output=x`), each read as a path (relative to `cwd`
-    /// too), and any mention of `askdesk` or of git's `core.hooksPath`.
+    /// too), any mention of `askdesk` or of git's `core.hooksPath`; or the word leads to a
+    /// protected place ([`Protected::leads_to_protected`]).
     pub fn mentioned_in(&self, word: &str, cwd: Option<&Path>) -> bool {
+        self.names(word, cwd)
+            || parts(word).any(|part| self.leads_to_protected(Path::new(part), cwd))
+    }
+
+    /// [`Protected::mentioned_in`] by the word's text alone, links not followed.
+    fn names(&self, word: &str, cwd: Option<&Path>) -> bool {
         let lower = word.to_lowercase();
         if lower.contains("askdesk") || lower.contains("hookspath") {
             return true;
         }
-        std::iter::once(word)
-            .chain(word.split(['=', ':']))
-            .filter(|part| !part.is_empty())
-            .any(|part| {
-                let path = Path::new(part);
-                self.covers(path) || cwd.is_some_and(|cwd| self.covers(&cwd.join(path)))
-            })
+        parts(word).any(|part| {
+            let path = Path::new(part);
+            self.covers(path) || cwd.is_some_and(|cwd| self.covers(&cwd.join(path)))
+        })
     }
 
     /// Whether an answer must not be given to a command line: it cannot be read statically
@@ -157,11 +377,47 @@ impl Protected {
     }
 }
 
+/// A command word and each part of it after a `=` or `:` (`--output=x`), each of which may name
+/// a path.
+fn parts(word: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(word)
+        .chain(word.split(['=', ':']))
+        .filter(|part| !part.is_empty())
+}
+
+/// The device and inode of every file with more than one name under `roots` (links not
+/// followed, git's object stores skipped); `None` past [`INODE_WALK_LIMIT`] entries.
+fn linked_files(roots: Vec<PathBuf>) -> Option<HashSet<(u64, u64)>> {
+    let mut inodes = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut stack = roots;
+    let mut looked = 0;
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        looked += 1;
+        if looked > INODE_WALK_LIMIT {
+            return None;
+        }
+        if meta.is_file() && meta.nlink() > 1 {
+            inodes.insert((meta.dev(), meta.ino()));
+        } else if meta.is_dir()
+            && path.file_name() != Some(std::ffi::OsStr::new("objects"))
+            && seen.insert((meta.dev(), meta.ino()))
+        {
+            let Ok(entries) = std::fs::read_dir(&path) else {
+                continue;
+            };
+            stack.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    Some(inodes)
+}
+
 /// Whether no answer may be given to this agent's permission prompt, whatever a rule says: its
 /// `meta.command` fails [`Protected::refuses_command`], or its `meta.path` (relative to
-/// `meta.cwd`) names a protected place, leads to one (every link followed, as
-/// [`crate::target::resolve`] does: a link in the project to `~/.bashrc` is `~/.bashrc`) or cannot
-/// be resolved for sure; the places are this process's user's.
+/// `meta.cwd`) fails [`Protected::refuses_path`]; the places are this process's user's.
 pub fn refuses_answer(agent: Option<&AgentInfo>) -> bool {
     refuses_answer_with(agent, None)
 }
@@ -192,10 +448,7 @@ pub(crate) fn refuses_answer_with(
     let protected = Protected::from_env();
     let cwd = text(meta::CWD);
     command.is_some_and(|line| protected.refuses_reading(line.reading(), cwd.map(Path::new)))
-        || path.is_some_and(|path| {
-            protected.mentioned_in(path, cwd.map(Path::new))
-                || crate::target::resolve(path, cwd).is_none_or(|real| protected.covers(&real))
-        })
+        || path.is_some_and(|path| protected.refuses_path(path, cwd))
 }
 
 /// Whether a change to `path` is one no rule may allow, for a user whose home is `home` (the
@@ -204,29 +457,16 @@ pub fn is_protected(path: &Path, home: &Path) -> bool {
     Protected::new(home).covers(path)
 }
 
-/// `.` dropped and `..` taking the name before it off, without the file system.
-fn lexical(path: &Path) -> PathBuf {
-    let mut resolved = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                resolved.pop();
-            }
-            other => resolved.push(other),
-        }
-    }
-    resolved
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn me() -> Protected {
-        let mut protected = Protected::new(Path::new("/home/me"));
-        protected.dirs.push(PathBuf::from("/opt/codex"));
-        protected
+        Protected::with_env(|name| match name {
+            "HOME" => Some("/home/me".into()),
+            "CODEX_HOME" => Some("/opt/codex".into()),
+            _ => None,
+        })
     }
 
     #[test]
@@ -256,6 +496,35 @@ mod tests {
             "/home/me/src/../.bashrc",
             "/home/me/src/./../.config/askdesk/rules.toml",
             ".bashrc",
+            // Submodules' git folders, nested ones too, and a bare repository's.
+            "/home/me/src/app/.git/modules/lib/hooks/pre-commit",
+            "/home/me/src/app/.git/modules/lib/config",
+            "/home/me/src/app/.git/modules/a/modules/b/hooks/post-checkout",
+            "/home/me/src/app/.git/worktrees/w/config.worktree",
+            "/srv/repo.git/hooks/post-receive",
+            "/srv/repo.git/config",
+            // The agents' trust and MCP servers.
+            "/home/me/.claude.json",
+            "/home/me/src/app/.mcp.json",
+            "/home/me/.gemini/settings.json",
+            "/home/me/src/app/.gemini/settings.json",
+            "/home/me/src/app/.codex/config.toml",
+            "/etc/claude-code/managed-settings.json",
+            // git's own configuration.
+            "/home/me/.gitconfig",
+            "/home/me/.config/git/config",
+            "/home/me/.config/git/attributes",
+            "/etc/gitconfig",
+            // What the shells' start-up files source.
+            "/home/me/.bash_aliases",
+            "/home/me/.bashrc.d/10-path.sh",
+            "/home/me/.inputrc",
+            "/home/me/.bash_login",
+            "/home/me/.zprofile",
+            "/home/me/.config/fish/conf.d/x.fish",
+            "/home/me/.oh-my-zsh/custom/x.zsh",
+            // askdesk's history.
+            "/home/me/.local/share/askdesk/history.jsonl",
         ] {
             assert!(me.covers(Path::new(path)), "{path}");
         }
@@ -266,6 +535,11 @@ mod tests {
             "/home/me/src/app/.github/hooks.yml",
             "/home/me/bashrc.md",
             "/home/me/src/app/git/hooks/x",
+            "/home/me/src/app/CLAUDE.md",
+            "/home/me/src/app/AGENTS.md",
+            "/home/me/src/app/.gitattributes",
+            "/home/me/src/app/.gitmodules",
+            "/srv/repo.git.md/hooks/x",
         ] {
             assert!(!me.covers(Path::new(path)), "{path}");
         }
@@ -401,5 +675,122 @@ mod tests {
         // Relative to the cwd: `..` from the project reaches the home.
         let home_cwd = Some(Path::new("/home/me"));
         assert!(me.refuses_command("cp x .config/askdesk/rules.toml", home_cwd));
+    }
+
+    #[test]
+    fn every_place_of_the_list_is_protected_where_the_environment_puts_it() {
+        let env = |name: &str| match name {
+            "HOME" => Some("/home/me".into()),
+            "XDG_CONFIG_HOME" => Some("/cfg".into()),
+            "XDG_DATA_HOME" => Some("/data".into()),
+            "CLAUDE_CONFIG_DIR" => Some("/cc".into()),
+            "CODEX_HOME" => Some("/cx".into()),
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH" => Some("/gm/settings.json".into()),
+            "GEMINI_CLI_SYSTEM_DEFAULTS_PATH" => Some("/gm/defaults.json".into()),
+            _ => None,
+        };
+        let me = Protected::with_env(env);
+        let places = me.places();
+        for entry in PLACES {
+            let found = match entry.place {
+                Place::Named(name) => places.contains(&Path::new("/home/me").join(name)),
+                Place::Env(var, under) => {
+                    let dir = PathBuf::from(env(var).unwrap());
+                    places.contains(&if under.is_empty() {
+                        dir
+                    } else {
+                        dir.join(under)
+                    })
+                }
+                Place::System(path) => places.contains(&PathBuf::from(path)),
+                Place::InBareRepository(name) => me.covers(&Path::new("/srv/r.git").join(name)),
+            };
+            assert!(found, "{entry:?}");
+            assert!(!entry.read_by.is_empty());
+        }
+        for place in places {
+            assert!(me.covers(&place), "{}", place.display());
+            assert!(me.covers(&place.join("x")), "{}/x", place.display());
+        }
+    }
+
+    /// A home with a project in it, judged with `Protected::new(home)`.
+    fn home_with_project() -> (tempfile::TempDir, PathBuf, Protected) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().canonicalize().unwrap();
+        for folder in [".config/askdesk", ".local/share/askdesk", "src/app/src"] {
+            std::fs::create_dir_all(home.join(folder)).unwrap();
+        }
+        for file in [
+            ".bashrc",
+            ".config/askdesk/rules.toml",
+            "notes.md",
+            "src/app/src/lib.rs",
+        ] {
+            std::fs::write(home.join(file), "").unwrap();
+        }
+        let protected = Protected::new(&home);
+        (dir, home, protected)
+    }
+
+    #[test]
+    fn a_protected_place_reached_through_a_link_is_protected() {
+        let (_dir, home, me) = home_with_project();
+        let app = home.join("src/app");
+        std::os::unix::fs::symlink(home.join(".local/share/askdesk"), app.join("data")).unwrap();
+        std::os::unix::fs::symlink(home.join(".config/askdesk"), app.join("cfg")).unwrap();
+        std::os::unix::fs::symlink(home.join(".profile"), app.join("later")).unwrap();
+        for path in [
+            "data/history.jsonl",
+            "cfg/rules.toml",
+            "cfg/new.toml",
+            "later",
+        ] {
+            assert!(me.leads_to_protected(Path::new(path), Some(&app)), "{path}");
+            for line in [format!("cp x {path}"), format!("cargo run -- --out={path}")] {
+                assert!(me.refuses_command(&line, Some(&app)), "{line}");
+            }
+        }
+        assert!(!me.leads_to_protected(Path::new("src/lib.rs"), Some(&app)));
+        assert!(!me.refuses_command("cp x src/lib.rs", Some(&app)));
+    }
+
+    #[test]
+    fn a_hard_link_to_a_protected_file_is_protected() {
+        let (_dir, home, me) = home_with_project();
+        let app = home.join("src/app");
+        std::fs::hard_link(home.join(".bashrc"), app.join("notes.txt")).unwrap();
+        std::fs::hard_link(
+            home.join(".config/askdesk/rules.toml"),
+            app.join("src/rules.rs"),
+        )
+        .unwrap();
+        std::fs::hard_link(home.join("notes.md"), app.join("src/notes.md")).unwrap();
+        for path in ["notes.txt", "src/rules.rs"] {
+            assert!(me.leads_to_protected(Path::new(path), Some(&app)), "{path}");
+            let cwd = app.display().to_string();
+            assert!(me.refuses_path(path, Some(&cwd)), "{path}");
+        }
+        assert!(
+            !me.leads_to_protected(Path::new("src/notes.md"), Some(&app)),
+            "two names, neither protected"
+        );
+    }
+
+    #[test]
+    fn an_environment_folder_reached_through_a_link_is_protected_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("real/askdesk")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("config")).unwrap();
+        let config = root.join("config");
+        let me = Protected::with_env(|name| match name {
+            "HOME" => Some("/home/me".into()),
+            "XDG_CONFIG_HOME" => Some(config.clone().into()),
+            _ => None,
+        });
+        assert!(me.covers(&root.join("config/askdesk/rules.toml")));
+        assert!(me.covers(&root.join("real/askdesk/rules.toml")));
+        assert!(!me.covers(&root.join("real/other.toml")));
     }
 }

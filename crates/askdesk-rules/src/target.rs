@@ -2,15 +2,20 @@
 //! `meta.path`) and the URL it would fetch (`match.host`, `match.url_path`, the agent's
 //! `meta.url`), each worked out once per request for all the rules tried on it.
 //!
-//! A rule that answers reads them strictly, and fails closed: the path is resolved against the
+//! The path is read once ([`PathReadings`]) for rules that answer and rules that deny alike. A
+//! rule that answers reads it strictly, and fails closed: the path is resolved against the
 //! session's directory (`meta.cwd`) with every symbolic link followed (the longest prefix that
 //! exists is canonicalized; the rest must be plain names that do not exist yet), so `..` and links
 //! cannot lead out of what the glob names; a relative path without an absolute `cwd`, a path that
 //! cannot be resolved (a dangling link, a folder that cannot be read, `..` after a name that does
 //! not exist) and a URL that is not plain `http`/`https` with a host match no rule that answers.
 //! A rule that denies, dismisses or leaves the request to the human reads them generously: it
-//! holds when any reading of the path (as given, joined to `cwd` with `..` taken lexically,
-//! resolved, `~/` as the home folder) or of the URL matches.
+//! holds when any reading of the path (as given, joined to `cwd` (or to `/` without one) with
+//! `..` taken lexically, where it leads, `~/` as the home folder) or of the URL matches.
+//!
+//! Hosts are read one way for rules and URLs alike ([`normal_host`]): as the URL standard reads
+//! them (percent-decoded, IDNA-mapped, IPv4 in any form dotted, IPv4-mapped IPv6 as IPv4, no
+//! trailing dot).
 //!
 //! A rule that names a field never matches a request without it: `path` needs a `meta.path`,
 //! `host` and `url_path` a `meta.url`.
@@ -20,6 +25,7 @@ use std::path::{Component, Path, PathBuf};
 
 use askdesk_core::meta;
 use askdesk_core::AgentInfo;
+use url::Host;
 
 use crate::file::Match;
 use crate::protected::Protected;
@@ -35,13 +41,21 @@ pub enum Reading {
 /// The path and URL of one request, worked out on first use and kept for the other rules.
 pub struct Targets<'a> {
     agent: Option<&'a AgentInfo>,
-    strict_path: OnceCell<Option<String>>,
-    generous_paths: OnceCell<Vec<String>>,
+    paths: OnceCell<PathReadings>,
     strict_url: OnceCell<Option<UrlParts>>,
     generous_urls: OnceCell<Vec<UrlParts>>,
 }
 
-/// A URL's host (lowercase) and path, as `match.host` and `match.url_path` see them.
+/// One request's path, read once for every rule: where it resolves for sure (what a rule that
+/// answers sees, `None` when it cannot be said or is protected), and every reading a rule that
+/// denies sees (that one among them).
+#[derive(Debug, Default)]
+struct PathReadings {
+    strict: Option<String>,
+    all: Vec<String>,
+}
+
+/// A URL's host ([`normal_host`]) and path, as `match.host` and `match.url_path` see them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlParts {
     pub host: String,
@@ -52,8 +66,7 @@ impl<'a> Targets<'a> {
     pub fn new(agent: Option<&'a AgentInfo>) -> Targets<'a> {
         Targets {
             agent,
-            strict_path: OnceCell::new(),
-            generous_paths: OnceCell::new(),
+            paths: OnceCell::new(),
             strict_url: OnceCell::new(),
             generous_urls: OnceCell::new(),
         }
@@ -73,7 +86,7 @@ impl<'a> Targets<'a> {
         if let Some(glob) = &matcher.path {
             let held = match reading {
                 Reading::Strict => self.strict_path().is_some_and(|path| glob.matches(path)),
-                Reading::Generous => self.generous_paths().iter().any(|p| glob.matches(p)),
+                Reading::Generous => self.paths().all.iter().any(|p| glob.matches(p)),
             };
             if !held {
                 return false;
@@ -97,40 +110,17 @@ impl<'a> Targets<'a> {
 
     /// The file resolved as a rule that answers sees it, or `None` when it cannot be, or when no
     /// rule may allow changing it ([`crate::protected`]: the place it resolves to counts, so a
-    /// link to `~/.bashrc` is `~/.bashrc`).
+    /// link to `~/.bashrc` is `~/.bashrc`, and so does a hard link to it).
     pub fn strict_path(&self) -> Option<&str> {
-        self.strict_path
-            .get_or_init(|| {
-                let path = self.meta(meta::PATH)?;
-                let resolved = resolve(path, self.meta(meta::CWD))?;
-                if Protected::from_env().covers(&resolved) {
-                    return None;
-                }
-                resolved.into_os_string().into_string().ok()
-            })
-            .as_deref()
+        self.paths().strict.as_deref()
     }
 
-    fn generous_paths(&self) -> &[String] {
-        self.generous_paths.get_or_init(|| {
+    fn paths(&self) -> &PathReadings {
+        self.paths.get_or_init(|| {
             let Some(path) = self.meta(meta::PATH) else {
-                return Vec::new();
+                return PathReadings::default();
             };
-            let cwd = self.meta(meta::CWD);
-            let mut readings = vec![path.to_owned()];
-            let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
-            let expanded = match (path.strip_prefix("~/"), home) {
-                (Some(rest), Some(home)) => Some(format!("{home}/{rest}")),
-                _ => None,
-            };
-            for path in std::iter::once(path).chain(expanded.as_deref()) {
-                readings
-                    .extend(lexical(path, cwd).and_then(|p| p.into_os_string().into_string().ok()));
-                readings
-                    .extend(resolve(path, cwd).and_then(|p| p.into_os_string().into_string().ok()));
-            }
-            readings.dedup();
-            readings
+            PathReadings::of(path, self.meta(meta::CWD))
         })
     }
 
@@ -147,79 +137,211 @@ impl<'a> Targets<'a> {
                 return Vec::new();
             };
             let mut readings = Vec::new();
-            if let Some(parsed) = url::Url::parse(text).ok().and_then(|u| parts(&u)) {
-                readings.push(parsed);
+            if let Ok(url) = url::Url::parse(text) {
+                readings.extend(parts(&url));
+                // An IPv6 address that carries an IPv4 one is that host too, for a deny.
+                if let (Some(Host::Ipv6(address)), Some(parsed)) = (url.host(), parts(&url)) {
+                    readings.extend(embedded_ipv4(address).map(|v4| UrlParts {
+                        host: v4.to_string(),
+                        ..parsed
+                    }));
+                }
             }
-            readings.push(loose_url(text));
+            readings.extend(loose_urls(text));
             readings.dedup();
             readings
         })
     }
 }
 
-/// `path` made absolute against `cwd` with every symbolic link resolved: the longest prefix
-/// that exists canonicalized, the rest plain names that do not exist. `None` when that cannot be
-/// said for sure.
-pub fn resolve(path: &str, cwd: Option<&str>) -> Option<PathBuf> {
-    let path = Path::new(path);
-    let joined = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        let cwd = Path::new(cwd?);
-        if !cwd.is_absolute() {
-            return None;
+impl PathReadings {
+    fn of(path: &str, cwd: Option<&str>) -> PathReadings {
+        let text = |p: PathBuf| p.into_os_string().into_string().ok();
+        let led = lead(Path::new(path), cwd.map(Path::new));
+        let strict = match &led {
+            Some(l) if !Protected::from_env().refuses_led(path, cwd, Some(l)) => {
+                text(l.path.clone())
+            }
+            _ => None,
+        };
+        let mut all = vec![path.to_owned()];
+        all.extend(led.and_then(|l| text(l.path)));
+        // Without a session directory, a relative path is read from the root too, so a glob
+        // over absolute paths (`*/.env`) still sees its names.
+        let base = Path::new(cwd.unwrap_or("/"));
+        all.extend(absolute(Path::new(path), Some(base)).and_then(|p| text(fold_dots(&p))));
+        if cwd.is_none() {
+            all.extend(lead(Path::new(path), Some(base)).and_then(|l| text(l.path)));
         }
-        cwd.join(path)
-    };
-    // From the whole path up: the first ancestor that canonicalizes is the prefix that exists.
-    let mut missing: Vec<&std::ffi::OsStr> = Vec::new();
-    let mut at: &Path = &joined;
-    loop {
-        match std::fs::canonicalize(at) {
-            Ok(mut real) => {
-                for name in missing.iter().rev() {
-                    real.push(name);
+        let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
+        if let (Some(rest), Some(home)) = (path.strip_prefix("~/"), home) {
+            let expanded = Path::new(&home).join(rest);
+            all.extend(text(fold_dots(&expanded)));
+            all.extend(lead(&expanded, None).and_then(|l| text(l.path)));
+        }
+        all.extend(strict.clone());
+        all.sort_unstable();
+        all.dedup();
+        PathReadings { strict, all }
+    }
+}
+
+/// Where a path leads: `sure` when every part of it was resolved by the system or is a plain
+/// name that does not exist yet; not sure when a link to a place not there was followed or a
+/// `..` came after a name that does not exist (taken by name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lead {
+    pub path: PathBuf,
+    pub sure: bool,
+}
+
+/// The most links followed to places not there, as the kernel's own limit on links in a path.
+const MAX_LINK_HOPS: usize = 40;
+
+/// `path` made absolute against `cwd` with every symbolic link resolved as the system resolves
+/// it: the longest prefix that exists canonicalized, the rest appended name by name; a link to a
+/// place not there is followed (writing through it creates that place). `None` for a relative
+/// path without an absolute `cwd`, a loop of links, a folder that cannot be read, or a path
+/// under a file.
+pub fn lead(path: &Path, cwd: Option<&Path>) -> Option<Lead> {
+    let mut joined: PathBuf = absolute(path, cwd)?.components().collect();
+    let mut sure = true;
+    let mut hops = 0;
+    'follow: loop {
+        // From the whole path up: the first ancestor that canonicalizes is the prefix that exists.
+        let mut missing: Vec<Component<'_>> = Vec::new();
+        let mut at: &Path = &joined;
+        loop {
+            match std::fs::canonicalize(at) {
+                Ok(mut real) => {
+                    for name in missing.iter().rev() {
+                        match name {
+                            Component::ParentDir => {
+                                sure = false;
+                                real.pop();
+                            }
+                            other => real.push(other),
+                        }
+                    }
+                    return Some(Lead { path: real, sure });
                 }
-                return Some(real);
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let link = std::fs::symlink_metadata(at);
+                    match link {
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Ok(meta) if meta.file_type().is_symlink() => {
+                            hops += 1;
+                            if hops > MAX_LINK_HOPS {
+                                return None;
+                            }
+                            sure = false;
+                            let target = std::fs::read_link(at).ok()?;
+                            let mut next = at.parent()?.join(target);
+                            for name in missing.iter().rev() {
+                                next.push(name);
+                            }
+                            joined = next.components().collect();
+                            continue 'follow;
+                        }
+                        _ => return None,
+                    }
+                    let last = at.components().next_back()?;
+                    if !matches!(last, Component::Normal(_) | Component::ParentDir) {
+                        return None;
+                    }
+                    missing.push(last);
+                    at = at.parent()?;
+                }
+                Err(_) => return None,
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                // Missing indeed, not a link to somewhere missing (which a write would create).
-                match std::fs::symlink_metadata(at) {
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    _ => return None,
-                }
-                match at.components().next_back()? {
-                    Component::Normal(name) => missing.push(name),
-                    // `..` or `.` after a name that does not exist: not a place for sure.
-                    _ => return None,
-                }
-                at = at.parent()?;
-            }
-            Err(_) => return None,
         }
     }
 }
 
-/// `path` joined to `cwd` with `.` dropped and `..` taking off the name before it, without
-/// looking at the file system.
-fn lexical(path: &str, cwd: Option<&str>) -> Option<PathBuf> {
-    let path = Path::new(path);
-    let joined = match cwd {
-        _ if path.is_absolute() => path.to_owned(),
-        Some(cwd) if cwd.starts_with('/') => Path::new(cwd).join(path),
-        _ => return None,
-    };
-    let mut out = PathBuf::from("/");
-    for component in joined.components() {
+/// `path` made absolute against `cwd` with every symbolic link resolved ([`lead`]), when that can
+/// be said for sure: not through a link to a place not there, nor `..` after a missing name.
+pub fn resolve(path: &str, cwd: Option<&str>) -> Option<PathBuf> {
+    lead(Path::new(path), cwd.map(Path::new))
+        .filter(|l| l.sure)
+        .map(|l| l.path)
+}
+
+/// `path`, or `cwd` joined to it when it is relative; `None` without an absolute `cwd`.
+fn absolute(path: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
+    if path.is_absolute() {
+        return Some(path.to_owned());
+    }
+    let cwd = cwd?;
+    cwd.is_absolute().then(|| cwd.join(path))
+}
+
+/// `path` with `.` dropped and `..` taking off the name before it, without the file system.
+pub fn fold_dots(path: &Path) -> PathBuf {
+    let mut folded = PathBuf::new();
+    for component in path.components() {
         match component {
-            Component::Normal(name) => out.push(name),
+            Component::CurDir => {}
             Component::ParentDir => {
-                out.pop();
+                folded.pop();
             }
-            _ => {}
+            other => folded.push(other),
         }
     }
-    Some(out)
+    folded
+}
+
+/// A host as the URL standard reads it, for `match.host` and every URL it is matched against
+/// alike: percent-decoded, mapped by IDNA (UTS 46: `EXAMPLE` is `example`, `。` is `.`, `bücher`
+/// is `xn--bcher-kva`), an IPv4 address in any of its forms (`0x7f.1`, `2130706433`) dotted, an
+/// IPv4-mapped IPv6 address (`[::ffff:1.2.3.4]`) as its IPv4 address, any other IPv6 address in
+/// brackets, and without trailing dots. `None` when the URL standard reads no host in it.
+pub fn normal_host(text: &str) -> Option<String> {
+    let host = Host::parse(text).ok()?;
+    Some(host_name(&host))
+}
+
+fn host_name<S: AsRef<str>>(host: &Host<S>) -> String {
+    match host {
+        Host::Domain(name) => name.as_ref().trim_end_matches('.').to_owned(),
+        Host::Ipv4(address) => address.to_string(),
+        Host::Ipv6(address) => match address.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => format!("[{address}]"),
+        },
+    }
+}
+
+/// The IPv4 address an IPv6 address carries in its last 32 bits when it is IPv4-compatible
+/// (`::1.2.3.4`, deprecated but still routed by some stacks) or in NAT64's well-known prefix
+/// (`64:ff9b::1.2.3.4`, which a NAT64 gateway forwards to `1.2.3.4`).
+fn embedded_ipv4(address: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
+    let segments = address.segments();
+    let nat64 = segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    let compatible = segments[..6] == [0; 6] && !address.is_loopback() && !address.is_unspecified();
+    (nat64 || compatible).then(|| {
+        let [.., a, b, c, d] = address.octets();
+        std::net::Ipv4Addr::new(a, b, c, d)
+    })
+}
+
+/// A `match.host` glob read as [`normal_host`] reads hosts: without `*` or `?`, whole; with one,
+/// label by label (split at every dot IDNA maps to `.`), each label without a wildcard mapped by
+/// IDNA and the others lowercased. `None` when it is no host name.
+pub fn host_pattern(pattern: &str) -> Option<String> {
+    if !pattern.contains(['*', '?']) {
+        return normal_host(pattern);
+    }
+    let labels = pattern
+        .split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}'])
+        .map(|label| {
+            if label.is_empty() || label.contains(['*', '?']) {
+                Some(label.to_lowercase())
+            } else {
+                idna::domain_to_ascii(label).ok()
+            }
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(labels.join(".").trim_end_matches('.').to_owned())
 }
 
 /// A plain `http`/`https` URL's host and path; `None` for anything else, and for a path that
@@ -239,14 +361,15 @@ fn strict_url(text: &str) -> Option<UrlParts> {
 
 fn parts(url: &url::Url) -> Option<UrlParts> {
     Some(UrlParts {
-        host: url.host_str()?.to_ascii_lowercase(),
+        host: host_name(&url.host()?),
         path: url.path().to_owned(),
     })
 }
 
 /// A URL read the simple way (for rules that deny): the host is what follows `//` up to the next
-/// `/`, `\`, `?` or `#`, after any `user@` and before any `:port`; the path runs to `?` or `#`.
-fn loose_url(text: &str) -> UrlParts {
+/// `/`, `\`, `?` or `#`, after any `user@` and before any `:port`, read by [`normal_host`] and,
+/// when that reads none, as written (lowercase, no trailing dot); the path runs to `?` or `#`.
+fn loose_urls(text: &str) -> Vec<UrlParts> {
     let rest = text.split_once("//").map_or(text, |(_, rest)| rest);
     let end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
@@ -256,14 +379,20 @@ fn loose_url(text: &str) -> UrlParts {
         _ => host,
     };
     let path = &tail[..tail.find(['?', '#']).unwrap_or(tail.len())];
-    UrlParts {
-        host: host.trim_end_matches('.').to_ascii_lowercase(),
-        path: if path.is_empty() {
-            "/".into()
-        } else {
-            path.replace('\\', "/")
-        },
-    }
+    let path = if path.is_empty() {
+        "/".to_owned()
+    } else {
+        path.replace('\\', "/")
+    };
+    let as_written = host.trim_end_matches('.').to_lowercase();
+    normal_host(host)
+        .into_iter()
+        .chain(std::iter::once(as_written))
+        .map(|host| UrlParts {
+            host,
+            path: path.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -457,5 +586,121 @@ mod tests {
         assert!(holds(2, "https://evil.example./"));
         assert!(!holds(2, "https://docs.rs/"));
         assert!(!set.rules[2].matches(Some(&agent(json!({ "tool": "WebFetch" }))), &[]));
+    }
+
+    /// Ways to write `evil.example`'s address that the URL standard reads as that host.
+    const EVIL_SPELLINGS: &[&str] = &[
+        "https://evil.example/x",
+        "https://EVIL.Example/x",
+        "https://evil.example./x",
+        "https://evil.example%2E/x",
+        "https://evil.example%2e./x",
+        "https://evil\u{3002}example/x",
+        "https://evil%E3%80%82example/x",
+        "https://evil\u{FF0E}example/x",
+        "https://evil\u{FF61}example/x",
+        "https://%65vil.example/x",
+        "https://\u{FF45}vil.example/x",
+        "https://user:pw@evil.example:8443/x",
+        "HTTPS://evil.example/x",
+    ];
+
+    #[test]
+    fn every_spelling_of_a_host_is_the_same_host_for_allows_and_denies() {
+        let set = rules(
+            "[[rule]]\nname = \"allow\"\nmatch = { tool = \"WebFetch\", host = \"evil.example\" }\nanswer = \"Allow once\"\n\
+             [[rule]]\nname = \"deny\"\nmatch = { host = \"evil.example\" }\ndeny = \"no\"\n\
+             [[rule]]\nname = \"loopback\"\nmatch = { tool = \"WebFetch\", host = \"127.0.0.1\" }\ndeny = \"no\"\n\
+             [[rule]]\nname = \"written oddly\"\nmatch = { tool = \"WebFetch\", host = \"*.B\u{00FC}cher\u{3002}DE.\" }\ndeny = \"no\"\n",
+        );
+        let fetch = |url: &str| agent(json!({ "tool": "WebFetch", "url": url }));
+        let holds = |i: usize, url: &str| set.rules[i].matches(Some(&fetch(url)), &[]);
+        for url in EVIL_SPELLINGS {
+            assert!(holds(0, url), "the allow misses {url}");
+            assert!(holds(1, url), "the deny misses {url}");
+        }
+        for url in [
+            "http://127.0.0.1/",
+            "http://0x7f.1/",
+            "http://0x7f000001/",
+            "http://2130706433/",
+            "http://0177.0.0.1/",
+            "http://127.1/",
+            "http://127.0.0.1./",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::ffff:7f00:1]/",
+            "http://[0:0:0:0:0:ffff:7f00:0001]/",
+            "http://[::127.0.0.1]/",
+            "http://[64:ff9b::127.0.0.1]/",
+        ] {
+            assert!(holds(2, url), "the loopback deny misses {url}");
+        }
+        assert!(
+            !holds(2, "http://[::1]/"),
+            "IPv6's own loopback is not 127.0.0.1"
+        );
+        assert!(holds(3, "https://shop.xn--bcher-kva.de/"));
+        assert!(holds(3, "https://shop.b\u{00FC}cher.de/"));
+        assert!(!holds(3, "https://b\u{00FC}cher.de/"));
+        for url in ["https://evil.example.org/", "https://notevil.example/"] {
+            assert!(!holds(0, url) && !holds(1, url), "{url}");
+        }
+        // What the URL standard cannot read is no allow.
+        for url in [
+            "https://evil.example%/",
+            "https://evil exa.mple/",
+            "https://[::1/",
+        ] {
+            assert!(!holds(0, url), "allowed {url}");
+        }
+    }
+
+    #[test]
+    fn hosts_and_host_globs_are_read_one_way() {
+        assert_eq!(
+            normal_host("EVIL.example.").as_deref(),
+            Some("evil.example")
+        );
+        assert_eq!(
+            normal_host("evil%E3%80%82example").as_deref(),
+            Some("evil.example")
+        );
+        assert_eq!(normal_host("0x7f.1").as_deref(), Some("127.0.0.1"));
+        assert_eq!(normal_host("[::ffff:102:304]").as_deref(), Some("1.2.3.4"));
+        assert_eq!(normal_host("[::1]").as_deref(), Some("[::1]"));
+        assert_eq!(normal_host("a b"), None);
+        assert_eq!(
+            host_pattern("*.GitHub.com.").as_deref(),
+            Some("*.github.com")
+        );
+        assert_eq!(host_pattern("docs.RS").as_deref(), Some("docs.rs"));
+        assert_eq!(host_pattern("*").as_deref(), Some("*"));
+        assert!(RuleSet::parse(
+            "[[rule]]\nname = \"x\"\nmatch = { tool = \"WebFetch\", host = \"a%\" }\nanswer = \"Yes\"\n"
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn a_deny_on_a_path_sees_a_relative_path_as_an_allow_does() {
+        let set =
+            rules("[[rule]]\nname = \"no env\"\nmatch = { path = \"*/.env\" }\ndeny = \"no\"\n");
+        let read = |path: &str, cwd: Option<&str>| {
+            let mut meta = json!({ "tool": "Read", "path": path });
+            if let Some(cwd) = cwd {
+                meta["cwd"] = json!(cwd);
+            }
+            set.rules[0].matches(Some(&agent(meta)), &[])
+        };
+        for (path, cwd) in [
+            (".env", Some("/home/me/app")),
+            ("./.env", Some("/home/me/app")),
+            ("src/../.env", Some("/home/me/app")),
+            (".env", None),
+            ("/home/me/app/.env", None),
+        ] {
+            assert!(read(path, cwd), "{path} in {cwd:?}");
+        }
+        assert!(!read(".envrc", Some("/home/me/app")));
     }
 }

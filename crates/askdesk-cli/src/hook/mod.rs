@@ -383,7 +383,7 @@ mod tests {
                 None,
                 Some("https://docs.rs/"),
             ),
-            ("Read", json!({ "file_path": "/w/c.rs" }), None, None),
+            ("Read", json!({ "file_path": ".env" }), Some(".env"), None),
             (
                 "Bash",
                 json!({ "command": "ls", "url": "https://x/" }),

@@ -70,9 +70,10 @@ impl HookInput {
         }
     }
 
-    /// The file a tool would change, as the client names it (Claude Code's `Edit`, `MultiEdit`,
-    /// `Write`: `tool_input.file_path`; `NotebookEdit`: `tool_input.notebook_path`), for the
-    /// answer rules' `path` glob, which resolves it against the session's directory.
+    /// The file a tool would change or read, as the client names it (Claude Code's `Edit`,
+    /// `MultiEdit`, `Write`, `Read`: `tool_input.file_path`; `NotebookEdit`:
+    /// `tool_input.notebook_path`), for the answer rules' `path` glob, which resolves it against
+    /// the session's directory.
     pub fn path(&self) -> Option<String> {
         let key = path_field(&self.tool_name)?;
         self.tool_input.get(key)?.as_str().map(str::to_owned)
@@ -148,7 +149,7 @@ impl HookInput {
 /// The field of `tool_input` that names the file a tool would change, for the tools that have one.
 fn path_field(tool: &str) -> Option<&'static str> {
     match tool {
-        "Edit" | "MultiEdit" | "Write" => Some("file_path"),
+        "Edit" | "MultiEdit" | "Write" | "Read" => Some("file_path"),
         "NotebookEdit" => Some("notebook_path"),
         _ => None,
     }
