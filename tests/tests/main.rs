@@ -11,6 +11,7 @@ mod doctor;
 mod history;
 mod hook;
 mod lifecycle;
+mod race;
 mod rules;
 mod rules_adversarial;
 mod transport;
