@@ -32,6 +32,13 @@ async fn ask_one(asker: &Conn, id: &str) -> u64 {
         .await
 }
 
+/// Asks question `id` and returns the ask's id with the request as `desk` and `phone` hold it.
+async fn race(asker: &Conn, desk: &Conn, phone: &Conn, id: &str) -> (u64, Value, Value) {
+    let ask = ask_one(asker, id).await;
+    let (at_desk, on_phone) = tokio::join!(desk.next_request(), phone.next_request());
+    (ask, at_desk, on_phone)
+}
+
 /// The next thing `conn` hears must be `$/cancelRequest` for `request`.
 async fn expect_cancel(conn: &Conn, request: &Value) {
     let message = conn.next_incoming().await;
@@ -103,9 +110,8 @@ async fn a_thousand_races_of_simultaneous_answers_settle_once_and_the_journal_ag
     let mut received = Vec::with_capacity(RACES);
     for n in 0..RACES {
         let id = format!("r{n}");
-        let ask = ask_one(&asker, &id).await;
         // Both hold the request before either answers; then both answer together.
-        let (at_desk, on_phone) = tokio::join!(desk.next_request(), phone.next_request());
+        let (ask, at_desk, on_phone) = race(&asker, &desk, &phone, &id).await;
         tokio::join!(
             desk.reply(&at_desk, choose(&id, "Yes")),
             phone.reply(&on_phone, choose(&id, "No"))
@@ -122,8 +128,7 @@ async fn a_thousand_races_of_simultaneous_answers_settle_once_and_the_journal_ag
         received.push(answer);
     }
     // One more, answered by the desk alone, so the winner of the last race is checked too.
-    let ask = ask_one(&asker, "last").await;
-    let (at_desk, on_phone) = tokio::join!(desk.next_request(), phone.next_request());
+    let (ask, at_desk, on_phone) = race(&asker, &desk, &phone, "last").await;
     phone.reply(&on_phone, Value::Null).await;
     desk.reply(&at_desk, choose("last", "Yes")).await;
     asker.wait(ask).await.unwrap();
@@ -184,8 +189,7 @@ async fn a_pass_leaves_the_other_racing_and_a_group_that_passes_moves_on() {
     next.register_answerer(json!("all"), false, "next").await;
     let asker = broker.conn().await;
 
-    let ask = ask_one(&asker, "a").await;
-    let (at_desk, on_phone) = tokio::join!(desk.next_request(), phone.next_request());
+    let (ask, at_desk, on_phone) = race(&asker, &desk, &phone, "a").await;
     phone.reply(&on_phone, Value::Null).await;
     // The broker has read the pass when only the desk holds the request.
     let deadline = std::time::Instant::now() + PATIENCE;
@@ -203,8 +207,7 @@ async fn a_pass_leaves_the_other_racing_and_a_group_that_passes_moves_on() {
     desk.reply(&at_desk, choose("a", "Yes")).await;
     assert_eq!(asker.wait(ask).await.unwrap(), choose("a", "Yes"));
 
-    let ask = ask_one(&asker, "b").await;
-    let (at_desk, on_phone) = tokio::join!(desk.next_request(), phone.next_request());
+    let (ask, at_desk, on_phone) = race(&asker, &desk, &phone, "b").await;
     phone.reply(&on_phone, Value::Null).await;
     desk.reply(&at_desk, Value::Null).await;
     let request = next.next_request().await;
@@ -218,8 +221,7 @@ async fn a_member_that_disconnects_mid_race_leaves_the_other_racing() {
     let desk = member(&broker, "desk", false).await;
     let phone = member(&broker, "phone", false).await;
     let asker = broker.conn().await;
-    let ask = ask_one(&asker, "a").await;
-    let (at_desk, _) = tokio::join!(desk.next_request(), phone.next_request());
+    let (ask, at_desk, _on_phone) = race(&asker, &desk, &phone, "a").await;
     phone.close();
     // The broker learns of the close on its own time; the desk's answer settles either way.
     desk.reply(&at_desk, choose("a", "No")).await;
@@ -238,8 +240,7 @@ async fn the_asker_cancelling_mid_race_cancels_every_member() {
     let desk = member(&broker, "desk", false).await;
     let phone = member(&broker, "phone", false).await;
     let asker = broker.conn().await;
-    let ask = ask_one(&asker, "a").await;
-    let (at_desk, on_phone) = tokio::join!(desk.next_request(), phone.next_request());
+    let (ask, at_desk, on_phone) = race(&asker, &desk, &phone, "a").await;
     asker.cancel(ask).await;
     expect_question_error(asker.wait(ask).await, "ASK_ABORTED");
     expect_cancel(&desk, &at_desk).await;

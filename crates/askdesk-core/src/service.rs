@@ -653,7 +653,7 @@ async fn walk(
                     &request,
                     members,
                     agent_gone.as_ref(),
-                    &mut guard,
+                    &guard,
                     &cancel,
                     &mut overridden,
                 );

@@ -7,8 +7,8 @@ mod common;
 use std::sync::Arc;
 
 use askdesk_core::{
-    Answer, AnswerItem, AskError, Config, Decision, Failure, RequestId, Scope, Service,
-    UserQuestionError,
+    Answer, AnswerItem, AnswererId, AskError, AskSettlement, Config, Decision, Failure, Scope,
+    Service, UserQuestionError,
 };
 use common::*;
 use tokio_util::sync::CancellationToken;
@@ -52,74 +52,116 @@ fn ask_with(
     tokio::spawn(service.ask_settled(ask_request(vec![question("q")], None), cancel))
 }
 
-#[tokio::test]
-async fn every_member_is_offered_at_once_and_the_first_answer_settles() {
+/// A service whose group `person` has the members "desk" and "phone" (in that order), both
+/// holding each request they are offered.
+struct Pair {
+    service: Service,
+    log: Log,
+    desk: (AnswererId, Holds),
+    phone: (AnswererId, Holds),
+}
+
+fn pair() -> Pair {
     let service = Service::new(Config::default());
     let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    let on_phone = phone.next().await;
-    assert_eq!(at_desk.request.id, on_phone.request.id);
+    let join = |name| {
+        register_in(
+            &service,
+            name,
+            Script::Hold,
+            Scope::All,
+            false,
+            Some("person"),
+            &log,
+        )
+    };
+    let (desk, phone) = (join("desk"), join("phone"));
+    Pair {
+        service,
+        log,
+        desk,
+        phone,
+    }
+}
+
+impl Pair {
+    /// Asks once, and returns the ask with the request as the desk and the phone hold it.
+    async fn race(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> (tokio::task::JoinHandle<AskSettlement>, Held, Held) {
+        let asked = ask_with(&self.service, cancel);
+        let at_desk = self.desk.1.next().await;
+        let on_phone = self.phone.1.next().await;
+        assert_eq!(at_desk.request.id, on_phone.request.id);
+        (asked, at_desk, on_phone)
+    }
+}
+
+/// Decides for the member holding `held`; the decision must be taken.
+fn decide(held: Held, decision: Decision) {
+    held.responder
+        .decide(decision)
+        .expect("the request still races");
+}
+
+#[tokio::test]
+async fn every_member_is_offered_at_once_and_the_first_answer_settles() {
+    let mut pair = pair();
+    let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
     assert_eq!(
-        service.pending()[0].holder.as_deref(),
+        pair.service.pending()[0].holder.as_deref(),
         Some("desk, phone"),
         "status names every member holding it"
     );
-
-    on_phone
-        .responder
-        .decide(Decision::Claim(choose("No")))
-        .unwrap();
+    let id = at_desk.request.id;
+    decide(on_phone, Decision::Claim(choose("No")));
     let settled = asked.await.unwrap();
     assert_eq!(settled.result, Ok(choose("No")));
     assert_eq!(settled.answerer.as_deref(), Some("phone"));
     assert!(settled.crossed.is_empty());
-    let id = at_desk.request.id;
-    assert_eq!(log.lost(), [("desk".to_owned(), id, "phone".to_owned())]);
-    assert!(log.withdrawn().is_empty(), "the winner is not withdrawn");
-    assert!(at_desk.responder.is_withdrawn());
+    assert_eq!(
+        pair.log.lost(),
+        [("desk".to_owned(), id, "phone".to_owned())]
+    );
+    assert!(
+        pair.log.withdrawn().is_empty(),
+        "the winner is not withdrawn"
+    );
     assert_eq!(
         at_desk.responder.decide(Decision::Claim(choose("Yes"))),
         Err(Decision::Claim(choose("Yes"))),
         "the desk's answer after the phone's comes back as late"
     );
-    assert!(service.pending().is_empty());
+    assert!(pair.service.pending().is_empty());
 }
 
 #[tokio::test]
 async fn a_pass_from_one_member_leaves_the_others_racing() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    register(&service, "next", Script::Claim, Scope::All, false, &log);
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    phone
-        .next()
-        .await
-        .responder
-        .decide(Decision::Delegate)
-        .unwrap();
+    let mut pair = pair();
+    register(
+        &pair.service,
+        "next",
+        Script::Claim,
+        Scope::All,
+        false,
+        &pair.log,
+    );
+    let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
+    decide(on_phone, Decision::Delegate);
     tokio::task::yield_now().await;
     assert!(!at_desk.responder.is_withdrawn(), "the desk still races");
-    assert_eq!(service.pending()[0].holder.as_deref(), Some("desk"));
-
-    at_desk
-        .responder
-        .decide(Decision::Claim(choose("Yes")))
-        .unwrap();
+    assert_eq!(pair.service.pending()[0].holder.as_deref(), Some("desk"));
+    decide(at_desk, Decision::Claim(choose("Yes")));
     let settled = asked.await.unwrap();
     assert_eq!(settled.result, Ok(choose("Yes")));
     assert_eq!(settled.answerer.as_deref(), Some("desk"));
     assert_eq!(
-        log.offered(),
+        pair.log.offered(),
         ["desk", "phone"],
         "the next link is never asked"
     );
-    assert!(log.lost().is_empty() && log.withdrawn().is_empty());
+    assert!(pair.log.lost().is_empty() && pair.log.withdrawn().is_empty());
 }
 
 #[tokio::test]
@@ -130,11 +172,7 @@ async fn when_every_member_passes_the_waterfall_moves_on() {
     member(&service, "dnd", Script::Delegate, &log);
     register(&service, "next", Script::Claim, Scope::All, false, &log);
     let asked = ask(&service);
-    desk.next()
-        .await
-        .responder
-        .decide(Decision::Delegate)
-        .unwrap();
+    decide(desk.next().await, Decision::Delegate);
     let settled = asked.await.unwrap();
     assert_eq!(settled.result, Ok(skipped(&[question("q")])));
     assert_eq!(settled.answerer.as_deref(), Some("next"));
@@ -149,160 +187,104 @@ async fn when_every_member_passes_the_waterfall_moves_on() {
 
 #[tokio::test]
 async fn a_member_that_leaves_mid_race_counts_as_passing() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let (desk_id, mut desk) = register_in(
-        &service,
-        "desk",
-        Script::Hold,
+    let mut pair = pair();
+    register(
+        &pair.service,
+        "next",
+        Script::Claim,
         Scope::All,
         false,
-        Some("person"),
-        &log,
+        &pair.log,
     );
-    let (phone_id, mut phone) = register_in(
-        &service,
-        "phone",
-        Script::Hold,
-        Scope::All,
-        false,
-        Some("person"),
-        &log,
-    );
-    register(&service, "next", Script::Claim, Scope::All, false, &log);
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    let on_phone = phone.next().await;
+    let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
     let id = at_desk.request.id;
 
-    assert!(service.unregister_answerer(phone_id));
+    assert!(pair.service.unregister_answerer(pair.phone.0));
     // The phone is told at once; the desk races on.
-    while log.withdrawn().is_empty() {
+    while pair.log.withdrawn().is_empty() {
         tokio::task::yield_now().await;
     }
-    assert_eq!(log.withdrawn(), [("phone".to_owned(), id)]);
+    assert_eq!(pair.log.withdrawn(), [("phone".to_owned(), id)]);
     assert!(on_phone.responder.is_withdrawn());
     assert!(!at_desk.responder.is_withdrawn());
 
     // The last member leaving moves the request on.
-    assert!(service.unregister_answerer(desk_id));
+    assert!(pair.service.unregister_answerer(pair.desk.0));
     let settled = asked.await.unwrap();
     assert_eq!(settled.answerer.as_deref(), Some("next"));
     assert_eq!(
-        log.withdrawn(),
+        pair.log.withdrawn(),
         [("phone".to_owned(), id), ("desk".to_owned(), id)]
     );
 }
 
 #[tokio::test]
 async fn an_answer_sent_before_its_member_left_still_counts() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let (phone_id, mut phone) = register_in(
-        &service,
-        "phone",
-        Script::Hold,
-        Scope::All,
-        false,
-        Some("person"),
-        &log,
-    );
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    let on_phone = phone.next().await;
+    let mut pair = pair();
+    let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
+    let id = at_desk.request.id;
     // Answered and gone in one step, before the walk saw either.
-    on_phone
-        .responder
-        .decide(Decision::Claim(choose("No")))
-        .unwrap();
-    service.unregister_answerer(phone_id);
+    decide(on_phone, Decision::Claim(choose("No")));
+    pair.service.unregister_answerer(pair.phone.0);
     let settled = asked.await.unwrap();
     assert_eq!(settled.result, Ok(choose("No")));
     assert_eq!(settled.answerer.as_deref(), Some("phone"));
     assert_eq!(
-        log.lost(),
-        [("desk".to_owned(), at_desk.request.id, "phone".to_owned())]
+        pair.log.lost(),
+        [("desk".to_owned(), id, "phone".to_owned())]
     );
 }
 
 #[tokio::test]
 async fn the_asker_cancelling_mid_race_withdraws_every_member() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    let mut watch = member(&service, "watch", Script::Hold, &log);
+    let mut pair = pair();
+    let mut watch = member(&pair.service, "watch", Script::Hold, &pair.log);
     let cancel = CancellationToken::new();
-    let asked = ask_with(&service, &cancel);
-    let at_desk = desk.next().await;
-    let _on_phone = phone.next().await;
-    watch
-        .next()
-        .await
-        .responder
-        .decide(Decision::Delegate)
-        .unwrap();
+    let (asked, at_desk, _on_phone) = pair.race(&cancel).await;
+    decide(watch.next().await, Decision::Delegate);
     let id = at_desk.request.id;
     cancel.cancel();
     let settled = asked.await.unwrap();
     assert_question_error(settled.result, "ASK_ABORTED", ABORTED);
     assert_eq!(settled.answerer, None);
-    let mut withdrawn = log.withdrawn();
+    let mut withdrawn = pair.log.withdrawn();
     withdrawn.sort();
     assert_eq!(
         withdrawn,
         [("desk".to_owned(), id), ("phone".to_owned(), id)],
         "every member still racing, not the one that passed"
     );
-    assert!(service.pending().is_empty());
+    assert!(pair.service.pending().is_empty());
 }
 
 #[tokio::test]
 async fn a_dropped_ask_withdraws_every_member_still_racing() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    let asked = ask(&service);
+    let mut pair = pair();
     // Held, not dropped: a dropped responder passes.
-    let at_desk = desk.next().await;
-    let _on_phone = phone.next().await;
+    let (asked, at_desk, _on_phone) = pair.race(&CancellationToken::new()).await;
     let id = at_desk.request.id;
     asked.abort();
     assert!(asked.await.unwrap_err().is_cancelled());
-    let mut withdrawn = log.withdrawn();
+    let mut withdrawn = pair.log.withdrawn();
     withdrawn.sort();
     assert_eq!(
         withdrawn,
         [("desk".to_owned(), id), ("phone".to_owned(), id)]
     );
-    assert!(service.pending().is_empty());
+    assert!(pair.service.pending().is_empty());
 }
 
 #[tokio::test]
 async fn a_malformed_answer_cannot_win_the_race() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    phone
-        .next()
-        .await
-        .responder
-        .decide(Decision::Claim(malformed()))
-        .unwrap();
+    let mut pair = pair();
+    let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
+    decide(on_phone, Decision::Claim(malformed()));
     tokio::task::yield_now().await;
     assert!(
         !at_desk.responder.is_withdrawn(),
         "the person still answers"
     );
-    at_desk
-        .responder
-        .decide(Decision::Claim(choose("Yes")))
-        .unwrap();
+    decide(at_desk, Decision::Claim(choose("Yes")));
     let settled = asked.await.unwrap();
     assert_eq!(settled.result, Ok(choose("Yes")));
     assert_eq!(settled.answerer.as_deref(), Some("desk"));
@@ -318,17 +300,9 @@ async fn a_member_that_breaks_is_out_and_its_failure_stands_when_nobody_decides(
     let mut desk = member(&service, "desk", Script::Hold, &log);
     register(&service, "next", Script::Claim, Scope::All, false, &log);
     let asked = ask(&service);
-    phone
-        .next()
-        .await
-        .responder
-        .decide(Decision::Fail(Failure::Internal("render failed".into())))
-        .unwrap();
-    desk.next()
-        .await
-        .responder
-        .decide(Decision::Delegate)
-        .unwrap();
+    let broken = Decision::Fail(Failure::Internal("render failed".into()));
+    decide(phone.next().await, broken.clone());
+    decide(desk.next().await, Decision::Delegate);
     let settled = asked.await.unwrap();
     assert_question_error(
         settled.result,
@@ -346,12 +320,7 @@ async fn a_member_that_breaks_is_out_and_its_failure_stands_when_nobody_decides(
     let service = Service::new(Config::default());
     let mut phone = member(&service, "phone", Script::Hold, &log);
     let asked = ask(&service);
-    phone
-        .next()
-        .await
-        .responder
-        .decide(Decision::Fail(Failure::Internal("render failed".into())))
-        .unwrap();
+    decide(phone.next().await, broken);
     match asked.await.unwrap().result {
         Err(AskError::Internal { answerer, message }) => {
             assert_eq!(
@@ -370,36 +339,23 @@ async fn a_panicking_member_is_out_of_the_race() {
     member(&service, "broken", Script::Panic, &log);
     let mut desk = member(&service, "desk", Script::Hold, &log);
     let asked = ask(&service);
-    desk.next()
-        .await
-        .responder
-        .decide(Decision::Claim(choose("No")))
-        .unwrap();
+    decide(desk.next().await, Decision::Claim(choose("No")));
     assert_eq!(asked.await.unwrap().result, Ok(choose("No")));
 }
 
 #[tokio::test]
 async fn a_dismissal_from_one_member_settles_the_race() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    phone
-        .next()
-        .await
-        .responder
-        .decide(Decision::Fail(Failure::Domain(
-            UserQuestionError::cancelled_by_user(),
-        )))
-        .unwrap();
+    let mut pair = pair();
+    let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
+    let dismissed = Failure::Domain(UserQuestionError::cancelled_by_user());
+    decide(on_phone, Decision::Fail(dismissed));
     let settled = asked.await.unwrap();
     assert_question_error(settled.result, "ASK_CANCELLED", CANCELLED);
     assert_eq!(settled.answerer.as_deref(), Some("phone"));
+    let id = at_desk.request.id;
     assert_eq!(
-        log.lost(),
-        [("desk".to_owned(), at_desk.request.id, "phone".to_owned())]
+        pair.log.lost(),
+        [("desk".to_owned(), id, "phone".to_owned())]
     );
 }
 
@@ -423,53 +379,38 @@ async fn a_member_that_answers_at_once_settles_before_the_rest_are_offered() {
 /// answer is handed back as crossed (for the journal) while its member is told it lost.
 #[tokio::test]
 async fn answers_that_cross_settle_once_and_the_other_is_kept_as_late() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    let on_phone = phone.next().await;
+    let mut pair = pair();
+    let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
     let id = at_desk.request.id;
     // The test's runtime runs on this thread: the walk cannot run between the two.
-    on_phone
-        .responder
-        .decide(Decision::Claim(choose("No")))
-        .unwrap();
-    at_desk
-        .responder
-        .decide(Decision::Claim(choose("Yes")))
-        .unwrap();
+    decide(on_phone, Decision::Claim(choose("No")));
+    decide(at_desk, Decision::Claim(choose("Yes")));
     let settled = asked.await.unwrap();
     assert_eq!(settled.result, Ok(choose("Yes")));
     assert_eq!(settled.answerer.as_deref(), Some("desk"));
     assert_eq!(settled.crossed, [("phone".to_owned(), choose("No"))]);
-    assert_eq!(log.lost(), [("phone".to_owned(), id, "desk".to_owned())]);
+    assert_eq!(
+        pair.log.lost(),
+        [("phone".to_owned(), id, "desk".to_owned())]
+    );
 }
 
 #[tokio::test]
 async fn an_override_while_racing_overrules_every_member() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
-    let asked = ask(&service);
-    let at_desk = desk.next().await;
-    let _on_phone = phone.next().await;
+    let mut pair = pair();
+    let (asked, at_desk, _on_phone) = pair.race(&CancellationToken::new()).await;
     let id = at_desk.request.id;
-    service
-        .take_override(id, "rule:auto no")
-        .unwrap()
-        .decide(Decision::Claim(choose("No")))
-        .unwrap();
+    let rule = pair.service.take_override(id, "rule:auto no").unwrap();
+    rule.decide(Decision::Claim(choose("No"))).unwrap();
     let settled = asked.await.unwrap();
     assert_eq!(settled.result, Ok(choose("No")));
     assert_eq!(settled.answerer.as_deref(), Some("rule:auto no"));
+    let by = || "rule:auto no".to_owned();
     assert_eq!(
-        log.overruled(),
+        pair.log.overruled(),
         [
-            ("desk".to_owned(), id, "rule:auto no".to_owned()),
-            ("phone".to_owned(), id, "rule:auto no".to_owned())
+            ("desk".to_owned(), id, by()),
+            ("phone".to_owned(), id, by())
         ]
     );
 }
@@ -572,23 +513,15 @@ async fn a_member_registered_after_dispatch_does_not_join_a_race_under_way() {
     let asked = ask(&service);
     let at_desk = desk.next().await;
     let mut phone = member(&service, "phone", Script::Hold, &log);
-    at_desk
-        .responder
-        .decide(Decision::Claim(choose("Yes")))
-        .unwrap();
+    decide(at_desk, Decision::Claim(choose("Yes")));
     asked.await.unwrap();
     assert_eq!(log.take_offered(), ["desk"]);
     assert!(phone.is_empty());
 
     // The next request races both.
     let asked = ask(&service);
-    desk.next().await;
-    phone
-        .next()
-        .await
-        .responder
-        .decide(Decision::Claim(choose("No")))
-        .unwrap();
+    let _at_desk = desk.next().await;
+    decide(phone.next().await, Decision::Claim(choose("No")));
     assert_eq!(asked.await.unwrap().answerer.as_deref(), Some("phone"));
 }
 
@@ -598,13 +531,9 @@ async fn a_member_registered_after_dispatch_does_not_join_a_race_under_way() {
 /// crossed, never both, never neither, and it is always told it lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_races_of_simultaneous_answers_each_settle_once() {
-    let service = Service::new(Config::default());
-    let log = Log::default();
-    let mut desk = member(&service, "desk", Script::Hold, &log);
-    let mut phone = member(&service, "phone", Script::Hold, &log);
+    let mut pair = pair();
     for _ in 0..1000 {
-        let asked = ask(&service);
-        let (at_desk, on_phone) = (desk.next().await, phone.next().await);
+        let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
         let id = at_desk.request.id;
         let start = Arc::new(std::sync::Barrier::new(2));
         let racer = |held: Held, answer: Answer| {
@@ -639,14 +568,14 @@ async fn a_thousand_races_of_simultaneous_answers_each_settle_once() {
             );
         }
         assert_eq!(
-            log.lost(),
+            pair.log.lost(),
             [(loser.to_owned(), id, winner.to_owned())],
             "the loser is told"
         );
-        assert!(log.withdrawn().is_empty());
-        log.take_offered();
+        assert!(pair.log.withdrawn().is_empty());
+        pair.log.take_offered();
     }
-    assert!(service.pending().is_empty());
+    assert!(pair.service.pending().is_empty());
 }
 
 #[tokio::test]
@@ -658,8 +587,7 @@ async fn without_a_group_nothing_changes() {
     let asked = ask(&service);
     let held = first.next().await;
     assert_eq!(log.offered(), ["first"], "one answerer at a time");
-    held.responder.decide(Decision::Delegate).unwrap();
+    decide(held, Decision::Delegate);
     assert_eq!(asked.await.unwrap().answerer.as_deref(), Some("second"));
     assert!(service.answerers().iter().all(|a| a.group.is_none()));
-    let _: RequestId = held.request.id;
 }

@@ -54,11 +54,13 @@ fn judge(request: &Request, label: &str, decision: Decision) -> Verdict {
     }
 }
 
-/// The members still holding the request, each with the receiver it decides through.
+/// The members still holding the request, each with the receiver it decides through, and the
+/// first failure of a member that broke.
 #[derive(Default)]
 struct Racing {
     entries: Vec<Arc<Entry>>,
     receivers: Vec<DecisionReceiver>,
+    broke: Option<(String, AskError)>,
 }
 
 impl Racing {
@@ -78,6 +80,41 @@ impl Racing {
             .zip(receivers)
             .map(|(entry, mut receiver)| (entry, receiver.close_and_take()))
             .collect()
+    }
+
+    /// `member`, out of the race, decided: the settlement when its decision settles the race.
+    fn decided(
+        &mut self,
+        request: &Arc<Request>,
+        guard: &PendingGuard,
+        member: &Entry,
+        decision: Decision,
+    ) -> Option<AskSettlement> {
+        match judge(request, &member.label, decision) {
+            Verdict::Settles(result) => Some(won(request, member, result, self.close(guard))),
+            Verdict::Passed => None,
+            Verdict::Broke(error) => {
+                self.broke.get_or_insert((member.label.clone(), error));
+                None
+            }
+        }
+    }
+
+    /// The race is stopped from outside: a decision a member sent before the close still wins;
+    /// otherwise every member still in it is told with `tell`, and `None` is returned.
+    fn stop(
+        &mut self,
+        request: &Arc<Request>,
+        guard: &PendingGuard,
+        tell: impl Fn(&Entry),
+    ) -> Option<AskSettlement> {
+        match winner_among(request, self.close(guard)) {
+            Ok(settlement) => Some(settlement),
+            Err(rest) => {
+                rest.iter().for_each(|(member, _)| tell(member));
+                None
+            }
+        }
     }
 }
 
@@ -145,25 +182,19 @@ pub(super) async fn run(
     request: &Arc<Request>,
     members: &[Arc<Entry>],
     agent_gone: Option<&CancellationToken>,
-    guard: &mut PendingGuard,
+    guard: &PendingGuard,
     cancel: &CancellationToken,
     overridden: &mut OverrideReceiver,
 ) -> Option<AskSettlement> {
     let mut racing = Racing::default();
-    let mut broke: Option<(String, AskError)> = None;
     for entry in members.iter().filter(|entry| entry.takes(request)) {
         match offer(entry, request) {
-            Offer::Now(decision) => match judge(request, &entry.label, decision) {
-                // Members after it are never offered the request.
-                Verdict::Settles(result) => {
-                    let rest = racing.close(guard);
-                    return Some(won(request, entry, result, rest));
+            // A member that settles at once: those after it are never offered the request.
+            Offer::Now(decision) => {
+                if let Some(settled) = racing.decided(request, guard, entry, decision) {
+                    return Some(settled);
                 }
-                Verdict::Passed => {}
-                Verdict::Broke(error) => {
-                    broke.get_or_insert((entry.label.clone(), error));
-                }
-            },
+            }
             Offer::Later(receiver) => {
                 racing.entries.push(entry.clone());
                 racing.receivers.push(receiver);
@@ -179,72 +210,52 @@ pub(super) async fn run(
             _ = cancel.cancelled() => Err(News::Stop(UserQuestionError::aborted())),
             news = guard.news(&racing.entries, agent_gone, overridden) => Err(news),
         };
-        match waited {
+        let settled = match waited {
             Ok((at, decision)) => {
                 let (entry, _) = racing.take(at, guard);
-                match judge(request, &entry.label, decision) {
-                    Verdict::Settles(result) => {
-                        let rest = racing.close(guard);
-                        return Some(won(request, &entry, result, rest));
-                    }
-                    Verdict::Passed => {}
-                    Verdict::Broke(error) => {
-                        broke.get_or_insert((entry.label.clone(), error));
-                    }
-                }
+                racing.decided(request, guard, &entry, decision)
             }
             Err(News::Stop(error)) => {
-                let rest = match winner_among(request, racing.close(guard)) {
-                    Ok(settlement) => return Some(settlement),
-                    Err(rest) => rest,
-                };
-                for (member, _) in rest {
-                    member
-                        .answerer
-                        .withdraw(request.id, WithdrawReason::Cancelled);
-                }
-                return Some(AskSettlement::by_service(request, error));
+                let cancelled =
+                    |m: &Entry| m.answerer.withdraw(request.id, WithdrawReason::Cancelled);
+                let stopped = racing.stop(request, guard, cancelled);
+                Some(stopped.unwrap_or_else(|| AskSettlement::by_service(request, error)))
             }
             Err(News::Override(label, decision)) => {
-                let rest = match winner_among(request, racing.close(guard)) {
-                    Ok(settlement) => return Some(settlement),
-                    Err(rest) => rest,
-                };
-                for (member, _) in rest {
-                    member.answerer.overruled(request.id, &label);
-                }
-                return Some(settle(request, label, decision));
+                let overruled = |m: &Entry| m.answerer.overruled(request.id, &label);
+                let stopped = racing.stop(request, guard, overruled);
+                Some(stopped.unwrap_or_else(|| settle(request, label, decision)))
             }
             // Members that left while they held the request: a decision one sent before it
             // left still counts; otherwise it is told the request is no longer its own.
             Err(News::HolderGone) => {
+                let mut settled = None;
                 while let Some(at) = racing.entries.iter().position(|e| e.gone.is_cancelled()) {
                     let (entry, mut receiver) = racing.take(at, guard);
-                    let Some(decision) = receiver.close_and_take() else {
-                        entry
+                    match receiver.close_and_take() {
+                        Some(decision) => {
+                            settled = racing.decided(request, guard, &entry, decision);
+                            if settled.is_some() {
+                                break;
+                            }
+                        }
+                        None => entry
                             .answerer
-                            .withdraw(request.id, WithdrawReason::Cancelled);
-                        continue;
-                    };
-                    match judge(request, &entry.label, decision) {
-                        Verdict::Settles(result) => {
-                            let rest = racing.close(guard);
-                            return Some(won(request, &entry, result, rest));
-                        }
-                        Verdict::Passed => {}
-                        Verdict::Broke(error) => {
-                            broke.get_or_insert((entry.label.clone(), error));
-                        }
+                            .withdraw(request.id, WithdrawReason::Cancelled),
                     }
                 }
+                settled
             }
+        };
+        if settled.is_some() {
+            return settled;
         }
     }
     // A pass that crossed a stop does not move the request on.
     if let Some(error) = stopped(cancel, agent_gone, &guard.inner) {
         return Some(AskSettlement::by_service(request, error));
     }
-    broke.map(|(label, error)| AskSettlement {
+    racing.broke.map(|(label, error)| AskSettlement {
         result: Err(error),
         answerer: Some(label),
         request: request.clone(),
