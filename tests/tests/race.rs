@@ -1,4 +1,4 @@
-//! Race groups over sockets (docs/protocol.md, section 4): `initialize` says the broker knows
+//! Race groups over sockets (docs/protocol.md, section 4.1): `initialize` says the broker knows
 //! them, `answerers/register` checks the group's name, status shows it; two members answering at
 //! the same moment a thousand times settle each ask once, the loser hears `$/cancelRequest` and
 //! the journal agrees with what the asker received; a pass, a member leaving, the asker
@@ -133,18 +133,20 @@ async fn a_thousand_races_of_simultaneous_answers_settle_once_and_the_journal_ag
     desk.reply(&at_desk, choose("last", "Yes")).await;
     asker.wait(ask).await.unwrap();
 
+    // One answer and one late answer per race, and the last ask's answer.
+    const EXPECTED: usize = 2 * RACES + 1;
     let path = journal_path(broker.home());
     let deadline = std::time::Instant::now() + PATIENCE;
     let records = loop {
         let records = complete_records(&path);
-        if records.len() >= 2 * RACES + 1 || std::time::Instant::now() > deadline {
+        if records.len() >= EXPECTED || std::time::Instant::now() > deadline {
             break records;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     };
     assert_eq!(
         records.len(),
-        2 * RACES + 1,
+        EXPECTED,
         "one answer and one late answer per race"
     );
     for (n, answer) in received.iter().enumerate() {

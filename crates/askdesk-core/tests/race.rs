@@ -1,4 +1,4 @@
-//! Race groups (docs/protocol.md, section 4): a group's members are offered a request at the same
+//! Race groups (docs/protocol.md, section 4.1): a group's members are offered a request at the same
 //! moment, the first decision settles it and the others are withdrawn; passes, failures, members
 //! leaving, cancellation, overrides, and the group's place in the chain among ungrouped answerers.
 

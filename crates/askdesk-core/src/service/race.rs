@@ -1,7 +1,7 @@
 //! A race group's link of the waterfall: its members are offered a request at the same moment,
 //! and the first decision settles it; the others are told at once.
 //!
-//! What counts, member by member (docs/protocol.md, section 4):
+//! What counts, member by member (docs/protocol.md, section 4.1):
 //! - a valid answer (protocol 1.2) or a domain error (a dismissal is the person's decision)
 //!   settles the request, and every other member still holding it is withdrawn with
 //!   [`WithdrawReason::AnsweredElsewhere`];
@@ -35,6 +35,7 @@ enum Verdict {
     Broke(AskError),
 }
 
+/// What `decision`, from the member labelled `label`, does to its race.
 fn judge(request: &Request, label: &str, decision: Decision) -> Verdict {
     match decision {
         Decision::Claim(answer) => match check_answer(&request.questions, answer) {
@@ -54,6 +55,9 @@ fn judge(request: &Request, label: &str, decision: Decision) -> Verdict {
     }
 }
 
+/// The members a race was closed for, each with the decision it sent before the close, if any.
+type Closed = Vec<(Arc<Entry>, Option<Decision>)>;
+
 /// The members still holding the request, each with the receiver it decides through, and the
 /// first failure of a member that broke.
 #[derive(Default)]
@@ -72,7 +76,7 @@ impl Racing {
 
     /// Ends the race for every member still in it: each receiver is closed, so a decision sent
     /// from now on comes back to its member as late, and one sent before the close is returned.
-    fn close(&mut self, guard: &PendingGuard) -> Vec<(Arc<Entry>, Option<Decision>)> {
+    fn close(&mut self, guard: &PendingGuard) -> Closed {
         guard.set_racing(&[]);
         let receivers = std::mem::take(&mut self.receivers);
         std::mem::take(&mut self.entries)
@@ -138,7 +142,7 @@ fn won(
     request: &Arc<Request>,
     winner: &Entry,
     result: Result<Answer, AskError>,
-    rest: Vec<(Arc<Entry>, Option<Decision>)>,
+    rest: Closed,
 ) -> AskSettlement {
     let mut crossed = Vec::new();
     for (member, taken) in rest {
@@ -160,10 +164,7 @@ fn won(
 
 /// A decision among those sent as the race closed that settles the request, if any: the first
 /// in member order wins, as the race is closed all at once.
-fn winner_among(
-    request: &Arc<Request>,
-    mut rest: Vec<(Arc<Entry>, Option<Decision>)>,
-) -> Result<AskSettlement, Vec<(Arc<Entry>, Option<Decision>)>> {
+fn winner_among(request: &Arc<Request>, mut rest: Closed) -> Result<AskSettlement, Closed> {
     for at in 0..rest.len() {
         let Some(decision) = rest[at].1.take() else {
             continue;
