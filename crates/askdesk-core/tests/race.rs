@@ -85,6 +85,18 @@ fn pair() -> Pair {
 }
 
 impl Pair {
+    /// Adds the ungrouped answerer "next" after the group, which claims at once.
+    fn then_next(&self) {
+        register(
+            &self.service,
+            "next",
+            Script::Claim,
+            Scope::All,
+            false,
+            &self.log,
+        );
+    }
+
     /// Asks once, and returns the ask with the request as the desk and the phone hold it.
     async fn race(
         &mut self,
@@ -139,14 +151,7 @@ async fn every_member_is_offered_at_once_and_the_first_answer_settles() {
 #[tokio::test]
 async fn a_pass_from_one_member_leaves_the_others_racing() {
     let mut pair = pair();
-    register(
-        &pair.service,
-        "next",
-        Script::Claim,
-        Scope::All,
-        false,
-        &pair.log,
-    );
+    pair.then_next();
     let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
     decide(on_phone, Decision::Delegate);
     tokio::task::yield_now().await;
@@ -188,14 +193,7 @@ async fn when_every_member_passes_the_waterfall_moves_on() {
 #[tokio::test]
 async fn a_member_that_leaves_mid_race_counts_as_passing() {
     let mut pair = pair();
-    register(
-        &pair.service,
-        "next",
-        Script::Claim,
-        Scope::All,
-        false,
-        &pair.log,
-    );
+    pair.then_next();
     let (asked, at_desk, on_phone) = pair.race(&CancellationToken::new()).await;
     let id = at_desk.request.id;
 
