@@ -12,6 +12,7 @@ const $ = (id) => document.getElementById(id);
 const els = {
   queueList: $('queue-list'), queueCount: $('queue-count'), navQueue: $('nav-queue'), navHistory: $('nav-history'),
   dnd: $('dnd'), empty: $('view-empty'), request: $('view-request'), history: $('view-history'),
+  elsewhere: $('view-elsewhere'), elsewhereWhere: $('elsewhere-where'), elsewhereWho: $('elsewhere-who'),
   asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'), always: $('always'),
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
   historyAnswerer: $('history-answerer'), historySearch: $('history-search'),
@@ -30,7 +31,13 @@ const state = {
   busy: false,
   settledHere: new Set(), // requests this page answered or dismissed: their leaving is the human's doing
   swapped: false,         // the request shown left on its own (withdrawn, answered elsewhere) and another took its place
+  left: null,             // the request that last left the screen
+  elsewhereUntil: 0,      // until then, "Answered on <device>" stands where the request that left was
 };
+
+// How long "Answered on <device>" stands in place of a request another device of the person answered.
+const ELSEWHERE_MS = 2500;
+let elsewhereTimer = null;
 
 // After the request on screen is swapped for another under the human's hands, keys are not taken
 // for this long: a digit, Space or Ctrl+Enter meant for the request that left must not answer the
@@ -46,6 +53,7 @@ async function refreshQueue() {
   for (const id of [...state.forms.keys()]) if (!ids.has(id)) state.forms.delete(id);
   if (!ids.has(state.current)) {
     const left = state.current;
+    if (left !== null) state.left = left;
     state.current = state.queue.length ? state.queue[0].request : null;
     // (A page that starts on a request that left meanwhile has had nothing under the human's hands.)
     const started = document.body.dataset.ready === 'true';
@@ -166,14 +174,25 @@ function renderMain() {
   els.history.hidden = state.mode !== 'history';
   els.rules.hidden = state.mode !== 'rules';
   els.connect.hidden = state.mode !== 'connect';
-  const view = state.mode === 'queue' ? state.queue.find((v) => v.request === state.current) : null;
-  els.empty.hidden = state.mode !== 'queue' || Boolean(view);
+  // Where the request another device answered was, that says so for a moment; the next request
+  // (if any) comes after it, so no key meant for the one that left acts on it.
+  const elsewhere = state.mode === 'queue' && performance.now() < state.elsewhereUntil;
+  els.elsewhere.hidden = !elsewhere;
+  const view = state.mode === 'queue' && !elsewhere ? state.queue.find((v) => v.request === state.current) : null;
+  els.empty.hidden = state.mode !== 'queue' || elsewhere || Boolean(view);
   els.request.hidden = !view;
   if (!view) {
     els.form.replaceChildren();
     els.asker.replaceChildren();
     syncCountdown();
-    if (state.mode === 'queue') placeFocus(null);
+    // The card that stands in keeps the focus the request view had (the next request, after it,
+    // still counts as swapped in).
+    if (elsewhere) {
+      const active = document.activeElement;
+      if (!active || active === document.body || !active.isConnected || els.request.contains(active)) {
+        els.elsewhere.focus({ preventScroll: true });
+      }
+    } else if (state.mode === 'queue') placeFocus(null);
     return;
   }
   renderAsker(view);
@@ -779,6 +798,23 @@ function syncCountdown() {
 }
 document.addEventListener('visibilitychange', syncCountdown);
 
+// Another member of the desktop's race group (the person's phone) answered a request first: in
+// place of its card when it was on screen (or had just left it), else as a notice.
+function answeredElsewhere(p) {
+  const where = `Answered on ${p.answeredOn}`;
+  const onScreen = state.mode === 'queue' && (state.current === p.request || state.left === p.request);
+  if (!onScreen) {
+    toast(`${where}: ${p.who}'s question.`);
+    return;
+  }
+  els.elsewhereWhere.textContent = where;
+  els.elsewhereWho.textContent = `${p.who}'s question was answered there.`;
+  state.elsewhereUntil = performance.now() + ELSEWHERE_MS;
+  clearTimeout(elsewhereTimer);
+  elsewhereTimer = setTimeout(() => { state.elsewhereUntil = 0; renderMain(); }, ELSEWHERE_MS);
+  renderMain();
+}
+
 async function start() {
   if (!available()) {
     toast('The askdesk backend is not reachable from this page.', 'error');
@@ -788,8 +824,9 @@ async function start() {
   await Promise.all([
     listen('queue-changed', () => refreshQueue()),
     listen('request-withdrawn', (p) => {
+      if (p.answeredOn) answeredElsewhere(p);
       // A rule whose `after` time passed leaves a lasting note instead (notes-changed).
-      if (!p.rule) toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
+      else if (!p.rule) toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
     }),
     listen('focus-request', async (p) => {
       await refreshQueue();

@@ -179,7 +179,16 @@ impl Worker {
                     self.notifier.close(request);
                     let known = known.remove(&request);
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
-                    if matches!(why, Removal::Withdrawn | Removal::Overruled) {
+                    if let Removal::AnsweredElsewhere { by } = why {
+                        let withdrawn = Withdrawn {
+                            request,
+                            rule: None,
+                            action: None,
+                            who: known.map_or_else(|| "the agent".to_owned(), |k| k.who),
+                            answered_on: Some(by),
+                        };
+                        self.emit(EVENT_WITHDRAWN, withdrawn);
+                    } else if matches!(why, Removal::Withdrawn | Removal::Overruled) {
                         // Only a rule's deadline overrules a waiting request.
                         let rule = known
                             .as_ref()
@@ -205,6 +214,7 @@ impl Worker {
                             rule: rule.map(|d| d.rule.clone()),
                             action: rule.map(|d| d.action.clone()),
                             who: known.map_or_else(|| "the agent".to_owned(), |k| k.who),
+                            answered_on: None,
                         };
                         self.emit(EVENT_WITHDRAWN, withdrawn);
                     }

@@ -198,6 +198,7 @@ fn start_desktop(
         scope: settings.scope.clone(),
         prepend: false,
         label: Some(askdesk_view::answerer::DESKTOP_ANSWERER.into()),
+        group: Some(askdesk_view::answerer::PERSON_GROUP.into()),
     };
     service.register_answerer(registration, Arc::new(gui.clone()))?;
     let shutdown = CancellationToken::new();

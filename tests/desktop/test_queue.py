@@ -214,3 +214,31 @@ def test_queue_rows_tell_parallel_sessions_apart_and_show_a_batch_s_progress(ctx
     ctx.show("other")
     page.click(page.find("#dismiss"))
     expect_error(second(), "ASK_CANCELLED")
+
+
+def test_a_request_answered_on_another_device_says_where_in_place_of_its_card(ctx):
+    """The desktop's dialog races the other members of the group `person`: when one of them answers
+    first, the card gives way to "Answered on <label>", the notification closes, and History says
+    who answered."""
+    phone = ctx.conn("phone")
+    phone.call("answerers/register", {"scope": "all", "label": "Pixel 8", "group": "person"})
+    try:
+        _, _, outcome = ctx.ask([{"id": "away", "question": "Ship the release?",
+                                  "options": [{"label": "Ship"}, {"label": "Wait"}]}], agent="coder")
+        nid = ctx.notification_id("claude-code asks")
+        ctx.show("away")
+        request = phone.next_incoming(timeout=15)
+        phone.reply(request, {"answers": [{"id": "away", "selected": ["Wait"]}]})
+        assert answer_of(outcome()) == {"answers": [{"id": "away", "selected": ["Wait"]}]}
+        where = ctx.page.until(
+            "const v = document.getElementById('view-elsewhere');"
+            " return !v.hidden && document.getElementById('elsewhere-where').textContent")
+        assert where == "Answered on Pixel 8", where
+        assert not ctx.page.find_all('[data-qid="away"]'), "the card gave way"
+        assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+        ctx.page.until("return document.getElementById('view-elsewhere').hidden")
+        record = [r for r in map(json.loads, journal_lines())
+                  if r["outcome"] == "answered" and r["questions"][0]["id"] == "away"]
+        assert [r["answerer"] for r in record] == ["Pixel 8"], record
+    finally:
+        phone.close()

@@ -10,6 +10,7 @@
 //! - [`broker`]: [`Broker`], a running `askdesk serve` that is killed when dropped.
 //! - [`conn`]: [`Conn`], a raw JSON-RPC line client (send raw bytes, start a request and wait for
 //!   its response by id, queue and answer the broker's own requests) and [`RpcError`].
+//! - [`journal`]: the broker's history journal read back, line by line.
 //! - [`wire`]: small builders for questions and answers used by many tests.
 //!
 //! How the tests find the binary: the tests in `tests/tests/` (one binary, `tests/tests/main.rs`) and
@@ -21,6 +22,7 @@
 pub mod broker;
 pub mod conn;
 pub mod home;
+pub mod journal;
 pub mod wire;
 
 pub use broker::{Background, Broker};

@@ -8,10 +8,11 @@
 
 use std::io::Write;
 use std::os::unix::net::UnixStream as StdUnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use askdesk_e2e::journal::{complete_records, journal_path};
 use askdesk_e2e::{
     expect_question_error, expect_rpc_error, q, run_with_timeout, Broker, Conn, Home, PATIENCE,
 };
@@ -23,36 +24,11 @@ const NO_PROVIDER: &str = "no user-questions answerer accepted the request";
 
 // ----- reading the journal and the log, running commands -----
 
-fn journal_path(home: &Home) -> PathBuf {
-    home.data_home().join("askdesk").join("history.jsonl")
-}
-
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64
-}
-
-/// The journal's complete lines (a trailing partial line is left out), each parsed; panics on a
-/// complete line that is not JSON.
-fn complete_records(path: &Path) -> Vec<Value> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-        Err(e) => panic!("read {}: {e}", path.display()),
-    };
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    lines.pop(); // After the last newline: empty, or a line still being written.
-    lines
-        .into_iter()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| {
-            serde_json::from_str(line).unwrap_or_else(|e| {
-                panic!("journal line is not JSON ({e}): {line:?}\nwhole file:\n{text}")
-            })
-        })
-        .collect()
 }
 
 /// The journal's lines: the file without the spaces a running broker writes ahead of its next

@@ -12,6 +12,7 @@ mod doctor;
 mod history;
 mod hook;
 mod lifecycle;
+mod race;
 mod rules;
 mod rules_adversarial;
 mod transport;

@@ -415,12 +415,24 @@ impl Client {
         prepend: bool,
         label: Option<&str>,
     ) -> Result<(String, Incoming)> {
+        self.register_answerer_in(scope, prepend, label, None).await
+    }
+
+    /// [`Client::register_answerer`], in race group `group` when one is given (protocol 4.1).
+    pub async fn register_answerer_in(
+        &self,
+        scope: Scope,
+        prepend: bool,
+        label: Option<&str>,
+        group: Option<&str>,
+    ) -> Result<(String, Incoming)> {
         let (tx, rx) = mpsc::channel(64);
         self.state().incoming.get_or_insert(tx);
         let params = RegisterAnswererParams {
             scope,
             prepend,
             label: label.map(str::to_owned),
+            group: group.map(str::to_owned),
         };
         let RegisteredAnswerer { answerer } = self.call::<AnswerersRegister>(&params).await?;
         Ok((answerer.to_string(), Incoming { rx }))

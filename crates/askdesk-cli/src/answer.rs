@@ -59,6 +59,10 @@ pub struct AnswerArgs {
     /// The label `askdesk status` and the history show for this answerer
     #[arg(long, value_name = "TEXT", default_value = "askdesk answer")]
     pub label: String,
+    /// Race the other members of this group (e.g. `person`, the desktop's): all are offered a
+    /// request at the same moment and the first answer settles it
+    #[arg(long, value_name = "NAME")]
+    pub group: Option<String>,
     /// How to answer
     #[arg(long, value_enum, default_value_t = Policy::First, conflicts_with = "exec")]
     pub policy: Policy,
@@ -166,7 +170,12 @@ pub async fn run(args: AnswerArgs, socket: PathBuf) -> Result<()> {
     };
     let client = connect(&socket, "answer").await?;
     let (answerer, mut incoming) = client
-        .register_answerer(scope, args.prepend, Some(&args.label))
+        .register_answerer_in(
+            scope,
+            args.prepend,
+            Some(&args.label),
+            args.group.as_deref(),
+        )
         .await?;
     tracing::info!(%answerer, "answering requests");
     if args.count == Some(0) {

@@ -102,14 +102,17 @@ pub fn render(status: &StatusResult) -> String {
 
     let _ = writeln!(out, "answerers (chain order): {}", status.answerers.len());
     for (n, answerer) in status.answerers.iter().enumerate() {
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "  {}. {}  scope={}{}",
+            "  {}. {}  scope={}",
             n + 1,
             one_line(&answerer.label),
             answerer.scope,
-            if answerer.prepend { "  prepended" } else { "" }
         );
+        if let Some(group) = &answerer.group {
+            let _ = write!(out, "  group={}", one_line(group));
+        }
+        let _ = writeln!(out, "{}", if answerer.prepend { "  prepended" } else { "" });
     }
 
     let _ = writeln!(out, "pending requests: {}", status.pending.len());
@@ -207,7 +210,8 @@ mod tests {
             ],
             "answerers": [
                 { "answerer": "answerer-2", "label": "autopilot", "scope": "agents", "prepend": true },
-                { "answerer": "answerer-1", "label": "desktop", "scope": "all", "prepend": false }
+                { "answerer": "answerer-1", "label": "desktop", "scope": "all", "prepend": false, "group": "person" },
+                { "answerer": "answerer-3", "label": "phone", "scope": "all", "prepend": true, "group": "person" }
             ],
             "pending": [
                 { "request": 4, "agent": { "id": "a", "label": "coder" }, "questions": 2, "holder": "desktop", "ageMs": 75_000 },
@@ -222,9 +226,10 @@ agents: 3
   coder [a]  cwd=/src
     b  (owned)
   c
-answerers (chain order): 2
+answerers (chain order): 3
   1. autopilot  scope=agents  prepended
-  2. desktop  scope=all
+  2. desktop  scope=all  group=person
+  3. phone  scope=all  group=person  prepended
 pending requests: 2
   #4  coder [a]  2 questions  waiting 1m 15s  held by desktop
   #5  no agent  1 question  waiting 0s

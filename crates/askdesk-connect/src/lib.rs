@@ -30,5 +30,9 @@ pub use version::VERSION;
 /// `askdesk doctor` tells the desktop's broker from `askdesk serve`'s by it.
 pub const DESKTOP_ANSWERER: &str = "desktop";
 
+/// The race group of the person's own surfaces (the desktop's dialog, a paired phone): each is
+/// offered a request at the same moment, and the first answer settles it.
+pub const PERSON_GROUP: &str = "person";
+
 /// The name askdesk's MCP server is added under, in every client.
 pub const MCP_SERVER: &str = "askdesk";

@@ -19,10 +19,10 @@ pub trait Answerer: Send + Sync + 'static {
     /// Offers a request to this answerer.
     fn offer(&self, request: &Arc<Request>) -> Offer;
 
-    /// The request this answerer holds settled without it (the asker cancelled, its agent went,
-    /// the broker is shutting down): drop it. Any later decision is discarded.
-    fn withdraw(&self, request: RequestId) {
-        let _ = request;
+    /// The request this answerer holds settled without it, or is no longer its own, for
+    /// `reason`: drop it. Any later decision is discarded.
+    fn withdraw(&self, request: RequestId, reason: WithdrawReason) {
+        let _ = (request, reason);
     }
 
     /// The request this answerer holds was decided by an override while it waited (an answer
@@ -30,8 +30,22 @@ pub trait Answerer: Send + Sync + 'static {
     /// [`Answerer::withdraw`], which is what this does unless an answerer tells the two apart.
     fn overruled(&self, request: RequestId, by: &str) {
         let _ = by;
-        self.withdraw(request);
+        self.withdraw(request, WithdrawReason::Cancelled);
     }
+}
+
+/// Why a request was taken from the answerer holding it ([`Answerer::withdraw`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WithdrawReason {
+    /// It settled without this answerer (the asker cancelled, its agent went, the broker is
+    /// shutting down), or this answerer left the chain while it held it.
+    Cancelled,
+    /// The asker's connection closed while the request waited.
+    Disconnected,
+    /// Another member of this answerer's race group settled it first (its answer, or its
+    /// domain error such as a dismissal); `by` is that member's label. An answer this answerer
+    /// sent at the same moment lost and is recorded as a late answer.
+    AnsweredElsewhere { by: String },
 }
 
 /// An answerer's reply to an offer.

@@ -26,6 +26,7 @@ pub mod xdg;
 
 pub use answerer::{
     decision_channel, Answerer, Decision, DecisionReceiver, Failure, Offer, Responder,
+    WithdrawReason,
 };
 pub use error::{AskError, ErrorCode, RegistryError, ShapeError, UserQuestionError};
 pub use registry::{AgentRegistration, AgentSummary, Handle};

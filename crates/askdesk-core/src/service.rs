@@ -1,5 +1,7 @@
 //! [`Service`]: `ask()` in the order of protocol section 2 and the answerer waterfall of protocol section 4.
 
+mod race;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
@@ -14,7 +16,7 @@ use tokio::sync::oneshot;
 use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 
-use crate::answerer::{Answerer, Decision, Failure, Offer};
+use crate::answerer::{Answerer, Decision, Failure, Offer, WithdrawReason};
 use crate::error::{AskError, RegistryError, UserQuestionError};
 use crate::registry::{AgentRegistration, AgentSummary, Handle, Registry};
 use crate::types::{AgentInfo, Answer, Question, Request, RequestId};
@@ -52,6 +54,8 @@ pub struct AnswererRegistration {
     /// Prepended answerers come first, newest first; the others follow in registration order.
     pub prepend: bool,
     pub label: Option<String>,
+    /// The race group it joins (see [`Service::register_answerer`]); `None` for a link of its own.
+    pub group: Option<String>,
 }
 
 /// Names a registered answerer; `answerer-<n>` on the wire.
@@ -66,6 +70,9 @@ pub struct AnswererSummary {
     /// `all`, `agents` or `agent:<id>`.
     pub scope: String,
     pub prepend: bool,
+    /// The race group it belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// A pending request as `status` shows it.
@@ -90,6 +97,10 @@ pub struct AskSettlement {
     /// The request, for a history journal: as dispatched, or, refused by the checks of protocol 2,
     /// as it was asked (with id 0, since it was never dispatched, and its agent when that is live).
     pub request: Arc<Request>,
+    /// Answers from members of a race group that crossed the one that settled the request (sent
+    /// at the same moment, before they were told): discarded, and owed to the journal as late
+    /// answers, each with its member's label. Empty outside races.
+    pub crossed: Vec<(String, Answer)>,
 }
 
 /// The right to decide one pending request from outside the waterfall, taken with
@@ -164,6 +175,8 @@ struct State {
 struct Pending {
     request: Arc<Request>,
     holder: Option<Arc<Entry>>,
+    /// The members of a race group still holding the request (empty outside a race).
+    racing: Vec<Arc<Entry>>,
     /// The walk's waker while an answerer holds the request: what happens outside the walk and
     /// concerns it (its override taken, its holder or its agent gone, the service closing) is
     /// written under the table's lock and then wakes it. One slot instead of a wait per source
@@ -198,9 +211,18 @@ struct Entry {
     /// The agent id of an agent-scoped answerer.
     scope: EntryScope,
     prepend: bool,
+    /// The race group whose link it belongs to.
+    group: Option<String>,
     answerer: Arc<dyn Answerer>,
     /// Cancelled when the answerer is unregistered: a request it holds moves on.
     gone: CancellationToken,
+}
+
+/// One link of the waterfall: an answerer of its own, or a race group's members.
+enum Link {
+    One(Arc<Entry>),
+    /// Offered the request at the same moment; the first decision settles it.
+    Race(Arc<[Arc<Entry>]>),
 }
 
 enum EntryScope {
@@ -227,18 +249,40 @@ struct Chain {
     prepended: Vec<Arc<Entry>>,
     /// In registration order.
     appended: Vec<Arc<Entry>>,
-    snapshot: Arc<[Arc<Entry>]>,
+    snapshot: Arc<[Link]>,
     next_id: u64,
 }
 
 impl Chain {
+    /// The answerers in the order each would stand alone (protocol 4).
+    fn order(&self) -> impl Iterator<Item = &Arc<Entry>> {
+        self.prepended.iter().rev().chain(self.appended.iter())
+    }
+
+    /// The links in order. A race group's link stands where its oldest member would stand alone,
+    /// and holds its members in registration order; a member that registers later joins it.
     fn rebuild(&mut self) {
+        let oldest = |group: &str| {
+            self.order()
+                .filter(|e| e.group.as_deref() == Some(group))
+                .map(|e| e.id)
+                .min()
+        };
         self.snapshot = self
-            .prepended
-            .iter()
-            .rev()
-            .chain(self.appended.iter())
-            .cloned()
+            .order()
+            .filter_map(|entry| match entry.group.as_deref() {
+                None => Some(Link::One(entry.clone())),
+                Some(group) if oldest(group) == Some(entry.id) => {
+                    let mut members: Vec<Arc<Entry>> = self
+                        .order()
+                        .filter(|e| e.group.as_deref() == Some(group))
+                        .cloned()
+                        .collect();
+                    members.sort_by_key(|e| e.id);
+                    Some(Link::Race(members.into()))
+                }
+                Some(_) => None,
+            })
             .collect();
     }
 
@@ -323,10 +367,7 @@ impl Service {
                 .agent
                 .as_ref()
                 .is_some_and(|agent| removed.contains(&agent.id))
-                || pending
-                    .holder
-                    .as_ref()
-                    .is_some_and(|holder| holder.gone.is_cancelled())
+                || pending.holders().any(|holder| holder.gone.is_cancelled())
         });
         Ok(removed)
     }
@@ -357,6 +398,11 @@ impl Service {
     // ----- answerers (protocol 4) -----
 
     /// Adds an answerer to the waterfall. An agent scope must name a live agent.
+    ///
+    /// With a `group`, the answerer joins that race group: the group is one link of the chain,
+    /// standing where its oldest member would stand alone, and its members are offered a request
+    /// at the same moment (see `race`). A request already dispatched keeps the chain it was
+    /// dispatched with: a member that registers later does not join a race under way.
     pub fn register_answerer(
         &self,
         registration: AnswererRegistration,
@@ -379,6 +425,7 @@ impl Service {
             label: registration.label.unwrap_or_else(|| id.to_string()),
             scope,
             prepend: registration.prepend,
+            group: registration.group,
             answerer,
             gone: CancellationToken::new(),
         });
@@ -397,20 +444,19 @@ impl Service {
         if state.chain.remove_where(|entry| entry.id == id) == 0 {
             return false;
         }
-        state.wake_where(|pending| {
-            pending
-                .holder
-                .as_ref()
-                .is_some_and(|holder| holder.id == id)
-        });
+        state.wake_where(|pending| pending.holders().any(|holder| holder.id == id));
         true
     }
 
-    /// The answerers in chain order.
+    /// The answerers in chain order, a race group's members together at their link's place.
     pub fn answerers(&self) -> Vec<AnswererSummary> {
         let snapshot = self.state().chain.snapshot.clone();
         snapshot
             .iter()
+            .flat_map(|link| match link {
+                Link::One(entry) => std::slice::from_ref(entry),
+                Link::Race(members) => members,
+            })
             .map(|entry| AnswererSummary {
                 answerer: entry.id,
                 label: entry.label.clone(),
@@ -420,6 +466,7 @@ impl Service {
                     EntryScope::Agent(id) => format!("agent:{id}"),
                 },
                 prepend: entry.prepend,
+                group: entry.group.clone(),
             })
             .collect()
     }
@@ -435,7 +482,7 @@ impl Service {
                 agent: p.request.agent.clone(),
                 questions: p.request.questions.len(),
                 asked_at: p.request.asked_at,
-                holder: p.holder.as_ref().map(|h| h.label.clone()),
+                holder: p.holder_label(),
             })
             .collect();
         pending.sort_by_key(|p| p.request);
@@ -503,7 +550,7 @@ impl Service {
         &self,
         request: AskRequest,
         cancel: &CancellationToken,
-    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Arc<Entry>]>), AskSettlement> {
+    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Link]>), AskSettlement> {
         let AskRequest { questions, agent } = request;
         let refuse =
             |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| AskSettlement {
@@ -515,6 +562,7 @@ impl Service {
                     agent: info,
                     asked_at: SystemTime::now(),
                 }),
+                crossed: Vec::new(),
             };
         let early = if let Err(error) = check_shape(&questions, &self.inner.limits) {
             Some(AskError::from(error))
@@ -568,6 +616,7 @@ impl Service {
             Pending {
                 request: request.clone(),
                 holder: None,
+                racing: Vec::new(),
                 waker: None,
                 overrule: OverrideSlot::Free,
             },
@@ -580,7 +629,7 @@ impl Service {
 async fn walk(
     request: Arc<Request>,
     agent_gone: Option<CancellationToken>,
-    chain: Arc<[Arc<Entry>]>,
+    chain: Arc<[Link]>,
     mut guard: PendingGuard,
     cancel: CancellationToken,
 ) -> AskSettlement {
@@ -590,26 +639,34 @@ async fn walk(
     if let Some(error) = stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
         return AskSettlement::by_service(&request, error);
     }
-    for entry in chain.iter() {
+    for link in chain.iter() {
         // An override decided while an earlier answerer looked at the request settles it
         // before anyone else sees it.
         guard.pick_up(&mut overridden);
         if let Some((label, decision)) = overridden.try_take() {
             return settle(&request, label, decision);
         }
-        if entry.gone.is_cancelled() || !entry.scope.admits(request.agent.as_ref()) {
+        let entry = match link {
+            Link::One(entry) => entry,
+            Link::Race(members) => {
+                let raced = race::run(
+                    &request,
+                    members,
+                    agent_gone.as_ref(),
+                    &guard,
+                    &cancel,
+                    &mut overridden,
+                );
+                match raced.await {
+                    Some(settlement) => return settlement,
+                    None => continue,
+                }
+            }
+        };
+        if !entry.takes(&request) {
             continue;
         }
-        // An answerer that panics fails this ask like any failing answerer: the request settles
-        // and is recorded, its asker is told, and the broker goes on.
-        let offered = std::panic::catch_unwind(AssertUnwindSafe(|| entry.answerer.offer(&request)))
-            .unwrap_or_else(|_| {
-                Offer::Now(Decision::Fail(Failure::Internal(format!(
-                    "the answerer {:?} failed while it was offered the request",
-                    entry.label
-                ))))
-            });
-        let decision = match offered {
+        let decision = match offer(entry, &request) {
             Offer::Now(decision) => decision,
             Offer::Later(mut receiver) => {
                 guard.hold(entry);
@@ -618,7 +675,7 @@ async fn walk(
                     biased;
                     decision = &mut receiver => Ok(decision),
                     _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
-                    news = guard.news(entry, agent_gone.as_ref(), &mut overridden) => match news {
+                    news = guard.news(std::slice::from_ref(entry), agent_gone.as_ref(), &mut overridden) => match news {
                         News::Stop(error) => Err(Some(error)),
                         News::HolderGone => Err(None),
                         News::Override(label, decision) => match receiver.close_and_take() {
@@ -650,7 +707,9 @@ async fn walk(
                         // request is no longer its own (an answer it sends now is late), and
                         // the request moves on.
                         (_, None) => {
-                            entry.answerer.withdraw(request.id);
+                            entry
+                                .answerer
+                                .withdraw(request.id, WithdrawReason::Cancelled);
                             Decision::Delegate
                         }
                     },
@@ -668,6 +727,27 @@ async fn walk(
         return settle(&request, label, decision);
     }
     AskSettlement::by_service(&request, UserQuestionError::no_provider())
+}
+
+impl Entry {
+    /// Whether the request is this answerer's to be offered: it is still registered and its
+    /// scope admits the request's agent.
+    fn takes(&self, request: &Request) -> bool {
+        !self.gone.is_cancelled() && self.scope.admits(request.agent.as_ref())
+    }
+}
+
+/// Offers the request to one answerer. An answerer that panics fails this ask like any failing
+/// answerer: the request settles and is recorded, its asker is told, and the broker goes on.
+fn offer(entry: &Entry, request: &Arc<Request>) -> Offer {
+    std::panic::catch_unwind(AssertUnwindSafe(|| entry.answerer.offer(request))).unwrap_or_else(
+        |_| {
+            Offer::Now(Decision::Fail(Failure::Internal(format!(
+                "the answerer {:?} failed while it was offered the request",
+                entry.label
+            ))))
+        },
+    )
 }
 
 /// Why the ask must end now, if it must: the asker cancelled, its agent is gone, or the service
@@ -702,6 +782,7 @@ fn settle(request: &Arc<Request>, label: String, decision: Decision) -> AskSettl
         result,
         answerer: Some(label),
         request: request.clone(),
+        crossed: Vec::new(),
     }
 }
 
@@ -712,6 +793,7 @@ impl AskSettlement {
             result: Err(error.into()),
             answerer: None,
             request: request.clone(),
+            crossed: Vec::new(),
         }
     }
 }
@@ -786,6 +868,15 @@ impl PendingGuard {
         self.holder = None;
     }
 
+    /// Records the members of a race still holding the request, for `status`, for the news of
+    /// one leaving, and for the guard's drop.
+    fn set_racing(&self, members: &[Arc<Entry>]) {
+        if let Some(pending) = lock(&self.inner).pending.get_mut(&self.id) {
+            pending.racing.clear();
+            pending.racing.extend_from_slice(members);
+        }
+    }
+
     /// Moves an override taken since the last look from the table into the walk's hands.
     fn pick_up(&self, overridden: &mut OverrideReceiver) {
         if let Some(pending) = lock(&self.inner).pending.get_mut(&self.id) {
@@ -793,12 +884,12 @@ impl PendingGuard {
         }
     }
 
-    /// Resolves with the first news for a walk whose request `holder` holds. Every source is
+    /// Resolves with the first news for a walk whose request `holders` hold. Every source is
     /// looked at under the table's lock, where each is written before the walk's waker is woken,
     /// so no news is missed between a look and the wait.
     fn news<'a>(
         &'a self,
-        holder: &'a Entry,
+        holders: &'a [Arc<Entry>],
         agent_gone: Option<&'a CancellationToken>,
         overridden: &'a mut OverrideReceiver,
     ) -> impl Future<Output = News> + 'a {
@@ -811,7 +902,7 @@ impl PendingGuard {
                 if self.inner.closing.is_cancelled() {
                     return Poll::Ready(News::Stop(UserQuestionError::shutting_down()));
                 }
-                if holder.gone.is_cancelled() {
+                if holders.iter().any(|holder| holder.gone.is_cancelled()) {
                     return Poll::Ready(News::HolderGone);
                 }
                 if let Some(pending) = state.pending.get_mut(&self.id) {
@@ -833,6 +924,20 @@ impl PendingGuard {
 }
 
 impl Pending {
+    /// The answerers holding the request now: its holder, or the members still racing for it.
+    fn holders(&self) -> impl Iterator<Item = &Arc<Entry>> {
+        self.holder.iter().chain(self.racing.iter())
+    }
+
+    /// Who holds the request, as `status` shows it: the racing members' labels, else the holder's.
+    fn holder_label(&self) -> Option<String> {
+        if self.racing.is_empty() {
+            return self.holder.as_ref().map(|h| h.label.clone());
+        }
+        let labels: Vec<&str> = self.racing.iter().map(|e| e.label.as_str()).collect();
+        Some(labels.join(", "))
+    }
+
     fn pick_up(&mut self, overridden: &mut OverrideReceiver) {
         match std::mem::replace(&mut self.overrule, OverrideSlot::PickedUp) {
             OverrideSlot::Handed(receiver) => overridden.0 = Some(receiver),
@@ -843,12 +948,17 @@ impl Pending {
 
 impl Drop for PendingGuard {
     fn drop(&mut self) {
-        lock(&self.inner).pending.remove(&self.id);
+        let removed = lock(&self.inner).pending.remove(&self.id);
         if let Some(holder) = self.holder.take() {
             match self.overruled_by.take() {
                 Some(by) => holder.answerer.overruled(self.id, &by),
-                None => holder.answerer.withdraw(self.id),
+                None => holder.answerer.withdraw(self.id, WithdrawReason::Cancelled),
             }
+        }
+        // A race ended with the ask (the future dropped mid-race): every member still holding
+        // the request is told to drop it.
+        for member in removed.map(|p| p.racing).unwrap_or_default() {
+            member.answerer.withdraw(self.id, WithdrawReason::Cancelled);
         }
     }
 }

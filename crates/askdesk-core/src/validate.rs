@@ -233,6 +233,25 @@ fn check_item(q: &Question, item: &AnswerItem) -> Result<(), UserQuestionError> 
     Ok(())
 }
 
+/// The longest race group name, in bytes.
+pub const MAX_GROUP_BYTES: usize = 64;
+
+/// Checks a race group's name (`answerers/register`'s `group`): 1 to [`MAX_GROUP_BYTES`] ASCII
+/// letters, digits, `-`, `_` or `.`. A name, not text for people: it is compared exactly, shown
+/// as it is, and never needs escaping.
+pub fn check_group(name: &str) -> Result<(), ShapeError> {
+    let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty() || name.len() > MAX_GROUP_BYTES || !name.chars().all(fits) {
+        return Err(ShapeError::new(
+            "group",
+            format!(
+                "expected a name of 1 to {MAX_GROUP_BYTES} letters, digits, '-', '_' or '.' (ASCII)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,6 +533,35 @@ mod tests {
                 let err = check_answer(&qs, Answer { answers: items }).unwrap_err();
                 prop_assert_eq!(err.code, ErrorCode::BadAnswer);
             }
+        }
+    }
+
+    #[test]
+    fn a_group_name_is_a_short_ascii_name() {
+        for good in [
+            "person",
+            "a",
+            "desk-1",
+            "my_group.v2",
+            &"x".repeat(MAX_GROUP_BYTES),
+        ] {
+            assert_eq!(check_group(good), Ok(()), "{good:?}");
+        }
+        for bad in [
+            "",
+            " person",
+            "per son",
+            "person\n",
+            "persön",
+            "a/b",
+            &"x".repeat(MAX_GROUP_BYTES + 1),
+        ] {
+            let error = check_group(bad).expect_err(bad);
+            assert_eq!(error.path, "group");
+            assert_eq!(
+                error.problem,
+                "expected a name of 1 to 64 letters, digits, '-', '_' or '.' (ASCII)"
+            );
         }
     }
 }

@@ -619,6 +619,7 @@ async fn a_non_domain_failure_is_internal_with_the_answerer_label() {
         scope: Scope::All,
         prepend: false,
         label: None,
+        group: None,
     };
     let id = service.register_answerer(registration, answerer).unwrap();
     let result = service

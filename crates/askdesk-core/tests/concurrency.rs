@@ -84,6 +84,7 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
         scope: Scope::All,
         prepend: false,
         label: Some("flaky".into()),
+        group: None,
     };
     service
         .register_answerer(

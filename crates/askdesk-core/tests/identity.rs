@@ -98,6 +98,7 @@ async fn a_made_up_token_for_a_live_id_is_not_live() {
             scope: Scope::Agent(handle.clone()),
             prepend: false,
             label: None,
+            group: None,
         };
         let (answerer, _) = scripted("scoped", Script::Claim, &log);
         assert_eq!(

@@ -212,6 +212,7 @@ async fn an_override_decided_during_an_offer_settles_before_the_next_answerer() 
                 scope: Scope::All,
                 prepend: true,
                 label: Some("rules".into()),
+                group: None,
             },
             signer.clone(),
         )

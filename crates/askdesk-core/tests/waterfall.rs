@@ -413,6 +413,7 @@ async fn a_stuck_answerer_never_delays_cancellation() {
         scope: Scope::All,
         prepend: false,
         label: Some("stuck".into()),
+        group: None,
     };
     service
         .register_answerer(registration, stuck.clone())

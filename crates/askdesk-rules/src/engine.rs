@@ -295,6 +295,7 @@ impl Engine {
                         scope: Scope::All,
                         prepend: true,
                         label: Some(ANSWERER_LABEL.to_owned()),
+                        group: None,
                     },
                     Arc::new(RulesAnswerer {
                         engine: self.clone(),

@@ -28,7 +28,7 @@ impl Answerer for Human {
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, request: RequestId) {
+    fn withdraw(&self, request: RequestId, _: askdesk_core::WithdrawReason) {
         self.withdrawn.lock().unwrap().push(request);
     }
 }
@@ -57,6 +57,7 @@ async fn setup(rules: &str) -> Setup {
                 scope: Scope::All,
                 prepend: false,
                 label: Some("human".into()),
+                group: None,
             },
             human.clone(),
         )

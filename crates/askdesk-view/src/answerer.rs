@@ -19,7 +19,7 @@ use askdesk_core::meta::display_name;
 use askdesk_core::validate::check_answer;
 use askdesk_core::{
     decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Intent, Offer, Request,
-    RequestId, Responder, UserQuestionError,
+    RequestId, Responder, UserQuestionError, WithdrawReason,
 };
 use serde::Serialize;
 
@@ -28,7 +28,7 @@ use crate::plan_thread::{self, Comment, CommentError, CommentInput, PlanThreads,
 
 /// The name the desktop's answerer registers with (History calls it "you"; `askdesk doctor` tells
 /// the desktop's broker from `askdesk serve`'s by it).
-pub use askdesk_connect::DESKTOP_ANSWERER;
+pub use askdesk_connect::{DESKTOP_ANSWERER, PERSON_GROUP};
 
 /// What the GUI answerer asks of the world around it. Implementations must not block: they run
 /// on the broker's tasks (except [`Presenter::late_answer`], which runs where the human answered).
@@ -46,7 +46,7 @@ pub trait Presenter: Send + Sync + 'static {
 }
 
 /// Why a request left the queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Removal {
     /// The human answered it.
@@ -57,6 +57,10 @@ pub enum Removal {
     Withdrawn,
     /// An answer rule decided it while it waited (its `after` deadline passed).
     Overruled,
+    /// Another member of the desktop's race group (`person`) settled it first, `by` its label:
+    /// the person answered on another device. Also sent for a request the human answered here
+    /// at the same moment, whose answer lost (it is recorded as a late answer).
+    AnsweredElsewhere { by: String },
     /// The human answered after it had settled.
     Late,
 }
@@ -406,8 +410,22 @@ impl Answerer for GuiAnswerer {
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, id: RequestId) {
-        self.leave(id, Removal::Withdrawn, "withdrawn");
+    fn withdraw(&self, id: RequestId, reason: WithdrawReason) {
+        match reason {
+            WithdrawReason::AnsweredElsewhere { by } => {
+                let ended = format!("answered on {by}");
+                let why = Removal::AnsweredElsewhere { by };
+                // Not waiting any more: the human's own answer crossed the winner's and lost;
+                // the page still hears where the request was answered.
+                if !self.leave(id, why.clone(), &ended) {
+                    let waiting = self.state().waiting.len();
+                    self.shared.presenter.removed(id, why, waiting);
+                }
+            }
+            WithdrawReason::Cancelled | WithdrawReason::Disconnected => {
+                self.leave(id, Removal::Withdrawn, "withdrawn");
+            }
+        }
     }
 
     fn overruled(&self, id: RequestId, by: &str) {
@@ -420,11 +438,12 @@ impl Answerer for GuiAnswerer {
 impl GuiAnswerer {
     /// A waiting request leaves the queue without the human (`why`): remembered a while, so an
     /// answer the human sends just after is recognised as late; a plan version records `ended`.
-    fn leave(&self, id: RequestId, why: Removal, ended: &str) {
+    /// Returns whether the request was waiting.
+    fn leave(&self, id: RequestId, why: Removal, ended: &str) -> bool {
         let left = {
             let mut state = self.state();
             let Some(waiting) = state.waiting.remove(&id) else {
-                return;
+                return false;
             };
             if state.recent.len() == RECENT_WITHDRAWN {
                 state.recent.pop_front();
@@ -435,6 +454,7 @@ impl GuiAnswerer {
         self.shared.threads.ended(id, ended);
         self.thread_changed(id);
         self.shared.presenter.removed(id, why, left);
+        true
     }
 
     /// A plan version was decided, commented on or ended: the later versions of its thread that
@@ -750,6 +770,7 @@ mod tests {
                     scope: Scope::All,
                     prepend: false,
                     label: Some("desktop".into()),
+                    group: None,
                 },
                 Arc::new(gui.clone()),
             )
@@ -1041,6 +1062,121 @@ mod tests {
             vec![
                 "added r1 (1)".to_string(),
                 "removed r1 Overruled (0)".to_string(),
+            ]
+        );
+    }
+
+    /// Another member of the desktop's race group: it holds every request it is offered until
+    /// the test decides for it.
+    #[derive(Default)]
+    struct Phone {
+        held: Mutex<Vec<Responder>>,
+    }
+
+    impl Answerer for Phone {
+        fn offer(&self, _: &Arc<Request>) -> Offer {
+            let (responder, receiver) = decision_channel();
+            self.held.lock().unwrap().push(responder);
+            Offer::Later(receiver)
+        }
+    }
+
+    /// The desktop and a phone in the group `person`, the phone first when `phone_first`.
+    fn setup_with_phone(phone_first: bool) -> (Service, GuiAnswerer, Arc<Recorder>, Arc<Phone>) {
+        let service = Service::new(Config::default());
+        let recorder = Arc::new(Recorder::default());
+        let gui = GuiAnswerer::new(recorder.clone());
+        let phone = Arc::new(Phone::default());
+        let member = |label: &str| AnswererRegistration {
+            scope: Scope::All,
+            prepend: false,
+            label: Some(label.into()),
+            group: Some(PERSON_GROUP.into()),
+        };
+        let members: [(&str, Arc<dyn Answerer>); 2] = if phone_first {
+            [
+                ("phone", phone.clone()),
+                (DESKTOP_ANSWERER, Arc::new(gui.clone())),
+            ]
+        } else {
+            [
+                (DESKTOP_ANSWERER, Arc::new(gui.clone())),
+                ("phone", phone.clone()),
+            ]
+        };
+        for (label, answerer) in members {
+            service.register_answerer(member(label), answerer).unwrap();
+        }
+        (service, gui, recorder, phone)
+    }
+
+    fn yes() -> Answer {
+        Answer {
+            answers: vec![AnswerItem {
+                id: "a".into(),
+                selected: vec!["Yes".into()],
+                custom: None,
+            }],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_answered_on_another_device_leaves_as_answered_there() {
+        let (service, gui, recorder, phone) = setup_with_phone(false);
+        let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        let on_phone = phone.held.lock().unwrap().pop().expect("the phone races");
+        on_phone.decide(Decision::Claim(yes())).unwrap();
+        assert_eq!(task.await.unwrap(), Ok(yes()));
+        assert!(gui.queue().is_empty());
+        assert_eq!(
+            recorder.events(),
+            vec![
+                "added r1 (1)".to_string(),
+                r#"removed r1 AnsweredElsewhere { by: "phone" } (0)"#.to_string(),
+            ]
+        );
+        assert_eq!(gui.submit(id, yes()), Err(SubmitError::Late));
+    }
+
+    #[tokio::test]
+    async fn an_answer_here_that_crosses_the_phones_hears_where_it_was_answered() {
+        // The phone is the older member: when both answers are in, its is taken first.
+        let (service, gui, recorder, phone) = setup_with_phone(true);
+        let cancel = CancellationToken::new();
+        let asked = tokio::spawn(service.ask_settled(
+            AskRequest {
+                questions: vec![question("a", &["Yes", "No"])],
+                agent: None,
+            },
+            &cancel,
+        ));
+        let id = wait_queued(&gui, 1).await[0].request;
+        let on_phone = phone.held.lock().unwrap().pop().expect("the phone races");
+        let no = Answer {
+            answers: vec![AnswerItem {
+                id: "a".into(),
+                selected: vec!["No".into()],
+                custom: None,
+            }],
+        };
+        // Both before the broker's task runs again (this test's runtime has one thread).
+        on_phone.decide(Decision::Claim(no.clone())).unwrap();
+        assert_eq!(gui.submit(id, yes()), Ok(()));
+        let settled = asked.await.unwrap();
+        assert_eq!(settled.result.unwrap(), no);
+        assert_eq!(settled.answerer.as_deref(), Some("phone"));
+        assert_eq!(
+            settled.crossed,
+            [(DESKTOP_ANSWERER.to_owned(), yes())],
+            "the person's answer goes to the journal as late"
+        );
+        assert_eq!(
+            recorder.events(),
+            vec![
+                "added r1 (1)".to_string(),
+                "removed r1 Answered (0)".to_string(),
+                r#"removed r1 AnsweredElsewhere { by: "phone" } (0)"#.to_string(),
             ]
         );
     }

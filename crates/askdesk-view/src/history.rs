@@ -759,6 +759,23 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_from_another_member_of_the_persons_group_names_that_device() {
+        let on_phone = asked(
+            1,
+            "Which database?",
+            "answered",
+            serde_json::json!({
+                "answerer": "Pixel 8",
+                "answer": { "answers": [{ "id": "q", "selected": ["SQLite"] }] },
+            }),
+        );
+        let entries = history_entries(vec![on_phone]);
+        let entry = serde_json::to_value(&entries[0]).unwrap();
+        assert_eq!(entry["by"], "Pixel 8");
+        assert_eq!(entry["canMakeRule"], true, "the person answered it");
+    }
+
+    #[test]
     fn the_outcome_filter_offers_every_outcome_by_name() {
         let page = HistoryPageBuilder::new(HistoryQuery::default()).finish();
         let offered: Vec<(&str, &str)> = page.outcomes.iter().map(|o| (o.value, o.name)).collect();

@@ -46,6 +46,9 @@ pub struct Withdrawn {
     pub rule: Option<String>,
     /// What that rule did, in words (`answer "No"`).
     pub action: Option<String>,
+    /// The label of the member of the desktop's race group that answered it (another device of
+    /// the person), when one did: the page shows "Answered on <label>" where the card was.
+    pub answered_on: Option<String>,
 }
 
 /// [`EVENT_FOCUS`]'s payload.

@@ -78,6 +78,19 @@ pub struct ClientInfo {
 pub struct InitializeResult {
     pub protocol_version: u64,
     pub server: ServerInfo,
+    /// What this broker knows beyond protocol 1; absent from a broker that knows nothing more.
+    #[serde(default)]
+    pub capabilities: Capabilities,
+}
+
+/// The extensions a broker knows, so a client can tell them from fields silently ignored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `answerers/register` takes `group`: the members of a race group are offered a request at
+    /// the same moment.
+    #[serde(default)]
+    pub answerer_groups: bool,
 }
 
 /// The broker's name (`askdesk`) and version.
@@ -165,6 +178,9 @@ pub struct RegisterAnswererParams {
     pub prepend: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The race group to join (docs/protocol.md, section 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -395,8 +411,11 @@ mod tests {
                     name: "askdesk".into(),
                     version: "0.1.0".into(),
                 },
+                capabilities: Capabilities {
+                    answerer_groups: true,
+                },
             },
-            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"server":{"name":"askdesk","version":"0.1.0"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"server":{"name":"askdesk","version":"0.1.0"},"capabilities":{"answererGroups":true}}}"#,
         );
         request::<Ping>(
             &Empty {},
@@ -541,6 +560,7 @@ mod tests {
                 scope: Scope::Agent(handle()),
                 prepend: true,
                 label: Some("phone".into()),
+                group: None,
             },
             r#"{"jsonrpc":"2.0","id":1,"method":"answerers/register","params":{"scope":{"agent":{"id":"a","instance":"t"}},"prepend":true,"label":"phone"}}"#,
         );
@@ -548,7 +568,17 @@ mod tests {
             &RegisterAnswererParams {
                 scope: Scope::All,
                 prepend: false,
+                label: Some("phone".into()),
+                group: Some("person".into()),
+            },
+            r#"{"jsonrpc":"2.0","id":1,"method":"answerers/register","params":{"scope":"all","prepend":false,"label":"phone","group":"person"}}"#,
+        );
+        request::<AnswerersRegister>(
+            &RegisterAnswererParams {
+                scope: Scope::All,
+                prepend: false,
                 label: None,
+                group: None,
             },
             r#"{"jsonrpc":"2.0","id":1,"method":"answerers/register","params":{"scope":"all","prepend":false}}"#,
         );
@@ -559,7 +589,8 @@ mod tests {
             RegisterAnswererParams {
                 scope: Scope::Agents,
                 prepend: false,
-                label: None
+                label: None,
+                group: None,
             }
         );
         result::<AnswerersRegister>(
@@ -627,6 +658,7 @@ mod tests {
                     label: "desktop".into(),
                     scope: "all".into(),
                     prepend: false,
+                    group: Some("person".into()),
                 }],
                 pending: vec![
                     PendingRequest {
@@ -658,7 +690,7 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":1,"result":{"server":{"name":"askdesk","version":"0.1.0"},"#,
                 r#""socket":"/run/user/1000/askdesk/askdesk.sock","connections":2,"#,
                 r#""agents":[{"id":"a","owner":null,"root":true}],"#,
-                r#""answerers":[{"answerer":"answerer-1","label":"desktop","scope":"all","prepend":false}],"#,
+                r#""answerers":[{"answerer":"answerer-1","label":"desktop","scope":"all","prepend":false,"group":"person"}],"#,
                 r#""pending":[{"request":4,"agent":{"id":"a"},"questions":2,"holder":"desktop","ageMs":1500},"#,
                 r#"{"request":5,"agent":null,"questions":1,"holder":null,"ageMs":0}],"#,
                 r#""history":{"state":"failing","path":"/home/u/.local/share/askdesk/history.jsonl","#,

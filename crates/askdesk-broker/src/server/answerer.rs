@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use askdesk_core::{
     decision_channel, Answer, Answerer, Decision, ErrorCode, Failure, Offer, Request, RequestId,
-    UserQuestionError,
+    UserQuestionError, WithdrawReason,
 };
 use askdesk_journal::Record;
 use serde_json::value::RawValue;
@@ -28,13 +28,16 @@ pub(super) struct SocketAnswerer {
     conn: Arc<Conn>,
     /// Its label in the chain (the registration's, else its id), set once registered.
     label: OnceLock<Arc<str>>,
+    /// A member of a race group.
+    raced: bool,
 }
 
 impl SocketAnswerer {
-    pub(super) fn new(conn: Arc<Conn>) -> SocketAnswerer {
+    pub(super) fn new(conn: Arc<Conn>, raced: bool) -> SocketAnswerer {
         SocketAnswerer {
             conn,
             label: OnceLock::new(),
+            raced,
         }
     }
 
@@ -70,6 +73,7 @@ impl Answerer for SocketAnswerer {
                     request: request.clone(),
                     responder,
                     label,
+                    raced: self.raced,
                 },
             );
             id
@@ -88,7 +92,8 @@ impl Answerer for SocketAnswerer {
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, request: RequestId) {
+    /// Every reason reads the same on the wire: `$/cancelRequest`.
+    fn withdraw(&self, request: RequestId, _: WithdrawReason) {
         let id = {
             let mut state = self.conn.state();
             let Some(id) = state
@@ -97,7 +102,13 @@ impl Answerer for SocketAnswerer {
                 .find(|(_, o)| o.request.id == request)
                 .map(|(id, _)| *id)
             else {
-                return;
+                // A race member whose answer crossed the winner's is told all the same.
+                let Some(at) = state.answered.iter().position(|(_, r)| *r == request) else {
+                    return;
+                };
+                let (id, _) = state.answered.remove(at).expect("position found");
+                drop(state);
+                return self.cancel(id);
             };
             let outgoing = state.outgoing.remove(&id).expect("found above");
             if state.withdrawn.len() == WITHDRAWN_MEMORY {
@@ -110,6 +121,12 @@ impl Answerer for SocketAnswerer {
             });
             id
         };
+        self.cancel(id);
+    }
+}
+
+impl SocketAnswerer {
+    fn cancel(&self, id: i64) {
         self.conn
             .out
             .push(protocol::encode_notification::<CancelRequest>(
@@ -130,8 +147,17 @@ impl Conn {
             request,
             responder,
             label,
+            raced,
         }) = state.outgoing.remove(&id)
         {
+            // Remembered before deciding: the race this answer may lose withdraws its member at
+            // once, and must find it.
+            if raced {
+                if state.answered.len() == WITHDRAWN_MEMORY {
+                    state.answered.pop_front();
+                }
+                state.answered.push_back((id, request.id));
+            }
             drop(state);
             if let Err(Decision::Claim(answer)) = responder.decide(decision(response.result)) {
                 self.record_late(&request, answer, &label);

@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use askdesk_core::{AnswererId, Handle, Request, Service};
+use askdesk_core::{AnswererId, Handle, Request, RequestId, Service};
 use futures_util::StreamExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::OwnedSemaphorePermit;
@@ -144,6 +144,9 @@ pub(super) struct ConnState {
     pub(super) outgoing: HashMap<i64, Outgoing>,
     /// Recently withdrawn outgoing requests, to recognise (and record) late answers.
     pub(super) withdrawn: VecDeque<Withdrawn>,
+    /// Requests a race group's member answered lately (wire id, request): a member whose answer
+    /// crossed the winner's still hears `$/cancelRequest`, which tells it the answer lost.
+    pub(super) answered: VecDeque<(i64, RequestId)>,
     pub(super) next_outgoing: i64,
     pub(super) closed: bool,
 }
@@ -154,6 +157,8 @@ pub(super) struct Outgoing {
     pub(super) responder: askdesk_core::Responder,
     /// The label of the answerer it was offered through, recorded with a late answer.
     pub(super) label: Arc<str>,
+    /// Offered through a race group's member.
+    pub(super) raced: bool,
 }
 
 /// An outgoing request withdrawn from the answerer, remembered to recognise a late answer.

@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use futures_util::FutureExt;
 
+use askdesk_core::validate::check_group;
 use askdesk_core::{AgentRegistration, AnswererId, AnswererRegistration, Handle};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
@@ -15,13 +16,15 @@ use super::answerer::SocketAnswerer;
 use super::connection::Conn;
 use crate::protocol::methods::{
     AgentList, AgentsList, AgentsRegister, AgentsUnregister, AnswerersRegister,
-    AnswerersUnregister, Ask, CancelParams, CancelRequest, ClientInfo, Empty, Focus, HistoryState,
-    HistoryStatus, Initialize, InitializeParams, InitializeResult, NotificationMethod,
-    PendingRequest, Ping, RegisterAnswererParams, RegisteredAnswerer, RequestMethod, ServerInfo,
-    Status, StatusResult, UnregisterAgentParams, UnregisterAnswererParams,
+    AnswerersUnregister, Ask, CancelParams, CancelRequest, Capabilities, ClientInfo, Empty, Focus,
+    HistoryState, HistoryStatus, Initialize, InitializeParams, InitializeResult,
+    NotificationMethod, PendingRequest, Ping, RegisterAnswererParams, RegisteredAnswerer,
+    RequestMethod, ServerInfo, Status, StatusResult, UnregisterAgentParams,
+    UnregisterAnswererParams,
 };
 use crate::protocol::{self, Id, Notification, RpcError, PROTOCOL_VERSION};
 use crate::settled;
+use askdesk_journal::Record;
 
 impl Conn {
     /// The dispatch table: every method the broker serves, in one place. Each handler gets its
@@ -117,6 +120,9 @@ impl Conn {
         Ok(InitializeResult {
             protocol_version: PROTOCOL_VERSION,
             server: server_info(),
+            capabilities: Capabilities {
+                answerer_groups: true,
+            },
         })
     }
 
@@ -149,8 +155,12 @@ impl Conn {
             scope,
             prepend,
             label,
+            group,
         } = params;
-        let answerer = Arc::new(SocketAnswerer::new(self.clone()));
+        if let Some(group) = &group {
+            check_group(group).map_err(|error| RpcError::invalid_params(error.to_string()))?;
+        }
+        let answerer = Arc::new(SocketAnswerer::new(self.clone(), group.is_some()));
         let named = label.clone();
         let id = self
             .service()
@@ -159,6 +169,7 @@ impl Conn {
                     scope,
                     prepend,
                     label,
+                    group,
                 },
                 answerer.clone(),
             )
@@ -233,11 +244,17 @@ impl Conn {
                     // The journal records the request as the service dispatched it: nothing was
                     // copied for it while the ask waited.
                     if let Some(journal) = &conn.shared.config.journal {
-                        if let Some(mut record) = settled::record(outcome.request, &result) {
+                        let request = outcome.request;
+                        if let Some(mut record) = settled::record(request.clone(), &result) {
                             record.answerer = outcome.answerer;
                             // The commit is due within a sync's time: stay awake for it.
                             let _awake = conn.shared.busy_poll.hold();
                             settled::append(journal, record).await;
+                        }
+                        // Race members' answers that crossed the winner's are late answers.
+                        for (label, answer) in outcome.crossed {
+                            let late = Record::late_answer(&request, answer, Some(label));
+                            tokio::spawn(settled::append(journal, late));
                         }
                     }
                     conn.state().asks.remove(&id);

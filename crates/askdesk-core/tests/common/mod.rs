@@ -8,7 +8,7 @@ use std::time::Duration;
 use askdesk_core::{
     decision_channel, Answer, AnswerItem, Answerer, AnswererId, AnswererRegistration, AskError,
     AskRequest, Decision, Failure, Handle, Intent, Offer, Question, QuestionOption, Request,
-    RequestId, Responder, Scope, Service,
+    RequestId, Responder, Scope, Service, WithdrawReason,
 };
 use tokio::sync::mpsc;
 
@@ -101,6 +101,8 @@ pub enum Event {
     Withdrawn(String, RequestId),
     /// Withdrawn because an override decided it, signed with the override's label.
     Overruled(String, RequestId, String),
+    /// Withdrawn because another member of its race group settled it, named by its label.
+    Lost(String, RequestId, String),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -117,7 +119,7 @@ impl Log {
             .into_iter()
             .filter_map(|e| match e {
                 Event::Offered(name, _) => Some(name),
-                Event::Withdrawn(..) | Event::Overruled(..) => None,
+                Event::Withdrawn(..) | Event::Overruled(..) | Event::Lost(..) => None,
             })
             .collect()
     }
@@ -128,7 +130,7 @@ impl Log {
             .into_iter()
             .filter_map(|e| match e {
                 Event::Withdrawn(name, id) => Some((name, id)),
-                Event::Offered(..) | Event::Overruled(..) => None,
+                Event::Offered(..) | Event::Overruled(..) | Event::Lost(..) => None,
             })
             .collect()
     }
@@ -139,7 +141,18 @@ impl Log {
             .into_iter()
             .filter_map(|e| match e {
                 Event::Overruled(name, id, by) => Some((name, id, by)),
-                Event::Offered(..) | Event::Withdrawn(..) => None,
+                Event::Offered(..) | Event::Withdrawn(..) | Event::Lost(..) => None,
+            })
+            .collect()
+    }
+
+    /// The (answerer, request, winner) of race members withdrawn because another won, in order.
+    pub fn lost(&self) -> Vec<(String, RequestId, String)> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Lost(name, id, by) => Some((name, id, by)),
+                Event::Offered(..) | Event::Withdrawn(..) | Event::Overruled(..) => None,
             })
             .collect()
     }
@@ -226,8 +239,14 @@ impl Answerer for Scripted {
         }
     }
 
-    fn withdraw(&self, request: RequestId) {
-        self.log.push(Event::Withdrawn(self.name.clone(), request));
+    fn withdraw(&self, request: RequestId, reason: WithdrawReason) {
+        let event = match reason {
+            WithdrawReason::AnsweredElsewhere { by } => Event::Lost(self.name.clone(), request, by),
+            WithdrawReason::Cancelled | WithdrawReason::Disconnected => {
+                Event::Withdrawn(self.name.clone(), request)
+            }
+        };
+        self.log.push(event);
     }
 
     fn overruled(&self, request: RequestId, by: &str) {
@@ -256,11 +275,25 @@ pub fn register(
     prepend: bool,
     log: &Log,
 ) -> (AnswererId, Holds) {
+    register_in(service, name, script, scope, prepend, None, log)
+}
+
+/// Registers a scripted answerer labelled `name`, in race group `group` when one is given.
+pub fn register_in(
+    service: &Service,
+    name: &str,
+    script: Script,
+    scope: Scope,
+    prepend: bool,
+    group: Option<&str>,
+    log: &Log,
+) -> (AnswererId, Holds) {
     let (answerer, holds) = scripted(name, script, log);
     let registration = AnswererRegistration {
         scope,
         prepend,
         label: Some(name.to_owned()),
+        group: group.map(str::to_owned),
     };
     let id = service
         .register_answerer(registration, answerer)
