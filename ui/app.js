@@ -1,6 +1,6 @@
 // askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules, Connect.
 import { api, available, listen } from './bridge.js';
-import { h, waited, metaText, displayLabel } from './dom.js';
+import { h, waited, metaText, displayLabel, onDay } from './dom.js';
 import { plainQuestion } from './question.js';
 import { planQuestion } from './plan.js';
 import { renderHistory } from './history.js';
@@ -19,6 +19,7 @@ const els = {
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
   rulesList: $('rules-list'), rulesNotice: $('rules-notice'), ruleNotes: $('rule-notes'),
   navConnect: $('nav-connect'), connect: $('view-connect'),
+  queueToggle: $('queue-toggle'), toggleCount: $('queue-toggle-count'), keysHint: $('keys-hint'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
 };
 
@@ -76,6 +77,11 @@ async function refreshQueue() {
 function renderSidebar() {
   els.queueCount.textContent = String(state.queue.length);
   els.queueCount.classList.toggle('zero', state.queue.length === 0);
+  // The folded queue's button (a narrow window) says how many wait, too.
+  els.toggleCount.textContent = String(state.queue.length);
+  els.toggleCount.hidden = state.queue.length === 0;
+  els.queueToggle.setAttribute('aria-label', state.queue.length
+    ? `Show the waiting requests (${state.queue.length} waiting)` : 'Show the waiting requests (none waiting)');
   els.queueList.replaceChildren(...state.queue.map((view) => {
     const first = view.questions[0];
     // What tells parallel sessions of one agent apart: the project folder and the session.
@@ -154,6 +160,7 @@ function showDiffers(view) {
   const which = view.questions.length > 1 ? ` to “${q.header || q.question}”` : '';
   note.textContent = `Your choice differs: you picked ${words(ours)}, the rule will answer ${words(theirs)}${which}.` +
     (differing.length > 1 ? ` (${differing.length - 1} more question${differing.length > 2 ? 's' : ''} differ.)` : '');
+  note.title = note.textContent;
 }
 
 function initial(name) {
@@ -207,6 +214,7 @@ function renderMain() {
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
   // A single-select plan that is the whole request sends with its own button (plan.js): no second Submit.
   els.request.classList.toggle('plan-sends-itself', view.questions.length === 1 && view.questions[0].planReview && !view.questions[0].multiSelect);
+  els.keysHint.textContent = keysHint(view, form);
   reportShown(view.request);
 }
 
@@ -233,6 +241,19 @@ function placeFocus(form) {
     return;
   }
   form.first.focusStart();
+}
+
+// The footer's keys, exactly those that work for the request shown. A plan's Enter comments on its
+// block, so a request with a plan says Ctrl+Enter, which sends from anywhere.
+const PLAIN_KEYS = '1–9 pick · Tab moves · Enter submits · Esc hides';
+function keysHint(view, form) {
+  const own = form.questions.flatMap((c) => c.keys || []);
+  if (!own.length) return PLAIN_KEYS;
+  // A plan's digits are its options; a question's, its options and Other.
+  const digits = Math.min(9, Math.max(...view.questions.map((q) =>
+    q.planReview ? q.options.length : q.options.length ? q.options.length + 1 : 0)));
+  const pick = digits > 1 ? [`1–${digits} pick`] : digits === 1 ? ['1 picks'] : [];
+  return [...own, ...pick, 'Ctrl+Enter sends', 'Tab moves', 'Esc hides'].join(' · ');
 }
 
 function isTextBox(el) {
@@ -338,8 +359,8 @@ function formFor(view) {
   return form;
 }
 
-// Under each question answered before for the same project with the same text: what the human
-// answered then, and a button that selects it again (the human still submits). Text only.
+// Under each question answered before for the same project with the same text: who answered what
+// then, and a button that selects it again (the human still submits). Text only.
 async function showMemory(view, node) {
   let past;
   try { past = await api.memory(view.request); } catch { return; }
@@ -354,9 +375,9 @@ async function showMemory(view, node) {
         input.dispatchEvent(new Event('change'));
       }
     });
-    const when = new Date(found.answeredAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+    // Who answered what comes from the backend ("Rule “prune” answered Delete them"); the day is local.
     card.querySelector('.q-text').after(h('div', { class: 'memory-hint' },
-      h('span', {}, `You answered ${found.selected.join(', ')} on ${when}`), ' ', use));
+      h('span', {}, `${found.said} ${onDay(found.answeredAt)}`), ' ', use));
   });
 }
 
@@ -600,7 +621,9 @@ function askOpen(url, from) {
   confirmFrom = from;
   els.confirmUrl.textContent = url;
   els.confirm.hidden = false;
-  els.confirmOk.focus();
+  // A link opened by Enter opens on the key going down; the same press's keypress would press
+  // whatever has the focus by then. So the focus moves once that press is over: one Enter, one act.
+  setTimeout(() => { if (!els.confirm.hidden) els.confirmOk.focus(); }, 0);
 }
 function closeConfirm() {
   els.confirm.hidden = true;
@@ -732,7 +755,7 @@ function leaveBox(box) {
 
 els.submit.addEventListener('click', submit);
 // In a narrow window the queue is folded away (style.css); this button unfolds it over the page.
-$('queue-toggle').addEventListener('click', () => document.body.classList.toggle('queue-open'));
+els.queueToggle.addEventListener('click', () => document.body.classList.toggle('queue-open'));
 document.querySelector('.sidebar').addEventListener('click', (e) => {
   if (e.target instanceof Element && e.target.closest('.queue-item, .nav-item')) document.body.classList.remove('queue-open');
 });

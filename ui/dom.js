@@ -39,6 +39,24 @@ export function displayLabel(label) {
   return label.replace(/\s*\(Recommended\)\s*$/, '');
 }
 
+/** How many calendar days before `now` the day of `millis` was, in local time (0: the same day). */
+export function daysAgo(millis, now = new Date()) {
+  const day = new Date(millis);
+  const midnight = (d) => new Date(d.getFullYear(), d.getMonth(), d.getDate());
+  return Math.round((midnight(now) - midnight(day)) / 86400000);
+}
+
+/** A past day in a sentence: "today", "yesterday", else "on 3 Dec", with the year only when it is not this one. */
+export function onDay(millis, now = new Date()) {
+  const ago = daysAgo(millis, now);
+  if (ago === 0) return 'today';
+  if (ago === 1) return 'yesterday';
+  const day = new Date(millis);
+  return `on ${day.toLocaleDateString(undefined, {
+    day: 'numeric', month: 'short', year: day.getFullYear() === now.getFullYear() ? undefined : 'numeric',
+  })}`;
+}
+
 /** A local date and time, short. */
 export function when(millis) {
   const d = new Date(millis);

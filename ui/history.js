@@ -1,5 +1,5 @@
 // askdesk UI: the History view: the page of settled requests and plan threads the backend found (newest first, grouped by day), its filters and search, and "Make a rule" from an answered request.
-import { h, when, displayLabel } from './dom.js';
+import { h, when, displayLabel, daysAgo } from './dom.js';
 import { api } from './bridge.js';
 import { previewRule } from './rule_preview.js';
 
@@ -9,6 +9,7 @@ import { previewRule } from './rule_preview.js';
  * the filters). When more match than were sent, the list ends with "Show more", which calls `onMore`.
  */
 export function renderHistory(page, { list, agentSelect, answererSelect, outcomeSelect, onMore }) {
+  searched = searchPattern(page.words || []);
   fillSelect(agentSelect, 'All agents', page.agents.map((v) => [v, v]));
   fillSelect(answererSelect, 'Anyone', page.answerers.map((v) => [v, v]));
   fillSelect(outcomeSelect, 'All outcomes', page.outcomes.map((o) => [o.value, o.name]));
@@ -48,13 +49,43 @@ function fillSelect(select, all, choices) {
   select.value = choices.some(([value]) => value === keep) ? keep : '';
 }
 
+// The words searched for, as one case-insensitive pattern (null: no search): marked where they show.
+let searched = null;
+
+function searchPattern(words) {
+  const escaped = words.filter(Boolean).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // Longest first, so a word inside another is not marked in its stead.
+  escaped.sort((a, b) => b.length - a.length);
+  return escaped.length ? new RegExp(escaped.join('|'), 'giu') : null;
+}
+
+/** `text` with the searched words in <mark>, as text nodes and elements (never parsed as HTML). */
+function marked(text) {
+  if (!searched || !text) return text;
+  const parts = [];
+  let at = 0;
+  for (const m of text.matchAll(searched)) {
+    if (!m[0]) continue;
+    if (m.index > at) parts.push(text.slice(at, m.index));
+    parts.push(h('mark', { class: 'search-hit' }, m[0]));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return parts;
+}
+
+/** The time of day: the day is said by the group the entry sits under. */
+function timeOfDay(millis) {
+  return new Date(millis).toLocaleTimeString(undefined, { timeStyle: 'short' });
+}
+
 /** "Today", "Yesterday", else the date with its weekday, in the person's locale. */
 function dayName(millis) {
   const day = new Date(millis);
   const today = new Date();
-  const yesterday = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
-  if (day.toDateString() === today.toDateString()) return 'Today';
-  if (day.toDateString() === yesterday.toDateString()) return 'Yesterday';
+  const ago = daysAgo(millis, today);
+  if (ago === 0) return 'Today';
+  if (ago === 1) return 'Yesterday';
   return day.toLocaleDateString(undefined, {
     weekday: 'long', day: 'numeric', month: 'long',
     year: day.getFullYear() === today.getFullYear() ? undefined : 'numeric',
@@ -66,10 +97,10 @@ function top(e, { pill = null, tail = null } = {}) {
   return h('div', { class: 'history-top' },
     h('span', { class: `pill outcome ${e.outcome}` }, e.outcomeName),
     pill,
-    h('span', { class: 'history-agent' }, e.who),
-    e.by ? h('span', { class: `pill answerer${e.byRule ? ' rule' : ''}` }, `by ${e.by}`) : null,
-    e.project ? h('span', { class: 'history-cwd mono' }, e.project) : null,
-    h('span', { class: 'history-when', title: `asked ${when(e.askedAt)}` }, when(e.settledAt)),
+    h('span', { class: 'history-agent' }, marked(e.who)),
+    e.by ? h('span', { class: `pill answerer${e.byRule ? ' rule' : ''}` }, 'by ', marked(e.by)) : null,
+    e.project ? h('span', { class: 'history-cwd mono' }, marked(e.project)) : null,
+    h('span', { class: 'history-when', title: `asked ${when(e.askedAt)}, settled ${when(e.settledAt)}` }, timeOfDay(e.settledAt)),
     tail);
 }
 
@@ -79,13 +110,15 @@ function thread(t) {
   const q = last.questions.find((x) => x.intent && x.intent.kind === 'plan-review') || last.questions[0];
   return h('li', { class: 'history-item card plan-thread', dataset: { outcome: last.outcome } },
     top(last, { pill: h('span', { class: 'pill thread' }, `Plan · ${t.versions.length} version${t.versions.length === 1 ? '' : 's'}`) }),
-    h('div', { class: 'thread-question' }, q.header ? h('span', { class: 'q-header inline' }, q.header) : null, q.question),
+    h('div', { class: 'thread-question' }, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question)),
     h('ol', { class: 'thread-versions' }, t.versions.map((v, i) =>
       h('li', { class: 'thread-version' },
         h('span', { class: 'version-number' }, `v${i + 1}`),
         h('span', { class: `pill decision ${v.decision.startsWith('approved') ? 'ok' : ''}` }, v.decision),
         v.feedbackHtml ? feedback(v.feedbackLine, v.feedbackHtml) : null,
-        h('span', { class: 'history-when' }, when(v.settledAt))))));
+        // A version settled on the day the thread is listed under says only its time.
+        h('span', { class: 'history-when', title: when(v.settledAt) },
+          daysAgo(v.settledAt, new Date(last.settledAt)) === 0 ? timeOfDay(v.settledAt) : when(v.settledAt))))));
 }
 
 // The feedback sent with one version: one line, and all of it, rendered, on a click (or Enter or
@@ -94,7 +127,7 @@ function feedback(line, html) {
   const full = h('div', { class: 'md feedback-full', hidden: true });
   full.innerHTML = html; // sanitized by markdown.rs, like detailHtml
   const box = h('div', { class: 'version-feedback', role: 'button', tabindex: '0', 'aria-expanded': 'false', title: 'Show all of it' },
-    h('span', { class: 'feedback-line' }, line), full);
+    h('span', { class: 'feedback-line' }, marked(line)), full);
   const toggle = () => {
     const open = box.classList.toggle('open');
     full.hidden = !open;
@@ -115,7 +148,7 @@ function entry(e) {
     h('dl', { class: 'history-qa' }, e.questions.map((q) => {
       const a = answers.get(q.id);
       return [
-        h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, q.header) : null, q.question),
+        h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question)),
         h('dd', {}, a ? answerText(a) : h('span', { class: 'muted' }, '—')),
       ];
     })),
@@ -137,5 +170,5 @@ function makeRuleButton(id) {
 function answerText(item) {
   const parts = item.selected.map(displayLabel);
   if (item.custom) parts.push(`“${item.custom}”`);
-  return parts.length ? parts.join(', ') : h('span', { class: 'muted' }, 'skipped');
+  return parts.length ? marked(parts.join(', ')) : h('span', { class: 'muted' }, 'skipped');
 }

@@ -560,19 +560,28 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
             }, heading.text)))))
     : null;
 
-  const approve = h('button', { type: 'button', class: 'button primary plan-approve', 'aria-pressed': 'false' });
-  // A single-select plan that is the whole batch has one primary button, which sends: its words say
-  // what (the approval, the option chosen, or the feedback). Otherwise Approve is pressed like an
-  // option and the window's Submit sends.
+  const approve = h('button', { type: 'button', class: 'button primary plan-approve', 'aria-pressed': 'false' },
+    h('span', { class: 'check', 'aria-hidden': 'true' }, '✓'), ' ', displayLabel(approveLabel));
+  // A single-select plan that is the whole batch sends with its own buttons, which keep their
+  // meaning whatever is typed: Approve always approves, and Send (shown once there is feedback or
+  // another option is chosen) sends that instead. Otherwise Approve is pressed like an option and
+  // the window's Submit sends.
   const sendsItself = alone && !q.multiSelect;
+  const send = h('button', { type: 'button', class: 'button plan-send', hidden: true });
+  // Under Approve: what it does now (its option's description, or what approving would drop).
+  const approveDesc = h('div', { class: 'option-desc approve-desc' });
   function renderPrimary() {
     const other = [...chosen].find((label) => label !== approveLabel);
-    if (sendsItself && !skipped && hasFeedback()) approve.replaceChildren('Send feedback · keep planning');
-    else if (sendsItself && !skipped && other) approve.replaceChildren(`Send “${displayLabel(other)}”`);
-    else approve.replaceChildren(h('span', { class: 'check', 'aria-hidden': 'true' }, '✓'), ' ', displayLabel(approveLabel));
-    approve.dataset.action = sendsItself && hasFeedback() ? 'feedback' : sendsItself && other ? 'option' : 'approve';
+    const typed = hasFeedback();
+    send.hidden = !sendsItself || skipped || !(typed || other);
+    send.textContent = typed ? 'Send feedback · keep planning' : other ? `Send “${displayLabel(other)}”` : '';
+    const dropped = !q.multiSelect && typed ? pendingFeedback() : '';
+    approveDesc.textContent = dropped
+      ? `Approving drops ${dropped}.`
+      : (approveOption && approveOption.description) || '';
+    approveDesc.hidden = !approveDesc.textContent;
     // Single select: with feedback the options cannot go (the feedback replaces the choice).
-    if (!q.multiSelect) otherInputs.forEach((input) => { input.disabled = skipped || hasFeedback(); });
+    if (!q.multiSelect) otherInputs.forEach((input) => { input.disabled = skipped || typed; });
   }
   // A multi-select review takes any number of labels (protocol 1): its other options are checkboxes.
   const otherInputs = others.map((o) =>
@@ -623,42 +632,38 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
 
   /**
    * Presses Approve. On a single-select review an approval cannot carry feedback (protocol 1: custom
-   * replaces the choice), so with feedback typed or comments made it asks first: approving drops
-   * them (the box and the comments are emptied, so what shows is what is sent), or keep planning
-   * sends them instead. `send`: answer at once, as the Approve button does when the plan is alone.
+   * replaces the choice), so with feedback typed or comments made it asks first, naming what would be
+   * dropped: approving empties the box and removes the comments, so what shows is what is sent.
+   * `now`: answer at once (Approve clicked on a plan that is the whole batch; a drop confirmed on a
+   * single-select one sends too, whatever asked).
    */
-  async function pressApprove(send) {
+  async function pressApprove(now) {
     if (q.multiSelect && chosen.has(approveLabel)) {
       // A checked approval on a multi-select review is one checkbox among others: pressed again, it lets go.
       mark(approveLabel, false);
       return;
     }
     if (!q.multiSelect && hasFeedback()) {
-      const choice = await askAboutFeedback();
-      if (choice === null) { approve.focus(); return; }
-      // What was chosen in the question is a decision: it is sent at once whenever this plan
-      // sends itself, whether the question came from the button or from the 1 key.
-      if (choice === 'feedback') {
-        choose(null);
-        if (send || sendsItself) submitNow(); else feedback.focus();
-        return;
-      }
+      if ((await confirmDrop()) !== 'drop') { approve.focus(); return; }
       feedback.value = '';
       comments = [];
       editing = null;
       changedComments();
-      if (q.multiSelect) mark(approveLabel, true); else choose(approveLabel);
-      if (send || sendsItself) submitNow();
+      choose(approveLabel);
+      // Confirming "Approve and drop" is a decision: a plan that sends itself sends it.
+      if (sendsItself) submitNow();
       return;
     }
     if (q.multiSelect) mark(approveLabel, true); else choose(approveLabel);
     // A multi-select approval carries typed feedback beside it; Submit sends both, as shown.
-    if (send && !(q.multiSelect && feedback.value.trim())) submitNow();
+    if (now && !(q.multiSelect && feedback.value.trim())) submitNow();
   }
-  approve.addEventListener('click', () => {
-    // The one button sends what it says: the feedback, or the option chosen, as they are.
-    if (approve.dataset.action !== 'approve') submitNow();
-    else pressApprove(alone);
+  // Alone, Approve answers at once (a multi-select approval with typed feedback waits for Submit).
+  approve.addEventListener('click', () => pressApprove(alone));
+  // Send never approves: it sends the feedback, or the other option chosen, as they are.
+  send.addEventListener('click', () => {
+    if (hasFeedback()) choose(null);
+    submitNow();
   });
   otherInputs.forEach((input) => input.addEventListener('change', () => {
     if (q.multiSelect) mark(input.value, input.checked);
@@ -666,8 +671,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     // checked; the line under the options says the feedback goes instead.
     else if (input.checked) choose(hasFeedback() ? null : input.value);
   }));
-  // Single select, sent by the one button: a second click on the option chosen lets it go, so the
-  // button can say Approve again.
+  // Single select, on a plan that sends itself: a second click on the option chosen lets it go (and
+  // Send with it).
   otherInputs.forEach((input) => input.addEventListener('click', () => {
     if (!q.multiSelect && sendsItself && input.dataset.was === 'true') { input.checked = false; choose(null); }
   }));
@@ -684,7 +689,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   function setSkipped(on) {
     skipped = on;
     card.classList.toggle('skipped', skipped);
-    for (const el of [approve, feedback, ...otherInputs]) el.disabled = skipped;
+    for (const el of [approve, send, feedback, ...otherInputs]) el.disabled = skipped;
     renderPrimary();
     skipButton.textContent = skipped ? 'Undo skip' : 'Skip this question';
     renderSends();
@@ -696,7 +701,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     q.header ? h('div', { class: 'q-header' }, q.header) : null,
     h('div', { class: 'q-text' }, q.question),
     approve,
-    approveOption && approveOption.description ? h('div', { class: 'option-desc approve-desc' }, approveOption.description) : null,
+    approveDesc,
     others.length
       ? h('div', { class: 'options compact', role: q.multiSelect ? 'group' : 'radiogroup' }, others.map((o, i) =>
           h('label', { class: 'option' }, otherInputs[i],
@@ -706,6 +711,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       : null,
     h('label', { class: 'feedback-label' }, 'Feedback', feedback),
     commentHint,
+    send,
     sendsLine,
     h('div', { class: 'q-foot' }, skipButton));
 
@@ -757,32 +763,53 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   // ----- approving with feedback or comments -----
 
   /**
-   * Asks what to do with the comments (and, on a single-select review, the typed feedback) on
-   * approval; resolves to 'send', 'drop', 'feedback' or null (go back).
+   * What a single-select approval would drop, named: "your feedback", "2 comments", "your feedback
+   * and 1 comment" ('' with none).
    */
-  function askAboutFeedback() {
+  function pendingFeedback() {
     const n = comments.length;
-    const notes = n === 0 ? '' : n === 1 ? 'your comment' : `your ${n} comments`;
-    const typed = !q.multiSelect && feedback.value.trim() ? 'your feedback' : '';
-    const many = [typed, notes].filter(Boolean).join(' and ');
-    const one = n + (typed ? 1 : 0) === 1;
-    const choices = q.multiSelect
-      ? [['send', `Approve and send ${many} as notes`, 'primary'], ['drop', 'Approve without them', 'ghost']]
-      : [['drop', `Approve and drop ${many}`, 'ghost'], ['feedback', 'Keep planning instead', 'primary']];
-    const text = q.multiSelect
-      ? `This review can carry notes with the approval: ${many} would go back quoted from the plan, next to the approval.`
-      : `This review takes either an approval or feedback, not both: approving drops ${many}. To send ${one ? 'it' : 'them'}, keep planning instead.`;
+    const typed = feedback.value.trim() ? 'your feedback' : '';
+    return [typed, n ? `${n} comment${n === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+  }
+
+  /**
+   * Single select: asks before an approval drops the feedback, naming it ("Approve and drop 2
+   * comments?"); resolves to 'drop' or null (go back, the focus starts there).
+   */
+  function confirmDrop() {
+    const what = pendingFeedback();
+    const them = comments.length + (feedback.value.trim() ? 1 : 0) === 1 ? 'it' : 'them';
+    return askInModal(`Approve and drop ${what}?`,
+      `This review takes an approval or feedback, not both: approving drops ${what}.` +
+      (sendsItself ? ` To send ${them} instead, go back and use Send feedback.` : ` To send ${them} instead, go back and Submit.`),
+      [['back', 'Go back', 'ghost'], ['drop', `Approve and drop ${them}`, 'primary']], 0);
+  }
+
+  /** Multi select: asks whether the comments go with the approval as notes; 'send', 'drop' or null. */
+  function askAboutNotes() {
+    const n = comments.length;
+    const many = n === 1 ? 'your comment' : `your ${n} comments`;
+    return askInModal(`Send ${many} with the approval?`,
+      `This review can carry notes with the approval: ${many} would go back quoted from the plan, next to the approval.`,
+      [['send', `Approve and send ${many} as notes`, 'primary'], ['drop', 'Approve without them', 'ghost']], 1);
+  }
+
+  /**
+   * A question over the whole window: `choices` are [value, label, tone], the focus starts on
+   * `start`; resolves to the value chosen, or null on Esc and on a 'back' choice.
+   */
+  function askInModal(title, text, choices, start) {
     return new Promise((resolve) => {
       const buttons = choices.map(([value, label, tone]) =>
         h('button', { type: 'button', class: `button ${tone}`, dataset: { choice: value }, onclick: () => done(value) }, label));
       const modal = h('div', { class: 'modal-backdrop plan-notes-modal' },
         h('div', { class: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'plan-notes-title' },
-          h('h2', { id: 'plan-notes-title' }, q.multiSelect ? `Send ${many} with the approval?` : `Approve without ${many}?`),
+          h('h2', { id: 'plan-notes-title' }, title),
           h('p', { class: 'modal-text' }, text),
           h('div', { class: 'modal-actions' }, buttons)));
       function done(value) {
         modal.remove();
-        resolve(value);
+        resolve(value === 'back' ? null : value);
       }
       modal.addEventListener('keydown', (e) => {
         if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); done(null); }
@@ -794,7 +821,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
         }
       });
       document.body.append(modal);
-      buttons[buttons.length - 1].focus();
+      buttons[start].focus();
     });
   }
 
@@ -824,7 +851,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       // Only a multi-select approval can carry comments: on a single-select review pressing
       // Approve already asked and emptied them (pressApprove).
       if (q.multiSelect && chosen.has(approveLabel) && comments.length) {
-        if (!notesChoice) notesChoice = await askAboutFeedback();
+        if (!notesChoice) notesChoice = await askAboutNotes();
         const choice = notesChoice;
         if (choice === null) return false;
         if (choice === 'drop') send = [];
@@ -853,6 +880,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       if (!labels.length) return feedbackSent ? { id: q.id, selected: [], custom: general } : null;
       return feedbackSent ? { id: q.id, selected: labels, custom: general } : { id: q.id, selected: labels };
     },
+    /** The keys this plan takes, for the window's footer (the digits and Ctrl+Enter are the window's). */
+    keys: ['J/K select a block', 'C comment', ...(changed ? ['N/P changes'] : [])],
     pick(n) {
       if (skipped) return false;
       const labels = [approveLabel, ...others.map((o) => o.label)];

@@ -133,7 +133,8 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
       const input = all[n - 1];
       if (!input) return false;
       input.checked = multi ? !input.checked : true;
-      input.dispatchEvent(new Event('change'));
+      // Bubbling, as a click's change does: the card's listener keeps the draft and the queue's progress.
+      input.dispatchEvent(new Event('change', { bubbles: true }));
       if (input === otherInput && input.checked) otherText.focus(); else input.focus();
       return true;
     },

@@ -100,7 +100,13 @@ pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
         && first.detail.as_deref().is_none_or(|d| d.trim().is_empty())
         && (1..=MAX_CHOICES).contains(&first.options.len());
     let choices = if simple {
-        first.options.iter().map(|o| isolate(&o.label)).collect()
+        // Shown without "(Recommended)"; the action names the option by its place, so the
+        // answer keeps the label unchanged.
+        first
+            .options
+            .iter()
+            .map(|o| isolate(askdesk_core::shown_label(&o.label)))
+            .collect()
     } else {
         Vec::new()
     };
@@ -590,6 +596,23 @@ mod tests {
         assert_eq!(in_words(Duration::from_millis(599_400)), "10 min");
         assert_eq!(in_words(Duration::from_secs(3600)), "1 h");
         assert_eq!(in_words(Duration::from_secs(7500)), "2 h 5 min");
+    }
+
+    #[test]
+    fn a_button_shows_its_option_without_the_recommended_mark() {
+        let spec = spec_for(
+            &request(None, vec![question(&["Delete them (Recommended)", "Keep"])]),
+            None,
+        );
+        assert_eq!(spec.choices, ["Delete them", "Keep"]);
+        // The button names its option by place: the answer carries the label unchanged.
+        assert_eq!(
+            parse_key(&choice_key(0), RequestId(3)),
+            Some(Action::Choose {
+                request: RequestId(3),
+                option: 0
+            })
+        );
     }
 
     #[test]

@@ -180,8 +180,8 @@ def find_notification(log, summary):
     return found
 
 
-def notify_actions(log, summary):
-    """The action keys of the last Notify call whose summary is `summary` (keys and labels alternate)."""
+def notify_buttons(log, summary):
+    """The actions of the last Notify call whose summary is `summary`: [key, label] pairs (they alternate)."""
     actions = None
     for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
         head = block.split("\n", 1)[0]
@@ -189,8 +189,15 @@ def notify_actions(log, summary):
             strings = re.findall(r'^\s+string "(.*)"$', block, re.M)
             listed = re.search(r"^\s+array \[\n(.*?)^\s+\]", block, re.M | re.S)
             if len(strings) >= 3 and strings[2] == summary and listed:
-                actions = re.findall(r'^\s+string "(.*)"$', listed.group(1), re.M)[::2]
+                flat = re.findall(r'^\s+string "(.*)"$', listed.group(1), re.M)
+                actions = [list(pair) for pair in zip(flat[::2], flat[1::2])]
     return actions
+
+
+def notify_actions(log, summary):
+    """The action keys of the last Notify call whose summary is `summary`."""
+    buttons = notify_buttons(log, summary)
+    return None if buttons is None else [key for key, _ in buttons]
 
 
 def closed_on_bus(log, nid):

@@ -197,6 +197,12 @@ def test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm(ctx):
     page.keys(ESCAPE)
     page.until("return document.getElementById('confirm').hidden", message="Esc did not close the confirm")
     assert page.js("return document.activeElement.tagName") == "A", focused(page)
+    # Enter on the link opens the confirm, once: the same press does not also press "Open in browser".
+    page.keys(ENTER)
+    page.until("return !document.getElementById('confirm').hidden && document.activeElement.id === 'confirm-ok'",
+               message=f"one Enter on the link did not leave the confirm open on its button ({focused(page)})")
+    page.keys(ESCAPE)
+    page.until("return document.getElementById('confirm').hidden", message="Esc did not close the confirm")
     # Typing in a text box: a second request arriving does not take the focus.
     box = ctx.other_box("release")
     page.type(box, "Hold the bump")
@@ -414,8 +420,8 @@ def test_plan_feedback_sent_says_feedback_sent(ctx):
     _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
     ctx.show("plan")
     page.type(page.find('[data-qid="plan"] .plan-feedback'), "Keep the JSON export.")
-    # A plan that is the whole request is sent by its one primary button.
-    page.click(page.find('[data-qid="plan"] .plan-approve'))
+    # A plan that is the whole request sends its feedback with its own Send button.
+    page.click(page.find('[data-qid="plan"] .plan-send'))
     assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
     text = page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent",
                       message="no notice after sending")

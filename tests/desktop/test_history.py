@@ -34,8 +34,8 @@ def test_memory_hint_offers_the_last_answer_again(ctx):
     ctx.show("rebase")
     hint = page.until("return document.querySelector('[data-qid=\"rebase\"] .memory-hint')", message="no memory hint")
     said = page.text(element_id(hint))
-    assert said.startswith("You answered Merge on "), said
-    assert said.endswith("Use again"), said
+    # Today's answer says "today", not the date.
+    assert said == "You answered Merge today Use again", said
     assert not page.js("return document.querySelector('[data-qid=\"rebase\"] input:checked')"), "selected before the click"
     ctx.shot("memory-hint", top=True)
     page.click(page.find('[data-qid="rebase"] .use-again'))
@@ -46,6 +46,32 @@ def test_memory_hint_offers_the_last_answer_again(ctx):
     page.click(page.find("#submit"))
     got = answer_of(outcome())
     assert got == {"answers": [{"id": "rebase", "selected": ["Merge"]}]}, got
+
+
+def test_the_memory_line_names_the_rule_that_answered(ctx):
+    """A question a rule answered before says so under it, "Rule “prune” answered Delete them today": who answered,
+    the label without "(Recommended)", the day without its year. Use again selects the label as it was sent."""
+    text = "Delete the 9 branches merged into main?"
+    questions = [{"id": "prune", "question": text,
+                  "options": [{"label": "Delete them (Recommended)"}, {"label": "Keep them"}]}]
+    load_rules(ctx, '[[rule]]\nname = "prune"\nmatch.question = "^Delete the 9 branches merged"\nanswer = "Delete them"\n',
+               lambda s: rule_names(s) == [("prune", "on")])
+    try:
+        _, _, outcome = ctx.ask(questions, agent="coder")
+        assert answer_of(outcome()) == {"answers": [{"id": "prune", "selected": ["Delete them (Recommended)"]}]}
+        assert journal_record(text)["answerer"] == "rule:prune"
+    finally:
+        no_rules(ctx)
+    page = ctx.page
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("prune")
+    hint = page.until("return document.querySelector('[data-qid=\"prune\"] .memory-hint')", message="no memory hint")
+    said = page.text(element_id(hint))
+    assert said == "Rule “prune” answered Delete them today Use again", said
+    page.click(page.find('[data-qid="prune"] .use-again'))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "prune", "selected": ["Delete them (Recommended)"]}]}
+    ctx.wait_queue(0)
 
 
 def filter_history(page, select, value):
@@ -158,6 +184,14 @@ def test_history_search_finds_questions_and_answers_by_their_words(ctx):
         search_history(page, "TIDE tables", lambda shown: shown == [tide])
         search_history(page, "harbour 9090", lambda shown: shown == [port])
         search_history(page, "sqlite database", lambda shown: shown == [tide])
+        # The words found are marked where they show, in any case: in the question and in the answer.
+        marks = page.js("const item = [...document.querySelectorAll('.history-item')].find((i) => i.querySelector('dt'));"
+                        "return [...item.querySelectorAll('mark.search-hit')].map((m) =>"
+                        " [m.closest('dt') ? 'question' : m.closest('dd') ? 'answer' : 'other', m.textContent])")
+        assert marks == [["question", "database"], ["answer", "SQLite"]], marks
+        # Under "Today" an entry says only its time; the day is the group's.
+        when = page.js("const w = document.querySelector('.history-item .history-when'); return [w.textContent, w.title]")
+        assert not re.search(r"\d{4}", when[0]) and re.search(r"\d{4}", when[1]), when
         search_history(page, "tide harbour", lambda shown: shown == [])
         assert page.text(page.find(".history-empty")) == "Nothing matches."
         search_history(page, "tide", lambda shown: shown == [tide])

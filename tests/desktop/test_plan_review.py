@@ -43,37 +43,44 @@ def test_plan_review_renders_and_approve_returns_the_label(ctx):
 
 
 PRIMARY = '[data-qid="plan"] .plan-approve'
+SEND = '[data-qid="plan"] .plan-send'
 
 
 def primary(page):
-    """The plan's one primary button: its words, whether the window's Submit shows too, and the options' state."""
+    """The plan's buttons: Approve's words, Send's (None while hidden), the line under Approve, whether the window's
+    Submit shows too, and the options' state."""
     return page.js(
-        "const b = document.querySelector(arguments[0]);"
-        "const submit = document.getElementById('submit');"
-        "return {words: b.textContent.replace(/\\s+/g, ' ').trim(), submit: submit.getClientRects().length > 0,"
+        "const words = (el) => el.textContent.replace(/\\s+/g, ' ').trim();"
+        "const send = document.querySelector(arguments[1]);"
+        "const desc = document.querySelector('[data-qid=\"plan\"] .approve-desc');"
+        "return {approve: words(document.querySelector(arguments[0])), send: send.hidden ? null : words(send),"
+        " desc: desc.hidden ? null : desc.textContent, submit: document.getElementById('submit').getClientRects().length > 0,"
         " options: [...document.querySelectorAll('[data-qid=\"plan\"] .plan-decision input.option-input')]"
-        ".map((i) => [i.value, i.checked, i.disabled])};", PRIMARY)
+        ".map((i) => [i.value, i.checked, i.disabled])};", PRIMARY, SEND)
 
 
-def test_one_primary_button_says_and_sends_what_the_plan_answers(ctx):
-    """A plan that is the whole request has one primary button and no second Submit: it reads Approve, the option
-    chosen, or "Send feedback · keep planning" once there is feedback (when the options are shown unavailable),
-    and a click sends just that."""
+def test_approve_and_send_keep_their_meaning(ctx):
+    """A plan that is the whole request has two buttons and no second Submit: Approve, always there and always
+    approving, and Send, shown once another option is chosen or there is feedback, which sends that. Neither
+    changes meaning in place; the line under Approve says what approving would drop."""
     outcome = ask_as(ctx, samples.PLAN_REVIEW, f"action-{os.getpid()}")
     ctx.show("plan")
     page = ctx.page
-    assert primary(page) == {"words": "✓ Approve plan", "submit": False, "options": [["Keep planning", False, False]]}
+    assert primary(page) == {"approve": "✓ Approve plan", "send": None, "desc": "Start with step 1.", "submit": False,
+                             "options": [["Keep planning", False, False]]}, primary(page)
     ctx.shot("plan-action-approve", top=True)
     page.click(ctx.option("plan", "Keep planning"))
-    assert primary(page)["words"] == "Send “Keep planning”", primary(page)
-    # The option chosen, clicked again, lets go: the button approves again.
+    assert primary(page)["approve"] == "✓ Approve plan" and primary(page)["send"] == "Send “Keep planning”", primary(page)
+    # The option chosen, clicked again, lets go: Send goes with it.
     page.click(ctx.option("plan", "Keep planning"))
-    assert primary(page) == {"words": "✓ Approve plan", "submit": False, "options": [["Keep planning", False, False]]}
+    assert primary(page) == {"approve": "✓ Approve plan", "send": None, "desc": "Start with step 1.", "submit": False,
+                             "options": [["Keep planning", False, False]]}, primary(page)
     page.type(page.find(FEEDBACK), "Use WAL mode and keep the JSON export.")
-    assert primary(page) == {"words": "Send feedback · keep planning", "submit": False,
+    assert primary(page) == {"approve": "✓ Approve plan", "send": "Send feedback · keep planning",
+                             "desc": "Approving drops your feedback.", "submit": False,
                              "options": [["Keep planning", False, True]]}, primary(page)
     ctx.shot("plan-action-feedback", top=True)
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Use WAL mode and keep the JSON export."}]}
     ctx.wait_queue(0)
 
@@ -83,8 +90,19 @@ def test_the_plan_sends_the_option_its_button_names(ctx):
     ctx.show("plan")
     page = ctx.page
     page.click(ctx.option("plan", "Keep planning"))
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Keep planning"]}]}
+    ctx.wait_queue(0)
+
+
+def test_approve_approves_with_another_option_chosen(ctx):
+    """Approve never sends what Send would: with "Keep planning" chosen, a click on Approve approves."""
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    page.click(ctx.option("plan", "Keep planning"))
+    page.click(page.find(PRIMARY))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
     ctx.wait_queue(0)
 
 
@@ -114,21 +132,28 @@ def approve_with_feedback(ctx, questions, by_key=False):
 
 
 def test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent(ctx):
-    """A single-select approval cannot carry feedback: pressing Approve with feedback typed asks, and Approve
-    is never shown pressed while the answer would be the feedback. What is chosen in the question does the same
-    whether the 1 key or a button asked it: alone, the plan is answered at once."""
+    """A single-select approval cannot carry feedback: pressing Approve with feedback typed asks, naming what it
+    would drop, and Approve is never shown pressed while the answer would be the feedback. "Approve and drop" does
+    the same whether the 1 key or a button asked: alone, the plan is answered at once."""
     page = ctx.page
     # Alone, by the 1 key: "Approve and drop your feedback" empties the box and sends the approval at once.
     outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW, by_key=True)
     ctx.shot("plan-approve-with-feedback")
-    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => [b.dataset.choice, b.textContent])")
-    assert choices == [["drop", "Approve and drop your feedback"], ["feedback", "Keep planning instead"]], choices
+    asked = page.js("const m = document.querySelector('.plan-notes-modal');"
+                    "return [m.querySelector('h2').textContent, [...m.querySelectorAll('button')].map((b) => [b.dataset.choice, b.textContent]),"
+                    " document.activeElement.dataset.choice]")
+    assert asked == ["Approve and drop your feedback?", [["back", "Go back"], ["drop", "Approve and drop it"]], "back"], asked
     page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
     ctx.wait_queue(0)
-    # Alone, by the 1 key: "Keep planning instead" sends the feedback at once, not an approval.
+    # Alone, by the 1 key: "Go back" (where the focus starts, so Enter does not drop anything) sends nothing and
+    # keeps the feedback; Send sends it.
     outcome = approve_with_feedback(ctx, samples.PLAN_REVIEW, by_key=True)
-    page.click(page.find('.plan-notes-modal [data-choice="feedback"]'))
+    page.keys(ENTER)
+    page.until("return !document.querySelector('.plan-notes-modal')", message="Go back did not close the question")
+    assert page.js(f"return document.querySelector('{FEEDBACK}').value") == "Add a rollback step."
+    assert ctx.queue_count() == 1, "going back sent something"
+    page.click(page.find(SEND))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": [], "custom": "Add a rollback step."}]}
     ctx.wait_queue(0)
     # In a batch: Esc goes back with nothing pressed; dropping presses Approve with the box empty.
@@ -149,6 +174,46 @@ def test_plan_approve_with_feedback_typed_asks_and_shows_what_is_sent(ctx):
         {"id": "plan", "selected": ["Approve plan (Recommended)"]},
         {"id": "tests", "selected": ["No"]},
     ]}
+    ctx.wait_queue(0)
+
+
+def keys_hint(page):
+    return page.js("return document.getElementById('keys-hint').textContent")
+
+
+def test_the_footer_lists_the_keys_a_plan_takes_and_each_works(ctx):
+    """Under a plan the footer lists exactly the keys that work there, and each does what it says: J/K select a
+    block, C comments, the digits pick, Ctrl+Enter sends. Plain Enter is not offered: in the plan it comments. A
+    plain question keeps its own list."""
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    page.wait_for(f"{DOC} [data-block]")
+    assert keys_hint(page) == "J/K select a block · C comment · 1–2 pick · Ctrl+Enter sends · Tab moves · Esc hides", \
+        keys_hint(page)
+    page.js(f"document.querySelector('{DOC}').focus()")
+    page.keys("j", "j")
+    second = current_block_text(page)
+    page.keys("k")
+    assert current_block_text(page) != second and current_block_text(page), current_block_text(page)
+    page.keys("c")
+    page.wait_for('[data-qid="plan"] .note-input')
+    page.keys(ESCAPE)
+    page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="Esc left an empty editor open")
+    page.keys("2")
+    assert plan_inputs(page) == [["radio", "Keep planning", True]], plan_inputs(page)
+    page.keys("1")
+    assert approve_pressed(page) == "true"
+    assert ctx.queue_count() == 1, "a digit sent the plan"
+    page.keys(ENTER, modifier=CONTROL)
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
+    ctx.wait_queue(0)
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="the plan stayed")
+    _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+    ctx.show("migrate")
+    assert keys_hint(page) == "1–9 pick · Tab moves · Enter submits · Esc hides", keys_hint(page)
+    page.click(page.find("#dismiss"))
+    expect_error(outcome(), "ASK_CANCELLED")
     ctx.wait_queue(0)
 
 
@@ -268,10 +333,12 @@ def test_plan_comments_by_keyboard_and_mouse_become_feedback(ctx):
     assert beside == {"step2": "one-time importer", "step3": "", "line": True}, beside
     page.type(page.find('[data-qid="plan"] .plan-feedback'), "Use WAL mode and keep the JSON export.")
     ctx.shot("plan-comments", scroll_to=f'{DOC} #md-h-3')
-    # With comments the one button sends them; the option cannot be chosen instead.
-    assert primary(page) == {"words": "Send feedback · keep planning", "submit": False,
+    # With comments Send sends them; Approve stays Approve and says what it would drop; the option cannot be
+    # chosen instead.
+    assert primary(page) == {"approve": "✓ Approve plan", "send": "Send feedback · keep planning",
+                             "desc": "Approving drops your feedback and 3 comments.", "submit": False,
                              "options": [["Keep planning", False, True]]}, primary(page)
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     expected = (
         "> **Steps › 2**\n"
         "> one-time importer\n\n"
@@ -387,13 +454,14 @@ def test_plan_comment_is_text_and_approve_asks_about_it(ctx):
         " note: note.textContent, item: item.textContent, children: note.children.length + item.children.length,"
         " bad: document.querySelectorAll('[data-qid=\"plan\"] img, [data-qid=\"plan\"] script, [data-qid=\"plan\"] b').length};")
     assert report == {"pwned": None, "note": evil, "item": evil, "children": 0, "bad": 0}, report
-    # Approving with a comment on a single-select review (the 1 key: the button now sends the comment) asks once;
-    # dropping it approves plainly, at once.
+    # Approving with a comment on a single-select review (the 1 key) asks once, naming the comment; dropping it
+    # approves plainly, at once.
     page.js(f"document.querySelector('{DOC}').focus()")
     page.keys("1")
     page.wait_for(".plan-notes-modal")
-    choices = page.js("return [...document.querySelectorAll('.plan-notes-modal button')].map((b) => b.dataset.choice)")
-    assert choices == ["drop", "feedback"], choices
+    asked = page.js("const m = document.querySelector('.plan-notes-modal');"
+                    "return [m.querySelector('h2').textContent, [...m.querySelectorAll('button')].map((b) => b.dataset.choice)]")
+    assert asked == ["Approve and drop 1 comment?", ["back", "drop"]], asked
     page.click(page.find('.plan-notes-modal [data-choice="drop"]'))
     assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
     assert not page.find_all(".plan-notes-modal")
@@ -424,7 +492,7 @@ def test_plan_comment_over_the_limit_is_refused_in_the_editor(ctx):
     assert page.js("return document.querySelector('[data-qid=\"plan\"] .note-limit').classList.contains('over')") is False
     page.click(page.find('[data-qid="plan"] .note-save'))
     page.until("return !document.querySelector('[data-qid=\"plan\"] .note-input')", message="the comment was not saved")
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     got = answer_of(outcome())["answers"][0]
     assert got["selected"] == [] and got["custom"].endswith("x" * 8192), {k: str(v)[:80] for k, v in got.items()}
     ctx.wait_queue(0)
@@ -593,7 +661,7 @@ def test_plan_revision_wording_says_only_what_changed(ctx):
     first = ask_in_session(ctx, samples.PLAN_REVIEW, f"{session}-1", session)
     ctx.show("plan")
     page.type(page.find(FEEDBACK), "Swap steps 3 and 4.")
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     answer_of(first())
     ctx.wait_queue(0)
     step3 = "3. Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee (`synchronous=FULL`).\n"
@@ -608,7 +676,7 @@ def test_plan_revision_wording_says_only_what_changed(ctx):
     assert bar["badge"] == "" and bar["toggle"], bar
     assert not re.search(r"\b0 \w|changed|[+−]0\b", bar["said"]), bar
     page.type(page.find(FEEDBACK), "Keep it as it is now.")
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     answer_of(moved())
     ctx.wait_queue(0)
     same = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=swapped)], f"{session}-3", session)
@@ -646,7 +714,7 @@ def test_a_waiting_revision_follows_its_thread(ctx):
     line6 = block_key_of(page, "outcome     TEXT NOT NULL")
     page.js(f"document.querySelector('{DOC}').focus()")
     comment_by_keyboard(ctx, keys.index(line6) + 1, "Make outcome a CHECK.")
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     assert answer_of(first())["answers"][0]["selected"] == []
     ctx.wait_queue(1)
     shown = page.until(
@@ -672,8 +740,8 @@ def comment_on(ctx, text, comment):
 
 
 def first_round(ctx, session, detail, comments=(), general=""):
-    """Version 1 of a session's plan: comments on the blocks holding these texts, general feedback, sent with the
-    one button; returns the feedback the agent got."""
+    """Version 1 of a session's plan: comments on the blocks holding these texts, general feedback, sent with Send
+    (approved with Approve when there is none); returns what the agent got."""
     page = ctx.page
     outcome = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=detail)], f"{session}-1", session)
     ctx.show("plan")
@@ -682,7 +750,7 @@ def first_round(ctx, session, detail, comments=(), general=""):
         comment_on(ctx, text, comment)
     if general:
         page.type(page.find(FEEDBACK), general)
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND if comments or general else PRIMARY))
     sent = answer_of(outcome())["answers"][0]
     ctx.wait_queue(0)
     return sent
@@ -723,6 +791,9 @@ def test_a_revision_opens_on_its_first_change_and_n_p_walk_the_changes(ctx):
     listed = page.js("return [...document.querySelectorAll('[data-qid=\"plan\"] .change-item')]"
                      ".map((li) => li.textContent.replace(/\\s+/g, ' ').trim())")
     assert listed == ["changed Steps › 18", "changed Steps › 25"], listed
+    # The footer lists n and p with the plan's other keys.
+    assert keys_hint(page) == ("J/K select a block · C comment · N/P changes · 1–2 pick · Ctrl+Enter sends · Tab moves"
+                               " · Esc hides"), keys_hint(page)
     page.keys("n")
     page.until(f"const el = document.querySelector('{DOC} .block-current');"
                "return el && el.textContent.trim().startsWith('Move table 25');", message="n did not go to the next change")
@@ -840,10 +911,53 @@ def test_an_outdated_comment_can_be_resolved_or_carried_forward(ctx):
     assert covered == {"bar": True, "button": True}, covered
     page.keys(ESCAPE)
     page.until("return !document.querySelector('.plan-notes-modal')")
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     got = answer_of(outcome())["answers"][0]
     assert got == {"id": "plan", "selected": [],
                    "custom": "> **Steps › 2**\n> Write the schema with a migration tool\n\nUse a migration tool."}, got
+    ctx.wait_queue(0)
+
+
+def test_after_carry_forward_approve_still_approves_by_mouse(ctx):
+    """Carrying last round's comment forward makes it feedback, but the button under the pointer does not change
+    meaning: Approve still reads and does Approve (asking first, by name, before it drops the comment), and Send
+    feedback appears under the feedback box. Every step is a WebDriver click on the real button, which fails if
+    anything covers it."""
+    session = f"carry-{os.getpid()}"
+    page = ctx.page
+    first_round(ctx, session, OUTDATED_V1, comments=[("Write the schema by hand", "Use a migration tool."),
+                                                     ("Switch the writer", "Behind a flag.")])
+    outcome = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=OUTDATED_V2)], f"{session}-2", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .plan-note.past')
+    before = page.js(f"return document.querySelector('{PRIMARY}').getBoundingClientRect().toJSON()")
+    for index in ("0", "1"):
+        past = f'[data-qid="plan"] .plan-note.past[data-past="{index}"]'
+        page.click(page.find(f"{past} .past-carry"))
+        # The notes are drawn again once the backend has it: the next one is found after that.
+        page.until("return !document.querySelector(arguments[0])", past, message=f"comment {index} was not carried")
+    page.until("return document.querySelectorAll('[data-qid=\"plan\"] .comment-item:not(.past)').length === 2",
+               message="the carried comments did not become this round's")
+    assert primary(page) == {"approve": "✓ Approve plan", "send": "Send feedback · keep planning",
+                             "desc": "Approving drops 2 comments.", "submit": False,
+                             "options": [["Keep planning", False, True]]}, primary(page)
+    after = page.js(f"return document.querySelector('{PRIMARY}').getBoundingClientRect().toJSON()")
+    assert (after["x"], after["y"], after["width"]) == (before["x"], before["y"], before["width"]), (before, after)
+    page.type(page.find(FEEDBACK), "Keep the importer.")
+    ctx.shot("plan-buttons", top=True)
+    # Approve, clicked: it asks, naming what it would drop; Go back sends nothing and keeps everything.
+    page.click(page.find(PRIMARY))
+    page.wait_for(".plan-notes-modal")
+    title = page.js("return document.querySelector('.plan-notes-modal h2').textContent")
+    assert title == "Approve and drop your feedback and 2 comments?", title
+    page.click(page.find('.plan-notes-modal [data-choice="back"]'))
+    page.until("return !document.querySelector('.plan-notes-modal')", message="Go back did not close the question")
+    assert ctx.queue_count() == 1, "going back sent something"
+    assert primary(page)["send"] == "Send feedback · keep planning", primary(page)
+    # Clicked again and confirmed: an approval, nothing else.
+    page.click(page.find(PRIMARY))
+    page.click(page.wait_for('.plan-notes-modal [data-choice="drop"]'))
+    assert answer_of(outcome()) == {"answers": [{"id": "plan", "selected": ["Approve plan (Recommended)"]}]}
     ctx.wait_queue(0)
 
 
@@ -900,7 +1014,7 @@ def test_the_plan_gets_the_room_in_a_small_window(ctx):
                    message="the queue did not fold after a pick")
     finally:
         set_window_size(page, before["width"], before["height"])
-    page.click(page.find(PRIMARY))
+    page.click(page.find(SEND))
     answer_of(outcome())
     ctx.wait_queue(0)
 

@@ -7,29 +7,34 @@ import subprocess
 import threading
 import time
 
-from harness import answer_of, closed_on_bus_eventually, expect_error, journal_lines, outcome_of
+from harness import answer_of, closed_on_bus_eventually, expect_error, journal_lines, notify_buttons, outcome_of
 import samples
 from webdriver import ESCAPE
+from test_dialog import set_window_size
 
 
 def test_notification_action_answers_in_place(ctx):
-    """ActionInvoked on the bus for the notification answers a single-select question."""
+    """ActionInvoked on the bus for the notification answers a single-select question. Its buttons show the
+    options without "(Recommended)"; the answer carries the label unchanged."""
     _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
     nid = ctx.notification_id("review-bot asks")
     ctx.show("migrate")
     ctx.shot("notification", whole_screen=True)
+    buttons = notify_buttons(ctx.bus_log(), "review-bot asks")
+    assert buttons == [["default", "Open"], ["choose-0", "Online, in batches"], ["choose-1", "Offline, in one transaction"],
+                       ["choose-2", "Skip the migration for now"]], buttons
     box = None
     for _ in range(20):
         # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
         subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
-                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:choose-1"], check=True)
+                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:choose-0"], check=True)
         try:
             box = outcome(timeout=0.5)
             break
         except AssertionError:
             continue
     assert box is not None, "the notification action did not answer"
-    assert answer_of(box) == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}, box
+    assert answer_of(box) == {"answers": [{"id": "migrate", "selected": ["Online, in batches (Recommended)"]}]}, box
     ctx.wait_queue(0)
 
 
@@ -208,6 +213,10 @@ def test_queue_rows_tell_parallel_sessions_apart_and_show_a_batch_s_progress(ctx
     page.click(page.find('[data-qid="notes"] .skip'))
     page.until(progress + " === '2/3'", message=f"the row did not count the skip ({page.js(progress)})")
     ctx.shot("queue-sessions", x_window=True)
+    # A digit picks as a click does, and is counted alike.
+    page.js("document.querySelector('[data-qid=\"release\"]').focus()")
+    page.keys("1")
+    page.until(progress + " === '3/3'", message=f"the row did not count the digit's pick ({page.js(progress)})")
     page.click(ctx.option("release", "Patch (0.2.5)"))
     page.click(page.find("#submit"))
     answer_of(first())
@@ -242,3 +251,52 @@ def test_a_request_answered_on_another_device_says_where_in_place_of_its_card(ct
         assert [r["answerer"] for r in record] == ["Pixel 8"], record
     finally:
         phone.close()
+
+
+def toggle_count(page):
+    """The folded queue button's count: its text (None while hidden) and the button's name."""
+    return page.js("const c = document.getElementById('queue-toggle-count');"
+                   "return [c.getClientRects().length ? c.textContent : null,"
+                   " document.getElementById('queue-toggle').getAttribute('aria-label')];")
+
+
+def test_the_folded_queue_button_says_how_many_wait(ctx):
+    """Below 900 px the queue folds behind ☰: the button carries the waiting count (as the tray does) and says it
+    in its name; with nothing waiting it shows no count."""
+    page = ctx.page
+    before = page.window_rect()
+    outcomes = []
+    try:
+        width, _ = set_window_size(page, 720, 480)
+        assert width < 900, width
+        assert toggle_count(page) == [None, "Show the waiting requests (none waiting)"], toggle_count(page)
+        outcomes.append(ctx.ask([dict(samples.SINGLE[0], id="first")], agent="coder")[2])
+        ctx.show("first")
+        outcomes.append(ctx.ask([{"id": "second", "question": "Publish the website now?",
+                                  "options": [{"label": "Publish"}, {"label": "Hold"}]}], agent="reviewer")[2])
+        outcomes.append(ctx.ask([{"id": "third", "question": "Rotate the API keys today?",
+                                  "options": [{"label": "Yes"}, {"label": "No"}]}], agent="coder")[2])
+        ctx.wait_queue(3)
+        page.until("return document.getElementById('queue-toggle-count').textContent === '3'",
+                   message=f"the button did not count three ({toggle_count(page)})")
+        assert toggle_count(page) == ["3", "Show the waiting requests (3 waiting)"], toggle_count(page)
+        # Readable: the count sits on the button's corner, inside the window.
+        box = page.js("const r = document.getElementById('queue-toggle-count').getBoundingClientRect();"
+                      "return r.top >= 0 && r.left >= 0 && r.width >= 14 && r.height >= 14;")
+        assert box is True, box
+        ctx.shot("queue-folded-count", x_window=True)
+        ctx.show("first")
+        page.click(page.find("#dismiss"))
+        expect_error(outcomes[0](), "ASK_CANCELLED")
+        ctx.wait_queue(2)
+        page.until("return document.getElementById('queue-toggle-count').textContent === '2'",
+                   message=f"the button did not count down ({toggle_count(page)})")
+        for qid, outcome, left in (("second", outcomes[1], 1), ("third", outcomes[2], 0)):
+            ctx.show(qid)
+            page.click(page.find("#dismiss"))
+            expect_error(outcome(), "ASK_CANCELLED")
+            ctx.wait_queue(left)
+        page.until("return !document.getElementById('queue-toggle-count').getClientRects().length",
+                   message="a count stayed with nothing waiting")
+    finally:
+        set_window_size(page, before["width"], before["height"])

@@ -116,10 +116,14 @@ def test_hold_stops_the_rule_s_clock_until_released(ctx):
         row = page.until("return document.querySelector('.queue-item .queue-rule .rule-left')",
                          message="the queue row shows no deadline")
         assert re.fullmatch(r"0:0[0-5]", page.text(element_id(row))), page.text(element_id(row))
+        where = "return [...document.querySelectorAll('[data-qid=\"cleanup\"] .option')].map((o) => o.getBoundingClientRect().top)"
+        before = page.js(where)
         page.click(ctx.option("cleanup", "Yes"))
         differs = page.until("const d = document.querySelector('#asker .rule-differs'); return d && !d.hidden && d.textContent",
                              message="no word that the choice differs from the rule's")
         assert differs == "Your choice differs: you picked “Yes”, the rule will answer “No”.", differs
+        # Said, it moved nothing: the options stay under the pointer.
+        assert page.js(where) == before, (before, page.js(where))
         page.click(page.find("#asker .hold-deadline"))
         line = page.until("return document.querySelector('#asker .rule-deadline.held .rule-text')",
                           message="Hold did not hold the deadline")

@@ -35,7 +35,7 @@ pub use service::{
     PendingSummary, Scope, Service, WeakService,
 };
 pub use types::{
-    AgentInfo, Answer, AnswerItem, Intent, Question, QuestionOption, Request, RequestId,
-    RECOMMENDED_MARK,
+    shown_label, AgentInfo, Answer, AnswerItem, Intent, Question, QuestionOption, Request,
+    RequestId, RECOMMENDED_MARK,
 };
 pub use validate::Limits;

@@ -51,6 +51,17 @@ impl QuestionOption {
     }
 }
 
+/// `label` as a person reads it: without a trailing [`RECOMMENDED_MARK`] and the whitespace
+/// before it ("Yes (Recommended)" → "Yes"). The one place Rust shortens a label, for display
+/// (memory, notification buttons) and for a rule naming an option without the mark; the page
+/// mirrors it (`displayLabel` in `ui/dom.js`). What is sent back is always the label unchanged.
+pub fn shown_label(label: &str) -> &str {
+    label
+        .trim_end()
+        .strip_suffix(RECOMMENDED_MARK)
+        .map_or(label, str::trim_end)
+}
+
 /// The presentation intent of a question (protocol 1.3).
 ///
 /// `kind` is kept as a string so unknown kinds pass through to answerers unchanged.
@@ -141,6 +152,16 @@ mod tests {
     {
         let parsed: T = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(serde_json::to_value(&parsed).unwrap(), value);
+    }
+
+    #[test]
+    fn a_shown_label_loses_only_a_trailing_recommended_mark() {
+        assert_eq!(shown_label("Yes (Recommended)"), "Yes");
+        assert_eq!(shown_label("Yes  (Recommended)  "), "Yes");
+        assert_eq!(shown_label("Yes"), "Yes");
+        // The mark anywhere but at the end is part of the label.
+        assert_eq!(shown_label("(Recommended) Yes"), "(Recommended) Yes");
+        assert_eq!(shown_label("Yes (recommended)"), "Yes (recommended)");
     }
 
     #[test]

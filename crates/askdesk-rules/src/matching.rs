@@ -362,7 +362,7 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
                 question
                     .options
                     .iter()
-                    .find(|o| strip_recommended(&o.label) == wanted.as_str())
+                    .find(|o| askdesk_core::shown_label(&o.label) == wanted.as_str())
             };
             exact
                 .or_else(loose)
@@ -386,14 +386,6 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
 /// `label`, unless it grants a standing permission.
 fn one_call(label: &str) -> Option<&str> {
     standing::one_call_instead(label).is_none().then_some(label)
-}
-
-/// `label` without a trailing " (Recommended)".
-pub(crate) fn strip_recommended(label: &str) -> &str {
-    label
-        .trim_end()
-        .strip_suffix(askdesk_core::RECOMMENDED_MARK)
-        .map_or(label, str::trim_end)
 }
 
 #[cfg(test)]

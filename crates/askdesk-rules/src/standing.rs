@@ -28,7 +28,7 @@ const STANDING: [(&str, &str); 2] = [(ALLOW_SESSION, ALLOW_ONCE), (APPROVE_ACCEP
 /// A label is read as a rule's answer picks an option: exactly, or without a trailing
 /// " (Recommended)" on either side.
 pub fn one_call_instead(label: &str) -> Option<&'static str> {
-    let label = crate::matching::strip_recommended(label);
+    let label = askdesk_core::shown_label(label);
     STANDING
         .iter()
         .find(|(standing, _)| *standing == label)

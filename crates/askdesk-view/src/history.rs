@@ -258,6 +258,8 @@ pub struct HistoryPage {
     pub answerers: Vec<String>,
     /// Every outcome a record can have, in the filter's order.
     pub outcomes: Vec<OutcomeChoice>,
+    /// The words searched for, as search matched them (lowercase): the page marks them where they show.
+    pub words: Vec<String>,
 }
 
 /// An outcome as History calls it.
@@ -396,6 +398,7 @@ impl HistoryPageBuilder {
                     name: outcome_name(outcome),
                 })
                 .collect(),
+            words: self.words,
         }
     }
 }
@@ -674,6 +677,14 @@ mod tests {
         assert_eq!(search(&records, "rule:ship"), [3], "who answered");
         assert_eq!(search(&records, "database staging"), Vec::<u64>::new());
         assert_eq!(search(&records, ""), [3, 2, 1]);
+        // The page is told the words, as matched, to mark them.
+        let mut page = HistoryPageBuilder::new(HistoryQuery {
+            text: Some("  json   EXPORT ".into()),
+            limit: 100,
+            ..HistoryQuery::default()
+        });
+        records.iter().cloned().for_each(|r| page.push(r));
+        assert_eq!(page.finish().words, ["json", "export"]);
     }
 
     #[test]

@@ -1,21 +1,46 @@
-//! The memory of past answers: for each question of a waiting request, the human's last answer to
-//! the same question text asked for the same project (`cwd` in the agent's meta), from the journal.
+//! The memory of past answers: for each question of a waiting request, the last answer to the same
+//! question text asked for the same project (`cwd` in the agent's meta), from the journal, and who
+//! gave it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use askdesk_core::{meta, AgentInfo, Question, Request, RequestId};
+use askdesk_core::{meta, shown_label, AgentInfo, Question, Request, RequestId};
 use askdesk_journal::{Journal, Outcome, Record};
 use serde::Serialize;
 
-/// What the human answered before to one question.
+use crate::history::answerer_name;
+
+/// What was answered before to one question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PastAnswer {
-    /// The options chosen then, each still an option of the question now.
+    /// The options chosen then, each still an option of the question now (labels unchanged:
+    /// "Use again" selects them).
     pub selected: Vec<String>,
     /// When it was answered, in milliseconds since the Unix epoch.
     pub answered_at: u64,
+    /// Who answered what, for the line under the question: "You answered Yes", "Rule “prune”
+    /// answered Delete them" (labels shown without "(Recommended)"). The page adds the day.
+    pub said: String,
+}
+
+/// "You answered Yes", "Rule “prune” answered Delete them", "ci answered A, B"; "Answered Yes"
+/// when the journal does not say who.
+fn said(record: &Record, selected: &[String]) -> String {
+    let what = selected
+        .iter()
+        .map(|label| shown_label(label))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match answerer_name(record) {
+        None => format!("Answered {what}"),
+        Some("you") => format!("You answered {what}"),
+        Some(label) => match askdesk_rules::rule_named(label) {
+            Some(rule) => format!("Rule “{rule}” answered {what}"),
+            None => format!("{label} answered {what}"),
+        },
+    }
 }
 
 /// The project an agent works in, as its meta says.
@@ -25,7 +50,8 @@ fn cwd(agent: Option<&AgentInfo>) -> Option<&str> {
 
 /// For each question of `questions`, the newest answered record of `records` (any order) asked
 /// in `project` with the same question text, whose chosen options are all options of the question
-/// now. Only answers that pick options are remembered: a typed answer is not offered again.
+/// now, whoever answered it (the person, a rule, another answerer: `said` names which). Only
+/// answers that pick options are remembered: a typed answer is not offered again.
 pub fn past_answers(
     records: &[Record],
     project: &str,
@@ -55,6 +81,7 @@ pub fn past_answers(
                         PastAnswer {
                             selected: item.selected.clone(),
                             answered_at: r.settled_at,
+                            said: said(r, &item.selected),
                         }
                     })
                 })
@@ -142,7 +169,7 @@ mod tests {
                 }],
             }),
             error: None,
-            answerer: None,
+            answerer: Some(crate::answerer::DESKTOP_ANSWERER.into()),
         }
     }
 
@@ -160,8 +187,43 @@ mod tests {
             found,
             vec![Some(PastAnswer {
                 selected: vec!["No".into()],
-                answered_at: 3_000
+                answered_at: 3_000,
+                said: "You answered No".into(),
             })]
+        );
+    }
+
+    #[test]
+    fn the_line_says_who_answered_and_shows_labels_without_the_recommended_mark() {
+        let options = ["Delete them (Recommended)", "Keep"];
+        let by = |answerer: Option<&str>, selected: &[&str]| {
+            let mut r = record("/p", ASKED, selected, 1_000, Outcome::Answered);
+            r.questions = vec![question(ASKED, &options)];
+            r.answerer = answerer.map(str::to_owned);
+            past_answers(&[r], "/p", &[question(ASKED, &options)])[0]
+                .clone()
+                .map(|p| (p.said, p.selected))
+        };
+        assert_eq!(
+            by(Some("rule:prune"), &["Delete them (Recommended)"]),
+            Some((
+                "Rule “prune” answered Delete them".into(),
+                vec!["Delete them (Recommended)".to_string()]
+            )),
+            "the label sent back keeps its mark; the line does not"
+        );
+        assert_eq!(
+            by(Some(crate::answerer::DESKTOP_ANSWERER), &["Keep"]).map(|p| p.0),
+            Some("You answered Keep".into())
+        );
+        assert_eq!(
+            by(Some("ci-bot"), &["Keep"]).map(|p| p.0),
+            Some("ci-bot answered Keep".into())
+        );
+        // A journal that does not say who answered is not taken for the person.
+        assert_eq!(
+            by(None, &["Keep"]).map(|p| p.0),
+            Some("Answered Keep".into())
         );
     }
 
