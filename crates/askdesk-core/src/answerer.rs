@@ -10,6 +10,23 @@ use tokio::sync::oneshot;
 use crate::error::UserQuestionError;
 use crate::types::{Answer, Request, RequestId};
 
+/// Why a request an answerer held settled without it: what [`Answerer::withdraw`] is told.
+///
+/// The asker gets `ASK_ABORTED` (or `SHUTTING_DOWN`) whichever it is; only the answerer holding
+/// the request, which may have shown it to a person, tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withdrawal {
+    /// The asker withdrew the question (`$/cancelRequest`, a dropped ask): it no longer needs the
+    /// answer, e.g. the call was settled in the agent's own terminal.
+    Cancelled,
+    /// The asker went: its connection closed (its process ended) or its agent was unregistered.
+    AskerGone,
+    /// The broker is shutting down.
+    ShuttingDown,
+    /// This answerer left the chain while it held the request; the request moves on.
+    Unregistered,
+}
+
 /// Something on the waterfall that may answer a request.
 ///
 /// `offer` must not block: an answerer that needs time (a human, a socket peer) returns
@@ -19,18 +36,25 @@ pub trait Answerer: Send + Sync + 'static {
     /// Offers a request to this answerer.
     fn offer(&self, request: &Arc<Request>) -> Offer;
 
-    /// The request this answerer holds settled without it (the asker cancelled, its agent went,
-    /// the broker is shutting down): drop it. Any later decision is discarded.
-    fn withdraw(&self, request: RequestId) {
-        let _ = request;
+    /// The request this answerer holds settled without it, for the reason `why` (the asker
+    /// cancelled, the asker went, the broker is shutting down): drop it. Any later decision is
+    /// discarded.
+    ///
+    /// Returns what the answerer had of an answer so far, unsent and unchecked (a person's choices
+    /// and typing), which the history journal keeps with the withdrawn request; `None` when it had
+    /// nothing.
+    fn withdraw(&self, request: RequestId, why: Withdrawal) -> Option<Answer> {
+        let _ = (request, why);
+        None
     }
 
     /// The request this answerer holds was decided by an override while it waited (an answer
     /// rule's deadline), signed `by` (`rule:<name>`), as the journal records it. Drop it as for
-    /// [`Answerer::withdraw`], which is what this does unless an answerer tells the two apart.
+    /// [`Answerer::withdraw`] (as cancelled), which is what this does unless an answerer tells
+    /// the two apart.
     fn overruled(&self, request: RequestId, by: &str) {
         let _ = by;
-        self.withdraw(request);
+        self.withdraw(request, Withdrawal::Cancelled);
     }
 }
 

@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 
-use crate::answerer::{Answerer, Decision, Failure, Offer};
+use crate::answerer::{Answerer, Decision, Failure, Offer, Withdrawal};
 use crate::error::{AskError, RegistryError, UserQuestionError};
 use crate::registry::{AgentRegistration, AgentSummary, Handle, Registry};
 use crate::types::{AgentInfo, Answer, Question, Request, RequestId};
@@ -90,6 +90,9 @@ pub struct AskSettlement {
     /// The request, for a history journal: as dispatched, or, refused by the checks of protocol 2,
     /// as it was asked (with id 0, since it was never dispatched, and its agent when that is live).
     pub request: Arc<Request>,
+    /// What the answerer holding the request had of an answer when the ask ended without it (a
+    /// person's unsent choices and typing, unchecked), as [`Answerer::withdraw`] gave it back.
+    pub draft: Option<Answer>,
 }
 
 /// The right to decide one pending request from outside the waterfall, taken with
@@ -472,6 +475,19 @@ impl Service {
         request: AskRequest,
         cancel: &CancellationToken,
     ) -> impl Future<Output = AskSettlement> + Send + 'static {
+        self.ask_settled_from(request, cancel, None)
+    }
+
+    /// [`Service::ask_settled`] for an asker that can go as a whole (a connection, whose asks'
+    /// tokens are children of `gone`): an ask cancelled once `gone` is cancelled settles
+    /// `ASK_ABORTED` as any cancelled ask, and the answerer holding it is told the asker went
+    /// ([`Withdrawal::AskerGone`]) rather than that it withdrew the question.
+    pub fn ask_settled_from(
+        &self,
+        request: AskRequest,
+        cancel: &CancellationToken,
+        gone: Option<&CancellationToken>,
+    ) -> impl Future<Output = AskSettlement> + Send + 'static {
         // The guard is made here, not in the async block, so that a future dropped before its
         // first poll still takes its request out of the pending table.
         let started = self
@@ -489,7 +505,12 @@ impl Service {
         // for as long as the request waits, and that is memory per pending ask.
         match started {
             Ok((request, agent_gone, chain, guard)) => {
-                Either::Left(walk(request, agent_gone, chain, guard, cancel.clone()))
+                let stops = Stops {
+                    cancel: cancel.clone(),
+                    asker_gone: gone.cloned(),
+                    agent_gone,
+                };
+                Either::Left(walk(request, chain, guard, stops))
             }
             Err(refused) => Either::Right(std::future::ready(refused)),
         }
@@ -515,6 +536,7 @@ impl Service {
                     agent: info,
                     asked_at: SystemTime::now(),
                 }),
+                draft: None,
             };
         let early = if let Err(error) = check_shape(&questions, &self.inner.limits) {
             Some(AskError::from(error))
@@ -579,15 +601,17 @@ impl Service {
 /// The waterfall of one dispatched request (protocol 4), after the checks of protocol 2 passed.
 async fn walk(
     request: Arc<Request>,
-    agent_gone: Option<CancellationToken>,
     chain: Arc<[Arc<Entry>]>,
     mut guard: PendingGuard,
-    cancel: CancellationToken,
+    stops: Stops,
 ) -> AskSettlement {
+    let Stops {
+        cancel, agent_gone, ..
+    } = &stops;
     let mut overridden = OverrideReceiver(None);
     // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
     // an answerer that decides at once must not claim a request that already settled.
-    if let Some(error) = stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
+    if let Some((error, _)) = stops.stopped(&guard.inner) {
         return AskSettlement::by_service(&request, error);
     }
     for entry in chain.iter() {
@@ -617,9 +641,9 @@ async fn walk(
                 let waited = tokio::select! {
                     biased;
                     decision = &mut receiver => Ok(decision),
-                    _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
+                    _ = cancel.cancelled() => Err(Some((UserQuestionError::aborted(), stops.cancelled_why()))),
                     news = guard.news(entry, agent_gone.as_ref(), &mut overridden) => match news {
-                        News::Stop(error) => Err(Some(error)),
+                        News::Stop(error, why) => Err(Some((error, why))),
                         News::HolderGone => Err(None),
                         News::Override(label, decision) => match receiver.close_and_take() {
                             Some(decision @ (Decision::Claim(_) | Decision::Fail(_))) => Ok(decision),
@@ -632,12 +656,10 @@ async fn walk(
                 };
                 let decision = match waited {
                     // A delegation that crossed a stop does not move the request on.
-                    Ok(Decision::Delegate) => {
-                        match stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
-                            Some(error) => return AskSettlement::by_service(&request, error),
-                            None => Decision::Delegate,
-                        }
-                    }
+                    Ok(Decision::Delegate) => match stops.stopped(&guard.inner) {
+                        Some((error, why)) => return guard.withdrawn(&request, error, why),
+                        None => Decision::Delegate,
+                    },
                     Ok(decision) => decision,
                     // A decision the answerer sent before this task saw the stop is not
                     // lost (an answerer that replies and then disconnects, an answer that
@@ -645,12 +667,14 @@ async fn walk(
                     // its answerer as late.
                     Err(stop) => match (receiver.close_and_take(), stop) {
                         (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => decision,
-                        (_, Some(error)) => return AskSettlement::by_service(&request, error),
+                        (_, Some((error, why))) => return guard.withdrawn(&request, error, why),
                         // The holder left the chain while it held the request: it is told the
                         // request is no longer its own (an answer it sends now is late), and
                         // the request moves on.
                         (_, None) => {
-                            entry.answerer.withdraw(request.id);
+                            entry
+                                .answerer
+                                .withdraw(request.id, Withdrawal::Unregistered);
                             Decision::Delegate
                         }
                     },
@@ -670,19 +694,40 @@ async fn walk(
     AskSettlement::by_service(&request, UserQuestionError::no_provider())
 }
 
-/// Why the ask must end now, if it must: the asker cancelled, its agent is gone, or the service
-/// is closing.
-fn stopped(
-    cancel: &CancellationToken,
-    agent_gone: Option<&CancellationToken>,
-    inner: &Inner,
-) -> Option<UserQuestionError> {
-    if cancel.is_cancelled() || agent_gone.is_some_and(CancellationToken::is_cancelled) {
-        Some(UserQuestionError::aborted())
-    } else if inner.closing.is_cancelled() {
-        Some(UserQuestionError::shutting_down())
-    } else {
-        None
+/// What ends an ask from outside its waterfall: the asker's token, the asker going as a whole,
+/// its agent going.
+struct Stops {
+    cancel: CancellationToken,
+    /// Cancelled when the asker as a whole went (its connection closed); `cancel` is its child.
+    asker_gone: Option<CancellationToken>,
+    agent_gone: Option<CancellationToken>,
+}
+
+impl Stops {
+    /// Why the ask must end now, if it must, and what its holder is told: the asker cancelled or
+    /// went, its agent is gone, or the service is closing.
+    fn stopped(&self, inner: &Inner) -> Option<(UserQuestionError, Withdrawal)> {
+        if self
+            .agent_gone
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
+            Some((UserQuestionError::aborted(), Withdrawal::AskerGone))
+        } else if self.cancel.is_cancelled() {
+            Some((UserQuestionError::aborted(), self.cancelled_why()))
+        } else if inner.closing.is_cancelled() {
+            Some((UserQuestionError::shutting_down(), Withdrawal::ShuttingDown))
+        } else {
+            None
+        }
+    }
+
+    /// Why the asker's token was cancelled: the asker went, or it withdrew the question.
+    fn cancelled_why(&self) -> Withdrawal {
+        match &self.asker_gone {
+            Some(gone) if gone.is_cancelled() => Withdrawal::AskerGone,
+            _ => Withdrawal::Cancelled,
+        }
     }
 }
 
@@ -702,6 +747,7 @@ fn settle(request: &Arc<Request>, label: String, decision: Decision) -> AskSettl
         result,
         answerer: Some(label),
         request: request.clone(),
+        draft: None,
     }
 }
 
@@ -712,6 +758,7 @@ impl AskSettlement {
             result: Err(error.into()),
             answerer: None,
             request: request.clone(),
+            draft: None,
         }
     }
 }
@@ -756,8 +803,8 @@ impl OverrideReceiver {
 
 /// What a walk learns from outside while an answerer holds its request.
 enum News {
-    /// The ask ends with this error (its agent gone, the service closing).
-    Stop(UserQuestionError),
+    /// The ask ends with this error (its agent gone, the service closing), told to the holder so.
+    Stop(UserQuestionError, Withdrawal),
     /// The holder was unregistered: the request moves on.
     HolderGone,
     /// The override decided.
@@ -786,6 +833,24 @@ impl PendingGuard {
         self.holder = None;
     }
 
+    /// The ask ends with `error` while an answerer holds its request: the holder is told why and
+    /// drops it, and what it had of an answer goes with the settlement for the journal.
+    fn withdrawn(
+        &mut self,
+        request: &Arc<Request>,
+        error: UserQuestionError,
+        why: Withdrawal,
+    ) -> AskSettlement {
+        let draft = self
+            .holder
+            .take()
+            .and_then(|holder| holder.answerer.withdraw(self.id, why));
+        AskSettlement {
+            draft,
+            ..AskSettlement::by_service(request, error)
+        }
+    }
+
     /// Moves an override taken since the last look from the table into the walk's hands.
     fn pick_up(&self, overridden: &mut OverrideReceiver) {
         if let Some(pending) = lock(&self.inner).pending.get_mut(&self.id) {
@@ -806,10 +871,16 @@ impl PendingGuard {
             {
                 let mut state = lock(&self.inner);
                 if agent_gone.is_some_and(CancellationToken::is_cancelled) {
-                    return Poll::Ready(News::Stop(UserQuestionError::aborted()));
+                    return Poll::Ready(News::Stop(
+                        UserQuestionError::aborted(),
+                        Withdrawal::AskerGone,
+                    ));
                 }
                 if self.inner.closing.is_cancelled() {
-                    return Poll::Ready(News::Stop(UserQuestionError::shutting_down()));
+                    return Poll::Ready(News::Stop(
+                        UserQuestionError::shutting_down(),
+                        Withdrawal::ShuttingDown,
+                    ));
                 }
                 if holder.gone.is_cancelled() {
                     return Poll::Ready(News::HolderGone);
@@ -847,7 +918,8 @@ impl Drop for PendingGuard {
         if let Some(holder) = self.holder.take() {
             match self.overruled_by.take() {
                 Some(by) => holder.answerer.overruled(self.id, &by),
-                None => holder.answerer.withdraw(self.id),
+                // The ask's future was dropped: its asker no longer waits for it.
+                None => drop(holder.answerer.withdraw(self.id, Withdrawal::Cancelled)),
             }
         }
     }

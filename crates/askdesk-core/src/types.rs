@@ -51,6 +51,15 @@ impl QuestionOption {
     }
 }
 
+/// An option's label as said to a person, without the [`RECOMMENDED_MARK`] that ends it (the
+/// label the rules file names an option by, the answer a note names). Answers keep the mark.
+pub fn unmarked(label: &str) -> &str {
+    label
+        .trim_end()
+        .strip_suffix(RECOMMENDED_MARK)
+        .map_or(label, str::trim_end)
+}
+
 /// The presentation intent of a question (protocol 1.3).
 ///
 /// `kind` is kept as a string so unknown kinds pass through to answerers unchanged.

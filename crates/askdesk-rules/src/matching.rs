@@ -319,7 +319,7 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
                 question
                     .options
                     .iter()
-                    .find(|o| strip_recommended(&o.label) == wanted.as_str())
+                    .find(|o| askdesk_core::types::unmarked(&o.label) == wanted.as_str())
             };
             exact.or_else(loose).map(|o| selected(&o.label))
         }
@@ -334,13 +334,6 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
             custom: Some(text.clone()),
         }),
     }
-}
-
-fn strip_recommended(label: &str) -> &str {
-    label
-        .trim_end()
-        .strip_suffix(askdesk_core::RECOMMENDED_MARK)
-        .map_or(label, str::trim_end)
 }
 
 #[cfg(test)]

@@ -143,6 +143,7 @@ mod tests {
             }),
             error: None,
             answerer: None,
+            draft: None,
         }
     }
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use askdesk_core::{
     decision_channel, Answer, Answerer, Decision, ErrorCode, Failure, Offer, Request, RequestId,
-    UserQuestionError,
+    UserQuestionError, Withdrawal,
 };
 use askdesk_journal::Record;
 use serde_json::value::RawValue;
@@ -88,17 +88,16 @@ impl Answerer for SocketAnswerer {
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, request: RequestId) {
+    /// Whatever the reason, the socket answerer is sent `$/cancelRequest` (protocol 5.5); it has
+    /// nothing of an answer to give back.
+    fn withdraw(&self, request: RequestId, _why: Withdrawal) -> Option<Answer> {
         let id = {
             let mut state = self.conn.state();
-            let Some(id) = state
+            let id = state
                 .outgoing
                 .iter()
                 .find(|(_, o)| o.request.id == request)
-                .map(|(id, _)| *id)
-            else {
-                return;
-            };
+                .map(|(id, _)| *id)?;
             let outgoing = state.outgoing.remove(&id).expect("found above");
             if state.withdrawn.len() == WITHDRAWN_MEMORY {
                 state.withdrawn.pop_front();
@@ -115,6 +114,7 @@ impl Answerer for SocketAnswerer {
             .push(protocol::encode_notification::<CancelRequest>(
                 &CancelParams { id: Id::Number(id) },
             ));
+        None
     }
 }
 
