@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from harness import (
-    answer_of, expect_error, human_answers, journal_lines, journal_record, load_rules, no_rules, notify_actions, put_rules,
+    answer_of, closed_on_bus_eventually, dbus, expect_error, human_answers, journal_lines, journal_record, load_rules, no_rules, notify_actions, put_rules,
     read_rules,
     rule_names, rule_preview, rules_path, rules_state,
 )
@@ -89,8 +89,12 @@ def test_a_rule_answering_at_its_deadline_leaves_a_lasting_note(ctx):
         nid = ctx.notification_id("Rule “prune” answered: Delete them")
         log = ctx.bus_log()
         assert "claude-code asked: Delete the 14 stale feature branches?" in log, log[-2000:]
-        ctx.shot("rule-note", x_window=True)
         ctx.shot("rule-answered", whole_screen=True)
+        # The window alone, once the notification (drawn over its corner) is closed.
+        dbus("--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+             "org.freedesktop.Notifications.CloseNotification", f"uint32:{nid}")
+        assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+        ctx.shot("rule-note", x_window=True)
         # The link opens History scrolled to the request's entry, answered by the rule.
         page.click(page.find("#rule-notes .note-history"))
         entry = page.until("const e = document.querySelector('#history-list .history-item.sought');"
@@ -100,8 +104,8 @@ def test_a_rule_answering_at_its_deadline_leaves_a_lasting_note(ctx):
         assert entry == {"by": "by rule:prune", "q": "CleanupDelete the 14 stale feature branches?"}, entry
         page.click(page.find("#nav-queue"))
         assert nid
-        # The page built again (as after a dropped window) shows it still.
-        page.js("window.location.reload()")
+        # The page built again (as after a dropped window) shows it still; the old page is not taken for it.
+        page.js("document.body.dataset.ready = 'reloading'; window.location.reload()")
         page.until("return document.body.dataset.ready === 'true' && document.querySelector('#rule-notes .rule-note')",
                    timeout=20, message="the note did not survive a new page")
         assert notes_shown(page) == [NOTE], notes_shown(page)
