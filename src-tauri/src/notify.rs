@@ -6,6 +6,10 @@
 //! (`CloseNotification`). When no notification server answers, the app keeps working without
 //! notifications and says so once in the log.
 //!
+//! Notes of what a rule did ([`note_spec`]) are shown the same way and stay until the person
+//! closes them; quitting closes every notification still shown ([`Notifier::close_all`]), waiting
+//! for each thread to close its own.
+//!
 //! notify-rust subscribes to `ActionInvoked`/`NotificationClosed` by interface and member, not by
 //! sender: a peer on the session bus could forge one. Such a peer runs as the same user, who can
 //! answer over the socket anyway; the buttons are offered only for a question whose whole meaning
