@@ -5,6 +5,7 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "submit",
     "dismiss",
+    "close_ended",
     "set_dnd",
     "save_draft",
     "set_past_comment",

@@ -14,6 +14,7 @@ const els = {
   dnd: $('dnd'), empty: $('view-empty'), request: $('view-request'), history: $('view-history'),
   elsewhere: $('view-elsewhere'), elsewhereWhere: $('elsewhere-where'), elsewhereWho: $('elsewhere-who'),
   asker: $('asker'), form: $('request-form'), submit: $('submit'), dismiss: $('dismiss'), always: $('always'),
+  closeEnded: $('close-ended'),
   historyList: $('history-list'), historyAgent: $('history-agent'), historyOutcome: $('history-outcome'),
   historyAnswerer: $('history-answerer'), historySearch: $('history-search'),
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
@@ -75,19 +76,21 @@ async function refreshQueue() {
 }
 
 function renderSidebar() {
-  els.queueCount.textContent = String(state.queue.length);
-  els.queueCount.classList.toggle('zero', state.queue.length === 0);
+  // Ended requests (the agent withdrew the question or went) stay listed until closed, but wait for nothing.
+  const waiting = state.queue.filter((v) => !v.ended).length;
+  els.queueCount.textContent = String(waiting);
+  els.queueCount.classList.toggle('zero', waiting === 0);
   // The folded queue's button (a narrow window) says how many wait, too.
-  els.toggleCount.textContent = String(state.queue.length);
-  els.toggleCount.hidden = state.queue.length === 0;
-  els.queueToggle.setAttribute('aria-label', state.queue.length
-    ? `Show the waiting requests (${state.queue.length} waiting)` : 'Show the waiting requests (none waiting)');
+  els.toggleCount.textContent = String(waiting);
+  els.toggleCount.hidden = waiting === 0;
+  els.queueToggle.setAttribute('aria-label', waiting
+    ? `Show the waiting requests (${waiting} waiting)` : 'Show the waiting requests (none waiting)');
   els.queueList.replaceChildren(...state.queue.map((view) => {
     const first = view.questions[0];
     // What tells parallel sessions of one agent apart: the project folder and the session.
     const where = [view.project, view.session && `#${view.session}`].filter(Boolean).join(' · ');
     const item = h('li', {
-      class: `queue-item${view.request === state.current && state.mode === 'queue' ? ' active' : ''}`,
+      class: `queue-item${view.request === state.current && state.mode === 'queue' ? ' active' : ''}${view.ended ? ' ended' : ''}`,
       role: 'option', tabindex: '0', dataset: { request: String(view.request) },
       'aria-selected': String(view.request === state.current),
     },
@@ -98,7 +101,8 @@ function renderSidebar() {
         h('span', { class: 'queue-what' }, first.header || first.question)),
       h('span', { class: 'queue-meta' },
         h('span', { class: 'queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt)),
-        view.questions.length > 1
+        view.ended ? h('span', { class: 'queue-ended', title: view.ended.text }, 'ended') : null,
+        !view.ended && view.questions.length > 1
           ? h('span', { class: 'queue-n', title: 'questions answered of the batch' }, progressText(view)) : null,
         view.deadline ? queueDeadline(view.deadline) : null));
     const open = () => { state.current = view.request; state.mode = 'queue'; renderSidebar(); renderMain(); };
@@ -204,11 +208,21 @@ function renderMain() {
   }
   renderAsker(view);
   // A tool prompt with nothing to narrow a rule to is offered no rule (the backend decides).
-  els.always.hidden = !view.offersRule;
+  els.always.hidden = !view.offersRule || Boolean(view.ended);
+  // An ended request can only be read, copied from and closed.
+  els.request.classList.toggle('ended', Boolean(view.ended));
+  els.submit.hidden = els.dismiss.hidden = Boolean(view.ended);
+  els.closeEnded.hidden = !view.ended;
   syncCountdown();
   const form = formFor(view);
   form.questions.forEach((c, i) => { if (c.update) c.update(view.questions[i]); });
   if (els.form.firstChild !== form.node) els.form.replaceChildren(form.node);
+  if (view.ended) {
+    readOnly(form.node);
+    if (els.request.contains(document.activeElement) && !isTextBox(document.activeElement)) els.closeEnded.focus({ preventScroll: true });
+    reportShown(view.request);
+    return;
+  }
   placeFocus(form);
   showDiffers(view);
   els.request.classList.toggle('has-plan', view.questions.some((q) => q.planReview));
@@ -256,6 +270,13 @@ function keysHint(view, form) {
   return [...own, ...pick, 'Ctrl+Enter sends', 'Tab moves', 'Esc hides'].join(' · ');
 }
 
+// What the person typed in a request that ended stays on screen to read and copy: text boxes become
+// read-only (still selectable), every other control is disabled.
+function readOnly(node) {
+  for (const box of node.querySelectorAll('textarea, input:not([type]), input[type="text"]')) box.readOnly = true;
+  for (const control of node.querySelectorAll('input[type="radio"], input[type="checkbox"], button, select')) control.disabled = true;
+}
+
 function isTextBox(el) {
   return el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el.isContentEditable ||
     (el instanceof HTMLInputElement && !['radio', 'checkbox', 'button', 'submit', 'reset'].includes(el.type));
@@ -284,12 +305,15 @@ function renderAsker(view) {
     h('div', { class: 'asker-text' },
       h('div', { class: 'asker-title' },
         h('span', { class: 'asker-name' }, view.who),
-        h('span', { class: 'asker-verb' }, view.questions.length > 1 ? `asks ${view.questions.length} questions` : 'asks')),
+        h('span', { class: 'asker-verb' }, `${view.ended ? 'asked' : 'asks'}${view.questions.length > 1 ? ` ${view.questions.length} questions` : ''}`)),
       h('div', { class: 'chips' }, chips),
-      view.deadline ? ruleDeadline(view) : null,
-      view.deadline ? h('div', { class: 'rule-differs', role: 'status', hidden: true }) : null),
+      view.deadline && !view.ended ? ruleDeadline(view) : null,
+      view.deadline && !view.ended ? h('div', { class: 'rule-differs', role: 'status', hidden: true }) : null,
+      view.ended ? h('div', { class: 'ended-note', role: 'status' },
+        h('strong', {}, `${view.ended.text}.`),
+        ' Nothing was sent. What you typed stays here to copy, and in History, until you close it.') : null),
     h('div', { class: 'asker-age' },
-      h('span', { class: 'age-label' }, 'waiting'),
+      h('span', { class: 'age-label' }, view.ended ? 'asked' : 'waiting'),
       h('span', { class: 'age-value queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt))));
 }
 
@@ -396,8 +420,18 @@ function saveDraft(request) {
   });
 }
 
+// The form of the request shown, when it can still be answered (not one that ended).
 function currentForm() {
-  return state.current === null ? null : state.forms.get(state.current);
+  const view = state.queue.find((v) => v.request === state.current);
+  return state.current === null || (view && view.ended) ? null : state.forms.get(state.current);
+}
+
+// The person closes a request that ended: it leaves the queue (what they typed is in History).
+async function closeEnded() {
+  if (state.current === null) return;
+  state.settledHere.add(state.current);
+  try { await api.closeEnded(state.current); } catch { /* gone already */ }
+  await refreshQueue();
 }
 
 // The answer in the current form, checked complete: { request, items }, or null (the human was told why).
@@ -473,7 +507,7 @@ async function alwaysAnswer() {
 }
 
 async function dismiss() {
-  if (state.current === null || state.busy) return;
+  if (state.current === null || state.busy || !currentForm()) return;
   state.busy = true;
   state.settledHere.add(state.current);
   try {
@@ -496,12 +530,20 @@ const HISTORY_PAGE = 200;
 let historyLimit = HISTORY_PAGE;
 let historyRead = 0;
 
-async function showHistory() {
+// Opens History; with `askedAt` (a note's "Show in History"), scrolled to the entry of the request
+// asked then, which is marked until the next reading of History. The filters are cleared so it is there.
+async function showHistory(askedAt = null) {
   state.mode = 'history';
   renderSidebar();
   renderMain();
   historyLimit = HISTORY_PAGE;
+  if (typeof askedAt !== 'number') return loadHistory();
+  for (const filter of [els.historyAgent, els.historyOutcome, els.historyAnswerer, els.historySearch]) filter.value = '';
   await loadHistory();
+  const entry = els.historyList.querySelector(`[data-asked~="${askedAt}"]`);
+  if (!entry) { toast('That request is not in History (yet).', 'warn'); return; }
+  entry.classList.add('sought');
+  entry.scrollIntoView({ block: 'center' });
 }
 
 // Reads the page the filters and the limit ask for; a read overtaken by a newer one is dropped.
@@ -584,11 +626,16 @@ async function refreshNotes() {
   els.ruleNotes.replaceChildren(...notes.map((note) => {
     const close = h('button', { type: 'button', class: 'link note-close', 'aria-label': 'Close this note' }, 'Close');
     close.addEventListener('click', () => api.closeNote(note.id).then(refreshNotes, refreshNotes));
+    // The exact answer the rule sent (its words for it, like "the recommended option", only when it sent none).
+    const did = note.answer !== null && note.answer !== undefined
+      ? `Rule “${note.rule}” answered ${note.who}'s question “${note.question}”: ${note.answer}.`
+      : `Rule “${note.rule}” acted on ${note.who}'s question “${note.question}”: ${note.action}.`;
+    const open = h('button', { type: 'button', class: 'link note-history' }, 'Show in History');
+    open.addEventListener('click', () => showHistory(note.askedAt));
     return h('div', { class: 'rule-note', role: 'status', dataset: { request: String(note.request) } },
-      h('span', { class: 'rule-note-text' },
-        `Rule “${note.rule}” answered ${note.who}'s question “${note.question}”: ${note.action}.`),
+      h('span', { class: 'rule-note-text' }, did),
       h('span', { class: 'rule-note-when' }, new Date(note.at).toLocaleTimeString(undefined, { timeStyle: 'short' })),
-      close);
+      open, close);
   }));
   els.ruleNotes.hidden = notes.length === 0;
 }
@@ -754,6 +801,16 @@ function leaveBox(box) {
 // ----- wiring -----
 
 els.submit.addEventListener('click', submit);
+els.closeEnded.addEventListener('click', closeEnded);
+// In an ended request only reading, selecting and copying work: no click toggles, no key types.
+els.form.addEventListener('click', (e) => {
+  if (els.request.classList.contains('ended') && !(e.target instanceof HTMLTextAreaElement)) { e.preventDefault(); e.stopPropagation(); }
+}, true);
+els.form.addEventListener('keydown', (e) => {
+  const reading = ['Tab', 'Escape', 'Shift', 'Control', 'Meta', 'Alt', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight',
+    'Home', 'End', 'PageUp', 'PageDown'].includes(e.key) || ((e.ctrlKey || e.metaKey) && ['c', 'a', 'C', 'A'].includes(e.key));
+  if (els.request.classList.contains('ended') && !reading) e.stopPropagation();
+}, true);
 // In a narrow window the queue is folded away (style.css); this button unfolds it over the page.
 els.queueToggle.addEventListener('click', () => document.body.classList.toggle('queue-open'));
 document.querySelector('.sidebar').addEventListener('click', (e) => {
@@ -848,8 +905,9 @@ async function start() {
     listen('queue-changed', () => refreshQueue()),
     listen('request-withdrawn', (p) => {
       if (p.answeredOn) answeredElsewhere(p);
-      // A rule whose `after` time passed leaves a lasting note instead (notes-changed).
-      else if (!p.rule) toast(`Withdrawn by ${p.who}: the agent no longer needs this answer.`, 'warn');
+      // A rule whose `after` time passed leaves a lasting note instead (notes-changed); a request
+      // the person had typed in stays on screen, ended, and says it there.
+      else if (!p.rule && !p.kept && p.message) toast(`${p.message}.`, 'warn');
     }),
     listen('focus-request', async (p) => {
       await refreshQueue();

@@ -19,6 +19,7 @@ export const api = {
   settings: () => invoke('get_settings'),
   submit: (request, answer, comments = null) => invoke('submit', { request, answer, comments }),
   dismiss: (request) => invoke('dismiss', { request }),
+  closeEnded: (request) => invoke('close_ended', { request }),
   setDnd: (on) => invoke('set_dnd', { on }),
   saveDraft: (request, draft) => invoke('save_draft', { request, draft }),
   setPastComment: (request, index, state) => invoke('set_past_comment', { request, index, state }),

@@ -108,7 +108,7 @@ function top(e, { pill = null, tail = null } = {}) {
 function thread(t) {
   const last = t.versions[t.versions.length - 1];
   const q = last.questions.find((x) => x.intent && x.intent.kind === 'plan-review') || last.questions[0];
-  return h('li', { class: 'history-item card plan-thread', dataset: { outcome: last.outcome } },
+  return h('li', { class: 'history-item card plan-thread', dataset: { outcome: last.outcome, asked: t.versions.map((v) => v.askedAt).join(' ') } },
     top(last, { pill: h('span', { class: 'pill thread' }, `Plan · ${t.versions.length} version${t.versions.length === 1 ? '' : 's'}`) }),
     h('div', { class: 'thread-question' }, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question)),
     h('ol', { class: 'thread-versions' }, t.versions.map((v, i) =>
@@ -143,13 +143,18 @@ function feedback(line, html) {
 
 function entry(e) {
   const answers = new Map(((e.answer && e.answer.answers) || []).map((a) => [a.id, a]));
-  return h('li', { class: 'history-item card', dataset: { outcome: e.outcome, entry: e.id } },
+  // What the person had typed in a request that ended before they sent it.
+  const drafts = new Map(((e.draft && e.draft.answers) || []).map((a) => [a.id, a]));
+  return h('li', { class: 'history-item card', dataset: { outcome: e.outcome, entry: e.id, asked: String(e.askedAt) } },
     top(e, { tail: e.canMakeRule ? makeRuleButton(e.id) : null }),
     h('dl', { class: 'history-qa' }, e.questions.map((q) => {
       const a = answers.get(q.id);
+      const d = drafts.get(q.id);
       return [
         h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question)),
-        h('dd', {}, a ? answerText(a) : h('span', { class: 'muted' }, '—')),
+        h('dd', {}, a ? answerText(a)
+          : d ? h('span', { class: 'history-draft' }, h('span', { class: 'pill draft' }, 'draft, not sent'), ' ', answerText(d))
+            : h('span', { class: 'muted' }, '—')),
       ];
     })),
     e.problem ? h('div', { class: 'history-error' }, e.problem) : null);

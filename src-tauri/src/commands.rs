@@ -159,6 +159,13 @@ pub fn dismiss(gui: State<'_, GuiAnswerer>, request: u64) -> Result<(), CommandE
     Ok(gui.dismiss(RequestId(request))?)
 }
 
+/// The human closed a request that ended without them (its asker withdrew it or went): it leaves
+/// the queue; what they had typed stays in History.
+#[tauri::command]
+pub fn close_ended(gui: State<'_, GuiAnswerer>, request: u64) -> bool {
+    gui.close_ended(RequestId(request))
+}
+
 /// Keeps what the human has chosen and typed in a waiting request's form so far (the page's own
 /// JSON), for the page a dropped window's next build shows.
 #[tauri::command]

@@ -1,5 +1,6 @@
 //! What the GUI answerer's events do on the desktop: events to the page, the window, the tray
-//! count, notifications, and late answers into the journal.
+//! count, notifications, and late answers into the journal; what rules did, said in a note and a
+//! notification; every notification closed when the app quits.
 //!
 //! The answerer calls [`DesktopPresenter`] from the broker's tasks; it only puts an event on a
 //! bounded channel. One thread ("askdesk-desktop") takes the events in order and does the work,
@@ -9,10 +10,12 @@
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
+use std::time::Duration;
 
-use askdesk_core::meta::display_name;
+use askdesk_core::meta::{self, display_name};
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
 use askdesk_journal::{Journal, Record};
+use askdesk_rules::Acted;
 use askdesk_view::answerer::{GuiAnswerer, Presenter, Removal};
 use askdesk_view::page::{
     Notes, QueueChanged, RuleNote, Withdrawn, EVENT_DND, EVENT_HISTORY, EVENT_NOTES, EVENT_QUEUE,
@@ -35,6 +38,9 @@ const QUEUE: usize = 1024;
 pub struct Desktop {
     events: SyncSender<Event>,
     journal: Option<Journal>,
+    /// For quitting: the desktop thread may be waiting for the main thread (the tray), which
+    /// quits, so the notifications are closed from here, not through that thread.
+    notifier: Notifier,
 }
 
 /// The [`Presenter`] the GUI answerer talks to.
@@ -51,13 +57,13 @@ enum Event {
     /// A late answer was recorded: History changed.
     Recorded,
     Dnd(bool),
+    /// A rule decided a request at once, as it was asked.
+    RuleActed(Acted),
 }
 
 /// What the desktop thread remembers of a waiting request, to tell the page how it left.
 struct Known {
-    who: String,
-    /// The first question, for the note a rule's answer leaves.
-    question: String,
+    request: Arc<Request>,
     /// A rule's `after` deadline on it, read when it arrived.
     deadline: Option<askdesk_rules::Deadline>,
 }
@@ -77,19 +83,49 @@ impl Desktop {
         let (events, receiver) = sync_channel(QUEUE);
         let worker = Worker {
             app,
-            notifier,
+            notifier: notifier.clone(),
             notify_only: settings.notify_only,
         };
         std::thread::Builder::new()
             .name("askdesk-desktop".into())
             .spawn(move || worker.run(receiver))?;
-        Ok(Desktop { events, journal })
+        Ok(Desktop {
+            events,
+            journal,
+            notifier,
+        })
     }
 
     pub fn presenter(&self) -> DesktopPresenter {
         DesktopPresenter {
             events: self.events.clone(),
             journal: self.journal.clone(),
+        }
+    }
+
+    /// Closes every notification the app shows, waiting at most `within` (the app quits).
+    pub fn close_notifications(&self, within: Duration) {
+        self.notifier.close_all(within);
+    }
+}
+
+/// Says what each rule that decides a request at once did, for as long as the rules engine lives:
+/// a permission prompt answered by a rule gets a note and a notification, though nobody saw it.
+pub async fn follow_acted(app: AppHandle, mut acted: tokio::sync::broadcast::Receiver<Acted>) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match acted.recv().await {
+            Ok(acted) => {
+                if let Some(desktop) = app.try_state::<Desktop>() {
+                    if desktop.events.try_send(Event::RuleActed(acted)).is_err() {
+                        tracing::warn!("the desktop thread is behind; a rule's note was dropped");
+                    }
+                }
+            }
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "rules acted faster than the desktop could say so")
+            }
+            Err(RecvError::Closed) => return,
         }
     }
 }
@@ -164,8 +200,7 @@ impl Worker {
                     known.insert(
                         request.id,
                         Known {
-                            who: display_name(request.agent.as_ref()).to_owned(),
-                            question: request.questions[0].question.clone(),
+                            request: request.clone(),
                             deadline,
                         },
                     );
@@ -180,52 +215,92 @@ impl Worker {
                     let known = known.remove(&request);
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if let Removal::AnsweredElsewhere { by } = why {
+                        let who = known
+                            .as_ref()
+                            .map_or("the agent", |k| display_name(k.request.agent.as_ref()));
                         let withdrawn = Withdrawn {
                             request,
                             rule: None,
                             action: None,
-                            who: known.map_or_else(|| "the agent".to_owned(), |k| k.who),
+                            who: who.to_owned(),
                             answered_on: Some(by),
+                            message: None,
+                            kept: false,
                         };
                         self.emit(EVENT_WITHDRAWN, withdrawn);
-                    } else if matches!(why, Removal::Withdrawn | Removal::Overruled) {
+                    } else if matches!(
+                        why,
+                        Removal::Withdrawn | Removal::Disconnected | Removal::Overruled
+                    ) {
                         // Only a rule's deadline overrules a waiting request.
                         let rule = known
                             .as_ref()
                             .and_then(|k| k.deadline.as_ref())
                             .filter(|_| why == Removal::Overruled);
-                        // What a rule did stays in the window until the person closes it.
-                        if let (Some(deadline), Some(known), Some(notes)) =
-                            (rule, &known, self.app.try_state::<Notes>())
-                        {
-                            notes.add(RuleNote {
-                                id: 0,
-                                request,
-                                who: known.who.clone(),
-                                question: known.question.clone(),
-                                rule: deadline.rule.clone(),
-                                action: deadline.action.clone(),
-                                at: askdesk_journal::millis(std::time::SystemTime::now()),
-                            });
-                            self.emit(EVENT_NOTES, ());
+                        // What a rule did stays in the window until the person closes it, and is
+                        // said at once in a notification: they may be away.
+                        if let (Some(deadline), Some(known)) = (rule, &known) {
+                            self.rule_note(RuleNote::new(
+                                &known.request,
+                                &deadline.rule,
+                                &deadline.action,
+                                deadline.answer.as_ref(),
+                            ));
                         }
+                        let who = known
+                            .as_ref()
+                            .map_or("the agent", |k| display_name(k.request.agent.as_ref()));
+                        let kept = self
+                            .app
+                            .try_state::<GuiAnswerer>()
+                            .is_some_and(|gui| gui.is_ended(request));
                         let withdrawn = Withdrawn {
                             request,
                             rule: rule.map(|d| d.rule.clone()),
                             action: rule.map(|d| d.action.clone()),
-                            who: known.map_or_else(|| "the agent".to_owned(), |k| k.who),
+                            message: why.said_of(who),
+                            who: who.to_owned(),
                             answered_on: None,
+                            kept,
                         };
                         self.emit(EVENT_WITHDRAWN, withdrawn);
                     }
                     tray::set_waiting(&self.app, waiting);
                 }
                 Event::Recorded => self.emit(EVENT_HISTORY, ()),
+                // Nobody saw a request a rule answers at once; a permission prompt is said all
+                // the same (what runs on the person's machine is never decided unseen).
+                Event::RuleActed(acted) => {
+                    if acted
+                        .request
+                        .agent
+                        .as_ref()
+                        .and_then(|a| a.meta_str(meta::TOOL))
+                        .is_some()
+                    {
+                        self.rule_note(RuleNote::new(
+                            &acted.request,
+                            &acted.rule,
+                            &acted.action,
+                            acted.answer.as_ref(),
+                        ));
+                    }
+                }
+
                 Event::Dnd(on) => {
                     tray::set_dnd(&self.app, on);
                     self.emit(EVENT_DND, on);
                 }
             }
+        }
+    }
+
+    /// Keeps a note of what a rule did in the window, and raises its notification.
+    fn rule_note(&self, note: RuleNote) {
+        self.notifier.show_note(notify::note_spec(&note));
+        if let Some(notes) = self.app.try_state::<Notes>() {
+            notes.add(note);
+            self.emit(EVENT_NOTES, ());
         }
     }
 
@@ -242,6 +317,7 @@ fn on_notification_action(app: &AppHandle, action: Action, token: Option<Token>)
     let gui = app.state::<GuiAnswerer>();
     match action {
         Action::Open(request) => window::open(app, Some(request), token),
+        Action::ShowNotes => window::open(app, None, token),
         Action::Hold(request) => {
             let held = app
                 .try_state::<Rules>()
@@ -250,7 +326,7 @@ fn on_notification_action(app: &AppHandle, action: Action, token: Option<Token>)
                 Some(Ok(_)) => {
                     tracing::info!(%request, "deadline held from the notification");
                     // The page shows the deadline held (it reads the queue again).
-                    let waiting = gui.queue().len();
+                    let waiting = gui.waiting();
                     if let Err(error) = app.emit(EVENT_QUEUE, QueueChanged { waiting }) {
                         tracing::debug!(%error, "event not delivered");
                     }

@@ -90,6 +90,7 @@ pub fn run() {
             commands::get_settings,
             commands::submit,
             commands::dismiss,
+            commands::close_ended,
             commands::set_dnd,
             commands::save_draft,
             commands::set_past_comment,
@@ -210,6 +211,7 @@ fn start_desktop(
         async move {
             if let Some(engine) = askdesk_rules::Engine::start_default(&service, &shutdown).await {
                 let _ = handle.state::<Rules>().0.set(engine.clone());
+                tauri::async_runtime::spawn(desktop::follow_acted(handle.clone(), engine.acted()));
                 state::follow_rules(handle, engine).await;
             }
         }
@@ -270,7 +272,10 @@ fn on_run_event(app: &AppHandle, event: RunEvent) {
         RunEvent::ExitRequested {
             code: None, api, ..
         } => api.prevent_exit(),
-        RunEvent::Exit => stop_broker(app),
+        RunEvent::Exit => {
+            stop_broker(app);
+            close_notifications(app);
+        }
         _ => {}
     }
 }
@@ -294,6 +299,14 @@ fn stop_broker(app: &AppHandle) {
     }
     if let Some(journal) = app.try_state::<History>().and_then(|h| h.0.clone()) {
         journal.close();
+    }
+}
+
+/// Quitting leaves no notification behind: the waiting requests' (their asks settled as the broker
+/// stopped) and the notes of what rules did are closed, by id, before the process ends.
+fn close_notifications(app: &AppHandle) {
+    if let Some(desktop) = app.try_state::<Desktop>() {
+        desktop.close_notifications(STOP_TIMEOUT);
     }
 }
 

@@ -6,6 +6,10 @@
 //! (`CloseNotification`). When no notification server answers, the app keeps working without
 //! notifications and says so once in the log.
 //!
+//! Notes of what a rule did ([`note_spec`]) are shown the same way and stay until the person
+//! closes them; quitting closes every notification still shown ([`Notifier::close_all`]), waiting
+//! for each thread to close its own.
+//!
 //! notify-rust subscribes to `ActionInvoked`/`NotificationClosed` by interface and member, not by
 //! sender: a peer on the session bus could forge one. Such a peer runs as the same user, who can
 //! answer over the socket anyway; the buttons are offered only for a question whose whole meaning
@@ -35,6 +39,8 @@ pub enum Action {
     Choose { request: RequestId, option: usize },
     /// Held the deadline of the rule that would answer the request: its clock stops.
     Hold(RequestId),
+    /// Activated a note of what a rule did: open the window, where the note is.
+    ShowNotes,
 }
 
 /// What a notification for a request shows.
@@ -143,7 +149,8 @@ fn in_words(left: Duration) -> String {
     }
 }
 
-/// Shows and closes notifications on its own threads. Dropping it stops the worker.
+/// Shows and closes notifications on its own threads. Dropping it (every clone) stops the worker.
+#[derive(Clone)]
 pub struct Notifier {
     commands: SyncSender<Command>,
 }
@@ -151,6 +158,10 @@ pub struct Notifier {
 enum Command {
     Show(Spec),
     Close(RequestId),
+    /// A note of what a rule did ([`note_spec`]).
+    ShowNote(NoteSpec),
+    /// Close every notification shown, then reply.
+    CloseAll(SyncSender<()>),
 }
 
 impl Notifier {
@@ -177,6 +188,22 @@ impl Notifier {
         self.send(Command::Close(request));
     }
 
+    /// Shows a note of what a rule did (asynchronously); it stays until the person closes it or
+    /// the app quits.
+    pub fn show_note(&self, spec: NoteSpec) {
+        self.send(Command::ShowNote(spec));
+    }
+
+    /// Closes every notification this app shows (`CloseNotification`, by id), waiting at most
+    /// `within`; for quitting, so none is left behind that nobody would answer.
+    pub fn close_all(&self, within: Duration) {
+        let (done, closed) = sync_channel(1);
+        self.send(Command::CloseAll(done));
+        if closed.recv_timeout(within).is_err() {
+            tracing::warn!("not every notification was closed before quitting");
+        }
+    }
+
     fn send(&self, command: Command) {
         match self.commands.try_send(command) {
             Ok(()) => {}
@@ -196,6 +223,9 @@ fn worker(
 ) {
     // Each shown notification's thread waits on the paired receiver for "the request settled".
     let mut shown: HashMap<RequestId, oneshot::Sender<()>> = HashMap::new();
+    // Every notification's thread, and the notes' "close now": quitting closes them all.
+    let mut watching: Vec<std::thread::JoinHandle<()>> = Vec::new();
+    let mut notes: Vec<oneshot::Sender<()>> = Vec::new();
     let mut warned = false;
     // Whether the server shows actions (buttons), asked at the first notification: a Hold it would not
     // show is not offered (the body still says the deadline; the window holds it).
@@ -214,8 +244,9 @@ fn worker(
                         let spawned = std::thread::Builder::new()
                             .name(format!("askdesk-notify-{request}"))
                             .spawn(move || watch(handle, request, settled_rx, on_action));
-                        if let Err(error) = spawned {
-                            tracing::warn!(%error, "cannot watch a notification");
+                        match spawned {
+                            Ok(thread) => watching.push(thread),
+                            Err(error) => tracing::warn!(%error, "cannot watch a notification"),
                         }
                     }
                     Err(error) if !warned => {
@@ -230,6 +261,107 @@ fn worker(
                     let _ = settled.send(());
                 }
             }
+            Command::ShowNote(spec) => {
+                if let Some((close, thread)) = show_note(&spec, &on_action) {
+                    notes.push(close);
+                    watching.push(thread);
+                }
+            }
+            Command::CloseAll(done) => {
+                let closes = shown.drain().map(|(_, close)| close).chain(notes.drain(..));
+                for close in closes {
+                    let _ = close.send(());
+                }
+                // Each thread closes its notification before it ends.
+                for thread in watching.drain(..) {
+                    let _ = thread.join();
+                }
+                let _ = done.send(());
+            }
+        }
+        watching.retain(|thread| !thread.is_finished());
+        notes.retain(|close| !close.is_closed());
+    }
+}
+
+/// What a note of a rule's action shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteSpec {
+    pub title: String,
+    pub body: String,
+}
+
+/// The notification of what a rule did, in the note's words (`Rule “prune” answered: Delete
+/// them`, then who asked what).
+pub fn note_spec(note: &askdesk_view::page::RuleNote) -> NoteSpec {
+    NoteSpec {
+        title: isolate(&note.headline()),
+        body: isolate(&note.about()),
+    }
+}
+
+/// Shows a note and starts its thread, which waits for the person to activate it (the window
+/// opens) or for the app to close it. `None` when it could not be shown.
+fn show_note(
+    spec: &NoteSpec,
+    on_action: &Arc<dyn Fn(Action, Option<Token>) + Send + Sync>,
+) -> Option<(oneshot::Sender<()>, std::thread::JoinHandle<()>)> {
+    let mut notification = Notification::new();
+    notification
+        .appname("askdesk")
+        .summary(&spec.title)
+        .body(&escape_markup(&spec.body))
+        .icon("dialog-information")
+        .timeout(Timeout::Never)
+        .action("default", "Open");
+    let handle = match notification.show() {
+        Ok(handle) => handle,
+        Err(error) => {
+            tracing::debug!(%error, "note not shown");
+            return None;
+        }
+    };
+    tracing::debug!(id = handle.id(), "note shown");
+    let (close, closing) = oneshot::channel();
+    let on_action = on_action.clone();
+    let thread = std::thread::Builder::new()
+        .name("askdesk-notify-note".into())
+        .spawn(move || {
+            let mut acted = false;
+            let closed = future::block_on(future::or(
+                async {
+                    handle
+                        .wait_for_action_async(|r| {
+                            acted = matches!(
+                                r,
+                                NotificationResponse::Default | NotificationResponse::Action(_)
+                            )
+                        })
+                        .await;
+                    false
+                },
+                async {
+                    let _ = closing.await;
+                    true
+                },
+            ));
+            if closed {
+                future::block_on(handle.close_async());
+                tracing::debug!("note closed");
+            } else if acted {
+                // "Open" on a note brings the window forward with the person's token, as on a
+                // question's notification.
+                on_action(
+                    Action::ShowNotes,
+                    activation::notification_token(handle.id()),
+                );
+            }
+        });
+    match thread {
+        Ok(thread) => Some((close, thread)),
+        Err(error) => {
+            tracing::warn!(%error, "cannot watch a note");
+            None
         }
     }
 }

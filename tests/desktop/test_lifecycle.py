@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import screen as scr  # noqa: E402
-from harness import dbus, find_notification, find_tray_item, web_processes  # noqa: E402
+from harness import closed_on_bus, dbus, find_notification, find_tray_item, web_processes  # noqa: E402
 
 NETWORK = "WebKitNetworkPr"  # comm is cut at 15 bytes
 PAINT_TIMEOUT = 15
@@ -63,12 +63,16 @@ class Run:
         self.shots = 0
 
     # ----- the app -----
-    def start_app(self, extra=()):
+    def start_app(self, extra=(), rules=None):
         # Short: the socket's path must fit in a sockaddr_un.
         Run.homes += 1
         home = os.path.join(self.args.work, f"app{Run.homes}")
         for sub in ("run", "data", "config"):
             os.makedirs(os.path.join(home, sub), mode=0o700)
+        if rules is not None:
+            os.makedirs(os.path.join(home, "config", "askdesk"), mode=0o700)
+            with open(os.path.join(home, "config", "askdesk", "rules.toml"), "w", encoding="utf-8") as f:
+                f.write(rules)
         env = {k: v for k, v in os.environ.items() if k != "TAURI_WEBVIEW_AUTOMATION"}
         # As people run it: WebKit picks its compositing mode (services.sh turns it off for the other suites).
         if not self.args.no_compositing:
@@ -245,25 +249,35 @@ class App:
                  "network process ended")
         return "log: " + ", ".join(f"{n!r} x{self.count(n)}" for n in names) + f" ({self.log_path})"
 
-    def ask(self, question, options=("Yes", "No"), label="lifecycle"):
-        """Starts `askdesk ask` with the question; returns an Ask to read its answer from."""
+    def ask(self, question, options=("Yes", "No"), label="lifecycle", meta=()):
+        """Starts `askdesk ask` with the question (and `KEY=VALUE` meta); returns an Ask to read its answer from."""
         self.asks += 1
         qid = f"q{self.asks}"
         argv = [self.run.args.cli, "ask", question, "--id", qid, "--agent-label", label,
                 "--header", "Lifecycle check"]
         for option in options:
             argv += ["--option", option]
+        for pair in meta:
+            argv += ["--meta", pair]
         proc = self.run.spawn(argv, self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         return Ask(proc, qid, label)
 
-    def notification(self, label, timeout=15):
-        summary = f"{label} asks"
+    def rules_on(self):
+        """Whether the rules file was read and its answerer is on the chain (`askdesk status`)."""
+        out = subprocess.run([self.run.args.cli, "status", "--json"], env=self.env, capture_output=True, text=True,
+                             timeout=15)
+        return out.returncode == 0 and any(a.get("label") == "rules" for a in json.loads(out.stdout)["answerers"])
 
-        def found():
-            with open(self.run.args.bus_log, "rb") as f:
-                f.seek(self.bus_from)
-                return find_notification(f.read().decode(errors="replace"), summary)
-        return wait_until(found, f"no notification {summary!r} on the bus", timeout=timeout)
+    def bus_log(self):
+        """What dbus-monitor logged since this app started."""
+        with open(self.run.args.bus_log, "rb") as f:
+            f.seek(self.bus_from)
+            return f.read().decode(errors="replace")
+
+    def notification(self, label, timeout=15, summary=None):
+        summary = summary or f"{label} asks"
+        return wait_until(lambda: find_notification(self.bus_log(), summary), f"no notification {summary!r} on the bus",
+                          timeout=timeout)
 
     def second_launch(self):
         proc = subprocess.run([self.run.args.app], env=self.env, capture_output=True, timeout=30)
@@ -404,13 +418,14 @@ def case_a_notification_opens_its_request_after_a_drop(run):
     answer_by_keys(run, first, 1, "Yes")
 
 
-def tray_open():
+def tray_open(item="Open askdesk"):
+    """Clicks this item of the tray icon's menu (over D-Bus, as the tray host does)."""
     found = wait_until(find_tray_item, "no tray item on the bus", timeout=10, poll=0.2)
     name, path = found
     layout = dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.GetLayout", "int32:0", "int32:-1",
                   "array:string:")
     open_id = next(int(re.search(r"int32 (\d+)", chunk).group(1)) for chunk in layout.split("struct {")[1:]
-                   if 'string "Open askdesk"' in chunk)
+                   if f'string "{item}"' in chunk)
     dbus(f"--dest={name}", f"{path}/Menu", "com.canonical.dbusmenu.Event", f"int32:{open_id}",
          "string:clicked", "variant:int32:0", "uint32:0")
 
@@ -461,6 +476,36 @@ def case_a_window_dropped_with_two_requests_waiting_comes_back_with_both(run):
     answer_by_keys(run, second, 2, "No")
 
 
+PERMISSION_RULES = '[[rule]]\nname = "tests"\nmatch = { tool = "Bash", command = "cargo test*" }\nanswer = "Allow"\n'
+
+
+def case_quitting_closes_every_notification(run):
+    """A question waits (its notification shown) and a rule has answered a permission prompt (its note's
+    notification shown, which only quitting closes); quitting closes both by id before the app exits: by
+    SIGTERM, and, for a second app, by the tray's Quit."""
+    for how in ("SIGTERM", "the tray's Quit"):
+        app = run.start_app(rules=PERMISSION_RULES)
+        wait_until(lambda: app.rules_on(), "the rules answerer never joined", timeout=15, poll=0.2)
+        prompt = app.ask("Allow Bash: cargo test -p shop?", options=("Allow", "Deny"), label="hooked",
+                         meta=("tool=Bash", "command=cargo test -p shop"))
+        prompt.expect("Allow")
+        note = app.notification("hooked", summary="Rule “tests” answered: Allow")
+        waiting = app.ask("Ship the release notes?", label="quitter")
+        asked = app.notification("quitter")
+        if how == "SIGTERM":
+            app.proc.send_signal(signal.SIGTERM)
+        else:
+            tray_open("Quit askdesk")
+        try:
+            app.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"the app did not quit on {how}") from None
+        log = app.bus_log()
+        left = [nid for nid in (note, asked) if not closed_on_bus(log, nid)]
+        assert not left, f"after {how}, notifications {left} were left open (note {note}, question {asked})"
+        waiting.proc.wait(15)
+
+
 CASES = [
     case_five_cycles_of_ask_answer_hide_drop,
     case_a_key_held_when_the_dialog_appears_does_not_act_in_it,
@@ -468,6 +513,7 @@ CASES = [
     case_a_notification_opens_its_request_after_a_drop,
     case_a_second_launch_and_the_trays_open_show_a_dropped_window,
     case_a_window_dropped_with_two_requests_waiting_comes_back_with_both,
+    case_quitting_closes_every_notification,
 ]
 
 

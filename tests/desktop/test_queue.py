@@ -7,9 +7,9 @@ import subprocess
 import threading
 import time
 
-from harness import answer_of, closed_on_bus_eventually, expect_error, journal_lines, notify_buttons, outcome_of
+from harness import answer_of, closed_on_bus_eventually, expect_error, journal_lines, journal_record, notify_buttons, outcome_of
 import samples
-from webdriver import ESCAPE
+from webdriver import CONTROL, ENTER, ESCAPE
 from test_dialog import set_window_size
 
 
@@ -106,7 +106,7 @@ def test_cancel_withdraws_dialog_and_notification(ctx):
     expect_error(outcome(), "ASK_ABORTED")
     ctx.wait_queue(0)
     toast = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent")
-    assert "Withdrawn" in toast, toast
+    assert toast == "claude-code withdrew the question.", toast
     assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
     assert not ctx.page.find_all('[data-qid="migrate"]')
 
@@ -300,3 +300,109 @@ def test_the_folded_queue_button_says_how_many_wait(ctx):
                    message="a count stayed with nothing waiting")
     finally:
         set_window_size(page, before["width"], before["height"])
+
+
+TYPED = "Keep the old branch until Friday's demo"
+PRUNE = [{"id": "prune", "header": "Branches", "question": "Delete the 14 stale feature branches?",
+          "options": [{"label": "Delete them (Recommended)"}, {"label": "Keep them"}]}]
+
+
+def ask_as_claude_code(ctx, questions):
+    """Asks on a connection of its own as an agent labelled "Claude Code"; returns (conn, rid, outcome)."""
+    conn = ctx.conn()
+    ctx.agent_seq += 1
+    agent = conn.call("agents/register", {"id": f"claude-{ctx.agent_seq}", "label": "Claude Code",
+                                          "meta": {"cwd": "/home/dev/shop", "client": "claude-code"}})
+    rid = conn.start("user-questions/ask", {"agent": agent, "questions": questions})
+    return conn, rid, outcome_of(conn, rid)
+
+
+def type_and_keep(ctx, qid, text):
+    """Types `text` as the person's own answer to `qid` and waits until the app keeps it as the draft."""
+    page = ctx.page
+    page.type(ctx.other_box(qid), text)
+    page.until("return window.__TAURI__.core.invoke('get_queue').then((q) => q.some((v) => v.draft &&"
+               " JSON.stringify(v.draft).includes(arguments[0])))", text, message="the typing never reached the app")
+
+
+def ended_card(page):
+    return page.js(
+        "const box = document.querySelector('#request-form textarea.other-input');"
+        "box.focus(); box.select();"
+        "return {ended: document.getElementById('view-request').classList.contains('ended'),"
+        " note: document.querySelector('#asker .ended-note')?.textContent,"
+        " text: box.value, readOnly: box.readOnly, selected: box.value.substring(box.selectionStart, box.selectionEnd),"
+        " radios: [...document.querySelectorAll('#request-form input.option-input')].every((i) => i.disabled),"
+        " submit: document.getElementById('submit').hidden, close: document.getElementById('close-ended').hidden,"
+        " waiting: document.getElementById('queue-count').textContent,"
+        " rows: [...document.querySelectorAll('.queue-item')].map((li) => li.classList.contains('ended'))};")
+
+
+def test_an_agent_that_disconnects_leaves_the_typing_to_copy_until_closed(ctx):
+    """The person types an answer; the agent's process ends (its connection closes). The card stays where it
+    was, greyed, saying the agent disconnected; the text is still there, read-only, selectable; nothing can be
+    sent. The queue moves on (another request waits beside it); History keeps the typing as a draft. Only
+    Close takes the card away."""
+    page = ctx.page
+    conn, rid, outcome = ask_as_claude_code(ctx, PRUNE)
+    _, _, other = ctx.ask([{"id": "later", "question": "Tag the release?", "options": [{"label": "Yes"}, {"label": "No"}]}],
+                          agent="reviewer")
+    ctx.wait_queue(2)
+    ctx.open_request_of("Claude Code")
+    ctx.show("prune")
+    type_and_keep(ctx, "prune", TYPED)
+    conn.close()
+    page.until("return document.getElementById('view-request').classList.contains('ended')",
+               message="the card did not stay, ended, when its agent disconnected")
+    card = ended_card(page)
+    assert card == {
+        "ended": True, "note": "Claude Code disconnected (the process ended). Nothing was sent. What you typed stays "
+        "here to copy, and in History, until you close it.",
+        "text": TYPED, "readOnly": True, "selected": TYPED, "radios": True, "submit": True, "close": False,
+        "waiting": "1", "rows": [True, False]}, card
+    # Keys answer nothing: a digit picks no option, Ctrl+Enter sends nothing.
+    checked = "return [...document.querySelectorAll('[data-qid=\"prune\"] input:checked')].map((i) => i.value)"
+    before = page.js(checked)
+    page.keys("2")
+    page.keys(ENTER, modifier=CONTROL)
+    assert page.js(checked) == before, (before, page.js(checked))
+    assert page.js("return document.getElementById('close-ended').hidden") is False
+    ctx.shot("desk-disconnected", top=True)
+    # The journal keeps what was typed with the withdrawn request; History shows it as a draft.
+    record = journal_record(PRUNE[0]["question"])
+    assert record["outcome"] == "withdrawn", record
+    assert record["draft"] == {"answers": [{"id": "prune", "selected": [], "custom": TYPED}]}, record
+    page.click(page.find("#nav-history"))
+    draft = page.until("const e = document.querySelector('#history-list .history-item .history-draft');"
+                       " return e && e.textContent", message="History shows no draft")
+    assert draft == f"draft, not sent “{TYPED}”", draft
+    # Back in the queue the card is still there; Close takes it away and the waiting request shows.
+    page.click(page.find("#nav-queue"))
+    ctx.open_request_of("Claude Code")
+    page.until("return document.getElementById('view-request').classList.contains('ended')", message="the card went")
+    page.click(page.find("#close-ended"))
+    ctx.show("later")
+    assert not page.find_all('[data-qid="prune"]')
+    assert page.js("return window.__TAURI__.core.invoke('get_queue').then((q) => q.length)") == 1
+    page.click(ctx.option("later", "Yes"))
+    page.click(page.find("#submit"))
+    assert answer_of(other()) == {"answers": [{"id": "later", "selected": ["Yes"]}]}
+    ctx.wait_queue(0)
+
+
+def test_a_withdrawn_question_says_so_and_keeps_the_typing_too(ctx):
+    """The agent withdraws the question ($/cancelRequest) while the person types: the card says the agent
+    withdrew it (not that it disconnected), keeps the text, and goes on Close."""
+    page = ctx.page
+    conn, rid, outcome = ask_as_claude_code(ctx, PRUNE)
+    ctx.show("prune")
+    type_and_keep(ctx, "prune", TYPED)
+    conn.notify("$/cancelRequest", {"id": rid})
+    expect_error(outcome(), "ASK_ABORTED")
+    page.until("return document.getElementById('view-request').classList.contains('ended')",
+               message="the card did not stay, ended, when its question was withdrawn")
+    card = ended_card(page)
+    assert card["note"].startswith("Claude Code withdrew the question. Nothing was sent."), card
+    assert (card["text"], card["readOnly"], card["waiting"]) == (TYPED, True, "0"), card
+    page.click(page.find("#close-ended"))
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="Close left the card")

@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from harness import (
-    answer_of, expect_error, human_answers, journal_lines, journal_record, load_rules, no_rules, notify_actions, put_rules,
+    answer_of, closed_on_bus_eventually, dbus, expect_error, human_answers, journal_lines, journal_record, load_rules, no_rules, notify_actions, put_rules,
     read_rules,
     rule_names, rule_preview, rules_path, rules_state,
 )
@@ -63,7 +63,8 @@ def test_rule_deadline_counts_down_in_the_dialog(ctx):
         write_rules("")
 
 
-NOTE = 'Rule “auto no” answered claude-code\'s question “Delete the 14 stale feature branches?”: answer "No".'
+NOTE = "Rule “prune” answered claude-code's question “Delete the 14 stale feature branches?”: Delete them."
+PRUNE = [dict(CLEANUP[0], options=[{"label": "Delete them (Recommended)"}, {"label": "Keep them"}])]
 
 
 def notes_shown(page):
@@ -71,27 +72,78 @@ def notes_shown(page):
 
 
 def test_a_rule_answering_at_its_deadline_leaves_a_lasting_note(ctx):
-    """When a rule's `after` time passes, a note names the rule, the question and its answer (not a
-    withdrawal) and stays, in the app rather than the page: a page built again shows it, until it is closed."""
-    write_rules('[[rule]]\nname = "auto no"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "3s"\n')
+    """When a rule's `after` time passes, a note names the rule, the question and the exact answer sent (not
+    the rule's "the recommended option", not a withdrawal) and stays, in the app rather than the page: a page
+    built again shows it, until it is closed. A notification says the same at once, and the note's link opens
+    History on the request's entry."""
+    write_rules('[[rule]]\nname = "prune"\nmatch = { header = "Cleanup" }\nanswer = { recommended = true }\nafter = "3s"\n')
     try:
-        _, _, outcome = ctx.ask(CLEANUP, agent="coder")
+        _, _, outcome = ctx.ask(PRUNE, agent="coder")
         ctx.show("cleanup")
         got = answer_of(outcome(timeout=15))
-        assert got == {"answers": [{"id": "cleanup", "selected": ["No"]}]}, got
+        assert got == {"answers": [{"id": "cleanup", "selected": ["Delete them (Recommended)"]}]}, got
         page = ctx.page
         page.until("return document.querySelector('#rule-notes:not([hidden]) .rule-note')",
                    message="no note when the rule answered")
         assert notes_shown(page) == [NOTE], notes_shown(page)
+        nid = ctx.notification_id("Rule “prune” answered: Delete them")
+        log = ctx.bus_log()
+        assert "claude-code asked: Delete the 14 stale feature branches?" in log, log[-2000:]
+        ctx.shot("rule-answered", whole_screen=True)
+        # The window alone, once the notification (drawn over its corner) is closed.
+        dbus("--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+             "org.freedesktop.Notifications.CloseNotification", f"uint32:{nid}")
+        assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
         ctx.shot("rule-note", x_window=True)
-        # The page built again (as after a dropped window) shows it still.
-        page.js("window.location.reload()")
+        # The link opens History scrolled to the request's entry, answered by the rule.
+        page.click(page.find("#rule-notes .note-history"))
+        entry = page.until("const e = document.querySelector('#history-list .history-item.sought');"
+                           " return e && !document.getElementById('view-history').hidden &&"
+                           " {by: e.querySelector('.pill.answerer').textContent, q: e.querySelector('dt').textContent}",
+                           message="History did not open on the rule's entry")
+        assert entry == {"by": "by rule:prune", "q": "CleanupDelete the 14 stale feature branches?"}, entry
+        page.click(page.find("#nav-queue"))
+        assert nid
+        # The page built again (as after a dropped window) shows it still; the old page is not taken for it.
+        page.js("document.body.dataset.ready = 'reloading'; window.location.reload()")
         page.until("return document.body.dataset.ready === 'true' && document.querySelector('#rule-notes .rule-note')",
                    timeout=20, message="the note did not survive a new page")
         assert notes_shown(page) == [NOTE], notes_shown(page)
         page.click(page.find("#rule-notes .note-close"))
         page.until("return document.getElementById('rule-notes').hidden", message="the closed note stayed")
         assert page.js("return window.__TAURI__.core.invoke('get_notes')") == []
+    finally:
+        write_rules("")
+
+
+def test_a_rule_answering_a_permission_prompt_at_once_says_so(ctx):
+    """A permission prompt a rule answers as it is asked never shows a dialog, but the person is told: a
+    notification and a note name the rule and the answer it sent. Another question a rule answers at once
+    (no tool is at stake) is not announced."""
+    write_rules('[[rule]]\nname = "always"\nmatch.agent = "plain-asker"\nanswer = "Yes"\n\n'
+                '[[rule]]\nname = "tests"\nmatch = { tool = "Bash", command = "cargo test*" }\nanswer = "Allow"\n')
+    try:
+        conn = ctx.conn()
+        plain = conn.call("agents/register", {"id": "plain-asker", "label": "Claude Code", "meta": {}})
+        got = conn.call("user-questions/ask", {"agent": plain, "questions": [{
+            "id": "plain", "question": "Go on?", "options": [{"label": "Yes"}, {"label": "No"}]}]})
+        assert got == {"answers": [{"id": "plain", "selected": ["Yes"]}]}, got
+        agent = conn.call("agents/register", {"id": "claude-perm", "label": "Claude Code",
+                                               "meta": {"tool": "Bash", "command": "cargo test -p shop", "via": "hook"}})
+        got = conn.call("user-questions/ask", {"agent": agent, "questions": [{
+            "id": "permission", "question": "Allow Bash: cargo test -p shop?",
+            "options": [{"label": "Allow"}, {"label": "Deny"}]}]})
+        assert got == {"answers": [{"id": "permission", "selected": ["Allow"]}]}, got
+        ctx.notification_id("Rule “tests” answered: Allow")
+        page = ctx.page
+        page.until("return document.querySelector('#rule-notes:not([hidden]) .rule-note')",
+                   message="no note when the rule answered the prompt")
+        # Only the prompt's note: the plain question's, announced before it, would be listed first.
+        assert notes_shown(page) == [
+            "Rule “tests” answered Claude Code's question “Allow Bash: cargo test -p shop?”: Allow."], notes_shown(page)
+        assert "Rule “always” answered" not in ctx.bus_log()
+        page.click(page.find("#rule-notes .note-close"))
+        page.until("return document.getElementById('rule-notes').hidden", message="the closed note stayed")
     finally:
         write_rules("")
 

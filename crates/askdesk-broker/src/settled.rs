@@ -48,6 +48,7 @@ pub(crate) fn record(
         answer,
         error,
         answerer: None,
+        draft: None,
     })
 }
 

@@ -11,7 +11,7 @@ use askdesk_broker::client::Client;
 use askdesk_broker::ServerConfig;
 use askdesk_core::{
     decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config,
-    Decision, Offer, Question, QuestionOption, Request, RequestId, Scope, Service, WithdrawReason,
+    Decision, Offer, Question, QuestionOption, Request, RequestId, Scope, Service, Withdrawal,
 };
 use askdesk_journal::{Journal, Outcome, Record};
 use serde_json::{json, Value};
@@ -37,7 +37,7 @@ fn choose(id: &str, label: &str) -> Answer {
 /// journals itself, as the desktop's answerer does.
 struct Desk {
     journal: Journal,
-    withdrawn: Mutex<Vec<(RequestId, WithdrawReason)>>,
+    withdrawn: Mutex<Vec<(RequestId, Withdrawal)>>,
 }
 
 impl Answerer for Desk {
@@ -54,8 +54,9 @@ impl Answerer for Desk {
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, request: RequestId, reason: WithdrawReason) {
+    fn withdraw(&self, request: RequestId, reason: Withdrawal) -> Option<Answer> {
         self.withdrawn.lock().unwrap().push((request, reason));
+        None
     }
 }
 
@@ -204,7 +205,7 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
         2 * RACES,
         "one answer and one late answer per race"
     );
-    let desk_lost: Vec<(RequestId, WithdrawReason)> = desk.withdrawn.lock().unwrap().clone();
+    let desk_lost: Vec<(RequestId, Withdrawal)> = desk.withdrawn.lock().unwrap().clone();
     let phone_lost = cancelled.lock().unwrap().clone();
     for (n, winner) in won_by.iter().enumerate() {
         let id = format!("r{n}");
@@ -245,7 +246,7 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
     );
     assert!(desk_lost
         .iter()
-        .all(|(_, reason)| *reason == WithdrawReason::AnsweredElsewhere { by: "phone".into() }));
+        .all(|(_, reason)| *reason == Withdrawal::AnsweredElsewhere { by: "phone".into() }));
     shutdown.cancel();
     broker.await.unwrap();
 }

@@ -10,6 +10,27 @@ use tokio::sync::oneshot;
 use crate::error::UserQuestionError;
 use crate::types::{Answer, Request, RequestId};
 
+/// Why a request an answerer held settled without it: what [`Answerer::withdraw`] is told.
+///
+/// The asker gets `ASK_ABORTED` (or `SHUTTING_DOWN`) whichever it is; only the answerer holding
+/// the request, which may have shown it to a person, tells them apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Withdrawal {
+    /// The asker withdrew the question (`$/cancelRequest`, a dropped ask): it no longer needs the
+    /// answer, e.g. the call was settled in the agent's own terminal.
+    Cancelled,
+    /// The asker went: its connection closed (its process ended) or its agent was unregistered.
+    AskerGone,
+    /// The broker is shutting down.
+    ShuttingDown,
+    /// This answerer left the chain while it held the request; the request moves on.
+    Unregistered,
+    /// Another member of this answerer's race group settled it first (its answer, or its
+    /// domain error such as a dismissal); `by` is that member's label. An answer this answerer
+    /// sent at the same moment lost and is recorded as a late answer.
+    AnsweredElsewhere { by: String },
+}
+
 /// Something on the waterfall that may answer a request.
 ///
 /// `offer` must not block: an answerer that needs time (a human, a socket peer) returns
@@ -19,33 +40,26 @@ pub trait Answerer: Send + Sync + 'static {
     /// Offers a request to this answerer.
     fn offer(&self, request: &Arc<Request>) -> Offer;
 
-    /// The request this answerer holds settled without it, or is no longer its own, for
-    /// `reason`: drop it. Any later decision is discarded.
-    fn withdraw(&self, request: RequestId, reason: WithdrawReason) {
-        let _ = (request, reason);
+    /// The request this answerer holds settled without it, for the reason `why` (the asker
+    /// cancelled, the asker went, the broker is shutting down): drop it. Any later decision is
+    /// discarded.
+    ///
+    /// Returns what the answerer had of an answer so far, unsent and unchecked (a person's choices
+    /// and typing), which the history journal keeps with the withdrawn request; `None` when it had
+    /// nothing.
+    fn withdraw(&self, request: RequestId, why: Withdrawal) -> Option<Answer> {
+        let _ = (request, why);
+        None
     }
 
     /// The request this answerer holds was decided by an override while it waited (an answer
     /// rule's deadline), signed `by` (`rule:<name>`), as the journal records it. Drop it as for
-    /// [`Answerer::withdraw`], which is what this does unless an answerer tells the two apart.
+    /// [`Answerer::withdraw`] (as cancelled), which is what this does unless an answerer tells
+    /// the two apart.
     fn overruled(&self, request: RequestId, by: &str) {
         let _ = by;
-        self.withdraw(request, WithdrawReason::Cancelled);
+        self.withdraw(request, Withdrawal::Cancelled);
     }
-}
-
-/// Why a request was taken from the answerer holding it ([`Answerer::withdraw`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WithdrawReason {
-    /// It settled without this answerer (the asker cancelled, its agent went, the broker is
-    /// shutting down), or this answerer left the chain while it held it.
-    Cancelled,
-    /// The asker's connection closed while the request waited.
-    Disconnected,
-    /// Another member of this answerer's race group settled it first (its answer, or its
-    /// domain error such as a dismissal); `by` is that member's label. An answer this answerer
-    /// sent at the same moment lost and is recorded as a late answer.
-    AnsweredElsewhere { by: String },
 }
 
 /// An answerer's reply to an offer.

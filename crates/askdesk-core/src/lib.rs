@@ -25,8 +25,7 @@ pub mod validate;
 pub mod xdg;
 
 pub use answerer::{
-    decision_channel, Answerer, Decision, DecisionReceiver, Failure, Offer, Responder,
-    WithdrawReason,
+    decision_channel, Answerer, Decision, DecisionReceiver, Failure, Offer, Responder, Withdrawal,
 };
 pub use error::{AskError, ErrorCode, RegistryError, ShapeError, UserQuestionError};
 pub use registry::{AgentRegistration, AgentSummary, Handle};

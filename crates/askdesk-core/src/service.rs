@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 
-use crate::answerer::{Answerer, Decision, Failure, Offer, WithdrawReason};
+use crate::answerer::{Answerer, Decision, Failure, Offer, Withdrawal};
 use crate::error::{AskError, RegistryError, UserQuestionError};
 use crate::registry::{AgentRegistration, AgentSummary, Handle, Registry};
 use crate::types::{AgentInfo, Answer, Question, Request, RequestId};
@@ -101,6 +101,9 @@ pub struct AskSettlement {
     /// at the same moment, before they were told): discarded, and owed to the journal as late
     /// answers, each with its member's label. Empty outside races.
     pub crossed: Vec<(String, Answer)>,
+    /// What the answerer holding the request had of an answer when the ask ended without it (a
+    /// person's unsent choices and typing, unchecked), as [`Answerer::withdraw`] gave it back.
+    pub draft: Option<Answer>,
 }
 
 /// The right to decide one pending request from outside the waterfall, taken with
@@ -519,6 +522,19 @@ impl Service {
         request: AskRequest,
         cancel: &CancellationToken,
     ) -> impl Future<Output = AskSettlement> + Send + 'static {
+        self.ask_settled_from(request, cancel, None)
+    }
+
+    /// [`Service::ask_settled`] for an asker that can go as a whole (a connection, whose asks'
+    /// tokens are children of `gone`): an ask cancelled once `gone` is cancelled settles
+    /// `ASK_ABORTED` as any cancelled ask, and the answerer holding it is told the asker went
+    /// ([`Withdrawal::AskerGone`]) rather than that it withdrew the question.
+    pub fn ask_settled_from(
+        &self,
+        request: AskRequest,
+        cancel: &CancellationToken,
+        gone: Option<&CancellationToken>,
+    ) -> impl Future<Output = AskSettlement> + Send + 'static {
         // The guard is made here, not in the async block, so that a future dropped before its
         // first poll still takes its request out of the pending table.
         let started = self
@@ -536,7 +552,12 @@ impl Service {
         // for as long as the request waits, and that is memory per pending ask.
         match started {
             Ok((request, agent_gone, chain, guard)) => {
-                Either::Left(walk(request, agent_gone, chain, guard, cancel.clone()))
+                let stops = Stops {
+                    cancel: cancel.clone(),
+                    asker_gone: gone.cloned(),
+                    agent_gone,
+                };
+                Either::Left(walk(request, chain, guard, stops))
             }
             Err(refused) => Either::Right(std::future::ready(refused)),
         }
@@ -563,6 +584,7 @@ impl Service {
                     asked_at: SystemTime::now(),
                 }),
                 crossed: Vec::new(),
+                draft: None,
             };
         let early = if let Err(error) = check_shape(&questions, &self.inner.limits) {
             Some(AskError::from(error))
@@ -628,15 +650,17 @@ impl Service {
 /// The waterfall of one dispatched request (protocol 4), after the checks of protocol 2 passed.
 async fn walk(
     request: Arc<Request>,
-    agent_gone: Option<CancellationToken>,
     chain: Arc<[Link]>,
     mut guard: PendingGuard,
-    cancel: CancellationToken,
+    stops: Stops,
 ) -> AskSettlement {
+    let Stops {
+        cancel, agent_gone, ..
+    } = &stops;
     let mut overridden = OverrideReceiver(None);
     // The asker may have cancelled (or its agent gone) between dispatch and the first poll;
     // an answerer that decides at once must not claim a request that already settled.
-    if let Some(error) = stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
+    if let Some((error, _)) = stops.stopped(&guard.inner) {
         return AskSettlement::by_service(&request, error);
     }
     for link in chain.iter() {
@@ -649,14 +673,7 @@ async fn walk(
         let entry = match link {
             Link::One(entry) => entry,
             Link::Race(members) => {
-                let raced = race::run(
-                    &request,
-                    members,
-                    agent_gone.as_ref(),
-                    &guard,
-                    &cancel,
-                    &mut overridden,
-                );
+                let raced = race::run(&request, members, &stops, &guard, &mut overridden);
                 match raced.await {
                     Some(settlement) => return settlement,
                     None => continue,
@@ -674,9 +691,9 @@ async fn walk(
                 let waited = tokio::select! {
                     biased;
                     decision = &mut receiver => Ok(decision),
-                    _ = cancel.cancelled() => Err(Some(UserQuestionError::aborted())),
+                    _ = cancel.cancelled() => Err(Some((UserQuestionError::aborted(), stops.cancelled_why()))),
                     news = guard.news(std::slice::from_ref(entry), agent_gone.as_ref(), &mut overridden) => match news {
-                        News::Stop(error) => Err(Some(error)),
+                        News::Stop(error, why) => Err(Some((error, why))),
                         News::HolderGone => Err(None),
                         News::Override(label, decision) => match receiver.close_and_take() {
                             Some(decision @ (Decision::Claim(_) | Decision::Fail(_))) => Ok(decision),
@@ -689,12 +706,10 @@ async fn walk(
                 };
                 let decision = match waited {
                     // A delegation that crossed a stop does not move the request on.
-                    Ok(Decision::Delegate) => {
-                        match stopped(&cancel, agent_gone.as_ref(), &guard.inner) {
-                            Some(error) => return AskSettlement::by_service(&request, error),
-                            None => Decision::Delegate,
-                        }
-                    }
+                    Ok(Decision::Delegate) => match stops.stopped(&guard.inner) {
+                        Some((error, why)) => return guard.withdrawn(&request, error, why),
+                        None => Decision::Delegate,
+                    },
                     Ok(decision) => decision,
                     // A decision the answerer sent before this task saw the stop is not
                     // lost (an answerer that replies and then disconnects, an answer that
@@ -702,14 +717,14 @@ async fn walk(
                     // its answerer as late.
                     Err(stop) => match (receiver.close_and_take(), stop) {
                         (Some(decision @ (Decision::Claim(_) | Decision::Fail(_))), _) => decision,
-                        (_, Some(error)) => return AskSettlement::by_service(&request, error),
+                        (_, Some((error, why))) => return guard.withdrawn(&request, error, why),
                         // The holder left the chain while it held the request: it is told the
                         // request is no longer its own (an answer it sends now is late), and
                         // the request moves on.
                         (_, None) => {
                             entry
                                 .answerer
-                                .withdraw(request.id, WithdrawReason::Cancelled);
+                                .withdraw(request.id, Withdrawal::Unregistered);
                             Decision::Delegate
                         }
                     },
@@ -750,19 +765,40 @@ fn offer(entry: &Entry, request: &Arc<Request>) -> Offer {
     )
 }
 
-/// Why the ask must end now, if it must: the asker cancelled, its agent is gone, or the service
-/// is closing.
-fn stopped(
-    cancel: &CancellationToken,
-    agent_gone: Option<&CancellationToken>,
-    inner: &Inner,
-) -> Option<UserQuestionError> {
-    if cancel.is_cancelled() || agent_gone.is_some_and(CancellationToken::is_cancelled) {
-        Some(UserQuestionError::aborted())
-    } else if inner.closing.is_cancelled() {
-        Some(UserQuestionError::shutting_down())
-    } else {
-        None
+/// What ends an ask from outside its waterfall: the asker's token, the asker going as a whole,
+/// its agent going.
+struct Stops {
+    cancel: CancellationToken,
+    /// Cancelled when the asker as a whole went (its connection closed); `cancel` is its child.
+    asker_gone: Option<CancellationToken>,
+    agent_gone: Option<CancellationToken>,
+}
+
+impl Stops {
+    /// Why the ask must end now, if it must, and what its holder is told: the asker cancelled or
+    /// went, its agent is gone, or the service is closing.
+    fn stopped(&self, inner: &Inner) -> Option<(UserQuestionError, Withdrawal)> {
+        if self
+            .agent_gone
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
+            Some((UserQuestionError::aborted(), Withdrawal::AskerGone))
+        } else if self.cancel.is_cancelled() {
+            Some((UserQuestionError::aborted(), self.cancelled_why()))
+        } else if inner.closing.is_cancelled() {
+            Some((UserQuestionError::shutting_down(), Withdrawal::ShuttingDown))
+        } else {
+            None
+        }
+    }
+
+    /// Why the asker's token was cancelled: the asker went, or it withdrew the question.
+    fn cancelled_why(&self) -> Withdrawal {
+        match &self.asker_gone {
+            Some(gone) if gone.is_cancelled() => Withdrawal::AskerGone,
+            _ => Withdrawal::Cancelled,
+        }
     }
 }
 
@@ -783,6 +819,7 @@ fn settle(request: &Arc<Request>, label: String, decision: Decision) -> AskSettl
         answerer: Some(label),
         request: request.clone(),
         crossed: Vec::new(),
+        draft: None,
     }
 }
 
@@ -794,6 +831,7 @@ impl AskSettlement {
             answerer: None,
             request: request.clone(),
             crossed: Vec::new(),
+            draft: None,
         }
     }
 }
@@ -838,8 +876,8 @@ impl OverrideReceiver {
 
 /// What a walk learns from outside while an answerer holds its request.
 enum News {
-    /// The ask ends with this error (its agent gone, the service closing).
-    Stop(UserQuestionError),
+    /// The ask ends with this error (its agent gone, the service closing), told to the holder so.
+    Stop(UserQuestionError, Withdrawal),
     /// The holder was unregistered: the request moves on.
     HolderGone,
     /// The override decided.
@@ -877,6 +915,24 @@ impl PendingGuard {
         }
     }
 
+    /// The ask ends with `error` while an answerer holds its request: the holder is told why and
+    /// drops it, and what it had of an answer goes with the settlement for the journal.
+    fn withdrawn(
+        &mut self,
+        request: &Arc<Request>,
+        error: UserQuestionError,
+        why: Withdrawal,
+    ) -> AskSettlement {
+        let draft = self
+            .holder
+            .take()
+            .and_then(|holder| holder.answerer.withdraw(self.id, why));
+        AskSettlement {
+            draft,
+            ..AskSettlement::by_service(request, error)
+        }
+    }
+
     /// Moves an override taken since the last look from the table into the walk's hands.
     fn pick_up(&self, overridden: &mut OverrideReceiver) {
         if let Some(pending) = lock(&self.inner).pending.get_mut(&self.id) {
@@ -897,10 +953,16 @@ impl PendingGuard {
             {
                 let mut state = lock(&self.inner);
                 if agent_gone.is_some_and(CancellationToken::is_cancelled) {
-                    return Poll::Ready(News::Stop(UserQuestionError::aborted()));
+                    return Poll::Ready(News::Stop(
+                        UserQuestionError::aborted(),
+                        Withdrawal::AskerGone,
+                    ));
                 }
                 if self.inner.closing.is_cancelled() {
-                    return Poll::Ready(News::Stop(UserQuestionError::shutting_down()));
+                    return Poll::Ready(News::Stop(
+                        UserQuestionError::shutting_down(),
+                        Withdrawal::ShuttingDown,
+                    ));
                 }
                 if holders.iter().any(|holder| holder.gone.is_cancelled()) {
                     return Poll::Ready(News::HolderGone);
@@ -952,13 +1014,14 @@ impl Drop for PendingGuard {
         if let Some(holder) = self.holder.take() {
             match self.overruled_by.take() {
                 Some(by) => holder.answerer.overruled(self.id, &by),
-                None => holder.answerer.withdraw(self.id, WithdrawReason::Cancelled),
+                // The ask's future was dropped: its asker no longer waits for it.
+                None => drop(holder.answerer.withdraw(self.id, Withdrawal::Cancelled)),
             }
         }
         // A race ended with the ask (the future dropped mid-race): every member still holding
         // the request is told to drop it.
         for member in removed.map(|p| p.racing).unwrap_or_default() {
-            member.answerer.withdraw(self.id, WithdrawReason::Cancelled);
+            drop(member.answerer.withdraw(self.id, Withdrawal::Cancelled));
         }
     }
 }

@@ -37,6 +37,8 @@ async fn claims_are_signed_by_the_answerer_that_made_them() {
         .await;
     assert_eq!(settled.answerer.as_deref(), Some("second"));
     assert!(settled.result.is_ok());
+    // Only a withdrawn request carries what its holder had of an answer.
+    assert_eq!(settled.draft, None);
 
     // A failure names its answerer too; a request nobody claimed names nobody.
     let failing = Service::new(Config::default());

@@ -70,6 +70,10 @@ pub struct Record {
     /// The answerer that claimed the request or sent the late answer, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answerer: Option<String>,
+    /// On a request that settled without the answerer holding it (withdrawn, its asker gone):
+    /// what the person had chosen and typed so far, never sent (and not a valid answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<Answer>,
 }
 
 impl Record {
@@ -84,6 +88,7 @@ impl Record {
             answer: Some(answer),
             error: None,
             answerer,
+            draft: None,
         }
     }
 }
@@ -99,6 +104,7 @@ pub struct AskRecord {
     pub answer: Option<Answer>,
     pub error: Option<RecordedError>,
     pub answerer: Option<String>,
+    pub draft: Option<Answer>,
 }
 
 impl Serialize for AskRecord {
@@ -115,6 +121,7 @@ impl Serialize for AskRecord {
             answer: self.answer.as_ref(),
             error: self.error.as_ref(),
             answerer: self.answerer.as_deref(),
+            draft: self.draft.as_ref(),
         }
         .serialize(serializer)
     }
@@ -136,6 +143,8 @@ struct RecordRef<'a> {
     error: Option<&'a RecordedError>,
     #[serde(skip_serializing_if = "Option::is_none")]
     answerer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    draft: Option<&'a Answer>,
 }
 
 /// What the writer serializes: a record, or a settled ask's record (serialized as a [`Record`]).
@@ -193,6 +202,7 @@ pub(crate) mod tests {
             answer: None,
             error: None,
             answerer: None,
+            draft: None,
         }
     }
 
@@ -206,6 +216,10 @@ pub(crate) mod tests {
             message: "nobody".into(),
         });
         full.answerer = Some("desk".into());
+        full.draft = Some(serde_json::from_value(
+            serde_json::json!({"answers": [{"id": "q", "selected": [], "custom": "half a tho"}]}),
+        )
+        .unwrap());
         // Whole milliseconds, as the record keeps them.
         full.asked_at = 1_796_000_000_123;
         let ask = AskRecord {
@@ -220,6 +234,7 @@ pub(crate) mod tests {
             answer: full.answer.clone(),
             error: full.error.clone(),
             answerer: full.answerer.clone(),
+            draft: full.draft.clone(),
         };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         Line::Record(full).write_to(&mut a);

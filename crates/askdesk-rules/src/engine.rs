@@ -15,6 +15,9 @@
 //! held request is never decided by its rule (a hold that comes as the time runs out wins; one
 //! that comes after the rule decided is refused).
 //!
+//! A rule that decides at once is announced ([`Engine::acted`]), so the desktop can say what it
+//! did although nobody saw the request.
+//!
 //! Shadow rules only propose: while a request waits for the human, the engine keeps what each
 //! shadow rule that applies would do ([`Engine::proposals`]), and forgets it when the request
 //! settles. It watches for that through the request's override, which it takes and never uses
@@ -31,7 +34,7 @@ use askdesk_core::{
     Answerer, AnswererId, AnswererRegistration, Decision, Offer, Override, RegistryError, Request,
     RequestId, Scope, Service, WeakService,
 };
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::file::{self, Mode, ParseError, RuleSet};
@@ -46,6 +49,21 @@ const SETTLE: Duration = Duration::from_millis(50);
 const SETTLE_AT_MOST: Duration = Duration::from_secs(1);
 /// The label of the rules answerer on the waterfall (`askdesk status` shows it).
 pub const ANSWERER_LABEL: &str = "rules";
+/// Announcements of rules that decided at once kept for a receiver that lags; past it the oldest
+/// are missed.
+const ACTED_BACKLOG: usize = 64;
+
+/// A rule decided a request at once, as it was asked (it has no `after`): what
+/// [`Engine::acted`] announces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Acted {
+    pub request: Arc<Request>,
+    pub rule: String,
+    /// What the rule did, in words (`answer the recommended option`).
+    pub action: String,
+    /// The answer it sent (`None` when it denied or dismissed).
+    pub answer: Option<askdesk_core::Answer>,
+}
 
 /// The rules in force and the state of the file.
 #[derive(Debug, Clone, Default)]
@@ -148,6 +166,8 @@ struct Shared {
     pending: Mutex<HashMap<RequestId, Pending>>,
     /// The service the answerer goes on, once installed, and its registration while it is on.
     installed: Mutex<Option<(WeakService, Option<AnswererId>)>>,
+    /// Rules that decided at once, for whoever listens ([`Engine::acted`]).
+    acted: broadcast::Sender<Acted>,
 }
 
 type Signature = Option<(u64, SystemTime)>;
@@ -163,6 +183,7 @@ impl Engine {
                 seen: Mutex::new(None),
                 pending: Mutex::default(),
                 installed: Mutex::default(),
+                acted: broadcast::Sender::new(ACTED_BACKLOG),
             }),
         };
         engine.reload().await;
@@ -202,6 +223,13 @@ impl Engine {
     /// Follows the rules in force (and the file's errors) as they change.
     pub fn subscribe(&self) -> watch::Receiver<Loaded> {
         self.shared.loaded.subscribe()
+    }
+
+    /// Hears of every rule that decides a request at once from now on (a rule with `after`
+    /// decides a request the human was shown: its answerer hears of that). A receiver that falls
+    /// more than a few dozen behind misses the oldest.
+    pub fn acted(&self) -> broadcast::Receiver<Acted> {
+        self.shared.acted.subscribe()
     }
 
     /// The deadline a rule set on a pending request, if any.
@@ -595,7 +623,19 @@ impl Answerer for RulesAnswerer {
                 None => {
                     // Settled before anyone else sees it: nobody is shown the proposals.
                     tracing::info!(request = %request.id, rule = %rule.name, action = %rule.action, "rule decides");
-                    let _ = overrule.decide(decision);
+                    let answer = match &decision {
+                        Decision::Claim(answer) => Some(answer.clone()),
+                        _ => None,
+                    };
+                    if overrule.decide(decision).is_ok() {
+                        // Nobody listening is fine: then nobody says what the rule did.
+                        let _ = self.engine.shared.acted.send(Acted {
+                            request: request.clone(),
+                            rule: rule.name.clone(),
+                            action: rule.action.to_string(),
+                            answer,
+                        });
+                    }
                     return Offer::Now(Decision::Delegate);
                 }
                 Some(after) if runtime.is_ok() => {

@@ -48,7 +48,9 @@ pub mod target;
 
 pub use draft::{draft, Draft, Source};
 pub use edit::{append_rule, set_mode};
-pub use engine::{Deadline, Engine, HoldError, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL};
+pub use engine::{
+    Acted, Deadline, Engine, HoldError, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL,
+};
 pub use file::{
     default_path, rule_named, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet,
 };

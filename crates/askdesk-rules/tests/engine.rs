@@ -9,7 +9,7 @@ use std::time::Duration;
 use askdesk_core::{
     decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest,
     AskSettlement, Config, Decision, Offer, Question, QuestionOption, Request, RequestId,
-    Responder, Scope, Service,
+    Responder, Scope, Service, Withdrawal,
 };
 use askdesk_rules::{Engine, Proposal, Verdict};
 use tokio::sync::mpsc;
@@ -28,8 +28,9 @@ impl Answerer for Human {
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, request: RequestId, _: askdesk_core::WithdrawReason) {
+    fn withdraw(&self, request: RequestId, _why: Withdrawal) -> Option<Answer> {
         self.withdrawn.lock().unwrap().push(request);
+        None
     }
 }
 
@@ -144,6 +145,26 @@ async fn a_rule_answers_at_once_and_signs_the_answer() {
     assert!(s.offered.try_recv().is_err(), "the human was never asked");
     let chain: Vec<_> = s.service.answerers().into_iter().map(|a| a.label).collect();
     assert_eq!(chain, ["rules", "human"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rule_that_answers_at_once_is_announced_with_the_answer_it_sent() {
+    let mut s = setup(RULES).await;
+    let mut acted = s.engine.acted();
+    let settled = ask(&s.service, "Clean up the build?").await.unwrap();
+    let heard = acted.try_recv().expect("the rule's answer was announced");
+    assert_eq!(heard.rule, "clean");
+    assert_eq!(heard.action, "answer the recommended option");
+    assert_eq!(heard.answer.as_ref(), settled.result.as_ref().ok());
+    assert_eq!(heard.request.questions[0].question, "Clean up the build?");
+    // A rule with `after` decides what the human was shown: its answerer hears of that, not this.
+    let pending = ask(&s.service, "Deploy to staging?");
+    let (_request, _responder) = s.offered.recv().await.unwrap();
+    assert_eq!(chose(&pending.await.unwrap()), ["No"]);
+    assert!(
+        acted.try_recv().is_err(),
+        "a deadline is not announced here"
+    );
 }
 
 #[tokio::test]

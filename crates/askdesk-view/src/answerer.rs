@@ -19,12 +19,13 @@ use askdesk_core::meta::display_name;
 use askdesk_core::validate::check_answer;
 use askdesk_core::{
     decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Intent, Offer, Request,
-    RequestId, Responder, UserQuestionError, WithdrawReason,
+    RequestId, Responder, UserQuestionError, Withdrawal,
 };
 use serde::Serialize;
 
 use crate::markdown::{self, Block, Heading};
 use crate::plan_thread::{self, Comment, CommentError, CommentInput, PlanThreads, RevisionView};
+use crate::unsent::unsent_answer;
 
 /// The name the desktop's answerer registers with (History calls it "you"; `askdesk doctor` tells
 /// the desktop's broker from `askdesk serve`'s by it).
@@ -53,8 +54,11 @@ pub enum Removal {
     Answered,
     /// The human dismissed the whole batch.
     Dismissed,
-    /// It settled without the human: the asker cancelled, its agent went, or the broker stopped.
+    /// It settled without the human: the asker withdrew the question, or the broker stopped.
     Withdrawn,
+    /// It settled without the human because its asker went: its connection closed (the process
+    /// ended) or its agent was unregistered.
+    Disconnected,
     /// An answer rule decided it while it waited (its `after` deadline passed).
     Overruled,
     /// Another member of the desktop's race group (`person`) settled it first, `by` its label:
@@ -98,6 +102,26 @@ pub const MAX_DRAFT_BYTES: usize = 1024 * 1024;
 /// How many withdrawn requests are remembered so a racing answer can still be journaled.
 const RECENT_WITHDRAWN: usize = 32;
 
+/// How many ended requests stay in the queue until the person closes them; past it the oldest goes
+/// (its draft is in the journal).
+pub const MAX_ENDED: usize = 32;
+
+impl Removal {
+    /// What the page says of a request that left this way without the human, naming who asked
+    /// (`Claude Code withdrew the question`); `None` for the other ways.
+    pub fn said_of(&self, who: &str) -> Option<String> {
+        match self {
+            Removal::Withdrawn => Some(format!("{who} withdrew the question")),
+            Removal::Disconnected => Some(format!("{who} disconnected (the process ended)")),
+            Removal::Answered
+            | Removal::Dismissed
+            | Removal::Overruled
+            | Removal::AnsweredElsewhere { .. }
+            | Removal::Late => None,
+        }
+    }
+}
+
 /// The desktop's own answerer. Cheap to clone; every clone is the same queue.
 #[derive(Clone)]
 pub struct GuiAnswerer {
@@ -114,8 +138,19 @@ struct Shared {
 #[derive(Default)]
 struct State {
     waiting: BTreeMap<RequestId, Waiting>,
+    /// Requests that settled without the human while they had chosen or typed something: shown,
+    /// ended and read-only, until the human closes them (at most [`MAX_ENDED`]).
+    ended: BTreeMap<RequestId, Ended>,
     recent: VecDeque<Arc<Request>>,
     dnd: bool,
+}
+
+/// A request kept in the queue after it ended, with the draft the page had and why it ended.
+struct Ended {
+    request: Arc<Request>,
+    view: Arc<OnceLock<RequestView>>,
+    draft: Option<Box<RawValue>>,
+    end: EndedView,
 }
 
 struct Waiting {
@@ -145,29 +180,54 @@ impl GuiAnswerer {
         askdesk_core::sync::lock(&self.shared.state)
     }
 
-    /// The waiting requests, oldest first, as the page shows them.
+    /// The waiting requests and the ended ones not closed yet, oldest first, as the page shows
+    /// them (an ended request says so in its `ended`).
     pub fn queue(&self) -> Vec<RequestView> {
         type Entry = (
             Arc<Request>,
             Arc<OnceLock<RequestView>>,
             Option<Box<RawValue>>,
+            Option<EndedView>,
         );
-        let waiting: Vec<Entry> = self
-            .state()
-            .waiting
-            .values()
-            .map(|w| (w.request.clone(), w.view.clone(), w.draft.clone()))
-            .collect();
+        let mut shown: Vec<Entry> = {
+            let state = self.state();
+            let waiting = state
+                .waiting
+                .values()
+                .map(|w| (w.request.clone(), w.view.clone(), w.draft.clone(), None));
+            let ended = state.ended.values().map(|e| {
+                let end = Some(e.end.clone());
+                (e.request.clone(), e.view.clone(), e.draft.clone(), end)
+            });
+            waiting.chain(ended).collect()
+        };
+        shown.sort_by_key(|(request, ..)| request.id);
         // Rendering happens outside the lock, so the broker is never held up by it.
-        waiting
+        shown
             .into_iter()
-            .map(|(request, view, draft)| RequestView {
+            .map(|(request, view, draft, ended)| RequestView {
                 draft,
+                ended,
                 ..view
                     .get_or_init(|| RequestView::new(&request, &self.shared.threads))
                     .clone()
             })
             .collect()
+    }
+
+    /// The human closed an ended request: it leaves the queue. Whether it was there.
+    pub fn close_ended(&self, id: RequestId) -> bool {
+        self.state().ended.remove(&id).is_some()
+    }
+
+    /// Whether the request ended and stays in the queue until the human closes it.
+    pub fn is_ended(&self, id: RequestId) -> bool {
+        self.state().ended.contains_key(&id)
+    }
+
+    /// How many requests wait for the human (ended ones do not).
+    pub fn waiting(&self) -> usize {
+        self.state().waiting.len()
     }
 
     /// Keeps the page's draft of a waiting request's answer (replacing the one before), so the
@@ -410,51 +470,84 @@ impl Answerer for GuiAnswerer {
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, id: RequestId, reason: WithdrawReason) {
-        match reason {
-            WithdrawReason::AnsweredElsewhere { by } => {
+    /// The request leaves the queue; what the human had chosen or typed in it goes back for the
+    /// journal, and, when the asker withdrew it or went, keeps the request in the queue, ended
+    /// and read-only, until the human closes it: nothing they typed vanishes under their hands.
+    fn withdraw(&self, id: RequestId, why: Withdrawal) -> Option<Answer> {
+        let (removal, keep) = match why {
+            Withdrawal::AskerGone => (Removal::Disconnected, true),
+            Withdrawal::Cancelled => (Removal::Withdrawn, true),
+            // The app is stopping, or the request moves on to another answerer.
+            Withdrawal::ShuttingDown | Withdrawal::Unregistered => (Removal::Withdrawn, false),
+            Withdrawal::AnsweredElsewhere { by } => {
                 let ended = format!("answered on {by}");
                 let why = Removal::AnsweredElsewhere { by };
                 // Not waiting any more: the human's own answer crossed the winner's and lost;
                 // the page still hears where the request was answered.
-                if !self.leave(id, why.clone(), &ended) {
-                    let waiting = self.state().waiting.len();
-                    self.shared.presenter.removed(id, why, waiting);
+                let waiting = self.state().waiting.contains_key(&id);
+                if waiting {
+                    self.leave(id, why, &ended, false);
+                } else {
+                    let left = self.state().waiting.len();
+                    self.shared.presenter.removed(id, why, left);
                 }
+                // The request was answered: what the human had typed here is not a draft of it.
+                return None;
             }
-            WithdrawReason::Cancelled | WithdrawReason::Disconnected => {
-                self.leave(id, Removal::Withdrawn, "withdrawn");
-            }
-        }
+        };
+        self.leave(id, removal, "withdrawn", keep)
     }
 
     fn overruled(&self, id: RequestId, by: &str) {
         tracing::debug!(request = %id, by, "decided while it waited");
         // A plan version a rule decided shows who decided it, not that the agent withdrew it.
-        self.leave(id, Removal::Overruled, &format!("decided by {by}"));
+        self.leave(id, Removal::Overruled, &format!("decided by {by}"), false);
     }
 }
 
 impl GuiAnswerer {
     /// A waiting request leaves the queue without the human (`why`): remembered a while, so an
     /// answer the human sends just after is recognised as late; a plan version records `ended`.
-    /// Returns whether the request was waiting.
-    fn leave(&self, id: RequestId, why: Removal, ended: &str) -> bool {
-        let left = {
+    /// Returns what the human had chosen and typed in it ([`unsent_answer`]); with `keep`, a
+    /// request with such a draft stays in the queue as ended.
+    fn leave(&self, id: RequestId, why: Removal, ended: &str, keep: bool) -> Option<Answer> {
+        let (waiting, left) = {
             let mut state = self.state();
-            let Some(waiting) = state.waiting.remove(&id) else {
-                return false;
-            };
+            let waiting = state.waiting.remove(&id)?;
             if state.recent.len() == RECENT_WITHDRAWN {
                 state.recent.pop_front();
             }
-            state.recent.push_back(waiting.request);
-            state.waiting.len()
+            state.recent.push_back(waiting.request.clone());
+            (waiting, state.waiting.len())
         };
+        // Read outside the lock: a draft may be large.
+        let unsent = waiting
+            .draft
+            .as_deref()
+            .and_then(|draft| unsent_answer(&waiting.request.questions, draft));
+        let end = why
+            .said_of(display_name(waiting.request.agent.as_ref()))
+            .filter(|_| keep && unsent.is_some())
+            .map(|text| EndedView { why: why.clone(), text });
+        if let Some(end) = end {
+            let mut state = self.state();
+            if state.ended.len() == MAX_ENDED {
+                state.ended.pop_first();
+            }
+            state.ended.insert(
+                id,
+                Ended {
+                    request: waiting.request,
+                    view: waiting.view,
+                    draft: waiting.draft,
+                    end,
+                },
+            );
+        }
         self.shared.threads.ended(id, ended);
         self.thread_changed(id);
         self.shared.presenter.removed(id, why, left);
-        true
+        unsent
     }
 
     /// A plan version was decided, commented on or ended: the later versions of its thread that
@@ -498,9 +591,21 @@ pub struct RequestView {
     /// The page's last draft of the answer ([`GuiAnswerer::save_draft`]), filled in as the queue
     /// is read.
     pub draft: Option<Box<RawValue>>,
+    /// Set when the request ended without the human and stays, read-only, until they close it.
+    pub ended: Option<EndedView>,
     /// Whether "Always answer this way here" is offered: not for a tool prompt with no command,
     /// file or URL to narrow a rule to (`askdesk_rules::draft::narrowable`).
     pub offers_rule: bool,
+}
+
+/// Why a request the page still shows ended, in the page's words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndedView {
+    /// [`Removal::Withdrawn`] or [`Removal::Disconnected`].
+    pub why: Removal,
+    /// What the card says ([`Removal::said_of`]): `Claude Code disconnected (the process ended)`.
+    pub text: String,
 }
 
 /// A rule that will act on the request unless the human answers first.
@@ -610,6 +715,7 @@ impl RequestView {
             deadline: None,
             suggestions: Vec::new(),
             draft: None,
+            ended: None,
             offers_rule: askdesk_rules::draft::narrowable(request.agent.as_ref()),
             questions: request
                 .questions
@@ -1417,5 +1523,220 @@ mod tests {
             second.await.unwrap().unwrap().answers[0].selected,
             vec!["Two".to_string()]
         );
+    }
+
+    /// Asks as an agent labelled "Claude Code" on a connection-like asker: cancelling `gone` is
+    /// the asker going, cancelling the returned token alone is it withdrawing the question.
+    fn ask_as_agent(
+        service: &Service,
+        questions: Vec<Question>,
+        gone: &CancellationToken,
+    ) -> (
+        tokio::task::JoinHandle<askdesk_core::AskSettlement>,
+        CancellationToken,
+        askdesk_core::Handle,
+    ) {
+        let agent = service
+            .register_agent(askdesk_core::AgentRegistration {
+                id: "claude-code-7".into(),
+                label: Some("Claude Code".into()),
+                meta: None,
+                owner: None,
+            })
+            .unwrap();
+        let cancel = gone.child_token();
+        let settled = service.ask_settled_from(
+            AskRequest {
+                questions,
+                agent: Some(agent.clone()),
+            },
+            &cancel,
+            Some(gone),
+        );
+        (tokio::spawn(settled), cancel, agent)
+    }
+
+    /// A question from "Claude Code" waiting with the person's typing in it: its ask, its own
+    /// token, its agent, its connection's token and its id.
+    struct Typed {
+        task: tokio::task::JoinHandle<askdesk_core::AskSettlement>,
+        cancel: CancellationToken,
+        agent: askdesk_core::Handle,
+        gone: CancellationToken,
+        id: RequestId,
+    }
+
+    async fn typed_question(service: &Service, gui: &GuiAnswerer) -> Typed {
+        let gone = CancellationToken::new();
+        let (task, cancel, agent) =
+            ask_as_agent(service, vec![question("a", &["Yes", "No"])], &gone);
+        let id = wait_queued(gui, 1).await[0].request;
+        gui.save_draft(id, raw(TYPED)).unwrap();
+        Typed {
+            task,
+            cancel,
+            agent,
+            gone,
+            id,
+        }
+    }
+
+    const TYPED: &str = r#"{"questions":[{"id":"a","checked":[],"other":true,"text":"keep the old branch","skipped":false}]}"#;
+
+    #[tokio::test]
+    async fn an_asker_that_disconnects_leaves_the_typed_card_ended_until_it_is_closed() {
+        let (service, gui, recorder) = setup();
+        let Typed { task, gone, id, .. } = typed_question(&service, &gui).await;
+        gone.cancel();
+        let settled = task.await.unwrap();
+        assert_eq!(
+            settled.result.unwrap_err().code(),
+            Some(&ErrorCode::AskAborted)
+        );
+        // The journal gets what the person typed.
+        let draft = settled.draft.expect("the typed text goes to the journal");
+        assert_eq!(
+            draft.answers[0].custom.as_deref(),
+            Some("keep the old branch")
+        );
+        // The card stays, ended, with the page's draft, and the tray counts nothing waiting.
+        let queue = gui.queue();
+        assert_eq!(queue.len(), 1);
+        assert_eq!(
+            queue[0].ended,
+            Some(EndedView {
+                why: Removal::Disconnected,
+                text: "Claude Code disconnected (the process ended)".into(),
+            })
+        );
+        assert_eq!(queue[0].draft.as_deref().map(RawValue::get), Some(TYPED));
+        assert_eq!(
+            recorder.events().last().unwrap(),
+            "removed r1 Disconnected (0)"
+        );
+        // It cannot be answered any more: an answer now is late.
+        let answer = Answer {
+            answers: vec![AnswerItem {
+                id: "a".into(),
+                selected: vec!["Yes".into()],
+                custom: None,
+            }],
+        };
+        assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));
+        assert_eq!(gui.queue().len(), 1, "a late answer does not close it");
+        // Only the person closes it.
+        assert!(gui.close_ended(id));
+        assert!(gui.queue().is_empty());
+        assert!(!gui.close_ended(id));
+    }
+
+    #[tokio::test]
+    async fn an_agent_unregistered_while_its_question_waits_counts_as_disconnected() {
+        let (service, gui, _) = setup();
+        let Typed { task, agent, .. } = typed_question(&service, &gui).await;
+        service.unregister_agent(&agent).unwrap();
+        assert!(task.await.unwrap().draft.is_some());
+        assert_eq!(
+            gui.queue()[0].ended.as_ref().unwrap().why,
+            Removal::Disconnected
+        );
+    }
+
+    #[tokio::test]
+    async fn a_question_the_asker_withdraws_says_so_and_keeps_the_typing() {
+        let (service, gui, recorder) = setup();
+        let Typed { task, cancel, .. } = typed_question(&service, &gui).await;
+        cancel.cancel();
+        assert!(task.await.unwrap().draft.is_some());
+        let ended = gui.queue()[0].ended.clone().unwrap();
+        assert_eq!(ended.why, Removal::Withdrawn);
+        assert_eq!(ended.text, "Claude Code withdrew the question");
+        assert_eq!(
+            recorder.events().last().unwrap(),
+            "removed r1 Withdrawn (0)"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_card_with_nothing_typed_leaves_at_once_and_the_journal_gets_no_draft() {
+        let (service, gui, recorder) = setup();
+        let gone = CancellationToken::new();
+        let (task, _cancel, _agent) =
+            ask_as_agent(&service, vec![question("a", &["Yes", "No"])], &gone);
+        let id = wait_queued(&gui, 1).await[0].request;
+        // A draft with nothing chosen or typed is no draft.
+        gui.save_draft(
+            id,
+            raw(r#"{"questions":[{"id":"a","checked":[],"other":false,"text":"","skipped":false}]}"#),
+        )
+        .unwrap();
+        gone.cancel();
+        assert_eq!(task.await.unwrap().draft, None);
+        assert!(gui.queue().is_empty());
+        assert_eq!(
+            recorder.events().last().unwrap(),
+            "removed r1 Disconnected (0)"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stopping_broker_journals_the_typing_but_keeps_no_card() {
+        let (service, gui, _) = setup();
+        let (task, _cancel) = {
+            let cancel = CancellationToken::new();
+            let settled = service.ask_settled(
+                AskRequest {
+                    questions: vec![question("a", &["Yes", "No"])],
+                    agent: None,
+                },
+                &cancel,
+            );
+            (tokio::spawn(settled), cancel)
+        };
+        let id = wait_queued(&gui, 1).await[0].request;
+        gui.save_draft(id, raw(TYPED)).unwrap();
+        service.shutdown();
+        let settled = task.await.unwrap();
+        assert_eq!(
+            settled.result.unwrap_err().code(),
+            Some(&ErrorCode::ShuttingDown)
+        );
+        assert!(settled.draft.is_some());
+        assert!(gui.queue().is_empty());
+    }
+
+    #[tokio::test]
+    async fn ended_cards_are_bounded_and_keep_their_place_among_the_waiting() {
+        let (service, gui, _) = setup();
+        let mut tasks = Vec::new();
+        for n in 0..=MAX_ENDED {
+            let cancel = CancellationToken::new();
+            let settled = service.ask_settled(
+                AskRequest {
+                    questions: vec![question("a", &["Yes", "No"])],
+                    agent: None,
+                },
+                &cancel,
+            );
+            tasks.push((tokio::spawn(settled), cancel));
+            wait_queued(&gui, n + 1).await;
+        }
+        let (last, _c) = ask(&service, vec![question("a", &["Yes"])]);
+        let queue = wait_queued(&gui, MAX_ENDED + 2).await;
+        for view in &queue[..=MAX_ENDED] {
+            gui.save_draft(view.request, raw(TYPED)).unwrap();
+        }
+        for (task, cancel) in tasks {
+            cancel.cancel();
+            task.await.unwrap();
+        }
+        let queue = gui.queue();
+        // The oldest ended card gave way; the waiting request keeps its place after the others.
+        assert_eq!(queue.len(), MAX_ENDED + 1);
+        assert_eq!(queue[0].request, RequestId(2));
+        assert!(queue[..MAX_ENDED].iter().all(|v| v.ended.is_some()));
+        assert!(queue[MAX_ENDED].ended.is_none());
+        gui.dismiss(queue[MAX_ENDED].request).unwrap();
+        assert!(last.await.unwrap().is_err());
     }
 }

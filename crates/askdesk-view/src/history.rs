@@ -230,7 +230,13 @@ fn searchable(record: &Record, out: &mut String) {
         question.detail.as_deref().map(&mut push);
         question.options.iter().for_each(|o| push(&o.label));
     }
-    for item in record.answer.iter().flat_map(|a| &a.answers) {
+    // What was sent, and what the person had typed in a request that ended before they sent it.
+    for item in record
+        .answer
+        .iter()
+        .chain(&record.draft)
+        .flat_map(|a| &a.answers)
+    {
         item.selected.iter().for_each(|s| push(s));
         item.custom.as_deref().map(&mut push);
     }
@@ -685,6 +691,22 @@ mod tests {
         });
         records.iter().cloned().for_each(|r| page.push(r));
         assert_eq!(page.finish().words, ["json", "export"]);
+    }
+
+    #[test]
+    fn a_withdrawn_requests_draft_is_shown_and_found() {
+        let drafted = serde_json::json!({
+            "error": { "code": "ASK_ABORTED", "message": "aborted" },
+            "draft": { "answers": [{ "id": "q", "selected": [], "custom": "keep the nightly backups" }] },
+        });
+        let record = asked(4, "Drop the old tables?", "withdrawn", drafted);
+        assert_eq!(search(std::slice::from_ref(&record), "nightly"), [4]);
+        let entry = serde_json::to_value(RecordEntry::new(record)).unwrap();
+        assert_eq!(
+            entry["draft"]["answers"][0]["custom"],
+            "keep the nightly backups"
+        );
+        assert_eq!(entry["problem"], serde_json::Value::Null);
     }
 
     #[test]

@@ -19,11 +19,13 @@
 //! - [`rules_view`]: the answer rules as the page shows them (the Rules view, shadow suggestions).
 //! - [`page`]: the page's events and addresses, and the notes of what rules did.
 //! - [`badge`]: the tray icon with the count of waiting questions drawn on it.
+//! - [`unsent`]: the page's draft of an answer read back as what the person had chosen and typed,
+//!   for a request that ended before they sent it.
 //!
 //! Within the crate the modules depend on each other one way: `answerer` → `plan_thread`,
-//! `rules_view`, `markdown`; `history` → `answerer`, `plan_thread`, `markdown`; `plan_thread` →
+//! `rules_view`, `markdown`, `unsent`; `history` → `answerer`, `plan_thread`, `markdown`; `plan_thread` →
 //! `plan_diff`, `markdown`; `plan_diff` → `markdown`;
-//! `memory`, `rule_draft`, `page` and `badge` use none of the others.
+//! `memory`, `rule_draft`, `page`, `badge` and `unsent` use none of the others.
 
 pub mod answerer;
 pub mod badge;
@@ -35,3 +37,4 @@ pub mod plan_diff;
 pub mod plan_thread;
 pub mod rule_draft;
 pub mod rules_view;
+pub mod unsent;

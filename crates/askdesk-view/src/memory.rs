@@ -170,6 +170,7 @@ mod tests {
             }),
             error: None,
             answerer: Some(crate::answerer::DESKTOP_ANSWERER.into()),
+            draft: None,
         }
     }
 

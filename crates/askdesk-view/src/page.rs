@@ -8,7 +8,9 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
-use askdesk_core::RequestId;
+use askdesk_core::meta::display_name;
+use askdesk_core::shown_label;
+use askdesk_core::{Answer, Request, RequestId};
 use serde::{Deserialize, Serialize};
 
 /// The number of waiting requests changed ([`QueueChanged`]).
@@ -49,6 +51,12 @@ pub struct Withdrawn {
     /// The label of the member of the desktop's race group that answered it (another device of
     /// the person), when one did: the page shows "Answered on <label>" where the card was.
     pub answered_on: Option<String>,
+    /// What the page says of it when the agent withdrew the question or went
+    /// ([`Removal::said_of`](crate::answerer::Removal::said_of)).
+    pub message: Option<String>,
+    /// Whether the request stays in the queue, ended, with what the person typed (the page then
+    /// says it on the card rather than in a passing message).
+    pub kept: bool,
 }
 
 /// [`EVENT_FOCUS`]'s payload.
@@ -119,7 +127,8 @@ impl Resume {
     }
 }
 
-/// A rule's deadline passed and the rule answered a request that waited for the person.
+/// A rule acted on a request while the person was not answering it: its deadline passed on a
+/// request that waited for them, or it answered a permission prompt at once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleNote {
@@ -130,10 +139,90 @@ pub struct RuleNote {
     /// The first question's text.
     pub question: String,
     pub rule: String,
-    /// What the rule did, in words (`answer "No"`).
+    /// What the rule did, in words (`answer "No"`): said when it sent no answer.
     pub action: String,
-    /// When, in milliseconds since the Unix epoch.
+    /// The exact answer it sent, in words ([`answer_words`]); `None` when it denied or dismissed.
+    pub answer: Option<String>,
+    /// When the request was asked, in milliseconds since the Unix epoch: with `who`, it finds the
+    /// request's History entry.
+    pub asked_at: u64,
+    /// When the rule acted, in milliseconds since the Unix epoch.
     pub at: u64,
+}
+
+/// The longest free text a note quotes from an answer; the rest is in History.
+const MAX_NOTE_TEXT: usize = 80;
+
+impl RuleNote {
+    /// The note of rule `rule` acting on `request`: `action` in words, and the answer it sent.
+    pub fn new(request: &Request, rule: &str, action: &str, answer: Option<&Answer>) -> RuleNote {
+        RuleNote {
+            id: 0,
+            request: request.id,
+            who: display_name(request.agent.as_ref()).to_owned(),
+            question: request.questions[0].question.clone(),
+            rule: rule.to_owned(),
+            action: action.to_owned(),
+            answer: answer.map(answer_words),
+            asked_at: askdesk_journal::millis(request.asked_at),
+            at: askdesk_journal::millis(std::time::SystemTime::now()),
+        }
+    }
+
+    /// The note in one line, as its notification's title says it: `Rule “prune” answered: Delete
+    /// them`, or, when the rule sent no answer, `Rule “prune”: deny (not here)`.
+    pub fn headline(&self) -> String {
+        match &self.answer {
+            Some(answer) => format!("Rule “{}” answered: {answer}", self.rule),
+            None => format!("Rule “{}”: {}", self.rule, self.action),
+        }
+    }
+
+    /// Which question it was, as its notification's body says it.
+    pub fn about(&self) -> String {
+        format!("{} asked: {}", self.who, shorten(&self.question))
+    }
+}
+
+/// An answer as a person reads it: each question's chosen labels (without "(Recommended)")
+/// joined by commas and its free text quoted and shortened, questions apart by semicolons;
+/// `skipped` for a question with neither.
+pub fn answer_words(answer: &Answer) -> String {
+    let items: Vec<String> = answer
+        .answers
+        .iter()
+        .map(|item| {
+            let mut parts: Vec<String> = item
+                .selected
+                .iter()
+                .map(|label| shown_label(label).to_owned())
+                .collect();
+            if let Some(text) = item
+                .custom
+                .as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+            {
+                parts.push(format!("“{}”", shorten(text)));
+            }
+            if parts.is_empty() {
+                "skipped".to_owned()
+            } else {
+                parts.join(", ")
+            }
+        })
+        .collect();
+    items.join("; ")
+}
+
+/// Text on one line, at most [`MAX_NOTE_TEXT`] characters (the last one `…` when cut).
+fn shorten(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= MAX_NOTE_TEXT {
+        return line;
+    }
+    let cut: String = line.chars().take(MAX_NOTE_TEXT - 1).collect();
+    format!("{}…", cut.trim_end())
 }
 
 /// The most notes kept; the oldest goes first.
@@ -218,6 +307,8 @@ mod tests {
             question: "Delete?".into(),
             rule: "auto no".into(),
             action: "answer \"No\"".into(),
+            answer: Some("No".into()),
+            asked_at: n,
             at: n,
         };
         notes.add(note(1));
@@ -236,6 +327,62 @@ mod tests {
             list.last().unwrap().request,
             RequestId(MAX_NOTES as u64 + 5)
         );
+    }
+
+    fn request(questions: serde_json::Value) -> Request {
+        Request {
+            id: RequestId(9),
+            questions: serde_json::from_value(questions).unwrap(),
+            agent: Some(
+                serde_json::from_value(serde_json::json!({"id": "cc-1", "label": "Claude Code"}))
+                    .unwrap(),
+            ),
+            asked_at: std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_800_000_000_123),
+        }
+    }
+
+    fn answer(items: serde_json::Value) -> Answer {
+        serde_json::from_value(serde_json::json!({ "answers": items })).unwrap()
+    }
+
+    #[test]
+    fn a_rule_note_names_the_exact_answer_not_the_rules_words_for_it() {
+        let asked = request(
+            serde_json::json!([{"id": "q", "question": "Prune the stale branches?",
+            "options": [{"label": "Delete them (Recommended)"}, {"label": "Keep them"}]}]),
+        );
+        let note = RuleNote::new(
+            &asked,
+            "prune",
+            "answer the recommended option",
+            Some(&answer(
+                serde_json::json!([{"id": "q", "selected": ["Delete them (Recommended)"]}]),
+            )),
+        );
+        assert_eq!(note.headline(), "Rule “prune” answered: Delete them");
+        assert_eq!(note.about(), "Claude Code asked: Prune the stale branches?");
+        assert_eq!(note.asked_at, 1_800_000_000_123);
+        assert_eq!(note.request, RequestId(9));
+        let denied = RuleNote::new(&asked, "no pushes", "deny (not from here)", None);
+        assert_eq!(denied.headline(), "Rule “no pushes”: deny (not from here)");
+    }
+
+    #[test]
+    fn an_answer_in_words_joins_labels_and_shortens_free_text() {
+        let several = answer(serde_json::json!([
+            {"id": "a", "selected": ["Lint", "Test (Recommended)"]},
+            {"id": "b", "selected": [], "custom": "  ship it\n today  "},
+            {"id": "c", "selected": []}
+        ]));
+        assert_eq!(
+            answer_words(&several),
+            "Lint, Test; “ship it today”; skipped"
+        );
+        let long =
+            answer(serde_json::json!([{"id": "a", "selected": [], "custom": "word ".repeat(40)}]));
+        let said = answer_words(&long);
+        assert_eq!(said.chars().count(), MAX_NOTE_TEXT + 2, "{said}");
+        assert!(said.ends_with("…”"), "{said}");
     }
 
     #[test]

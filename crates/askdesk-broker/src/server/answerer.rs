@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use askdesk_core::{
     decision_channel, Answer, Answerer, Decision, ErrorCode, Failure, Offer, Request, RequestId,
-    UserQuestionError, WithdrawReason,
+    UserQuestionError, Withdrawal,
 };
 use askdesk_journal::Record;
 use serde_json::value::RawValue;
@@ -92,8 +92,9 @@ impl Answerer for SocketAnswerer {
         Offer::Later(receiver)
     }
 
-    /// Every reason reads the same on the wire: `$/cancelRequest`.
-    fn withdraw(&self, request: RequestId, _: WithdrawReason) {
+    /// Whatever the reason, the socket answerer is sent `$/cancelRequest` (protocol 5.5); it has
+    /// nothing of an answer to give back.
+    fn withdraw(&self, request: RequestId, _why: Withdrawal) -> Option<Answer> {
         let id = {
             let mut state = self.conn.state();
             let Some(id) = state
@@ -103,12 +104,11 @@ impl Answerer for SocketAnswerer {
                 .map(|(id, _)| *id)
             else {
                 // A race member whose answer crossed the winner's is told all the same.
-                let Some(at) = state.answered.iter().position(|(_, r)| *r == request) else {
-                    return;
-                };
+                let at = state.answered.iter().position(|(_, r)| *r == request)?;
                 let (id, _) = state.answered.remove(at).expect("position found");
                 drop(state);
-                return self.cancel(id);
+                self.cancel(id);
+                return None;
             };
             let outgoing = state.outgoing.remove(&id).expect("found above");
             if state.withdrawn.len() == WITHDRAWN_MEMORY {
@@ -122,6 +122,7 @@ impl Answerer for SocketAnswerer {
             id
         };
         self.cancel(id);
+        None
     }
 }
 

@@ -53,6 +53,7 @@ where
         out: out.clone(),
         state: Mutex::default(),
         asks: TaskTracker::new(),
+        gone: CancellationToken::new(),
     });
     let mut lines = FramedRead::with_capacity(
         read,
@@ -128,6 +129,9 @@ pub(super) struct Conn {
     state: Mutex<ConnState>,
     /// The tasks running this connection's asks.
     pub(super) asks: TaskTracker,
+    /// Cancelled when the peer is gone: the parent of every ask's token, so the answerer holding
+    /// an ask learns that its asker went rather than that it withdrew the question.
+    pub(super) gone: CancellationToken,
 }
 
 #[derive(Default)]
@@ -235,9 +239,9 @@ impl Conn {
                 std::mem::take(&mut state.outgoing),
             )
         };
-        for token in asks.values() {
-            token.cancel();
-        }
+        // Every ask's token is a child of this one.
+        self.gone.cancel();
+        drop(asks);
         for answerer in answerers {
             self.service().unregister_answerer(answerer);
         }

@@ -10,7 +10,6 @@ use futures_util::FutureExt;
 use askdesk_core::validate::check_group;
 use askdesk_core::{AgentRegistration, AnswererId, AnswererRegistration, Handle};
 use serde_json::value::RawValue;
-use tokio_util::sync::CancellationToken;
 
 use super::answerer::SocketAnswerer;
 use super::connection::Conn;
@@ -212,7 +211,8 @@ impl Conn {
             Err(error) => return self.reply_error(&id, error).await,
         };
         compact(&mut request);
-        let cancel = CancellationToken::new();
+        // `$/cancelRequest` cancels this token alone; the peer going cancels its parent.
+        let cancel = self.gone.child_token();
         let refusal = {
             let mut state = self.state();
             let max = self.shared.config.max_pending_per_connection;
@@ -237,7 +237,7 @@ impl Conn {
         // (an awaited capture) nor the journal's and the reply's state.
         let ask = self
             .service()
-            .ask_settled(request, &cancel)
+            .ask_settled_from(request, &cancel, Some(&self.gone))
             .then(move |outcome| {
                 Box::pin(async move {
                     let result = outcome.result;
@@ -247,6 +247,7 @@ impl Conn {
                         let request = outcome.request;
                         if let Some(mut record) = settled::record(request.clone(), &result) {
                             record.answerer = outcome.answerer;
+                            record.draft = outcome.draft;
                             // The commit is due within a sync's time: stay awake for it.
                             let _awake = conn.shared.busy_poll.hold();
                             settled::append(journal, record).await;

@@ -149,11 +149,25 @@ async fn decision(
     // too. Claude Code leaves the hook running when the person answers in the terminal: its
     // transcript then shows the call's result, which withdraws the question as well.
     let stop = CancellationToken::new();
+    // Cancelled as the client is found gone, before the agent is unregistered.
+    let client_gone = CancellationToken::new();
     let watcher = tokio::spawn({
-        let stop = stop.clone();
+        let (stop, client_gone, broker, agent) = (
+            stop.clone(),
+            client_gone.clone(),
+            broker.clone(),
+            agent.clone(),
+        );
         async move {
             let why = tokio::select! {
-                () = parent.gone() => "the client stopped waiting for this prompt",
+                () = parent.gone() => {
+                    // The client itself ended: its agent goes, which ends the question as the
+                    // asker's going rather than as a withdrawal (the desktop keeps what the person
+                    // typed and says the client disconnected).
+                    client_gone.cancel();
+                    broker.unregister_agent_promptly(&agent).await;
+                    "the client stopped waiting for this prompt"
+                }
                 () = settled => "the call was settled in Claude Code (its result is in the transcript)",
             };
             stop.cancel();
@@ -169,7 +183,7 @@ async fn decision(
             &stop,
         )
         .await;
-    let stopped = if stop.is_cancelled() {
+    let stopped = if stop.is_cancelled() || client_gone.is_cancelled() {
         watcher.await.ok()
     } else {
         watcher.abort();

@@ -4,7 +4,7 @@
 //! What counts, member by member (docs/protocol.md, section 4.1):
 //! - a valid answer (protocol 1.2) or a domain error (a dismissal is the person's decision)
 //!   settles the request, and every other member still holding it is withdrawn with
-//!   [`WithdrawReason::AnsweredElsewhere`];
+//!   [`Withdrawal::AnsweredElsewhere`];
 //! - `null` takes that member out of the race; the others race on;
 //! - a member that breaks (an answer that breaks protocol 1.2, an error without a domain code,
 //!   an offer that panics) is out of the race as well, so a malformed answer never wins against
@@ -17,10 +17,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use tokio_util::sync::CancellationToken;
 
-use super::{offer, settle, stopped, AskSettlement, Entry, News, OverrideReceiver, PendingGuard};
-use crate::answerer::{Decision, DecisionReceiver, Failure, Offer, WithdrawReason};
+use super::{offer, settle, AskSettlement, Entry, News, OverrideReceiver, PendingGuard, Stops};
+use crate::answerer::{Decision, DecisionReceiver, Failure, Offer, Withdrawal};
 use crate::error::{AskError, ErrorCode, UserQuestionError};
 use crate::types::{Answer, Request};
 use crate::validate::check_answer;
@@ -106,18 +105,21 @@ impl Racing {
 
     /// The race is stopped from outside: a decision a member sent before the close still wins;
     /// otherwise every member still in it is told with `tell`, and `None` is returned.
+    ///
+    /// `Err` carries the first draft a member gave back (a person's unsent typing), for the
+    /// journal.
     fn stop(
         &mut self,
         request: &Arc<Request>,
         guard: &PendingGuard,
-        tell: impl Fn(&Entry),
-    ) -> Option<AskSettlement> {
+        tell: impl Fn(&Entry) -> Option<Answer>,
+    ) -> Result<AskSettlement, Option<Answer>> {
         match winner_among(request, self.close(guard)) {
-            Ok(settlement) => Some(settlement),
-            Err(rest) => {
-                rest.iter().for_each(|(member, _)| tell(member));
-                None
-            }
+            Ok(settlement) => Ok(settlement),
+            Err(rest) => Err(rest
+                .iter()
+                .map(|(member, _)| tell(member))
+                .fold(None, Option::or)),
         }
     }
 }
@@ -150,15 +152,19 @@ fn won(
             crossed.push((member.label.clone(), answer));
         }
         let by = winner.label.clone();
-        member
-            .answerer
-            .withdraw(request.id, WithdrawReason::AnsweredElsewhere { by });
+        // What the member had of an answer is not kept: the request was answered.
+        drop(
+            member
+                .answerer
+                .withdraw(request.id, Withdrawal::AnsweredElsewhere { by }),
+        );
     }
     AskSettlement {
         result,
         answerer: Some(winner.label.clone()),
         request: request.clone(),
         crossed,
+        draft: None,
     }
 }
 
@@ -182,9 +188,8 @@ fn winner_among(request: &Arc<Request>, mut rest: Closed) -> Result<AskSettlemen
 pub(super) async fn run(
     request: &Arc<Request>,
     members: &[Arc<Entry>],
-    agent_gone: Option<&CancellationToken>,
+    stops: &Stops,
     guard: &PendingGuard,
-    cancel: &CancellationToken,
     overridden: &mut OverrideReceiver,
 ) -> Option<AskSettlement> {
     let mut racing = Racing::default();
@@ -208,24 +213,32 @@ pub(super) async fn run(
         let waited = tokio::select! {
             biased;
             (at, decision) = first_decision(&mut racing.receivers) => Ok((at, decision)),
-            _ = cancel.cancelled() => Err(News::Stop(UserQuestionError::aborted())),
-            news = guard.news(&racing.entries, agent_gone, overridden) => Err(news),
+            _ = stops.cancel.cancelled() => Err(News::Stop(UserQuestionError::aborted(), stops.cancelled_why())),
+            news = guard.news(&racing.entries, stops.agent_gone.as_ref(), overridden) => Err(news),
         };
         let settled = match waited {
             Ok((at, decision)) => {
                 let (entry, _) = racing.take(at, guard);
                 racing.decided(request, guard, &entry, decision)
             }
-            Err(News::Stop(error)) => {
-                let cancelled =
-                    |m: &Entry| m.answerer.withdraw(request.id, WithdrawReason::Cancelled);
-                let stopped = racing.stop(request, guard, cancelled);
-                Some(stopped.unwrap_or_else(|| AskSettlement::by_service(request, error)))
+            Err(News::Stop(error, why)) => {
+                let told = |m: &Entry| m.answerer.withdraw(request.id, why.clone());
+                Some(
+                    racing
+                        .stop(request, guard, told)
+                        .unwrap_or_else(|draft| AskSettlement {
+                            draft,
+                            ..AskSettlement::by_service(request, error)
+                        }),
+                )
             }
             Err(News::Override(label, decision)) => {
-                let overruled = |m: &Entry| m.answerer.overruled(request.id, &label);
+                let overruled = |m: &Entry| {
+                    m.answerer.overruled(request.id, &label);
+                    None
+                };
                 let stopped = racing.stop(request, guard, overruled);
-                Some(stopped.unwrap_or_else(|| settle(request, label, decision)))
+                Some(stopped.unwrap_or_else(|_| settle(request, label, decision)))
             }
             // Members that left while they held the request: a decision one sent before it
             // left still counts; otherwise it is told the request is no longer its own.
@@ -240,9 +253,11 @@ pub(super) async fn run(
                                 break;
                             }
                         }
-                        None => entry
-                            .answerer
-                            .withdraw(request.id, WithdrawReason::Cancelled),
+                        None => drop(
+                            entry
+                                .answerer
+                                .withdraw(request.id, Withdrawal::Unregistered),
+                        ),
                     }
                 }
                 settled
@@ -253,7 +268,7 @@ pub(super) async fn run(
         }
     }
     // A pass that crossed a stop does not move the request on.
-    if let Some(error) = stopped(cancel, agent_gone, &guard.inner) {
+    if let Some((error, _)) = stops.stopped(&guard.inner) {
         return Some(AskSettlement::by_service(request, error));
     }
     racing.broke.map(|(label, error)| AskSettlement {
@@ -261,5 +276,6 @@ pub(super) async fn run(
         answerer: Some(label),
         request: request.clone(),
         crossed: Vec::new(),
+        draft: None,
     })
 }

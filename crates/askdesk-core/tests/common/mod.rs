@@ -8,7 +8,7 @@ use std::time::Duration;
 use askdesk_core::{
     decision_channel, Answer, AnswerItem, Answerer, AnswererId, AnswererRegistration, AskError,
     AskRequest, Decision, Failure, Handle, Intent, Offer, Question, QuestionOption, Request,
-    RequestId, Responder, Scope, Service, WithdrawReason,
+    RequestId, Responder, Scope, Service, Withdrawal,
 };
 use tokio::sync::mpsc;
 
@@ -106,11 +106,20 @@ pub enum Event {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Log(Arc<Mutex<Vec<Event>>>);
+pub struct Log {
+    events: Arc<Mutex<Vec<Event>>>,
+    /// Why each request was withdrawn, in order.
+    why: Arc<Mutex<Vec<(RequestId, Withdrawal)>>>,
+}
 
 impl Log {
     pub fn events(&self) -> Vec<Event> {
-        self.0.lock().unwrap().clone()
+        self.events.lock().unwrap().clone()
+    }
+
+    /// The (request, reason) of every withdrawal, in order.
+    pub fn withdrawn_why(&self) -> Vec<(RequestId, Withdrawal)> {
+        self.why.lock().unwrap().clone()
     }
 
     /// The names of the answerers offered a request, in order.
@@ -159,12 +168,16 @@ impl Log {
 
     /// The names offered a request since the last call, and forgets them.
     pub fn take_offered(&self) -> Vec<String> {
-        let events = std::mem::take(&mut *self.0.lock().unwrap());
-        Log(Arc::new(Mutex::new(events))).offered()
+        let events = std::mem::take(&mut *self.events.lock().unwrap());
+        Log {
+            events: Arc::new(Mutex::new(events)),
+            why: Arc::default(),
+        }
+        .offered()
     }
 
     fn push(&self, event: Event) {
-        self.0.lock().unwrap().push(event);
+        self.events.lock().unwrap().push(event);
     }
 }
 
@@ -239,14 +252,14 @@ impl Answerer for Scripted {
         }
     }
 
-    fn withdraw(&self, request: RequestId, reason: WithdrawReason) {
-        let event = match reason {
-            WithdrawReason::AnsweredElsewhere { by } => Event::Lost(self.name.clone(), request, by),
-            WithdrawReason::Cancelled | WithdrawReason::Disconnected => {
-                Event::Withdrawn(self.name.clone(), request)
-            }
+    fn withdraw(&self, request: RequestId, why: Withdrawal) -> Option<Answer> {
+        let event = match &why {
+            Withdrawal::AnsweredElsewhere { by } => Event::Lost(self.name.clone(), request, by.clone()),
+            _ => Event::Withdrawn(self.name.clone(), request),
         };
         self.log.push(event);
+        self.log.why.lock().unwrap().push((request, why));
+        None
     }
 
     fn overruled(&self, request: RequestId, by: &str) {
