@@ -22,6 +22,8 @@ export async function renderConnect(root, { toast }) {
     return null;
   }
   const refresh = () => renderConnect(root, { toast });
+  // Drawn again after a write: the list stays where the person had scrolled it.
+  const scrolled = root.querySelector('.connect-body')?.scrollTop || 0;
   root.replaceChildren(
     h('header', { class: 'history-head' }, h('h1', {}, 'Connect your agents')),
     h('div', { class: 'connect-body' },
@@ -34,6 +36,7 @@ export async function renderConnect(root, { toast }) {
         h('h2', {}, 'Other MCP clients'),
         h('p', { class: 'muted' }, 'Cursor and other clients with an mcpServers setting: add this to their settings file.'),
         h('pre', { class: 'connect-snippet mono' }, view.snippet)) : null));
+  root.querySelector('.connect-body').scrollTop = scrolled;
   root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
   return view;
 }
@@ -84,8 +87,11 @@ async function preview(client, connect, detail, refresh, toast) {
       const done = await api.applyConnect(client.client, connect, change.diff);
       toast(done.message);
       await refresh();
-      const card = document.querySelector(`.connect-client[data-client="${client.client}"] .connect-detail`);
-      if (card) card.replaceChildren(applied(done));
+      const card = document.querySelector(`.connect-client[data-client="${client.client}"]`);
+      if (card) {
+        card.querySelector('.connect-detail').replaceChildren(applied(done));
+        keepInView(card);
+      }
     } catch (error) {
       write.disabled = false;
       detail.querySelector('.connect-problem')?.remove();
@@ -96,7 +102,15 @@ async function preview(client, connect, detail, refresh, toast) {
     h('p', { class: 'connect-diff-title' }, `${connect ? 'Connecting' : 'Disconnecting'} changes ${change.file}:`),
     h('pre', { class: 'connect-diff mono' }, change.diff.split('\n').filter((l, i, all) => l || i < all.length - 1).map(diffLine)),
     h('div', { class: 'connect-buttons' }, cancel, write));
-  write.focus();
+  write.focus({ preventScroll: true });
+  keepInView(detail.closest('.connect-client'));
+}
+
+// Scrolls the list so that the card's end shows, but never so far that its name (which client the
+// change is for) leaves the view.
+function keepInView(card) {
+  card.scrollIntoView({ block: 'nearest' });
+  card.querySelector('.connect-top').scrollIntoView({ block: 'nearest' });
 }
 
 function diffLine(line) {

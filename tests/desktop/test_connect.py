@@ -2,13 +2,16 @@
 
 The first run opens on it; Connect shows the exact change to a client's settings as a diff and writes
 nothing before "Write this change"; the write is the same merge as `askdesk hook install` (with its
-backup); Disconnect removes only askdesk's entry; a file changed after the diff was shown is not
+backup); the diff holds only askdesk's lines and the client's name stays in view; Disconnect removes only
+askdesk's entry, byte for byte; a file changed after the diff was shown is not
 written; Gemini CLI gets the MCP entry; the "Start at login" switch writes and removes the per-user
 autostart entry. The clients' folders are the run's private HOME (tests/desktop/services.sh).
 """
 import json
 import os
 import subprocess
+
+from test_dialog import set_window_size
 
 HOME = os.environ["HOME"]
 CLAUDE = os.path.join(HOME, ".claude", "settings.json")
@@ -85,6 +88,21 @@ def leave(ctx):
     ctx.page.click(ctx.page.find("#nav-queue"))
 
 
+def in_view(ctx, selector):
+    """Whether the element is wholly inside the Connect view's scrolled list."""
+    return ctx.page.js(
+        "const el = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "const list = document.querySelector('#view-connect .connect-body').getBoundingClientRect();"
+        "return el.height > 0 && el.top >= list.top - 0.5 && el.bottom <= list.bottom + 0.5;", selector)
+
+
+def changed_lines(diff):
+    """The lines a unified diff adds and removes (not its `---`/`+++` file lines)."""
+    lines = [line for line in diff.split("\n") if not line.startswith(("---", "+++"))]
+    return ([line[1:] for line in lines if line.startswith("+")],
+            [line[1:] for line in lines if line.startswith("-")])
+
+
 def test_the_first_run_opens_on_connect_and_a_question_takes_its_place(ctx):
     """No question settled yet and no client connected: the window opens on Connect, not on an empty
     queue; a question that arrives takes its place."""
@@ -131,7 +149,6 @@ def test_connect_shows_the_exact_change_before_writing_it(ctx):
     assert f'+            "command": "{program(ctx)} hook claude-code",' in diff, diff
     assert '+  "hooks": {' in diff, diff
     assert read(CLAUDE) == original, "the preview wrote the file"
-    ctx.shot("connect-diff", x_window=True, scroll_to=card(ctx, "claude-code"))
 
     done = write_change(ctx, "claude-code")
     assert "Restart Claude Code" in done, done
@@ -149,19 +166,70 @@ def test_connect_shows_the_exact_change_before_writing_it(ctx):
     leave(ctx)
 
 
+def test_the_diff_holds_only_askdesks_lines_and_the_name_stays_in_view(ctx):
+    """A settings file in its own style (four-space indents, keys out of order, numbers as written): the diff
+    Connect shows adds askdesk's lines and touches none of the person's; the written file is the old one
+    with askdesk's entry added, indented as the file is; in a short window the card's name stays in view
+    with the diff open and after the write, and the write button is in reach."""
+    remove(CLAUDE, CLAUDE + ".askdesk-backup")
+    original = ('{\n    "zeta": 1E2,\n    "alpha": 0.1000,\n    "permissions": {\n        "deny": [],\n'
+                '        "allow": ["Bash(ls)"]\n    },\n    "model": "opus"\n}\n')
+    write(CLAUDE, original)
+    page = ctx.page
+    before = page.window_rect()
+    open_connect(ctx)
+    shown = preview(ctx, "claude-code")
+    ctx.shot("connect-diff", x_window=True)
+    page.click(page.find(f'{card(ctx, "claude-code")} button[data-action="cancel"]'))
+    try:
+        # Short, and wide enough to keep the sidebar.
+        set_window_size(page, 1000, 460)
+        name = f"{card(ctx, 'claude-code')} .connect-name"
+        diff = preview(ctx, "claude-code")
+        assert diff == shown
+        added, removed = changed_lines(diff)
+        assert removed == [], diff
+        # What the diff adds is askdesk's entry and nothing else, in the file's four-space indents.
+        entry = json.loads("{" + "\n".join(added).rstrip().rstrip(",") + "}")
+        assert list(entry) == ["hooks"], diff
+        [group] = entry["hooks"]["PermissionRequest"]
+        assert group["hooks"][0]["command"] == f"{program(ctx)} hook claude-code", diff
+        assert all(line.startswith("    ") for line in added), diff
+        assert in_view(ctx, name), "the client's name left the view when the diff opened"
+        assert in_view(ctx, f'{card(ctx, "claude-code")} button[data-action="write"]'), "Write is out of reach"
+
+        write_change(ctx, "claude-code")
+        assert in_view(ctx, name), "the client's name left the view after Connect"
+        assert in_view(ctx, f"{card(ctx, 'claude-code')} .connect-done p"), "what was done is out of view"
+        text = read(CLAUDE)
+        assert text.replace("\n".join(added) + "\n", "", 1) == original, text
+        assert text.startswith('{\n    "hooks": {\n        "PermissionRequest": [\n'), text
+
+        # Disconnect gives the file back byte for byte.
+        open_connect(ctx)
+        diff = preview(ctx, "claude-code", "disconnect")
+        added_back, removed = changed_lines(diff)
+        assert added_back == [] and removed == added, diff
+        write_change(ctx, "claude-code")
+        assert read(CLAUDE) == original
+    finally:
+        set_window_size(page, before["width"], before["height"])
+    leave(ctx)
+
+
 def test_disconnect_removes_only_askdesks_entry(ctx):
-    """Disconnect shows the removal as a diff, then leaves everything of the person's in place."""
+    """Disconnect shows the removal as a diff, then leaves everything of the person's in place, byte for
+    byte."""
     write(CLAUDE, json.dumps({"model": "opus", "hooks": {"PermissionRequest": [
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-check.sh"}]}]}}, indent=2) + "\n")
+    mine = read(CLAUDE)
     subprocess.run([program(ctx), "hook", "install", "claude-code"], capture_output=True, check=True)
     open_connect(ctx)
     assert state_of(ctx, "claude-code") == "connected"
     diff = preview(ctx, "claude-code", "disconnect")
     assert f'-            "command": "{program(ctx)} hook claude-code",' in diff, diff
     write_change(ctx, "claude-code")
-    settings = json.loads(read(CLAUDE))
-    assert settings == {"model": "opus", "hooks": {"PermissionRequest": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-check.sh"}]}]}}, settings
+    assert read(CLAUDE) == mine
     ctx.page.until(f"return document.querySelector('{card(ctx, 'claude-code')}').dataset.state === 'not-connected'",
                    message="the card did not turn not-connected")
     leave(ctx)
@@ -196,7 +264,9 @@ def test_gemini_cli_connects_as_an_mcp_server(ctx):
     write(GEMINI, '{"theme": "Default"}\n')
     open_connect(ctx)
     diff = preview(ctx, "gemini-cli")
-    assert '+  "mcpServers": {' in diff, diff
+    # The file is one line: it stays one, with askdesk's entry first on it.
+    assert f'+{{"mcpServers":{{"askdesk":{{"command":"{program(ctx)}","args":["mcp"],"timeout":3600000}}}},' \
+        '"theme": "Default"}' in diff, diff
     write_change(ctx, "gemini-cli")
     settings = json.loads(read(GEMINI))
     assert settings["theme"] == "Default"

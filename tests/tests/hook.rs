@@ -1198,11 +1198,15 @@ fn install_merges_is_idempotent_backs_up_and_uninstalls_only_ours() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     let installed: Value = serde_json::from_str(&read(&settings)).unwrap();
     let mut expected: Value = serde_json::from_str(original).unwrap();
+    // Ours goes first: no line of the person's changes (a group added last would add a comma).
     expected["hooks"]["PermissionRequest"]
         .as_array_mut()
         .unwrap()
-        .push(json!({ "matcher": "*", "hooks": [{ "type": "command",
-            "command": our_command("claude-code"), "timeout": 1800 }] }));
+        .insert(
+            0,
+            json!({ "matcher": "*", "hooks": [{ "type": "command",
+            "command": our_command("claude-code"), "timeout": 1800 }] }),
+        );
     assert_eq!(installed, expected);
     let written = read(&settings);
     let order: Vec<usize> = [
@@ -1249,8 +1253,8 @@ fn install_merges_is_idempotent_backs_up_and_uninstalls_only_ours() {
     let changed: Value = serde_json::from_str(&read(&settings)).unwrap();
     let groups = changed["hooks"]["PermissionRequest"].as_array().unwrap();
     assert_eq!(groups.len(), 2);
-    assert_eq!(groups[1]["matcher"], "ExitPlanMode|Bash");
-    assert_eq!(groups[1]["hooks"][0]["timeout"], 600);
+    assert_eq!(groups[0]["matcher"], "ExitPlanMode|Bash");
+    assert_eq!(groups[0]["hooks"][0]["timeout"], 600);
 
     let before = read(&settings);
     let output = install_cmd(&home, &["uninstall", "claude-code", "--print"]);
@@ -1261,8 +1265,11 @@ fn install_merges_is_idempotent_backs_up_and_uninstalls_only_ours() {
 
     let output = install_cmd(&home, &["uninstall", "claude-code"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    let after: Value = serde_json::from_str(&read(&settings)).unwrap();
-    assert_eq!(after, serde_json::from_str::<Value>(original).unwrap());
+    assert_eq!(
+        read(&settings),
+        original,
+        "uninstall gives the file back byte for byte"
+    );
     let output = install_cmd(&home, &["uninstall", "claude-code"]);
     assert!(
         text(&output.stdout).contains("not installed"),
@@ -1307,7 +1314,7 @@ fn install_creates_codex_hooks_and_print_changes_nothing() {
     let output = install_cmd(&home, &["uninstall", "codex"]);
     assert!(output.status.success());
     let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
-    assert_eq!(written, json!({ "hooks": {} }));
+    assert_eq!(written, json!({}));
 }
 
 /// A socket named with `--socket` is part of the installed command (without it the hook would ask
@@ -1334,7 +1341,7 @@ fn install_keeps_a_named_socket_and_refuses_a_zero_timeout() {
     let output = install_cmd(&home, &["uninstall", "codex"]);
     assert!(output.status.success());
     let written: Value = serde_json::from_str(&read(&hooks)).unwrap();
-    assert_eq!(written, json!({ "hooks": {} }));
+    assert_eq!(written, json!({}));
 
     // A relative socket is written absolute: the client runs the hook in another directory.
     let mut cmd = home.command(["hook", "--socket", "run/rel.sock", "install", "codex"]);
@@ -1431,7 +1438,7 @@ fn install_writes_the_resolved_socket_into_codex_hooks() {
     let output = install_cmd(&home, &["uninstall", "claude-code"]);
     assert!(output.status.success());
     let written: Value = serde_json::from_str(&read(&settings)).unwrap();
-    assert_eq!(written, json!({ "hooks": {} }));
+    assert_eq!(written, json!({}));
     // No server has an empty name.
     let output = install_cmd(&home, &["install", "claude-code", "--mcp-server", ""]);
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
@@ -1475,7 +1482,8 @@ fn install_keeps_the_users_numbers_as_written() {
         .iter()
         .map(|(key, number)| format!("\"{key}\": {number}"))
         .collect();
-    std::fs::write(&settings, format!("{{{}}}", fields.join(", "))).unwrap();
+    let original = format!("{{{}}}", fields.join(", "));
+    std::fs::write(&settings, &original).unwrap();
 
     for command in ["install", "uninstall"] {
         let output = install_cmd(&home, &[command, "claude-code"]);
@@ -1483,11 +1491,12 @@ fn install_keeps_the_users_numbers_as_written() {
         let written = read(&settings);
         for (key, number) in numbers {
             assert!(
-                written.contains(&format!("\"{key}\": {number},\n")),
+                written.contains(&format!("\"{key}\": {number}")),
                 "{command} keeps {key} as {number}:\n{written}"
             );
         }
     }
+    assert_eq!(read(&settings), original);
 }
 
 #[test]
@@ -1537,8 +1546,7 @@ fn install_writes_through_a_symlinked_settings_file() {
     let output = install_cmd(&home, &["uninstall", "claude-code"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(is_link(&settings), "the link is kept");
-    let written: Value = serde_json::from_str(&read(&target)).unwrap();
-    assert_eq!(written, json!({ "model": "opus", "hooks": {} }));
+    assert_eq!(read(&target), original, "uninstall gives the file back");
 
     // A link that leads nowhere is refused, and stays as it was.
     std::fs::remove_file(&target).unwrap();

@@ -4,51 +4,41 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::document::Document;
 use crate::error::Result;
-use crate::hook::{pretty, save, shown};
-use crate::json::Json;
+use crate::hook::{save, shown};
 
-/// A settings file as it is and as it would be.
+/// A settings file's text as it is and as it would be.
 #[derive(Debug, Clone)]
 pub struct Change {
     path: PathBuf,
     target: PathBuf,
-    before: Json,
-    after: Json,
+    before: String,
+    after: String,
     existed: bool,
     changes: bool,
 }
 
 impl Change {
-    pub(crate) fn new(
-        path: &Path,
-        target: &Path,
-        before: Json,
-        after: Json,
-        existed: bool,
-    ) -> Change {
+    /// `document` as edited.
+    pub(crate) fn new(path: &Path, target: &Path, document: &Document) -> Change {
         Change {
             path: path.to_owned(),
             target: target.to_owned(),
-            before,
-            after,
-            existed,
+            before: document.before().to_owned(),
+            after: document.text(),
+            existed: document.existed(),
             changes: true,
         }
     }
 
     /// Nothing to do: the file already is as it should be.
-    pub(crate) fn none(path: &Path, target: &Path, before: Json, existed: bool) -> Change {
+    pub(crate) fn none(path: &Path, target: &Path, document: &Document) -> Change {
         Change {
-            after: before.clone(),
-            ..Change::new(path, target, before, Json::Object(Vec::new()), existed)
+            after: document.before().to_owned(),
+            changes: false,
+            ..Change::new(path, target, document)
         }
-        .unchanged()
-    }
-
-    fn unchanged(mut self) -> Change {
-        self.changes = false;
-        self
     }
 
     /// Whether writing would change the file.
@@ -66,32 +56,24 @@ impl Change {
         shown(&self.path, &self.target)
     }
 
-    /// The file as it would be written.
-    pub fn after_text(&self) -> String {
-        format!("{}\n", pretty(&self.after))
+    /// The file as it would be written: as it is, but for askdesk's entries.
+    pub fn after_text(&self) -> &str {
+        &self.after
     }
 
     /// The change as a unified diff of the file's text as it is and as it would be written
-    /// (`--- <file>` / `+++ <file>`, three lines of context; a file askdesk lays out otherwise
-    /// shows that too); empty when nothing changes.
+    /// (`--- <file>` / `+++ <file>`, three lines of context); empty when nothing changes.
     pub fn diff(&self) -> String {
         if !self.changes {
             return String::new();
         }
-        let before = if self.existed {
-            std::fs::read_to_string(&self.target)
-                .unwrap_or_else(|_| format!("{}\n", pretty(&self.before)))
-        } else {
-            String::new()
-        };
-        let after = self.after_text();
         let name = self.path.display().to_string();
         let old = if self.existed {
             name.clone()
         } else {
             "/dev/null".to_owned()
         };
-        similar::TextDiff::from_lines(&before, &after)
+        similar::TextDiff::from_lines(&self.before, &self.after)
             .unified_diff()
             .context_radius(3)
             .header(&old, &name)

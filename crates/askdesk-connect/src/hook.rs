@@ -5,9 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
+use jsonc_parser::cst::{CstArray, CstObject, CstObjectProp};
+use serde_json::Value;
+
 use crate::change::Change;
+use crate::document::{self, entry_value, property, render, Document, Entry};
 use crate::error::{Error, Result};
-use crate::json::Json;
 use crate::HookClient;
 
 /// The entry askdesk's hook has in a client's settings: which prompts, how long, what runs.
@@ -53,13 +56,13 @@ impl HookEntry {
 
     /// The snippet to merge by hand: `{"hooks": {"PermissionRequest": [<entry>]}}`.
     pub fn snippet(&self) -> String {
-        pretty(&Json::object([(
-            "hooks",
-            Json::object([("PermissionRequest", Json::Array(vec![self.group()]))]),
+        render(&Entry::Object(vec![(
+            "hooks".into(),
+            hooks_entry(self.group()),
         )]))
     }
 
-    fn group(&self) -> Json {
+    fn group(&self) -> Entry {
         group(&self.matcher, self.timeout, &self.command)
     }
 }
@@ -79,13 +82,11 @@ pub enum HookState {
 /// What `path` holds of our hook, compared with `entry`; an error when the file cannot be read
 /// or is not the JSON askdesk expects.
 pub fn state(path: &Path, entry: &HookEntry) -> Result<HookState> {
-    let target = link_target(path)?;
-    let (mut root, _) = load(&target)?;
-    let list = permission_requests(&mut root, path)?;
-    let commands = commands_in(list, entry.client);
+    let list = groups(&Document::load(&link_target(path)?)?, path)?;
+    let commands = commands_in(&list, entry.client);
     Ok(if commands.is_empty() {
         HookState::Absent
-    } else if commands.len() == 1 && list.contains(&entry.group()) {
+    } else if commands.len() == 1 && list.contains(&entry_value(&entry.group())) {
         HookState::Current
     } else {
         HookState::Outdated(commands)
@@ -94,9 +95,16 @@ pub fn state(path: &Path, entry: &HookEntry) -> Result<HookState> {
 
 /// The commands of every handler of ours in the file (none when it does not exist).
 pub fn installed_commands(path: &Path, client: HookClient) -> Result<Vec<String>> {
-    let target = link_target(path)?;
-    let (mut root, _) = load(&target)?;
-    Ok(commands_in(permission_requests(&mut root, path)?, client))
+    let list = groups(&Document::load(&link_target(path)?)?, path)?;
+    Ok(commands_in(&list, client))
+}
+
+/// What `hooks.PermissionRequest` holds, as read (nothing when it is missing).
+fn groups(document: &Document, path: &Path) -> Result<Vec<Value>> {
+    let (_, _, list) = permission_requests(&document.object(), path)?;
+    Ok(list
+        .map(|list| list.elements().iter().map(document::value).collect())
+        .unwrap_or_default())
 }
 
 /// What an installed hook command runs: the program, and the socket it names (`--socket PATH` or
@@ -122,56 +130,69 @@ pub fn command_parts(command: &str) -> Option<(String, Option<String>)> {
     Some((program, socket))
 }
 
-fn commands_in(list: &[Json], client: HookClient) -> Vec<String> {
+fn commands_in(list: &[Value], client: HookClient) -> Vec<String> {
     list.iter()
-        .filter_map(|group| match group.get("hooks") {
-            Some(Json::Array(handlers)) => Some(handlers),
-            _ => None,
-        })
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
         .flatten()
         .filter(|handler| is_ours(handler, client))
-        .filter_map(|handler| handler.get("command").and_then(Json::as_str))
+        .filter_map(|handler| handler.get("command").and_then(Value::as_str))
         .map(str::to_owned)
         .collect()
 }
 
 /// The file at `path` with `entry` merged in: our earlier entries replaced where the first of
-/// them stood, everything else kept. A change that changes nothing when the entry is there.
+/// them stood (else ours comes first), everything else kept as it was written. A change that changes nothing when the
+/// entry is there.
 pub fn install(path: &Path, entry: &HookEntry) -> Result<Change> {
     let target = link_target(path)?;
-    let (mut root, existed) = load(&target)?;
-    let before = root.clone();
-    let list = permission_requests(&mut root, path)?;
-    let installed = list.iter().filter(|g| holds_ours(g, entry.client)).count();
+    let doc = Document::load(&target)?;
     let group = entry.group();
-    if installed == 1 && list.contains(&group) {
-        return Ok(Change::none(path, &target, before, existed));
-    }
-    let at = remove_ours(list, entry.client).unwrap_or(list.len());
-    list.insert(at, group);
-    Ok(Change::new(path, &target, before, root, existed))
-}
-
-/// The file at `path` without our entries for `client`; a change that changes nothing when
-/// there are none.
-pub fn uninstall(path: &Path, client: HookClient) -> Result<Change> {
-    let target = link_target(path)?;
-    let (mut root, existed) = load(&target)?;
-    let before = root.clone();
-    let found = existed && {
-        let list = permission_requests(&mut root, path)?;
-        remove_ours(list, client).is_some()
-    };
-    if !found {
-        return Ok(Change::none(path, &target, before, existed));
-    }
-    // Drop the containers our entry leaves empty; anything else of the user's stays.
-    if let Some(hooks) = root.get_mut("hooks") {
-        if matches!(hooks.get("PermissionRequest"), Some(Json::Array(list)) if list.is_empty()) {
-            hooks.remove("PermissionRequest");
+    match permission_requests(&doc.object(), path)? {
+        (None, _, _) => document::prepend(&doc.object(), "hooks", hooks_entry(group)),
+        (Some(hooks), _, None) => {
+            document::prepend(&hooks, "PermissionRequest", Entry::Array(vec![group]))
+        }
+        (Some(_), _, Some(list)) => {
+            let groups: Vec<Value> = list.elements().iter().map(document::value).collect();
+            let installed = groups
+                .iter()
+                .filter(|g| holds_ours(g, entry.client))
+                .count();
+            if installed == 1 && groups.contains(&entry_value(&group)) {
+                return Ok(Change::none(path, &target, &doc));
+            }
+            let at = remove_ours(&list, entry.client).unwrap_or(0);
+            document::insert(&list, at, group);
         }
     }
-    Ok(Change::new(path, &target, before, root, existed))
+    Ok(Change::new(path, &target, &doc))
+}
+
+/// The file at `path` without our entries for `client`, and without the `PermissionRequest`
+/// and `hooks` they leave empty; everything else stays as it was written. A change that changes
+/// nothing when there are none.
+pub fn uninstall(path: &Path, client: HookClient) -> Result<Change> {
+    let target = link_target(path)?;
+    let doc = Document::load(&target)?;
+    if !doc.existed() {
+        return Ok(Change::none(path, &target, &doc));
+    }
+    let (Some(hooks), Some(hooks_prop), Some(list)) = permission_requests(&doc.object(), path)?
+    else {
+        return Ok(Change::none(path, &target, &doc));
+    };
+    if remove_ours(&list, client).is_none() {
+        return Ok(Change::none(path, &target, &doc));
+    }
+    if list.elements().is_empty() {
+        if let Some(requests) = property(&hooks, "PermissionRequest") {
+            requests.remove();
+        }
+        if hooks.properties().is_empty() {
+            hooks_prop.remove();
+        }
+    }
+    Ok(Change::new(path, &target, &doc))
 }
 
 /// Where the client reads its hooks: `~/.claude/settings.json`, or `$CODEX_HOME/hooks.json`
@@ -241,88 +262,88 @@ fn our_command(program: &Path, client: HookClient, socket: Option<&Path>) -> Res
 }
 
 /// `{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout": ...}]}`.
-fn group(matcher: &str, timeout: u64, command: &str) -> Json {
-    Json::object([
-        ("matcher", Json::str(matcher)),
+fn group(matcher: &str, timeout: u64, command: &str) -> Entry {
+    Entry::Object(vec![
+        ("matcher".into(), matcher.into()),
         (
-            "hooks",
-            Json::Array(vec![Json::object([
-                ("type", Json::str("command")),
-                ("command", Json::str(command)),
-                ("timeout", Json::from(timeout)),
+            "hooks".into(),
+            Entry::Array(vec![Entry::Object(vec![
+                ("type".into(), "command".into()),
+                ("command".into(), command.into()),
+                ("timeout".into(), timeout.into()),
             ])]),
         ),
     ])
 }
 
-/// The file's JSON object (an empty one when the file does not exist), and whether it existed.
-pub(crate) fn load(path: &Path) -> Result<(Json, bool)> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok((Json::Object(Vec::new()), false))
-        }
-        Err(e) => {
-            return Err(Error::Internal(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )))
-        }
-    };
-    if text.trim().is_empty() {
-        return Ok((Json::Object(Vec::new()), true));
-    }
-    match Json::parse(&text) {
-        Ok(root @ Json::Object(_)) => Ok((root, true)),
-        Ok(_) => Err(Error::Input(format!(
-            "{} is not a JSON object; it was left unchanged",
-            path.display()
-        ))),
-        Err(e) => Err(Error::Input(format!(
-            "{} is not valid JSON ({e}); it was left unchanged",
-            path.display()
-        ))),
-    }
+/// `{"PermissionRequest": [group]}`, the `hooks` a file without one gets.
+fn hooks_entry(group: Entry) -> Entry {
+    Entry::Object(vec![(
+        "PermissionRequest".into(),
+        Entry::Array(vec![group]),
+    )])
 }
 
-/// `hooks.PermissionRequest`, created empty when missing; an error when either has another type.
-fn permission_requests<'a>(root: &'a mut Json, path: &Path) -> Result<&'a mut Vec<Json>> {
+/// `hooks` (the object, and its property) and `hooks.PermissionRequest`, each `None` when
+/// missing; an error when either has another type.
+fn permission_requests(
+    root: &CstObject,
+    path: &Path,
+) -> Result<(Option<CstObject>, Option<CstObjectProp>, Option<CstArray>)> {
     let unexpected = |what: &str| {
         Error::Input(format!(
             "{what} in {} is not what askdesk expects; it was left unchanged",
             path.display()
         ))
     };
-    let hooks = root
-        .field_or("hooks", Json::Object(Vec::new()))
-        .filter(|hooks| matches!(hooks, Json::Object(_)))
+    let Some(hooks_prop) = property(root, "hooks") else {
+        return Ok((None, None, None));
+    };
+    let hooks = hooks_prop
+        .object_value()
         .ok_or_else(|| unexpected("\"hooks\" (not an object)"))?;
-    hooks
-        .field_or("PermissionRequest", Json::Array(Vec::new()))
-        .and_then(Json::as_array_mut)
-        .ok_or_else(|| unexpected("\"hooks.PermissionRequest\" (not an array)"))
+    let list = property(&hooks, "PermissionRequest")
+        .map(|list| {
+            list.array_value()
+                .ok_or_else(|| unexpected("\"hooks.PermissionRequest\" (not an array)"))
+        })
+        .transpose()?;
+    Ok((Some(hooks), Some(hooks_prop), list))
 }
 
 /// Removes our handlers from every group, and the groups they leave empty; returns the index of
 /// the first group that held one.
-fn remove_ours(list: &mut Vec<Json>, client: HookClient) -> Option<usize> {
-    let first = list.iter().position(|g| holds_ours(g, client))?;
-    list.retain_mut(|group| {
-        let Some(handlers) = group.get_mut("hooks").and_then(Json::as_array_mut) else {
-            return true;
+fn remove_ours(list: &CstArray, client: HookClient) -> Option<usize> {
+    let groups = list.elements();
+    let first = groups
+        .iter()
+        .position(|g| holds_ours(&document::value(g), client))?;
+    for group in groups {
+        let Some(handlers) = group
+            .as_object()
+            .and_then(|group| property(&group, "hooks"))
+            .and_then(|handlers| handlers.array_value())
+        else {
+            continue;
         };
-        let before = handlers.len();
-        handlers.retain(|handler| !is_ours(handler, client));
-        !(handlers.is_empty() && before > 0)
-    });
-    Some(first.min(list.len()))
+        let (ours, theirs): (Vec<_>, Vec<_>) = handlers
+            .elements()
+            .into_iter()
+            .partition(|handler| is_ours(&document::value(handler), client));
+        if theirs.is_empty() && !ours.is_empty() {
+            group.remove();
+        } else {
+            ours.into_iter().for_each(|handler| handler.remove());
+        }
+    }
+    Some(first.min(list.elements().len()))
 }
 
-fn holds_ours(group: &Json, client: HookClient) -> bool {
-    match group.get("hooks") {
-        Some(Json::Array(handlers)) => handlers.iter().any(|h| is_ours(h, client)),
-        _ => false,
-    }
+fn holds_ours(group: &Value, client: HookClient) -> bool {
+    group
+        .get("hooks")
+        .and_then(Value::as_array)
+        .is_some_and(|handlers| handlers.iter().any(|h| is_ours(h, client)))
 }
 
 /// Whether a handler runs `askdesk hook <client>` (whatever path askdesk has). Its command, split
@@ -330,10 +351,10 @@ fn holds_ours(group: &Json, client: HookClient) -> bool {
 /// program, `askdesk` or a path ending in `/askdesk`; askdesk's options (words starting with `-`,
 /// and the path after `--socket`); `hook <client>`; then only options. A command that merely
 /// mentions the words, or runs more than that, is the user's.
-fn is_ours(handler: &Json, client: HookClient) -> bool {
+fn is_ours(handler: &Value, client: HookClient) -> bool {
     let Some(words) = handler
         .get("command")
-        .and_then(Json::as_str)
+        .and_then(Value::as_str)
         .and_then(shell_words)
     else {
         return false;
@@ -444,7 +465,7 @@ const BACKUP_SUFFIX: &str = ".askdesk-backup";
 pub(crate) fn save(
     path: &Path,
     target: &Path,
-    root: &Json,
+    text: &str,
     existed: bool,
 ) -> Result<Option<PathBuf>> {
     let io = |what: &str, e: std::io::Error| Error::Internal(format!("cannot {what}: {e}"));
@@ -484,7 +505,7 @@ pub(crate) fn save(
         None
     };
     let temporary = PathBuf::from(format!("{}.askdesk-tmp", target.display()));
-    std::fs::write(&temporary, format!("{}\n", pretty(root)))
+    std::fs::write(&temporary, text)
         .map_err(|e| io(&format!("write {}", temporary.display()), e))?;
     if let Some(previous) = &previous {
         // The new file keeps the old one's permissions (settings may hold secrets).
@@ -505,10 +526,6 @@ fn writable(path: &Path) -> bool {
     unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
 }
 
-pub(crate) fn pretty(json: &Json) -> String {
-    serde_json::to_string_pretty(json).expect("JSON serializes")
-}
-
 /// `text` as one shell word.
 pub(crate) fn shell_quote(text: &str) -> String {
     let plain = text
@@ -525,13 +542,13 @@ pub(crate) fn shell_quote(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Json {
-        serde_json::from_str(text).unwrap()
+    fn parse(text: &str) -> Document {
+        Document::parse(text.into(), true, Path::new("s.json")).unwrap()
     }
 
     #[test]
     fn our_handlers_are_recognized_wherever_askdesk_lives() {
-        let handler = |command: &str| Json::object([("command", Json::str(command))]);
+        let handler = |command: &str| serde_json::json!({ "command": command });
         let c = HookClient::ClaudeCode;
         assert!(is_ours(&handler("/usr/bin/askdesk hook claude-code"), c));
         assert!(is_ours(
@@ -577,30 +594,32 @@ mod tests {
         assert!(!is_ours(&handler("askdesk ask hook claude-code"), c));
         assert!(!is_ours(&handler("askdesk hook"), c));
         assert!(!is_ours(&handler("'askdesk hook claude-code"), c));
-        assert!(!is_ours(&Json::object([("type", Json::str("command"))]), c));
+        assert!(!is_ours(&serde_json::json!({ "type": "command" }), c));
     }
 
     #[test]
     fn removal_keeps_the_users_handlers() {
-        let mut root = parse(
+        let doc = parse(
             r#"{"hooks":{"PermissionRequest":[
                 {"matcher":"Bash","hooks":[{"type":"command","command":"mine.sh"},{"type":"command","command":"askdesk hook claude-code"}]},
                 {"matcher":"*","hooks":[{"type":"command","command":"askdesk hook claude-code"}]},
                 {"matcher":"*","hooks":[]}]}}"#,
         );
-        let list = permission_requests(&mut root, Path::new("s.json")).unwrap();
-        assert_eq!(remove_ours(list, HookClient::ClaudeCode), Some(0));
+        let (_, _, list) = permission_requests(&doc.object(), Path::new("s.json")).unwrap();
+        assert_eq!(remove_ours(&list.unwrap(), HookClient::ClaudeCode), Some(0));
         assert_eq!(
-            serde_json::to_string(&root).unwrap(),
-            r#"{"hooks":{"PermissionRequest":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine.sh"}]},{"matcher":"*","hooks":[]}]}}"#
+            doc.text(),
+            r#"{"hooks":{"PermissionRequest":[
+                {"matcher":"Bash","hooks":[{"type":"command","command":"mine.sh"}]},
+                {"matcher":"*","hooks":[]}]}}"#
         );
     }
 
     #[test]
     fn unexpected_shapes_are_errors() {
         for text in [r#"{"hooks":[]}"#, r#"{"hooks":{"PermissionRequest":{}}}"#] {
-            let mut root = parse(text);
-            let error = permission_requests(&mut root, Path::new("s.json")).unwrap_err();
+            let doc = parse(text);
+            let error = permission_requests(&doc.object(), Path::new("s.json")).unwrap_err();
             assert!(error.to_string().contains("left unchanged"), "{error}");
         }
     }

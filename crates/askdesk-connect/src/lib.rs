@@ -6,7 +6,8 @@
 //! - [`hook`]: askdesk's `PermissionRequest` entry in Claude Code's and Codex's settings.
 //! - [`mcp`]: askdesk's MCP server entry in the clients' settings.
 //! - [`change`]: a change to a settings file, shown as a diff before it is written with a backup.
-//! - [`json`]: JSON that keeps its key order, so a settings file is rewritten as it was.
+//! - [`document`]: a settings file edited in place, everything but askdesk's entries kept as
+//!   it was written.
 //! - [`overview`]: what the desktop's Connect view shows, previews and writes.
 //! - [`autostart`]: whether the desktop app starts at login, and the per-user switch.
 //! - [`version`]: the version and git commit both binaries print.
@@ -14,9 +15,9 @@
 pub mod autostart;
 pub mod change;
 pub mod client;
+mod document;
 pub mod error;
 pub mod hook;
-pub mod json;
 pub mod mcp;
 pub mod overview;
 pub mod version;

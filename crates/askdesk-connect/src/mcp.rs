@@ -5,30 +5,38 @@
 
 use std::path::{Path, PathBuf};
 
+use jsonc_parser::cst::{CstObject, CstObjectProp};
+use serde_json::Value;
+
 use crate::change::Change;
 use crate::client::{config_dir, Agent};
+use crate::document::{self, entry_value, property, render, Document, Entry};
 use crate::error::{Error, Result};
-use crate::hook::{link_target, load, pretty};
-use crate::json::Json;
+use crate::hook::link_target;
 
 /// How long a client may let a tool call wait, in milliseconds: a person may take minutes to
 /// answer, and Gemini CLI's own default ends a call after ten.
 pub const TIMEOUT_MS: u64 = 3_600_000;
 
 /// `{"command": <askdesk>, "args": ["mcp"], "timeout": 3600000}`.
-fn entry(program: &Path) -> Json {
-    Json::object([
-        ("command", Json::str(program.display().to_string())),
-        ("args", Json::Array(vec![Json::str("mcp")])),
-        ("timeout", Json::from(TIMEOUT_MS)),
+fn entry(program: &Path) -> Entry {
+    Entry::Object(vec![
+        ("command".into(), program.display().to_string().into()),
+        ("args".into(), Entry::Array(vec!["mcp".into()])),
+        ("timeout".into(), TIMEOUT_MS.into()),
     ])
+}
+
+/// `{"askdesk": <entry>}`, the `mcpServers` a file without one gets.
+fn servers_entry(program: &Path) -> Entry {
+    Entry::Object(vec![(crate::MCP_SERVER.into(), entry(program))])
 }
 
 /// The snippet for a client with the `mcpServers` format, to merge by hand.
 pub fn snippet(program: &Path) -> String {
-    pretty(&Json::object([(
-        "mcpServers",
-        Json::object([(crate::MCP_SERVER, entry(program))]),
+    render(&Entry::Object(vec![(
+        "mcpServers".into(),
+        servers_entry(program),
     )]))
 }
 
@@ -47,75 +55,82 @@ pub enum McpState {
     Outdated(String),
 }
 
-fn servers<'a>(root: &'a mut Json, path: &Path) -> Result<&'a mut Json> {
-    root.field_or("mcpServers", Json::Object(Vec::new()))
-        .filter(|servers| matches!(servers, Json::Object(_)))
-        .ok_or_else(|| {
-            Error::Input(format!(
-                "\"mcpServers\" in {} is not an object; it was left unchanged",
-                path.display()
-            ))
-        })
+/// `mcpServers` (the object, and its property), `None` when missing; an error when it is not an
+/// object.
+fn servers(document: &Document, path: &Path) -> Result<Option<(CstObject, CstObjectProp)>> {
+    let Some(prop) = property(&document.object(), "mcpServers") else {
+        return Ok(None);
+    };
+    let servers = prop.object_value().ok_or_else(|| {
+        Error::Input(format!(
+            "\"mcpServers\" in {} is not an object; it was left unchanged",
+            path.display()
+        ))
+    })?;
+    Ok(Some((servers, prop)))
+}
+
+/// What the file's `mcpServers.askdesk` says, if it has one.
+fn ours(document: &Document, path: &Path) -> Result<Option<Value>> {
+    Ok(servers(document, path)?
+        .and_then(|(servers, _)| property(&servers, crate::MCP_SERVER))
+        .and_then(|prop| prop.value())
+        .map(|value| document::value(&value)))
 }
 
 /// Compares the `mcpServers.askdesk` entry of `path` with the one `program` would get.
 pub fn state(path: &Path, program: &Path) -> Result<McpState> {
-    let (mut root, _) = load(&link_target(path)?)?;
-    let servers = servers(&mut root, path)?;
-    Ok(match servers.get(crate::MCP_SERVER) {
+    let document = Document::load(&link_target(path)?)?;
+    Ok(match ours(&document, path)? {
         None => McpState::Absent,
-        Some(found) if *found == entry(program) => McpState::Current,
-        Some(found) => McpState::Outdated(command_of(found)),
+        Some(found) if found == entry_value(&entry(program)) => McpState::Current,
+        Some(found) => McpState::Outdated(command_of(&found)),
     })
 }
 
-fn command_of(entry: &Json) -> String {
+fn command_of(entry: &Value) -> String {
     entry
         .get("command")
-        .and_then(Json::as_str)
+        .and_then(Value::as_str)
         .unwrap_or("(no command)")
         .to_owned()
 }
 
-/// The file at `path` with askdesk's entry added or replaced, everything else kept.
+/// The file at `path` with askdesk's entry added or replaced, everything else kept as it was
+/// written.
 pub fn install(path: &Path, program: &Path) -> Result<Change> {
     let target = link_target(path)?;
-    let (mut root, existed) = load(&target)?;
-    let before = root.clone();
-    let servers = servers(&mut root, path)?;
-    if servers.get(crate::MCP_SERVER) == Some(&entry(program)) {
-        return Ok(Change::none(path, &target, before, existed));
+    let doc = Document::load(&target)?;
+    if ours(&doc, path)? == Some(entry_value(&entry(program))) {
+        return Ok(Change::none(path, &target, &doc));
     }
-    match servers.get_mut(crate::MCP_SERVER) {
-        Some(found) => *found = entry(program),
-        None => {
-            if let Json::Object(fields) = servers {
-                fields.push((crate::MCP_SERVER.to_owned(), entry(program)));
-            }
-        }
+    match servers(&doc, path)? {
+        None => document::prepend(&doc.object(), "mcpServers", servers_entry(program)),
+        Some((servers, _)) => match property(&servers, crate::MCP_SERVER) {
+            Some(found) => found.set_value(entry(program)),
+            None => document::prepend(&servers, crate::MCP_SERVER, entry(program)),
+        },
     }
-    Ok(Change::new(path, &target, before, root, existed))
+    Ok(Change::new(path, &target, &doc))
 }
 
 /// The file at `path` without askdesk's entry (and without `mcpServers` when that leaves it
-/// empty).
+/// empty); everything else stays as it was written.
 pub fn uninstall(path: &Path) -> Result<Change> {
     let target = link_target(path)?;
-    let (mut root, existed) = load(&target)?;
-    let before = root.clone();
-    if !existed
-        || servers(&mut root.clone(), path)?
-            .get(crate::MCP_SERVER)
-            .is_none()
-    {
-        return Ok(Change::none(path, &target, before, existed));
+    let doc = Document::load(&target)?;
+    let Some((servers, prop)) = servers(&doc, path)? else {
+        return Ok(Change::none(path, &target, &doc));
+    };
+    let found = document::properties(&servers, crate::MCP_SERVER);
+    if !doc.existed() || found.is_empty() {
+        return Ok(Change::none(path, &target, &doc));
     }
-    let servers = servers(&mut root, path)?;
-    servers.remove(crate::MCP_SERVER);
-    if matches!(servers, Json::Object(fields) if fields.is_empty()) {
-        root.remove("mcpServers");
+    found.into_iter().for_each(CstObjectProp::remove);
+    if servers.properties().is_empty() {
+        prop.remove();
     }
-    Ok(Change::new(path, &target, before, root, existed))
+    Ok(Change::new(path, &target, &doc))
 }
 
 /// The command of askdesk's MCP server as `agent` has it (Claude Code's user scope in
@@ -125,10 +140,8 @@ pub fn configured(agent: Agent) -> Result<Option<String>> {
         Agent::ClaudeCode => {
             let home = config_dir(Agent::ClaudeCode)?;
             let file = home.with_file_name(".claude.json");
-            let (mut root, _) = load(&link_target(&file)?)?;
-            Ok(servers(&mut root, &file)?
-                .get(crate::MCP_SERVER)
-                .map(command_of))
+            let document = Document::load(&link_target(&file)?)?;
+            Ok(ours(&document, &file)?.map(|found| command_of(&found)))
         }
         Agent::Codex => {
             let file = config_dir(Agent::Codex)?.join("config.toml");
@@ -158,10 +171,8 @@ pub fn configured(agent: Agent) -> Result<Option<String>> {
         }
         Agent::GeminiCli => {
             let file = gemini_settings()?;
-            let (mut root, _) = load(&link_target(&file)?)?;
-            Ok(servers(&mut root, &file)?
-                .get(crate::MCP_SERVER)
-                .map(command_of))
+            let document = Document::load(&link_target(&file)?)?;
+            Ok(ours(&document, &file)?.map(|found| command_of(&found)))
         }
     }
 }

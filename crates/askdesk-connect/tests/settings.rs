@@ -36,10 +36,12 @@ fn connecting_shows_the_exact_diff_and_writes_nothing_until_asked() {
         diff.starts_with(&format!("--- {0}\n+++ {0}\n", path.display())),
         "{diff}"
     );
+    // Only askdesk's lines: the entry comes first, so no line of the person's gains a comma.
     assert!(
-        diff.contains("-  \"model\": \"opus\"\n+  \"model\": \"opus\",\n"),
+        diff.contains(" {\n+  \"hooks\": {\n") && diff.contains("+  },\n   \"model\": \"opus\"\n"),
         "{diff}"
     );
+    assert!(!diff.lines().any(|l| l.starts_with("-  ")), "{diff}");
     assert!(
         diff.contains("+            \"command\": \"/usr/bin/askdesk hook claude-code\",\n"),
         "{diff}"
@@ -103,10 +105,8 @@ fn a_hook_of_another_askdesk_is_outdated_and_replaced_in_place() {
     assert!(removal.diff().contains("-            \"command\""));
     removal.write().unwrap();
     assert_eq!(hook::state(&path, &new).unwrap(), HookState::Absent);
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        "{\n  \"hooks\": {}\n}\n"
-    );
+    // The containers the entry brought go with it.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
 }
 
 #[test]
@@ -143,30 +143,48 @@ fn the_mcp_entry_is_merged_checked_and_removed_keeping_the_other_servers() {
         mcp::state(&path, Path::new("/opt/askdesk")).unwrap(),
         McpState::Outdated("/usr/bin/askdesk".into())
     );
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        text.contains("\"other\"") && text.contains("\"theme\": \"dark\""),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("\"timeout\": {}", mcp::TIMEOUT_MS)),
-        "{text}"
+    // A file written on one line keeps its line; the entry joins it without spaces.
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        format!(
+            r#"{{"mcpServers": {{"askdesk":{{"command":"/usr/bin/askdesk","args":["mcp"],"timeout":{}}},"other": {{"command": "x"}}}}, "theme": "dark"}}"#,
+            mcp::TIMEOUT_MS
+        )
     );
     mcp::uninstall(&path).unwrap().write().unwrap();
     assert_eq!(mcp::state(&path, program).unwrap(), McpState::Absent);
-    assert!(std::fs::read_to_string(&path)
-        .unwrap()
-        .contains("\"other\""));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        r#"{"mcpServers": {"other": {"command": "x"}}, "theme": "dark"}"#
+    );
 }
 
 #[test]
 fn a_file_askdesk_cannot_read_safely_is_an_error_and_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.json");
-    std::fs::write(&path, "{ not json").unwrap();
-    let error =
-        hook::install(&path, &entry(HookClient::ClaudeCode, "/usr/bin/askdesk")).unwrap_err();
-    assert!(error.to_string().contains("is not valid JSON"), "{error}");
+    // Comments and trailing commas are read (Gemini CLI allows them); JSON5's other liberties are not.
+    for text in [
+        "{ not json",
+        "{'model': 'opus'}",
+        "{\"n\": 0x10}",
+        "{\"n\": +1}",
+        "{\"n\": .5}",
+        "{model: 1}",
+        "{\"a\": 1 \"b\": 2}",
+        "[]",
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let error =
+            hook::install(&path, &entry(HookClient::ClaudeCode, "/usr/bin/askdesk")).unwrap_err();
+        assert!(
+            error.to_string().contains("is not valid JSON")
+                || error.to_string().contains("is not a JSON object"),
+            "{text}: {error}"
+        );
+        assert!(mcp::uninstall(&path).is_err(), "{text}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
     std::fs::write(&path, r#"{"mcpServers": []}"#).unwrap();
     let error = mcp::install(&path, Path::new("/usr/bin/askdesk")).unwrap_err();
     assert!(error.to_string().contains("\"mcpServers\""), "{error}");

@@ -3,6 +3,8 @@
 //!
 //! - [`prompt`]: a `PermissionRequest` hook input as questions, and the answer as the client's
 //!   decision JSON.
+//! - [`json`]: JSON that keeps its key order and numbers as written, for `tool_input` echoed
+//!   back in a decision.
 //! - [`detail`]: the markdown that shows what a tool call will do (command, diff, URL, arguments).
 //! - [`settings`]: `askdesk hook install|uninstall`, the command line around the merge of our entry
 //!   into the client's settings (`askdesk_connect::hook`).
@@ -16,6 +18,7 @@
 //! and the `allow` of askdesk's own MCP question tools, which ask the human themselves.
 
 mod detail;
+mod json;
 pub mod parent;
 mod prompt;
 mod settings;
@@ -29,8 +32,6 @@ use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
-
-use askdesk_connect::json;
 
 use crate::exit::Result;
 use prompt::HookInput;
