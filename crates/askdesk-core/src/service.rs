@@ -559,7 +559,7 @@ impl Service {
                 };
                 Either::Left(walk(request, chain, guard, stops))
             }
-            Err(refused) => Either::Right(std::future::ready(refused)),
+            Err(refused) => Either::Right(std::future::ready(*refused)),
         }
     }
 
@@ -571,10 +571,10 @@ impl Service {
         &self,
         request: AskRequest,
         cancel: &CancellationToken,
-    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Link]>), AskSettlement> {
+    ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Link]>), Box<AskSettlement>> {
         let AskRequest { questions, agent } = request;
-        let refuse =
-            |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| AskSettlement {
+        let refuse = |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| {
+            Box::new(AskSettlement {
                 result: Err(error),
                 answerer: None,
                 request: Arc::new(Request {
@@ -585,7 +585,8 @@ impl Service {
                 }),
                 crossed: Vec::new(),
                 draft: None,
-            };
+            })
+        };
         let early = if let Err(error) = check_shape(&questions, &self.inner.limits) {
             Some(AskError::from(error))
         } else if cancel.is_cancelled() {

@@ -67,7 +67,13 @@ async fn held(typist: &Typist) {
 }
 
 fn why(typist: &Typist) -> Vec<Withdrawal> {
-    typist.why.lock().unwrap().iter().map(|(_, w)| w.clone()).collect()
+    typist
+        .why
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, w)| w.clone())
+        .collect()
 }
 
 #[tokio::test]

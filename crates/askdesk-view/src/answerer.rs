@@ -528,7 +528,10 @@ impl GuiAnswerer {
         let end = why
             .said_of(display_name(waiting.request.agent.as_ref()))
             .filter(|_| keep && unsent.is_some())
-            .map(|text| EndedView { why: why.clone(), text });
+            .map(|text| EndedView {
+                why: why.clone(),
+                text,
+            });
         if let Some(end) = end {
             let mut state = self.state();
             if state.ended.len() == MAX_ENDED {

@@ -17,7 +17,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-
 use super::{offer, settle, AskSettlement, Entry, News, OverrideReceiver, PendingGuard, Stops};
 use crate::answerer::{Decision, DecisionReceiver, Failure, Offer, Withdrawal};
 use crate::error::{AskError, ErrorCode, UserQuestionError};

@@ -254,7 +254,9 @@ impl Answerer for Scripted {
 
     fn withdraw(&self, request: RequestId, why: Withdrawal) -> Option<Answer> {
         let event = match &why {
-            Withdrawal::AnsweredElsewhere { by } => Event::Lost(self.name.clone(), request, by.clone()),
+            Withdrawal::AnsweredElsewhere { by } => {
+                Event::Lost(self.name.clone(), request, by.clone())
+            }
             _ => Event::Withdrawn(self.name.clone(), request),
         };
         self.log.push(event);
