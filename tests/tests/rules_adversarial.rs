@@ -612,6 +612,8 @@ async fn a_call_whose_target_is_not_text_is_left_to_the_clients_prompt() {
     )
     .await;
     expect_all(&plain, Some(ALLOW));
+}
+
 /// Rules that allow every Bash command but deny `rm -rf` and pushing, the deny anchored at the
 /// start, so only reading through what runs the command catches it.
 const DENY_UNDER_WIDE: &str = r#"
