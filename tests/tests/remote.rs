@@ -24,21 +24,34 @@ fn start_remote(broker: &Broker) -> Background {
     broker.spawn_cli(&["remote", "--listen", "127.0.0.1:0"])
 }
 
-/// Waits until the broker's status satisfies `done`, and returns that status.
-async fn status_until(conn: &Conn, remote: &Background, done: impl Fn(&Value) -> bool) -> Value {
+/// Checks again every few milliseconds until `check` gives a value; after PATIENCE, fails with
+/// `what` and the remote's output.
+async fn until<T, F: std::future::Future<Output = Option<T>>>(
+    remote: &Background,
+    what: &str,
+    mut check: impl FnMut() -> F,
+) -> T {
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let status = conn.call("askdesk/status", json!({})).await.unwrap();
-        if done(&status) {
-            return status;
+        if let Some(value) = check().await {
+            return value;
         }
         assert!(
             Instant::now() < deadline,
-            "status never changed as expected: {status}\nremote log:\n{}",
+            "{what}; askdesk remote's output:\n{}",
             remote.log()
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+/// Waits until the broker's status satisfies `done`, and returns that status.
+async fn status_until(conn: &Conn, remote: &Background, done: impl Fn(&Value) -> bool) -> Value {
+    until(remote, "the status never changed as expected", || async {
+        let status = conn.call("askdesk/status", json!({})).await.unwrap();
+        done(&status).then_some(status)
+    })
+    .await
 }
 
 fn has_phone(status: &Value) -> bool {
@@ -50,17 +63,13 @@ fn has_phone(status: &Value) -> bool {
 /// Waits for `remote` to exit and returns its status code.
 async fn exit_code(remote: &mut Background) -> Option<i32> {
     let deadline = Instant::now() + PATIENCE;
-    loop {
+    while Instant::now() < deadline {
         if let Some(status) = remote.try_status() {
             return status.code();
         }
-        assert!(
-            Instant::now() < deadline,
-            "askdesk remote still runs; log:\n{}",
-            remote.log()
-        );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+    panic!("askdesk remote still runs; its output:\n{}", remote.log());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -190,18 +199,13 @@ async fn the_remote_without_a_broker_says_to_start_one() {
 
 /// Waits until the remote's output has a line containing `marker`, and returns that line.
 async fn line_with(remote: &Background, marker: &str) -> String {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(line) = remote.log().lines().find(|line| line.contains(marker)) {
-            return line.to_owned();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no {marker:?} from askdesk remote; log:\n{}",
-            remote.log()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let what = format!("no {marker:?} from askdesk remote");
+    until(remote, &what, || async {
+        let log = remote.log();
+        let line = log.lines().find(|line| line.contains(marker));
+        line.map(str::to_owned)
+    })
+    .await
 }
 
 /// `askdesk remote --pair` with a phone paired through it (the URL it prints, the phone's claim,
