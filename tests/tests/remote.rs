@@ -255,6 +255,19 @@ async fn offered(socket: &mut Socket, question: &str) -> Value {
     message["request"].clone()
 }
 
+/// Asks "Deploy?" and returns the ask's id and the request as the phone heard it next.
+async fn ask_deploy(asker: &Conn, socket: &mut Socket) -> (u64, Value) {
+    let question = ask(vec![q("a", "Deploy?", &["Yes", "No"])], None);
+    let asked = asker.start("user-questions/ask", question).await;
+    (asked, offered(socket, "Deploy?").await)
+}
+
+/// Sends `message` on the phone's socket.
+async fn send(socket: &mut Socket, message: &Value) {
+    let text = message.to_string();
+    socket.send(Message::Text(text.into())).await.unwrap();
+}
+
 fn pick(id: &str, label: &str) -> Value {
     json!({ "answers": [{ "id": id, "selected": [label] }] })
 }
@@ -264,18 +277,9 @@ async fn a_paired_phone_hears_an_ask_and_its_signed_answer_reaches_the_asker() {
     let broker = Broker::start();
     let (_remote, phone, mut socket) = paired_phone(&broker).await;
     let asker = broker.conn().await;
-    let asked = asker
-        .start(
-            "user-questions/ask",
-            ask(vec![q("a", "Deploy?", &["Yes", "No"])], None),
-        )
-        .await;
-    let request = offered(&mut socket, "Deploy?").await;
+    let (asked, request) = ask_deploy(&asker, &mut socket).await;
     let answer = phone.answer(&request, &nonce(), pick("a", "No"));
-    socket
-        .send(Message::Text(answer.to_string().into()))
-        .await
-        .unwrap();
+    send(&mut socket, &answer).await;
     assert_eq!(
         next(&mut socket).await,
         json!({ "type": "accepted", "id": request["id"] })
@@ -304,13 +308,7 @@ async fn a_permission_prompt_never_reaches_a_paired_phone() {
         "NO_PROVIDER",
     );
     // The phone's next message is the ordinary question asked after: the prompt came before it.
-    let asked = asker
-        .start(
-            "user-questions/ask",
-            ask(vec![q("b", "Deploy?", &["Yes"])], None),
-        )
-        .await;
-    offered(&mut socket, "Deploy?").await;
+    let (asked, _) = ask_deploy(&asker, &mut socket).await;
     asker.cancel(asked).await;
 }
 
@@ -319,13 +317,7 @@ async fn the_asker_cancelling_withdraws_the_request_from_the_phone() {
     let broker = Broker::start();
     let (_remote, _phone, mut socket) = paired_phone(&broker).await;
     let asker = broker.conn().await;
-    let asked = asker
-        .start(
-            "user-questions/ask",
-            ask(vec![q("a", "Deploy?", &["Yes"])], None),
-        )
-        .await;
-    let request = offered(&mut socket, "Deploy?").await;
+    let (asked, request) = ask_deploy(&asker, &mut socket).await;
     asker.cancel(asked).await;
     assert_eq!(
         next(&mut socket).await,
@@ -345,13 +337,7 @@ async fn the_desk_answering_first_wins_and_the_phone_hears_the_request_gone() {
     .await
     .unwrap();
     let asker = broker.conn().await;
-    let asked = asker
-        .start(
-            "user-questions/ask",
-            ask(vec![q("a", "Deploy?", &["Yes", "No"])], None),
-        )
-        .await;
-    let request = offered(&mut socket, "Deploy?").await;
+    let (asked, request) = ask_deploy(&asker, &mut socket).await;
     let at_desk = desk.next_request().await;
     desk.reply(&at_desk, pick("a", "Yes")).await;
     assert_eq!(asker.wait(asked).await.unwrap(), pick("a", "Yes"));
@@ -361,10 +347,7 @@ async fn the_desk_answering_first_wins_and_the_phone_hears_the_request_gone() {
     );
     // Too late: the phone's answer is refused.
     let late = phone.answer(&request, &nonce(), pick("a", "No"));
-    socket
-        .send(Message::Text(late.to_string().into()))
-        .await
-        .unwrap();
+    send(&mut socket, &late).await;
     let refused = next(&mut socket).await;
     assert_eq!(
         (&refused["type"], &refused["reason"]),
