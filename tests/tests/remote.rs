@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::time::Instant;
 
+use askdesk_e2e::journal::{complete_records, journal_path};
 use askdesk_e2e::{ask, expect_question_error, q, Background, Broker, Conn, PATIENCE};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
@@ -275,7 +276,7 @@ fn pick(id: &str, label: &str) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_paired_phone_hears_an_ask_and_its_signed_answer_reaches_the_asker() {
     let broker = Broker::start();
-    let (_remote, phone, mut socket) = paired_phone(&broker).await;
+    let (remote, phone, mut socket) = paired_phone(&broker).await;
     let asker = broker.conn().await;
     let (asked, request) = ask_deploy(&asker, &mut socket).await;
     let answer = phone.answer(&request, &nonce(), pick("a", "No"));
@@ -285,6 +286,18 @@ async fn a_paired_phone_hears_an_ask_and_its_signed_answer_reaches_the_asker() {
         json!({ "type": "accepted", "id": request["id"] })
     );
     assert_eq!(asker.wait(asked).await.unwrap(), pick("a", "No"));
+    // The history names the answerer, "phone" (the protocol carries no device name).
+    let path = journal_path(broker.home());
+    let record = until(&remote, "no answered record in the journal", || async {
+        let records = complete_records(&path);
+        records.into_iter().find(|r| r["outcome"] == "answered")
+    })
+    .await;
+    assert_eq!(
+        (&record["answerer"], &record["answer"]),
+        (&json!("phone"), &pick("a", "No")),
+        "{record}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
