@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::os::unix::net::UnixStream as StdUnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::conn::Conn;
@@ -238,6 +238,14 @@ impl Broker {
         let log = self.home.path().join(format!("cli-{}.log", unique()));
         let child = spawn_logged(&mut self.cli(args), &log);
         Background { child, log }
+    }
+
+    /// As [`Broker::spawn_cli`], with the command's standard input a pipe the test writes to.
+    pub fn spawn_cli_piped(&self, args: &[&str]) -> (Background, ChildStdin) {
+        let log = self.home.path().join(format!("cli-{}.log", unique()));
+        let mut child = spawn_logged(self.cli(args).stdin(Stdio::piped()), &log);
+        let stdin = child.stdin.take().expect("stdin is piped");
+        (Background { child, log }, stdin)
     }
 }
 

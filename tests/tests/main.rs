@@ -13,6 +13,7 @@ mod history;
 mod hook;
 mod lifecycle;
 mod race;
+mod remote;
 mod rules;
 mod rules_adversarial;
 mod transport;

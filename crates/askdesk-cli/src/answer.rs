@@ -142,15 +142,20 @@ impl Reach {
         {
             return Some("a plan review (--include-plans answers it)");
         }
-        // Set means there, whatever its type, as the answer rules read it.
-        let tool = agent
-            .and_then(|agent| agent.meta.as_ref())
-            .and_then(|meta| meta.get(askdesk_core::meta::TOOL));
-        if !self.permissions && tool.is_some_and(|tool| !tool.is_null()) {
+        if !self.permissions && is_permission_prompt(agent) {
             return Some("a permission prompt (--include-permissions answers it)");
         }
         None
     }
+}
+
+/// Whether a request is a permission prompt: the asking agent's meta names a tool (set means
+/// there, whatever its type, as the answer rules read it).
+pub fn is_permission_prompt(agent: Option<&AgentInfo>) -> bool {
+    agent
+        .and_then(|agent| agent.meta.as_ref())
+        .and_then(|meta| meta.get(askdesk_core::meta::TOOL))
+        .is_some_and(|tool| !tool.is_null())
 }
 
 pub async fn run(args: AnswerArgs, socket: PathBuf) -> Result<()> {

@@ -1,6 +1,6 @@
 //! The command line as a whole: the program's name, help and global `--socket`, and the list of
 //! commands. Each command's arguments, help text and examples live beside its code (`serve`,
-//! `ask`, `answer`, `status`, `history`, `mcp`, `hook`, `rules`, `doctor`, `devices`); this module only assembles them,
+//! `ask`, `answer`, `status`, `history`, `mcp`, `hook`, `rules`, `doctor`, `devices`, `remote`); this module only assembles them,
 //! and no command's module depends on it.
 
 use std::path::PathBuf;
@@ -14,6 +14,7 @@ use crate::doctor::DoctorArgs;
 use crate::history::HistoryArgs;
 use crate::hook::HookArgs;
 use crate::mcp::McpArgs;
+use crate::remote::RemoteArgs;
 use crate::rules::RulesArgs;
 use crate::serve::ServeArgs;
 use crate::status::StatusArgs;
@@ -36,7 +37,8 @@ use crate::status::StatusArgs;
   claude mcp add askdesk -- askdesk mcp            # offer ask_user_question to an MCP client
   askdesk hook install claude-code                 # Claude Code's own prompts land in askdesk
   askdesk doctor                                   # what is not set up right, and the fix
-  askdesk devices list                             # the phones paired to answer from afar"
+  askdesk devices list                             # the phones paired to answer from afar
+  askdesk remote --listen 100.64.0.7:8443          # let paired phones answer"
 )]
 pub struct Cli {
     /// The broker's socket [default: $ASKDESK_SOCKET when set and not empty, else
@@ -63,6 +65,7 @@ pub enum Command {
     Rules(RulesArgs),
     Doctor(DoctorArgs),
     Devices(DevicesArgs),
+    Remote(RemoteArgs),
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@
 //! - [`mcp`]: `askdesk mcp`, an MCP server over stdio that forwards to the broker.
 //! - [`rules`]: `askdesk rules list|test`, the answer rules checked against the journal.
 //! - [`devices`]: `askdesk devices list|revoke`, the phones paired with the remote.
+//! - [`remote`]: `askdesk remote`, the phone's server beside a running broker, answering as the
+//!   `person` group's "phone".
 //! - [`doctor`]: `askdesk doctor`, the whole set-up checked, each finding with its fix.
 //! - [`connect`]: connecting to the broker, with the "no broker running" advice.
 //! - [`hook`]: `askdesk hook`, Claude Code's and Codex's permission prompts answered in askdesk.
@@ -36,6 +38,7 @@ mod hook;
 mod launch;
 mod mcp;
 mod output;
+mod remote;
 mod rules;
 mod serve;
 mod status;
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
             Command::Rules(args) => rules::run(args).await,
             Command::Doctor(args) => doctor::run(args, socket, named_socket.as_deref()).await,
             Command::Devices(args) => devices::run(args).await,
+            Command::Remote(args) => remote::run(args, socket).await,
         }
     });
     // Pending reads of stdin (answer --exec children, the MCP transport) must not keep the
@@ -112,12 +116,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr. `serve` logs at info by default, `mcp` what [`mcp::DEFAULT_LOG_FILTER`]
+/// Logs go to stderr. `serve` and `remote` log at info by default, `mcp` what [`mcp::DEFAULT_LOG_FILTER`]
 /// keeps, the other commands only warnings; `ASKDESK_LOG` (an `EnvFilter` directive such as
 /// `debug` or `askdesk_broker=trace`) overrides.
 fn init_tracing(command: &Command) {
     let default = match command {
-        Command::Serve(_) => "info",
+        Command::Serve(_) | Command::Remote(_) => "info",
         Command::Mcp(_) => mcp::DEFAULT_LOG_FILTER,
         _ => "warn",
     };

@@ -1,6 +1,8 @@
 //! The test harness: a desk (a remote on 127.0.0.1 with its own authority in a temporary
 //! directory) and phones (a P-256 key, an HTTPS client and a WebSocket client that trust the
-//! desk's authority through rustls, never by switching checks off).
+//! desk's authority through rustls, never by switching checks off). The end-to-end tests of
+//! `askdesk remote` (tests/tests/remote.rs) play their phones with this file too, through a
+//! [`Link`] to the remote the binary serves.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,10 +29,24 @@ use tokio_tungstenite::WebSocketStream;
 /// A generous ceiling for an event the test waits for; never a measure of speed.
 pub const CEILING: Duration = Duration::from_secs(20);
 
+/// A remote in this process, and the phones' link to it.
 pub struct Desk {
     pub remote: Remote,
-    pub addr: SocketAddr,
     pub dir: tempfile::TempDir,
+    link: Link,
+}
+
+impl std::ops::Deref for Desk {
+    type Target = Link;
+
+    fn deref(&self) -> &Link {
+        &self.link
+    }
+}
+
+/// How a phone reaches a remote on 127.0.0.1: its address, and TLS trusting one root.
+pub struct Link {
+    pub addr: SocketAddr,
     tls: TlsConnector,
 }
 
@@ -51,25 +67,32 @@ pub async fn desk_trusting(change: impl FnOnce(&mut RemoteConfig), root: Option<
     let addr = server.local_addr();
     tokio::spawn(server.run());
     let root = root.unwrap_or_else(|| remote.authority_der().unwrap().to_vec());
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(CertificateDer::from(root)).unwrap();
-    let client =
-        rustls::ClientConfig::builder_with_provider(askdesk_remote::certs::crypto_provider())
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
     Desk {
+        link: Link::trusting(addr, root),
         remote,
-        addr,
         dir,
-        tls: TlsConnector::from(Arc::new(client)),
     }
 }
 
 pub type Socket = WebSocketStream<TlsStream<TcpStream>>;
 
-impl Desk {
+impl Link {
+    /// A link to the remote at `addr` whose certificate chains to `root` (DER).
+    pub fn trusting(addr: SocketAddr, root: Vec<u8>) -> Link {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(CertificateDer::from(root)).unwrap();
+        let client =
+            rustls::ClientConfig::builder_with_provider(askdesk_remote::certs::crypto_provider())
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+        Link {
+            addr,
+            tls: TlsConnector::from(Arc::new(client)),
+        }
+    }
+
     pub fn host(&self) -> String {
         format!("127.0.0.1:{}", self.addr.port())
     }
@@ -209,7 +232,7 @@ impl Phone {
     }
 
     /// Opens a socket and proves the key: returns the socket and the first message after hello.
-    pub async fn connect(&self, desk: &Desk) -> (Socket, Value) {
+    pub async fn connect(&self, desk: &Link) -> (Socket, Value) {
         let mut socket = desk.socket().await;
         let challenge = next(&mut socket).await;
         assert_eq!(challenge["type"], "challenge");

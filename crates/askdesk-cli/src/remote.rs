@@ -1,0 +1,230 @@
+//! `askdesk remote`: the phone's server (`askdesk_remote`) hosted beside a running broker, as an
+//! answerer of the `person` race group: each request the broker offers is held for paired phones
+//! until a phone's verified answer claims it, the broker withdraws it, or it is a permission
+//! prompt, which is never offered to a phone (passed to the next answerer at once).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use askdesk_broker::client::IncomingRequest;
+use askdesk_core::{RequestId, Scope};
+use askdesk_remote::{bind, CertificateSource, Name, PendingRequest, Remote, RemoteConfig};
+use clap::Args;
+use tokio::task::JoinSet;
+
+use crate::answer::is_permission_prompt;
+use crate::connect::connect;
+use crate::exit::{Error, Result};
+use crate::output::outln;
+
+/// The answerer's label in `askdesk status` and the history. The protocol carries only the
+/// answerer's label, so the history says "phone", not which phone; the device is logged.
+pub const LABEL: &str = "phone";
+
+/// Let paired phones answer the broker's requests, over HTTPS on one address
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Serves the phone's HTTPS and WebSocket server on --listen and registers \
+with the running broker as the answerer \"phone\" of the race group `person`, beside the desktop \
+app's answerer: a request goes to every paired phone and the desk at once, and the first answer \
+settles it. Permission prompts (the asking agent's meta names a tool) are never offered to a \
+phone: they go to the next answerer at once. Prints the address phones use on standard output; \
+runs until Ctrl-C or SIGTERM. Pair phones with --pair; list and revoke them with `askdesk devices`.
+
+Exit status: 0 after Ctrl-C or SIGTERM; 2 usage error; 3 no broker is running; 20 the address \
+cannot be served, or the broker closed the connection.
+
+Examples:
+  askdesk remote --listen 100.64.0.7:8443
+  askdesk remote --listen 192.168.1.20:8443 --pair
+  askdesk remote --listen 100.64.0.7:443 --name desk.tail1234.ts.net --cert desk.crt --key desk.key"
+)]
+pub struct RemoteArgs {
+    /// The one address and port to serve (a LAN or tailnet address of this machine; port 0 picks one)
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: SocketAddr,
+    /// Serve this certificate chain (PEM) instead of one from askdesk's own authority
+    #[arg(long, value_name = "PEM", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// The private key (PEM) of --cert
+    #[arg(long, value_name = "PEM", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// A name phones use for this machine (repeatable); by default the --listen address
+    #[arg(long = "name", value_name = "NAME")]
+    pub names: Vec<Name>,
+    /// Allow --listen on 0.0.0.0 or :: (every interface)
+    #[arg(long)]
+    pub every_interface: bool,
+    /// Pair one phone first: print its pairing URL, then read the 6-digit code the phone shows
+    /// from standard input
+    #[arg(long)]
+    pub pair: bool,
+}
+
+pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
+    let dir = askdesk_remote::files::default_dir().map_err(|e| Error::Internal(e.to_string()))?;
+    let mut config = RemoteConfig::new(args.listen, dir);
+    config.names = args.names;
+    config.every_interface = args.every_interface;
+    if let (Some(certificate), Some(key)) = (args.cert, args.key) {
+        config.certificates = CertificateSource::Provided { certificate, key };
+    }
+    // The broker first: without one there is nothing to serve.
+    let client = connect(&socket, "remote").await?;
+    let (remote, server) = bind(config)
+        .await
+        .map_err(|e| Error::Internal(format!("cannot serve the remote: {e}")))?;
+    let (answerer, mut incoming) = client
+        .register_answerer_in(
+            Scope::All,
+            false,
+            Some(LABEL),
+            Some(askdesk_connect::PERSON_GROUP),
+        )
+        .await?;
+    let server = tokio::spawn(server.run());
+    outln!("serving phones at {}", remote.served().origin())?;
+    tracing::info!(%answerer, "answering requests from paired phones");
+    let pairing = tokio::spawn(pair_if(args.pair, remote.clone()));
+
+    let interrupted = askdesk_broker::host::interrupted();
+    tokio::pin!(interrupted);
+    let ids = AtomicU64::new(1);
+    let mut tasks = JoinSet::new();
+    let result = loop {
+        tokio::select! {
+            _ = &mut interrupted => break Ok(()),
+            next = incoming.next() => match next {
+                Some(request) => {
+                    let id = RequestId(ids.fetch_add(1, Ordering::Relaxed));
+                    tasks.spawn(bridge(remote.clone(), id, request));
+                }
+                None => break Err(Error::Internal("the broker closed the connection".into())),
+            },
+            Some(_) = tasks.join_next() => {}
+        }
+    };
+    pairing.abort();
+    // Every held request is withdrawn from the phones; the replies already queued reach the
+    // broker before the connection (and with it the registration) closes.
+    tasks.abort_all();
+    remote.shutdown();
+    let _ = server.await;
+    if result.is_ok() {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), client.ping()).await;
+    }
+    result
+}
+
+/// Offers one request to the phones and replies with a phone's verified answer; delegates a
+/// permission prompt at once; withdraws the request from the phones when the broker does.
+async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
+    let agent = request.params.agent.as_deref();
+    // Never offered until passkeys guard them (docs/remote.md).
+    if is_permission_prompt(agent) {
+        tracing::info!(
+            "passing a permission prompt to the next answerer: phones cannot approve one"
+        );
+        return request.reply(Ok(None)).await;
+    }
+    let offered = remote.offer(PendingRequest {
+        id,
+        agent: agent.cloned(),
+        questions: request.params.questions.to_vec(),
+    });
+    let offered = match offered {
+        Ok(offered) => offered,
+        Err(error) => {
+            tracing::warn!(%error, "passing a request to the next answerer");
+            return request.reply(Ok(None)).await;
+        }
+    };
+    let cancelled = request.cancelled.clone();
+    // A withdrawn request drops `offered`, which withdraws it from every phone.
+    tokio::select! {
+        _ = cancelled.cancelled() => {}
+        answer = offered => match answer {
+            Some(verified) => {
+                tracing::info!(device = %verified.device, request = %id, "answered from a phone");
+                request.reply(Ok(Some(verified.answer))).await;
+            }
+            None => request.reply(Ok(None)).await,
+        },
+    }
+}
+
+/// With `--pair`: one pairing offer, its URL printed for the person to open on the phone (the
+/// token is in the URL's fragment and goes to standard output only, never to a log), then the
+/// code the phone shows read from standard input and confirmed.
+async fn pair_if(pair: bool, remote: Remote) {
+    if !pair {
+        return;
+    }
+    if let Err(message) = pair_one(&remote).await {
+        eprintln!("Pairing failed: {message}");
+    }
+}
+
+async fn pair_one(remote: &Remote) -> std::result::Result<(), String> {
+    use tokio::io::AsyncBufReadExt;
+    let mut claims = remote.pairing_claims();
+    let offer = remote.offer_pairing();
+    outln!(
+        "open on the phone within {} s: {}",
+        offer.lifetime.as_secs(),
+        offer.url
+    )
+    .map_err(|e| e.to_string())?;
+    let claimed = loop {
+        let claimed = tokio::time::timeout(offer.lifetime, claims.recv())
+            .await
+            .map_err(|_| "the offer expired".to_owned())?
+            .map_err(|e| e.to_string())?;
+        if claimed.id == offer.id {
+            break claimed;
+        }
+    };
+    outln!(
+        "\"{}\" asks to pair: type the code it shows",
+        crate::terminal::visible(&claimed.name)
+    )
+    .map_err(|e| e.to_string())?;
+    let mut line = String::new();
+    tokio::io::BufReader::new(tokio::io::stdin())
+        .read_line(&mut line)
+        .await
+        .map_err(|e| e.to_string())?;
+    let device = remote
+        .confirm_pairing(offer.id, line.trim())
+        .map_err(|e| e.to_string())?;
+    outln!("paired \"{}\"", crate::terminal::visible(&device.name)).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use askdesk_core::AgentInfo;
+    use serde_json::json;
+
+    fn agent(meta: serde_json::Value) -> AgentInfo {
+        serde_json::from_value(json!({ "id": "a1", "meta": meta })).unwrap()
+    }
+
+    #[test]
+    fn a_tool_in_meta_makes_a_permission_prompt_whatever_its_type() {
+        assert!(is_permission_prompt(Some(&agent(
+            json!({ "tool": "Bash" })
+        ))));
+        assert!(is_permission_prompt(Some(&agent(json!({ "tool": "" })))));
+        assert!(is_permission_prompt(Some(&agent(json!({ "tool": 7 })))));
+        assert!(is_permission_prompt(Some(&agent(json!({ "tool": {} })))));
+    }
+
+    #[test]
+    fn questions_without_a_tool_are_offered() {
+        assert!(!is_permission_prompt(None));
+        assert!(!is_permission_prompt(Some(&agent(json!({ "cwd": "/x" })))));
+        assert!(!is_permission_prompt(Some(&agent(json!({ "tool": null })))));
+    }
+}
