@@ -184,7 +184,7 @@ async fn listen(shared: &Notifications) -> zbus::Result<()> {
 
 /// The activation token the notification server sent with the person's action on notification
 /// `id`, if it sent one. Called once the action is known: waits until the listener has read the
-/// same `ActionInvoked` (the token comes before it), at most [`ACTION_WAIT`].
+/// same `ActionInvoked` (the token comes before it), at most `ACTION_WAIT`.
 pub fn notification_token(id: u32) -> Option<Token> {
     let shared = notifications();
     let until = Instant::now() + ACTION_WAIT;

@@ -1,4 +1,4 @@
-//! The CLI's standard output: everything a command prints goes through [`write`], so a reader that
+//! The CLI's standard output: everything a command prints goes through [`write()`], so a reader that
 //! stops reading early (`askdesk history | head -1`) ends the command quietly, status 0, where
 //! `println!` would panic with "failed printing to stdout: Broken pipe".
 //!
@@ -25,14 +25,14 @@ pub fn write(text: fmt::Arguments<'_>) -> Result<()> {
         })
 }
 
-/// `print!` through [`write`]: `Err` when standard output does not take it.
+/// `print!` through [`write()`]: `Err` when standard output does not take it.
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::output::write(format_args!($($arg)*))
     };
 }
 
-/// `println!` through [`write`]: `Err` when standard output does not take it.
+/// `println!` through [`write()`]: `Err` when standard output does not take it.
 macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::output::write(format_args!("{}\n", format_args!($($arg)*)))

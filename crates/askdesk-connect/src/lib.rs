@@ -6,7 +6,7 @@
 //! - [`hook`]: askdesk's `PermissionRequest` entry in Claude Code's and Codex's settings.
 //! - [`mcp`]: askdesk's MCP server entry in the clients' settings.
 //! - [`change`]: a change to a settings file, shown as a diff before it is written with a backup.
-//! - [`document`]: a settings file edited in place, everything but askdesk's entries kept as
+//! - `document`: a settings file edited in place, everything but askdesk's entries kept as
 //!   it was written.
 //! - [`overview`]: what the desktop's Connect view shows, previews and writes.
 //! - [`autostart`]: whether the desktop app starts at login, and the per-user switch.

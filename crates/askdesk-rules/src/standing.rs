@@ -9,7 +9,7 @@
 //! time, so the answer it may give is the one-call answer beside each: `Allow once`, `Approve, ask
 //! before edits`. The rules file refuses a rule that answers with a standing one
 //! ([`crate::file`]), a rule never picks one for a request ([`crate::matching`]), and no rule is
-//! drafted from one ([`crate::draft`]). The person may still choose them in the app: they see what
+//! drafted from one ([`crate::draft()`]). The person may still choose them in the app: they see what
 //! each grants, and they are the authority rules answer for.
 
 /// A tool approval for this call only.

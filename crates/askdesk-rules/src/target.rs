@@ -2,7 +2,7 @@
 //! `meta.path`) and the URL it would fetch (`match.host`, `match.url_path`, the agent's
 //! `meta.url`), each worked out once per request for all the rules tried on it.
 //!
-//! The path is read once ([`PathReadings`]) for rules that answer and rules that deny alike. A
+//! The path is read once (`PathReadings`) for rules that answer and rules that deny alike. A
 //! rule that answers reads it strictly, and fails closed: the path is resolved against the
 //! session's directory (`meta.cwd`) with every symbolic link followed (the longest prefix that
 //! exists is canonicalized; the rest must be plain names that do not exist yet), so `..` and links

@@ -49,7 +49,7 @@ pub struct Withdrawn {
     /// What that rule did, in words (`answer "No"`).
     pub action: Option<String>,
     /// The label of the member of the desktop's race group that answered it (another device of
-    /// the person), when one did: the page shows "Answered on <label>" where the card was.
+    /// the person), when one did: the page shows `Answered on <label>` where the card was.
     pub answered_on: Option<String>,
     /// What the page says of it when the agent withdrew the question or went
     /// ([`Removal::said_of`](crate::answerer::Removal::said_of)).
