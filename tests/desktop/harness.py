@@ -86,12 +86,20 @@ class Ctx:
                         timeout=timeout, message=f"queue never showed {n}")
 
     def open_request_of(self, agent_label):
-        """Clicks the queue entry of the agent with this label."""
-        item = self.page.until(
-            "return [...document.querySelectorAll('.queue-item')]"
-            ".find((li) => li.querySelector('.queue-who').textContent === arguments[0]) || null;",
-            agent_label, message=f"no queue entry for {agent_label}")
-        self.page.click(element_id(item))
+        """Clicks the queue entry of the agent with this label. The queue is drawn again whenever it
+        changes (a request comes or goes, a count moves), so an entry found just before may be gone
+        by the click: then it is found again."""
+        for attempt in range(5):
+            item = self.page.until(
+                "return [...document.querySelectorAll('.queue-item')]"
+                ".find((li) => li.querySelector('.queue-who').textContent === arguments[0]) || null;",
+                agent_label, message=f"no queue entry for {agent_label}")
+            try:
+                self.page.click(element_id(item))
+                return
+            except WebDriverError as error:
+                if "stale element" not in str(error) or attempt == 4:
+                    raise
 
     def shot(self, name, whole_screen=False, top=False, scroll_to=None, x_window=False):
         """Saves a screenshot: the window as WebKit renders it, the window as X shows it (`x_window`: WebKit's
@@ -416,3 +424,8 @@ def settle(page):
     page.until("return document.getElementById('queue-count').textContent === '0'"
                " && !document.querySelector('#request-form [data-qid]')", timeout=10,
                message="the previous test left a request on screen")
+    # A rule's note stays until the person closes it (a permission prompt a rule answered, a
+    # deadline that passed): close what earlier tests left, so their notes take no room here.
+    page.js("document.querySelectorAll('.note-close').forEach((b) => b.click())")
+    page.until("return !document.querySelector('.note-close')", timeout=10,
+               message="an earlier test's rule note did not close")

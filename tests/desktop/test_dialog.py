@@ -421,6 +421,8 @@ def test_plan_feedback_sent_says_feedback_sent(ctx):
     _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
     ctx.show("plan")
     page.type(page.find('[data-qid="plan"] .plan-feedback'), "Keep the JSON export.")
+    # A notice an earlier test left on screen is not this one's.
+    page.js("document.getElementById('toast').hidden = true")
     # A plan that is the whole request sends its feedback with its own Send button.
     page.click(page.find('[data-qid="plan"] .plan-send'))
     assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
