@@ -1,10 +1,12 @@
 //! The tray icon: how many requests wait (drawn on the icon, and in its tooltip and title), and a
 //! menu to open the window, switch do-not-disturb and quit.
 //!
-//! The icon is a StatusNotifierItem, shown by a tray host (a panel) that owns
-//! `org.kde.StatusNotifierWatcher` on the session bus. Without a host, the tray library falls back
-//! to a `GtkStatusIcon`, which X11 panels show (XEmbed) but which under Wayland only logs GTK
-//! criticals: there the icon waits until a host appears ([`build_where_hosted`]).
+//! Where a tray host (a panel) owns `org.kde.StatusNotifierWatcher` on the session bus, the icon is
+//! askdesk's own StatusNotifierItem ([`Item`], with ksni): the host passes the person's activation
+//! token along with a click (`ProvideXdgActivationToken`), and Open presents the window with it, so
+//! a compositor that checks tokens brings it forward. Without a host, under X11, the icon is Tauri's
+//! (libayatana-appindicator), whose `GtkStatusIcon` fallback X11 panels show (XEmbed); under Wayland,
+//! which cannot show that fallback, the icon waits until a host appears ([`build_where_hosted`]).
 
 use askdesk_view::answerer::GuiAnswerer;
 use askdesk_view::badge::{self, Rgba};
@@ -13,6 +15,8 @@ use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Wry};
+
+use crate::activation::Token;
 
 use zbus::message::Type;
 use zbus::{Connection, MatchRule, MessageStream};
@@ -33,8 +37,12 @@ struct TrayItems {
 /// Builds the tray icon, under Wayland only once a tray host runs: with none yet, says so once and
 /// builds it when one appears (a panel started after the app, as at login).
 pub fn build_where_hosted(app: &AppHandle) {
-    let hosted = !crate::graphics::is_wayland() || tray_host_running() != Some(false);
-    if hosted {
+    let host = tray_host_running();
+    if host == Some(true) {
+        spawn_item(app);
+        return;
+    }
+    if !crate::graphics::is_wayland() {
         if let Err(error) = build(app) {
             tracing::warn!(%error, "no tray icon");
         }
@@ -42,21 +50,7 @@ pub fn build_where_hosted(app: &AppHandle) {
     }
     tracing::info!("no tray host (org.kde.StatusNotifierWatcher) on the session bus: the tray icon is shown once one appears");
     let app = app.clone();
-    let waiting = when_tray_host_appears(move || {
-        let handle = app.clone();
-        let ran = app.run_on_main_thread(move || match build(&handle) {
-            Ok(()) => {
-                tracing::info!("a tray host appeared: tray icon shown");
-                let waiting = handle.state::<GuiAnswerer>().queue().len();
-                set_waiting(&handle, waiting);
-            }
-            Err(error) => tracing::warn!(%error, "no tray icon"),
-        });
-        if let Err(error) = ran {
-            tracing::debug!(%error, "the tray icon was not built");
-        }
-    });
-    if let Err(error) = waiting {
+    if let Err(error) = when_tray_host_appears(move || spawn_item(&app)) {
         tracing::debug!(%error, "not waiting for a tray host");
     }
 }
@@ -131,8 +125,8 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
         .menu(&menu)
         .tooltip(tooltip(0))
         .on_menu_event(|app, event| match event.id().as_ref() {
-            // The menu's activation carries no token (neither StatusNotifierItem nor dbusmenu
-            // passes one): the compositor decides whether the window comes forward.
+            // libayatana passes no token along: the window manager decides whether the window
+            // comes forward (this icon is only built under X11).
             "open" => window::open(app, None, None),
             "dnd" => {
                 let on = app
@@ -144,11 +138,7 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
             "quit" => app.exit(0),
             _ => {}
         });
-    let icon = app.default_window_icon().map(|icon| Rgba {
-        width: icon.width(),
-        height: icon.height(),
-        pixels: icon.rgba().to_vec(),
-    });
+    let icon = default_icon(app);
     if let Some(icon) = app.default_window_icon() {
         builder = builder.icon(icon.clone());
     }
@@ -159,6 +149,12 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
 
 /// Shows how many requests wait.
 pub fn set_waiting(app: &AppHandle, waiting: usize) {
+    if let Some(item) = app.try_state::<ItemHandle>() {
+        let handle = item.0.clone();
+        tauri::async_runtime::spawn(async move {
+            handle.update(|item| item.waiting = waiting).await;
+        });
+    }
     if let Some(tray) = app.tray_by_id(TRAY_ID) {
         let _ = tray.set_tooltip(Some(tooltip(waiting)));
         let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
@@ -178,9 +174,155 @@ pub fn set_waiting(app: &AppHandle, waiting: usize) {
 
 /// Shows do-not-disturb's state in the menu (it may have been switched from the page).
 pub fn set_dnd(app: &AppHandle, on: bool) {
+    if let Some(item) = app.try_state::<ItemHandle>() {
+        let handle = item.0.clone();
+        tauri::async_runtime::spawn(async move {
+            handle.update(|item| item.dnd = on).await;
+        });
+    }
     if let Some(tray) = app.try_state::<TrayItems>() {
         let _ = tray.dnd.set_checked(on);
     }
+}
+
+/// askdesk's own StatusNotifierItem, shown by a tray host: the icon with the count, the tooltip,
+/// the menu, and the person's activation token with their click.
+struct Item {
+    app: AppHandle,
+    waiting: usize,
+    dnd: bool,
+    icon: Option<Rgba>,
+}
+
+/// The running item, kept to update its count and do-not-disturb mark.
+struct ItemHandle(ksni::Handle<Item>);
+
+/// How long Open waits for the tray host's token after the click: KDE Plasma may send it just
+/// after the click rather than before (ksni's note on `current_xdg_activation_token`).
+const TOKEN_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+impl Item {
+    /// Opens the window because the person clicked the icon or Open, with the token the tray host
+    /// gave for that click, if it gave one.
+    fn open(&self) {
+        let token = person_token();
+        tracing::debug!(token = token.is_some(), "tray item opened the window");
+        window::open(&self.app, None, token);
+    }
+}
+
+/// The activation token of the tray event being handled, waiting up to [`TOKEN_WAIT`] for it.
+fn person_token() -> Option<Token> {
+    let until = std::time::Instant::now() + TOKEN_WAIT;
+    loop {
+        if let Some(token) = ksni::current_xdg_activation_token().and_then(Token::new) {
+            return Some(token);
+        }
+        if std::time::Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+impl ksni::Tray for Item {
+    fn id(&self) -> String {
+        TRAY_ID.to_owned()
+    }
+
+    fn title(&self) -> String {
+        tooltip(self.waiting)
+    }
+
+    fn tool_tip(&self) -> ksni::ToolTip {
+        ksni::ToolTip {
+            title: tooltip(self.waiting),
+            ..Default::default()
+        }
+    }
+
+    fn icon_pixmap(&self) -> Vec<ksni::Icon> {
+        self.icon
+            .as_ref()
+            .map(|icon| vec![argb(&badge::badged(icon, self.waiting))])
+            .unwrap_or_default()
+    }
+
+    fn activate(&mut self, _x: i32, _y: i32) {
+        self.open();
+    }
+
+    fn menu(&self) -> Vec<ksni::MenuItem<Self>> {
+        use ksni::menu::{CheckmarkItem, StandardItem};
+        vec![
+            StandardItem {
+                label: "Open askdesk".into(),
+                activate: Box::new(|item: &mut Self| item.open()),
+                ..Default::default()
+            }
+            .into(),
+            ksni::MenuItem::Separator,
+            CheckmarkItem {
+                label: "Do not disturb".into(),
+                checked: self.dnd,
+                activate: Box::new(|item: &mut Self| {
+                    item.dnd = !item.dnd;
+                    item.app.state::<GuiAnswerer>().set_dnd(item.dnd);
+                }),
+                ..Default::default()
+            }
+            .into(),
+            ksni::MenuItem::Separator,
+            StandardItem {
+                label: "Quit askdesk".into(),
+                activate: Box::new(|item: &mut Self| item.app.exit(0)),
+                ..Default::default()
+            }
+            .into(),
+        ]
+    }
+}
+
+/// The icon as StatusNotifierItem carries it: ARGB32, each pixel's bytes in network order.
+fn argb(icon: &Rgba) -> ksni::Icon {
+    let data = icon
+        .pixels
+        .chunks_exact(4)
+        .flat_map(|p| [p[3], p[0], p[1], p[2]])
+        .collect();
+    ksni::Icon {
+        width: icon.width as i32,
+        height: icon.height as i32,
+        data,
+    }
+}
+
+/// Registers askdesk's own item with the tray host, showing what waits now.
+fn spawn_item(app: &AppHandle) {
+    let item = Item {
+        app: app.clone(),
+        waiting: app.state::<GuiAnswerer>().queue().len(),
+        dnd: app.state::<GuiAnswerer>().dnd(),
+        icon: default_icon(app),
+    };
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        match ksni::TrayMethods::spawn(item).await {
+            Ok(handle) => {
+                app.manage(ItemHandle(handle));
+                tracing::info!("tray icon shown (a StatusNotifierItem, with the tray host's activation tokens)");
+            }
+            Err(error) => tracing::warn!(%error, "no tray icon"),
+        }
+    });
+}
+
+fn default_icon(app: &AppHandle) -> Option<Rgba> {
+    app.default_window_icon().map(|icon| Rgba {
+        width: icon.width(),
+        height: icon.height(),
+        pixels: icon.rgba().to_vec(),
+    })
 }
 
 fn tooltip(waiting: usize) -> String {
@@ -194,6 +336,21 @@ fn tooltip(waiting: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_item_carries_its_icon_as_argb_in_network_order() {
+        let icon = Rgba {
+            width: 2,
+            height: 1,
+            pixels: vec![0x11, 0x22, 0x33, 0x44, 0xaa, 0xbb, 0xcc, 0xdd],
+        };
+        let carried = argb(&icon);
+        assert_eq!((carried.width, carried.height), (2, 1));
+        assert_eq!(
+            carried.data,
+            [0x44, 0x11, 0x22, 0x33, 0xdd, 0xaa, 0xbb, 0xcc]
+        );
+    }
 
     #[test]
     fn the_tooltip_counts_waiting_questions() {

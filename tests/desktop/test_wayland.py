@@ -26,13 +26,13 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import screen as scr  # noqa: E402
-from test_lifecycle import NETWORK, PAINT_TIMEOUT, POLL, App, Failure, wait_until  # noqa: E402
+from test_lifecycle import NETWORK, PAINT_TIMEOUT, POLL, App, Failure, stop, wait_until  # noqa: E402
+from cases import Tally  # noqa: E402
 from harness import web_processes  # noqa: E402
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # python3-gi is installed for the system's Python
@@ -367,15 +367,6 @@ def end(proc):
         pass
 
 
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
 
 def start_focused(run):
     """Starts the app (its window shows at start, the person launched it) with nothing else open: the
@@ -474,12 +465,37 @@ def case_the_tray_icon_waits_for_a_tray_host(run):
     assert app.count("no tray host") == 1, "said more than once"
 
 
+def case_the_tray_icons_click_brings_the_window_forward_with_the_hosts_token(run):
+    """A tray host runs. The window is open on a question behind the program the person types in; the person
+    clicks the tray icon (the host passes the compositor's token for that click, then activates the item, as
+    KDE Plasma does): the window comes to the front with the focus."""
+    since = run.peer.mark()
+    run.peer.send("tray-host")
+    run.peer.wait(r"tray-host", since)
+    app = start_focused(run)
+    run.peer.wait(r"item \S+ \S+", since)
+    wait_until(lambda: app.count("tray icon shown") == 1, "the tray icon was not shown")
+    ask = app.ask("Rebuild the search index tonight?")
+    run.painted("the question")
+    run.peer.show()
+    wait_until(lambda: app.count("window lost the focus") > 0, "the window never lost the focus")
+    focus_before = app.count("window focused")
+    since = run.peer.mark()
+    run.peer.keys("t")
+    run.peer.wait(r"tray-activated \S+", since)
+    wait_until(lambda: app.count("presented with an activation token") > 0, "the tray host's token was not used")
+    run.focused("the tray icon clicked", since=focus_before)
+    run.painted("the question, after the tray icon's click", again=True)
+    run.answer(ask, 1, "Yes")
+
+
 CASES = [
     case_the_first_question_is_on_screen_and_answered_by_keys,
     case_hidden_dropped_and_asked_again_the_question_is_on_screen,
     case_a_question_leaves_the_focus_elsewhere_and_its_notification_opens_it,
     case_a_second_launch_brings_the_window_forward_with_its_token_only,
     case_the_tray_icon_waits_for_a_tray_host,
+    case_the_tray_icons_click_brings_the_window_forward_with_the_hosts_token,
 ]
 COMPOSITORS = {"sway": Sway, "mutter": Mutter}
 
@@ -498,36 +514,19 @@ def main():
     args = parser.parse_args()
     print(f"app {args.app}, --drop-window-after={args.drop_window_after}", flush=True)
 
-    passed = failed = 0
+    tally = Tally(args.only)
     for name in args.compositors.split(","):
         try:
             run = Run(args, COMPOSITORS[name])
         except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print(f"FAIL {name} did not start: {type(e).__name__}: {e}", flush=True)
-            traceback.print_exc()
+            tally.fail(f"{name} did not start", e)
             continue
         try:
-            for case in CASES:
-                if args.only and args.only not in case.__name__:
-                    continue
-                started = time.time()
-                label = case.__name__[len("case_"):]
-                try:
-                    case(run)
-                    passed += 1
-                    print(f"PASS {label} [{name}] ({time.time() - started:.1f}s)", flush=True)
-                except Exception as e:  # noqa: BLE001 - report and go on
-                    failed += 1
-                    print(f"FAIL {label} [{name}]: {type(e).__name__}: {str(e)[:1200]}", flush=True)
-                    traceback.print_exc()
-                finally:
-                    run.end_case()
+            for case in tally.selected(CASES):
+                tally.run(case, name, run, run.end_case)
         finally:
             run.stop()
-    print(f"{passed} passed, {failed} failed", flush=True)
-    return 0 if failed == 0 and passed > 0 else 1
-
+    return tally.summary()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,6 +13,9 @@ what happens on stdout, one event a line:
   RemoteDesktop session under mutter; `typed` when done); a key is a name (`1`, `Escape`, `ctrl+Return`);
   `tray-host` starts a tray host (owns org.kde.StatusNotifierWatcher, as a panel does; `item <name>` when
   an item registers).
+- out, after `t` typed in its window: `tray-activated <token>`: as KDE Plasma does when the person clicks a
+  tray icon, it passed the compositor's token for the key to the newest item (`ProvideXdgActivationToken`)
+  and then activated it (`Activate`).
 
 The person's actions in it are keys typed while its window has the focus, so the compositor issues real
 activation tokens for them (xdg_activation_v1, with the key's serial and the focused surface), as it does
@@ -81,6 +84,8 @@ class Peer:
         self.newest = None
         self.remote = None
         self.window = None
+        self.tray_item = None
+        self.hosting = False
 
     def show(self):
         """A new window each time, as a program the person opens: compositors give a new window the focus."""
@@ -126,12 +131,18 @@ class Peer:
             invocation.return_value(None)
 
     def tray_host(self):
-        """A panel's StatusNotifierWatcher: items register with it."""
+        """A panel's StatusNotifierWatcher: items register with it. Once: a second call says it is there."""
+        if self.hosting:
+            say("tray-host")
+            return
+        self.hosting = True
         items = []
 
         def call(_bus, sender, _path, _interface, method, params, invocation):
             if method == "RegisterStatusNotifierItem":
                 items.append(params[0])
+                # An item names its bus name (its object is /StatusNotifierItem) or its object path.
+                self.tray_item = (sender, params[0] if params[0].startswith("/") else "/StatusNotifierItem")
                 say("item", sender, params[0])
             invocation.return_value(None)
 
@@ -165,6 +176,14 @@ class Peer:
             self.signal("ActivationToken", "(us)", (self.newest, token))
             self.signal("ActionInvoked", "(us)", (self.newest, "default"))
             say("invoked", self.newest, token)
+        elif name == "t" and self.tray_item is not None:
+            token = self.token()
+            sender, path = self.tray_item
+            for method, args in (("ProvideXdgActivationToken", GLib.Variant("(s)", (token,))),
+                                 ("Activate", GLib.Variant("(ii)", (0, 0)))):
+                self.bus.call_sync(sender, path, "org.kde.StatusNotifierItem", method, args, None,
+                                   Gio.DBusCallFlags.NONE, 5000, None)
+            say("tray-activated", token)
         return False
 
     # ----- keys -----
