@@ -34,9 +34,11 @@ step() {
   shift
   log "$name"
   if "$@"; then
+    last_ok=1
     results+=("ok    $name ($((SECONDS - t0)) s)")
     passed=$((passed + 1))
   else
+    last_ok=0
     results+=("FAIL  $name ($((SECONDS - t0)) s)")
     failed=$((failed + 1))
   fi
@@ -70,12 +72,18 @@ fi
 # The suites reuse the workspace build above: building one package alone unifies features
 # differently and would compile much of the tree again.
 export SKIP_BUILD=1
-for suite in mcp desktop clients package; do
+# The package step builds the release binaries once; the desktop suites' pixel checks (no WebDriver)
+# then judge those, as people run them.
+for suite in mcp package desktop clients; do
+  if [ "$suite" = desktop ] && [ "${package_built:-0}" = 1 ]; then
+    export ASKDESK_PIXEL_APP="$PWD/target/release/askdesk-desktop" ASKDESK_PIXEL_CLI="$PWD/target/release/askdesk"
+  fi
   if [ -x "tests/$suite/run.sh" ]; then
     step "$suite end-to-end (tests/$suite/run.sh)" "tests/$suite/run.sh"
   elif [ -e "tests/$suite/run.sh" ]; then
     step "$suite end-to-end (tests/$suite/run.sh)" bash "tests/$suite/run.sh"
   fi
+  if [ "$suite" = package ]; then package_built=${last_ok:-0}; fi
 done
 
 printf '\n'

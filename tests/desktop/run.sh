@@ -8,6 +8,7 @@
 #
 # Environment: ASKDESK_DESKTOP_BIN (default target/debug/askdesk-desktop, built if missing),
 # ASKDESK_CLI_BIN (default target/debug/askdesk, built with the app, for the hook tests),
+# ASKDESK_PIXEL_APP/ASKDESK_PIXEL_CLI (the binaries the pixel suites judge; default the two above),
 # SCREENSHOTS=<dir> to save screenshots, SKIP_BUILD=1 to use the binary as is.
 # Extra arguments go to pytest, which runs in this folder (e.g. -k plan, or test_rules.py).
 set -euo pipefail
@@ -70,9 +71,13 @@ status=0
 # Under WebDriver the app keeps WebKit's network process, so a window rebuilt after a drop is judged
 # again without it, by the screen's pixels. Not when pytest was given arguments (-k, a file): they name
 # the WebDriver suite's tests.
+# They judge ASKDESK_PIXEL_APP when it is set (scripts/test.sh sets it to the release build the package
+# step made: what people run), else the same binary as the WebDriver suite.
 if [ "$#" -eq 0 ]; then
-  SCREENSHOTS= SKIP_BUILD=1 ASKDESK_DESKTOP_BIN="$APP" ASKDESK_CLI_BIN="$CLI" bash "$HERE/run-lifecycle.sh" || status=1
+  PIXEL_APP="${ASKDESK_PIXEL_APP:-$APP}"
+  PIXEL_CLI="${ASKDESK_PIXEL_CLI:-$CLI}"
+  SCREENSHOTS= SKIP_BUILD=1 ASKDESK_DESKTOP_BIN="$PIXEL_APP" ASKDESK_CLI_BIN="$PIXEL_CLI" bash "$HERE/run-lifecycle.sh" || status=1
   # The same lifecycle, and the focus, under Wayland compositors (sway, mutter).
-  SKIP_BUILD=1 ASKDESK_DESKTOP_BIN="$APP" ASKDESK_CLI_BIN="$CLI" bash "$HERE/run-wayland.sh" || status=1
+  SKIP_BUILD=1 ASKDESK_DESKTOP_BIN="$PIXEL_APP" ASKDESK_CLI_BIN="$PIXEL_CLI" bash "$HERE/run-wayland.sh" || status=1
 fi
 exit "$status"

@@ -20,13 +20,13 @@ import signal
 import subprocess
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import screen as scr  # noqa: E402
 from harness import closed_on_bus, dbus, find_notification, find_tray_item, web_processes  # noqa: E402
+from cases import Tally  # noqa: E402
 
 NETWORK = "WebKitNetworkPr"  # comm is cut at 15 bytes
 PAINT_TIMEOUT = 15
@@ -561,32 +561,21 @@ def main():
     args = parser.parse_args()
     print(f"app {args.app}, --drop-window-after={args.drop_window_after}", flush=True)
 
-    passed = failed = 0
+    tally = Tally(args.only)
     for wm in args.wm.split(","):
         wm_proc = start_wm(wm, args.work)
         try:
-            for case in CASES:
-                if args.only and args.only not in case.__name__:
-                    continue
+            for case in tally.selected(CASES):
                 run = Run(args, wm)
                 run.case = case.__name__[len("case_"):]
-                started = time.time()
-                try:
-                    case(run)
-                    passed += 1
-                    print(f"PASS {run.case} [{wm}] ({time.time() - started:.1f}s)", flush=True)
-                except Exception as e:  # noqa: BLE001 - report and go on
-                    failed += 1
-                    print(f"FAIL {run.case} [{wm}]: {type(e).__name__}: {str(e)[:1200]}", flush=True)
-                    traceback.print_exc()
-                finally:
+
+                def end(run=run):
                     run.cleanup()
                     run.screen.close()
+                tally.run(case, wm, run, end)
         finally:
             stop(wm_proc)
-    print(f"{passed} passed, {failed} failed", flush=True)
-    return 0 if failed == 0 and passed > 0 else 1
-
+    return tally.summary()
 
 if __name__ == "__main__":
     sys.exit(main())
