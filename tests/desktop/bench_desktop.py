@@ -22,6 +22,7 @@ import sys
 import time
 
 import screen as scr
+from test_lifecycle import start_wm, stop as stop_wm
 
 TICK = os.sysconf("SC_CLK_TCK")
 MB = 1024 * 1024
@@ -405,6 +406,7 @@ def drop_cycles(app_bin, env, work, cycles, opens):
     env = dict(env, ASKDESK_SOCKET=path)
     screen = scr.Screen()
     open_times, drop_times, looks = [], [], []
+    drop_sent = []  # when each drop cycle's ask left, to read the app's log against
     series = []  # the idle hidden PSS after each drop
     with open(log_path, "w") as log:
         app = start(app_bin, ["--drop-window-after=2"], env, log)
@@ -445,6 +447,7 @@ def drop_cycles(app_bin, env, work, cycles, opens):
             if i == 0:
                 first_pss = series[0]
             rid, sent = asker.ask(f"cycle-{i}")
+            drop_sent.append(sent)
             took, took_looks = on_screen_at(screen, app.pid, sent)
             drop_times.append(took)
             looks += took_looks
@@ -460,7 +463,32 @@ def drop_cycles(app_bin, env, work, cycles, opens):
     finally:
         stop(app)
         screen.close()
-    return open_times, drop_times, first_pss, last_pss, looks, series
+    return open_times, drop_times, first_pss, last_pss, looks, series, stages(log_path, drop_sent)
+
+
+# The app's log lines that mark how far a dropped window's question has come, in the order they happen.
+STAGES = (("the app has the request", "request added"), ("window built", "window built"),
+          ("page loaded", "page load event=Finished"), ("page drew it", "request shown"))
+
+
+def stages(log_path, sent_times):
+    """For each stage of STAGES, the time from each ask to the first log line of that stage after it (and
+    before the next ask), in seconds: where a dropped window's question spends its time."""
+    stamped = []
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = ANSI.sub("", raw)
+            t = log_time(line)
+            if t is not None:
+                stamped.append((t, line))
+    found = {name: [] for name, _ in STAGES}
+    bounds = list(sent_times) + [float("inf")]
+    for sent, following in zip(bounds, bounds[1:]):
+        for name, text in STAGES:
+            at = next((t for t, line in stamped if sent <= t < following and text in line), None)
+            if at is not None:
+                found[name].append(at - sent)
+    return found
 
 
 # ----- the runs -----
@@ -536,7 +564,12 @@ def ms(s):
 
 def cycles_report(report, args, env):
     """The drop cycles' figures, each next to its target."""
-    open_times, drop_times, first_pss, last_pss, looks, series = drop_cycles(args.app, env, args.work, args.cycles, 5)
+    wm = start_wm(args.wm, args.work)
+    try:
+        open_times, drop_times, first_pss, last_pss, looks, series, found = drop_cycles(
+            args.app, env, args.work, args.cycles, 5)
+    finally:
+        stop_wm(wm)
     resolution = (f"resolution: one look at the screen every {statistics.median(looks) * 1000:.0f} ms "
                   f"(median; slowest {max(looks) * 1000:.0f} ms)") if looks else "the window never showed"
     drop_p50, drop_worst = statistics.median(drop_times), max(drop_times)
@@ -544,6 +577,11 @@ def cycles_report(report, args, env):
                f"{len(drop_times)} hide/drop cycles, --drop-window-after=2; {resolution}", drop_p50 <= 0.4)
     report.add("ask -> dialog on screen, dropped window, worst <= 800 ms", ms(drop_worst),
                "all: " + " ".join(ms(t) for t in drop_times), drop_worst <= 0.8)
+    print(f"where a dropped window's question spends its time (window manager: {args.wm}), p50 from the ask:")
+    for name, _ in STAGES:
+        times = found[name]
+        print(f"  {name:<24} " + (f"{ms(statistics.median(times))} ({len(times)} cycles)" if times else "never logged"))
+    print(f"  {'on screen (pixels)':<24} {ms(drop_p50)}")
     open_p50 = statistics.median(open_times)
     report.add("ask -> dialog on screen, window open, p50 <= 100 ms", ms(open_p50),
                f"{len(open_times)} asks, the first the first request the page draws: "
@@ -567,6 +605,8 @@ def main():
     parser.add_argument("--launches", type=int, default=5)
     parser.add_argument("--cycles", type=int, default=20, help="hide/drop/ask cycles timed on screen")
     parser.add_argument("--only-cycles", action="store_true", help="measure the drop cycles only")
+    parser.add_argument("--wm", default="openbox", choices=("openbox", "none"),
+                        help="the window manager the drop cycles run under (default openbox, as people run)")
     args = parser.parse_args()
     if args.cycles < 5:
         parser.error("--cycles: at least 5")
