@@ -231,7 +231,7 @@ impl ksni::Tray for Item {
     }
 
     fn title(&self) -> String {
-        tooltip(self.waiting)
+        "askdesk".to_owned()
     }
 
     fn tool_tip(&self) -> ksni::ToolTip {

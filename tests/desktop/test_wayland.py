@@ -475,8 +475,20 @@ def case_the_tray_icons_click_brings_the_window_forward_with_the_hosts_token(run
     app = start_focused(run)
     run.peer.wait(r"item \S+ \S+", since)
     wait_until(lambda: app.count("tray icon shown") == 1, "the tray icon was not shown")
+    since = run.peer.mark()
+    run.peer.send("tray-read")
+    idle_icon, idle_tip = run.peer.wait(r"tray-item (\S+) (.*)", since).groups()
+    assert idle_tip == "askdesk — no questions waiting", idle_tip
     ask = app.ask("Rebuild the search index tonight?")
     run.painted("the question")
+
+    def read_one_waiting():
+        mark = run.peer.mark()
+        run.peer.send("tray-read")
+        icon, tip = run.peer.wait(r"tray-item (\S+) (.*)", mark).groups()
+        return (icon, tip) if tip == "askdesk — 1 question waiting" else None
+    icon, _ = wait_until(read_one_waiting, "the tray item's tooltip never counted the question")
+    assert icon != idle_icon, "the tray item's icon does not show the count"
     run.peer.show()
     wait_until(lambda: app.count("window lost the focus") > 0, "the window never lost the focus")
     focus_before = app.count("window focused")

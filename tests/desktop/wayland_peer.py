@@ -16,6 +16,8 @@ what happens on stdout, one event a line:
 - out, after `t` typed in its window: `tray-activated <token>`: as KDE Plasma does when the person clicks a
   tray icon, it passed the compositor's token for the key to the newest item (`ProvideXdgActivationToken`)
   and then activated it (`Activate`).
+- in: `tray-read` reads the newest item's tooltip and icon as a panel does; out: `tray-item <sha1 of the
+  icon's pixels> <tooltip's title>`.
 
 The person's actions in it are keys typed while its window has the focus, so the compositor issues real
 activation tokens for them (xdg_activation_v1, with the key's serial and the focused surface), as it does
@@ -25,6 +27,7 @@ server, `ActivationToken(id, token)` and then `ActionInvoked(id, "default")` for
 GNOME Shell, KDE Plasma and mako do when the person clicks a notification.
 """
 import argparse
+import hashlib
 import subprocess
 import sys
 import threading
@@ -156,6 +159,17 @@ class Peer:
         Gio.bus_own_name_on_connection(self.bus, WATCHER, Gio.BusNameOwnerFlags.NONE,
                                        lambda *_: say("tray-host"), lambda *_: say("tray-host-lost"))
 
+    def tray_read(self):
+        """The newest item's icon and tooltip, read as a panel reads them."""
+        sender, path = self.tray_item
+
+        def get(name):
+            return self.bus.call_sync(sender, path, "org.freedesktop.DBus.Properties", "Get",
+                                      GLib.Variant("(ss)", ("org.kde.StatusNotifierItem", name)), None,
+                                      Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        pixels = b"".join(bytes(data) for _w, _h, data in get("IconPixmap"))
+        say("tray-item", hashlib.sha1(pixels).hexdigest(), get("ToolTip")[2])
+
     def signal(self, member, signature, values):
         self.bus.emit_signal(None, PATH, NOTIFICATIONS, member, GLib.Variant(signature, values))
 
@@ -230,6 +244,8 @@ class Peer:
                 GLib.idle_add(lambda: self.show() and False)
             elif words == ["hide"]:
                 GLib.idle_add(lambda: self.hide() and False)
+            elif words == ["tray-read"]:
+                GLib.idle_add(lambda: self.tray_read() and False)
             elif words == ["tray-host"]:
                 GLib.idle_add(lambda: self.tray_host() and False)
         GLib.idle_add(Gtk.main_quit)
