@@ -21,7 +21,9 @@ use crate::error::Error;
 use crate::keys::{self, DeviceKey};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
-use crate::pending::{OfferError, Pending, PendingRequest, Update, VerifiedAnswer, MAX_ATTEMPTS};
+use crate::pending::{
+    OfferError, Pending, PendingRequest, Settled, Update, VerifiedAnswer, MAX_ATTEMPTS,
+};
 
 /// The remote's shared state; cheap to clone.
 #[derive(Clone)]
@@ -66,7 +68,7 @@ pub struct SignedAnswer {
     pub id: String,
     /// base64url of 16 random bytes, new for each answer.
     pub nonce: String,
-    /// The answer exactly as signed.
+    /// The answer exactly as signed; `null` dismisses the whole batch.
     pub answer: Value,
     /// The request digest the device computed (base64url); optional, for a clearer refusal.
     #[serde(default)]
@@ -130,6 +132,14 @@ pub struct Offered {
 impl Offered {
     pub fn id(&self) -> RequestId {
         self.id
+    }
+
+    /// The verified answer, if one already claimed the request: for an adapter whose request was
+    /// withdrawn at the moment a device's answer claimed it, so that device hears its answer was
+    /// not used ([`Remote::settled`]) instead of waiting for word forever. Call it after
+    /// [`Remote::withdraw`], when no answer can claim the request any more.
+    pub fn try_answer(&mut self) -> Option<VerifiedAnswer> {
+        self.answer.try_recv().ok()
     }
 }
 
@@ -287,6 +297,13 @@ impl Remote {
         lock(&self.inner.pending).remove(id);
     }
 
+    /// The adapter reports how a verified answer fared at the broker: every device hears it, so
+    /// the device that answered says "Sent" only now (or that the desk answered first), and the
+    /// others say which device answered.
+    pub fn settled(&self, settled: Settled) {
+        lock(&self.inner.pending).settled(settled);
+    }
+
     pub(crate) fn updates(&self) -> broadcast::Receiver<Update> {
         lock(&self.inner.pending).updates.subscribe()
     }
@@ -335,10 +352,18 @@ impl Remote {
             return Err(Refusal::TooManyAttempts);
         }
         entry.nonces.insert(used);
-        let answer: Answer = serde_json::from_value(signed.answer)
-            .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
-        let answer = askdesk_core::validate::check_answer(&entry.request.questions, answer)
-            .map_err(|error| Refusal::BadAnswer(error.message.clone()))?;
+        // `null`, signed like any answer: the person dismissed the whole batch.
+        let answer = match signed.answer {
+            Value::Null => None,
+            answer => {
+                let answer: Answer = serde_json::from_value(answer)
+                    .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+                Some(
+                    askdesk_core::validate::check_answer(&entry.request.questions, answer)
+                        .map_err(|error| Refusal::BadAnswer(error.message.clone()))?,
+                )
+            }
+        };
         let entry = pending.remove(id).expect("held above");
         entry
             .answer

@@ -86,13 +86,13 @@ async fn a_signed_answer_is_yielded_with_its_device() {
     assert_eq!(verified.device, "Pixel");
     assert_eq!(
         verified.answer,
-        Answer {
+        Some(Answer {
             answers: vec![AnswerItem {
                 id: "go".into(),
                 selected: vec!["Yes (Recommended)".into()],
                 custom: None
             }]
-        }
+        })
     );
     assert_eq!(
         next(&mut socket).await,
