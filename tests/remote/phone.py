@@ -207,9 +207,13 @@ class Browser:
             ("Page.enable", {}), ("Runtime.enable", {}),
             ("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}),
             ("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}),
-            ("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]}),
         ]:
             self.page(method, params)
+        self.color_scheme("dark" if dark else "light")
+
+    def color_scheme(self, scheme):
+        """What `prefers-color-scheme` says from now on: "light" or "dark"."""
+        self.page("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
 
     def _read(self):
         buffer = b""

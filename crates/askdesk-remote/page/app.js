@@ -280,7 +280,7 @@ function refused(id, reason, text) {
   const card = state.cards.get(id);
   if (!card) return;
   if (reason === 'not-pending') {
-    endCard(id, `Expired or answered on the desk ${hhmm()}`, 'lost');
+    endCard(id, `Answered on the desk or expired ${hhmm()}`, 'lost');
   } else if (reason === 'not-paired') {
     notPaired();
   } else {
