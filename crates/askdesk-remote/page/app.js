@@ -6,6 +6,8 @@
 // text.
 
 const DB = 'askdesk';
+/** How long a claimed pairing waits for the desk (docs/remote.md, "Pairing"), and a little more. */
+const CONFIRM_WITHIN_MS = 125000;
 const STORE = 'device';
 const enc = new TextEncoder();
 
@@ -174,6 +176,15 @@ async function pair(token, name) {
   history.replaceState(null, '', '/');
   state.confirming = true;
   connect();
+  // The desk has the claimed offer's lifetime again (120 s) to confirm; past it, nothing will.
+  setTimeout(() => {
+    if (!state.confirming) return;
+    state.stopped = true;
+    if (state.socket) state.socket.close();
+    statusLine('Not paired', 'warn');
+    main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, 'The desk did not confirm'),
+      h('p', {}, 'The code was not confirmed at the desk in time, or not the one this phone showed. Pair again from the desk.')));
+  }, CONFIRM_WITHIN_MS);
 }
 
 // --- the socket ---
