@@ -192,7 +192,7 @@ async function pair(token, name) {
 const state = {
   device: null,
   socket: null,
-  /** Cards by request id, each { wire, node, phase, form }. */
+  /** Cards by request id, each { wire, node, phase, forms }; phase: waiting, sending, accepted, ended. */
   cards: new Map(),
   unreachableSince: null,
   backoff: 500,
@@ -238,7 +238,12 @@ async function receive(socket, message) {
     case 'requests': {
       const held = new Set(message.requests.map((r) => r.id));
       for (const [id, card] of state.cards) {
-        if (!held.has(id) && card.phase === 'waiting') endCard(id, `Answered on the desk or expired ${hhmm()}`);
+        if (held.has(id)) continue;
+        if (card.phase === 'waiting') endCard(id, `Answered on the desk or expired ${hhmm()}`);
+        // The socket dropped before the desk said how this phone's answer fared.
+        else if (card.phase === 'sending' || card.phase === 'accepted') {
+          endCard(id, `Sent, but the desk went away before confirming it: check at the desk ${hhmm()}`, 'lost');
+        }
       }
       for (const request of message.requests) {
         if (!state.cards.has(request.id) || state.cards.get(request.id).phase !== 'waiting') addCard(request);
@@ -311,7 +316,7 @@ function showRequests() {
 
 function updateEmpty() {
   const empty = document.getElementById('empty');
-  if (empty) empty.hidden = [...state.cards.values()].some((c) => c.phase !== 'gone');
+  if (empty) empty.hidden = state.cards.size > 0;
 }
 
 function addCard(wire) {

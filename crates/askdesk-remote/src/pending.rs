@@ -61,7 +61,7 @@ pub struct Settled {
 /// the project, each question with its `detail` rendered and sanitized and its plan blocks. The
 /// page shows this and never renders markdown itself. No plan thread is known here, so a plan
 /// shows no revision.
-fn view(request: &PendingRequest) -> Value {
+pub fn view(request: &PendingRequest) -> Value {
     let request = askdesk_core::Request {
         id: request.id,
         questions: request.questions.clone(),
@@ -107,9 +107,12 @@ impl Pending {
         }
     }
 
+    /// Holds `request`, shown to devices with `view` ([`view`], made before the lock is taken:
+    /// rendering a long plan takes a while).
     pub fn offer(
         &mut self,
         request: PendingRequest,
+        view: Value,
     ) -> Result<oneshot::Receiver<VerifiedAnswer>, OfferError> {
         if self.entries.contains_key(&request.id) {
             return Err(OfferError::Duplicate(request.id));
@@ -121,7 +124,7 @@ impl Pending {
         let agent = request.agent.as_ref();
         let digest = digest::request_digest(request.id, &key, agent, &request.questions);
         let mut wire = digest::request_wire(request.id, &key, agent, &request.questions);
-        wire["view"] = view(&request);
+        wire["view"] = view;
         let wire = Arc::new(wire);
         let (answer, receiver) = oneshot::channel();
         let _ = self.updates.send(Update::Offered(wire.clone()));

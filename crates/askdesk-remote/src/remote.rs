@@ -284,7 +284,8 @@ impl Remote {
     /// [`Offered`] is dropped.
     pub fn offer(&self, request: PendingRequest) -> Result<Offered, OfferError> {
         let id = request.id;
-        let answer = lock(&self.inner.pending).offer(request)?;
+        let view = crate::pending::view(&request);
+        let answer = lock(&self.inner.pending).offer(request, view)?;
         Ok(Offered {
             id,
             answer,
