@@ -276,6 +276,29 @@ class Answers(PhoneTest):
         self.assertEqual(conn.wait(rid), {"answers": [
             {"id": "plan", "selected": [], "custom": "Keep the files under XDG_CACHE_HOME."}]})
 
+    def test_comments_on_blocks_of_a_plan_go_back_quoted_in_the_feedback(self):
+        conn, rid = self.ask([plan_question()])
+        b = self.browser
+        b.wait_text("Move the cache to disk")
+        step = b.evaluate("""(() => {
+            const li = [...document.querySelectorAll('.plan-review .md li[data-block]')]
+              .find((e) => e.textContent.startsWith('Read them back'));
+            return li.dataset.block;
+        })()""")
+        b.tap(f'.plan-review .md [data-block="{step}"]')
+        b.type(f'.comments textarea[data-block="{step}"]', "Only on the first start of the day.")
+        # An approval cannot carry comments: the page says so and sends nothing.
+        b.tap(".request .approve")
+        b.wait_text("Comments go back as feedback", ".request .note")
+        b.type(".request .feedback", "Otherwise good.")
+        b.tap(".request .send-feedback")
+        b.wait_text("Sent", ".request .note")
+        custom = conn.wait(rid)["answers"][0]["custom"]
+        self.assertIn("Steps", custom)
+        self.assertIn("> Read them back on start; drop files older than a week.", custom)
+        self.assertIn("Only on the first start of the day.", custom)
+        self.assertTrue(custom.rstrip().endswith("Otherwise good."), custom)
+
     def test_requests_are_listed_newest_on_top(self):
         self.ask([question("a", "The first question?", ["Yes"])])
         self.browser.wait_text("The first question?")

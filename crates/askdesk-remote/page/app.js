@@ -371,7 +371,7 @@ function renderCard(card) {
   card.forms = questions;
   const send = h('button', { type: 'button', class: 'button primary big send' }, 'Send');
   const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, 'Dismiss');
-  send.addEventListener('click', () => answer(card, { answers: questions.map((f) => f.answer()) }));
+  send.addEventListener('click', () => submitCard(card));
   dismiss.addEventListener('click', () => answer(card, null));
   const onlyPlan = questions.length === 1 && questions[0].plan;
   return h('article', { class: 'card request', 'data-id': card.wire.id },
@@ -433,18 +433,49 @@ function questionForm(q) {
   };
 }
 
-/** A plan under review: the plan as the desk rendered it, Approve, and feedback. */
+/**
+ * A plan under review: the plan as the desk rendered it, Approve, and feedback. Tapping a block of
+ * the plan opens a comment on it; comments go to the desk with the answer, which quotes each one's
+ * block in the feedback as the desk's dialog does (askdesk-view's plan_thread::review).
+ */
 function planForm(q) {
   const approve = q.intent.approve;
   const feedback = h('textarea', { class: 'feedback', rows: '3', placeholder: 'Feedback for the agent…', 'aria-label': 'Feedback' });
   const approveButton = h('button', { type: 'button', class: 'button primary big approve' }, `✓ ${displayLabel(approve)}`);
   const sendFeedback = h('button', { type: 'button', class: 'button big send-feedback' }, 'Send feedback');
+  const plan = detail(q);
+  /** Comment editors by block key, in the order they were opened. */
+  const comments = new Map();
+  const list = h('div', { class: 'comments' });
+  const paths = new Map((q.blocks || []).map((b) => [b.key, b.path]));
+  if (plan) {
+    plan.classList.add('commentable');
+    plan.addEventListener('click', (event) => {
+      if (event.target.closest('a')) return;
+      const block = event.target.closest('[data-block]');
+      if (!block || !plan.contains(block) || block.closest('.request.ended')) return;
+      const key = block.dataset.block;
+      if (!comments.has(key)) {
+        const text = h('textarea', { class: 'comment-text', rows: '2', 'data-block': key, 'aria-label': `Comment on ${paths.get(key) || key}` });
+        const remove = h('button', { type: 'button', class: 'button small' }, 'Remove');
+        const editor = h('div', { class: 'comment' }, h('p', { class: 'comment-on' }, `On ${paths.get(key) || key}`), text, remove);
+        remove.addEventListener('click', () => { editor.remove(); comments.delete(key); block.classList.remove('commented'); });
+        comments.set(key, text);
+        block.classList.add('commented');
+        list.append(editor);
+      }
+      comments.get(key).focus();
+    });
+  }
   let choice = null;
   const node = h('section', { class: 'question plan-review', 'data-question': q.id },
     q.header ? h('p', { class: 'header' }, q.header) : null,
     h('h2', { class: 'question-text' }, q.question),
-    detail(q),
+    plan,
+    plan ? h('p', { class: 'muted hint' }, 'Tap a part of the plan to comment on it.') : null,
+    list,
     h('div', { class: 'plan-actions' }, approveButton, feedback, sendFeedback));
+  const written = () => [...comments].map(([block, text]) => ({ block, text: text.value.trim() })).filter((c) => c.text);
   const form = {
     node,
     plan: true,
@@ -453,11 +484,20 @@ function planForm(q) {
       const custom = feedback.value.trim();
       return custom ? { id: q.id, selected: [], custom } : { id: q.id, selected: [] };
     },
+    comments: () => (choice === 'approve' ? [] : written()),
   };
   const card = () => state.cards.get(node.closest('.request').dataset.id);
-  approveButton.addEventListener('click', () => { choice = 'approve'; submitCard(card()); });
+  approveButton.addEventListener('click', () => {
+    // Comments are feedback: they go back with "Send feedback", never with an approval.
+    if (written().length) {
+      setNote(card(), 'Comments go back as feedback: send them, or remove them to approve.', 'error');
+      return;
+    }
+    choice = 'approve';
+    submitCard(card());
+  });
   sendFeedback.addEventListener('click', () => {
-    if (!feedback.value.trim()) { feedback.focus(); return; }
+    if (!feedback.value.trim() && !written().length) { feedback.focus(); return; }
     choice = 'feedback';
     submitCard(card());
   });
@@ -465,7 +505,8 @@ function planForm(q) {
 }
 
 function submitCard(card) {
-  answer(card, { answers: card.forms.map((f) => f.answer()) });
+  const comments = card.forms.flatMap((f) => (f.comments ? f.comments() : []));
+  answer(card, { answers: card.forms.map((f) => f.answer()) }, comments);
 }
 
 /** The detail the desk rendered and sanitized (askdesk-view): the only HTML this page inserts. */
@@ -483,8 +524,8 @@ async function requestDigest(wire) {
   return b64u(await sha256(enc.encode(canonical(value))));
 }
 
-/** Signs `answer` (`null` dismisses the batch) for the card's request and sends it. */
-async function answer(card, value) {
+/** Signs `value` (`null` dismisses the batch) and any comments on its plan, and sends them. */
+async function answer(card, value, comments = []) {
   if (!state.socket || state.socket.readyState !== WebSocket.OPEN) {
     setNote(card, 'Not sent: the desk is unreachable', 'error');
     return;
@@ -494,8 +535,10 @@ async function answer(card, value) {
   setNote(card, 'Sending…', 'pending');
   const digest = await requestDigest(card.wire);
   const nonce = b64u(crypto.getRandomValues(new Uint8Array(16)));
-  const signature = await sign(state.device.privateKey, { answer: value, digest, kind: 'askdesk/answer', nonce, v: 1 });
-  state.socket.send(JSON.stringify({ type: 'answer', id: card.wire.id, nonce, answer: value, digest, signature }));
+  const signed = { answer: value, digest, kind: 'askdesk/answer', nonce, v: 1 };
+  if (comments.length) signed.comments = comments;
+  const signature = await sign(state.device.privateKey, signed);
+  state.socket.send(JSON.stringify({ type: 'answer', id: card.wire.id, nonce, answer: value, comments: signed.comments, digest, signature }));
 }
 
 // --- start ---

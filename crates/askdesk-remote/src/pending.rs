@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use askdesk_core::{AgentInfo, Answer, Question, RequestId};
+use askdesk_view::answerer::RequestView;
+use askdesk_view::plan_thread::PlanThreads;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 
@@ -57,26 +59,26 @@ pub struct Settled {
     pub used: bool,
 }
 
-/// The request as the desk's dialog sees it ([`askdesk_view::answerer::RequestView`]): who asks,
+/// The request as the desk's dialog sees it ([`RequestView`]): who asks,
 /// the project, each question with its `detail` rendered and sanitized and its plan blocks. The
 /// page shows this and never renders markdown itself. No plan thread is known here, so a plan
 /// shows no revision.
-pub fn view(request: &PendingRequest) -> Value {
+pub fn view(request: &PendingRequest) -> RequestView {
     let request = askdesk_core::Request {
         id: request.id,
         questions: request.questions.clone(),
         agent: request.agent.clone(),
         asked_at: SystemTime::now(),
     };
-    let threads = askdesk_view::plan_thread::PlanThreads::default();
-    serde_json::to_value(askdesk_view::answerer::RequestView::new(&request, &threads))
-        .unwrap_or(Value::Null)
+    RequestView::new(&request, &PlanThreads::default())
 }
 
 pub(crate) struct Entry {
     pub request: PendingRequest,
     pub digest: [u8; 32],
     pub wire: Arc<Value>,
+    /// What devices are shown; a plan's blocks, which comments are anchored to.
+    pub view: RequestView,
     /// (device key text, nonce) pairs already used on this request.
     pub nonces: HashSet<(String, String)>,
     pub answer: oneshot::Sender<VerifiedAnswer>,
@@ -112,7 +114,7 @@ impl Pending {
     pub fn offer(
         &mut self,
         request: PendingRequest,
-        view: Value,
+        view: RequestView,
     ) -> Result<oneshot::Receiver<VerifiedAnswer>, OfferError> {
         if self.entries.contains_key(&request.id) {
             return Err(OfferError::Duplicate(request.id));
@@ -124,7 +126,7 @@ impl Pending {
         let agent = request.agent.as_ref();
         let digest = digest::request_digest(request.id, &key, agent, &request.questions);
         let mut wire = digest::request_wire(request.id, &key, agent, &request.questions);
-        wire["view"] = view;
+        wire["view"] = serde_json::to_value(&view).unwrap_or(Value::Null);
         let wire = Arc::new(wire);
         let (answer, receiver) = oneshot::channel();
         let _ = self.updates.send(Update::Offered(wire.clone()));
@@ -135,6 +137,7 @@ impl Pending {
                 request,
                 digest,
                 wire,
+                view,
                 nonces: HashSet::new(),
                 answer,
             },

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use askdesk_core::sync::lock;
 use askdesk_core::{Answer, RequestId};
+use askdesk_view::plan_thread::{self, CommentInput};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot, watch};
@@ -73,6 +74,10 @@ pub struct SignedAnswer {
     /// The request digest the device computed (base64url); optional, for a clearer refusal.
     #[serde(default)]
     pub digest: Option<String>,
+    /// Comments on blocks of the plan under review (`[{"block", "quote"?, "text"}]`), signed with
+    /// the answer; the remote folds them into the plan's feedback text as the desk does.
+    #[serde(default)]
+    pub comments: Option<Value>,
     /// base64url of the 64-byte P1363 signature.
     #[serde(default)]
     pub signature: Option<String>,
@@ -339,8 +344,13 @@ impl Remote {
                 "the nonce is not 16 bytes of base64url".into(),
             ));
         }
-        let message = digest::answer_message(&entry.digest, &signed.nonce, &signed.answer)
-            .ok_or_else(|| Refusal::Malformed("the answer has no canonical form".into()))?;
+        let message = digest::answer_message(
+            &entry.digest,
+            &signed.nonce,
+            &signed.answer,
+            signed.comments.as_ref(),
+        )
+        .ok_or_else(|| Refusal::Malformed("the answer has no canonical form".into()))?;
         if !key.verifies(&message, signature) {
             return Err(Refusal::BadSignature);
         }
@@ -357,8 +367,28 @@ impl Remote {
         let answer = match signed.answer {
             Value::Null => None,
             answer => {
-                let answer: Answer = serde_json::from_value(answer)
+                let mut answer: Answer = serde_json::from_value(answer)
                     .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+                let comments: Vec<CommentInput> = match signed.comments {
+                    Some(comments) => serde_json::from_value(comments)
+                        .map_err(|error| Refusal::BadAnswer(error.to_string()))?,
+                    None => Vec::new(),
+                };
+                // Folded into the plan's feedback as the desk's dialog folds them.
+                let view = &entry.view;
+                plan_thread::review(
+                    &entry.request.questions,
+                    |id| {
+                        view.questions
+                            .iter()
+                            .find(|q| q.id == id)
+                            .map(|q| q.blocks.as_slice())
+                            .unwrap_or_default()
+                    },
+                    &mut answer,
+                    comments,
+                )
+                .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
                 Some(
                     askdesk_core::validate::check_answer(&entry.request.questions, answer)
                         .map_err(|error| Refusal::BadAnswer(error.message.clone()))?,

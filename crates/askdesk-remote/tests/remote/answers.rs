@@ -466,3 +466,80 @@ async fn the_phone_gets_the_request_as_the_desk_renders_it() {
     assert_eq!(question["options"][0]["recommended"], true);
     assert!(!question["blocks"].as_array().unwrap().is_empty());
 }
+
+/// A plan under review, offered and received.
+async fn plan_offered(desk: &Desk, socket: &mut Socket) -> (askdesk_remote::Offered, Value) {
+    let mut plan = request(8);
+    plan.questions[0].detail =
+        Some("# Cache\n\n## Steps\n\n1. Write files.\n2. Read them back.\n".into());
+    plan.questions[0].intent = Some(askdesk_core::Intent {
+        kind: "plan-review".into(),
+        approve: "Yes (Recommended)".into(),
+    });
+    let held = desk.remote.offer(plan).unwrap();
+    let wire = next(socket).await["request"].clone();
+    (held, wire)
+}
+
+#[tokio::test]
+async fn comments_on_a_plan_are_folded_into_its_feedback_as_at_the_desk() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = plan_offered(&desk, &mut socket).await;
+    let blocks = wire["view"]["questions"][0]["blocks"].as_array().unwrap();
+    let step = blocks
+        .iter()
+        .find(|b| b["text"] == "Read them back.")
+        .unwrap();
+    let answer =
+        json!({ "answers": [{ "id": "go", "selected": [], "custom": "Otherwise fine." }] });
+    let comments = json!([{ "block": step["key"], "text": "Only at start." }]);
+    let signed = phone.review(&wire, &nonce(), answer, comments);
+    assert_eq!(send(&mut socket, &signed).await["type"], "accepted");
+    let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
+    let custom = verified.answer.unwrap().answers[0].custom.clone().unwrap();
+    let expected = askdesk_view::plan_thread::feedback(
+        &askdesk_view::plan_thread::resolve(
+            &serde_json::from_value::<Vec<askdesk_view::markdown::Block>>(json!(blocks)).unwrap(),
+            vec![askdesk_view::plan_thread::CommentInput {
+                block: step["key"].as_str().unwrap().into(),
+                quote: None,
+                text: "Only at start.".into(),
+            }],
+        )
+        .unwrap(),
+        "Otherwise fine.",
+    );
+    assert_eq!(custom, expected);
+    assert!(
+        custom.contains("Read them back.") && custom.contains("Only at start."),
+        "{custom}"
+    );
+}
+
+#[tokio::test]
+async fn comments_are_signed_and_checked_against_the_plan() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = plan_offered(&desk, &mut socket).await;
+    let key = wire["view"]["questions"][0]["blocks"][0]["key"].clone();
+    let answer = json!({ "answers": [{ "id": "go", "selected": [] }] });
+    let mut altered = phone.review(
+        &wire,
+        &nonce(),
+        answer.clone(),
+        json!([{ "block": key, "text": "Fine." }]),
+    );
+    altered["comments"][0]["text"] = json!("Throw it all away.");
+    assert_eq!(send(&mut socket, &altered).await["reason"], "bad-signature");
+    let mut added = phone.answer(&wire, &nonce(), answer.clone());
+    added["comments"] = json!([{ "block": key, "text": "Sneaked in." }]);
+    assert_eq!(send(&mut socket, &added).await["reason"], "bad-signature");
+    let unknown = phone.review(
+        &wire,
+        &nonce(),
+        answer,
+        json!([{ "block": "s9.p9", "text": "Here." }]),
+    );
+    assert_eq!(send(&mut socket, &unknown).await["reason"], "bad-answer");
+}
