@@ -480,4 +480,29 @@ impl IncomingRequest {
             ))
             .await;
     }
+
+    /// Replies as a member of a race group (protocol 4.1) and learns whether the reply settled the
+    /// request: `Ok(false)` when the broker withdrew the request (`$/cancelRequest`) before it
+    /// answered two pings sent after the reply, which means another member decided first and
+    /// this reply was recorded as a late answer. The request's token stays registered until then,
+    /// so a withdrawal that crosses the reply still reaches it. The broker handles a connection's
+    /// lines in order and decides a race on the race's own task as soon as the reply wakes it;
+    /// the second ping leaves that task a whole round trip to run.
+    pub async fn reply_confirmed(self, result: Result<Option<Answer>, RpcError>) -> Result<bool> {
+        let sent = self
+            .client
+            .send(protocol::encode_response::<QuestionRequest>(
+                &self.id,
+                result.as_ref(),
+            ))
+            .await;
+        let confirmed = async {
+            sent?;
+            self.client.ping().await?;
+            self.client.ping().await
+        }
+        .await;
+        self.client.state().serving.remove(&self.id);
+        confirmed.map(|()| !self.cancelled.is_cancelled())
+    }
 }

@@ -8,8 +8,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use askdesk_broker::client::IncomingRequest;
-use askdesk_core::{RequestId, Scope};
-use askdesk_remote::{bind, CertificateSource, Name, PendingRequest, Remote, RemoteConfig};
+use askdesk_broker::protocol::RpcError;
+use askdesk_core::{RequestId, Scope, UserQuestionError};
+use askdesk_remote::{
+    bind, CertificateSource, Name, PendingRequest, Remote, RemoteConfig, Settled,
+};
 use clap::Args;
 use tokio::task::JoinSet;
 
@@ -60,6 +63,10 @@ pub struct RemoteArgs {
     /// from standard input
     #[arg(long)]
     pub pair: bool,
+    /// How long the pairing link stays valid, in seconds (at most 120, the default)
+    #[arg(long, value_name = "SECONDS", requires = "pair", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..=120))]
+    pub pair_lifetime: u64,
 }
 
 pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
@@ -67,6 +74,7 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     let mut config = RemoteConfig::new(args.listen, dir);
     config.names = args.names;
     config.every_interface = args.every_interface;
+    config.pairing_lifetime = std::time::Duration::from_secs(args.pair_lifetime);
     if let (Some(certificate), Some(key)) = (args.cert, args.key) {
         config.certificates = CertificateSource::Provided { certificate, key };
     }
@@ -117,8 +125,10 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     result
 }
 
-/// Offers one request to the phones and replies with a phone's verified answer; delegates a
-/// permission prompt at once; withdraws the request from the phones when the broker does.
+/// Offers one request to the phones and replies with a phone's verified answer (a dismissal fails
+/// the ask `ASK_CANCELLED`, as at the desk), then tells the phones whether the broker used it;
+/// delegates a permission prompt at once; withdraws the request from the phones when the broker
+/// does.
 async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
     let agent = request.params.agent.as_deref();
     // Never offered until passkeys guard them (docs/remote.md).
@@ -133,7 +143,7 @@ async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
         agent: agent.cloned(),
         questions: request.params.questions.to_vec(),
     });
-    let offered = match offered {
+    let mut offered = match offered {
         Ok(offered) => offered,
         Err(error) => {
             tracing::warn!(%error, "passing a request to the next answerer");
@@ -143,11 +153,28 @@ async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
     let cancelled = request.cancelled.clone();
     // A withdrawn request drops `offered`, which withdraws it from every phone.
     tokio::select! {
-        _ = cancelled.cancelled() => {}
-        answer = offered => match answer {
+        _ = cancelled.cancelled() => {
+            // Withdrawn first, so no answer can claim it any more; one that claimed it as the
+            // broker withdrew it was not used, and its phone hears so.
+            remote.withdraw(id);
+            if let Some(verified) = offered.try_answer() {
+                remote.settled(Settled { request: id, device: verified.device, used: false });
+            }
+        }
+        answer = &mut offered => match answer {
             Some(verified) => {
                 tracing::info!(device = %verified.device, request = %id, "answered from a phone");
-                request.reply(Ok(Some(verified.answer))).await;
+                let reply = match verified.answer {
+                    Some(answer) => Ok(Some(answer)),
+                    None => Err(RpcError::user_question(&UserQuestionError::cancelled_by_user())),
+                };
+                // The phone says "Sent" only once the broker used the answer.
+                let used = request.reply_confirmed(reply).await.unwrap_or(false);
+                remote.settled(Settled {
+                    request: id,
+                    device: verified.device,
+                    used,
+                });
             }
             None => request.reply(Ok(None)).await,
         },

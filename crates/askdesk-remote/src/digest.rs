@@ -49,16 +49,25 @@ pub fn request_digest(
 }
 
 /// The bytes a device signs to answer: the canonical JSON of
-/// `{"answer": <the answer exactly as sent>, "digest": <request digest>, "kind": "askdesk/answer",
-/// "nonce": <nonce>, "v": 1}`. `None` if the answer has no canonical form.
-pub fn answer_message(digest: &[u8; 32], nonce: &str, answer: &Value) -> Option<Vec<u8>> {
-    let value = json!({
+/// `{"answer": <the answer exactly as sent>, "comments": <the comments on the plan, exactly as
+/// sent, only when sent>, "digest": <request digest>, "kind": "askdesk/answer", "nonce": <nonce>,
+/// "v": 1}`. `None` if the answer has no canonical form.
+pub fn answer_message(
+    digest: &[u8; 32],
+    nonce: &str,
+    answer: &Value,
+    comments: Option<&Value>,
+) -> Option<Vec<u8>> {
+    let mut value = json!({
         "answer": answer,
         "digest": keys::encode(digest),
         "kind": "askdesk/answer",
         "nonce": nonce,
         "v": 1,
     });
+    if let Some(comments) = comments {
+        value["comments"] = comments.clone();
+    }
     canonical::to_string(&value).ok().map(String::into_bytes)
 }
 
@@ -144,7 +153,7 @@ mod tests {
     #[test]
     fn the_answer_message_is_the_documented_text() {
         let answer = json!({ "answers": [{ "selected": ["Yes"], "id": "go" }] });
-        let message = answer_message(&[1; 32], "bm9uY2U", &answer).unwrap();
+        let message = answer_message(&[1; 32], "bm9uY2U", &answer, None).unwrap();
         let expected = format!(
             "{{\"answer\":{{\"answers\":[{{\"id\":\"go\",\"selected\":[\"Yes\"]}}]}},\"digest\":\"{}\",\
              \"kind\":\"askdesk/answer\",\"nonce\":\"bm9uY2U\",\"v\":1}}",

@@ -15,7 +15,7 @@
 //! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
 //! - [`digest`]: what a device signs, byte for byte; [`canonical`]: the canonical JSON under it.
 //! - [`keys`]: a device's P-256 key and its P1363 signatures; base64url; randomness.
-//! - `pages`: the pages served (landing, pairing landing, installing the authority).
+//! - `pages`: the pages served: the phone's page (`page/`, built in), installing the authority.
 //! - [`files`]: the private directory and atomic 0600 files; [`error`]: [`Error`].
 
 pub mod canonical;
@@ -38,6 +38,6 @@ pub use devices::{Device, DeviceStore};
 pub use error::Error;
 pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
-pub use pending::{OfferError, PendingRequest, VerifiedAnswer};
+pub use pending::{OfferError, PendingRequest, Settled, VerifiedAnswer};
 pub use remote::{Offered, PairingOffer, Refusal, Remote, SignedAnswer};
 pub use server::{bind, RemoteConfig, Server};

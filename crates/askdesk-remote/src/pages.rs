@@ -1,8 +1,12 @@
-//! The pages the remote serves today: where the phone lands, the pairing landing page, and how to
-//! install askdesk's certificate authority on iOS and Android. Static text; no script yet.
+//! The pages the remote serves: the phone's page (`page/`: pairing, the waiting requests, signed
+//! answers; its files built in) and how to install askdesk's certificate authority on iOS and
+//! Android.
 
 use axum::extract::State;
+use axum::http::header;
 use axum::response::Html;
+use axum::routing::get;
+use axum::Router;
 
 use crate::remote::Remote;
 
@@ -14,19 +18,53 @@ const HEAD: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8"
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><title>askdesk</title></head><body>"#;
 
-pub(crate) async fn index() -> Html<String> {
-    Html(format!(
-        "{HEAD}<h1>askdesk</h1><p>This is the desk's remote. A phone is paired from the desk: \
-         Devices, then Add a phone, then scan the code it shows.</p>\
-         <p><a href=\"/ca\">Install this desk's certificate authority</a></p></body></html>"
-    ))
+/// The phone's page (a PWA), kept as files in `page/` and built into the binary: one document
+/// for pairing (`/pair#v1.<token>.<fingerprint>`) and for the waiting requests (`/`).
+const PAGE: &str = include_str!("../page/index.html");
+/// Every file the page loads: its path, its type and its text.
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "/app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../page/app.js"),
+    ),
+    (
+        "/style.css",
+        "text/css; charset=utf-8",
+        include_str!("../page/style.css"),
+    ),
+    (
+        "/sw.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../page/sw.js"),
+    ),
+    (
+        "/manifest.webmanifest",
+        "application/manifest+json",
+        include_str!("../page/manifest.webmanifest"),
+    ),
+    (
+        "/icon.svg",
+        "image/svg+xml",
+        include_str!("../page/icon.svg"),
+    ),
+];
+
+/// `/` and `/pair`: the phone's page, which reads the pairing token from the URL's fragment.
+pub(crate) async fn page() -> Html<&'static str> {
+    Html(PAGE)
 }
 
-pub(crate) async fn pair() -> Html<String> {
-    Html(format!(
-        "{HEAD}<h1>Pair with askdesk</h1><p>This page pairs a phone that scanned the code shown \
-         at the desk. The pairing script is not served yet by this version.</p></body></html>"
-    ))
+/// The routes of the page's files.
+pub(crate) fn assets<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
+    ASSETS
+        .iter()
+        .fold(router, |router, &(path, content_type, text)| {
+            router.route(
+                path,
+                get(move || async move { ([(header::CONTENT_TYPE, content_type)], text) }),
+            )
+        })
 }
 
 pub(crate) async fn authority(State(remote): State<Remote>) -> Html<String> {

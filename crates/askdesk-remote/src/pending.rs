@@ -4,8 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use askdesk_core::{AgentInfo, Answer, Question, RequestId};
+use askdesk_view::answerer::RequestView;
+use askdesk_view::plan_thread::PlanThreads;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 
@@ -31,7 +34,9 @@ pub struct VerifiedAnswer {
     pub request: RequestId,
     /// The name of the device that answered.
     pub device: String,
-    pub answer: Answer,
+    /// `None`: the person dismissed the whole batch on the device (the ask fails
+    /// `ASK_CANCELLED`, as a dismissal at the desk does).
+    pub answer: Option<Answer>,
 }
 
 /// What devices are told about the held requests.
@@ -39,12 +44,41 @@ pub struct VerifiedAnswer {
 pub enum Update {
     Offered(Arc<Value>),
     Withdrawn(RequestId),
+    Settled(Settled),
+}
+
+/// How a device's verified answer fared at the broker, which the adapter learns after passing it
+/// on ([`crate::Remote::settled`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    pub request: RequestId,
+    /// The device that answered.
+    pub device: String,
+    /// Whether the broker used the answer; `false`: another answerer settled the request first
+    /// (the desk), and the broker recorded this one as a late answer.
+    pub used: bool,
+}
+
+/// The request as the desk's dialog sees it ([`RequestView`]): who asks,
+/// the project, each question with its `detail` rendered and sanitized and its plan blocks. The
+/// page shows this and never renders markdown itself. No plan thread is known here, so a plan
+/// shows no revision.
+pub fn view(request: &PendingRequest) -> RequestView {
+    let request = askdesk_core::Request {
+        id: request.id,
+        questions: request.questions.clone(),
+        agent: request.agent.clone(),
+        asked_at: SystemTime::now(),
+    };
+    RequestView::new(&request, &PlanThreads::default())
 }
 
 pub(crate) struct Entry {
     pub request: PendingRequest,
     pub digest: [u8; 32],
     pub wire: Arc<Value>,
+    /// What devices are shown; a plan's blocks, which comments are anchored to.
+    pub view: RequestView,
     /// (device key text, nonce) pairs already used on this request.
     pub nonces: HashSet<(String, String)>,
     pub answer: oneshot::Sender<VerifiedAnswer>,
@@ -75,9 +109,12 @@ impl Pending {
         }
     }
 
+    /// Holds `request`, shown to devices with `view` ([`view`], made before the lock is taken:
+    /// rendering a long plan takes a while).
     pub fn offer(
         &mut self,
         request: PendingRequest,
+        view: RequestView,
     ) -> Result<oneshot::Receiver<VerifiedAnswer>, OfferError> {
         if self.entries.contains_key(&request.id) {
             return Err(OfferError::Duplicate(request.id));
@@ -88,12 +125,9 @@ impl Pending {
         let key = keys::random::<16>();
         let agent = request.agent.as_ref();
         let digest = digest::request_digest(request.id, &key, agent, &request.questions);
-        let wire = Arc::new(digest::request_wire(
-            request.id,
-            &key,
-            agent,
-            &request.questions,
-        ));
+        let mut wire = digest::request_wire(request.id, &key, agent, &request.questions);
+        wire["view"] = serde_json::to_value(&view).unwrap_or(Value::Null);
+        let wire = Arc::new(wire);
         let (answer, receiver) = oneshot::channel();
         let _ = self.updates.send(Update::Offered(wire.clone()));
         self.order.push(request.id);
@@ -103,6 +137,7 @@ impl Pending {
                 request,
                 digest,
                 wire,
+                view,
                 nonces: HashSet::new(),
                 answer,
             },
@@ -116,6 +151,11 @@ impl Pending {
         self.order.retain(|held| *held != id);
         let _ = self.updates.send(Update::Withdrawn(id));
         Some(entry)
+    }
+
+    /// Tells devices how a request a device answered ended at the broker.
+    pub fn settled(&self, settled: Settled) {
+        let _ = self.updates.send(Update::Settled(settled));
     }
 
     pub fn get_mut(&mut self, id: RequestId) -> Option<&mut Entry> {

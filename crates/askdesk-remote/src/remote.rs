@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use askdesk_core::sync::lock;
 use askdesk_core::{Answer, RequestId};
+use askdesk_view::plan_thread::{self, CommentInput};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot, watch};
@@ -21,7 +22,9 @@ use crate::error::Error;
 use crate::keys::{self, DeviceKey};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
-use crate::pending::{OfferError, Pending, PendingRequest, Update, VerifiedAnswer, MAX_ATTEMPTS};
+use crate::pending::{
+    OfferError, Pending, PendingRequest, Settled, Update, VerifiedAnswer, MAX_ATTEMPTS,
+};
 
 /// The remote's shared state; cheap to clone.
 #[derive(Clone)]
@@ -66,11 +69,15 @@ pub struct SignedAnswer {
     pub id: String,
     /// base64url of 16 random bytes, new for each answer.
     pub nonce: String,
-    /// The answer exactly as signed.
+    /// The answer exactly as signed; `null` dismisses the whole batch.
     pub answer: Value,
     /// The request digest the device computed (base64url); optional, for a clearer refusal.
     #[serde(default)]
     pub digest: Option<String>,
+    /// Comments on blocks of the plan under review (`[{"block", "quote"?, "text"}]`), signed with
+    /// the answer; the remote folds them into the plan's feedback text as the desk does.
+    #[serde(default)]
+    pub comments: Option<Value>,
     /// base64url of the 64-byte P1363 signature.
     #[serde(default)]
     pub signature: Option<String>,
@@ -130,6 +137,14 @@ pub struct Offered {
 impl Offered {
     pub fn id(&self) -> RequestId {
         self.id
+    }
+
+    /// The verified answer, if one already claimed the request: for an adapter whose request was
+    /// withdrawn at the moment a device's answer claimed it, so that device hears its answer was
+    /// not used ([`Remote::settled`]) instead of waiting for word forever. Call it after
+    /// [`Remote::withdraw`], when no answer can claim the request any more.
+    pub fn try_answer(&mut self) -> Option<VerifiedAnswer> {
+        self.answer.try_recv().ok()
     }
 }
 
@@ -274,7 +289,8 @@ impl Remote {
     /// [`Offered`] is dropped.
     pub fn offer(&self, request: PendingRequest) -> Result<Offered, OfferError> {
         let id = request.id;
-        let answer = lock(&self.inner.pending).offer(request)?;
+        let view = crate::pending::view(&request);
+        let answer = lock(&self.inner.pending).offer(request, view)?;
         Ok(Offered {
             id,
             answer,
@@ -285,6 +301,13 @@ impl Remote {
     /// Withdraws a request (settled elsewhere or cancelled); devices are told.
     pub fn withdraw(&self, id: RequestId) {
         lock(&self.inner.pending).remove(id);
+    }
+
+    /// The adapter reports how a verified answer fared at the broker: every device hears it, so
+    /// the device that answered says "Sent" only now (or that the desk answered first), and the
+    /// others say which device answered.
+    pub fn settled(&self, settled: Settled) {
+        lock(&self.inner.pending).settled(settled);
     }
 
     pub(crate) fn updates(&self) -> broadcast::Receiver<Update> {
@@ -321,8 +344,13 @@ impl Remote {
                 "the nonce is not 16 bytes of base64url".into(),
             ));
         }
-        let message = digest::answer_message(&entry.digest, &signed.nonce, &signed.answer)
-            .ok_or_else(|| Refusal::Malformed("the answer has no canonical form".into()))?;
+        let message = digest::answer_message(
+            &entry.digest,
+            &signed.nonce,
+            &signed.answer,
+            signed.comments.as_ref(),
+        )
+        .ok_or_else(|| Refusal::Malformed("the answer has no canonical form".into()))?;
         if !key.verifies(&message, signature) {
             return Err(Refusal::BadSignature);
         }
@@ -335,10 +363,38 @@ impl Remote {
             return Err(Refusal::TooManyAttempts);
         }
         entry.nonces.insert(used);
-        let answer: Answer = serde_json::from_value(signed.answer)
-            .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
-        let answer = askdesk_core::validate::check_answer(&entry.request.questions, answer)
-            .map_err(|error| Refusal::BadAnswer(error.message.clone()))?;
+        // `null`, signed like any answer: the person dismissed the whole batch.
+        let answer = match signed.answer {
+            Value::Null => None,
+            answer => {
+                let mut answer: Answer = serde_json::from_value(answer)
+                    .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+                let comments: Vec<CommentInput> = match signed.comments {
+                    Some(comments) => serde_json::from_value(comments)
+                        .map_err(|error| Refusal::BadAnswer(error.to_string()))?,
+                    None => Vec::new(),
+                };
+                // Folded into the plan's feedback as the desk's dialog folds them.
+                let view = &entry.view;
+                plan_thread::review(
+                    &entry.request.questions,
+                    |id| {
+                        view.questions
+                            .iter()
+                            .find(|q| q.id == id)
+                            .map(|q| q.blocks.as_slice())
+                            .unwrap_or_default()
+                    },
+                    &mut answer,
+                    comments,
+                )
+                .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+                Some(
+                    askdesk_core::validate::check_answer(&entry.request.questions, answer)
+                        .map_err(|error| Refusal::BadAnswer(error.message.clone()))?,
+                )
+            }
+        };
         let entry = pending.remove(id).expect("held above");
         entry
             .answer

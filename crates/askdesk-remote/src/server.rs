@@ -168,9 +168,9 @@ impl Server {
 }
 
 fn router(remote: Remote) -> Router {
-    Router::new()
-        .route("/", get(pages::index))
-        .route("/pair", get(pages::pair).post(pair))
+    pages::assets(Router::new())
+        .route("/", get(pages::page))
+        .route("/pair", get(pages::page).post(pair))
         .route("/ca", get(pages::authority))
         .route("/ca.crt", get(authority_certificate))
         .route("/socket", get(socket::upgrade))

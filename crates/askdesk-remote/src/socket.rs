@@ -87,6 +87,14 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                     Ok(Update::Withdrawn(id)) => {
                         send(&mut socket, json!({ "type": "withdrawn", "id": id.to_string() })).await
                     }
+                    Ok(Update::Settled(settled)) => {
+                        send(&mut socket, json!({
+                            "type": "settled",
+                            "id": settled.request.to_string(),
+                            "device": settled.device,
+                            "used": settled.used,
+                        })).await
+                    }
                     Err(RecvError::Lagged(_)) => send_snapshot(&remote, &mut socket).await,
                     Err(RecvError::Closed) => return,
                 };

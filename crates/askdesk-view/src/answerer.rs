@@ -24,7 +24,7 @@ use askdesk_core::{
 use serde::Serialize;
 
 use crate::markdown::{self, Block, Heading};
-use crate::plan_thread::{self, Comment, CommentError, CommentInput, PlanThreads, RevisionView};
+use crate::plan_thread::{self, CommentError, CommentInput, PlanThreads, Review, RevisionView};
 use crate::unsent::unsent_answer;
 
 /// The name the desktop's answerer registers with (History calls it "you"; `askdesk doctor` tells
@@ -83,9 +83,6 @@ pub enum SubmitError {
     #[error(transparent)]
     Comments(CommentError),
 }
-
-/// A plan review's comments, checked against its plan, and its general feedback, as sent.
-type Review = (Vec<Comment>, Option<String>);
 
 /// Why a draft was not kept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -389,37 +386,21 @@ impl GuiAnswerer {
         let Some((request, view)) = waiting else {
             return Ok(None);
         };
-        let item = plan_thread::plan_question(&request.questions)
-            .and_then(|q| answer.answers.iter_mut().find(|a| a.id == q.id));
-        let Some(item) = item else {
-            return match comments.is_empty() {
-                true => Ok(None),
-                false => Err(SubmitError::Comments(CommentError::NoPlan)),
-            };
-        };
-        let general = item
-            .custom
-            .as_deref()
-            .map(str::trim)
-            .filter(|g| !g.is_empty())
-            .map(str::to_owned);
-        if comments.is_empty() {
-            return Ok(Some((Vec::new(), general)));
-        }
-        // Rendered outside the lock, as in `queue`.
-        let view = view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
-        let blocks = view
-            .questions
-            .iter()
-            .find(|q| q.id == item.id)
-            .map(|q| q.blocks.as_slice())
-            .unwrap_or_default();
-        let comments = plan_thread::resolve(blocks, comments).map_err(SubmitError::Comments)?;
-        item.custom = Some(plan_thread::feedback(
-            &comments,
-            general.as_deref().unwrap_or(""),
-        ));
-        Ok(Some((comments, general)))
+        plan_thread::review(
+            &request.questions,
+            |id| {
+                // Rendered outside the lock, as in `queue`.
+                let view = view.get_or_init(|| RequestView::new(&request, &self.shared.threads));
+                view.questions
+                    .iter()
+                    .find(|q| q.id == id)
+                    .map(|q| q.blocks.as_slice())
+                    .unwrap_or_default()
+            },
+            answer,
+            comments,
+        )
+        .map_err(SubmitError::Comments)
     }
 
     /// The human dismissed the whole batch: the ask fails `ASK_CANCELLED`.

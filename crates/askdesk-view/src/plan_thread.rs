@@ -206,6 +206,44 @@ pub fn resolve(blocks: &[Block], inputs: Vec<CommentInput>) -> Result<Vec<Commen
     Ok(comments)
 }
 
+/// The comments and general feedback of one round of review: what [`review`] made the feedback
+/// text from.
+pub type Review = (Vec<Comment>, Option<String>);
+
+/// A plan review's answer with its comments folded in, the one rule for every surface that
+/// reviews a plan (the desk's dialog, the phone): `answer`'s item for the batch's plan question
+/// ([`plan_question`]) keeps its `custom` as the general feedback, and with comments, resolved
+/// against the plan's blocks (`blocks` gives them for that question's id), that `custom` becomes
+/// the [`feedback`] text. `None` when the answer has no item for a plan question (comments are then
+/// refused: [`CommentError::NoPlan`]).
+pub fn review<'b>(
+    questions: &[Question],
+    blocks: impl FnOnce(&str) -> &'b [Block],
+    answer: &mut Answer,
+    comments: Vec<CommentInput>,
+) -> Result<Option<Review>, CommentError> {
+    let item =
+        plan_question(questions).and_then(|q| answer.answers.iter_mut().find(|a| a.id == q.id));
+    let Some(item) = item else {
+        return match comments.is_empty() {
+            true => Ok(None),
+            false => Err(CommentError::NoPlan),
+        };
+    };
+    let general = item
+        .custom
+        .as_deref()
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .map(str::to_owned);
+    if comments.is_empty() {
+        return Ok(Some((Vec::new(), general)));
+    }
+    let comments = resolve(blocks(&item.id), comments)?;
+    item.custom = Some(feedback(&comments, general.as_deref().unwrap_or("")));
+    Ok(Some((comments, general)))
+}
+
 /// What the human decided on one version, in words for the pane and History.
 pub fn decision_of(question: &Question, answer: &Answer) -> String {
     let Some(item) = answer.answers.iter().find(|a| a.id == question.id) else {

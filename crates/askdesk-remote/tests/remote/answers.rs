@@ -86,13 +86,13 @@ async fn a_signed_answer_is_yielded_with_its_device() {
     assert_eq!(verified.device, "Pixel");
     assert_eq!(
         verified.answer,
-        Answer {
+        Some(Answer {
             answers: vec![AnswerItem {
                 id: "go".into(),
                 selected: vec!["Yes (Recommended)".into()],
                 custom: None
             }]
-        }
+        })
     );
     assert_eq!(
         next(&mut socket).await,
@@ -369,4 +369,177 @@ async fn a_malformed_message_is_refused_and_the_socket_stays() {
     assert_eq!(send(&mut socket, &short_nonce).await["reason"], "malformed");
     short_nonce["id"] = json!("r01");
     assert_eq!(send(&mut socket, &short_nonce).await["reason"], "malformed");
+}
+
+#[tokio::test]
+async fn a_signed_null_dismisses_the_batch() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = offered(&desk, &mut socket, 3).await;
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), Value::Null)).await;
+    assert_eq!(reply["type"], "accepted");
+    let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
+    assert_eq!((verified.device.as_str(), verified.answer), ("Pixel", None));
+}
+
+#[tokio::test]
+async fn an_unsigned_dismissal_is_refused() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 3).await;
+    let mut unsigned = phone.answer(&wire, &nonce(), Value::Null);
+    unsigned.as_object_mut().unwrap().remove("signature");
+    assert_eq!(send(&mut socket, &unsigned).await["reason"], "unsigned");
+    // A dismissal signed for another answer does not pass either.
+    let mut altered = phone.answer(&wire, &nonce(), yes());
+    altered["answer"] = Value::Null;
+    assert_eq!(send(&mut socket, &altered).await["reason"], "bad-signature");
+}
+
+#[tokio::test]
+async fn every_device_hears_how_an_answer_fared_at_the_broker() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_other, mut watching) = connected(&desk, "Tablet").await;
+    let (held, wire) = offered(&desk, &mut socket, 4).await;
+    assert_eq!(next(&mut watching).await["type"], "request");
+    assert_eq!(
+        send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await["type"],
+        "accepted"
+    );
+    let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
+    desk.remote.settled(askdesk_remote::Settled {
+        request: verified.request,
+        device: verified.device,
+        used: false,
+    });
+    let settled = json!({ "type": "settled", "id": "r4", "device": "Pixel", "used": false });
+    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+    assert_eq!(next(&mut socket).await, settled);
+    assert_eq!(next(&mut watching).await["type"], "withdrawn");
+    assert_eq!(next(&mut watching).await, settled);
+}
+
+#[tokio::test]
+async fn an_answer_that_claimed_a_request_as_it_was_withdrawn_is_still_found() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (mut held, wire) = offered(&desk, &mut socket, 5).await;
+    assert_eq!(held.try_answer(), None, "nothing claimed it yet");
+    assert_eq!(
+        send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await["type"],
+        "accepted"
+    );
+    desk.remote.withdraw(RequestId(5));
+    assert_eq!(held.try_answer().map(|v| v.device), Some("Pixel".into()));
+}
+
+#[tokio::test]
+async fn the_phone_gets_the_request_as_the_desk_renders_it() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let mut plan = request(6);
+    plan.agent.as_mut().unwrap().meta = Some(
+        json!({ "cwd": "/home/dana/src/askdesk" })
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    plan.questions[0].detail = Some("# Plan\n\n<script>alert(1)</script>\n\n- one step\n".into());
+    let _held = desk.remote.offer(plan).unwrap();
+    let wire = next(&mut socket).await["request"].clone();
+    let view = &wire["view"];
+    assert_eq!(
+        (&view["who"], &view["project"]),
+        (&json!("Coder"), &json!("askdesk"))
+    );
+    let question = &view["questions"][0];
+    let html = question["detailHtml"].as_str().unwrap();
+    assert!(
+        html.contains("<h1") && html.contains("data-block"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("<script"),
+        "sanitized as at the desk: {html}"
+    );
+    assert_eq!(question["options"][0]["recommended"], true);
+    assert!(!question["blocks"].as_array().unwrap().is_empty());
+}
+
+/// A plan under review, offered and received.
+async fn plan_offered(desk: &Desk, socket: &mut Socket) -> (askdesk_remote::Offered, Value) {
+    let mut plan = request(8);
+    plan.questions[0].detail =
+        Some("# Cache\n\n## Steps\n\n1. Write files.\n2. Read them back.\n".into());
+    plan.questions[0].intent = Some(askdesk_core::Intent {
+        kind: "plan-review".into(),
+        approve: "Yes (Recommended)".into(),
+    });
+    let held = desk.remote.offer(plan).unwrap();
+    let wire = next(socket).await["request"].clone();
+    (held, wire)
+}
+
+#[tokio::test]
+async fn comments_on_a_plan_are_folded_into_its_feedback_as_at_the_desk() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = plan_offered(&desk, &mut socket).await;
+    let blocks = wire["view"]["questions"][0]["blocks"].as_array().unwrap();
+    let step = blocks
+        .iter()
+        .find(|b| b["text"] == "Read them back.")
+        .unwrap();
+    let answer =
+        json!({ "answers": [{ "id": "go", "selected": [], "custom": "Otherwise fine." }] });
+    let comments = json!([{ "block": step["key"], "text": "Only at start." }]);
+    let signed = phone.review(&wire, &nonce(), answer, comments);
+    assert_eq!(send(&mut socket, &signed).await["type"], "accepted");
+    let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
+    let custom = verified.answer.unwrap().answers[0].custom.clone().unwrap();
+    let expected = askdesk_view::plan_thread::feedback(
+        &askdesk_view::plan_thread::resolve(
+            &serde_json::from_value::<Vec<askdesk_view::markdown::Block>>(json!(blocks)).unwrap(),
+            vec![askdesk_view::plan_thread::CommentInput {
+                block: step["key"].as_str().unwrap().into(),
+                quote: None,
+                text: "Only at start.".into(),
+            }],
+        )
+        .unwrap(),
+        "Otherwise fine.",
+    );
+    assert_eq!(custom, expected);
+    assert!(
+        custom.contains("Read them back.") && custom.contains("Only at start."),
+        "{custom}"
+    );
+}
+
+#[tokio::test]
+async fn comments_are_signed_and_checked_against_the_plan() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = plan_offered(&desk, &mut socket).await;
+    let key = wire["view"]["questions"][0]["blocks"][0]["key"].clone();
+    let answer = json!({ "answers": [{ "id": "go", "selected": [] }] });
+    let mut altered = phone.review(
+        &wire,
+        &nonce(),
+        answer.clone(),
+        json!([{ "block": key, "text": "Fine." }]),
+    );
+    altered["comments"][0]["text"] = json!("Throw it all away.");
+    assert_eq!(send(&mut socket, &altered).await["reason"], "bad-signature");
+    let mut added = phone.answer(&wire, &nonce(), answer.clone());
+    added["comments"] = json!([{ "block": key, "text": "Sneaked in." }]);
+    assert_eq!(send(&mut socket, &added).await["reason"], "bad-signature");
+    let unknown = phone.review(
+        &wire,
+        &nonce(),
+        answer,
+        json!([{ "block": "s9.p9", "text": "Here." }]),
+    );
+    assert_eq!(send(&mut socket, &unknown).await["reason"], "bad-answer");
 }

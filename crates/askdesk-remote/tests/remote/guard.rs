@@ -58,6 +58,42 @@ async fn the_served_host_gets_the_page_with_a_strict_policy() {
 }
 
 #[tokio::test]
+async fn the_phone_page_and_its_files_are_served_with_no_inline_script() {
+    let desk = desk().await;
+    for path in ["/", "/pair"] {
+        let (status, _, body) = desk.get(path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        let body = String::from_utf8_lossy(&body);
+        assert!(
+            body.contains(r#"<script type="module" src="/app.js">"#),
+            "{body}"
+        );
+        assert!(
+            !body.contains("<script>") && !body.contains("style="),
+            "{body}"
+        );
+    }
+    for (path, kind) in [
+        ("/app.js", "text/javascript; charset=utf-8"),
+        ("/style.css", "text/css; charset=utf-8"),
+        ("/sw.js", "text/javascript; charset=utf-8"),
+        ("/manifest.webmanifest", "application/manifest+json"),
+        ("/icon.svg", "image/svg+xml"),
+    ] {
+        let (status, headers, _) = desk.get(path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(headers["content-type"], kind, "{path}");
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+    }
+    let (_, headers, _) = desk.get("/").await;
+    let csp = headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("unsafe"),
+        "{csp}"
+    );
+}
+
+#[tokio::test]
 async fn a_cross_site_origin_is_refused() {
     let desk = desk().await;
     let host = desk.host();

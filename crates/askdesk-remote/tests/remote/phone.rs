@@ -279,6 +279,26 @@ impl Phone {
     }
 }
 
+impl Phone {
+    /// A signed answer with comments on the plan's blocks, signed with it.
+    pub fn review(&self, request: &Value, nonce: &str, answer: Value, comments: Value) -> Value {
+        let digest = digest_of(request);
+        let message = canonical::to_string(&json!({
+            "answer": answer,
+            "comments": comments,
+            "digest": digest,
+            "kind": "askdesk/answer",
+            "nonce": nonce,
+            "v": 1,
+        }))
+        .unwrap();
+        let mut signed = self.answer(request, nonce, answer);
+        signed["comments"] = comments;
+        signed["signature"] = json!(self.sign(message.as_bytes()));
+        signed
+    }
+}
+
 /// The request digest from the wire form (docs/remote.md).
 pub fn digest_of(request: &Value) -> String {
     let agent = match &request["agent"] {

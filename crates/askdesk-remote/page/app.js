@@ -1,0 +1,565 @@
+// The phone page's script: pairing (a non-extractable P-256 key made here, the token proved with
+// an HMAC over its public key, the 6-digit code shown), the device socket (a signed hello, the
+// waiting requests, newest on top) and signed answers (docs/remote.md, "What a phone signs").
+// Every request arrives with the desk's own view of it (askdesk-view's RequestView: the sanitized
+// detail HTML, the plan's blocks); this script renders no markdown and sets every other string as
+// text.
+
+const DB = 'askdesk';
+/** How long a claimed pairing waits for the desk (docs/remote.md, "Pairing"), and a little more. */
+const CONFIRM_WITHIN_MS = 125000;
+const STORE = 'device';
+const enc = new TextEncoder();
+
+// --- bytes, base64url, canonical JSON ---
+
+function b64u(bytes) {
+  let text = '';
+  for (const b of new Uint8Array(bytes)) text += String.fromCharCode(b);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function unb64u(text) {
+  const raw = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+/** RFC 8785 as docs/remote.md states it: keys sorted by UTF-16 code units, JSON.stringify's escapes. */
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+async function sha256(bytes) {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+}
+
+async function sign(key, value) {
+  const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, enc.encode(canonical(value)));
+  return b64u(signature);
+}
+
+// --- the device key, kept in IndexedDB (the private key cannot be read out of it) ---
+
+function db() {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore(STORE);
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+}
+
+async function stored(mode, act) {
+  const d = await db();
+  return new Promise((resolve, reject) => {
+    const tx = d.transaction(STORE, mode);
+    const request = act(tx.objectStore(STORE));
+    tx.oncomplete = () => resolve(request.result);
+    tx.onerror = () => reject(tx.error);
+  });
+}
+
+const loadDevice = () => stored('readonly', (s) => s.get('key'));
+const saveDevice = (device) => stored('readwrite', (s) => s.put(device, 'key'));
+
+// --- showing text ---
+
+/**
+ * Text an agent supplied, with every control character (C0, DEL, C1) and bidi control (U+061C,
+ * U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) written as its code point, `\u{202e}`: the
+ * rule askdesk's command line applies (askdesk-cli's terminal.rs), so a label cannot hide or
+ * reorder what it says. Line breaks and tabs are kept.
+ */
+function shown(text) {
+  return String(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+}
+
+/** A label without its trailing "(Recommended)", as the desk shows it (ui/dom.js displayLabel). */
+function displayLabel(label) {
+  return label.replace(/\s*\(Recommended\)\s*$/, '');
+}
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === false || v == null) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const child of children.flat()) {
+    if (child == null || child === false) continue;
+    el.append(child instanceof Node ? child : shown(child));
+  }
+  return el;
+}
+
+const hhmm = (date = new Date()) => date.toTimeString().slice(0, 5);
+const main = () => document.getElementById('main');
+const statusLine = (text, kind) => {
+  const el = document.getElementById('status');
+  el.textContent = text;
+  el.className = `status ${kind || ''}`;
+};
+
+// --- pairing ---
+
+async function hmac(token, bytes) {
+  const key = await crypto.subtle.importKey('raw', token, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes));
+}
+
+async function pairingCode(token, publicKey) {
+  const label = enc.encode('askdesk pairing code v1');
+  const message = new Uint8Array(label.length + publicKey.length);
+  message.set(label);
+  message.set(publicKey, label.length);
+  const mac = await hmac(token, message);
+  const n = new DataView(mac.buffer).getUint32(0, false) % 1000000;
+  return String(n).padStart(6, '0');
+}
+
+function pairPage(token) {
+  const name = h('input', { id: 'device-name', type: 'text', maxlength: '64', value: 'My phone', autocomplete: 'off' });
+  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const button = h('button', { id: 'pair', class: 'button primary big', type: 'button' }, 'Pair this phone');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    error.hidden = true;
+    try {
+      await pair(token, name.value.trim() || 'My phone');
+    } catch (e) {
+      error.textContent = shown(e.message);
+      error.hidden = false;
+      button.disabled = false;
+    }
+  });
+  main().replaceChildren(h('section', { class: 'card pairing' },
+    h('h2', {}, 'Pair with this desk'),
+    h('p', {}, 'This phone will be able to answer the questions your agents ask at the desk.'),
+    h('label', { for: 'device-name' }, 'Name of this phone'), name, button, error));
+}
+
+const PAIR_ERRORS = {
+  'bad-proof': 'The desk does not know this pairing link. Start again at the desk.',
+  'too-many-tries': 'Too many tries: start again at the desk.',
+  expired: 'This pairing link expired. Start again at the desk.',
+  'already-used': 'This pairing link was already used. Start again at the desk.',
+};
+
+async function pair(token, name) {
+  const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+  const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
+  const proof = await hmac(token, publicKey);
+  const response = await fetch('/pair', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ publicKey: b64u(publicKey), proof: b64u(proof), name }),
+  });
+  if (response.status !== 202) {
+    const body = await response.json().catch(() => ({}));
+    throw new Error(PAIR_ERRORS[body.error] || `The desk refused the pairing (${response.status}).`);
+  }
+  state.device = { privateKey: pair.privateKey, publicKey: b64u(publicKey), name, pairedAt: Date.now() };
+  await saveDevice(state.device);
+  const code = await pairingCode(token, publicKey);
+  main().replaceChildren(h('section', { class: 'card pairing' },
+    h('h2', {}, 'Confirm at the desk'),
+    h('p', {}, 'Check that the desk shows this code, and confirm it there:'),
+    h('p', { id: 'pair-code', class: 'code', 'aria-label': code.split('').join(' ') }, `${code.slice(0, 3)} ${code.slice(3)}`),
+    h('p', { class: 'muted' }, 'This page opens the questions once the desk has confirmed.')));
+  history.replaceState(null, '', '/');
+  state.confirming = true;
+  connect();
+  // The desk has the claimed offer's lifetime again (120 s) to confirm; past it, nothing will.
+  setTimeout(() => {
+    if (!state.confirming) return;
+    state.stopped = true;
+    if (state.socket) state.socket.close();
+    statusLine('Not paired', 'warn');
+    main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, 'The desk did not confirm'),
+      h('p', {}, 'The code was not confirmed at the desk in time, or not the one this phone showed. Pair again from the desk.')));
+  }, CONFIRM_WITHIN_MS);
+}
+
+// --- the socket ---
+
+const state = {
+  device: null,
+  socket: null,
+  /** Cards by request id, each { wire, node, phase, forms }; phase: waiting, sending, accepted, ended. */
+  cards: new Map(),
+  unreachableSince: null,
+  backoff: 500,
+  stopped: false,
+  confirming: false,
+};
+
+function connect() {
+  if (state.stopped) return;
+  const socket = new WebSocket(`wss://${location.host}/socket`);
+  state.socket = socket;
+  socket.addEventListener('message', (event) => receive(socket, JSON.parse(event.data)).catch((e) => console.error(e)));
+  socket.addEventListener('close', () => {
+    if (state.socket !== socket) return;
+    state.socket = null;
+    if (state.stopped) return;
+    if (!state.confirming) {
+      state.unreachableSince = state.unreachableSince || new Date();
+      statusLine(`Desk unreachable since ${hhmm(state.unreachableSince)}`, 'warn');
+    }
+    const wait = state.backoff;
+    // While the desk confirms a pairing, the next try comes soon after the person typed the code.
+    state.backoff = Math.min(state.backoff * 2, state.confirming ? 2000 : 30000);
+    setTimeout(connect, wait);
+  });
+}
+
+async function receive(socket, message) {
+  switch (message.type) {
+    case 'challenge': {
+      const signature = await sign(state.device.privateKey,
+        { challenge: message.challenge, kind: 'askdesk/hello', origin: location.origin, v: 1 });
+      socket.send(JSON.stringify({ type: 'hello', publicKey: state.device.publicKey, signature }));
+      break;
+    }
+    case 'welcome':
+      state.confirming = false;
+      state.backoff = 500;
+      state.unreachableSince = null;
+      statusLine(`Connected as ${shown(message.device)}`, 'ok');
+      if (!document.getElementById('requests')) showRequests();
+      break;
+    case 'requests': {
+      const held = new Set(message.requests.map((r) => r.id));
+      for (const [id, card] of state.cards) {
+        if (held.has(id)) continue;
+        if (card.phase === 'waiting') endCard(id, `Answered on the desk or expired ${hhmm()}`);
+        // The socket dropped before the desk said how this phone's answer fared.
+        else if (card.phase === 'sending' || card.phase === 'accepted') {
+          endCard(id, `Sent, but the desk went away before confirming it: check at the desk ${hhmm()}`, 'lost');
+        }
+      }
+      for (const request of message.requests) {
+        if (!state.cards.has(request.id) || state.cards.get(request.id).phase !== 'waiting') addCard(request);
+      }
+      break;
+    }
+    case 'request':
+      addCard(message.request);
+      break;
+    case 'withdrawn': {
+      const card = state.cards.get(message.id);
+      // A card this phone answered waits for `settled`; one it is sending, for its refusal.
+      if (card && card.phase === 'waiting') endCard(message.id, `Answered on the desk or expired ${hhmm()}`);
+      break;
+    }
+    case 'accepted':
+      setPhase(message.id, 'accepted', 'Sending…');
+      break;
+    case 'settled': {
+      const card = state.cards.get(message.id);
+      if (!card) break;
+      if (card.phase === 'accepted') {
+        endCard(message.id, message.used ? `Sent ${hhmm()}` : `Answered on the desk ${hhmm()}`, message.used ? 'sent' : 'lost');
+      } else if (message.used) {
+        endCard(message.id, `Answered on ${shown(message.device)} ${hhmm()}`);
+      }
+      break;
+    }
+    case 'refused':
+      if (message.id) refused(message.id, message.reason, message.message);
+      else if (message.reason === 'not-paired') notPaired();
+      break;
+    case 'revoked':
+      notPaired();
+      break;
+    default:
+      break;
+  }
+}
+
+function notPaired() {
+  if (state.confirming) return; // The desk has not confirmed yet: the socket keeps trying.
+  state.stopped = true;
+  statusLine('Not paired', 'warn');
+  main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, 'This phone is not paired'),
+    h('p', {}, 'The desk does not know this phone (or revoked it). Pair it again from the desk.')));
+}
+
+function refused(id, reason, text) {
+  const card = state.cards.get(id);
+  if (!card) return;
+  if (reason === 'not-pending') {
+    endCard(id, `Answered on the desk or expired ${hhmm()}`, 'lost');
+  } else if (reason === 'not-paired') {
+    notPaired();
+  } else {
+    card.phase = 'waiting';
+    setNote(card, `Not sent: ${text || reason}`, 'error');
+    for (const el of card.node.querySelectorAll('button, input, textarea')) el.disabled = false;
+  }
+}
+
+// --- the list of requests ---
+
+function showRequests() {
+  main().replaceChildren(h('p', { id: 'empty', class: 'muted empty' }, 'Nothing is waiting.'),
+    h('div', { id: 'requests', class: 'requests' }));
+  state.cards.clear();
+}
+
+function updateEmpty() {
+  const empty = document.getElementById('empty');
+  if (empty) empty.hidden = state.cards.size > 0;
+}
+
+function addCard(wire) {
+  const list = document.getElementById('requests');
+  if (!list) return;
+  const old = state.cards.get(wire.id);
+  if (old) old.node.remove();
+  const card = { wire, phase: 'waiting', node: null, forms: [] };
+  card.node = renderCard(card);
+  state.cards.set(wire.id, card);
+  // Newest on top.
+  list.prepend(card.node);
+  updateEmpty();
+}
+
+function setNote(card, text, kind) {
+  const note = card.node.querySelector('.note');
+  note.textContent = text;
+  note.className = `note ${kind || ''}`;
+  note.hidden = !text;
+}
+
+function setPhase(id, phase, text) {
+  const card = state.cards.get(id);
+  if (!card) return;
+  card.phase = phase;
+  setNote(card, text, 'pending');
+}
+
+function endCard(id, text, kind = 'ended') {
+  const card = state.cards.get(id);
+  if (!card) return;
+  card.phase = 'ended';
+  card.node.classList.add('ended');
+  for (const el of card.node.querySelectorAll('button, input, textarea')) el.disabled = true;
+  const close = h('button', { type: 'button', class: 'button small close' }, 'Remove');
+  close.addEventListener('click', () => { card.node.remove(); state.cards.delete(id); updateEmpty(); });
+  close.disabled = false;
+  setNote(card, text, kind);
+  card.node.querySelector('.note').append(' ', close);
+}
+
+function renderCard(card) {
+  const view = card.wire.view || {};
+  const when = view.askedAt ? hhmm(new Date(view.askedAt)) : '';
+  const head = h('div', { class: 'card-head' },
+    h('span', { class: 'who' }, view.who || (card.wire.agent && card.wire.agent.id) || 'An agent'),
+    view.project ? h('span', { class: 'project' }, view.project) : null,
+    view.session ? h('span', { class: 'session' }, view.session) : null,
+    h('span', { class: 'when' }, when));
+  const questions = (view.questions || []).map((q) => q.planReview ? planForm(q) : questionForm(q));
+  card.forms = questions;
+  const send = h('button', { type: 'button', class: 'button primary big send' }, 'Send');
+  const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, 'Dismiss');
+  send.addEventListener('click', () => submitCard(card));
+  dismiss.addEventListener('click', () => answer(card, null));
+  const onlyPlan = questions.length === 1 && questions[0].plan;
+  return h('article', { class: 'card request', 'data-id': card.wire.id },
+    head, questions.map((f) => f.node),
+    h('div', { class: 'actions' }, onlyPlan ? null : send, dismiss),
+    h('p', { class: 'note', role: 'status', hidden: true }));
+}
+
+/** One ordinary question: options (one or several), the Other text, Skip. */
+function questionForm(q) {
+  const chosen = new Set();
+  let skipped = false;
+  const other = h('textarea', { class: 'other', rows: '2', placeholder: q.options.length ? 'Other…' : 'Your answer…', 'aria-label': 'Other' });
+  const options = q.options.map((o) => {
+    const button = h('button', { type: 'button', class: `option${o.recommended ? ' recommended' : ''}`, 'aria-pressed': 'false', 'data-label': o.label },
+      h('span', { class: 'option-label' }, displayLabel(o.label)),
+      o.recommended ? h('span', { class: 'badge' }, 'Recommended') : null,
+      o.description ? h('span', { class: 'option-desc' }, o.description) : null);
+    button.addEventListener('click', () => {
+      if (q.multiSelect) {
+        if (chosen.has(o.label)) chosen.delete(o.label); else chosen.add(o.label);
+      } else {
+        chosen.clear();
+        chosen.add(o.label);
+        other.value = '';
+      }
+      skipped = false;
+      refresh();
+    });
+    return { o, button };
+  });
+  other.addEventListener('input', () => {
+    // Single-select: typed text replaces the choice (protocol 1).
+    if (!q.multiSelect && other.value) chosen.clear();
+    skipped = false;
+    refresh();
+  });
+  const skip = h('button', { type: 'button', class: 'button small skip', 'aria-pressed': 'false' }, 'Skip');
+  skip.addEventListener('click', () => { skipped = !skipped; if (skipped) { chosen.clear(); other.value = ''; } refresh(); });
+  function refresh() {
+    for (const { o, button } of options) button.setAttribute('aria-pressed', String(chosen.has(o.label)));
+    skip.setAttribute('aria-pressed', String(skipped));
+  }
+  const node = h('section', { class: 'question', 'data-question': q.id },
+    q.header ? h('p', { class: 'header' }, q.header) : null,
+    h('h2', { class: 'question-text' }, q.question),
+    detail(q),
+    q.multiSelect ? h('p', { class: 'muted hint' }, 'Choose any') : null,
+    h('div', { class: 'options' }, options.map((x) => x.button)),
+    other, skip);
+  return {
+    node,
+    answer() {
+      const custom = other.value.trim();
+      if (skipped) return { id: q.id, selected: [] };
+      const selected = q.options.map((o) => o.label).filter((l) => chosen.has(l));
+      return custom ? { id: q.id, selected: q.multiSelect ? selected : [], custom } : { id: q.id, selected };
+    },
+  };
+}
+
+/**
+ * A plan under review: the plan as the desk rendered it, Approve, and feedback. Tapping a block of
+ * the plan opens a comment on it; comments go to the desk with the answer, which quotes each one's
+ * block in the feedback as the desk's dialog does (askdesk-view's plan_thread::review).
+ */
+function planForm(q) {
+  const approve = q.intent.approve;
+  const feedback = h('textarea', { class: 'feedback', rows: '3', placeholder: 'Feedback for the agent…', 'aria-label': 'Feedback' });
+  const approveButton = h('button', { type: 'button', class: 'button primary big approve' }, `✓ ${displayLabel(approve)}`);
+  const sendFeedback = h('button', { type: 'button', class: 'button big send-feedback' }, 'Send feedback');
+  const plan = detail(q);
+  /** Comment editors by block key, in the order they were opened. */
+  const comments = new Map();
+  const list = h('div', { class: 'comments' });
+  const paths = new Map((q.blocks || []).map((b) => [b.key, b.path]));
+  if (plan) {
+    plan.classList.add('commentable');
+    plan.addEventListener('click', (event) => {
+      if (event.target.closest('a')) return;
+      const block = event.target.closest('[data-block]');
+      if (!block || !plan.contains(block) || block.closest('.request.ended')) return;
+      const key = block.dataset.block;
+      if (!comments.has(key)) {
+        const text = h('textarea', { class: 'comment-text', rows: '2', 'data-block': key, 'aria-label': `Comment on ${paths.get(key) || key}` });
+        const remove = h('button', { type: 'button', class: 'button small' }, 'Remove');
+        const editor = h('div', { class: 'comment' }, h('p', { class: 'comment-on' }, `On ${paths.get(key) || key}`), text, remove);
+        remove.addEventListener('click', () => { editor.remove(); comments.delete(key); block.classList.remove('commented'); });
+        comments.set(key, text);
+        block.classList.add('commented');
+        list.append(editor);
+      }
+      comments.get(key).focus();
+    });
+  }
+  let choice = null;
+  const node = h('section', { class: 'question plan-review', 'data-question': q.id },
+    q.header ? h('p', { class: 'header' }, q.header) : null,
+    h('h2', { class: 'question-text' }, q.question),
+    plan,
+    plan ? h('p', { class: 'muted hint' }, 'Tap a part of the plan to comment on it.') : null,
+    list,
+    h('div', { class: 'plan-actions' }, approveButton, feedback, sendFeedback));
+  const written = () => [...comments].map(([block, text]) => ({ block, text: text.value.trim() })).filter((c) => c.text);
+  const form = {
+    node,
+    plan: true,
+    answer() {
+      if (choice === 'approve') return { id: q.id, selected: [approve] };
+      const custom = feedback.value.trim();
+      return custom ? { id: q.id, selected: [], custom } : { id: q.id, selected: [] };
+    },
+    comments: () => (choice === 'approve' ? [] : written()),
+  };
+  const card = () => state.cards.get(node.closest('.request').dataset.id);
+  approveButton.addEventListener('click', () => {
+    // Comments are feedback: they go back with "Send feedback", never with an approval.
+    if (written().length) {
+      setNote(card(), 'Comments go back as feedback: send them, or remove them to approve.', 'error');
+      return;
+    }
+    choice = 'approve';
+    submitCard(card());
+  });
+  sendFeedback.addEventListener('click', () => {
+    if (!feedback.value.trim() && !written().length) { feedback.focus(); return; }
+    choice = 'feedback';
+    submitCard(card());
+  });
+  return form;
+}
+
+function submitCard(card) {
+  const comments = card.forms.flatMap((f) => (f.comments ? f.comments() : []));
+  answer(card, { answers: card.forms.map((f) => f.answer()) }, comments);
+}
+
+/** The detail the desk rendered and sanitized (askdesk-view): the only HTML this page inserts. */
+function detail(q) {
+  if (!q.detailHtml) return null;
+  const node = h('div', { class: 'md detail' });
+  node.innerHTML = q.detailHtml;
+  return node;
+}
+
+// --- answering ---
+
+async function requestDigest(wire) {
+  const value = { agent: wire.agent ? wire.agent.id : null, id: wire.id, key: wire.key, kind: 'askdesk/request', questions: wire.questions, v: 1 };
+  return b64u(await sha256(enc.encode(canonical(value))));
+}
+
+/** Signs `value` (`null` dismisses the batch) and any comments on its plan, and sends them. */
+async function answer(card, value, comments = []) {
+  if (!state.socket || state.socket.readyState !== WebSocket.OPEN) {
+    setNote(card, 'Not sent: the desk is unreachable', 'error');
+    return;
+  }
+  card.phase = 'sending';
+  for (const el of card.node.querySelectorAll('button, input, textarea')) el.disabled = true;
+  setNote(card, 'Sending…', 'pending');
+  const digest = await requestDigest(card.wire);
+  const nonce = b64u(crypto.getRandomValues(new Uint8Array(16)));
+  const signed = { answer: value, digest, kind: 'askdesk/answer', nonce, v: 1 };
+  if (comments.length) signed.comments = comments;
+  const signature = await sign(state.device.privateKey, signed);
+  state.socket.send(JSON.stringify({ type: 'answer', id: card.wire.id, nonce, answer: value, comments: signed.comments, digest, signature }));
+}
+
+// --- start ---
+
+async function start() {
+  if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => {});
+  const fragment = location.hash.match(/^#v1\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]+)$/);
+  if (location.pathname === '/pair' && fragment) {
+    pairPage(unb64u(fragment[1]));
+    return;
+  }
+  state.device = await loadDevice().catch(() => null);
+  if (!state.device) {
+    statusLine('Not paired', 'warn');
+    main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, 'Pair this phone from the desk'),
+      h('p', {}, 'At the desk: Devices, then Add a phone (or run askdesk remote --pair), then open the link it shows on this phone.'),
+      h('p', {}, h('a', { href: '/ca' }, 'Install this desk\'s certificate authority'))));
+    return;
+  }
+  statusLine('Connecting…');
+  connect();
+}
+
+start().catch((e) => statusLine(shown(e.message), 'warn'));

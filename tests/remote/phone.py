@@ -1,0 +1,310 @@
+"""tests/remote/phone.py: what the phone-page suite drives (stdlib only).
+
+- `Browser`: headless Chromium (Debian's) standing in for the phone, driven by raw CDP over
+  `--remote-debugging-pipe`: a fresh profile, a 390x844 touch screen, its process group killed at
+  teardown. It trusts the desk's certificate authority only through the test HOME's NSS database
+  (`certutil`), never by switching certificate checks off.
+- `Desk`: a real `askdesk serve` on a temporary socket and `askdesk remote --listen 127.0.0.1:PORT
+  --pair`, whose pairing URL is read from its output and whose code is typed into its stdin.
+"""
+import base64
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "pyclient"))
+from askdesk_client import Conn  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/lib/chromium/chromium")
+BINARY = os.environ.get("ASKDESK_CLI_BIN", os.path.join(REPO, "target", "debug", "askdesk"))
+# How long any one expected change may take before the test fails (a ceiling, never a pause).
+PATIENCE = 30
+
+
+def until(what, check, patience=PATIENCE):
+    """Calls `check` until it returns something truthy and returns it; fails after `patience`."""
+    deadline = time.time() + patience
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.time() > deadline:
+            raise AssertionError(f"timed out: {what}")
+        time.sleep(0.05)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Desk:
+    """A broker and `askdesk remote` in a private temporary home."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="askdesk-remote-")
+        os.chmod(self.dir, 0o700)
+        self.home = os.path.join(self.dir, "home")
+        os.makedirs(self.home)
+        self.socket = os.path.join(self.dir, "run", "askdesk.sock")
+        self.env = {
+            **os.environ,
+            "HOME": self.home,
+            "ASKDESK_SOCKET": self.socket,
+            "XDG_DATA_HOME": os.path.join(self.dir, "data"),
+            "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
+            "XDG_RUNTIME_DIR": self.dir,
+            "ASKDESK_LOG": "info",
+        }
+        self.port = free_port()
+        self.origin = f"https://127.0.0.1:{self.port}"
+        self.broker = None
+        self.remote = None
+        self.lines = queue.Queue()
+        self.start_broker()
+
+    def log(self, name):
+        return open(os.path.join(self.dir, name), "ab")
+
+    def start_broker(self):
+        self.broker = subprocess.Popen([BINARY, "serve"], env=self.env, stdout=self.log("broker.log"),
+                                       stderr=subprocess.STDOUT)
+
+        def up():
+            assert self.broker.poll() is None, f"askdesk serve exited with {self.broker.returncode}"
+            try:
+                Conn(self.socket, timeout=2).close()
+                return True
+            except OSError:
+                return False
+        until("askdesk serve opens its socket", up)
+
+    def stop_broker(self):
+        self.broker.send_signal(signal.SIGTERM)
+        self.broker.wait(PATIENCE)
+
+    def start_remote(self, *extra, pair=True):
+        """`askdesk remote` on this desk's port; returns the pairing URL when `pair`."""
+        args = [BINARY, "remote", "--listen", f"127.0.0.1:{self.port}", *extra]
+        if pair:
+            args.append("--pair")
+        self.lines = queue.Queue()
+        self.remote = subprocess.Popen(args, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=self.log("remote.log"), text=True, bufsize=1)
+        lines = self.lines
+        stdout = self.remote.stdout
+
+        def read():
+            for line in stdout:
+                lines.put(line.rstrip("\n"))
+            lines.put(None)
+        threading.Thread(target=read, daemon=True).start()
+        self.expect_line("serving phones at")
+        if pair:
+            return self.expect_line("open on the phone").split(": ", 1)[1]
+        return None
+
+    def expect_line(self, start):
+        """The remote's next line of output, which must start with `start`."""
+        try:
+            line = self.lines.get(timeout=PATIENCE)
+        except queue.Empty:
+            raise AssertionError(f"askdesk remote printed nothing; expected {start!r}\n{self.remote_log()}")
+        assert line is not None, f"askdesk remote ended; expected {start!r}\n{self.remote_log()}"
+        assert line.startswith(start), f"{line!r} does not start with {start!r}"
+        return line
+
+    def type_code(self, code):
+        self.remote.stdin.write(code + "\n")
+        self.remote.stdin.flush()
+
+    def remote_log(self):
+        with open(os.path.join(self.dir, "remote.log"), encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def authority_der(self):
+        with open(os.path.join(self.dir, "data", "askdesk", "remote", "ca.der"), "rb") as f:
+            return f.read()
+
+    def cli(self, *args):
+        return subprocess.run([BINARY, *args], env=self.env, capture_output=True, text=True, timeout=PATIENCE)
+
+    def connect(self, name="test"):
+        conn = Conn(self.socket)
+        conn.initialize(name)
+        return conn
+
+    def stop_remote(self):
+        if self.remote and self.remote.poll() is None:
+            self.remote.send_signal(signal.SIGTERM)
+            self.remote.wait(PATIENCE)
+
+    def close(self):
+        for proc in (self.remote, self.broker):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait(PATIENCE)
+        if os.environ.get("KEEP") != "1":
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class CdpError(Exception):
+    pass
+
+
+class Browser:
+    """Headless Chromium with one page, driven over the DevTools pipe."""
+
+    def __init__(self, desk, dark=False):
+        self.dir = tempfile.mkdtemp(prefix="askdesk-phone-")
+        home = os.path.join(self.dir, "home")
+        nssdb = os.path.join(home, ".pki", "nssdb")
+        os.makedirs(nssdb)
+        ca = os.path.join(self.dir, "ca.der")
+        with open(ca, "wb") as f:
+            f.write(desk.authority_der())
+        subprocess.run(["certutil", "-d", f"sql:{nssdb}", "-N", "--empty-password"], check=True)
+        subprocess.run(["certutil", "-d", f"sql:{nssdb}", "-A", "-t", "C,,", "-n", "askdesk-test-ca", "-i", ca],
+                       check=True)
+        to_browser_r, to_browser_w = os.pipe()
+        from_browser_r, from_browser_w = os.pipe()
+
+        def pipes():
+            os.dup2(to_browser_r, 3)
+            os.dup2(from_browser_w, 4)
+        self.proc = subprocess.Popen(
+            [CHROMIUM, "--headless=new", "--no-sandbox", "--remote-debugging-pipe",
+             f"--user-data-dir={os.path.join(self.dir, 'profile')}", "--no-first-run",
+             "--no-default-browser-check", "--disable-gpu", "--lang=en-US", "about:blank"],
+            env={**os.environ, "HOME": home, "TZ": os.environ.get("TZ", "UTC")},
+            stdout=open(os.path.join(self.dir, "chromium.log"), "wb"), stderr=subprocess.STDOUT,
+            preexec_fn=pipes, pass_fds=(3, 4), start_new_session=True)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self._out = os.fdopen(to_browser_w, "wb", buffering=0)
+        self._in = os.fdopen(from_browser_r, "rb", buffering=0)
+        self._ids = iter(range(1, 1 << 30))
+        self._lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._results = {}
+        self.events = []
+        threading.Thread(target=self._read, daemon=True).start()
+        targets = self.call("Target.getTargets")["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page")
+        self.session = self.call("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True})["sessionId"]
+        for method, params in [
+            ("Page.enable", {}), ("Runtime.enable", {}),
+            ("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}),
+            ("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}),
+        ]:
+            self.page(method, params)
+        self.color_scheme("dark" if dark else "light")
+
+    def color_scheme(self, scheme):
+        """What `prefers-color-scheme` says from now on: "light" or "dark"."""
+        self.page("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+    def _read(self):
+        buffer = b""
+        while True:
+            chunk = self._in.read(65536)
+            if not chunk:
+                break
+            buffer += chunk
+            while b"\0" in buffer:
+                raw, buffer = buffer.split(b"\0", 1)
+                message = json.loads(raw)
+                with self._cond:
+                    if "id" in message:
+                        self._results[message["id"]] = message
+                    else:
+                        self.events.append(message)
+                    self._cond.notify_all()
+        with self._cond:
+            self._results[None] = {"error": {"message": "the browser closed its pipe"}}
+            self._cond.notify_all()
+
+    def call(self, method, params=None, session=None):
+        number = next(self._ids)
+        message = {"id": number, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        with self._lock:
+            self._out.write(json.dumps(message).encode() + b"\0")
+        with self._cond:
+            ok = self._cond.wait_for(lambda: number in self._results or None in self._results, PATIENCE)
+            if not ok:
+                raise CdpError(f"{method}: no reply")
+            result = self._results.pop(number, None) or self._results[None]
+        if "error" in result:
+            raise CdpError(f"{method}: {result['error'].get('message')}")
+        return result["result"]
+
+    def page(self, method, params=None):
+        return self.call(method, params, self.session)
+
+    def evaluate(self, expression, await_promise=True):
+        result = self.page("Runtime.evaluate", {"expression": expression, "awaitPromise": await_promise,
+                                                "returnByValue": True, "userGesture": True})
+        if "exceptionDetails" in result:
+            details = result["exceptionDetails"]
+            raise CdpError(f"{expression[:80]}: {details.get('exception', {}).get('description') or details.get('text')}")
+        return result["result"].get("value")
+
+    def goto(self, url):
+        """Opens `url`; returns once the new document loaded (Page.navigate replies once it committed)."""
+        navigated = self.page("Page.navigate", {"url": url})
+        if navigated.get("errorText"):
+            raise CdpError(f"{url}: {navigated['errorText']}")
+        until(f"{url} loads", lambda: self.evaluate("document.readyState") == "complete")
+
+    def text(self, selector="body"):
+        return self.evaluate(f"(document.querySelector({json.dumps(selector)}) || {{}}).textContent || ''")
+
+    def wait_text(self, needle, selector="body"):
+        return until(f"{needle!r} shown in {selector}; the page shows: {self.text()!r}",
+                     lambda: needle in self.text(selector))
+
+    def tap(self, selector):
+        """A finger on the middle of the element (scrolled into view first): touch start and end."""
+        box = until(f"{selector} is on the page", lambda: self.evaluate(f"""(() => {{
+            const el = document.querySelector({json.dumps(selector)});
+            if (!el || el.disabled) return null;
+            el.scrollIntoView({{block: 'center'}});
+            const r = el.getBoundingClientRect();
+            return r.width && r.height ? {{x: r.x + r.width / 2, y: r.y + r.height / 2}} : null;
+        }})()"""))
+        point = {"x": box["x"], "y": box["y"]}
+        self.page("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+        self.page("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+    def type(self, selector, text):
+        self.tap(selector)
+        until(f"{selector} has the focus", lambda: self.evaluate(
+            f"document.activeElement === document.querySelector({json.dumps(selector)})"))
+        self.page("Input.insertText", {"text": text})
+
+    def screenshot(self, path):
+        data = self.page("Page.captureScreenshot", {"format": "png"})["data"]
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+
+    def close(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(PATIENCE)
+        if os.environ.get("KEEP") != "1":
+            shutil.rmtree(self.dir, ignore_errors=True)

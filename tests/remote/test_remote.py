@@ -1,0 +1,473 @@
+"""tests/remote/test_remote.py: the phone's page in a real browser against a real desk.
+
+Each test starts `askdesk serve` and `askdesk remote --pair` in a private home, pairs a headless
+Chromium (a 390x844 touch screen that trusts the desk's authority through NSS) through the page,
+with the code the page shows typed into the remote's stdin, then asks questions as an agent over
+the broker's socket and answers them by touching the page. `python3 -m unittest -k NAME` runs one.
+REMOTE_SCREENSHOTS=DIR saves the page's screenshots there (docs/ keeps the published ones).
+"""
+import base64
+import hashlib
+import json
+import os
+import re
+import socket
+import ssl
+import tempfile
+import time
+import unittest
+
+from phone import PATIENCE, Browser, Desk, until
+
+SHOTS = os.environ.get("REMOTE_SCREENSHOTS")
+NAME = "Test phone"
+
+# A device socket of the page's own origin, opened in the page with the key the page stored: what
+# a tampered page (or a script on the phone) could send. `window.rawDevice()` resolves to
+# { requests, send(message) -> Promise<reply>, sign(value), digest(wire) }.
+RAW_DEVICE = r"""
+window.rawDevice = async () => {
+  const key = await new Promise((resolve, reject) => {
+    const open = indexedDB.open('askdesk', 1);
+    open.onsuccess = () => {
+      const get = open.result.transaction('device').objectStore('device').get('key');
+      get.onsuccess = () => resolve(get.result);
+      get.onerror = () => reject(get.error);
+    };
+    open.onerror = () => reject(open.error);
+  });
+  const b64u = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const canonical = (v) => Array.isArray(v) ? `[${v.map(canonical).join(',')}]`
+    : v && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`
+    : JSON.stringify(v);
+  const enc = new TextEncoder();
+  const sign = async (value) => b64u(await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key.privateKey, enc.encode(canonical(value))));
+  const digest = async (w) => b64u(await crypto.subtle.digest('SHA-256', enc.encode(canonical(
+    { agent: w.agent ? w.agent.id : null, id: w.id, key: w.key, kind: 'askdesk/request', questions: w.questions, v: 1 }))));
+  const socket = new WebSocket(`wss://${location.host}/socket`);
+  const inbox = [];
+  let wake = null;
+  socket.onmessage = (e) => { inbox.push(JSON.parse(e.data)); if (wake) wake(); };
+  const next = async (type) => {
+    for (;;) {
+      const at = inbox.findIndex((m) => !type || m.type === type);
+      if (at >= 0) return inbox.splice(at, 1)[0];
+      await new Promise((resolve) => { wake = resolve; });
+    }
+  };
+  const challenge = await next('challenge');
+  socket.send(JSON.stringify({ type: 'hello', publicKey: key.publicKey,
+    signature: await sign({ challenge: challenge.challenge, kind: 'askdesk/hello', origin: location.origin, v: 1 }) }));
+  const welcome = await next();
+  if (welcome.type !== 'welcome') return { refused: welcome };
+  const requests = (await next('requests')).requests;
+  return { requests, sign, digest, socket,
+    send: async (message) => { socket.send(JSON.stringify(message)); for (;;) { const m = await next(); if (m.type === 'accepted' || m.type === 'refused') return m; } } };
+};
+"""
+
+
+def question(qid, text, options=(), multi=False, **extra):
+    q = {"id": qid, "question": text, **extra}
+    if options:
+        q["options"] = [o if isinstance(o, dict) else {"label": o} for o in options]
+    if multi:
+        q["multiSelect"] = True
+    return q
+
+
+PLAN = """# Move the cache to disk
+
+## Steps
+1. Write entries to `~/.cache/askdesk`, one file per key.
+2. Read them back on start; drop files older than a week.
+3. Keep the in-memory cache for the current run.
+
+## Risks
+- A full disk: writes fail and are **logged**, never fatal.
+
+```rust
+fn path(key: &str) -> PathBuf { cache_dir().join(key) }
+```
+"""
+
+
+def plan_question(qid="plan"):
+    return question(qid, "Approve this plan?", ["Approve", "Keep planning"], header="Plan",
+                    detail=PLAN, intent={"kind": "plan-review", "approve": "Approve"})
+
+
+class PhoneTest(unittest.TestCase):
+    """A desk and a phone paired through the page."""
+
+    pair_first = True
+
+    def setUp(self):
+        self.desk = Desk()
+        self.addCleanup(self.desk.close)
+        self.url = self.desk.start_remote()
+        self.browser = self.phone()
+        if self.pair_first:
+            self.pair(self.browser)
+
+    def phone(self, dark=False):
+        browser = Browser(self.desk, dark=dark)
+        self.addCleanup(browser.close)
+        return browser
+
+    def open_pairing(self, browser, url=None, name=NAME):
+        browser.goto(url or self.url)
+        browser.wait_text("Pair with this desk")
+        browser.evaluate(f"document.getElementById('device-name').value = {json.dumps(name)}")
+        browser.tap("#pair")
+
+    def pair(self, browser):
+        self.open_pairing(browser)
+        code = until("the page shows the code", lambda: browser.evaluate(
+            "(document.getElementById('pair-code') || {}).textContent"))
+        self.desk.expect_line(f'"{NAME}" asks to pair')
+        self.desk.type_code(code.replace(" ", ""))
+        self.desk.expect_line(f'paired "{NAME}"')
+        browser.wait_text(f"Connected as {NAME}", "#status")
+
+    def ask(self, questions, agent=None):
+        """Asks as an agent (registered with `agent` as its label and meta); returns (conn, request id)."""
+        conn = self.desk.connect("agent")
+        params = {"questions": questions}
+        if agent is not None:
+            handle = conn.call("agents/register", {"id": f"agent-{time.monotonic_ns()}", **agent})
+            params["agent"] = handle
+        self.addCleanup(conn.close)
+        return conn, conn.start("user-questions/ask", params)
+
+    def card(self, selector=""):
+        return f".request {selector}".strip()
+
+    def shot(self, browser, name):
+        if SHOTS:
+            os.makedirs(SHOTS, exist_ok=True)
+            browser.evaluate("document.activeElement && document.activeElement.blur()")
+            browser.evaluate("window.scrollTo(0, 0)")
+            browser.screenshot(os.path.join(SHOTS, name))
+
+
+class Pairing(PhoneTest):
+    pair_first = False
+
+    def test_a_phone_pairs_through_the_page_with_the_code_typed_at_the_desk(self):
+        self.pair(self.browser)
+        devices = self.desk.cli("devices", "list")
+        self.assertIn(NAME, devices.stdout)
+        # The key is kept in IndexedDB, not extractable; only the public half is kept as text.
+        extractable = self.browser.evaluate("""new Promise((resolve) => {
+            indexedDB.open('askdesk', 1).onsuccess = (e) => {
+              e.target.result.transaction('device').objectStore('device').get('key').onsuccess =
+                (g) => resolve([g.target.result.privateKey.extractable, g.target.result.privateKey.type]);
+            };
+        })""")
+        self.assertEqual(extractable, [False, "private"])
+        # The fragment's token does not stay in the address bar.
+        self.assertEqual(self.browser.evaluate("location.href"), f"{self.desk.origin}/")
+        # The page was served over HTTPS the browser trusts: a secure context.
+        self.assertTrue(self.browser.evaluate("window.isSecureContext"))
+
+    def test_a_used_pairing_link_is_refused_on_a_second_phone(self):
+        self.pair(self.browser)
+        other = self.phone()
+        self.open_pairing(other, name="Thief")
+        other.wait_text("already used")
+        self.assertNotIn("Thief", self.desk.cli("devices", "list").stdout)
+
+    def test_an_expired_pairing_link_is_refused(self):
+        self.desk.stop_remote()
+        url = self.desk.start_remote("--pair-lifetime", "1")
+        self.browser.goto(url)
+        self.browser.wait_text("Pair with this desk")
+        # The desk gives up waiting for a claim once the offer's lifetime has passed.
+        until("the remote says the offer expired", lambda: "the offer expired" in self.desk.remote_log())
+        self.browser.tap("#pair")
+        self.browser.wait_text("expired")
+        self.assertNotIn(NAME, self.desk.cli("devices", "list").stdout)
+
+    def test_a_wrong_code_at_the_desk_pairs_nothing(self):
+        self.open_pairing(self.browser)
+        code = until("the page shows the code", lambda: self.browser.evaluate(
+            "(document.getElementById('pair-code') || {}).textContent"))
+        wrong = f"{(int(code.replace(' ', '')) + 1) % 1000000:06}"
+        self.desk.expect_line(f'"{NAME}" asks to pair')
+        self.desk.type_code(wrong)
+        until("the remote says the pairing failed", lambda: "Pairing failed" in self.desk.remote_log())
+        self.assertNotIn(NAME, self.desk.cli("devices", "list").stdout)
+        # The phone's key opens no socket.
+        self.browser.evaluate(RAW_DEVICE)
+        refused = self.browser.evaluate("rawDevice().then((d) => d.refused)")
+        self.assertEqual(refused, {"type": "refused", "reason": "not-paired"})
+        self.assertNotIn("Connected", self.browser.text("#status"))
+
+
+class Answers(PhoneTest):
+
+    def test_each_question_kind_is_answered_from_the_phone(self):
+        questions = [
+            question("db", "Which database should the cache use?", [
+                {"label": "SQLite (Recommended)", "description": "One file, no server, already a dependency."},
+                {"label": "Postgres", "description": "Shared with the web service; needs a running server."},
+                {"label": "Files", "description": "One file per entry."}], header="Storage"),
+            question("targets", "Which platforms should the release build?", ["Linux", "macOS", "Windows"], multi=True),
+            question("name", "What should the command be called?", ["sync", "push"]),
+            question("notes", "Anything else the agent should know?"),
+            question("later", "Run the benchmarks now?", ["Yes", "No"]),
+        ]
+        conn, rid = self.ask(questions, agent={"label": "Claude Code", "meta": {"cwd": "/home/dana/src/askdesk"}})
+        b = self.browser
+        b.wait_text("Which database should the cache use?")
+        self.assertIn("Claude Code", b.text(".card-head"))
+        self.assertIn("askdesk", b.text(".card-head .project"))
+        self.assertEqual(b.text("[data-question=db] .option.recommended .badge"), "Recommended")
+        self.assertIn("One file, no server", b.text("[data-question=db] .option.recommended"))
+        b.color_scheme("dark")
+        self.shot(b, "phone-question.png")
+        b.color_scheme("light")
+        b.tap('[data-question=db] [data-label="SQLite (Recommended)"]')
+        b.tap('[data-question=targets] [data-label="Linux"]')
+        b.tap('[data-question=targets] [data-label="Windows"]')
+        b.type("[data-question=targets] textarea", "and FreeBSD")
+        b.tap('[data-question=name] [data-label="sync"]')
+        b.type("[data-question=name] textarea", "askdesk-sync")
+        b.type("[data-question=notes] textarea", "Keep the old flag working.")
+        b.tap("[data-question=later] .skip")
+        b.tap(".request .send")
+        b.wait_text("Sent", ".request .note")
+        self.assertEqual(conn.wait(rid), {"answers": [
+            {"id": "db", "selected": ["SQLite (Recommended)"]},
+            {"id": "targets", "selected": ["Linux", "Windows"], "custom": "and FreeBSD"},
+            {"id": "name", "selected": [], "custom": "askdesk-sync"},
+            {"id": "notes", "selected": [], "custom": "Keep the old flag working."},
+            {"id": "later", "selected": []},
+        ]})
+
+    def test_dismissing_on_the_phone_cancels_the_ask(self):
+        conn, rid = self.ask([question("go", "Deploy now?", ["Yes", "No"])])
+        self.browser.wait_text("Deploy now?")
+        self.browser.tap(".request .dismiss")
+        self.browser.wait_text("Sent", ".request .note")
+        with self.assertRaises(Exception) as raised:
+            conn.wait(rid)
+        self.assertEqual(raised.exception.data.get("code"), "ASK_CANCELLED")
+
+    def test_a_plan_is_approved_or_sent_back_from_the_phone(self):
+        conn, rid = self.ask([plan_question()], agent={"label": "Codex", "meta": {"cwd": "/home/dana/src/cache"}})
+        b = self.browser
+        b.wait_text("Move the cache to disk")
+        # The plan is the desk's rendering: its blocks carry the desk's keys, its code the desk's highlighting.
+        self.assertTrue(b.evaluate("document.querySelectorAll('.plan-review .md [data-block]').length > 5"))
+        self.assertTrue(b.evaluate("!!document.querySelector('.plan-review .md h1[id^=md-]')"))
+        self.assertTrue(b.evaluate("!!document.querySelector('.plan-review .md pre code span[class^=hl-]')"))
+        self.shot(b, "phone-plan.png")
+        b.tap(".request .approve")
+        b.wait_text("Sent", ".request .note")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "plan", "selected": ["Approve"]}]})
+
+        conn, rid = self.ask([plan_question()])
+        until("the second plan is shown", lambda: b.evaluate("document.querySelectorAll('.request').length") == 2)
+        b.type(".request:first-child .feedback", "Keep the files under XDG_CACHE_HOME.")
+        b.tap(".request:first-child .send-feedback")
+        b.wait_text("Sent", ".request:first-child .note")
+        self.assertEqual(conn.wait(rid), {"answers": [
+            {"id": "plan", "selected": [], "custom": "Keep the files under XDG_CACHE_HOME."}]})
+
+    def test_comments_on_blocks_of_a_plan_go_back_quoted_in_the_feedback(self):
+        conn, rid = self.ask([plan_question()])
+        b = self.browser
+        b.wait_text("Move the cache to disk")
+        step = b.evaluate("""(() => {
+            const li = [...document.querySelectorAll('.plan-review .md li[data-block]')]
+              .find((e) => e.textContent.startsWith('Read them back'));
+            return li.dataset.block;
+        })()""")
+        b.tap(f'.plan-review .md [data-block="{step}"]')
+        b.type(f'.comments textarea[data-block="{step}"]', "Only on the first start of the day.")
+        # An approval cannot carry comments: the page says so and sends nothing.
+        b.tap(".request .approve")
+        b.wait_text("Comments go back as feedback", ".request .note")
+        b.type(".request .feedback", "Otherwise good.")
+        b.tap(".request .send-feedback")
+        b.wait_text("Sent", ".request .note")
+        custom = conn.wait(rid)["answers"][0]["custom"]
+        self.assertIn("Steps", custom)
+        self.assertIn("> Read them back on start; drop files older than a week.", custom)
+        self.assertIn("Only on the first start of the day.", custom)
+        self.assertTrue(custom.rstrip().endswith("Otherwise good."), custom)
+
+    def test_requests_are_listed_newest_on_top(self):
+        self.ask([question("a", "The first question?", ["Yes"])])
+        self.browser.wait_text("The first question?")
+        self.ask([question("b", "The second question?", ["Yes"])])
+        self.browser.wait_text("The second question?")
+        self.assertEqual(self.browser.evaluate(
+            "[...document.querySelectorAll('.request .question-text')].map((e) => e.textContent)"),
+            ["The second question?", "The first question?"])
+
+    def test_bidi_and_control_characters_are_shown_escaped(self):
+        self.ask([question("x", "Run invoice_\u202efdp.exe\u0007 now?", ["Yes \u2066(safe)\u2069", "No"])],
+                 agent={"label": "Agent\u200f\u001b[2J", "meta": {"cwd": "/tmp/pro\u202eject"}})
+        b = self.browser
+        b.wait_text("invoice_")
+        page = b.text("#requests")
+        self.assertIn("Run invoice_\\u{202e}fdp.exe\\u{7} now?", page)
+        self.assertIn("Yes \\u{2066}(safe)\\u{2069}", page)
+        self.assertIn("Agent\\u{200f}\\u{1b}[2J", page)
+        self.assertIn("pro\\u{202e}ject", page)
+        for raw in "\u202e\u2066\u2069\u200f\u0007\u001b":
+            self.assertNotIn(raw, page)
+
+    def test_a_permission_prompt_is_never_offered_to_the_phone(self):
+        conn, rid = self.ask([question("allow", "Allow Bash: rm -rf build?", ["Allow", "Deny"])],
+                             agent={"label": "Claude Code", "meta": {"tool": "Bash"}})
+        # With no other answerer the prompt runs off the end of the chain at once.
+        with self.assertRaises(Exception):
+            conn.wait(rid)
+        conn2, rid2 = self.ask([question("q", "An ordinary question?", ["Yes"])])
+        self.browser.wait_text("An ordinary question?")
+        self.assertNotIn("rm -rf", self.browser.text("#requests"))
+
+
+class Refusals(PhoneTest):
+
+    def test_replayed_altered_and_unsigned_answers_are_refused(self):
+        conn, rid = self.ask([question("go", "Ship it?", ["Yes", "No"])])
+        b = self.browser
+        b.wait_text("Ship it?")
+        b.evaluate(RAW_DEVICE)
+        outcome = b.evaluate("""(async () => {
+          const d = await rawDevice();
+          const w = d.requests[0];
+          const digest = await d.digest(w);
+          const yes = { answers: [{ id: 'go', selected: ['Yes'] }] };
+          const no = { answers: [{ id: 'go', selected: ['No'] }] };
+          const nonce = () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16)))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+          const signed = async (answer, n) => ({ type: 'answer', id: w.id, nonce: n, answer, digest,
+            signature: await d.sign({ answer, digest, kind: 'askdesk/answer', nonce: n, v: 1 }) });
+          const out = {};
+          const n1 = nonce();
+          out.unsigned = (await d.send({ type: 'answer', id: w.id, nonce: n1, answer: no, digest })).reason;
+          const altered = await signed(yes, nonce());
+          altered.answer = no;
+          out.altered = (await d.send(altered)).reason;
+          const otherDigest = await signed(no, nonce());
+          otherDigest.digest = 'A'.repeat(43);
+          out.stale = (await d.send(otherDigest)).reason;
+          const good = await signed(yes, nonce());
+          out.good = (await d.send(good)).type;
+          out.replayed = (await d.send(good)).reason;
+          return out;
+        })()""")
+        self.assertEqual(outcome, {"unsigned": "unsigned", "altered": "bad-signature", "stale": "stale",
+                                   "good": "accepted", "replayed": "not-pending"})
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "go", "selected": ["Yes"]}]})
+
+    def test_a_device_revoked_mid_request_can_no_longer_answer(self):
+        conn, rid = self.ask([question("go", "Ship it?", ["Yes", "No"])])
+        b = self.browser
+        b.wait_text("Ship it?")
+        b.evaluate(RAW_DEVICE)
+        b.evaluate("rawDevice().then((d) => { window.kept = d; })")
+        revoked = self.desk.cli("devices", "revoke", NAME)
+        self.assertEqual(revoked.returncode, 0, revoked.stderr)
+        b.wait_text("This phone is not paired")
+        # A socket it still held is closed too, and a new one is refused.
+        until("the kept socket closes", lambda: b.evaluate("window.kept.socket.readyState") == 3)
+        self.assertEqual(b.evaluate("rawDevice().then((d) => d.refused)"), {"type": "refused", "reason": "not-paired"})
+        # The request still waits for another answerer: nobody answered for the person.
+        conn.notify("$/cancelRequest", {"id": rid})
+        with self.assertRaises(Exception) as raised:
+            conn.wait(rid)
+        self.assertEqual(raised.exception.data.get("code"), "ASK_ABORTED")
+
+    def test_a_foreign_host_or_origin_is_refused(self):
+        # A raw client that can forge headers; it trusts exactly the certificate the pairing URL
+        # names (its SHA-256), as the phone's link does.
+        fingerprint = self.url.rsplit(".", 1)[1]
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+
+        def status(host, origin=None, method="GET", upgrade=False):
+            with socket.create_connection(("127.0.0.1", self.desk.port)) as raw:
+                with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+                    served = hashlib.sha256(tls.getpeercert(binary_form=True)).digest()
+                    self.assertEqual(base64.urlsafe_b64encode(served).rstrip(b"=").decode(), fingerprint)
+                    headers = [f"{method} {'/socket' if upgrade else '/pair'} HTTP/1.1", f"Host: {host}"]
+                    if origin:
+                        headers.append(f"Origin: {origin}")
+                    if upgrade:
+                        headers += ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
+                                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="]
+                    if method == "POST":
+                        headers += ["Content-Type: application/json", "Content-Length: 2"]
+                    tls.sendall(("\r\n".join(headers) + "\r\n\r\n" + ("{}" if method == "POST" else "")).encode())
+                    return int(tls.recv(4096).split(b" ", 2)[1])
+
+        ours = f"127.0.0.1:{self.desk.port}"
+        self.assertEqual(status(ours), 200)
+        self.assertEqual(status(f"evil.example:{self.desk.port}"), 421)
+        self.assertEqual(status("127.0.0.1:1"), 421)
+        self.assertEqual(status(ours, "https://evil.example", "POST"), 403)
+        self.assertEqual(status(ours, None, "POST"), 403)
+        self.assertEqual(status(ours, "https://evil.example", upgrade=True), 403)
+        self.assertEqual(status(ours, self.desk.origin, upgrade=True), 101)
+        # The page itself is served with a policy that allows no inline script.
+        csp = self.browser.evaluate("fetch('/').then((r) => r.headers.get('content-security-policy'))")
+        self.assertIn("script-src 'self'", csp)
+        self.assertNotIn("unsafe-inline", csp)
+
+
+class Races(PhoneTest):
+
+    def test_the_desk_and_the_phone_answer_at_once_and_exactly_one_wins(self):
+        desk = self.desk.connect("desk")
+        desk.call("answerers/register", {"scope": "all", "label": "desk", "group": "person"})
+        for round_ in range(4):
+            conn, rid = self.ask([question("go", f"Round {round_}: ship it?", ["Yes", "No"])])
+            offered = desk.next_incoming(timeout=PATIENCE)
+            self.assertEqual(offered["method"], "user-questions/request")
+            until("the phone shows the round", lambda: f"Round {round_}" in self.browser.text(".request:first-child"))
+            self.browser.tap('.request:first-child [data-label="Yes"]')
+            # Both answer now: the phone's Send and the desk's reply leave together.
+            self.browser.evaluate("document.querySelector('.request:first-child .send').click()", await_promise=False)
+            desk.reply(offered, {"answers": [{"id": "go", "selected": ["No"]}]})
+            answer = conn.wait(rid)["answers"][0]["selected"]
+            note = until(f"the phone says how its answer fared: {self.browser.text('.request:first-child')!r}",
+                         lambda: re.search(r"Sent|Answered on the desk",
+                                           self.browser.text(".request:first-child .note")))
+            if answer == ["Yes"]:
+                self.assertEqual(note.group(0), "Sent")
+                # The desk is told its answer was not used.
+                cancel = desk.next_incoming(timeout=PATIENCE)
+                self.assertEqual((cancel["method"], cancel["params"]["id"]), ("$/cancelRequest", offered["id"]))
+            else:
+                self.assertEqual(answer, ["No"])
+                self.assertEqual(note.group(0), "Answered on the desk")
+
+
+class Reconnects(PhoneTest):
+
+    def test_the_page_says_the_desk_is_unreachable_and_recovers(self):
+        b = self.browser
+        self.desk.stop_broker()
+        # Without its broker the remote ends, and with it the phone's socket.
+        self.assertEqual(self.desk.remote.wait(PATIENCE), 20)
+        b.wait_text("Desk unreachable since", "#status")
+        self.assertRegex(b.text("#status"), r"Desk unreachable since \d\d:\d\d")
+        self.desk.start_broker()
+        self.desk.start_remote(pair=False)
+        b.wait_text(f"Connected as {NAME}", "#status")
+        conn, rid = self.ask([question("back", "Back again?", ["Yes"])])
+        b.wait_text("Back again?")
+        b.tap('[data-label="Yes"]')
+        b.tap(".request .send")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "back", "selected": ["Yes"]}]})
+
+
+if __name__ == "__main__":
+    unittest.main()
