@@ -287,13 +287,19 @@ fn host_subnet(ip: IpAddr) -> CidrSubnet {
     CidrSubnet::from_addr_prefix(ip, prefix)
 }
 
+/// The server certificate's common name.
+const SERVER_COMMON_NAME: &str = "askdesk remote";
+
 pub(crate) fn server_params(
     names: &[Name],
     now: OffsetDateTime,
 ) -> Result<CertificateParams, Error> {
     let mut params = CertificateParams::default();
     let mut dn = DistinguishedName::new();
-    dn.push(DnType::CommonName, names[0].to_string());
+    // Not a host name: OpenSSL checks a common name with a dot in it (an address, a domain)
+    // against the authority's DNS name constraints, and refused `127.0.0.1` as a DNS name
+    // outside them. Clients match the names in the subject alternative names.
+    dn.push(DnType::CommonName, SERVER_COMMON_NAME);
     params.distinguished_name = dn;
     params.subject_alt_names = names
         .iter()
