@@ -13,10 +13,10 @@ use askdesk_remote::{bind, CertificateSource, Name, PendingRequest, Remote, Remo
 use clap::Args;
 use tokio::task::JoinSet;
 
-use crate::answer::is_permission_prompt;
 use crate::connect::connect;
 use crate::exit::{Error, Result};
 use crate::output::outln;
+use askdesk_core::meta::is_permission_prompt;
 
 /// The answerer's label in `askdesk status` and the history. The protocol carries only the
 /// answerer's label, so the history says "phone", not which phone; the device is logged.
@@ -199,32 +199,4 @@ async fn pair_one(remote: &Remote) -> std::result::Result<(), String> {
         .confirm_pairing(offer.id, line.trim())
         .map_err(|e| e.to_string())?;
     outln!("paired \"{}\"", crate::terminal::visible(&device.name)).map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use askdesk_core::AgentInfo;
-    use serde_json::json;
-
-    fn agent(meta: serde_json::Value) -> AgentInfo {
-        serde_json::from_value(json!({ "id": "a1", "meta": meta })).unwrap()
-    }
-
-    #[test]
-    fn a_tool_in_meta_makes_a_permission_prompt_whatever_its_type() {
-        assert!(is_permission_prompt(Some(&agent(
-            json!({ "tool": "Bash" })
-        ))));
-        assert!(is_permission_prompt(Some(&agent(json!({ "tool": "" })))));
-        assert!(is_permission_prompt(Some(&agent(json!({ "tool": 7 })))));
-        assert!(is_permission_prompt(Some(&agent(json!({ "tool": {} })))));
-    }
-
-    #[test]
-    fn questions_without_a_tool_are_offered() {
-        assert!(!is_permission_prompt(None));
-        assert!(!is_permission_prompt(Some(&agent(json!({ "cwd": "/x" })))));
-        assert!(!is_permission_prompt(Some(&agent(json!({ "tool": null })))));
-    }
 }

@@ -12,6 +12,8 @@
 //! - [`pairing`]: pairing offers, their token, tries, proof and code.
 //! - [`devices`]: the paired devices' store (`devices.json`), shared with `askdesk devices`.
 //! - [`pending`]: the requests held for devices, their nonces, the updates devices hear.
+//! - [`risk`]: each request's class, decided on the desk, and the standing permissions among its
+//!   options; [`desk_only`]: the permission prompts no phone may allow, with the reason.
 //! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
 //! - [`digest`]: what a device signs, byte for byte; [`canonical`]: the canonical JSON under it.
 //! - [`keys`]: a device's P-256 key and its P1363 signatures; base64url; randomness.
@@ -20,6 +22,7 @@
 
 pub mod canonical;
 pub mod certs;
+pub mod desk_only;
 pub mod devices;
 pub mod digest;
 pub mod error;
@@ -30,6 +33,7 @@ mod pages;
 pub mod pairing;
 pub mod pending;
 pub mod remote;
+pub mod risk;
 pub mod server;
 mod socket;
 
@@ -40,4 +44,5 @@ pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
 pub use pending::{OfferError, PendingRequest, VerifiedAnswer};
 pub use remote::{Offered, PairingOffer, Refusal, Remote, SignedAnswer};
+pub use risk::{Class, Risk};
 pub use server::{bind, RemoteConfig, Server};

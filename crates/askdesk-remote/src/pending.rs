@@ -11,6 +11,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::digest;
 use crate::keys;
+use crate::risk::Risk;
 
 /// At most this many requests are held; an offer beyond it is refused (the adapter delegates).
 pub const MAX_PENDING: usize = 1024;
@@ -43,6 +44,8 @@ pub enum Update {
 
 pub(crate) struct Entry {
     pub request: PendingRequest,
+    /// Its class, desk-only reason and standing options, decided when it was offered.
+    pub risk: Risk,
     pub digest: [u8; 32],
     pub wire: Arc<Value>,
     /// (device key text, nonce) pairs already used on this request.
@@ -88,12 +91,10 @@ impl Pending {
         let key = keys::random::<16>();
         let agent = request.agent.as_ref();
         let digest = digest::request_digest(request.id, &key, agent, &request.questions);
-        let wire = Arc::new(digest::request_wire(
-            request.id,
-            &key,
-            agent,
-            &request.questions,
-        ));
+        let risk = Risk::assess(agent, &request.questions);
+        let mut wire = digest::request_wire(request.id, &key, agent, &request.questions);
+        wire["risk"] = risk.wire();
+        let wire = Arc::new(wire);
         let (answer, receiver) = oneshot::channel();
         let _ = self.updates.send(Update::Offered(wire.clone()));
         self.order.push(request.id);
@@ -101,6 +102,7 @@ impl Pending {
             request.id,
             Entry {
                 request,
+                risk,
                 digest,
                 wire,
                 nonces: HashSet::new(),

@@ -22,6 +22,7 @@ use crate::keys::{self, DeviceKey};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
 use crate::pending::{OfferError, Pending, PendingRequest, Update, VerifiedAnswer, MAX_ATTEMPTS};
+use crate::risk::{Class, Risk};
 
 /// The remote's shared state; cheap to clone.
 #[derive(Clone)]
@@ -97,6 +98,12 @@ pub enum Refusal {
     BadAnswer(String),
     #[error("the message is malformed: {0}")]
     Malformed(String),
+    #[error("only the desk may allow this: {0}")]
+    DeskOnly(String),
+    #[error("a standing permission is given only at the desk")]
+    Standing,
+    #[error("a permission prompt is answered only at the desk until passkeys guard it")]
+    PasskeyRequired,
     #[error("the desk cannot check the device: {0}")]
     Internal(String),
 }
@@ -114,6 +121,9 @@ impl Refusal {
             Refusal::TooManyAttempts => "too-many-attempts",
             Refusal::BadAnswer(_) => "bad-answer",
             Refusal::Malformed(_) => "malformed",
+            Refusal::DeskOnly(_) => "desk-only",
+            Refusal::Standing => "standing",
+            Refusal::PasskeyRequired => "passkey-required",
             Refusal::Internal(_) => "internal",
         }
     }
@@ -297,7 +307,9 @@ impl Remote {
 
     /// Checks a device's signed answer: the device is paired, the request still waits, the answer
     /// is signed by the device's key over this request's digest and the nonce, the nonce is new,
-    /// and the answer keeps its questions' rules. Then the request is claimed and the answer
+    /// the request is not desk-only, the answer gives no standing permission and is not to a
+    /// permission prompt (never allowed from a phone until passkeys guard them), and it keeps its
+    /// questions' rules. Then the request is claimed and the answer
     /// yielded to the adapter. Reads the device store: call it off the async threads.
     pub fn verify(&self, key: &DeviceKey, signed: SignedAnswer) -> Result<RequestId, Refusal> {
         let device = self
@@ -337,6 +349,16 @@ impl Remote {
         entry.nonces.insert(used);
         let answer: Answer = serde_json::from_value(signed.answer)
             .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+        let risk = &entry.risk;
+        if let Some(reason) = &risk.desk_only {
+            return Err(Refusal::DeskOnly(reason.clone()));
+        }
+        if Risk::grants_standing(&answer) {
+            return Err(Refusal::Standing);
+        }
+        if risk.class == Class::PermissionPrompt {
+            return Err(Refusal::PasskeyRequired);
+        }
         let answer = askdesk_core::validate::check_answer(&entry.request.questions, answer)
             .map_err(|error| Refusal::BadAnswer(error.message.clone()))?;
         let entry = pending.remove(id).expect("held above");
