@@ -14,6 +14,8 @@
 //! - [`pending`]: the requests held for devices, their nonces, the updates devices hear.
 //! - [`risk`]: each request's class, decided on the desk, and the standing permissions among its
 //!   options; [`desk_only`]: the permission prompts no phone may allow, with the reason.
+//! - [`scope`]: what one device may answer (agents, projects, the highest class), set at the
+//!   desk; [`limits`]: approvals per device in a window, bad signatures that suspend it.
 //! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
 //! - [`digest`]: what a device signs, byte for byte; [`canonical`]: the canonical JSON under it.
 //! - [`keys`]: a device's P-256 key and its P1363 signatures; base64url; randomness.
@@ -28,21 +30,25 @@ pub mod digest;
 pub mod error;
 pub mod files;
 pub mod keys;
+pub mod limits;
 pub mod names;
 mod pages;
 pub mod pairing;
 pub mod pending;
 pub mod remote;
 pub mod risk;
+pub mod scope;
 pub mod server;
 mod socket;
 
 pub use certs::{CertificateSource, Certificates};
 pub use devices::{Device, DeviceStore};
 pub use error::Error;
+pub use limits::Limits;
 pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
 pub use pending::{OfferError, PendingRequest, VerifiedAnswer};
 pub use remote::{Offered, PairingOffer, Refusal, Remote, SignedAnswer};
 pub use risk::{Class, Risk};
+pub use scope::Scope;
 pub use server::{bind, RemoteConfig, Server};

@@ -11,7 +11,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::digest;
 use crate::keys;
-use crate::risk::Risk;
+use crate::risk::{Class, Risk};
 
 /// At most this many requests are held; an offer beyond it is refused (the adapter delegates).
 pub const MAX_PENDING: usize = 1024;
@@ -35,10 +35,19 @@ pub struct VerifiedAnswer {
     pub answer: Answer,
 }
 
+/// A held request as devices are shown it: its wire form, and what decides which devices see it
+/// (their [`crate::Scope`]).
+#[derive(Debug)]
+pub struct Shown {
+    pub wire: Value,
+    pub agent: Option<AgentInfo>,
+    pub class: Class,
+}
+
 /// What devices are told about the held requests.
 #[derive(Debug, Clone)]
 pub enum Update {
-    Offered(Arc<Value>),
+    Offered(Arc<Shown>),
     Withdrawn(RequestId),
 }
 
@@ -47,7 +56,7 @@ pub(crate) struct Entry {
     /// Its class, desk-only reason and standing options, decided when it was offered.
     pub risk: Risk,
     pub digest: [u8; 32],
-    pub wire: Arc<Value>,
+    pub shown: Arc<Shown>,
     /// (device key text, nonce) pairs already used on this request.
     pub nonces: HashSet<(String, String)>,
     pub answer: oneshot::Sender<VerifiedAnswer>,
@@ -94,9 +103,13 @@ impl Pending {
         let risk = Risk::assess(agent, &request.questions);
         let mut wire = digest::request_wire(request.id, &key, agent, &request.questions);
         wire["risk"] = risk.wire();
-        let wire = Arc::new(wire);
+        let shown = Arc::new(Shown {
+            wire,
+            agent: request.agent.clone(),
+            class: risk.class,
+        });
         let (answer, receiver) = oneshot::channel();
-        let _ = self.updates.send(Update::Offered(wire.clone()));
+        let _ = self.updates.send(Update::Offered(shown.clone()));
         self.order.push(request.id);
         self.entries.insert(
             request.id,
@@ -104,7 +117,7 @@ impl Pending {
                 request,
                 risk,
                 digest,
-                wire,
+                shown,
                 nonces: HashSet::new(),
                 answer,
             },
@@ -125,11 +138,11 @@ impl Pending {
     }
 
     /// Every held request as devices see it, oldest first.
-    pub fn snapshot(&self) -> Vec<Arc<Value>> {
+    pub fn snapshot(&self) -> Vec<Arc<Shown>> {
         self.order
             .iter()
             .filter_map(|id| self.entries.get(id))
-            .map(|entry| entry.wire.clone())
+            .map(|entry| entry.shown.clone())
             .collect()
     }
 }

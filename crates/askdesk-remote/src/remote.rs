@@ -19,10 +19,14 @@ use crate::devices::{Device, DeviceStore};
 use crate::digest;
 use crate::error::Error;
 use crate::keys::{self, DeviceKey};
+use crate::limits::{Approvals, Limits};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
-use crate::pending::{OfferError, Pending, PendingRequest, Update, VerifiedAnswer, MAX_ATTEMPTS};
+use crate::pending::{
+    OfferError, Pending, PendingRequest, Shown, Update, VerifiedAnswer, MAX_ATTEMPTS,
+};
 use crate::risk::{Class, Risk};
+use crate::scope::Scope;
 
 /// The remote's shared state; cheap to clone.
 #[derive(Clone)]
@@ -38,6 +42,8 @@ struct Inner {
     pairings: Mutex<Pairings>,
     claims: broadcast::Sender<Claimed>,
     pending: Mutex<Pending>,
+    limits: Limits,
+    approvals: Mutex<Approvals>,
     /// Bumped on every revoke and every change of the device list on disk: each socket then
     /// checks its own device is still paired.
     revocations: Arc<watch::Sender<u64>>,
@@ -104,6 +110,12 @@ pub enum Refusal {
     Standing,
     #[error("a permission prompt is answered only at the desk until passkeys guard it")]
     PasskeyRequired,
+    #[error("this request is outside the device's scope")]
+    OutOfScope,
+    #[error("this device gave too many approvals lately: answer at the desk")]
+    RateLimited,
+    #[error("this device is suspended after bad signatures: confirm it again at the desk")]
+    Suspended,
     #[error("the desk cannot check the device: {0}")]
     Internal(String),
 }
@@ -124,6 +136,9 @@ impl Refusal {
             Refusal::DeskOnly(_) => "desk-only",
             Refusal::Standing => "standing",
             Refusal::PasskeyRequired => "passkey-required",
+            Refusal::OutOfScope => "out-of-scope",
+            Refusal::RateLimited => "rate-limited",
+            Refusal::Suspended => "suspended",
             Refusal::Internal(_) => "internal",
         }
     }
@@ -166,6 +181,7 @@ impl Remote {
         authority_der: Option<Vec<u8>>,
         devices: DeviceStore,
         pairing_lifetime: Duration,
+        limits: Limits,
     ) -> Result<Remote, Error> {
         let revocations = Arc::new(watch::channel(0).0);
         crate::files::private_dir(&devices.dir())?;
@@ -183,6 +199,8 @@ impl Remote {
                 pairings: Mutex::new(Pairings::new(pairing_lifetime)),
                 claims: broadcast::channel(16).0,
                 pending: Mutex::new(Pending::new()),
+                limits,
+                approvals: Mutex::new(Approvals::default()),
                 revocations,
                 _store_watch: store_watch,
                 shutdown: CancellationToken::new(),
@@ -267,11 +285,36 @@ impl Remote {
     pub fn revoke(&self, name: &str) -> Result<Option<Device>, Error> {
         let revoked = self.inner.devices.revoke(name)?;
         if revoked.is_some() {
-            self.inner
-                .revocations
-                .send_modify(|generation| *generation += 1);
+            self.devices_changed();
         }
         Ok(revoked)
+    }
+
+    /// Confirms the device named `name` again at the desk, ending its suspension.
+    pub fn confirm_device(&self, name: &str) -> Result<Option<Device>, Error> {
+        self.inner.devices.confirm(name)
+    }
+
+    /// Sets what the device named `name` may answer; its sockets are shown the requests of its new
+    /// scope at once.
+    pub fn set_scope(&self, name: &str, scope: Scope) -> Result<Option<Device>, Error> {
+        let changed = self.inner.devices.set_scope(name, scope)?;
+        if changed.is_some() {
+            self.devices_changed();
+        }
+        Ok(changed)
+    }
+
+    /// The limits on each device.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// Makes every socket read its device again (revoked, suspended, its scope).
+    fn devices_changed(&self) {
+        self.inner
+            .revocations
+            .send_modify(|generation| *generation += 1);
     }
 
     pub(crate) fn revocations(&self) -> watch::Receiver<u64> {
@@ -301,15 +344,17 @@ impl Remote {
         lock(&self.inner.pending).updates.subscribe()
     }
 
-    pub(crate) fn snapshot(&self) -> Vec<Arc<Value>> {
+    pub(crate) fn snapshot(&self) -> Vec<Arc<Shown>> {
         lock(&self.inner.pending).snapshot()
     }
 
     /// Checks a device's signed answer: the device is paired, the request still waits, the answer
     /// is signed by the device's key over this request's digest and the nonce, the nonce is new,
     /// the request is not desk-only, the answer gives no standing permission and is not to a
-    /// permission prompt (never allowed from a phone until passkeys guard them), and it keeps its
-    /// questions' rules. Then the request is claimed and the answer
+    /// permission prompt (never allowed from a phone until passkeys guard them), the request is
+    /// within the device's scope, it keeps its questions' rules, and an approval is within the
+    /// device's limit. A suspended device answers nothing; a bad signature is counted against the
+    /// device, and enough of them suspend it ([`Limits`]). Then the request is claimed and the answer
     /// yielded to the adapter. Reads the device store: call it off the async threads.
     pub fn verify(&self, key: &DeviceKey, signed: SignedAnswer) -> Result<RequestId, Refusal> {
         let device = self
@@ -318,6 +363,23 @@ impl Remote {
             .find(key)
             .map_err(|error| Refusal::Internal(error.to_string()))?
             .ok_or(Refusal::NotPaired)?;
+        if device.is_suspended() {
+            return Err(Refusal::Suspended);
+        }
+        let checked = self.check(key, &device, signed);
+        if checked == Err(Refusal::BadSignature) {
+            self.count_bad_signature(key);
+        }
+        checked
+    }
+
+    /// [`Remote::verify`] for a device found paired and not suspended.
+    fn check(
+        &self,
+        key: &DeviceKey,
+        device: &Device,
+        signed: SignedAnswer,
+    ) -> Result<RequestId, Refusal> {
         let id = parse_request_id(&signed.id)
             .ok_or_else(|| Refusal::Malformed(format!("no request id {:?}", signed.id)))?;
         let mut pending = lock(&self.inner.pending);
@@ -359,18 +421,50 @@ impl Remote {
         if risk.class == Class::PermissionPrompt {
             return Err(Refusal::PasskeyRequired);
         }
-        let answer = askdesk_core::validate::check_answer(&entry.request.questions, answer)
+        if !device
+            .scope
+            .admits(entry.request.agent.as_ref(), risk.class)
+        {
+            return Err(Refusal::OutOfScope);
+        }
+        let questions = &entry.request.questions;
+        let approves = risk.approves(questions, &answer);
+        let answer = askdesk_core::validate::check_answer(questions, answer)
             .map_err(|error| Refusal::BadAnswer(error.message.clone()))?;
+        let now = Instant::now();
+        let mut approvals = lock(&self.inner.approvals);
+        if approves && !approvals.allows(&key.text(), &self.inner.limits, now) {
+            return Err(Refusal::RateLimited);
+        }
         let entry = pending.remove(id).expect("held above");
         entry
             .answer
             .send(VerifiedAnswer {
                 request: id,
-                device: device.name,
+                device: device.name.clone(),
                 answer,
             })
             .map_err(|_| Refusal::NotPending)?;
+        if approves {
+            approvals.record(&key.text(), now);
+        }
         Ok(id)
+    }
+
+    /// Counts a bad signature against the device; the one that suspends it closes its sockets.
+    fn count_bad_signature(&self, key: &DeviceKey) {
+        match self
+            .inner
+            .devices
+            .bad_signature(key, self.inner.limits.bad_signatures)
+        {
+            Ok(Some(device)) if device.is_suspended() => {
+                tracing::warn!(device = ?device.name, "a device is suspended after bad signatures");
+                self.devices_changed();
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "a bad signature could not be counted"),
+        }
     }
 }
 

@@ -25,6 +25,7 @@ use crate::certs::{CertificateSource, Certificates};
 use crate::devices::DeviceStore;
 use crate::error::Error;
 use crate::keys::{self, DeviceKey};
+use crate::limits::Limits;
 use crate::names::{Name, Served};
 use crate::pages;
 use crate::pairing::{Claim, PairingError, DEFAULT_LIFETIME};
@@ -52,6 +53,8 @@ pub struct RemoteConfig {
     pub dir: PathBuf,
     /// How long a pairing offer stays valid.
     pub pairing_lifetime: Duration,
+    /// The limits on each device: approvals in a window, bad signatures that suspend it.
+    pub limits: Limits,
 }
 
 impl RemoteConfig {
@@ -64,6 +67,7 @@ impl RemoteConfig {
             certificates: CertificateSource::OwnAuthority { dir: dir.clone() },
             dir,
             pairing_lifetime: DEFAULT_LIFETIME,
+            limits: Limits::default(),
         }
     }
 }
@@ -113,6 +117,7 @@ pub async fn bind(config: RemoteConfig) -> Result<(Remote, Server), Error> {
         certificates.authority_der().map(<[u8]>::to_vec),
         DeviceStore::new(&config.dir),
         config.pairing_lifetime,
+        config.limits,
     )?;
     let router = router(remote.clone());
     Ok((

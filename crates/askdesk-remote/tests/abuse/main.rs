@@ -6,4 +6,6 @@
 #[allow(dead_code)]
 mod phone;
 
+mod hiding;
+mod limits;
 mod risk;

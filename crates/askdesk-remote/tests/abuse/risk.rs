@@ -1,7 +1,7 @@
 //! The class the desk gives each request, sent with it, and the answers it keeps from phones.
 
 use askdesk_core::{AgentInfo, Intent, Question, QuestionOption, RequestId};
-use askdesk_remote::PendingRequest;
+use askdesk_remote::{Class, PendingRequest, Scope};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
@@ -74,11 +74,25 @@ pub fn chose(label: &str) -> Value {
 
 /// A paired phone's socket, past its welcome and the (empty) snapshot.
 pub async fn connected(desk: &Desk, name: &str) -> (Phone, Socket) {
+    connected_within(desk, name, Scope::default()).await
+}
+
+/// A paired phone whose scope the desk set to `scope`, connected as [`connected`].
+pub async fn connected_within(desk: &Desk, name: &str, scope: Scope) -> (Phone, Socket) {
     let phone = paired(desk, name).await;
+    desk.remote.set_scope(name, scope).unwrap().unwrap();
     let (mut socket, welcome) = phone.connect(desk).await;
     assert_eq!(welcome["type"], "welcome");
     assert_eq!(next(&mut socket).await["type"], "requests");
     (phone, socket)
+}
+
+/// A scope that shows the phone permission prompts too (it still may not allow one).
+pub fn showing_prompts() -> Scope {
+    Scope {
+        up_to: Class::PermissionPrompt,
+        ..Scope::default()
+    }
 }
 
 /// Offers a request and returns the handle and the request as the phone received it.
@@ -113,7 +127,7 @@ pub async fn outcome(phone: &Phone, socket: &mut Socket, wire: &Value, answer: V
 #[tokio::test]
 async fn each_request_reaches_the_phone_with_its_class() {
     let desk = crate::phone::desk().await;
-    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_phone, mut socket) = connected_within(&desk, "Pixel", showing_prompts()).await;
     let project = desk.dir.path().to_str().unwrap().to_owned();
     let (_a, wire) = offered(&desk, &mut socket, plan(1, "coder", &project)).await;
     assert_eq!(
@@ -133,7 +147,7 @@ async fn each_request_reaches_the_phone_with_its_class() {
 #[tokio::test]
 async fn no_answer_to_a_permission_prompt_counts_from_a_phone() {
     let desk = crate::phone::desk().await;
-    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (phone, mut socket) = connected_within(&desk, "Pixel", showing_prompts()).await;
     let project = desk.dir.path().to_str().unwrap().to_owned();
     let (held, wire) = offered(&desk, &mut socket, prompt(1, "cargo test", &project)).await;
     for label in ["Allow once", "Deny"] {
@@ -163,7 +177,7 @@ async fn no_answer_to_a_permission_prompt_counts_from_a_phone() {
 #[tokio::test]
 async fn a_desk_only_command_is_refused_with_its_reason() {
     let desk = crate::phone::desk().await;
-    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (phone, mut socket) = connected_within(&desk, "Pixel", showing_prompts()).await;
     let project = desk.dir.path().to_str().unwrap().to_owned();
     let mut held = Vec::new();
     for (id, line) in [
