@@ -2,7 +2,8 @@
 # scripts/test.sh: installs what is missing, then runs every check askdesk has: formatting,
 # clippy, the docs (warnings are errors), the workspace's tests (unit, integration and end-to-end,
 # src-tauri included), and the MCP, desktop and real-client (tests/clients: Claude Code, Codex and
-# Gemini CLI themselves) end-to-end suites, and the Debian package (tests/package: built in release,
+# Gemini CLI themselves) end-to-end suites, the Web Push sender against a fake push service
+# (tests/push), and the Debian package (tests/package: built in release,
 # installed, started, purged). The external protocol
 # conformance suite runs too when it is there (an extra for CI, not part of the repository);
 # when it is not, one line says it was not run, and it counts neither as passed nor as failed.
@@ -70,7 +71,7 @@ fi
 # The suites reuse the workspace build above: building one package alone unifies features
 # differently and would compile much of the tree again.
 export SKIP_BUILD=1
-for suite in mcp desktop clients package; do
+for suite in mcp desktop clients package push; do
   if [ -x "tests/$suite/run.sh" ]; then
     step "$suite end-to-end (tests/$suite/run.sh)" "tests/$suite/run.sh"
   elif [ -e "tests/$suite/run.sh" ]; then

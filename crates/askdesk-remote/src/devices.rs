@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::files;
 use crate::keys::DeviceKey;
+use crate::push::Subscription;
 use crate::scope::Scope;
 
 /// One paired device.
@@ -40,6 +41,9 @@ pub struct Device {
     /// nothing and opens no socket until confirmed at the desk ([`DeviceStore::confirm`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspended_at: Option<u64>,
+    /// Its Web Push subscription, made on the phone after pairing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<Subscription>,
 }
 
 impl Device {
@@ -121,6 +125,7 @@ impl DeviceStore {
                 scope: Scope::default(),
                 bad_signatures: 0,
                 suspended_at: None,
+                push: None,
             };
             devices.push(device.clone());
             device
@@ -167,6 +172,38 @@ impl DeviceStore {
             device.bad_signatures = 0;
             device.suspended_at = None;
             Some(device.clone())
+        })
+    }
+
+    /// Sets (or with `None` removes) the push subscription of the device with this key; the device
+    /// as it now is, `None` if it is not paired.
+    pub fn set_push(
+        &self,
+        key: &DeviceKey,
+        push: Option<Subscription>,
+    ) -> Result<Option<Device>, Error> {
+        let text = key.text();
+        self.update(|devices| {
+            let device = devices.iter_mut().find(|d| d.public_key == text)?;
+            device.push = push;
+            Some(device.clone())
+        })
+    }
+
+    /// Drops the push subscription of the device named `name` if it is still `endpoint` (its push
+    /// service said it is gone); whether one was dropped.
+    pub fn drop_push(&self, name: &str, endpoint: &str) -> Result<bool, Error> {
+        self.update(|devices| {
+            match devices
+                .iter_mut()
+                .find(|d| d.name == name && d.push.as_ref().is_some_and(|p| p.endpoint == endpoint))
+            {
+                Some(device) => {
+                    device.push = None;
+                    true
+                }
+                None => false,
+            }
         })
     }
 

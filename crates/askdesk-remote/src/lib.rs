@@ -14,6 +14,7 @@
 //! - [`pending`]: the requests held for devices, their nonces, the updates devices hear.
 //! - [`risk`]: each request's class, decided on the desk, and the standing permissions among its
 //!   options; [`desk_only`]: the permission prompts no phone may allow, with the reason.
+//! - [`push`]: Web Push to the paired phones (VAPID, `aes128gcm`), the notices and quiet hours.
 //! - [`scope`]: what one device may answer (agents, projects, the highest class), set at the
 //!   desk; [`limits`]: approvals per device in a window, bad signatures that suspend it.
 //! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
@@ -35,6 +36,7 @@ pub mod names;
 mod pages;
 pub mod pairing;
 pub mod pending;
+pub mod push;
 pub mod remote;
 pub mod risk;
 pub mod scope;

@@ -25,6 +25,7 @@ use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
 use crate::pending::{
     OfferError, Pending, PendingRequest, Shown, Update, VerifiedAnswer, MAX_ATTEMPTS,
 };
+use crate::push::{PushReport, PushSettings, Pusher, Pushing, Subscription, Vapid};
 use crate::risk::{Class, Risk};
 use crate::scope::Scope;
 
@@ -44,6 +45,7 @@ struct Inner {
     pending: Mutex<Pending>,
     limits: Limits,
     approvals: Mutex<Approvals>,
+    pushing: Pushing,
     /// Bumped on every revoke and every change of the device list on disk: each socket then
     /// checks its own device is still paired.
     revocations: Arc<watch::Sender<u64>>,
@@ -169,7 +171,17 @@ impl Future for Offered {
 impl Drop for Offered {
     fn drop(&mut self) {
         if let Some(inner) = self.remote.upgrade() {
-            lock(&inner.pending).remove(self.id);
+            inner.settle(self.id);
+        }
+    }
+}
+
+impl Inner {
+    /// Removes a request settled elsewhere; devices are told, and their notices replaced.
+    fn settle(&self, id: RequestId) {
+        let removed = lock(&self.pending).remove(id);
+        if let Some(entry) = removed {
+            self.pushing.settled(entry.shown);
         }
     }
 }
@@ -182,9 +194,16 @@ impl Remote {
         devices: DeviceStore,
         pairing_lifetime: Duration,
         limits: Limits,
+        push: PushSettings,
     ) -> Result<Remote, Error> {
         let revocations = Arc::new(watch::channel(0).0);
         crate::files::private_dir(&devices.dir())?;
+        let pushing = Pushing {
+            pusher: Pusher::new(Vapid::load_or_create(&devices.dir())?, &push)?,
+            settings: push,
+            store: devices.clone(),
+            reports: broadcast::channel(64).0,
+        };
         let store_watch = watch_store(&devices, revocations.clone())
             .inspect_err(|error| {
                 tracing::warn!(%error, "revokes by other processes will close sockets only when the device next sends")
@@ -201,6 +220,7 @@ impl Remote {
                 pending: Mutex::new(Pending::new()),
                 limits,
                 approvals: Mutex::new(Approvals::default()),
+                pushing,
                 revocations,
                 _store_watch: store_watch,
                 shutdown: CancellationToken::new(),
@@ -327,7 +347,13 @@ impl Remote {
     /// [`Offered`] is dropped.
     pub fn offer(&self, request: PendingRequest) -> Result<Offered, OfferError> {
         let id = request.id;
-        let answer = lock(&self.inner.pending).offer(request)?;
+        let (answer, shown, held) = {
+            let mut pending = lock(&self.inner.pending);
+            let answer = pending.offer(request)?;
+            let shown = pending.get_mut(id).expect("just offered").shown.clone();
+            (answer, shown, pending.snapshot())
+        };
+        self.inner.pushing.offered(shown, held);
         Ok(Offered {
             id,
             answer,
@@ -337,7 +363,40 @@ impl Remote {
 
     /// Withdraws a request (settled elsewhere or cancelled); devices are told.
     pub fn withdraw(&self, id: RequestId) {
-        lock(&self.inner.pending).remove(id);
+        self.inner.settle(id);
+    }
+
+    // --- Web Push ---
+
+    /// The desk's VAPID public key, the page's `applicationServerKey` (base64url).
+    pub fn push_key(&self) -> String {
+        self.inner.pushing.pusher.vapid().public_key()
+    }
+
+    /// How each push went; a subscription its push service dropped is reported
+    /// ([`crate::push::Delivery::Gone`]) after the desk dropped it too.
+    pub fn push_reports(&self) -> broadcast::Receiver<PushReport> {
+        self.inner.pushing.reports.subscribe()
+    }
+
+    /// Stores (or with `None` removes) a paired, unsuspended device's push subscription.
+    pub(crate) fn subscribe(
+        &self,
+        key: &DeviceKey,
+        subscription: Option<Subscription>,
+    ) -> Result<Device, Refusal> {
+        let store = &self.inner.devices;
+        let device = store
+            .find(key)
+            .map_err(|error| Refusal::Internal(error.to_string()))?
+            .ok_or(Refusal::NotPaired)?;
+        if device.is_suspended() {
+            return Err(Refusal::Suspended);
+        }
+        store
+            .set_push(key, subscription)
+            .map_err(|error| Refusal::Internal(error.to_string()))?
+            .ok_or(Refusal::NotPaired)
     }
 
     pub(crate) fn updates(&self) -> broadcast::Receiver<Update> {
@@ -437,6 +496,8 @@ impl Remote {
             return Err(Refusal::RateLimited);
         }
         let entry = pending.remove(id).expect("held above");
+        drop(pending);
+        self.inner.pushing.settled(entry.shown.clone());
         entry
             .answer
             .send(VerifiedAnswer {

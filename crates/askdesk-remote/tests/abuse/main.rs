@@ -8,4 +8,5 @@ mod phone;
 
 mod hiding;
 mod limits;
+mod push;
 mod risk;
