@@ -83,12 +83,12 @@ fn command_reason(line: &str, cwd: Option<&str>, protected: &Protected) -> Optio
 }
 
 fn path_reason(path: &str, cwd: Option<&str>, protected: &Protected) -> Option<String> {
-    if protected.refuses_path(path, cwd) {
-        return Some(PROTECTED.into());
-    }
     let Some(project) = project(cwd) else {
         return Some(NO_PROJECT.into());
     };
+    if protected.refuses_path(path, cwd) {
+        return Some(PROTECTED.into());
+    }
     (!inside(path, cwd, &project)).then(|| format!("it reaches outside the project: {path}"))
 }
 
@@ -269,6 +269,14 @@ mod tests {
         assert!(reason_with(Some(&edit), &me())
             .unwrap()
             .contains("outside the project"));
+        let relative = prompt(json!({ "tool": "Edit", "path": "src/lib.rs" }));
+        assert!(reason_with(Some(&relative), &me())
+            .unwrap()
+            .contains("no absolute working directory"));
+        let protected = prompt(json!({ "tool": "Write", "path": "/w/.git/hooks/x", "cwd": "/w" }));
+        assert!(reason_with(Some(&protected), &me())
+            .unwrap()
+            .contains("holds trust"));
         let tool_only = prompt(json!({ "tool": "WebSearch" }));
         assert_eq!(reason_with(Some(&tool_only), &me()), None);
     }
