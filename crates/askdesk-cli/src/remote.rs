@@ -70,6 +70,8 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     if let (Some(certificate), Some(key)) = (args.cert, args.key) {
         config.certificates = CertificateSource::Provided { certificate, key };
     }
+    // Installed before the remote registers: a SIGTERM once the broker lists it stops it cleanly.
+    let interrupted = askdesk_broker::host::interrupted();
     // The broker first: without one there is nothing to serve.
     let client = connect(&socket, "remote").await?;
     let (remote, server) = bind(config)
@@ -88,7 +90,6 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     tracing::info!(%answerer, "answering requests from paired phones");
     let pairing = tokio::spawn(pair_if(args.pair, remote.clone()));
 
-    let interrupted = askdesk_broker::host::interrupted();
     tokio::pin!(interrupted);
     let ids = AtomicU64::new(1);
     let mut tasks = JoinSet::new();
