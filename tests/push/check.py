@@ -22,7 +22,9 @@ expect("the text question reached every subscribed phone, as the service answere
 expect("the permission prompt reached only the phone whose scope shows prompts",
        reports[4:5], [("ok", "Accepted")])
 expect("the settled question was replaced on the phones still subscribed",
-       sorted(reports[5:]), [("busy", "Throttled"), ("ok", "Accepted")])
+       sorted(reports[5:7]), [("busy", "Throttled"), ("ok", "Accepted")])
+expect("the settled prompt was replaced on the phone it was shown to",
+       reports[7:], [("ok", "Accepted")])
 expect("404 and 410 dropped the subscription, 201 and 429 kept it",
        probe["subscribed"], {"ok": True, "gone404": False, "gone410": False, "busy": True})
 expect("the service received every push the desk reported", len(pushes), len(reports))
@@ -31,8 +33,9 @@ expect("every push carried a valid VAPID token and decrypted",
 expect("the VAPID subject is the desk's contact",
        sorted({p["claims"].get("sub") for p in pushes if "claims" in p}), ["mailto:desk@example.invalid"])
 to_ok = [(p["payload"]["tag"], p["payload"]["body"]) for p in pushes if p["path"] == "/201/ok"]
-expect("the phone saw the question, a count for the prompt, then the replacement",
-       to_ok, [("r1", "Deploy to staging?"), ("r2", "An agent is waiting (2)"), ("r1", "Answered on the desk")])
+expect("the phone saw the question, a count for the prompt, then both replaced",
+       to_ok, [("r1", "Deploy to staging?"), ("r2", "An agent is waiting (2)"), ("r1", "Answered on the desk"),
+               ("r2", "Answered on the desk")])
 expect("no push ever held the permission prompt's content",
        [p for p in pushes if "secret" in json.dumps(p.get("payload"))], [])
 expect("every payload is titled askdesk",

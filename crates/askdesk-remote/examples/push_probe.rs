@@ -1,5 +1,5 @@
 //! The desk's side of tests/push/run.sh: a remote whose paired devices subscribed at a fake push
-//! service (tests/push/fake_push.py), offered a text question and a permission prompt and then
+//! service (tests/push/fake_push.py), offered a text question and a permission prompt, each then
 //! settled, printing as JSON how each push went and which subscriptions the desk still keeps.
 //! Usage: push_probe CONFIG.json (the fake service's `base`, `p256dh`, `auth` and `root`).
 
@@ -106,7 +106,7 @@ async fn main() {
             .as_object()
             .cloned(),
     };
-    let _prompt = remote
+    let prompt = remote
         .offer(PendingRequest {
             id: RequestId(2),
             agent: Some(prompt),
@@ -119,6 +119,8 @@ async fn main() {
     log.extend(reports(&mut pushed, 1).await);
     drop(text_request);
     log.extend(reports(&mut pushed, 2).await);
+    drop(prompt);
+    log.extend(reports(&mut pushed, 1).await);
     let kept: Value = remote
         .devices()
         .list()
