@@ -2,7 +2,8 @@
 # scripts/test.sh: installs what is missing, then runs every check askdesk has: formatting,
 # clippy, the docs (warnings are errors), the workspace's tests (unit, integration and end-to-end,
 # src-tauri included), and the MCP, desktop, phone-page (tests/remote) and real-client (tests/clients: Claude Code, Codex and
-# Gemini CLI themselves) end-to-end suites, and the Debian package (tests/package: built in release,
+# Gemini CLI themselves) end-to-end suites, the Web Push sender against a fake push service
+# (tests/push), and the Debian package (tests/package: built in release,
 # installed, started, purged). The external protocol
 # conformance suite runs too when it is there (an extra for CI, not part of the repository);
 # when it is not, one line says it was not run, and it counts neither as passed nor as failed.
@@ -74,7 +75,7 @@ fi
 export SKIP_BUILD=1
 # The package step builds the release binaries once; the desktop suites' pixel checks (no WebDriver)
 # then judge those, as people run them.
-for suite in mcp package desktop remote clients; do
+for suite in mcp package desktop remote push clients; do
   if [ "$suite" = desktop ] && [ "${package_built:-0}" = 1 ]; then
     export ASKDESK_PIXEL_APP="$PWD/target/release/askdesk-desktop" ASKDESK_PIXEL_CLI="$PWD/target/release/askdesk"
   fi

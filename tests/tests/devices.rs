@@ -1,6 +1,7 @@
-//! `askdesk devices list|revoke NAME` against a device store written as the remote writes it
-//! (`$XDG_DATA_HOME/askdesk/remote/devices.json`): the list, its JSON, a revoke that removes the
-//! device and keeps the file private, an unknown name, and a store of another format.
+//! `askdesk devices list|revoke|confirm|scope NAME` against a device store written as the remote
+//! writes it (`$XDG_DATA_HOME/askdesk/remote/devices.json`): the list, its JSON, a revoke that
+//! removes the device and keeps the file private, a suspended device confirmed, a scope set, an
+//! unknown name, and a store of another format.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -56,7 +57,10 @@ fn list_shows_each_device_with_its_dates_and_names_made_safe() {
         "{text}"
     );
     assert!(
-        lines[2].starts_with("iPad \\u{202e}x") && lines[2].trim_end().ends_with("never"),
+        lines[2].starts_with("iPad \\u{202e}x")
+            && lines[2].contains("never")
+            && lines[2].contains("up to plan-review")
+            && lines[2].trim_end().ends_with("ok"),
         "{text}"
     );
 }
@@ -108,6 +112,74 @@ fn revoke_removes_the_named_device_and_keeps_the_store_private() {
         error.contains("no paired device is named \"Pixel 8\""),
         "{error}"
     );
+}
+
+#[test]
+fn a_suspended_device_is_listed_and_confirmed_again() {
+    let home = Home::new();
+    write_store(&home);
+    let path = store_path(&home);
+    let mut stored: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    stored["devices"][0]["badSignatures"] = 5.into();
+    stored["devices"][0]["suspendedAt"] = 1_780_004_000u64.into();
+    std::fs::write(&path, serde_json::to_vec(&stored).unwrap()).unwrap();
+    let listed = stdout(&devices(&home, &["list"]));
+    assert!(
+        listed
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim_end()
+            .ends_with("suspended"),
+        "{listed}"
+    );
+    let output = devices(&home, &["confirm", "Pixel 8"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "confirmed Pixel 8\n");
+    let stored: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(stored["devices"][0].get("suspendedAt"), None);
+    assert_eq!(stored["devices"][0].get("badSignatures"), None);
+    assert_eq!(
+        devices(&home, &["confirm", "Nobody"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_scope_set_on_the_command_line_is_kept_with_the_device() {
+    let home = Home::new();
+    write_store(&home);
+    let output = devices(
+        &home,
+        &[
+            "scope",
+            "Pixel 8",
+            "--agent",
+            "coder",
+            "--project",
+            "/w/app",
+            "--up-to",
+            "text-and-choices",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "scoped Pixel 8\n");
+    let stored: Value = serde_json::from_slice(&std::fs::read(store_path(&home)).unwrap()).unwrap();
+    assert_eq!(
+        stored["devices"][0]["scope"],
+        json!({ "agents": ["coder"], "projects": ["/w/app"], "upTo": "text-and-choices" })
+    );
+    let listed = stdout(&devices(&home, &["list"]));
+    assert!(
+        listed.contains("up to text-and-choices; agents coder; in /w/app"),
+        "{listed}"
+    );
+    // No option: the default scope again, and nothing of it is written.
+    assert!(devices(&home, &["scope", "Pixel 8"]).status.success());
+    let stored: Value = serde_json::from_slice(&std::fs::read(store_path(&home)).unwrap()).unwrap();
+    assert_eq!(stored["devices"][0].get("scope"), None);
+    let wrong = devices(&home, &["scope", "Pixel 8", "--up-to", "everything"]);
+    assert_eq!(wrong.status.code(), Some(2), "{wrong:?}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! `askdesk devices list|revoke NAME`: the phones paired with the remote, read from and changed in
-//! the device store the remote itself keeps (`askdesk_remote::DeviceStore`); no broker needed.
+//! `askdesk devices list|revoke|confirm|scope NAME`: the phones paired with the remote, read from
+//! and changed in the device store the remote itself keeps (`askdesk_remote::DeviceStore`); no
+//! broker needed.
 
-use askdesk_remote::{Device, DeviceStore};
+use askdesk_remote::{Class, Device, DeviceStore, Scope};
 use clap::{Args, Subcommand};
 
 use crate::exit::{Error, Result};
@@ -9,14 +10,16 @@ use crate::history::when;
 use crate::output::{out, outln};
 use crate::terminal::{clip, columns};
 
-/// List or revoke the phones paired to answer from afar
+/// List, revoke, confirm or scope the phones paired to answer from afar
 #[derive(Debug, Args)]
 #[command(
     after_help = "Reads $XDG_DATA_HOME/askdesk/remote/devices.json (no broker needed).
 
 Examples:
   askdesk devices list
-  askdesk devices revoke 'Pixel 8'"
+  askdesk devices revoke 'Pixel 8'
+  askdesk devices confirm 'Pixel 8'
+  askdesk devices scope 'Pixel 8' --agent coder --project ~/src/app --up-to text-and-choices"
 )]
 pub struct DevicesArgs {
     #[command(subcommand)]
@@ -36,6 +39,26 @@ enum DevicesCommand {
         /// The device's name, as `askdesk devices list` shows it
         name: String,
     },
+    /// End a device's suspension (after bad signatures): it may connect and answer again
+    Confirm {
+        /// The device's name, as `askdesk devices list` shows it
+        name: String,
+    },
+    /// Set what a device may answer (replacing its scope; no option: the default scope)
+    Scope {
+        /// The device's name, as `askdesk devices list` shows it
+        name: String,
+        /// Only this agent (its id or label); repeat for more (default: every agent)
+        #[arg(long = "agent", value_name = "AGENT")]
+        agents: Vec<String>,
+        /// Only requests whose working directory is in this folder; repeat for more (default: any)
+        #[arg(long = "project", value_name = "DIR")]
+        projects: Vec<std::path::PathBuf>,
+        /// The highest class it may answer
+        #[arg(long, value_name = "CLASS", default_value = "plan-review",
+              value_parser = ["text-and-choices", "plan-review", "permission-prompt"])]
+        up_to: String,
+    },
 }
 
 pub async fn run(args: DevicesArgs) -> Result<()> {
@@ -44,6 +67,18 @@ pub async fn run(args: DevicesArgs) -> Result<()> {
     tokio::task::spawn_blocking(move || match args.command {
         DevicesCommand::List { json } => list(&store, json),
         DevicesCommand::Revoke { name } => revoke(&store, &name),
+        DevicesCommand::Confirm { name } => {
+            let device = store
+                .confirm(&name)
+                .map_err(|e| Error::Internal(e.to_string()))?;
+            done(device, &name, "confirmed")
+        }
+        DevicesCommand::Scope {
+            name,
+            agents,
+            projects,
+            up_to,
+        } => scope(&store, &name, agents, projects, &up_to),
     })
     .await
     .map_err(|e| Error::Internal(format!("the devices command failed: {e}")))?
@@ -65,7 +100,7 @@ fn list(store: &DeviceStore, json: bool) -> Result<()> {
 }
 
 fn table(devices: &[Device]) -> String {
-    let rows: Vec<[String; 3]> = devices
+    let rows: Vec<[String; 5]> = devices
         .iter()
         .map(|device| {
             [
@@ -75,23 +110,77 @@ fn table(devices: &[Device]) -> String {
                     || "never".to_string(),
                     |seen| when(seen.saturating_mul(1000)),
                 ),
+                clip(&scope_text(&device.scope), 60),
+                if device.is_suspended() {
+                    "suspended".to_string()
+                } else {
+                    "ok".to_string()
+                },
             ]
         })
         .collect();
-    columns(["NAME", "PAIRED (UTC)", "LAST SEEN (UTC)"], &rows)
+    columns(
+        ["NAME", "PAIRED (UTC)", "LAST SEEN (UTC)", "SCOPE", "STATE"],
+        &rows,
+    )
 }
 
-fn revoke(store: &DeviceStore, name: &str) -> Result<()> {
-    match store
-        .revoke(name)
-        .map_err(|e| Error::Internal(e.to_string()))?
-    {
+/// A scope in one line: the highest class, then the agents and projects it is narrowed to.
+fn scope_text(scope: &Scope) -> String {
+    let mut text = format!("up to {}", scope.up_to.name());
+    if !scope.agents.is_empty() {
+        text += &format!("; agents {}", scope.agents.join(", "));
+    }
+    if !scope.projects.is_empty() {
+        text += &format!("; in {}", scope.projects.join(", "));
+    }
+    text
+}
+
+fn scope(
+    store: &DeviceStore,
+    name: &str,
+    agents: Vec<String>,
+    projects: Vec<std::path::PathBuf>,
+    up_to: &str,
+) -> Result<()> {
+    let up_to = Class::from_name(up_to)
+        .ok_or_else(|| Error::Usage(format!("no class is named {up_to:?}")))?;
+    let projects = projects
+        .into_iter()
+        .map(|dir| {
+            std::path::absolute(&dir)
+                .map(|dir| dir.display().to_string())
+                .map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let scope = Scope {
+        agents,
+        projects,
+        up_to,
+    };
+    let device = store
+        .set_scope(name, scope)
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    done(device, name, "scoped")
+}
+
+/// `<what> NAME` for the device changed, or the usage error for a name no device has.
+fn done(device: Option<Device>, name: &str, what: &str) -> Result<()> {
+    match device {
         Some(device) => {
-            outln!("revoked {}", clip(&device.name, 80))?;
+            outln!("{what} {}", clip(&device.name, 80))?;
             Ok(())
         }
         None => Err(Error::Usage(format!(
             "no paired device is named {name:?}; `askdesk devices list` shows their names"
         ))),
     }
+}
+
+fn revoke(store: &DeviceStore, name: &str) -> Result<()> {
+    let device = store
+        .revoke(name)
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    done(device, name, "revoked")
 }

@@ -16,10 +16,10 @@ use askdesk_remote::{
 use clap::Args;
 use tokio::task::JoinSet;
 
-use crate::answer::is_permission_prompt;
 use crate::connect::connect;
 use crate::exit::{Error, Result};
 use crate::output::outln;
+use askdesk_core::meta::is_permission_prompt;
 
 /// The answerer's label in `askdesk status` and the history. The protocol carries only the
 /// answerer's label, so the history says "phone", not which phone; the device is logged.
@@ -78,6 +78,8 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     if let (Some(certificate), Some(key)) = (args.cert, args.key) {
         config.certificates = CertificateSource::Provided { certificate, key };
     }
+    // Installed before the remote registers: a SIGTERM once the broker lists it stops it cleanly.
+    let interrupted = askdesk_broker::host::interrupted();
     // The broker first: without one there is nothing to serve.
     let client = connect(&socket, "remote").await?;
     let (remote, server) = bind(config)
@@ -96,7 +98,6 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     tracing::info!(%answerer, "answering requests from paired phones");
     let pairing = tokio::spawn(pair_if(args.pair, remote.clone()));
 
-    let interrupted = askdesk_broker::host::interrupted();
     tokio::pin!(interrupted);
     let ids = AtomicU64::new(1);
     let mut tasks = JoinSet::new();
@@ -226,32 +227,4 @@ async fn pair_one(remote: &Remote) -> std::result::Result<(), String> {
         .confirm_pairing(offer.id, line.trim())
         .map_err(|e| e.to_string())?;
     outln!("paired \"{}\"", crate::terminal::visible(&device.name)).map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use askdesk_core::AgentInfo;
-    use serde_json::json;
-
-    fn agent(meta: serde_json::Value) -> AgentInfo {
-        serde_json::from_value(json!({ "id": "a1", "meta": meta })).unwrap()
-    }
-
-    #[test]
-    fn a_tool_in_meta_makes_a_permission_prompt_whatever_its_type() {
-        assert!(is_permission_prompt(Some(&agent(
-            json!({ "tool": "Bash" })
-        ))));
-        assert!(is_permission_prompt(Some(&agent(json!({ "tool": "" })))));
-        assert!(is_permission_prompt(Some(&agent(json!({ "tool": 7 })))));
-        assert!(is_permission_prompt(Some(&agent(json!({ "tool": {} })))));
-    }
-
-    #[test]
-    fn questions_without_a_tool_are_offered() {
-        assert!(!is_permission_prompt(None));
-        assert!(!is_permission_prompt(Some(&agent(json!({ "cwd": "/x" })))));
-        assert!(!is_permission_prompt(Some(&agent(json!({ "tool": null })))));
-    }
 }

@@ -55,6 +55,15 @@ pub fn meta_str<'a>(meta: Option<&'a Map<String, Value>>, key: &str) -> Option<&
     meta?.get(key)?.as_str().filter(|value| !value.is_empty())
 }
 
+/// Whether a request is a permission prompt: the asking agent's meta names a [`TOOL`] (set means
+/// there, whatever its type: a tool named by a number is still a prompt).
+pub fn is_permission_prompt(agent: Option<&AgentInfo>) -> bool {
+    agent
+        .and_then(|agent| agent.meta.as_ref())
+        .and_then(|meta| meta.get(TOOL))
+        .is_some_and(|tool| !tool.is_null())
+}
+
 /// Who asks, for a request that may have no agent: an ask without one came from a script.
 pub fn display_name(agent: Option<&AgentInfo>) -> &str {
     agent.map_or("a script", AgentInfo::display_name)
@@ -71,6 +80,25 @@ mod tests {
             label: label.map(str::to_owned),
             meta: meta.as_object().cloned(),
         }
+    }
+
+    #[test]
+    fn a_tool_in_meta_makes_a_permission_prompt_whatever_its_type() {
+        for tool in [json!("Bash"), json!(""), json!(7), json!({})] {
+            assert!(is_permission_prompt(Some(&agent(
+                None,
+                json!({ "tool": tool })
+            ))));
+        }
+        assert!(!is_permission_prompt(None));
+        assert!(!is_permission_prompt(Some(&agent(
+            None,
+            json!({ "cwd": "/x" })
+        ))));
+        assert!(!is_permission_prompt(Some(&agent(
+            None,
+            json!({ "tool": null })
+        ))));
     }
 
     #[test]

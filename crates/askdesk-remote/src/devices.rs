@@ -1,7 +1,9 @@
 //! The paired devices: `devices.json` (0600, written atomically) in the remote's directory, the one
 //! record the remote, the desktop and `askdesk devices` share. Every change is a read, modify and
 //! write under an exclusive lock on `devices.lock`, so a revoke from the command line and a
-//! "last seen" written by a running remote can never undo each other.
+//! "last seen" written by a running remote can never undo each other. Each device keeps the scope
+//! the person set ([`Scope`]) and its suspension; entries written before those existed read as the
+//! default scope, not suspended.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
@@ -13,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::files;
 use crate::keys::DeviceKey;
+use crate::push::Subscription;
+use crate::scope::Scope;
 
 /// One paired device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +31,29 @@ pub struct Device {
     /// When the device last opened a socket (seconds since the Unix epoch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_seen: Option<u64>,
+    /// What it may answer, set at the desk (not written while it is the default).
+    #[serde(default, skip_serializing_if = "Scope::is_default")]
+    pub scope: Scope,
+    /// Bad signatures on its answers since it was paired or last confirmed at the desk.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bad_signatures: u32,
+    /// When too many bad signatures suspended it (seconds since the Unix epoch): it answers
+    /// nothing and opens no socket until confirmed at the desk ([`DeviceStore::confirm`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspended_at: Option<u64>,
+    /// Its Web Push subscription, made on the phone after pairing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<Subscription>,
+}
+
+impl Device {
+    pub fn is_suspended(&self) -> bool {
+        self.suspended_at.is_some()
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -95,6 +122,10 @@ impl DeviceStore {
                 public_key: text.clone(),
                 paired_at: now(),
                 last_seen: None,
+                scope: Scope::default(),
+                bad_signatures: 0,
+                suspended_at: None,
+                push: None,
             };
             devices.push(device.clone());
             device
@@ -107,6 +138,72 @@ impl DeviceStore {
         self.update(|devices| {
             let index = devices.iter().position(|d| d.name == name)?;
             Some(devices.remove(index))
+        })
+    }
+
+    /// Sets the scope of the device named `name`; `None` if no device has that name.
+    pub fn set_scope(&self, name: &str, scope: Scope) -> Result<Option<Device>, Error> {
+        self.update(|devices| {
+            let device = devices.iter_mut().find(|d| d.name == name)?;
+            device.scope = scope;
+            Some(device.clone())
+        })
+    }
+
+    /// Counts a bad signature on an answer of the device with this key; the `limit`-th suspends
+    /// it. The device as it now is, `None` if it is not paired.
+    pub fn bad_signature(&self, key: &DeviceKey, limit: u32) -> Result<Option<Device>, Error> {
+        let text = key.text();
+        self.update(|devices| {
+            let device = devices.iter_mut().find(|d| d.public_key == text)?;
+            device.bad_signatures = device.bad_signatures.saturating_add(1);
+            if device.bad_signatures >= limit && device.suspended_at.is_none() {
+                device.suspended_at = Some(now());
+            }
+            Some(device.clone())
+        })
+    }
+
+    /// The person confirms the device named `name` again at the desk: its suspension and its count
+    /// of bad signatures end. `None` if no device has that name.
+    pub fn confirm(&self, name: &str) -> Result<Option<Device>, Error> {
+        self.update(|devices| {
+            let device = devices.iter_mut().find(|d| d.name == name)?;
+            device.bad_signatures = 0;
+            device.suspended_at = None;
+            Some(device.clone())
+        })
+    }
+
+    /// Sets (or with `None` removes) the push subscription of the device with this key; the device
+    /// as it now is, `None` if it is not paired.
+    pub fn set_push(
+        &self,
+        key: &DeviceKey,
+        push: Option<Subscription>,
+    ) -> Result<Option<Device>, Error> {
+        let text = key.text();
+        self.update(|devices| {
+            let device = devices.iter_mut().find(|d| d.public_key == text)?;
+            device.push = push;
+            Some(device.clone())
+        })
+    }
+
+    /// Drops the push subscription of the device named `name` if it is still `endpoint` (its push
+    /// service said it is gone); whether one was dropped.
+    pub fn drop_push(&self, name: &str, endpoint: &str) -> Result<bool, Error> {
+        self.update(|devices| {
+            match devices
+                .iter_mut()
+                .find(|d| d.name == name && d.push.as_ref().is_some_and(|p| p.endpoint == endpoint))
+            {
+                Some(device) => {
+                    device.push = None;
+                    true
+                }
+                None => false,
+            }
         })
     }
 
@@ -260,6 +357,45 @@ mod tests {
         assert_eq!(store.find(&key(1)).unwrap(), None);
         assert!(!store.touch(&key(1)).unwrap());
         assert_eq!(store.revoke("Pixel").unwrap(), None);
+    }
+
+    #[test]
+    fn a_store_written_before_scopes_reads_with_the_default_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = DeviceStore::new(dir.path());
+        std::fs::write(
+            store.path(),
+            br#"{"version":1,"devices":[{"name":"Pixel","publicKey":"k","pairedAt":1}]}"#,
+        )
+        .unwrap();
+        let device = &store.list().unwrap()[0];
+        assert_eq!(device.scope, Scope::default());
+        assert!(!device.is_suspended());
+    }
+
+    #[test]
+    fn bad_signatures_suspend_a_device_until_it_is_confirmed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = DeviceStore::new(dir.path());
+        store.add("Pixel", &key(1)).unwrap();
+        for _ in 0..4 {
+            assert!(!store
+                .bad_signature(&key(1), 5)
+                .unwrap()
+                .unwrap()
+                .is_suspended());
+        }
+        assert!(store
+            .bad_signature(&key(1), 5)
+            .unwrap()
+            .unwrap()
+            .is_suspended());
+        assert!(store.find(&key(1)).unwrap().unwrap().is_suspended());
+        assert_eq!(store.bad_signature(&key(2), 5).unwrap(), None);
+        let confirmed = store.confirm("Pixel").unwrap().unwrap();
+        assert!(!confirmed.is_suspended());
+        assert_eq!(confirmed.bad_signatures, 0);
+        assert_eq!(store.confirm("Nobody").unwrap(), None);
     }
 
     #[test]

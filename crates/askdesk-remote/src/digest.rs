@@ -85,6 +85,19 @@ pub fn hello_message(challenge: &str, origin: &str) -> Vec<u8> {
         .into_bytes()
 }
 
+/// The bytes a device signs to set its push subscription: the canonical JSON of
+/// `{"kind": "askdesk/push-subscription", "origin": <the origin>, "subscription": <the
+/// subscription as sent, or null>, "v": 1}`. `None` if it has no canonical form.
+pub fn push_message(origin: &str, subscription: &Value) -> Option<Vec<u8>> {
+    let value = json!({
+        "kind": "askdesk/push-subscription",
+        "origin": origin,
+        "subscription": subscription,
+        "v": 1,
+    });
+    canonical::to_string(&value).ok().map(String::into_bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,11 @@
 //! - [`pairing`]: pairing offers, their token, tries, proof and code.
 //! - [`devices`]: the paired devices' store (`devices.json`), shared with `askdesk devices`.
 //! - [`pending`]: the requests held for devices, their nonces, the updates devices hear.
+//! - [`risk`]: each request's class, decided on the desk, and the standing permissions among its
+//!   options; [`desk_only`]: the permission prompts no phone may allow, with the reason.
+//! - [`push`]: Web Push to the paired phones (VAPID, `aes128gcm`), the notices and quiet hours.
+//! - [`scope`]: what one device may answer (agents, projects, the highest class), set at the
+//!   desk; [`limits`]: approvals per device in a window, bad signatures that suspend it.
 //! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
 //! - [`digest`]: what a device signs, byte for byte; [`canonical`]: the canonical JSON under it.
 //! - [`keys`]: a device's P-256 key and its P1363 signatures; base64url; randomness.
@@ -20,24 +25,32 @@
 
 pub mod canonical;
 pub mod certs;
+pub mod desk_only;
 pub mod devices;
 pub mod digest;
 pub mod error;
 pub mod files;
 pub mod keys;
+pub mod limits;
 pub mod names;
 mod pages;
 pub mod pairing;
 pub mod pending;
+pub mod push;
 pub mod remote;
+pub mod risk;
+pub mod scope;
 pub mod server;
 mod socket;
 
 pub use certs::{CertificateSource, Certificates};
 pub use devices::{Device, DeviceStore};
 pub use error::Error;
+pub use limits::Limits;
 pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
 pub use pending::{OfferError, PendingRequest, Settled, VerifiedAnswer};
 pub use remote::{Offered, PairingOffer, Refusal, Remote, SignedAnswer};
+pub use risk::{Class, Risk};
+pub use scope::Scope;
 pub use server::{bind, RemoteConfig, Server};

@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::digest;
 use crate::keys;
+use crate::risk::{Class, Risk};
 
 /// At most this many requests are held; an offer beyond it is refused (the adapter delegates).
 pub const MAX_PENDING: usize = 1024;
@@ -39,10 +40,19 @@ pub struct VerifiedAnswer {
     pub answer: Option<Answer>,
 }
 
+/// A held request as devices are shown it: its wire form, and what decides which devices see it
+/// (their [`crate::Scope`]).
+#[derive(Debug)]
+pub struct Shown {
+    pub wire: Value,
+    pub agent: Option<AgentInfo>,
+    pub class: Class,
+}
+
 /// What devices are told about the held requests.
 #[derive(Debug, Clone)]
 pub enum Update {
-    Offered(Arc<Value>),
+    Offered(Arc<Shown>),
     Withdrawn(RequestId),
     Settled(Settled),
 }
@@ -75,8 +85,10 @@ pub fn view(request: &PendingRequest) -> RequestView {
 
 pub(crate) struct Entry {
     pub request: PendingRequest,
+    /// Its class, desk-only reason and standing options, decided when it was offered.
+    pub risk: Risk,
     pub digest: [u8; 32],
-    pub wire: Arc<Value>,
+    pub shown: Arc<Shown>,
     /// What devices are shown; a plan's blocks, which comments are anchored to.
     pub view: RequestView,
     /// (device key text, nonce) pairs already used on this request.
@@ -125,18 +137,25 @@ impl Pending {
         let key = keys::random::<16>();
         let agent = request.agent.as_ref();
         let digest = digest::request_digest(request.id, &key, agent, &request.questions);
+        let risk = Risk::assess(agent, &request.questions);
         let mut wire = digest::request_wire(request.id, &key, agent, &request.questions);
+        wire["risk"] = risk.wire();
         wire["view"] = serde_json::to_value(&view).unwrap_or(Value::Null);
-        let wire = Arc::new(wire);
+        let shown = Arc::new(Shown {
+            wire,
+            agent: request.agent.clone(),
+            class: risk.class,
+        });
         let (answer, receiver) = oneshot::channel();
-        let _ = self.updates.send(Update::Offered(wire.clone()));
+        let _ = self.updates.send(Update::Offered(shown.clone()));
         self.order.push(request.id);
         self.entries.insert(
             request.id,
             Entry {
                 request,
+                risk,
                 digest,
-                wire,
+                shown,
                 view,
                 nonces: HashSet::new(),
                 answer,
@@ -163,11 +182,11 @@ impl Pending {
     }
 
     /// Every held request as devices see it, oldest first.
-    pub fn snapshot(&self) -> Vec<Arc<Value>> {
+    pub fn snapshot(&self) -> Vec<Arc<Shown>> {
         self.order
             .iter()
             .filter_map(|id| self.entries.get(id))
-            .map(|entry| entry.wire.clone())
+            .map(|entry| entry.shown.clone())
             .collect()
     }
 }

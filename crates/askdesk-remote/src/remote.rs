@@ -20,11 +20,15 @@ use crate::devices::{Device, DeviceStore};
 use crate::digest;
 use crate::error::Error;
 use crate::keys::{self, DeviceKey};
+use crate::limits::{Approvals, Limits};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
 use crate::pending::{
-    OfferError, Pending, PendingRequest, Settled, Update, VerifiedAnswer, MAX_ATTEMPTS,
+    OfferError, Pending, PendingRequest, Settled, Shown, Update, VerifiedAnswer, MAX_ATTEMPTS,
 };
+use crate::push::{PushReport, PushSettings, Pusher, Pushing, Subscription, Vapid};
+use crate::risk::{Class, Risk};
+use crate::scope::Scope;
 
 /// The remote's shared state; cheap to clone.
 #[derive(Clone)]
@@ -40,6 +44,9 @@ struct Inner {
     pairings: Mutex<Pairings>,
     claims: broadcast::Sender<Claimed>,
     pending: Mutex<Pending>,
+    limits: Limits,
+    approvals: Mutex<Approvals>,
+    pushing: Pushing,
     /// Bumped on every revoke and every change of the device list on disk: each socket then
     /// checks its own device is still paired.
     revocations: Arc<watch::Sender<u64>>,
@@ -104,6 +111,18 @@ pub enum Refusal {
     BadAnswer(String),
     #[error("the message is malformed: {0}")]
     Malformed(String),
+    #[error("only the desk may allow this: {0}")]
+    DeskOnly(String),
+    #[error("a standing permission is given only at the desk")]
+    Standing,
+    #[error("a permission prompt is answered only at the desk until passkeys guard it")]
+    PasskeyRequired,
+    #[error("this request is outside the device's scope")]
+    OutOfScope,
+    #[error("this device gave too many approvals lately: answer at the desk")]
+    RateLimited,
+    #[error("this device is suspended after bad signatures: confirm it again at the desk")]
+    Suspended,
     #[error("the desk cannot check the device: {0}")]
     Internal(String),
 }
@@ -121,6 +140,12 @@ impl Refusal {
             Refusal::TooManyAttempts => "too-many-attempts",
             Refusal::BadAnswer(_) => "bad-answer",
             Refusal::Malformed(_) => "malformed",
+            Refusal::DeskOnly(_) => "desk-only",
+            Refusal::Standing => "standing",
+            Refusal::PasskeyRequired => "passkey-required",
+            Refusal::OutOfScope => "out-of-scope",
+            Refusal::RateLimited => "rate-limited",
+            Refusal::Suspended => "suspended",
             Refusal::Internal(_) => "internal",
         }
     }
@@ -159,7 +184,17 @@ impl Future for Offered {
 impl Drop for Offered {
     fn drop(&mut self) {
         if let Some(inner) = self.remote.upgrade() {
-            lock(&inner.pending).remove(self.id);
+            inner.settle(self.id);
+        }
+    }
+}
+
+impl Inner {
+    /// Removes a request settled elsewhere; devices are told, and their notices replaced.
+    fn settle(&self, id: RequestId) {
+        let removed = lock(&self.pending).remove(id);
+        if let Some(entry) = removed {
+            self.pushing.settled(entry.shown);
         }
     }
 }
@@ -171,9 +206,17 @@ impl Remote {
         authority_der: Option<Vec<u8>>,
         devices: DeviceStore,
         pairing_lifetime: Duration,
+        limits: Limits,
+        push: PushSettings,
     ) -> Result<Remote, Error> {
         let revocations = Arc::new(watch::channel(0).0);
         crate::files::private_dir(&devices.dir())?;
+        let pushing = Pushing {
+            pusher: Pusher::new(Vapid::load_or_create(&devices.dir())?, &push)?,
+            settings: push,
+            store: devices.clone(),
+            reports: broadcast::channel(64).0,
+        };
         let store_watch = watch_store(&devices, revocations.clone())
             .inspect_err(|error| {
                 tracing::warn!(%error, "revokes by other processes will close sockets only when the device next sends")
@@ -188,6 +231,9 @@ impl Remote {
                 pairings: Mutex::new(Pairings::new(pairing_lifetime)),
                 claims: broadcast::channel(16).0,
                 pending: Mutex::new(Pending::new()),
+                limits,
+                approvals: Mutex::new(Approvals::default()),
+                pushing,
                 revocations,
                 _store_watch: store_watch,
                 shutdown: CancellationToken::new(),
@@ -272,11 +318,36 @@ impl Remote {
     pub fn revoke(&self, name: &str) -> Result<Option<Device>, Error> {
         let revoked = self.inner.devices.revoke(name)?;
         if revoked.is_some() {
-            self.inner
-                .revocations
-                .send_modify(|generation| *generation += 1);
+            self.devices_changed();
         }
         Ok(revoked)
+    }
+
+    /// Confirms the device named `name` again at the desk, ending its suspension.
+    pub fn confirm_device(&self, name: &str) -> Result<Option<Device>, Error> {
+        self.inner.devices.confirm(name)
+    }
+
+    /// Sets what the device named `name` may answer; its sockets are shown the requests of its new
+    /// scope at once.
+    pub fn set_scope(&self, name: &str, scope: Scope) -> Result<Option<Device>, Error> {
+        let changed = self.inner.devices.set_scope(name, scope)?;
+        if changed.is_some() {
+            self.devices_changed();
+        }
+        Ok(changed)
+    }
+
+    /// The limits on each device.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// Makes every socket read its device again (revoked, suspended, its scope).
+    fn devices_changed(&self) {
+        self.inner
+            .revocations
+            .send_modify(|generation| *generation += 1);
     }
 
     pub(crate) fn revocations(&self) -> watch::Receiver<u64> {
@@ -289,8 +360,15 @@ impl Remote {
     /// [`Offered`] is dropped.
     pub fn offer(&self, request: PendingRequest) -> Result<Offered, OfferError> {
         let id = request.id;
+        // Rendered before the lock is taken: a long plan takes a while.
         let view = crate::pending::view(&request);
-        let answer = lock(&self.inner.pending).offer(request, view)?;
+        let (answer, shown, held) = {
+            let mut pending = lock(&self.inner.pending);
+            let answer = pending.offer(request, view)?;
+            let shown = pending.get_mut(id).expect("just offered").shown.clone();
+            (answer, shown, pending.snapshot())
+        };
+        self.inner.pushing.offered(shown, held);
         Ok(Offered {
             id,
             answer,
@@ -300,7 +378,40 @@ impl Remote {
 
     /// Withdraws a request (settled elsewhere or cancelled); devices are told.
     pub fn withdraw(&self, id: RequestId) {
-        lock(&self.inner.pending).remove(id);
+        self.inner.settle(id);
+    }
+
+    // --- Web Push ---
+
+    /// The desk's VAPID public key, the page's `applicationServerKey` (base64url).
+    pub fn push_key(&self) -> String {
+        self.inner.pushing.pusher.vapid().public_key()
+    }
+
+    /// How each push went; a subscription its push service dropped is reported
+    /// ([`crate::push::Delivery::Gone`]) after the desk dropped it too.
+    pub fn push_reports(&self) -> broadcast::Receiver<PushReport> {
+        self.inner.pushing.reports.subscribe()
+    }
+
+    /// Stores (or with `None` removes) a paired, unsuspended device's push subscription.
+    pub(crate) fn subscribe(
+        &self,
+        key: &DeviceKey,
+        subscription: Option<Subscription>,
+    ) -> Result<Device, Refusal> {
+        let store = &self.inner.devices;
+        let device = store
+            .find(key)
+            .map_err(|error| Refusal::Internal(error.to_string()))?
+            .ok_or(Refusal::NotPaired)?;
+        if device.is_suspended() {
+            return Err(Refusal::Suspended);
+        }
+        store
+            .set_push(key, subscription)
+            .map_err(|error| Refusal::Internal(error.to_string()))?
+            .ok_or(Refusal::NotPaired)
     }
 
     /// The adapter reports how a verified answer fared at the broker: every device hears it, so
@@ -314,13 +425,17 @@ impl Remote {
         lock(&self.inner.pending).updates.subscribe()
     }
 
-    pub(crate) fn snapshot(&self) -> Vec<Arc<Value>> {
+    pub(crate) fn snapshot(&self) -> Vec<Arc<Shown>> {
         lock(&self.inner.pending).snapshot()
     }
 
     /// Checks a device's signed answer: the device is paired, the request still waits, the answer
     /// is signed by the device's key over this request's digest and the nonce, the nonce is new,
-    /// and the answer keeps its questions' rules. Then the request is claimed and the answer
+    /// the request is not desk-only, the answer gives no standing permission and is not to a
+    /// permission prompt (never allowed from a phone until passkeys guard them), the request is
+    /// within the device's scope, it keeps its questions' rules, and an approval is within the
+    /// device's limit. A suspended device answers nothing; a bad signature is counted against the
+    /// device, and enough of them suspend it ([`Limits`]). Then the request is claimed and the answer
     /// yielded to the adapter. Reads the device store: call it off the async threads.
     pub fn verify(&self, key: &DeviceKey, signed: SignedAnswer) -> Result<RequestId, Refusal> {
         let device = self
@@ -329,6 +444,23 @@ impl Remote {
             .find(key)
             .map_err(|error| Refusal::Internal(error.to_string()))?
             .ok_or(Refusal::NotPaired)?;
+        if device.is_suspended() {
+            return Err(Refusal::Suspended);
+        }
+        let checked = self.check(key, &device, signed);
+        if checked == Err(Refusal::BadSignature) {
+            self.count_bad_signature(key);
+        }
+        checked
+    }
+
+    /// [`Remote::verify`] for a device found paired and not suspended.
+    fn check(
+        &self,
+        key: &DeviceKey,
+        device: &Device,
+        signed: SignedAnswer,
+    ) -> Result<RequestId, Refusal> {
         let id = parse_request_id(&signed.id)
             .ok_or_else(|| Refusal::Malformed(format!("no request id {:?}", signed.id)))?;
         let mut pending = lock(&self.inner.pending);
@@ -389,22 +521,70 @@ impl Remote {
                     comments,
                 )
                 .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
-                Some(
-                    askdesk_core::validate::check_answer(&entry.request.questions, answer)
-                        .map_err(|error| Refusal::BadAnswer(error.message.clone()))?,
-                )
+                Some(answer)
             }
         };
+        // What the desk decided when the request was offered; a dismissal is held to it as well.
+        let risk = &entry.risk;
+        if let Some(reason) = &risk.desk_only {
+            return Err(Refusal::DeskOnly(reason.clone()));
+        }
+        if answer.as_ref().is_some_and(Risk::grants_standing) {
+            return Err(Refusal::Standing);
+        }
+        if risk.class == Class::PermissionPrompt {
+            return Err(Refusal::PasskeyRequired);
+        }
+        if !device
+            .scope
+            .admits(entry.request.agent.as_ref(), risk.class)
+        {
+            return Err(Refusal::OutOfScope);
+        }
+        let questions = &entry.request.questions;
+        let approves = answer
+            .as_ref()
+            .is_some_and(|answer| risk.approves(questions, answer));
+        let answer = answer
+            .map(|answer| askdesk_core::validate::check_answer(questions, answer))
+            .transpose()
+            .map_err(|error| Refusal::BadAnswer(error.message.clone()))?;
+        let now = Instant::now();
+        let mut approvals = lock(&self.inner.approvals);
+        if approves && !approvals.allows(&key.text(), &self.inner.limits, now) {
+            return Err(Refusal::RateLimited);
+        }
         let entry = pending.remove(id).expect("held above");
+        drop(pending);
+        self.inner.pushing.settled(entry.shown.clone());
         entry
             .answer
             .send(VerifiedAnswer {
                 request: id,
-                device: device.name,
+                device: device.name.clone(),
                 answer,
             })
             .map_err(|_| Refusal::NotPending)?;
+        if approves {
+            approvals.record(&key.text(), now);
+        }
         Ok(id)
+    }
+
+    /// Counts a bad signature against the device; the one that suspends it closes its sockets.
+    fn count_bad_signature(&self, key: &DeviceKey) {
+        match self
+            .inner
+            .devices
+            .bad_signature(key, self.inner.limits.bad_signatures)
+        {
+            Ok(Some(device)) if device.is_suspended() => {
+                tracing::warn!(device = ?device.name, "a device is suspended after bad signatures");
+                self.devices_changed();
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "a bad signature could not be counted"),
+        }
     }
 }
 

@@ -11,12 +11,12 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
@@ -25,10 +25,12 @@ use crate::certs::{CertificateSource, Certificates};
 use crate::devices::DeviceStore;
 use crate::error::Error;
 use crate::keys::{self, DeviceKey};
+use crate::limits::Limits;
 use crate::names::{Name, Served};
 use crate::pages;
 use crate::pairing::{Claim, PairingError, DEFAULT_LIFETIME};
-use crate::remote::Remote;
+use crate::push::PushSettings;
+use crate::remote::{Refusal, Remote};
 use crate::socket;
 
 /// Connections served at once; more are closed on arrival.
@@ -52,6 +54,10 @@ pub struct RemoteConfig {
     pub dir: PathBuf,
     /// How long a pairing offer stays valid.
     pub pairing_lifetime: Duration,
+    /// The limits on each device: approvals in a window, bad signatures that suspend it.
+    pub limits: Limits,
+    /// Web Push: quiet hours, what the lock screen may show, the VAPID contact.
+    pub push: PushSettings,
 }
 
 impl RemoteConfig {
@@ -64,6 +70,8 @@ impl RemoteConfig {
             certificates: CertificateSource::OwnAuthority { dir: dir.clone() },
             dir,
             pairing_lifetime: DEFAULT_LIFETIME,
+            limits: Limits::default(),
+            push: PushSettings::default(),
         }
     }
 }
@@ -113,6 +121,8 @@ pub async fn bind(config: RemoteConfig) -> Result<(Remote, Server), Error> {
         certificates.authority_der().map(<[u8]>::to_vec),
         DeviceStore::new(&config.dir),
         config.pairing_lifetime,
+        config.limits,
+        config.push,
     )?;
     let router = router(remote.clone());
     Ok((
@@ -174,6 +184,8 @@ fn router(remote: Remote) -> Router {
         .route("/ca", get(pages::authority))
         .route("/ca.crt", get(authority_certificate))
         .route("/socket", get(socket::upgrade))
+        .route("/push/key", get(push_key))
+        .route("/push/subscription", post(push_subscription))
         .layer(DefaultBodyLimit::max(MAX_PAIR_BODY))
         .layer(middleware::from_fn_with_state(remote.clone(), guard))
         .with_state(remote)
@@ -284,6 +296,63 @@ async fn pair(State(remote): State<Remote>, Json(body): Json<PairBody>) -> Respo
             tracing::info!(%error, "a pairing claim was refused");
             refuse(status, code, &error.to_string())
         }
+    }
+}
+
+/// The desk's VAPID public key, for the page to subscribe with.
+async fn push_key(State(remote): State<Remote>) -> Response {
+    Json(json!({ "publicKey": remote.push_key() })).into_response()
+}
+
+/// The body of `POST /push/subscription`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SubscriptionBody {
+    public_key: String,
+    /// `PushSubscription.toJSON()`, or `null` to stop pushes.
+    subscription: Value,
+    /// The device's P1363 signature over [`crate::digest::push_message`].
+    signature: String,
+}
+
+/// A paired device sets its push subscription, signed with its key: 204, or 400 for a
+/// subscription that is not usable, 403 for a key not paired, suspended, or a bad signature.
+async fn push_subscription(
+    State(remote): State<Remote>,
+    Json(body): Json<SubscriptionBody>,
+) -> Response {
+    let message = crate::digest::push_message(&remote.served().origin(), &body.subscription);
+    let key = DeviceKey::from_text(&body.public_key).filter(|key| {
+        message
+            .as_ref()
+            .is_some_and(|m| key.verifies(m, &body.signature))
+    });
+    let Some(key) = key else {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "bad-signature",
+            "the subscription is not signed by a paired device's key",
+        );
+    };
+    let subscription = match body.subscription {
+        Value::Null => None,
+        value => match serde_json::from_value::<crate::push::Subscription>(value) {
+            Ok(subscription) if subscription.is_valid() => Some(subscription),
+            _ => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "bad-subscription",
+                    "not an https push endpoint with a P-256 key and a 16-byte secret",
+                )
+            }
+        },
+    };
+    let stored = tokio::task::spawn_blocking(move || remote.subscribe(&key, subscription))
+        .await
+        .unwrap_or_else(|error| Err(Refusal::Internal(error.to_string())));
+    match stored {
+        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+        Err(refusal) => refuse(StatusCode::FORBIDDEN, refusal.code(), &refusal.to_string()),
     }
 }
 

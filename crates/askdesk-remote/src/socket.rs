@@ -1,6 +1,7 @@
 //! A device's WebSocket: the device proves its key by signing a fresh challenge, then hears every
-//! held request (and every withdrawal) and sends signed answers. The socket closes at once when
-//! its device is revoked or the remote stops. Messages are JSON text frames with a `type`.
+//! held request within its scope (and every withdrawal) and sends signed answers. The socket
+//! closes at once when its device is revoked or suspended, or the remote stops. Messages are JSON
+//! text frames with a `type`.
 
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::devices::Device;
 use crate::digest;
 use crate::keys::{self, DeviceKey};
-use crate::pending::Update;
+use crate::pending::{Shown, Update};
 use crate::remote::{Refusal, Remote, SignedAnswer};
 
 /// The largest message a device may send (an answer's free text included).
@@ -49,7 +50,7 @@ async fn session(remote: Remote, mut socket: WebSocket) {
         () = shutdown.cancelled() => None,
         greeted = greet(&remote, &mut socket) => greeted,
     };
-    let Some((key, device)) = greeted else {
+    let Some((key, mut device)) = greeted else {
         return;
     };
     tracing::debug!(device = ?device.name, "a device connected");
@@ -62,7 +63,7 @@ async fn session(remote: Remote, mut socket: WebSocket) {
     )
     .await
     .is_err()
-        || send_snapshot(&remote, &mut socket).await.is_err()
+        || send_snapshot(&remote, &device, &mut socket).await.is_err()
     {
         return;
     }
@@ -73,17 +74,32 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                 return;
             }
             changed = revocations.changed() => {
-                if changed.is_err() || !still_paired(&remote, &key).await {
+                let now = match changed {
+                    Ok(()) => current(&remote, &key).await,
+                    Err(_) => None,
+                };
+                let Some(now) = now else {
                     let _ = send(&mut socket, json!({ "type": "revoked" })).await;
                     let _ = close(&mut socket, POLICY, "revoked").await;
+                    return;
+                };
+                if now.is_suspended() {
+                    let _ = send(&mut socket, json!({ "type": "suspended" })).await;
+                    let _ = close(&mut socket, POLICY, "suspended").await;
+                    return;
+                }
+                let rescoped = now.scope != device.scope;
+                device = now;
+                if rescoped && send_snapshot(&remote, &device, &mut socket).await.is_err() {
                     return;
                 }
             }
             update = updates.recv() => {
                 let sent = match update {
-                    Ok(Update::Offered(request)) => {
-                        send(&mut socket, json!({ "type": "request", "request": *request })).await
+                    Ok(Update::Offered(shown)) if admits(&device, &shown) => {
+                        send(&mut socket, json!({ "type": "request", "request": shown.wire })).await
                     }
+                    Ok(Update::Offered(_)) => Ok(()),
                     Ok(Update::Withdrawn(id)) => {
                         send(&mut socket, json!({ "type": "withdrawn", "id": id.to_string() })).await
                     }
@@ -95,7 +111,7 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                             "used": settled.used,
                         })).await
                     }
-                    Err(RecvError::Lagged(_)) => send_snapshot(&remote, &mut socket).await,
+                    Err(RecvError::Lagged(_)) => send_snapshot(&remote, &device, &mut socket).await,
                     Err(RecvError::Closed) => return,
                 };
                 if sent.is_err() {
@@ -109,13 +125,19 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                     Some(Ok(_)) => continue,
                 };
                 let reply = answer(&remote, &key, text.as_str()).await;
-                let revoked = reply["reason"] == Refusal::NotPaired.code();
+                let ended = if reply["reason"] == Refusal::NotPaired.code() {
+                    Some("revoked")
+                } else if reply["reason"] == Refusal::Suspended.code() {
+                    Some("suspended")
+                } else {
+                    None
+                };
                 if send(&mut socket, reply).await.is_err() {
                     return;
                 }
-                if revoked {
-                    let _ = send(&mut socket, json!({ "type": "revoked" })).await;
-                    let _ = close(&mut socket, POLICY, "revoked").await;
+                if let Some(ended) = ended {
+                    let _ = send(&mut socket, json!({ "type": ended })).await;
+                    let _ = close(&mut socket, POLICY, ended).await;
                     return;
                 }
             }
@@ -162,23 +184,34 @@ async fn greet(remote: &Remote, socket: &mut WebSocket) -> Option<(DeviceKey, De
         }
         None => None,
     };
-    if device.is_none() {
-        let _ = send(
-            socket,
-            json!({ "type": "refused", "reason": Refusal::NotPaired.code() }),
-        )
-        .await;
-        let _ = close(socket, POLICY, "not paired").await;
-    }
-    device
+    let refusal = match &device {
+        None => Refusal::NotPaired,
+        Some((_, device)) if device.is_suspended() => Refusal::Suspended,
+        Some(_) => return device,
+    };
+    let _ = send(
+        socket,
+        json!({ "type": "refused", "reason": refusal.code() }),
+    )
+    .await;
+    let _ = close(socket, POLICY, refusal.code()).await;
+    None
 }
 
-async fn still_paired(remote: &Remote, key: &DeviceKey) -> bool {
+/// The device with this key as the store now has it; `None` if it is no longer paired (or the
+/// store cannot be read).
+async fn current(remote: &Remote, key: &DeviceKey) -> Option<Device> {
     let store = remote.devices().clone();
     let key = key.clone();
-    tokio::task::spawn_blocking(move || matches!(store.find(&key), Ok(Some(_))))
+    tokio::task::spawn_blocking(move || store.find(&key).ok().flatten())
         .await
-        .unwrap_or(false)
+        .ok()
+        .flatten()
+}
+
+/// Whether the device is shown a held request: within its scope.
+fn admits(device: &Device, shown: &Shown) -> bool {
+    device.scope.admits(shown.agent.as_ref(), shown.class)
 }
 
 /// A device's message checked and answered: `accepted` or `refused` with the refusal's code.
@@ -206,8 +239,17 @@ async fn answer(remote: &Remote, key: &DeviceKey, text: &str) -> Value {
     }
 }
 
-async fn send_snapshot(remote: &Remote, socket: &mut WebSocket) -> Result<(), axum::Error> {
-    let requests: Vec<Value> = remote.snapshot().iter().map(|r| (**r).clone()).collect();
+async fn send_snapshot(
+    remote: &Remote,
+    device: &Device,
+    socket: &mut WebSocket,
+) -> Result<(), axum::Error> {
+    let requests: Vec<Value> = remote
+        .snapshot()
+        .iter()
+        .filter(|shown| admits(device, shown))
+        .map(|shown| shown.wire.clone())
+        .collect();
     send(socket, json!({ "type": "requests", "requests": requests })).await
 }
 

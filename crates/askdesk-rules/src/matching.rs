@@ -174,11 +174,7 @@ impl Rule {
             if plan_review && self.matcher.intent.as_deref() != Some(Intent::PLAN_REVIEW) {
                 return None;
             }
-            // Set means there, whatever its type: a tool named by a number is still a prompt.
-            let permission = agent
-                .and_then(|a| a.meta.as_ref())
-                .and_then(|meta| meta.get(meta::TOOL))
-                .is_some_and(|tool| !tool.is_null());
+            let permission = meta::is_permission_prompt(agent);
             if permission && matches!(self.action, Action::Answer(_)) && self.matcher.tool.is_none()
             {
                 return None;

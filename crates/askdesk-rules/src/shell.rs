@@ -162,6 +162,8 @@ struct Answerable {
 struct Caught {
     always: bool,
     texts: Vec<String>,
+    /// Every command the line runs as its words, each once (see [`Line::runs`]).
+    commands: Vec<Vec<String>>,
     /// The scripts read already (a script is read once however many commands run it).
     scripts: HashSet<String>,
 }
@@ -222,10 +224,25 @@ impl<'a> Line<'a> {
     /// `eval` and the like are read the same way. A line that does not parse, or holds control or
     /// invisible characters, is caught.
     pub fn catches(&self, glob: &Glob) -> bool {
-        let caught = self.caught.get_or_init(|| {
+        let caught = self.caught();
+        caught.always || caught.texts.iter().any(|text| glob.matches(text))
+    }
+
+    /// Every command the line runs, as a deny reads it ([`Line::catches`]): each simple command's
+    /// words and what it runs through wrappers, aliases the line defines and scripts given to
+    /// shells ([`invocations`]), those inside substitutions too; `None` when the line may run
+    /// something its words do not show (a deny catches it whatever its glob).
+    pub fn runs(&self) -> Option<&[Vec<String>]> {
+        let caught = self.caught();
+        (!caught.always).then_some(caught.commands.as_slice())
+    }
+
+    fn caught(&self) -> &Caught {
+        self.caught.get_or_init(|| {
             let mut caught = Caught {
                 always: false,
                 texts: Vec::new(),
+                commands: Vec::new(),
                 scripts: HashSet::new(),
             };
             let mut seen = HashSet::new();
@@ -233,8 +250,7 @@ impl<'a> Line<'a> {
             let reading = (!self.text.contains("\\\n")).then(|| self.reading());
             gather(self.text, reading, 0, &mut caught, &mut seen);
             caught
-        });
-        caught.always || caught.texts.iter().any(|text| glob.matches(text))
+        })
     }
 }
 
@@ -294,6 +310,11 @@ fn gather(
             return;
         }
         texts.extend(invocations.commands.iter().map(|words| words.join(" ")));
+        for words in invocations.commands {
+            if !caught.commands.contains(&words) {
+                caught.commands.push(words);
+            }
+        }
         scripts.extend(invocations.scripts);
     }
     for text in texts {

@@ -7,7 +7,7 @@ use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::phone::{desk, next, nonce, paired, Desk, Phone, Socket, CEILING};
+use crate::phone::{desk, desk_with, next, nonce, paired, Desk, Phone, Socket, CEILING};
 
 pub fn request(id: u64) -> PendingRequest {
     PendingRequest {
@@ -137,7 +137,8 @@ async fn a_nonce_is_used_once_while_its_request_waits() {
 
 #[tokio::test]
 async fn every_altered_field_is_refused() {
-    let desk = desk().await;
+    // More bad signatures than suspend a device by default (the abuse tests check that).
+    let desk = desk_with(|config| config.limits.bad_signatures = 100).await;
     let (phone, mut socket) = connected(&desk, "Pixel").await;
     let (_other, other_wire) = offered(&desk, &mut socket, 2).await;
     let (held, wire) = offered(&desk, &mut socket, 1).await;
