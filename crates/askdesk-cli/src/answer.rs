@@ -149,14 +149,7 @@ impl Reach {
     }
 }
 
-/// Whether a request is a permission prompt: the asking agent's meta names a tool (set means
-/// there, whatever its type, as the answer rules read it).
-pub fn is_permission_prompt(agent: Option<&AgentInfo>) -> bool {
-    agent
-        .and_then(|agent| agent.meta.as_ref())
-        .and_then(|meta| meta.get(askdesk_core::meta::TOOL))
-        .is_some_and(|tool| !tool.is_null())
-}
+pub use askdesk_core::meta::is_permission_prompt;
 
 pub async fn run(args: AnswerArgs, socket: PathBuf) -> Result<()> {
     let how = match &args.exec {

@@ -9,6 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use askdesk_broker::client::IncomingRequest;
 use askdesk_core::{RequestId, Scope};
+// The answerer's label. The protocol carries only the answerer's label, so the history says
+// "phone", not which phone; the device is logged. (The desktop app hosts the remote in-process
+// and records `phone:<device>`.)
+use askdesk_remote::answerer::LABEL;
 use askdesk_remote::{bind, CertificateSource, Name, PendingRequest, Remote, RemoteConfig};
 use clap::Args;
 use tokio::task::JoinSet;
@@ -17,10 +21,6 @@ use crate::answer::is_permission_prompt;
 use crate::connect::connect;
 use crate::exit::{Error, Result};
 use crate::output::outln;
-
-/// The answerer's label in `askdesk status` and the history. The protocol carries only the
-/// answerer's label, so the history says "phone", not which phone; the device is logged.
-pub const LABEL: &str = "phone";
 
 /// Let paired phones answer the broker's requests, over HTTPS on one address
 #[derive(Debug, Args)]

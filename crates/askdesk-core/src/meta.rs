@@ -34,6 +34,15 @@ pub const MODEL: &str = "model";
 /// The client's permission mode.
 pub const PERMISSION_MODE: &str = "permissionMode";
 
+/// Whether a request is a permission prompt: the asking agent's meta names a [`TOOL`] (set means
+/// there, whatever its type, as the answer rules read it). Phones are never offered one.
+pub fn is_permission_prompt(agent: Option<&AgentInfo>) -> bool {
+    agent
+        .and_then(|agent| agent.meta.as_ref())
+        .and_then(|meta| meta.get(TOOL))
+        .is_some_and(|tool| !tool.is_null())
+}
+
 impl AgentInfo {
     /// A non-empty string entry of `meta`; any other value (a number, an object, `""`) is `None`.
     pub fn meta_str(&self, key: &str) -> Option<&str> {

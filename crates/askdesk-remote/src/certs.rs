@@ -293,7 +293,10 @@ pub(crate) fn server_params(
 ) -> Result<CertificateParams, Error> {
     let mut params = CertificateParams::default();
     let mut dn = DistinguishedName::new();
-    dn.push(DnType::CommonName, names[0].to_string());
+    // Not a host name: a verifier that reads a common name as one when the certificate has no
+    // DNS name (OpenSSL) would check an address written there against the authority's DNS
+    // constraint and refuse the certificate. The names served are in the subject alt names.
+    dn.push(DnType::CommonName, format!("askdesk remote ({})", names[0]));
     params.distinguished_name = dn;
     params.subject_alt_names = names
         .iter()
