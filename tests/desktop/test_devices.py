@@ -155,6 +155,10 @@ def test_a_phone_pairs_through_the_qr_code_and_the_code_confirmed_at_the_desk(ct
     # The URL is single use: a second phone with the same token is refused.
     status, body, _ = Phone("Intruder").claim(url)
     assert (status, body["error"]) == (409, "already-used"), (status, body)
+    open_devices(ctx)
+    row = ctx.page.js("return document.querySelector('.device[data-device=\"Test Pixel\"]').textContent")
+    assert "paired " in row and "last seen " in row, row
+    assert ctx.page.js("return document.querySelectorAll('.device').length") == 1, "the intruder was listed"
     ctx.shot("devices-list", x_window=True)
 
 
