@@ -4,7 +4,8 @@ The switch starts the remote in the app (a TLS connection to the chosen address 
 stops it (refused); "Add a phone" shows a QR code, read here from a screenshot of the window with
 zbarimg, whose URL carries the token in its fragment and pairs a phone played in Python (phone.py),
 and only the desk's "Codes match" stores it; a used pairing URL is refused; Revoke closes the device's
-socket at once; a request the phone answers says "Answered on <device>" and History names the device.
+socket at once; a request the phone answers says "Answered on <device>" and History names the device;
+a permission prompt is never offered to the phone.
 Every test leaves the remote off and no device paired.
 """
 import os
@@ -14,7 +15,7 @@ import tempfile
 
 import pytest
 
-from harness import answer_of, journal_record
+from harness import answer_of, expect_error, journal_record, outcome_of
 from phone import REMOTE_DIR, Phone, tls
 
 ADDRESS = "127.0.0.1"
@@ -236,3 +237,32 @@ def test_a_request_answered_on_the_phone_says_which_phone(ctx, phone_off):
         " const pill = e && e.querySelector('.answerer'); return pill && pill.textContent", question,
         message="History does not list the request with who answered")
     assert by == "by phone:Dana's Pixel", by
+
+
+def test_a_permission_prompt_is_never_offered_to_the_phone(ctx, phone_off):
+    """A request whose agent's meta names a tool (a hook's permission prompt) stays at the desk: the
+    phone hears the ordinary question asked after it, never the prompt."""
+    origin = switch_on(ctx, free_port())
+    phone, _ = pair(ctx, origin, "Pocket")
+    ctx.page.click(ctx.page.find("#nav-queue"))
+    sock = phone.connect(origin)
+    try:
+        assert sock.receive() == {"type": "requests", "requests": []}
+        conn = ctx.conn()
+        hook = conn.call("agents/register", {"id": "hook-agent", "label": "claude-code",
+                                             "meta": {"tool": "Bash", "command": "rm -rf build"}})
+        prompt = conn.start("user-questions/ask", {"agent": hook, "questions": [
+            {"id": "allow", "question": "Allow Bash: rm -rf build?", "options": [{"label": "Allow"}, {"label": "Deny"}]}]})
+        prompt_outcome = outcome_of(conn, prompt)
+        ctx.show("allow")
+        _, _, outcome = ctx.ask([{"id": "plain", "question": "Which branch?",
+                                  "options": [{"label": "main"}, {"label": "dev"}]}], agent="coder")
+        message = sock.receive()
+        assert message["type"] == "request" and message["request"]["questions"][0]["id"] == "plain", message
+        phone.answer(sock, message["request"], {"answers": [{"id": "plain", "selected": ["dev"]}]})
+        assert sock.receive()["type"] == "accepted"
+        answer_of(outcome())
+        conn.notify("$/cancelRequest", {"id": prompt})
+        expect_error(prompt_outcome(), "ASK_ABORTED")
+    finally:
+        sock.close()
