@@ -172,6 +172,7 @@ async function addPhone(refresh, toast) {
   const cancel = h('button', { type: 'button', class: 'button ghost', id: 'pair-cancel', onclick: () => close(true) }, 'Cancel');
   const ended = (message) => {
     clearInterval(timer);
+    pairing = null; // a claim that comes after this is not shown: the offer is over at the desk
     body.replaceChildren(h('p', { class: 'connect-problem', role: 'alert', id: 'pair-ended' }, message));
     actions.replaceChildren(h('button', { type: 'button', class: 'button', id: 'pair-close', onclick: () => close(true) }, 'Close'));
   };
