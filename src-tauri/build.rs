@@ -27,6 +27,12 @@ const COMMANDS: &[&str] = &[
     "preview_connect",
     "apply_connect",
     "set_autostart",
+    "get_phone",
+    "set_phone",
+    "revoke_device",
+    "add_phone",
+    "confirm_phone",
+    "cancel_phone",
 ];
 
 fn main() {

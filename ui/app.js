@@ -1,4 +1,4 @@
-// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules, Connect.
+// askdesk UI entry: the queue of waiting requests, the request view, keyboard handling, links, History, Rules, Connect, Devices.
 import { api, available, listen } from './bridge.js';
 import { h, waited, metaText, displayLabel, onDay } from './dom.js';
 import { plainQuestion } from './question.js';
@@ -7,6 +7,7 @@ import { renderHistory } from './history.js';
 import { previewRule } from './rule_preview.js';
 import { renderRules, showRulesNotice, showSuggestions } from './rules.js';
 import { renderConnect } from './connect.js';
+import { renderDevices } from './devices.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -20,6 +21,7 @@ const els = {
   navRules: $('nav-rules'), rules: $('view-rules'), rulesPath: $('rules-path'), rulesError: $('rules-error'),
   rulesList: $('rules-list'), rulesNotice: $('rules-notice'), ruleNotes: $('rule-notes'),
   navConnect: $('nav-connect'), connect: $('view-connect'),
+  navDevices: $('nav-devices'), devices: $('view-devices'),
   queueToggle: $('queue-toggle'), toggleCount: $('queue-toggle-count'), keysHint: $('keys-hint'),
   toast: $('toast'), confirm: $('confirm'), confirmUrl: $('confirm-url'), confirmOk: $('confirm-ok'), confirmCancel: $('confirm-cancel'),
 };
@@ -27,7 +29,7 @@ const els = {
 const state = {
   queue: [],            // RequestView[] from the backend, oldest first
   current: null,        // the request id shown
-  mode: 'queue',        // 'queue' | 'history' | 'rules' | 'connect'
+  mode: 'queue',        // 'queue' | 'history' | 'rules' | 'connect' | 'devices'
   firstRun: false,      // Connect was opened for the first run, not by the person
   forms: new Map(),     // request id -> { node, questions } (kept so switching keeps what was typed)
   busy: false,
@@ -114,6 +116,7 @@ function renderSidebar() {
   els.navHistory.classList.toggle('active', state.mode === 'history');
   els.navRules.classList.toggle('active', state.mode === 'rules');
   els.navConnect.classList.toggle('active', state.mode === 'connect');
+  els.navDevices.classList.toggle('active', state.mode === 'devices');
 }
 
 // A batch's progress: the questions answered or skipped so far, of all (from the form when it is
@@ -185,6 +188,7 @@ function renderMain() {
   els.history.hidden = state.mode !== 'history';
   els.rules.hidden = state.mode !== 'rules';
   els.connect.hidden = state.mode !== 'connect';
+  els.devices.hidden = state.mode !== 'devices';
   // Where the request another device answered was, that says so for a moment; the next request
   // (if any) comes after it, so no key meant for the one that left acts on it.
   const elsewhere = state.mode === 'queue' && performance.now() < state.elsewhereUntil;
@@ -650,6 +654,14 @@ async function showConnect() {
   return renderConnect(els.connect, { toast });
 }
 
+async function showDevices() {
+  state.mode = 'devices';
+  state.firstRun = false;
+  renderSidebar();
+  renderMain();
+  return renderDevices(els.devices, { toast });
+}
+
 // ----- toast, links -----
 
 let toastTimer = null;
@@ -829,6 +841,7 @@ els.navQueue.addEventListener('click', () => { state.mode = 'queue'; renderSideb
 els.navHistory.addEventListener('click', showHistory);
 els.navRules.addEventListener('click', showRules);
 els.navConnect.addEventListener('click', showConnect);
+els.navDevices.addEventListener('click', showDevices);
 els.rulesNotice.addEventListener('click', showRules);
 els.historyAnswerer.addEventListener('change', filterHistory);
 els.historyAgent.addEventListener('change', filterHistory);
@@ -934,11 +947,12 @@ async function start() {
   const asked = /^\d+$/.test(address.get('request') || '') ? Number(address.get('request')) : null;
   if (asked !== null) state.current = asked;
   const view = address.get('view');
-  if (view === 'history' || view === 'rules' || view === 'connect') state.mode = view;
+  if (['history', 'rules', 'connect', 'devices'].includes(view)) state.mode = view;
   await Promise.all([settings, refreshQueue(), refreshRules(), refreshNotes()]);
   if (state.mode === 'history') await showHistory();
   else if (state.mode === 'rules') await showRules();
   else if (state.mode === 'connect') await showConnect();
+  else if (state.mode === 'devices') await showDevices();
   // The first run (no question settled yet, no agent connected) opens on Connect rather than on
   // an empty window; the backend decides what counts as one.
   else if (asked === null && !view && !state.queue.length) {

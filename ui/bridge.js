@@ -41,4 +41,10 @@ export const api = {
   previewConnect: (client, connect) => invoke('preview_connect', { client, connect }),
   applyConnect: (client, connect, diff) => invoke('apply_connect', { client, connect, diff }),
   setAutostart: (on) => invoke('set_autostart', { on }),
+  phone: () => invoke('get_phone'),
+  setPhone: (settings) => invoke('set_phone', { settings }),
+  revokeDevice: (name) => invoke('revoke_device', { name }),
+  addPhone: () => invoke('add_phone'),
+  confirmPhone: (id, code) => invoke('confirm_phone', { id, code }),
+  cancelPhone: (id) => invoke('cancel_phone', { id }),
 };

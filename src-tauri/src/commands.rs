@@ -35,7 +35,7 @@ pub struct CommandError {
 }
 
 impl CommandError {
-    fn new(kind: &'static str, message: impl ToString) -> Self {
+    pub(crate) fn new(kind: &'static str, message: impl ToString) -> Self {
         CommandError {
             kind,
             message: message.to_string(),
@@ -449,7 +449,7 @@ fn history_is_empty() -> bool {
 }
 
 /// Runs file, journal or desktop work off the window's thread.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, CommandError> {
     tauri::async_runtime::spawn_blocking(work)
@@ -548,9 +548,11 @@ mod tests {
             .split_once("])")
             .expect("the end of the handler list")
             .0;
+        // The Devices view's commands live beside the hosted remote, in `phone`.
+        let mut registered = names_after(handlers, "commands::", ',');
+        registered.extend(names_after(handlers, "phone::", ','));
         assert_eq!(
-            names_after(handlers, "commands::", ','),
-            build,
+            registered, build,
             "the handler list registers exactly COMMANDS"
         );
 

@@ -223,7 +223,11 @@ impl Worker {
                             rule: None,
                             action: None,
                             who: who.to_owned(),
-                            answered_on: Some(by),
+                            // A phone's signature names the device that answered.
+                            answered_on: Some(
+                                askdesk_remote::answerer::device_of(&by)
+                                    .map_or(by.clone(), str::to_owned),
+                            ),
                             message: None,
                             kept: false,
                         };

@@ -18,12 +18,14 @@
 //! - [`notify`]: freedesktop notifications with actions, on threads of their own.
 //! - [`activation`]: the activation token of the person's action (a notification's, a second
 //!   launch's), with which the window comes forward under Wayland.
+//! - [`phone`]: "Answer from your phone": the remote hosted in the broker beside the dialog, its
+//!   settings, pairing and the paired devices (the Devices view).
 //! - [`settings`]: start-up settings from the environment and the command line.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
 //!
 //! Dependencies between the modules point one way, with no cycle: `commands` → `window`,
 //! `state`, `settings`; `desktop` → `tray`, `window`, `notify`, `activation`, `state`,
-//! `settings`; `tray` → `window`, `graphics`; `notify` → `activation`; `window` → `activation`,
+//! `settings`; `phone` → `commands`; `tray` → `window`, `graphics`; `notify` → `activation`; `window` → `activation`,
 //! `trim`. Each may use `askdesk_view`, which uses none of them. The page's
 //! event names and payloads live in `askdesk_view::page`, so the window and the desktop thread
 //! both emit them without knowing of each other; the handles they share (the journal, the rules
@@ -34,6 +36,7 @@ pub mod commands;
 pub mod desktop;
 pub mod graphics;
 pub mod notify;
+pub mod phone;
 pub mod settings;
 pub mod state;
 pub mod tray;
@@ -112,6 +115,12 @@ pub fn run() {
             commands::preview_connect,
             commands::apply_connect,
             commands::set_autostart,
+            phone::get_phone,
+            phone::set_phone,
+            phone::revoke_device,
+            phone::add_phone,
+            phone::confirm_phone,
+            phone::cancel_phone,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| start_desktop(app, settings, listener, journal, history_error))
@@ -222,6 +231,12 @@ fn start_desktop(
     app.manage(History(journal.clone()));
     app.manage(Memory::default());
     app.manage(askdesk_view::page::Notes::default());
+    // The remote, when "Answer from your phone" is on, joins the `person` group beside the dialog.
+    app.manage(phone::Phone::new(service.clone()));
+    tauri::async_runtime::spawn({
+        let handle = handle.clone();
+        async move { handle.state::<phone::Phone>().start_if_on(&handle).await }
+    });
     tray::build_where_hosted(&handle);
     start_broker(&handle, service, listener, journal, history_error, shutdown);
     tauri::async_runtime::spawn(exit_on_signal(handle.clone()));

@@ -10,6 +10,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use askdesk_broker::client::IncomingRequest;
 use askdesk_broker::protocol::RpcError;
 use askdesk_core::{RequestId, Scope, UserQuestionError};
+// The answerer's label. The protocol carries only the answerer's label, so the history says
+// "phone", not which phone; the device is logged. (The desktop app hosts the remote in-process
+// and records `phone:<device>`.)
+use askdesk_remote::answerer::LABEL;
 use askdesk_remote::{
     bind, CertificateSource, Name, PendingRequest, Remote, RemoteConfig, Settled,
 };
@@ -20,10 +24,6 @@ use crate::connect::connect;
 use crate::exit::{Error, Result};
 use crate::output::outln;
 use askdesk_core::meta::is_permission_prompt;
-
-/// The answerer's label in `askdesk status` and the history. The protocol carries only the
-/// answerer's label, so the history says "phone", not which phone; the device is logged.
-pub const LABEL: &str = "phone";
 
 /// Let paired phones answer the broker's requests, over HTTPS on one address
 #[derive(Debug, Args)]

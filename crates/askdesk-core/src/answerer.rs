@@ -60,6 +60,16 @@ pub trait Answerer: Send + Sync + 'static {
         let _ = by;
         self.withdraw(request, Withdrawal::Cancelled);
     }
+
+    /// Who, among those this answerer speaks for, made the decision it just sent for `request`
+    /// (a paired phone's name), asked once as that decision settles the request. The settlement
+    /// is then signed `<label>:<signer>` (journals show it as the answerer, the other members of a
+    /// race group are told it) instead of the answerer's label alone. `None`, the default: the
+    /// label alone.
+    fn signer(&self, request: RequestId) -> Option<String> {
+        let _ = request;
+        None
+    }
 }
 
 /// An answerer's reply to an offer.

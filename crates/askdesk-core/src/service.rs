@@ -735,7 +735,7 @@ async fn walk(
             }
         };
         if !matches!(decision, Decision::Delegate) {
-            return settle(&request, entry.label.clone(), decision);
+            return settle(&request, entry.signed(request.id), decision);
         }
     }
     guard.pick_up(&mut overridden);
@@ -750,6 +750,15 @@ impl Entry {
     /// scope admits the request's agent.
     fn takes(&self, request: &Request) -> bool {
         !self.gone.is_cancelled() && self.scope.admits(request.agent.as_ref())
+    }
+
+    /// Who settled a request with this answerer's decision: its label, with the signer it names
+    /// (`phone:Pixel 8`), asked once.
+    fn signed(&self, request: RequestId) -> String {
+        match self.answerer.signer(request) {
+            Some(signer) => format!("{}:{signer}", self.label),
+            None => self.label.clone(),
+        }
     }
 }
 

@@ -589,3 +589,83 @@ async fn without_a_group_nothing_changes() {
     assert_eq!(asked.await.unwrap().answerer.as_deref(), Some("second"));
     assert!(service.answerers().iter().all(|a| a.group.is_none()));
 }
+
+/// An answerer that answers "Yes" at once and names who decided (a phone hosted in-process names
+/// its device), counting how often it is asked.
+struct Signing {
+    signer: Option<&'static str>,
+    asked: std::sync::Mutex<Vec<askdesk_core::RequestId>>,
+}
+
+impl askdesk_core::Answerer for Signing {
+    fn offer(&self, _request: &Arc<askdesk_core::Request>) -> askdesk_core::Offer {
+        askdesk_core::Offer::Now(Decision::Claim(choose("Yes")))
+    }
+
+    fn signer(&self, request: askdesk_core::RequestId) -> Option<String> {
+        self.asked.lock().unwrap().push(request);
+        self.signer.map(str::to_owned)
+    }
+}
+
+fn signing(service: &Service, signer: Option<&'static str>, group: Option<&str>) -> Arc<Signing> {
+    let answerer = Arc::new(Signing {
+        signer,
+        asked: Default::default(),
+    });
+    let registration = askdesk_core::AnswererRegistration {
+        scope: Scope::All,
+        prepend: false,
+        label: Some("phone".into()),
+        group: group.map(str::to_owned),
+    };
+    service
+        .register_answerer(registration, answerer.clone())
+        .unwrap();
+    answerer
+}
+
+#[tokio::test]
+async fn a_winner_that_names_its_signer_settles_signed_by_it_and_the_others_hear_so() {
+    let service = Service::new(Config::default());
+    let log = Log::default();
+    let (_, mut desk) = register_in(
+        &service,
+        "desk",
+        Script::Hold,
+        Scope::All,
+        false,
+        Some("person"),
+        &log,
+    );
+    let phone = signing(&service, Some("Pixel 8"), Some("person"));
+    let settled = ask(&service).await.unwrap();
+    let id = desk.next().await.request.id;
+    assert_eq!(settled.result, Ok(choose("Yes")));
+    assert_eq!(settled.answerer.as_deref(), Some("phone:Pixel 8"));
+    assert_eq!(
+        log.lost(),
+        [("desk".to_owned(), id, "phone:Pixel 8".to_owned())]
+    );
+    assert_eq!(
+        *phone.asked.lock().unwrap(),
+        [id],
+        "asked once, as it settled"
+    );
+}
+
+#[tokio::test]
+async fn a_signer_alone_on_its_link_signs_and_none_keeps_the_label() {
+    let service = Service::new(Config::default());
+    signing(&service, Some("Pixel 8"), None);
+    assert_eq!(
+        ask(&service).await.unwrap().answerer.as_deref(),
+        Some("phone:Pixel 8")
+    );
+    let service = Service::new(Config::default());
+    signing(&service, None, Some("person"));
+    assert_eq!(
+        ask(&service).await.unwrap().answerer.as_deref(),
+        Some("phone")
+    );
+}

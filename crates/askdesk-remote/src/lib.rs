@@ -3,6 +3,7 @@
 //! them for a request it holds. A broker-facing adapter feeds it requests ([`Remote::offer`]) and
 //! passes on the [`VerifiedAnswer`]s; the desk drives pairing and devices through [`Remote`].
 //!
+//! - [`answerer`]: [`RemoteAnswerer`], the remote on an in-process waterfall (the desktop app's).
 //! - [`server`]: [`bind`] the chosen address (never every interface unless forced), TLS,
 //!   HTTP/1.1, the routes and the `Host`/`Origin` guard in front of them.
 //! - [`names`]: the served names and port, and what `Host` and `Origin` must say.
@@ -23,6 +24,7 @@
 //! - `pages`: the pages served: the phone's page (`page/`, built in), installing the authority.
 //! - [`files`]: the private directory and atomic 0600 files; [`error`]: [`Error`].
 
+pub mod answerer;
 pub mod canonical;
 pub mod certs;
 pub mod desk_only;
@@ -43,6 +45,7 @@ pub mod scope;
 pub mod server;
 mod socket;
 
+pub use answerer::RemoteAnswerer;
 pub use certs::{CertificateSource, Certificates};
 pub use devices::{Device, DeviceStore};
 pub use error::Error;

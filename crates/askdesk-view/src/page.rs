@@ -77,6 +77,8 @@ pub enum PageView {
     Rules,
     /// Connect your agents (also the first run's view).
     Connect,
+    /// Answer from your phone: its settings and the paired devices.
+    Devices,
 }
 
 /// The page's address: the request to select (as the number the page's queue uses, not `r5`)
@@ -91,6 +93,7 @@ pub fn address(request: Option<RequestId>, view: PageView) -> String {
         PageView::History => hash.push("view=history".to_owned()),
         PageView::Rules => hash.push("view=rules".to_owned()),
         PageView::Connect => hash.push("view=connect".to_owned()),
+        PageView::Devices => hash.push("view=devices".to_owned()),
     }
     if hash.is_empty() {
         "index.html".to_owned()

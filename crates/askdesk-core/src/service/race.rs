@@ -146,11 +146,12 @@ fn won(
     rest: Closed,
 ) -> AskSettlement {
     let mut crossed = Vec::new();
+    let by = winner.signed(request.id);
     for (member, taken) in rest {
         if let Some(Decision::Claim(answer)) = taken {
             crossed.push((member.label.clone(), answer));
         }
-        let by = winner.label.clone();
+        let by = by.clone();
         // What the member had of an answer is not kept: the request was answered.
         drop(
             member
@@ -160,7 +161,7 @@ fn won(
     }
     AskSettlement {
         result,
-        answerer: Some(winner.label.clone()),
+        answerer: Some(by),
         request: request.clone(),
         crossed,
         draft: None,

@@ -1,0 +1,131 @@
+//! [`RemoteAnswerer`]: the remote as an in-process answerer on a broker's waterfall, for a desk
+//! that hosts the broker itself (the desktop app). Each request it is offered is held for the
+//! paired devices ([`Remote::offer`]); a permission prompt is passed on at once, never offered to
+//! a phone; a device's verified answer claims the request, signed with the device's name
+//! ([`Answerer::signer`]), so the journal and the desk say which phone answered. The service asks
+//! for the signer exactly when that answer settles the request, and withdraws the request from
+//! this answerer when another member's decision settled it: the devices are told which
+//! ([`Remote::settled`]), so the phone says "Sent" only for an answer the broker used.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use askdesk_core::answerer::{decision_channel, Answerer, Decision, Failure, Offer, Withdrawal};
+use askdesk_core::sync::lock;
+use askdesk_core::{meta, Answer, Request, RequestId, UserQuestionError};
+
+use crate::pending::{PendingRequest, Settled};
+use crate::remote::Remote;
+
+/// The label the remote answers under, in the broker's status and (with the device's name,
+/// `phone:<device>`) in the history.
+pub const LABEL: &str = "phone";
+
+/// The device's name in a settlement's signature `phone:<device>`, as [`Answerer::signer`] made
+/// it; `None` for any other answerer.
+pub fn device_of(by: &str) -> Option<&str> {
+    by.strip_prefix(LABEL)?.strip_prefix(':')
+}
+
+/// The remote on an in-process waterfall. Register it in the `person` race group; unregister it
+/// before [`Remote::shutdown`], so the requests it holds move on.
+pub struct RemoteAnswerer {
+    remote: Remote,
+    /// The device whose answer this answerer sent, per request, until the service asks.
+    signers: Arc<Mutex<HashMap<RequestId, String>>>,
+}
+
+impl RemoteAnswerer {
+    pub fn new(remote: Remote) -> RemoteAnswerer {
+        RemoteAnswerer {
+            remote,
+            signers: Arc::default(),
+        }
+    }
+}
+
+impl Answerer for RemoteAnswerer {
+    /// Must be called on a tokio runtime (the broker's): the wait for a device runs as a task.
+    fn offer(&self, request: &Arc<Request>) -> Offer {
+        if meta::is_permission_prompt(request.agent.as_ref()) {
+            tracing::info!("passing a permission prompt on: phones cannot approve one");
+            return Offer::Now(Decision::Delegate);
+        }
+        let offered = self.remote.offer(PendingRequest {
+            id: request.id,
+            agent: request.agent.clone(),
+            questions: request.questions.clone(),
+        });
+        let offered = match offered {
+            Ok(offered) => offered,
+            Err(error) => {
+                tracing::warn!(%error, "passing a request to the next answerer");
+                return Offer::Now(Decision::Delegate);
+            }
+        };
+        let (responder, receiver) = decision_channel();
+        let signers = self.signers.clone();
+        let remote = self.remote.clone();
+        tokio::spawn(async move {
+            // `None`: withdrawn from the phones; the dropped responder passes the request on.
+            let Some(verified) = offered.await else {
+                return;
+            };
+            tracing::info!(device = %verified.device, request = %verified.request, "answered from a phone");
+            let decision = match verified.answer {
+                Some(answer) => Decision::Claim(answer),
+                // The person dismissed the whole batch on the phone, as at the desk.
+                None => Decision::Fail(Failure::Domain(UserQuestionError::cancelled_by_user())),
+            };
+            lock(&signers).insert(verified.request, verified.device.clone());
+            if responder.decide(decision).is_err() {
+                // The request had already settled elsewhere.
+                lock(&signers).remove(&verified.request);
+                remote.settled(Settled {
+                    request: verified.request,
+                    device: verified.device,
+                    used: false,
+                });
+            }
+        });
+        Offer::Later(receiver)
+    }
+
+    fn withdraw(&self, request: RequestId, _why: Withdrawal) -> Option<Answer> {
+        self.remote.withdraw(request);
+        // A phone's answer was on its way, and another decision settled the request first.
+        if let Some(device) = lock(&self.signers).remove(&request) {
+            self.remote.settled(Settled {
+                request,
+                device,
+                used: false,
+            });
+        }
+        None
+    }
+
+    fn signer(&self, request: RequestId) -> Option<String> {
+        let device = lock(&self.signers).remove(&request)?;
+        self.remote.settled(Settled {
+            request,
+            device: device.clone(),
+            used: true,
+        });
+        Some(device)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phone_signature_names_its_device_and_nothing_else_does() {
+        assert_eq!(device_of("phone:Pixel 8"), Some("Pixel 8"));
+        assert_eq!(device_of("phone:a:b"), Some("a:b"));
+        assert_eq!(device_of("phone"), None);
+        assert_eq!(device_of("phoney:x"), None);
+        assert_eq!(device_of("desktop"), None);
+        assert_eq!(device_of("rule:phone:x"), None);
+    }
+}

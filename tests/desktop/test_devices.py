@@ -1,0 +1,268 @@
+"""askdesk desktop tests: "Answer from your phone" and the Devices view.
+
+The switch starts the remote in the app (a TLS connection to the chosen address and port succeeds) and
+stops it (refused); "Add a phone" shows a QR code, read here from a screenshot of the window with
+zbarimg, whose URL carries the token in its fragment and pairs a phone played in Python (phone.py),
+and only the desk's "Codes match" stores it; a used pairing URL is refused; Revoke closes the device's
+socket at once; a request the phone answers says "Answered on <device>" and History names the device;
+a permission prompt is never offered to the phone.
+Every test leaves the remote off and no device paired.
+"""
+import os
+import socket
+import subprocess
+import tempfile
+
+import pytest
+
+from harness import answer_of, expect_error, journal_record, outcome_of
+from phone import REMOTE_DIR, Phone, tls
+
+ADDRESS = "127.0.0.1"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((ADDRESS, 0))
+        return s.getsockname()[1]
+
+
+def open_devices(ctx):
+    page = ctx.page
+    before = page.js("return Number(document.getElementById('view-devices').dataset.loaded || 0)")
+    page.click(page.find("#nav-devices"))
+    page.until("return Number(document.getElementById('view-devices').dataset.loaded || 0) > arguments[0]", before,
+               message="the Devices view never loaded")
+
+
+def loads(ctx):
+    return ctx.page.js("return Number(document.getElementById('view-devices').dataset.loaded || 0)")
+
+
+def switch_on(ctx, port):
+    """Chooses 127.0.0.1 and `port`, then turns the switch on; returns the origin phones use."""
+    page = ctx.page
+    open_devices(ctx)
+    page.js("document.getElementById('phone-address').value = arguments[0];"
+            "document.getElementById('phone-port').value = arguments[1];", ADDRESS, str(port))
+    page.click(page.find("#phone-enabled"))
+    status = page.until("const s = document.getElementById('phone-status'); return s && s.textContent",
+                        message="the remote never said it serves phones")
+    origin = f"https://{ADDRESS}:{port}"
+    assert status == f"Serving phones at {origin}", status
+    return origin
+
+
+def switch_off(ctx):
+    before = loads(ctx)
+    ctx.page.click(ctx.page.find("#phone-enabled"))
+    ctx.page.until("return Number(document.getElementById('view-devices').dataset.loaded || 0) > arguments[0]"
+                   " && !document.getElementById('phone-enabled').checked && !document.getElementById('phone-status')",
+                   before, message="the switch did not turn off")
+
+
+def connects(port):
+    """False when nothing listens on the port; True when a TLS connection to it succeeds, trusting
+    askdesk's authority (anything else fails the test)."""
+    try:
+        socket.create_connection((ADDRESS, port), timeout=10).close()
+    except ConnectionRefusedError:
+        return False
+    with tls(ADDRESS, port):
+        return True
+
+
+@pytest.fixture
+def phone_off(ctx):
+    """Leaves the remote off and no device paired, whatever the test did."""
+    yield
+    ctx.page.js("return window.__TAURI__.core.invoke('set_phone', {settings: {enabled: false, address: null,"
+                " port: 8443, certificate: null, key: null}})")
+    path = os.path.join(REMOTE_DIR, "devices.json")
+    if os.path.exists(path):
+        os.remove(path)
+    ctx.page.js("document.getElementById('pair-modal')?.remove(); document.getElementById('nav-queue').click()")
+
+
+def qr_url(ctx):
+    """The URL of the QR code the window shows, read from a screenshot of it."""
+    ctx.page.wait_for("#pair-modal svg.qr")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "window.png")
+        ctx.page.screenshot(path)
+        read = subprocess.run(["zbarimg", "--raw", "-q", path], capture_output=True, text=True)
+    assert read.returncode == 0, f"no QR code in the window: {read.stderr}"
+    # The authority's QR code stays readable behind the dialog's backdrop.
+    pairing = [line for line in read.stdout.splitlines() if "/pair#" in line]
+    assert len(pairing) == 1, read.stdout
+    return pairing[0]
+
+
+def pair(ctx, origin, name, shot=None):
+    """Add a phone → QR → the phone claims it → the desk shows the phone's code → Codes match."""
+    page = ctx.page
+    page.click(page.find("#add-phone"))
+    url = qr_url(ctx)
+    assert url.startswith(f"{origin}/pair#v1."), url
+    if shot:
+        ctx.shot(f"{shot}-qr", x_window=True)
+    phone = Phone(name)
+    status, body, code = phone.claim(url)
+    assert (status, body) == (202, {"state": "confirm-at-desk"}), (status, body)
+    shown = page.until("const c = document.getElementById('pair-code'); return c && c.textContent",
+                       message="the desk never showed the code")
+    assert shown.replace(" ", "") == code, (shown, code)
+    if shot:
+        ctx.shot(f"{shot}-code", x_window=True)
+    page.click(page.find("#pair-match"))
+    page.until("return !document.getElementById('pair-modal') &&"
+               " [...document.querySelectorAll('.device-name')].some((n) => n.textContent === arguments[0])", name,
+               message=f"{name} is not in the list")
+    return phone, url
+
+
+def test_the_switch_serves_phones_on_the_chosen_address_and_stops(ctx, phone_off):
+    port = free_port()
+    open_devices(ctx)
+    page = ctx.page
+    assert not page.js("return document.getElementById('phone-enabled').checked"), "on by default"
+    offered = page.js("return [...document.querySelectorAll('#phone-address option')].map((o) => o.value)")
+    assert ADDRESS in offered and "0.0.0.0" not in offered and "::" not in offered, offered
+    assert not connects(port), "something listens before the switch is on"
+    assert page.js("return document.getElementById('add-phone').disabled"), "pairing offered while off"
+
+    origin = switch_on(ctx, port)
+    assert connects(port), "the remote does not serve TLS on the chosen port"
+    # askdesk's own authority: the desk says plainly that the phone must install it, with its QR code.
+    trust = page.until("const t = document.getElementById('phone-trust'); return t && t.textContent",
+                       message="no word that a phone cannot trust the desk yet")
+    assert "does not trust this desk yet" in trust and f"{origin}/ca" in trust, trust
+    assert page.find_all("#phone-trust svg.qr")
+    ctx.shot("devices-phone-settings", x_window=True)
+
+    switch_off(ctx)
+    assert not connects(port), "the remote still listens after the switch is off"
+
+
+def test_a_phone_pairs_through_the_qr_code_and_the_code_confirmed_at_the_desk(ctx, phone_off):
+    origin = switch_on(ctx, free_port())
+    phone, url = pair(ctx, origin, "Test Pixel", shot="devices-pairing")
+    # Paired: the socket welcomes the device by the name the desk stored.
+    sock = phone.connect(origin)
+    try:
+        assert sock.greeting == {"type": "welcome", "device": "Test Pixel"}, sock.greeting
+    finally:
+        sock.close()
+    # The URL is single use: a second phone with the same token is refused.
+    status, body, _ = Phone("Intruder").claim(url)
+    assert (status, body["error"]) == (409, "already-used"), (status, body)
+    open_devices(ctx)
+    row = ctx.page.js("return document.querySelector('.device[data-device=\"Test Pixel\"]').textContent")
+    assert "paired " in row and "last seen " in row, row
+    assert ctx.page.js("return document.querySelectorAll('.device').length") == 1, "the intruder was listed"
+    ctx.shot("devices-list", x_window=True)
+
+
+def test_cancel_at_the_desk_pairs_nothing(ctx, phone_off):
+    origin = switch_on(ctx, free_port())
+    page = ctx.page
+    page.click(page.find("#add-phone"))
+    url = qr_url(ctx)
+    phone = Phone("Unconfirmed")
+    status, _, _ = phone.claim(url)
+    assert status == 202
+    page.wait_for("#pair-code")
+    page.click(page.find("#pair-cancel"))
+    page.until("return !document.getElementById('pair-modal')")
+    open_devices(ctx)
+    assert page.find_all("#no-devices"), "a device was stored without the desk's confirmation"
+    sock = phone.connect(origin)
+    try:
+        assert sock.greeting == {"type": "refused", "reason": "not-paired"}, sock.greeting
+    finally:
+        sock.close()
+
+
+def test_revoke_closes_the_device_socket_at_once(ctx, phone_off):
+    origin = switch_on(ctx, free_port())
+    phone, _ = pair(ctx, origin, "Lost Phone")
+    sock = phone.connect(origin)
+    try:
+        assert sock.greeting["type"] == "welcome", sock.greeting
+        assert sock.receive() == {"type": "requests", "requests": []}
+        page = ctx.page
+        row = '.device[data-device="Lost Phone"]'
+        page.click(page.find(f'{row} [data-action="revoke"]'))
+        assert sock.receive() == {"type": "revoked"}
+        assert sock.receive() is None and sock.closed_with == 1008, sock.closed_with
+        page.until("return !document.querySelector(arguments[0])", row, message="the device is still listed")
+    finally:
+        sock.close()
+    again = phone.connect(origin)
+    try:
+        assert again.greeting == {"type": "refused", "reason": "not-paired"}, again.greeting
+    finally:
+        again.close()
+
+
+def test_a_request_answered_on_the_phone_says_which_phone(ctx, phone_off):
+    origin = switch_on(ctx, free_port())
+    phone, _ = pair(ctx, origin, "Dana's Pixel")
+    ctx.page.click(ctx.page.find("#nav-queue"))
+    sock = phone.connect(origin)
+    try:
+        assert sock.receive() == {"type": "requests", "requests": []}
+        question = "Deploy the docs from the phone?"
+        _, _, outcome = ctx.ask([{"id": "docs", "question": question,
+                                  "options": [{"label": "Deploy"}, {"label": "Hold"}]}], agent="coder")
+        ctx.show("docs")
+        message = sock.receive()
+        assert message["type"] == "request", message
+        answer = {"answers": [{"id": "docs", "selected": ["Hold"]}]}
+        phone.answer(sock, message["request"], answer)
+        assert sock.receive() == {"type": "accepted", "id": message["request"]["id"]}
+        assert answer_of(outcome()) == answer
+        where = ctx.page.until("const v = document.getElementById('view-elsewhere');"
+                               " return !v.hidden && document.getElementById('elsewhere-where').textContent")
+        assert where == "Answered on Dana's Pixel", where
+    finally:
+        sock.close()
+    assert journal_record(question)["answerer"] == "phone:Dana's Pixel"
+    page = ctx.page
+    page.until("return document.getElementById('view-elsewhere').hidden")
+    page.click(page.find("#nav-history"))
+    by = page.until(
+        "const e = [...document.querySelectorAll('#history-list li')]"
+        ".find((li) => li.textContent.includes(arguments[0]));"
+        " const pill = e && e.querySelector('.answerer'); return pill && pill.textContent", question,
+        message="History does not list the request with who answered")
+    assert by == "by phone:Dana's Pixel", by
+
+
+def test_a_permission_prompt_is_never_offered_to_the_phone(ctx, phone_off):
+    """A request whose agent's meta names a tool (a hook's permission prompt) stays at the desk: the
+    phone hears the ordinary question asked after it, never the prompt."""
+    origin = switch_on(ctx, free_port())
+    phone, _ = pair(ctx, origin, "Pocket")
+    ctx.page.click(ctx.page.find("#nav-queue"))
+    sock = phone.connect(origin)
+    try:
+        assert sock.receive() == {"type": "requests", "requests": []}
+        conn = ctx.conn()
+        hook = conn.call("agents/register", {"id": "hook-agent", "label": "claude-code",
+                                             "meta": {"tool": "Bash", "command": "rm -rf build"}})
+        prompt = conn.start("user-questions/ask", {"agent": hook, "questions": [
+            {"id": "allow", "question": "Allow Bash: rm -rf build?", "options": [{"label": "Allow"}, {"label": "Deny"}]}]})
+        prompt_outcome = outcome_of(conn, prompt)
+        ctx.show("allow")
+        _, _, outcome = ctx.ask([{"id": "plain", "question": "Which branch?",
+                                  "options": [{"label": "main"}, {"label": "dev"}]}], agent="coder")
+        message = sock.receive()
+        assert message["type"] == "request" and message["request"]["questions"][0]["id"] == "plain", message
+        phone.answer(sock, message["request"], {"answers": [{"id": "plain", "selected": ["dev"]}]})
+        assert sock.receive()["type"] == "accepted"
+        answer_of(outcome())
+        conn.notify("$/cancelRequest", {"id": prompt})
+        expect_error(prompt_outcome(), "ASK_ABORTED")
+    finally:
+        sock.close()
