@@ -247,15 +247,7 @@ pub fn answered_last(app: &AppHandle) {
         let epoch = state.epoch.load(Ordering::SeqCst);
         let _ = handle.emit(EVENT_SENT, ());
         tracing::debug!("answers sent; the window hides itself");
-        let app = handle.clone();
-        tauri::async_runtime::spawn(async move {
-            tokio::time::sleep(SENT_FOR).await;
-            let handle = app.clone();
-            let ran = app.run_on_main_thread(move || hide_after_sent(&handle, epoch));
-            if let Err(error) = ran {
-                tracing::debug!(%error, "the window was not hidden after sending");
-            }
-        });
+        later_on_main(&handle, SENT_FOR, move |app| hide_after_sent(app, epoch));
     });
     if let Err(error) = ran {
         tracing::debug!(%error, "the window was not told the answers went");
@@ -384,13 +376,17 @@ fn plan_drop(app: &AppHandle) {
         return;
     };
     let epoch = state.bump();
+    later_on_main(app, after, move |app| drop_if_still_hidden(app, epoch));
+}
+
+/// Runs `then` on the main thread, where windows are handled, `after` from now.
+fn later_on_main(app: &AppHandle, after: Duration, then: impl FnOnce(&AppHandle) + Send + 'static) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(after).await;
         let handle = app.clone();
-        let ran = app.run_on_main_thread(move || drop_if_still_hidden(&handle, epoch));
-        if let Err(error) = ran {
-            tracing::debug!(%error, "the window drop was not run");
+        if let Err(error) = app.run_on_main_thread(move || then(&handle)) {
+            tracing::debug!(%error, "a planned window change was not run");
         }
     });
 }

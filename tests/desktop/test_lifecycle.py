@@ -211,6 +211,11 @@ class Run:
         wait_until(lambda: self.window() is None, "Escape did not hide the window")
         self.shown_at = None
 
+    def hides_itself(self):
+        """After the last answer in a window a question opened: it says "Sent" and hides itself."""
+        wait_until(lambda: self.window() is None, "the window a question opened did not hide itself after the answer")
+        self.shown_at = None
+
     def wait_dropped(self):
         """Waits for the hidden window's drop (the app's log and its web process gone), then for the end of
         WebKit's network process two seconds later, then a margin. With `never` it waits as long and
@@ -352,8 +357,8 @@ def start_shown(run):
 # ----- the cases -----
 
 def case_five_cycles_of_ask_answer_hide_drop(run):
-    """Five times: a question for a dropped window is painted, answered by keyboard, hidden with Escape and
-    dropped again."""
+    """Five times: a question for a dropped window is painted, answered by keyboard, hides itself after the
+    answer and is dropped again."""
     start_shown(run)
     run.hide()
     run.wait_dropped()
@@ -362,7 +367,7 @@ def case_five_cycles_of_ask_answer_hide_drop(run):
         run.painted(f"cycle {n}: the question after a drop")
         run.stays_painted(f"cycle {n}: the question after a drop")
         answer_by_keys(run, ask, 1, "Yes")
-        run.hide()
+        run.hides_itself()
         run.wait_dropped()
 
 
@@ -370,7 +375,7 @@ def case_a_key_held_when_the_dialog_appears_does_not_act_in_it(run):
     """A person holds Escape in another window when a question arrives: the new dialog takes the focus and
     the key's repeats reach its page. They used to hide it as it loaded (the question never stayed on
     screen); a key held from before the page now does nothing there. Once it is let go, the dialog is
-    answered by keyboard and Escape hides it as usual. Three cycles."""
+    answered by keyboard and hides itself after the answer. Three cycles."""
     start_shown(run)
     run.hide()
     run.wait_dropped()
@@ -383,7 +388,7 @@ def case_a_key_held_when_the_dialog_appears_does_not_act_in_it(run):
         finally:
             xdotool("keyup", "Escape")
         answer_by_keys(run, ask, 2, "No")
-        run.hide()
+        run.hides_itself()
         run.wait_dropped()
 
 
@@ -395,14 +400,7 @@ def case_a_question_raising_the_open_window_ignores_a_key_held_elsewhere(run):
     first = app.ask("Rotate the signing keys today?", label="agent-one")
     run.painted("the first question")
     run.react()
-    other = run.spawn(["xmessage", "-geometry", "+0+0", "-name", "askdesk-lifecycle-other", "Another program"],
-                      app.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    found = wait_until(lambda: subprocess.run(["xdotool", "search", "--onlyvisible", "--classname",
-                                               "askdesk-lifecycle-other"], capture_output=True,
-                                              text=True).stdout.split(), "the other program's window never showed")
-    if run.wm == "openbox":
-        xdotool("windowactivate", "--sync", found[0])
-    xdotool("windowfocus", "--sync", found[0])
+    other, _ = other_program(run)
     xdotool("keydown", "Escape")
     try:
         second = app.ask("Merge the release branch now?", label="agent-two")
@@ -599,7 +597,7 @@ def case_a_window_a_question_opened_says_sent_and_hides_after_the_last_answer(ru
         wait_until(says_sent, "the window never showed the page without the question after the answer", timeout=5,
                    poll=0.05)
         run.shot("sent")
-    wait_until(lambda: run.window() is None, "the window a question opened did not hide after the last answer")
+    run.hides_itself()
     log = app.log()
     assert "answers sent; the window hides itself" in log and "window hidden after sending" in log, app.facts()
     # Opened by the person: answering leaves it open.
@@ -618,16 +616,20 @@ def case_a_window_a_question_opened_says_sent_and_hides_after_the_last_answer(ru
 
 
 def other_program(run):
-    """Starts another program's window and gives it the input focus, as the person working there; returns its id."""
-    run.spawn(["xmessage", "-geometry", "+0+0", "-name", "askdesk-lifecycle-other", "Another program"],
-              run.app.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    found = wait_until(lambda: subprocess.run(["xdotool", "search", "--onlyvisible", "--classname",
-                                               "askdesk-lifecycle-other"], capture_output=True,
-                                              text=True).stdout.split(), "the other program's window never showed")
+    """Starts another program's window and gives it the input focus, as the person working there; returns its
+    process and its window's id."""
+    def others():
+        return subprocess.run(["xdotool", "search", "--onlyvisible", "--classname", "askdesk-lifecycle-other"],
+                              capture_output=True, text=True).stdout.split()
+    before = set(others())
+    proc = run.spawn(["xmessage", "-geometry", "+0+0", "-name", "askdesk-lifecycle-other", "Another program"],
+                     run.app.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Its own window, not one an earlier call started (a window manager focuses a new window as it maps).
+    found = wait_until(lambda: [w for w in others() if w not in before], "the other program's window never showed")
     if run.wm == "openbox":
         xdotool("windowactivate", "--sync", found[0])
     xdotool("windowfocus", "--sync", found[0])
-    return int(found[0])
+    return proc, int(found[0])
 
 
 def focused_window():
@@ -647,7 +649,7 @@ def case_show_without_focus_leaves_the_keyboard_where_the_person_types(run):
         # With the choice: a window built again after a drop, then one merely hidden (it hides itself after
         # the answer, and the next question comes before its drop).
         for n in range(1, 3 if choice else 2):
-            other = other_program(run)
+            _, other = other_program(run)
             ask = app.ask(f"Rotate deploy key {n} ({'without' if choice else 'with'} focus)?")
             run.painted(f"question {n}'s window")
             window = wait_until(run.window, "no window")[0]
@@ -661,8 +663,7 @@ def case_show_without_focus_leaves_the_keyboard_where_the_person_types(run):
                 # Without a window manager nothing gives a new window the focus: the control needs one.
                 wait_until(lambda: focused_window() == window, f"the window never took the focus ({focused_window()})")
             answer_by_keys(run, ask, 1, "Yes")
-            wait_until(lambda: run.window() is None, "the window did not hide itself after the answer")
-            run.shown_at = None
+            run.hides_itself()
         run.cleanup()
 
 
