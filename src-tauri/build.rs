@@ -3,6 +3,7 @@
 const COMMANDS: &[&str] = &[
     "get_queue",
     "get_settings",
+    "set_choices",
     "submit",
     "dismiss",
     "close_ended",

@@ -8,6 +8,7 @@ import { previewRule } from './rule_preview.js';
 import { renderRules, showRulesNotice, showSuggestions } from './rules.js';
 import { renderConnect } from './connect.js';
 import { renderDevices } from './devices.js';
+import { showChoices, wireChoices } from './choices.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -53,6 +54,7 @@ let guardUntil = 0;
 
 async function refreshQueue() {
   state.queue = await api.queue();
+  if (state.queue.length) els.empty.classList.remove('sent');
   const ids = new Set(state.queue.map((v) => v.request));
   for (const id of [...state.forms.keys()]) if (!ids.has(id)) state.forms.delete(id);
   if (!ids.has(state.current)) {
@@ -741,7 +743,7 @@ armLater();
 // brings back themselves was visible already.
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') armLater();
-  else { clearTimeout(armTimer); document.documentElement.dataset.keys = 'hidden'; }
+  else { clearTimeout(armTimer); document.documentElement.dataset.keys = 'hidden'; els.empty.classList.remove('sent'); }
 });
 window.addEventListener('blur', () => held.clear());
 document.addEventListener('keyup', (e) => held.delete(e.code), true);
@@ -853,6 +855,7 @@ els.historySearch.addEventListener('input', () => {
   searchTimer = setTimeout(filterHistory, 250);
 });
 els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
+wireChoices(toast);
 
 // The "waiting" ages tick only while the window is visible: a hidden window wakes for nothing.
 let ageTimer = null;
@@ -939,8 +942,10 @@ async function start() {
     listen('history-changed', () => { if (state.mode === 'history') loadHistory(); }),
     // A reload may call off a rule's deadline: the queue shows deadlines.
     listen('rules-changed', () => { refreshRules(); refreshQueue(); }),
+    // A window a question opened says "Sent" after the last answer, a moment before it hides.
+    listen('answers-sent', () => els.empty.classList.add('sent')),
   ]);
-  const settings = api.settings().then((s) => { els.dnd.checked = s.dnd; });
+  const settings = api.settings().then((s) => { els.dnd.checked = s.dnd; showChoices(s); });
   // A window built to open one request (a notification was activated) names it in its address; one
   // rebuilt for no request in particular names the request and view the last page showed.
   const address = new URLSearchParams(window.location.hash.slice(1));

@@ -17,6 +17,7 @@ export function listen(event, handler) {
 export const api = {
   queue: () => invoke('get_queue'),
   settings: () => invoke('get_settings'),
+  setChoices: (choices) => invoke('set_choices', { choices }),
   submit: (request, answer, comments = null) => invoke('submit', { request, answer, comments }),
   dismiss: (request) => invoke('dismiss', { request }),
   closeEnded: (request) => invoke('close_ended', { request }),

@@ -23,7 +23,7 @@ use serde::Serialize;
 use tauri::{AppHandle, Emitter, State, WebviewWindow};
 use tauri_plugin_opener::OpenerExt;
 
-use crate::settings::Settings;
+use crate::settings::{Choices, ChoicesView, Preferences};
 use crate::state::{History, Rules, Socket};
 use crate::window::MainWindow;
 
@@ -73,7 +73,8 @@ impl From<SubmitError> for CommandError {
 #[serde(rename_all = "camelCase")]
 pub struct SettingsView {
     dnd: bool,
-    notify_only: bool,
+    #[serde(flatten)]
+    choices: ChoicesView,
 }
 
 /// The waiting requests, oldest first.
@@ -133,11 +134,23 @@ pub fn close_note(app: AppHandle, notes: State<'_, Notes>, id: u64) {
 }
 
 #[tauri::command]
-pub fn get_settings(gui: State<'_, GuiAnswerer>, settings: State<'_, Settings>) -> SettingsView {
+pub fn get_settings(gui: State<'_, GuiAnswerer>, prefs: State<'_, Preferences>) -> SettingsView {
     SettingsView {
         dnd: gui.dnd(),
-        notify_only: settings.notify_only,
+        choices: prefs.view(),
     }
+}
+
+/// Keeps the person's choices ("notify only", "show without taking focus"): on disk, and in
+/// force for the next request.
+#[tauri::command]
+pub fn set_choices(
+    prefs: State<'_, Preferences>,
+    choices: Choices,
+) -> Result<ChoicesView, CommandError> {
+    prefs
+        .set(choices)
+        .map_err(|e| CommandError::new("failed", e))
 }
 
 /// Claims the request with the human's answer; on a plan review, `comments` are the human's

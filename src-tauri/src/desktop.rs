@@ -26,7 +26,7 @@ use tauri::{AppHandle, Emitter, Manager};
 
 use crate::activation::{self, Token};
 use crate::notify::{self, Action, Notifier};
-use crate::settings::Settings;
+use crate::settings::Preferences;
 use crate::state::Rules;
 use crate::{tray, window};
 
@@ -70,11 +70,7 @@ struct Known {
 
 impl Desktop {
     /// Starts the notification worker and the desktop thread.
-    pub fn start(
-        app: AppHandle,
-        settings: Settings,
-        journal: Option<Journal>,
-    ) -> std::io::Result<Desktop> {
+    pub fn start(app: AppHandle, journal: Option<Journal>) -> std::io::Result<Desktop> {
         let notifier = {
             let app = app.clone();
             Notifier::spawn(move |action, token| on_notification_action(&app, action, token))?
@@ -84,7 +80,6 @@ impl Desktop {
         let worker = Worker {
             app,
             notifier: notifier.clone(),
-            notify_only: settings.notify_only,
         };
         std::thread::Builder::new()
             .name("askdesk-desktop".into())
@@ -174,7 +169,6 @@ impl Presenter for DesktopPresenter {
 struct Worker {
     app: AppHandle,
     notifier: Notifier,
-    notify_only: bool,
 }
 
 impl Worker {
@@ -205,12 +199,18 @@ impl Worker {
                         },
                     );
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
-                    if !self.notify_only {
+                    // "Notify only", as the person chose it now: the window waits for them.
+                    let notify_only = self
+                        .app
+                        .try_state::<Preferences>()
+                        .is_some_and(|p| p.get().notify_only);
+                    if !notify_only {
                         window::open_for_new(&self.app, request.id);
                     }
                     tray::set_waiting(&self.app, waiting);
                 }
                 Event::Removed(request, why, waiting) => {
+                    let answered_last = why == Removal::Answered && waiting == 0;
                     self.notifier.close(request);
                     let known = known.remove(&request);
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
@@ -270,6 +270,9 @@ impl Worker {
                         self.emit(EVENT_WITHDRAWN, withdrawn);
                     }
                     tray::set_waiting(&self.app, waiting);
+                    if answered_last {
+                        window::answered_last(&self.app);
+                    }
                 }
                 Event::Recorded => self.emit(EVENT_HISTORY, ()),
                 // Nobody saw a request a rule answers at once; a permission prompt is said all

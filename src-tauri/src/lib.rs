@@ -20,13 +20,14 @@
 //!   launch's), with which the window comes forward under Wayland.
 //! - [`phone`]: "Answer from your phone": the remote hosted in the broker beside the dialog, its
 //!   settings, pairing and the paired devices (the Devices view).
-//! - [`settings`]: start-up settings from the environment and the command line.
+//! - [`settings`]: start-up settings from the environment and the command line, and the person's
+//!   choices in the window ("notify only", "show without focus"), kept in `desktop.json`.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
 //!
 //! Dependencies between the modules point one way, with no cycle: `commands` → `window`,
 //! `state`, `settings`; `desktop` → `tray`, `window`, `notify`, `activation`, `state`,
 //! `settings`; `phone` → `commands`; `tray` → `window`, `graphics`; `notify` → `activation`; `window` → `activation`,
-//! `trim`. Each may use `askdesk_view`, which uses none of them. The page's
+//! `trim`, `settings`. Each may use `askdesk_view`, which uses none of them. The page's
 //! event names and payloads live in `askdesk_view::page`, so the window and the desktop thread
 //! both emit them without knowing of each other; the handles they share (the journal, the rules
 //! engine) sit in `state`, not in the commands that read them.
@@ -62,7 +63,7 @@ use askdesk_view::markdown;
 use askdesk_view::memory::Memory;
 
 use crate::desktop::Desktop;
-use crate::settings::Settings;
+use crate::settings::{Preferences, Settings};
 use crate::state::{History, Rules};
 use crate::window::MainWindow;
 
@@ -88,9 +89,11 @@ pub fn run() {
     let (journal, history_error) = open_journal();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
+        .plugin(window_state())
         .invoke_handler(tauri::generate_handler![
             commands::get_queue,
             commands::get_settings,
+            commands::set_choices,
             commands::submit,
             commands::dismiss,
             commands::close_ended,
@@ -127,6 +130,17 @@ pub fn run() {
         .build(tauri::generate_context!())
         .expect("the Tauri application could not be built");
     app.run(on_run_event);
+}
+
+/// The window's size and place, kept in askdesk's configuration folder (`window-state.json`).
+fn window_state() -> tauri::plugin::TauriPlugin<tauri::Wry> {
+    let builder = tauri_plugin_window_state::Builder::new().with_state_flags(window::REMEMBERED);
+    match settings::window_state_file() {
+        // An absolute name: the plugin joins it to its folder, which it then replaces.
+        Some(file) => builder.with_filename(file.to_string_lossy()),
+        None => builder,
+    }
+    .build()
 }
 
 /// WebKit's memory-pressure monitor wakes the app every few seconds for its whole life, even
@@ -201,7 +215,8 @@ fn start_desktop(
     markdown::warm_up();
     app.manage(MainWindow::new(settings.drop_window_after));
     app.manage(crate::state::Socket(listener.path().to_owned()));
-    let desktop = Desktop::start(handle.clone(), settings.clone(), journal.clone())?;
+    app.manage(Preferences::load(&settings));
+    let desktop = Desktop::start(handle.clone(), journal.clone())?;
     let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
     let service = Service::new(Config::default());
     let registration = AnswererRegistration {

@@ -1,7 +1,10 @@
-//! Start-up settings of the desktop app, from the environment and the command line.
+//! The desktop app's settings: start-up settings from the environment and the command line
+//! ([`Settings`]), and the choices the person makes in the app's Settings ([`Choices`]), kept in
+//! `desktop.json` in askdesk's configuration folder ([`Preferences`]).
 //!
 //! - `--hidden` / `ASKDESK_START_HIDDEN=1`: start in the tray without showing the window (autostart).
-//! - `ASKDESK_NOTIFY_ONLY=1`: a new request raises a notification but does not open the window.
+//! - `--notify-only` / `ASKDESK_NOTIFY_ONLY=1`: a new request raises a notification but does not
+//!   open the window, whatever the person chose in the app.
 //! - `ASKDESK_GUI_SCOPE=all|agents`: which requests the GUI answerer receives (default `all`).
 //! - `--drop-window-after=SECONDS` / `ASKDESK_DROP_WINDOW_AFTER=SECONDS`: how long the window may
 //!   stay hidden before it is dropped to free its web process, whether or not requests wait
@@ -9,9 +12,12 @@
 //! - `--theme=dark|light` / `ASKDESK_THEME=dark|light`: the window's colour scheme whatever the
 //!   desktop's (default: the desktop's).
 
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use askdesk_core::Scope;
+use serde::{Deserialize, Serialize};
 
 /// How long a hidden, idle window is kept by default: long enough that hiding and reopening it
 /// at once is instant, short enough that an idle app is light within half a minute.
@@ -126,6 +132,120 @@ fn parse_drop_after(value: &str) -> Option<Option<Duration>> {
     }
 }
 
+/// The file the person's choices are kept in, in askdesk's configuration folder.
+const CHOICES_FILE: &str = "desktop.json";
+/// The file the window's size and place are kept in, beside it (`tauri-plugin-window-state`).
+const WINDOW_STATE_FILE: &str = "window-state.json";
+
+/// What the person chose in the app's Settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Choices {
+    /// A new request raises a notification and never the window by itself.
+    pub notify_only: bool,
+    /// A window a request opens shows without taking the focus (the person clicks into it).
+    pub without_focus: bool,
+}
+
+/// The person's choices, read at start-up and written whenever they change one.
+pub struct Preferences {
+    /// `None` without a configuration folder: the choices last until the app quits.
+    path: Option<PathBuf>,
+    chosen: Mutex<Choices>,
+    /// `--notify-only` or `ASKDESK_NOTIFY_ONLY`: notify only, whatever was chosen.
+    forced_notify_only: bool,
+}
+
+/// The choices as the page shows them: the choices in force, and whether the start-up settings
+/// fixed "notify only" for this run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChoicesView {
+    #[serde(flatten)]
+    pub choices: Choices,
+    pub notify_only_forced: bool,
+}
+
+impl Preferences {
+    /// Reads the choices from askdesk's configuration folder; a missing or unreadable file gives
+    /// the defaults (the window opens and takes the focus), and an unreadable one is logged.
+    pub fn load(settings: &Settings) -> Preferences {
+        Self::at(
+            askdesk_core::xdg::config_home().map(|c| c.join("askdesk").join(CHOICES_FILE)),
+            settings.notify_only,
+        )
+    }
+
+    fn at(path: Option<PathBuf>, forced_notify_only: bool) -> Preferences {
+        let chosen = path.as_deref().map(read_choices).unwrap_or_default();
+        Preferences {
+            path,
+            chosen: Mutex::new(chosen),
+            forced_notify_only,
+        }
+    }
+
+    /// The choices in force.
+    pub fn get(&self) -> Choices {
+        let mut choices = *askdesk_core::sync::lock(&self.chosen);
+        choices.notify_only |= self.forced_notify_only;
+        choices
+    }
+
+    /// The choices in force, for the page.
+    pub fn view(&self) -> ChoicesView {
+        ChoicesView {
+            choices: self.get(),
+            notify_only_forced: self.forced_notify_only,
+        }
+    }
+
+    /// Keeps the person's new choices, on disk (atomically) before this returns; in force at
+    /// once. On an error, what was chosen before stays.
+    pub fn set(&self, choices: Choices) -> std::io::Result<ChoicesView> {
+        let mut chosen = askdesk_core::sync::lock(&self.chosen);
+        if let Some(path) = &self.path {
+            write_choices(path, &choices)?;
+        }
+        *chosen = choices;
+        drop(chosen);
+        Ok(self.view())
+    }
+}
+
+fn read_choices(path: &Path) -> Choices {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|error| {
+            tracing::warn!(%error, path = %path.display(), "the app's settings are unreadable; using the defaults");
+            Choices::default()
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Choices::default(),
+        Err(error) => {
+            tracing::warn!(%error, path = %path.display(), "the app's settings cannot be read; using the defaults");
+            Choices::default()
+        }
+    }
+}
+
+/// Writes the choices to a file beside `path` and renames it over `path`: a reader sees the old
+/// file or the new one, never half of one.
+fn write_choices(path: &Path, choices: &Choices) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut text = serde_json::to_string_pretty(choices).map_err(std::io::Error::other)?;
+    text.push('\n');
+    let temporary = path.with_extension("json.new");
+    std::fs::write(&temporary, text)?;
+    std::fs::rename(&temporary, path)
+}
+
+/// Where the window's size and place are kept: in askdesk's configuration folder, else (with
+/// none) the plugin's own default in the app's configuration folder.
+pub fn window_state_file() -> Option<PathBuf> {
+    askdesk_core::xdg::config_home().map(|c| c.join("askdesk").join(WINDOW_STATE_FILE))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,5 +334,32 @@ mod tests {
             parse(&[], &["--drop-window-after=soon"]).drop_window_after,
             Some(DROP_WINDOW_AFTER)
         );
+    }
+
+    #[test]
+    fn choices_are_kept_across_starts_and_the_start_up_flag_wins() {
+        let dir = std::env::temp_dir().join(format!("askdesk-choices-{}", std::process::id()));
+        let path = dir.join("askdesk").join(CHOICES_FILE);
+        let _ = std::fs::remove_dir_all(&dir);
+        let first = Preferences::at(Some(path.clone()), false);
+        assert_eq!(first.get(), Choices::default());
+        let chosen = Choices {
+            notify_only: true,
+            without_focus: true,
+        };
+        assert_eq!(first.set(chosen).unwrap().choices, chosen);
+        assert_eq!(Preferences::at(Some(path.clone()), false).get(), chosen);
+        // `--notify-only` holds for the run, whatever was chosen; the choice itself is kept.
+        let forced = Preferences::at(Some(path.clone()), true);
+        forced.set(Choices::default()).unwrap();
+        assert!(forced.get().notify_only && forced.view().notify_only_forced);
+        assert_eq!(
+            Preferences::at(Some(path.clone()), false).get(),
+            Choices::default()
+        );
+        // A broken file gives the defaults.
+        std::fs::write(&path, "{ not json").unwrap();
+        assert_eq!(Preferences::at(Some(path), false).get(), Choices::default());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

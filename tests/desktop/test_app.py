@@ -253,8 +253,9 @@ def changed_pixels(a, b):
 
 
 def test_the_tray_icon_shows_how_many_questions_wait(ctx):
-    """The icon the tray host reads changes with the count: a badge in its top-right corner, drawn
-    differently for one and for three waiting questions, and gone when none wait."""
+    """The icon the tray host reads changes with the count: a badge in its top-right corner (its digits half
+    the icon's height, readable at 24 pixels), drawn differently for one and for three waiting questions, and
+    gone when none wait."""
     found = None
     deadline = time.time() + 10
     while found is None and time.time() < deadline:
@@ -274,12 +275,16 @@ def test_the_tray_icon_shows_how_many_questions_wait(ctx):
     badge = changed_pixels(three, empty)
     width, height = empty[0], empty[1]
     assert badge, "no badge drawn"
-    assert all(x >= width // 2 and y < height // 2 for x, y in badge), "the badge is not in the top-right corner"
+    assert all(x >= width // 3 and y < height * 2 // 3 for x, y in badge), "the badge is not in the top-right corner"
     if ctx.args.screenshots:
         # The icon the tray host reads, each pixel drawn 4 by 4.
         subprocess.run(["convert", "-size", f"{width}x{height}", "-depth", "8", "rgba:-", "-filter", "point",
                         "-resize", "400%", os.path.join(ctx.args.screenshots, "tray-count.png")],
                        input=three[2], check=True)
+        # As a tray host shows it at 24 pixels (averaged down), each pixel drawn 8 by 8.
+        subprocess.run(["convert", "-size", f"{width}x{height}", "-depth", "8", "rgba:-", "-filter", "box",
+                        "-resize", "24x24", "-filter", "point", "-resize", "800%",
+                        os.path.join(ctx.args.screenshots, "tray-count-24.png")], input=three[2], check=True)
     for n in (2, 1):
         conn, rid, outcome = asks[n]
         conn.notify("$/cancelRequest", {"id": rid})
@@ -295,3 +300,51 @@ def test_the_tray_icon_shows_how_many_questions_wait(ctx):
     expect_error(asks[0][2](), "ASK_CANCELLED")
     ctx.wait_queue(0)
     assert wait_for_icon(name, path, one, "the badge stayed with no question waiting") == empty
+
+
+def test_the_settings_in_the_window_are_kept_and_notify_only_keeps_the_window_shut(ctx):
+    """"Notify only" and "Show without focus" in the sidebar are kept in desktop.json and read back by a new
+    page; with "Notify only" on, a question raises its notification while the hidden window stays hidden."""
+    path = os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk", "desktop.json")
+    page = ctx.page
+
+    def kept():
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    try:
+        page.click(page.find("#notify-only"))
+        page.click(page.find("#without-focus"))
+        deadline = time.time() + 10
+        while time.time() < deadline and not (os.path.exists(path) and kept() == {"notifyOnly": True, "withoutFocus": True}):
+            time.sleep(0.2)
+        assert kept() == {"notifyOnly": True, "withoutFocus": True}, kept()
+        page.js("location.reload()")
+        page.until("return document.getElementById('notify-only').checked"
+                   " && document.getElementById('without-focus').checked",
+                   message="a new page did not read the kept settings back")
+        # The new page takes keys a moment after it is shown.
+        for _ in range(20):
+            page.keys("\ue00c")
+            if page.js("return document.visibilityState") == "hidden":
+                break
+            time.sleep(0.3)
+        page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+        _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
+        ctx.notification_id("review-bot asks")
+        until = time.time() + 2
+        while time.time() < until:
+            assert page.js("return document.visibilityState") == "hidden", "the window opened with notify only"
+            time.sleep(0.2)
+        subprocess.run([ctx.args.app], env=os.environ.copy(), capture_output=True, timeout=30, check=True)
+        page.until("return document.visibilityState === 'visible'", message="the second launch did not show the window")
+        ctx.show("migrate")
+        page.click(ctx.option("migrate", "Offline, in one transaction"))
+        page.click(page.find("#submit"))
+        assert answer_of(outcome())["answers"][0]["selected"] == ["Offline, in one transaction"]
+    finally:
+        page.js("for (const id of ['notify-only', 'without-focus']) {"
+                " const box = document.getElementById(id); if (box.checked) box.click(); }")
+    deadline = time.time() + 10
+    while time.time() < deadline and kept() != {"notifyOnly": False, "withoutFocus": False}:
+        time.sleep(0.2)
+    assert kept() == {"notifyOnly": False, "withoutFocus": False}, kept()

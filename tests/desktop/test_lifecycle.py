@@ -63,16 +63,21 @@ class Run:
         self.shots = 0
 
     # ----- the app -----
-    def start_app(self, extra=(), rules=None):
+    def start_app(self, extra=(), rules=None, choices=None):
+        """Starts an app of the case's own; `rules` is its rules file, `choices` what the person chose in its
+        Settings (desktop.json)."""
         # Short: the socket's path must fit in a sockaddr_un.
         Run.homes += 1
         home = os.path.join(self.args.work, f"app{Run.homes}")
         for sub in ("run", "data", "config"):
             os.makedirs(os.path.join(home, sub), mode=0o700)
+        os.makedirs(os.path.join(home, "config", "askdesk"), mode=0o700)
         if rules is not None:
-            os.makedirs(os.path.join(home, "config", "askdesk"), mode=0o700)
             with open(os.path.join(home, "config", "askdesk", "rules.toml"), "w", encoding="utf-8") as f:
                 f.write(rules)
+        if choices is not None:
+            with open(os.path.join(home, "config", "askdesk", "desktop.json"), "w", encoding="utf-8") as f:
+                json.dump(choices, f)
         env = {k: v for k, v in os.environ.items() if k != "TAURI_WEBVIEW_AUTOMATION"}
         # As people run it: WebKit picks its compositing mode (services.sh turns it off for the other suites).
         if not self.args.no_compositing:
@@ -83,6 +88,18 @@ class Run:
         app = App(self, home, env, extra)
         self.app = app
         return app
+
+    def restart(self):
+        """Quits the app (SIGTERM, as at logout) and starts it again on the same folders."""
+        old = self.app
+        old.proc.send_signal(signal.SIGTERM)
+        try:
+            old.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            raise Failure("the app did not quit on SIGTERM") from None
+        self.shown_at = None
+        self.app = App(self, old.home, old.env, old.extra)
+        return self.app
 
     def spawn(self, argv, env, **kwargs):
         proc = subprocess.Popen(argv, env=env, start_new_session=True, **kwargs)
@@ -194,6 +211,11 @@ class Run:
         wait_until(lambda: self.window() is None, "Escape did not hide the window")
         self.shown_at = None
 
+    def hides_itself(self):
+        """After the last answer in a window a question opened: it says "Sent" and hides itself."""
+        wait_until(lambda: self.window() is None, "the window a question opened did not hide itself after the answer")
+        self.shown_at = None
+
     def wait_dropped(self):
         """Waits for the hidden window's drop (the app's log and its web process gone), then for the end of
         WebKit's network process two seconds later, then a margin. With `never` it waits as long and
@@ -222,6 +244,7 @@ class App:
         self.run = run
         self.home = home
         self.env = env
+        self.extra = extra
         self.socket = env["ASKDESK_SOCKET"]
         self.log_path = os.path.join(home, "app.log")
         self.drops = 0
@@ -334,8 +357,8 @@ def start_shown(run):
 # ----- the cases -----
 
 def case_five_cycles_of_ask_answer_hide_drop(run):
-    """Five times: a question for a dropped window is painted, answered by keyboard, hidden with Escape and
-    dropped again."""
+    """Five times: a question for a dropped window is painted, answered by keyboard, hides itself after the
+    answer and is dropped again."""
     start_shown(run)
     run.hide()
     run.wait_dropped()
@@ -344,7 +367,7 @@ def case_five_cycles_of_ask_answer_hide_drop(run):
         run.painted(f"cycle {n}: the question after a drop")
         run.stays_painted(f"cycle {n}: the question after a drop")
         answer_by_keys(run, ask, 1, "Yes")
-        run.hide()
+        run.hides_itself()
         run.wait_dropped()
 
 
@@ -352,7 +375,7 @@ def case_a_key_held_when_the_dialog_appears_does_not_act_in_it(run):
     """A person holds Escape in another window when a question arrives: the new dialog takes the focus and
     the key's repeats reach its page. They used to hide it as it loaded (the question never stayed on
     screen); a key held from before the page now does nothing there. Once it is let go, the dialog is
-    answered by keyboard and Escape hides it as usual. Three cycles."""
+    answered by keyboard and hides itself after the answer. Three cycles."""
     start_shown(run)
     run.hide()
     run.wait_dropped()
@@ -365,7 +388,7 @@ def case_a_key_held_when_the_dialog_appears_does_not_act_in_it(run):
         finally:
             xdotool("keyup", "Escape")
         answer_by_keys(run, ask, 2, "No")
-        run.hide()
+        run.hides_itself()
         run.wait_dropped()
 
 
@@ -377,14 +400,7 @@ def case_a_question_raising_the_open_window_ignores_a_key_held_elsewhere(run):
     first = app.ask("Rotate the signing keys today?", label="agent-one")
     run.painted("the first question")
     run.react()
-    other = run.spawn(["xmessage", "-geometry", "+0+0", "-name", "askdesk-lifecycle-other", "Another program"],
-                      app.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    found = wait_until(lambda: subprocess.run(["xdotool", "search", "--onlyvisible", "--classname",
-                                               "askdesk-lifecycle-other"], capture_output=True,
-                                              text=True).stdout.split(), "the other program's window never showed")
-    if run.wm == "openbox":
-        xdotool("windowactivate", "--sync", found[0])
-    xdotool("windowfocus", "--sync", found[0])
+    other, _ = other_program(run)
     xdotool("keydown", "Escape")
     try:
         second = app.ask("Merge the release branch now?", label="agent-two")
@@ -506,6 +522,168 @@ def case_quitting_closes_every_notification(run):
         waiting.proc.wait(15)
 
 
+def geometry_settles(run, what, check=lambda geometry: True, timeout=10):
+    """The window's geometry once it has stopped changing (two equal readings) and passes `check`."""
+    last = [None]
+
+    def steady():
+        found = run.window()
+        geometry = found[1] if found else None
+        settled = geometry if geometry is not None and geometry == last[0] and check(geometry) else None
+        last[0] = geometry
+        return settled
+    return wait_until(steady, f"{what}: the window's geometry never settled (last {last[0]})", timeout=timeout,
+                      poll=0.3)
+
+
+def near(a, b, slack=2):
+    return all(abs(p - q) <= slack for p, q in zip(a, b))
+
+
+def case_the_window_keeps_its_size_and_place_across_hide_drop_and_restart(run):
+    """The person moves and resizes the window; hidden and dropped, then opened from the tray, it comes back at
+    that size and place, and again after the app is quit and started. A place on no monitor (a screen since
+    unplugged) opens the window centred, at its kept size."""
+    start_shown(run)
+    first = geometry_settles(run, "the window shown at start")
+    window, _ = run.focus()
+    xdotool("windowsize", str(window), "900", "600")
+    xdotool("windowmove", str(window), "60", "40")
+    chosen = geometry_settles(run, "the moved and resized window",
+                              lambda g: g[2:] == (900, 600) and not near(g[:2], first[:2], 20))
+    run.hide()
+    run.wait_dropped()
+    tray_open()
+    run.painted("the window opened from the tray after a drop", request=False)
+    again = geometry_settles(run, "the window rebuilt after a drop")
+    assert near(again, chosen), f"after a drop the window is at {again}, not where it was left: {chosen}"
+    run.restart()
+    run.painted("the window shown at the next start", request=False)
+    restarted = geometry_settles(run, "the window at the next start")
+    assert near(restarted, chosen), f"after a restart the window is at {restarted}, not where it was left: {chosen}"
+    # The screen the window was on is gone: its place is on no monitor.
+    state_path = os.path.join(run.app.home, "config", "askdesk", "window-state.json")
+    old = run.app
+    old.proc.send_signal(signal.SIGTERM)
+    old.proc.wait(20)
+    with open(state_path, encoding="utf-8") as f:
+        kept = json.load(f)
+    assert kept["main"]["width"] == 900 and kept["main"]["height"] == 600, kept
+    kept["main"].update(x=5000, y=4000, prev_x=5000, prev_y=4000)
+    with open(state_path, "w", encoding="utf-8") as f:
+        json.dump(kept, f)
+    run.app = App(run, old.home, old.env, old.extra)
+    run.shown_at = None
+    run.painted("the window whose place is on no monitor", request=False)
+    x, y, w, h = geometry_settles(run, "the window whose place is on no monitor")
+    assert (w, h) == (900, 600), f"the kept size was not restored: {w}x{h}"
+    centre = (x + w / 2, y + h / 2)
+    assert abs(centre[0] - run.screen.width / 2) <= 40 and abs(centre[1] - run.screen.height / 2) <= 60, \
+        f"the window is at {(x, y, w, h)}, not centred on the {run.screen.width}x{run.screen.height} screen"
+
+
+def case_a_window_a_question_opened_says_sent_and_hides_after_the_last_answer(run):
+    """A question opens the hidden window; once it is answered the window says "Sent" and hides itself. One the
+    person opened (the tray's Open) stays after the answer, as does one a second question arrived in."""
+    app = start_shown(run)
+    run.hide()
+    ask = app.ask("Deploy the hotfix to production now?")
+    run.painted("the question that opened the window")
+    answer_by_keys(run, ask, 1, "Yes")
+    if run.args.screenshots:
+        def says_sent():
+            signs, _ = run.signs()
+            return signs is not None and scr.page_painted(signs) and not scr.request_painted(signs)
+        wait_until(says_sent, "the window never showed the page without the question after the answer", timeout=5,
+                   poll=0.05)
+        run.shot("sent")
+    run.hides_itself()
+    log = app.log()
+    assert "answers sent; the window hides itself" in log and "window hidden after sending" in log, app.facts()
+    # Opened by the person: answering leaves it open.
+    tray_open()
+    run.painted("the empty view, after the tray's Open", request=False)
+    ask = app.ask("Tag the release candidate?")
+    run.shown_at = None  # the page takes keys a moment after the question swaps in
+    run.painted("a question in the window the person opened")
+    answer_by_keys(run, ask, 2, "No")
+    run.painted("the empty view after the answer, in the window the person opened", request=False)
+    until = time.time() + 3
+    while time.time() < until:
+        assert run.window() is not None, "the window the person opened hid itself after the answer"
+        time.sleep(POLL)
+    assert app.count("answers sent") == 1, app.facts()
+
+
+def other_program(run):
+    """Starts another program's window and gives it the input focus, as the person working there; returns its
+    process and its window's id."""
+    def others():
+        return subprocess.run(["xdotool", "search", "--onlyvisible", "--classname", "askdesk-lifecycle-other"],
+                              capture_output=True, text=True).stdout.split()
+    before = set(others())
+    proc = run.spawn(["xmessage", "-geometry", "+0+0", "-name", "askdesk-lifecycle-other", "Another program"],
+                     run.app.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Its own window, not one an earlier call started (a window manager focuses a new window as it maps).
+    found = wait_until(lambda: [w for w in others() if w not in before], "the other program's window never showed")
+    if run.wm == "openbox":
+        xdotool("windowactivate", "--sync", found[0])
+    xdotool("windowfocus", "--sync", found[0])
+    return proc, int(found[0])
+
+
+def focused_window():
+    out = subprocess.run(["xdotool", "getwindowfocus"], capture_output=True, text=True, timeout=15)
+    return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def case_show_without_focus_leaves_the_keyboard_where_the_person_types(run):
+    """With "Show without focus" chosen, a question shows the window (built again after a drop, and merely hidden)
+    while the keyboard focus stays in the program the person types in; clicked into, it answers as usual.
+    Without the choice (the control), the question's window takes the focus under a window manager."""
+    for choice in (False, True):
+        app = run.start_app(choices={"withoutFocus": choice})
+        run.painted("the window shown at start", request=False)
+        run.hide()
+        run.wait_dropped()
+        # With the choice: a window built again after a drop, then one merely hidden (it hides itself after
+        # the answer, and the next question comes before its drop).
+        for n in range(1, 3 if choice else 2):
+            _, other = other_program(run)
+            ask = app.ask(f"Rotate deploy key {n} ({'without' if choice else 'with'} focus)?")
+            run.painted(f"question {n}'s window")
+            window = wait_until(run.window, "no window")[0]
+            if choice:
+                wait_until(lambda: app.count("window shown without the focus") >= n,
+                           "the window did not say it showed without the focus")
+                assert focused_window() == other, f"the focus went to {focused_window()}, not the other program {other}"
+                run.stays_painted(f"question {n}'s window, shown without the focus", seconds=1.5)
+                assert focused_window() == other, f"the focus moved to {focused_window()}"
+            elif run.wm == "openbox":
+                # Without a window manager nothing gives a new window the focus: the control needs one.
+                wait_until(lambda: focused_window() == window, f"the window never took the focus ({focused_window()})")
+            answer_by_keys(run, ask, 1, "Yes")
+            run.hides_itself()
+        run.cleanup()
+
+
+def case_notify_only_leaves_the_window_to_the_person(run):
+    """With "Notify only" chosen, a question raises its notification and the window stays hidden; the
+    notification's Open brings it on screen, where it is answered."""
+    app = run.start_app(extra=("--hidden",), choices={"notifyOnly": True})
+    ask = app.ask("Prune the stale branches?", label="pruner")
+    nid = app.notification("pruner")
+    wait_until(lambda: app.count("request added"), "the app never heard of the question")
+    until = time.time() + 2
+    while time.time() < until:
+        assert run.window() is None, "the window opened by itself with notify only"
+        time.sleep(POLL)
+    subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                    "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:default"], check=True)
+    run.painted("the question opened from its notification")
+    answer_by_keys(run, ask, 2, "No")
+
+
 CASES = [
     case_five_cycles_of_ask_answer_hide_drop,
     case_a_key_held_when_the_dialog_appears_does_not_act_in_it,
@@ -514,6 +692,10 @@ CASES = [
     case_a_second_launch_and_the_trays_open_show_a_dropped_window,
     case_a_window_dropped_with_two_requests_waiting_comes_back_with_both,
     case_quitting_closes_every_notification,
+    case_the_window_keeps_its_size_and_place_across_hide_drop_and_restart,
+    case_a_window_a_question_opened_says_sent_and_hides_after_the_last_answer,
+    case_show_without_focus_leaves_the_keyboard_where_the_person_types,
+    case_notify_only_leaves_the_window_to_the_person,
 ]
 
 

@@ -34,11 +34,9 @@ pub fn badged(icon: &Rgba, waiting: usize) -> Rgba {
         return out;
     };
     let size = icon.width.min(icon.height);
-    // The glyphs take about a third of the icon's height, so they stay readable when a tray host
-    // shows the icon at 22 pixels.
-    let scale = ((size as f32 * 0.36 / 8.0).round() as u32).max(1);
-    let pad = scale.max(1) * 2;
     let glyphs = text.chars().count() as u32;
+    let scale = scale_for(size, glyphs);
+    let pad = scale;
     let text_width = glyphs * 7 * scale;
     let height = (8 * scale + 2 * pad).min(icon.height);
     let width = (text_width + 2 * pad).max(height).min(icon.width);
@@ -75,6 +73,16 @@ pub fn badged(icon: &Rgba, waiting: usize) -> Rgba {
         }
     }
     out
+}
+
+/// How many pixels each pixel of a glyph takes on an icon `size` pixels across: the digits are
+/// half the icon's height, so they stay readable when a tray host shrinks the icon to 22 or 24
+/// pixels (a 32-pixel icon shown at 24 keeps 12-pixel digits), as wide as the icon lets `glyphs`
+/// of them be, and never less than the font's own size.
+fn scale_for(size: u32, glyphs: u32) -> u32 {
+    let tall = size / 2 / 8;
+    let wide = size / (glyphs * 7 + 2);
+    tall.min(wide).max(1)
 }
 
 fn put(image: &mut Rgba, x: u32, y: u32, colour: [u8; 4]) {
@@ -141,21 +149,95 @@ mod tests {
 
     #[test]
     fn the_badge_draws_the_digit_s_glyph_in_the_top_right_corner() {
-        let icon = blank(32);
-        let three = badged(&icon, 3);
-        // At 32 pixels the glyph is drawn at its own size: font8x8's "3".
-        assert_eq!(
-            digits(&three),
-            [".####.", "##..##", "....##", "..###.", "....##", "##..##", ".####."]
-        );
+        let three_rows = [
+            ".####.", "##..##", "....##", "..###.", "....##", "##..##", ".####.",
+        ];
+        // At 16 pixels the glyph is drawn at its own size: font8x8's "3".
+        assert_eq!(digits(&badged(&blank(16), 3)), three_rows);
+        // At 32 it is half the icon's height: each pixel of the glyph a 2 by 2 block.
+        let three = badged(&blank(32), 3);
+        let doubled: Vec<String> = three_rows
+            .iter()
+            .flat_map(|row| {
+                let wide: String = row.chars().flat_map(|c| [c, c]).collect();
+                [wide.clone(), wide]
+            })
+            .collect();
+        assert_eq!(digits(&three), doubled);
         assert!(count(&three, BADGE) > 0);
         // Only the top-right corner changed.
         for y in 0..32u32 {
             for x in 0..32u32 {
                 let at = ((y * 32 + x) * 4) as usize;
-                if x < 16 || y >= 16 {
+                if x < 12 || y >= 20 {
                     assert_eq!(&three.pixels[at..at + 4], &[0, 0, 0, 0], "({x}, {y})");
                 }
+            }
+        }
+    }
+
+    /// `image` as a tray host shows it at `size` pixels: each pixel the average of the area it
+    /// covers (sampled 4 by 4).
+    fn shrunk(image: &Rgba, size: u32) -> Rgba {
+        let mut out = blank(size);
+        let step = image.width as f32 / size as f32;
+        for ty in 0..size {
+            for tx in 0..size {
+                let mut sum = [0u32; 4];
+                for sy in 0..4 {
+                    for sx in 0..4 {
+                        let x = ((tx as f32 + (sx as f32 + 0.5) / 4.0) * step) as u32;
+                        let y = ((ty as f32 + (sy as f32 + 0.5) / 4.0) * step) as u32;
+                        let at = ((y * image.width + x) * 4) as usize;
+                        for (c, total) in sum.iter_mut().enumerate() {
+                            *total += image.pixels[at + c] as u32;
+                        }
+                    }
+                }
+                let colour = sum.map(|total| (total / 16) as u8);
+                put(&mut out, tx, ty, colour);
+            }
+        }
+        out
+    }
+
+    /// The pixels of `image` that read as the digits' white (the green channel, which the badge's
+    /// red and a transparent icon lack), as rows of `#` and `.` across the whole icon.
+    fn white_rows(image: &Rgba) -> Vec<String> {
+        (0..image.height)
+            .map(|y| {
+                (0..image.width)
+                    .map(|x| {
+                        let at = ((y * image.width + x) * 4) as usize;
+                        if image.pixels[at + 1] >= 0xb0 {
+                            '#'
+                        } else {
+                            '.'
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_count_is_readable_when_a_tray_host_shows_the_icon_at_24_pixels() {
+        // The app's icon is 32 pixels; tray hosts show it at 22 to 24.
+        let shown: Vec<Vec<String>> = (1..=10)
+            .map(|n| white_rows(&shrunk(&badged(&blank(32), n), 24)))
+            .collect();
+        for (n, rows) in shown.iter().enumerate() {
+            let tall = rows.iter().filter(|row| row.contains('#')).count();
+            assert!(
+                tall >= 10,
+                "the count {} is {tall} pixels tall at 24 pixels:\n{}",
+                n + 1,
+                rows.join("\n")
+            );
+        }
+        for (i, a) in shown.iter().enumerate() {
+            for b in &shown[i + 1..] {
+                assert_ne!(a, b, "two counts look alike at 24 pixels");
             }
         }
     }
@@ -170,8 +252,8 @@ mod tests {
             }
         }
         assert_eq!(badged(&icon, 10), badged(&icon, 42), "9+ for ten and more");
-        // At 64 pixels each pixel of a glyph is a 3 by 3 block: the "1" is 7 rows of 3.
-        assert_eq!(digits(&badged(&icon, 1)).len(), 21);
+        // At 64 pixels each pixel of a glyph is a 4 by 4 block: the "1" is 7 rows of 4.
+        assert_eq!(digits(&badged(&icon, 1)).len(), 28);
     }
 
     #[test]

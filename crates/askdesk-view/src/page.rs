@@ -30,6 +30,9 @@ pub const EVENT_HISTORY: &str = "history-changed";
 pub const EVENT_RULES: &str = "rules-changed";
 /// A rule acted on a waiting request, or the person closed such a note ([`Notes`]).
 pub const EVENT_NOTES: &str = "notes-changed";
+/// The last waiting request was answered in a window a request opened: the page says "Sent" for
+/// the moment before the window hides itself.
+pub const EVENT_SENT: &str = "answers-sent";
 
 /// [`EVENT_QUEUE`]'s payload.
 #[derive(Debug, Clone, Serialize)]
