@@ -185,12 +185,7 @@ fn build(
             _ => None,
         };
         if scope == Scope::Similar {
-            let who = source.agent.map(|a| {
-                a.label
-                    .as_deref()
-                    .filter(|l| !l.is_empty())
-                    .unwrap_or(&a.id)
-            });
+            let who = source.agent.map(AgentInfo::display_name);
             let Some(who) = who else {
                 return Err("the question came from no named agent, so there is no \"this agent\" for a rule".into());
             };

@@ -8,7 +8,8 @@
 //! - [`generalise`](mod@generalise): a question's text with its numbers and names varying, for a
 //!   rule drafted for "questions like it".
 //! - [`edit`]: edits of the rules file that keep its comments and formatting (appending a rule,
-//!   setting a rule's `mode`), validated and written atomically.
+//!   setting a rule's `mode`), validated and written atomically; a missing file created with a
+//!   commented header and example.
 //! - [`glob`]: the shell-style globs rules match names with.
 //! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
 //!   (plan reviews and permission prompts).
@@ -50,7 +51,7 @@ pub mod standing;
 pub mod target;
 
 pub use draft::{draft, draft_as, Draft, Scope, Source};
-pub use edit::{append_rule, set_mode};
+pub use edit::{append_rule, create_if_missing, set_mode};
 pub use engine::{
     Acted, Deadline, Engine, HoldError, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL,
 };
