@@ -282,7 +282,7 @@ pub struct RevisionView {
     /// The previous version's comments, placed on this version.
     pub comments: Vec<PastComment>,
     /// What was asked on the previous version: its general feedback, else (a round of comments
-    /// only) its comments, each after the place it is about ([`asked_in`]).
+    /// only) its comments, each after the place it is about (`Steps › 1: what?`).
     pub feedback: Option<String>,
     /// The earlier versions, oldest first.
     pub previous: Vec<VersionView>,
