@@ -21,6 +21,7 @@ const COMMANDS: &[&str] = &[
     "save_rule",
     "get_rules",
     "set_rule_mode",
+    "open_rules_file",
     "hold_deadline",
     "get_notes",
     "close_note",

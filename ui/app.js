@@ -468,7 +468,8 @@ async function collectAnswer() {
   if (missing.length) {
     missing.forEach((c) => c.markMissing());
     missing[0].focus();
-    toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`);
+    toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`,
+      'info', { avoid: missing[0].node });
     return null;
   }
   // A plan review's comments go beside the answer: the backend builds its feedback from them.
@@ -584,6 +585,16 @@ function filterHistory() {
 
 // ----- rules -----
 
+// Opens the rules file in the person's editor (created with a commented example when missing).
+async function openRulesFile() {
+  try {
+    await api.openRulesFile();
+    toast('The rules file is open in your editor: the rules show here once you save it.');
+  } catch (error) {
+    toast(`Not opened: ${(error && error.message) || error}`, 'error');
+  }
+}
+
 async function showRules() {
   state.mode = 'rules';
   renderSidebar();
@@ -607,7 +618,7 @@ async function refreshRules() {
   if (read !== rulesRead) return; // a newer read is on its way
   showRulesNotice(els.rulesNotice, view);
   if (state.mode === 'rules') {
-    renderRules(view, { path: els.rulesPath, error: els.rulesError, list: els.rulesList, onMode: setRuleMode });
+    renderRules(view, { path: els.rulesPath, error: els.rulesError, list: els.rulesList, onMode: setRuleMode, onOpen: openRulesFile });
     els.rules.dataset.loaded = 'true';
   }
 }
@@ -667,10 +678,17 @@ async function showDevices() {
 // ----- toast, links -----
 
 let toastTimer = null;
-function toast(message, tone = 'info') {
+// A toast that points at something (`avoid`: the question it asks for) never covers it: it moves
+// to the top of the window when its usual place, above the footer, would.
+function toast(message, tone = 'info', { avoid = null } = {}) {
   els.toast.textContent = message;
   els.toast.dataset.tone = tone;
+  els.toast.classList.remove('top');
   els.toast.hidden = false;
+  if (avoid) {
+    const covers = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    if (covers(els.toast.getBoundingClientRect(), avoid.getBoundingClientRect())) els.toast.classList.add('top');
+  }
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { els.toast.hidden = true; }, tone === 'info' ? 3500 : 7000);
 }

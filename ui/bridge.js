@@ -34,6 +34,7 @@ export const api = {
   draftRuleFromHistory: (entry) => invoke('draft_rule_from_history', { entry }),
   saveRule: (text) => invoke('save_rule', { text }),
   rules: (counts) => invoke('get_rules', { counts }),
+  openRulesFile: () => invoke('open_rules_file'),
   setRuleMode: (name, mode) => invoke('set_rule_mode', { name, mode }),
   holdDeadline: (request, held) => invoke('hold_deadline', { request, held }),
   notes: () => invoke('get_notes'),

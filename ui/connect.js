@@ -1,6 +1,7 @@
 // askdesk UI: "Connect your agents": each client's card (present, connected, the file it uses),
 // Connect / Disconnect with the exact change shown as a diff before anything is written, what the
-// client still needs afterwards, the snippet for other MCP clients, and the "Start at login" switch.
+// client still needs afterwards, the snippet for other MCP clients (with Copy), and the "Start at
+// login" switch.
 // The backend (askdesk_connect::overview) decides every state and computes every diff.
 import { api } from './bridge.js';
 import { h } from './dom.js';
@@ -35,10 +36,36 @@ export async function renderConnect(root, { toast }) {
       view.snippet ? h('section', { class: 'connect-other card' },
         h('h2', {}, 'Other MCP clients'),
         h('p', { class: 'muted' }, 'Cursor and other clients with an mcpServers setting: add this to their settings file.'),
-        h('pre', { class: 'connect-snippet mono' }, view.snippet)) : null));
+        h('div', { class: 'connect-snippet-box' },
+          h('pre', { class: 'connect-snippet mono' }, view.snippet),
+          copyButton(view.snippet, toast))) : null));
   root.querySelector('.connect-body').scrollTop = scrolled;
   root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
   return view;
+}
+
+/** A Copy button for `text`: the system clipboard, then "Copied" on the button for a moment. */
+function copyButton(text, toast) {
+  const button = h('button', { type: 'button', class: 'button small connect-copy' }, 'Copy');
+  let reset = null;
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // Without the asynchronous clipboard, the text is selected and copied as Ctrl+C would.
+      const box = h('textarea', { class: 'offscreen', readonly: true }, text);
+      document.body.append(box);
+      box.select();
+      const copied = document.execCommand('copy');
+      box.remove();
+      button.focus();
+      if (!copied) { toast('Not copied: select the text and press Ctrl+C.', 'warn'); return; }
+    }
+    button.textContent = 'Copied';
+    clearTimeout(reset);
+    reset = setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+  });
+  return button;
 }
 
 function clientCard(client, disabled, refresh, toast) {

@@ -78,14 +78,18 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
 
   /**
    * A changed block read word by word: its text with the removed words struck through and the added
-   * ones marked, in place of its rendered text (a table row keeps its cells and gets a line under it).
+   * ones marked, in place of its rendered text (a table row keeps its cells and gets a line under it,
+   * which wraps within the table's width).
    * The runs come from the backend as plain text; "Show clean plan" puts the rendered block back.
    */
   function showWords(el, runs) {
-    const words = h('span', { class: 'word-diff' }, runs.map((run) =>
-      run.op === 'delete' ? h('del', { class: 'wd-del' }, run.text)
-        : run.op === 'insert' ? h('ins', { class: 'wd-ins' }, run.text)
-          : run.text));
+    const words = h('span', { class: 'word-diff' }, runs.map((run) => {
+      // Inline code comes without its backticks and is shown as code.
+      const text = run.code ? h('code', {}, run.text) : run.text;
+      return run.op === 'delete' ? h('del', { class: 'wd-del' }, text)
+        : run.op === 'insert' ? h('ins', { class: 'wd-ins' }, text)
+          : text;
+    }));
     if (el.tagName === 'TR') {
       el.after(h('tr', { class: 'word-diff-row' }, h('td', { colspan: String(Math.max(1, el.children.length)) }, words)));
       return;

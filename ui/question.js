@@ -146,7 +146,8 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
     focusStart() { (inputs.find((i) => i.checked) || inputs[0] || otherText).focus({ preventScroll: true }); },
     markMissing() {
       card.classList.add('missing');
-      card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+      // At once, not smoothly: the toast that points at the card places itself by where it is.
+      card.scrollIntoView({ block: 'nearest' });
     },
   };
 }

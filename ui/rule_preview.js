@@ -1,6 +1,6 @@
-// askdesk UI: the preview of a rule made from an answer ("Always answer this way here", "Make a rule"): the drafted rule's text, the file it goes to, Save / Cancel; errors stay in the preview.
+// askdesk UI: the preview of a rule made from an answer ("Always answer this way here", "Make a rule"): how far it reaches (the scopes the backend drafted, each with the History entries it would have matched), on or as a shadow, the rule's text, the file it goes to, Save / Cancel; errors stay in the preview.
 import { api } from './bridge.js';
-import { h } from './dom.js';
+import { h, when } from './dom.js';
 
 /**
  * Opens the preview of the rule `draft()` drafts (a promise of the backend's RuleDraftView).
@@ -58,18 +58,47 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
     cancel.focus();
 
     draft().then((view) => {
-      if (!view.toml) {
+      if (!view.choices.length) {
         body.replaceChildren(h('p', { class: 'modal-text rule-unavailable' }, `No rule is offered: ${view.unavailable}.`));
         cancel.textContent = 'Close';
         save.hidden = true;
         return;
       }
-      text = view.toml;
-      body.replaceChildren(
-        h('p', { class: 'modal-text' },
-          'From now on, the same request from this project is answered this way without asking you. ',
+      const offered = view.choices.filter((c) => c.toml);
+      let choice = offered[0];
+      const shadow = h('input', { type: 'checkbox', class: 'rule-shadow' });
+      const toml = h('pre', { class: 'rule-toml' });
+      const matches = h('div', { class: 'rule-matches' });
+      const says = h('span');
+      const show = () => {
+        text = shadow.checked ? choice.shadowToml : choice.toml;
+        toml.textContent = text;
+        says.textContent = shadow.checked
+          ? 'As a shadow, the rule only suggests its answer under the question; you still decide. '
+          : 'From now on, these requests from this project are answered this way without asking you. ';
+        matches.replaceChildren(pastMatches(choice));
+      };
+      const scopes = h('fieldset', { class: 'rule-scopes' }, h('legend', {}, 'Answer this way'),
+        view.choices.map((c) => {
+          const input = h('input', { type: 'radio', name: 'rule-scope', value: c.scope, disabled: !c.toml, checked: c === choice });
+          input.addEventListener('change', () => { choice = c; show(); });
+          return h('label', { class: `rule-scope${c.toml ? '' : ' unavailable'}`, dataset: { scope: c.scope } },
+            input,
+            h('span', { class: 'rule-scope-title' }, c.title),
+            c.toml ? h('span', { class: 'rule-scope-count' }, matchedCount(c)) : null,
+            c.toml && c.parts.length ? h('span', { class: 'rule-scope-parts' }, c.parts.map((parts) => h('q', {},
+              parts.map((p) => p.varies
+                ? h('mark', { class: `varies ${p.varies}`, title: p.varies === 'number' ? 'any number' : 'any name (letters, digits, _ . / -)' }, p.text)
+                : p.text)))) : null,
+            c.toml ? null : h('span', { class: 'rule-scope-why' }, `Not offered: ${c.unavailable}.`));
+        }),
+        h('label', { class: 'rule-shadow-choice' }, shadow, ' Try it as a shadow first (it suggests, you decide)'));
+      shadow.addEventListener('change', show);
+      body.replaceChildren(scopes, matches,
+        h('p', { class: 'modal-text' }, says,
           'The rule is added at the end of ', h('span', { class: 'mono rule-path' }, view.path), '.'),
-        h('pre', { class: 'rule-toml' }, view.toml));
+        toml);
+      show();
       if (view.problem) fail({ message: `The rules file has a problem, and saving will be refused until it is fixed: ${view.problem}` });
       save.disabled = false;
       save.focus();
@@ -80,4 +109,22 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
       save.hidden = true;
     });
   });
+}
+
+function matchedCount(choice) {
+  const n = choice.matchedCount;
+  return n === 0 ? 'no past requests' : n === 1 ? '1 past request' : `${n} past requests`;
+}
+
+// The History entries the chosen scope would have matched, newest first.
+function pastMatches(choice) {
+  if (!choice.matchedCount) return h('p', { class: 'rule-matches-none' }, 'It would have matched nothing in History.');
+  const more = choice.matchedCount - choice.matched.length;
+  return h('div', {},
+    h('p', { class: 'rule-matches-title' }, `In History, it would have matched ${matchedCount(choice)}:`),
+    h('ul', { class: 'rule-matches-list' }, choice.matched.map((m) => h('li', { dataset: { entry: m.id } },
+      h('span', { class: 'rule-match-when' }, when(m.askedAt)), ' ',
+      h('span', { class: 'rule-match-question' }, m.question), ' ',
+      h('span', { class: 'rule-match-who' }, m.by ? `${m.who}, answered by ${m.by}` : m.who)))),
+    more > 0 ? h('p', { class: 'rule-matches-more' }, `and ${more} earlier`) : null);
 }

@@ -1,5 +1,6 @@
-// askdesk UI: the answer rules: the Rules view (rules, counts, mode switches, the file's error), the
-// sidebar's notice while the rules file is broken, and shadow rules' suggestions in the dialog.
+// askdesk UI: the answer rules: the Rules view (rules, counts, mode switches, the file's error, the
+// empty state's example and "Open rules file"), the sidebar's notice while the rules file is
+// broken, and shadow rules' suggestions in the dialog.
 import { h, displayLabel } from './dom.js';
 
 const MODES = [
@@ -12,7 +13,7 @@ const MODES = [
  * Renders the Rules view. `view` is what get_rules returns; `onMode(name, mode)` writes a rule's
  * mode into the file (a switch is disabled while the file is broken: an edit would be refused).
  */
-export function renderRules(view, { path, error, list, onMode }) {
+export function renderRules(view, { path, error, list, onMode, onOpen }) {
   path.textContent = view.path || 'No configuration folder: answer rules are off.';
   error.hidden = !view.error;
   if (view.error) {
@@ -25,8 +26,16 @@ export function renderRules(view, { path, error, list, onMode }) {
         : 'No rules are in force until it is fixed.'));
   }
   if (!view.rules.length) {
-    list.replaceChildren(h('li', { class: 'history-empty' },
-      view.path ? 'No rules yet: the rules you write in the file above show here.' : 'No rules.'));
+    // A broken file shows only its error; a file with no rules, how to start one.
+    if (view.error) list.replaceChildren();
+    else if (!view.example) list.replaceChildren(h('li', { class: 'history-empty' }, 'No rules.'));
+    else {
+      list.replaceChildren(h('li', { class: 'rules-empty card' },
+        h('p', {}, 'No rules yet. A rule answers the questions it matches, so they never reach you; write them in the rules file. For example, running the tests in one project is always fine:'),
+        h('pre', { class: 'rules-example mono' }, view.example),
+        h('p', { class: 'muted' }, 'Or press “Always answer this way here” beside Submit, or “Make a rule” in History, to make one from an answer.'),
+        h('button', { type: 'button', class: 'button primary open-rules-file', onclick: onOpen }, 'Open rules file')));
+    }
     return;
   }
   list.replaceChildren(...view.rules.map((rule) => ruleCard(rule, Boolean(view.error), onMode)));
@@ -86,8 +95,21 @@ export function showSuggestions(view, node) {
       const q = view.questions.find((x) => x.id === item.id);
       const card = q && !q.planReview && node.querySelector(`[data-qid="${CSS.escape(q.id)}"]`);
       if (!card) continue;
+      // Use acts once: it then says "Used" and does nothing (a second Enter, a held key's repeats)
+      // until the choice in the card changes. It keeps the focus, so no later key lands elsewhere.
       const use = h('button', { type: 'button', class: 'link use-suggestion' }, 'Use');
-      use.addEventListener('click', () => useAnswer(card, item));
+      const ready = () => { use.removeAttribute('aria-disabled'); use.textContent = 'Use'; };
+      let using = false;
+      use.addEventListener('click', () => {
+        if (use.getAttribute('aria-disabled') === 'true') return;
+        using = true;
+        try { useAnswer(card, item); } finally { using = false; }
+        use.setAttribute('aria-disabled', 'true');
+        use.textContent = 'Used';
+      });
+      // Any change but Use's own (a click, a digit, typing) makes Use ready again.
+      card.addEventListener('change', () => { if (!using) ready(); });
+      card.addEventListener('input', () => { if (!using) ready(); });
       const words = [...item.selected.map(displayLabel), ...(item.custom ? [`“${item.custom}”`] : [])].join(', ');
       card.querySelector('.q-text').after(h('div', { class: 'suggestion', dataset: { rule: suggestion.rule } },
         h('span', {}, `Rule “${suggestion.rule}” (shadow) suggests: ${words}`), ' ', use));

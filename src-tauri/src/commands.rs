@@ -291,22 +291,33 @@ pub async fn set_rule_mode(
     Ok(())
 }
 
-/// The rule that answers the waiting `request` with `answer` in its project ("Always answer this
-/// way here"), for the page to preview.
+/// The rules that answer the waiting `request` with `answer` in its project ("Always answer this
+/// way here"), one per scope with the History entries each would have matched, for the page to
+/// preview.
 #[tauri::command]
 pub async fn draft_rule(
     gui: State<'_, GuiAnswerer>,
     rules: State<'_, Rules>,
+    history: State<'_, History>,
     request: u64,
     answer: Answer,
 ) -> Result<RuleDraftView, CommandError> {
     let asked = waiting(&gui, request)?;
     let path = rules_path(&rules)?;
     let now = millis(SystemTime::now());
-    blocking(move || rule_draft::from_answer(path, &asked, &answer, now)).await
+    let journal = history.0.clone();
+    blocking(move || {
+        let view = rule_draft::from_answer(path, &asked, &answer, now);
+        match journal {
+            Some(journal) => view.with_history(|each| journal.visit(each)),
+            None => Ok(view),
+        }
+    })
+    .await?
+    .map_err(|e: askdesk_journal::Error| CommandError::new("failed", e))
 }
 
-/// The rule that answers a History entry's request as the human did then ("Make a rule"): the
+/// The rules that answer a History entry's request as the human did then ("Make a rule"): the
 /// entry is named by its id, and its record read again from the journal.
 #[tauri::command]
 pub async fn draft_rule_from_history(
@@ -320,10 +331,15 @@ pub async fn draft_rule_from_history(
     };
     blocking(move || {
         let record = history::find(|each| journal.visit(each), &entry)?;
-        Ok(match record {
-            Some(record) => rule_draft::from_record(path, &record),
-            None => RuleDraftView::unavailable(&path, "this entry is no longer in the history"),
-        })
+        match record {
+            Some(record) => {
+                rule_draft::from_record(path, &record).with_history(|each| journal.visit(each))
+            }
+            None => Ok(RuleDraftView::unavailable(
+                &path,
+                "this entry is no longer in the history",
+            )),
+        }
     })
     .await?
     .map_err(|e: askdesk_journal::Error| CommandError::new("failed", e))
@@ -344,6 +360,21 @@ pub async fn save_rule(rules: State<'_, Rules>, text: String) -> Result<String, 
     }
     tracing::info!(path = %saved.display(), "a rule made from an answer was saved");
     Ok(saved.display().to_string())
+}
+
+/// Opens the rules file with the system's handler for it ("Open rules file" in the Rules view),
+/// creating it first with a commented header and example when it is missing.
+#[tauri::command]
+pub async fn open_rules_file(app: AppHandle, rules: State<'_, Rules>) -> Result<(), CommandError> {
+    let path = rules_path(&rules)?;
+    blocking(move || {
+        askdesk_rules::create_if_missing(&path)
+            .map_err(|e| CommandError::new("failed", rule_draft::error_text(&e)))?;
+        app.opener()
+            .open_path(path.display().to_string(), None::<&str>)
+            .map_err(|e| CommandError::new("failed", e))
+    })
+    .await?
 }
 
 /// The rules file in force: the engine's, else where it would be.

@@ -111,6 +111,7 @@ pub fn run() {
             commands::save_rule,
             commands::get_rules,
             commands::set_rule_mode,
+            commands::open_rules_file,
             commands::hold_deadline,
             commands::get_notes,
             commands::close_note,

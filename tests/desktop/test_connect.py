@@ -275,6 +275,26 @@ def test_gemini_cli_connects_as_an_mcp_server(ctx):
     leave(ctx)
 
 
+def test_copy_puts_the_mcp_snippet_on_the_clipboard(ctx):
+    """Copy on the snippet for other MCP clients puts exactly the snippet on the system clipboard: pasted
+    with Ctrl+V into a box, it is the text shown."""
+    open_connect(ctx)
+    page = ctx.page
+    snippet = page.js("return document.querySelector('.connect-snippet').textContent")
+    assert '"mcpServers"' in snippet, snippet
+    page.click(page.find(".connect-copy"))
+    page.until("return document.querySelector('.connect-copy').textContent === 'Copied'", message="Copy said nothing")
+    page.js("const box = document.createElement('textarea'); box.id = 'paste-here'; document.body.append(box); box.focus();")
+    try:
+        page.keys("v", modifier="\ue009")
+        pasted = page.until("const v = document.getElementById('paste-here').value; return v || null;",
+                            message="nothing was pasted")
+        assert pasted == snippet, pasted
+    finally:
+        page.js("document.getElementById('paste-here').remove()")
+    leave(ctx)
+
+
 def test_start_at_login_switch_writes_and_removes_the_users_entry(ctx):
     """With the package's autostart entry installed, the switch turns it off for this user (an entry with
     Hidden=true) and on again (that entry removed); without one it is disabled."""

@@ -231,6 +231,38 @@ def test_keyboard_focus_follows_the_request_and_stays_in_the_link_confirm(ctx):
                message=f"the focus did not go to the empty view ({focused(page)})")
 
 
+def test_the_missing_answer_toast_leaves_the_question_it_points_at_in_view(ctx):
+    """Submit with the last question of a long batch unanswered: the question is highlighted and scrolled to,
+    and the toast that asks for it does not cover any of it."""
+    yes_no = [{"label": "Yes"}, {"label": "No"}]
+    questions = [{"id": f"step{n}", "question": f"Run step {n} of the release?", "options": yes_no} for n in range(1, 9)]
+    _, rid, outcome = ctx.ask(questions, agent="coder")
+    page = ctx.page
+    try:
+        ctx.show("step1")
+        for n in range(1, 8):
+            page.click(ctx.option(f"step{n}", "Yes"))
+        page.click(page.find("#submit"))
+        said = page.until("const t = document.getElementById('toast'); return t.hidden ? null : t.textContent;",
+                          message="no toast")
+        assert said == "Answer or skip the highlighted question.", said
+        rects = page.js("const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };"
+                        "const card = document.querySelector('[data-qid=\"step8\"]');"
+                        "return {card: r(card), toast: r(document.getElementById('toast')), missing: card.classList.contains('missing'),"
+                        " height: window.innerHeight};")
+        assert rects["missing"], rects
+        card, shown = rects["card"], rects["toast"]
+        assert card[1] >= 0 and card[3] <= rects["height"], f"the question is not in view: {rects}"
+        apart = shown[3] <= card[1] or card[3] <= shown[1] or shown[2] <= card[0] or card[2] <= shown[0]
+        assert apart, f"the toast covers the question: {rects}"
+        ctx.shot("missing-answer-toast")
+        page.click(ctx.option("step8", "No"))
+        page.click(page.find("#submit"))
+        assert answer_of(outcome())["answers"][-1] == {"id": "step8", "selected": ["No"]}
+    finally:
+        ctx.wait_queue(0)
+
+
 def test_skip_keeps_the_shape(ctx):
     _, _, outcome = ctx.ask(samples.BATCH[1:])
     ctx.show("release")

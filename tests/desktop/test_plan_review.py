@@ -832,7 +832,13 @@ def test_a_changed_block_shows_its_words_old_to_new_and_last_rounds_feedback(ctx
         " html: [...el.querySelectorAll('.word-diff *')].every((e) => e.children.length === 0)};", step3)
     # Only words came: the step is the old one with " inside one transaction per second" put in.
     assert words["came"] == [" inside one transaction per second"] and words["went"] == [], words
-    assert words["code"] == 0 and words["html"], words
+    # Inline code reads as code, without its backticks; nothing else is markup.
+    shown = page.js(f"const el = document.querySelector('{DOC} [data-block=\"' + arguments[0] + '\"] .word-diff');"
+                    "return {text: el.textContent, code: [...el.querySelectorAll('code')].map((c) => c.textContent),"
+                    " tags: [...el.querySelectorAll('*')].map((e) => e.tagName + e.children.length)};", step3)
+    assert "`" not in shown["text"], shown
+    assert shown["code"] == ["Journal::append", "INSERT", "synchronous=FULL"], shown
+    assert set(shown["tags"]) <= {"CODE0", "DEL0", "INS0", "DEL1", "INS1"}, shown
     asked = page.js("const a = document.querySelector('[data-qid=\"plan\"] .revision-bar .revision-asked');"
                     "return a ? a.textContent : null")
     assert asked == "You asked last timeUse WAL mode and keep the JSON export.", asked
@@ -847,6 +853,40 @@ def test_a_changed_block_shows_its_words_old_to_new_and_last_rounds_feedback(ctx
     assert clean[0] >= 2 and clean[1] == 0, clean
     page.click(page.find('[data-qid="plan"] .revision-toggle'))
     page.until("return document.querySelectorAll('.word-diff').length === 1", message="the word diff did not come back")
+    page.click(page.find(PRIMARY))
+    answer_of(outcome())
+    ctx.wait_queue(0)
+
+
+TABLE_V1 = ("# Plan\n\n## Steps\n\n1. Import the records\n\n## Risks\n\n| Risk | Likelihood | Mitigation |\n|---|---|---|\n"
+            "| Importer fails on a torn line | low | skip and log it |\n")
+TABLE_V2 = TABLE_V1.replace(
+    "skip and log it |",
+    "skip the torn line, log its offset and the bytes around it, count the skipped lines in `askdesk doctor`, "
+    "and stop the import after a hundred of them so a corrupt journal is never half imported silently |")
+
+
+def test_after_a_round_of_comments_you_asked_last_time_shows_them_and_a_row_s_diff_wraps(ctx):
+    """A round of comments without general feedback: the revision's "You asked last time" says those comments;
+    a table row changed by a long cell reads word by word in a line that wraps inside the table."""
+    session = f"rows-{os.getpid()}"
+    page = ctx.page
+    first_round(ctx, session, TABLE_V1, comments=[("Import the records", "What about many torn lines?")])
+    outcome = ask_in_session(ctx, [dict(samples.PLAN_REVIEW[0], detail=TABLE_V2)], f"{session}-2", session)
+    ctx.show("plan")
+    page.wait_for('[data-qid="plan"] .revision-bar')
+    asked = page.until("const a = document.querySelector('[data-qid=\"plan\"] .revision-bar .asked-text');"
+                       "return a ? a.textContent : null", message="no \"You asked last time\" after a round of comments")
+    assert asked == "Steps › 1: What about many torn lines?", asked
+    row = page.until(f"return document.querySelector('{DOC} .word-diff-row')", message="no word diff under the row")
+    sizes = page.js(f"const table = document.querySelector('{DOC} table'); const cell = arguments[0].querySelector('td');"
+                    "return {table: [table.scrollWidth, table.clientWidth], cell: cell.getBoundingClientRect().width,"
+                    " lines: Math.round(cell.getBoundingClientRect().height / parseFloat(getComputedStyle(cell).lineHeight)),"
+                    " code: [...cell.querySelectorAll('code')].map((c) => c.textContent)};", row)
+    assert sizes["table"][0] <= sizes["table"][1] + 1, f"the row's diff widens the table: {sizes}"
+    assert sizes["lines"] >= 2, f"the row's diff does not wrap: {sizes}"
+    assert sizes["code"] == ["askdesk doctor"], sizes
+    ctx.shot("plan-row-diff")
     page.click(page.find(PRIMARY))
     answer_of(outcome())
     ctx.wait_queue(0)

@@ -13,7 +13,7 @@ from harness import (
     read_rules,
     rule_names, rule_preview, rules_path, rules_state,
 )
-from webdriver import element_id
+from webdriver import ENTER, element_id
 
 
 CLEANUP = [{
@@ -290,6 +290,82 @@ def test_always_answer_this_way_here_saves_a_rule_that_answers_next_time(ctx):
         put_rules("")
 
 
+def prune(text):
+    return [{"id": "prune", "question": text, "header": "Prune", "options": [{"label": "Yes"}, {"label": "No"}]}]
+
+
+def scope_choice(page, scope):
+    """What the preview says of one scope: its title, count, varying parts and reason, and whether it is offered."""
+    return page.js("const l = document.querySelector('.rule-preview .rule-scope[data-scope=\"' + arguments[0] + '\"]');"
+                   "if (!l) return null;"
+                   "const t = (c) => { const e = l.querySelector(c); return e ? e.textContent : null; };"
+                   "return {title: t('.rule-scope-title'), count: t('.rule-scope-count'), why: t('.rule-scope-why'),"
+                   " varies: [...l.querySelectorAll('mark.varies')].map((m) => m.textContent),"
+                   " offered: !l.querySelector('input').disabled};", scope)
+
+
+def matched_questions(page):
+    return page.js("return [...document.querySelectorAll('.rule-preview .rule-matches-list .rule-match-question')]"
+                   ".map((e) => e.textContent)")
+
+
+def test_always_answer_offers_scopes_with_the_history_each_would_have_matched(ctx):
+    """The preview offers this exact question, questions like it from this agent (its numbers varying) and
+    every question with its header, each with the History entries it would have matched; "Try it as a shadow
+    first" saves the chosen rule in shadow mode, which then suggests on a question like it."""
+    put_rules(MY_RULES)
+    page = ctx.page
+    try:
+        human_answers(ctx, prune("Prune the 3 stale worktrees?"), "Yes")
+        human_answers(ctx, prune("Prune the 12 stale worktrees?"), "No")
+        human_answers(ctx, prune("Prune the 4 locked worktrees?"), "Yes")
+        _, _, outcome = ctx.ask(prune("Prune the 3 stale worktrees?"), agent="coder")
+        ctx.show("prune")
+        page.click(ctx.option("prune", "Yes"))
+        page.click(page.find("#always"))
+        rule_preview(page)
+
+        exact = scope_choice(page, "exact")
+        assert exact == {"title": "This exact question", "count": "1 past request", "why": None, "varies": [],
+                         "offered": True}, exact
+        assert matched_questions(page) == ["Prune the 3 stale worktrees?"]
+        similar = scope_choice(page, "similar")
+        assert similar["title"] == "Questions like it from claude-code" and similar["varies"] == ["3"], similar
+        assert similar["count"] == "2 past requests", similar
+        header = scope_choice(page, "header")
+        assert header["title"] == "Every question headed “Prune”" and header["count"] == "3 past requests", header
+
+        page.click(page.find('.rule-preview .rule-scope[data-scope="similar"] input'))
+        assert matched_questions(page) == ["Prune the 12 stale worktrees?", "Prune the 3 stale worktrees?"]
+        page.click(page.find('.rule-preview .rule-scope[data-scope="header"] input'))
+        assert matched_questions(page) == ["Prune the 4 locked worktrees?", "Prune the 12 stale worktrees?",
+                                           "Prune the 3 stale worktrees?"]
+        page.click(page.find('.rule-preview .rule-scope[data-scope="similar"] input'))
+        page.click(page.find(".rule-preview .rule-shadow"))
+        shown = rule_preview(page)
+        assert 'agent = "claude-code"' in shown and "question = '^Prune the [0-9]+ stale worktrees\\?$'" in shown, shown
+        assert shown.rstrip().endswith('answer = "Yes"\nmode = "shadow"'), shown
+        ctx.shot("rule-scopes")
+
+        page.click(page.find(".rule-preview .rule-save"))
+        assert answer_of(outcome()) == {"answers": [{"id": "prune", "selected": ["Yes"]}]}
+        assert read_rules() == MY_RULES + "\n" + shown.rstrip("\n") + "\n"
+        ctx.wait_queue(0)
+        load_rules(ctx, read_rules(), lambda s: ("prune", "shadow") in rule_names(s))
+
+        # A question like it is still asked, with the shadow rule's suggestion under it.
+        _, _, outcome = ctx.ask(prune("Prune the 40 stale worktrees?"), agent="coder")
+        ctx.show("prune")
+        line = page.until("return document.querySelector('[data-qid=\"prune\"] .suggestion')", message="no suggestion shown")
+        assert page.text(element_id(line)) == "Rule “prune” (shadow) suggests: Yes Use"
+        page.click(ctx.option("prune", "No"))
+        page.click(page.find("#submit"))
+        assert answer_of(outcome()) == {"answers": [{"id": "prune", "selected": ["No"]}]}
+        ctx.wait_queue(0)
+    finally:
+        put_rules("")
+
+
 def test_an_answer_no_rule_can_give_offers_no_rule(ctx):
     """Different answers to the questions of a batch: the preview says why no rule is offered, has no Save,
     and Close leaves the dialog as it was."""
@@ -411,10 +487,27 @@ def test_a_shadow_rule_suggests_and_the_human_decides(ctx):
         assert said == "Rule “fmt” (shadow) suggests: Only changed files Use", said
         assert not page.js("return document.querySelector('[data-qid=\"fmt\"] input:checked')"), "selected before Use"
         ctx.shot("shadow-suggestion", top=True)
-        page.click(page.find('[data-qid="fmt"] .use-suggestion'))
+        # Enter on Use, then Enter again: Use acts once (its selection made once, "Used"), and nothing is sent.
+        page.js("window.__changes = 0; document.querySelector('[data-qid=\"fmt\"]')"
+                ".addEventListener('change', () => window.__changes++, true);"
+                "document.querySelector('[data-qid=\"fmt\"] .use-suggestion').focus();")
+        page.keys(ENTER)
+        page.until("return document.querySelector('[data-qid=\"fmt\"] .use-suggestion').textContent === 'Used'",
+                   message="Use did not act on Enter")
+        once = page.js("return window.__changes")
+        assert once > 0, once
+        page.keys(ENTER)
+        assert page.js("return document.activeElement.classList.contains('use-suggestion')"), "Use lost the focus"
+        assert page.js("return window.__changes") == once, "a second Enter used the suggestion again"
         checked = page.js("return [...document.querySelectorAll('[data-qid=\"fmt\"] input:checked')].map((i) => i.value)")
         assert checked == ["Only changed files"], checked
         assert ctx.queue_count() == 1, "Use sent nothing"
+        # A choice changed by the person makes Use ready again; a click uses it.
+        page.click(ctx.option("fmt", "Yes"))
+        assert page.text(page.find('[data-qid="fmt"] .use-suggestion')) == "Use"
+        page.click(page.find('[data-qid="fmt"] .use-suggestion'))
+        checked = page.js("return [...document.querySelectorAll('[data-qid=\"fmt\"] input:checked')].map((i) => i.value)")
+        assert checked == ["Only changed files"], checked
         # The human still decides: here, something else than the suggestion.
         page.click(ctx.option("fmt", "No"))
         page.click(page.find("#submit"))
@@ -574,5 +667,72 @@ def test_a_broken_rules_file_is_shown_and_the_last_good_rules_stay(ctx):
         page.until("return document.getElementById('rules-notice').hidden", message="the notice stayed after the fix")
         page.until("return document.getElementById('rules-error').hidden", message="the error stayed after the fix")
     finally:
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
+
+
+def fake_editor(folder):
+    """Makes a script the system's handler for text files (what xdg-open runs for the rules file); it
+    writes each file it is given to `folder`/opened. Returns a function that undoes it."""
+    script = os.path.join(folder, "editor.sh")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(f'#!/bin/sh\nprintf "%s\\n" "$1" >> {folder}/opened\n')
+    os.chmod(script, 0o755)
+    apps = os.path.join(os.environ["XDG_DATA_HOME"], "applications")
+    os.makedirs(apps, exist_ok=True)
+    entry = os.path.join(apps, "askdesk-test-editor.desktop")
+    with open(entry, "w", encoding="utf-8") as f:
+        f.write(f"[Desktop Entry]\nType=Application\nName=Test editor\nExec={script} %f\n"
+                "MimeType=text/plain;application/toml;\n")
+    mimeapps = os.path.join(os.environ["XDG_CONFIG_HOME"], "mimeapps.list")
+    with open(mimeapps, "w", encoding="utf-8") as f:
+        f.write("[Default Applications]\ntext/plain=askdesk-test-editor.desktop\n"
+                "application/toml=askdesk-test-editor.desktop\n")
+
+    def undo():
+        for path in (entry, mimeapps):
+            os.remove(path)
+    return undo
+
+
+def test_the_empty_rules_view_gives_an_example_and_opens_the_file(ctx, tmp_path):
+    """With no rules, the Rules view shows an example rule and "Open rules file", which creates the missing
+    file with a commented header (no rule in force) and opens it with the system's handler; a broken file
+    shows only its error."""
+    page = ctx.page
+    undo = fake_editor(str(tmp_path))
+    try:
+        no_rules(ctx)
+        os.remove(rules_path())
+        page.click(page.find("#nav-rules"))
+        example = page.until("const e = document.querySelector('#rules-list .rules-example'); return e && e.textContent;",
+                             message="no example in the empty Rules view")
+        assert example.startswith("[[rule]]\nname = \"tests\"\n") and 'answer = "Allow once"' in example, example
+        ctx.shot("rules-empty", x_window=True)
+        page.click(page.find("#rules-list .open-rules-file"))
+        opened = tmp_path / "opened"
+        deadline = time.time() + 15
+        while not opened.exists():
+            assert time.time() < deadline, "the system's handler never got the rules file"
+            time.sleep(0.2)
+        assert opened.read_text().splitlines() == [rules_path()]
+        created = read_rules()
+        assert created.startswith("# askdesk answer rules") and all(line.startswith("#") for line in created.splitlines())
+        assert "# " + example.splitlines()[0] in created, created
+        # Opened again: the file there is kept as it is.
+        put_rules(created + "# mine\n")
+        page.click(page.find("#rules-list .open-rules-file"))
+        deadline = time.time() + 15
+        while len(opened.read_text().splitlines()) < 2:
+            assert time.time() < deadline, "the second open never reached the handler"
+            time.sleep(0.2)
+        assert read_rules() == created + "# mine\n"
+
+        # A broken file: only the error, no example and no empty-state text.
+        load_rules(ctx, '[[rule]]\nname = "half"\n', lambda s: s["error"] is not None, "the breakage was never seen")
+        page.until("return !document.getElementById('rules-error').hidden", message="no error shown")
+        page.until("return !document.querySelector('#rules-list').children.length", message="more than the error shown")
+    finally:
+        undo()
         no_rules(ctx)
         page.click(page.find("#nav-queue"))

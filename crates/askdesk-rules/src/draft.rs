@@ -14,6 +14,12 @@
 //!   typed text for every question (`answer = { text = "..." }`). Anything else (different
 //!   answers per question, several picks, a skipped question, an answer that grants a standing
 //!   permission: [`crate::standing`]) is not offered.
+//! - How far: [`Scope::Exact`] is the above; [`Scope::Similar`] is questions like it from the same
+//!   agent (`match.agent`, its label) in the project, the question texts with their numbers and
+//!   names varying ([`crate::generalise`]); [`Scope::Header`] is every question with the batch's
+//!   header in the project. A permission prompt is only ever drafted exactly: a broader rule would
+//!   allow commands, files or addresses the person never saw, and is written by hand.
+//! - `shadow`: the rule is saved with `mode = "shadow"`, proposing its answer without acting.
 //! - A plan review is never drafted: a rule cannot see the plan, so "approve this plan" as a rule
 //!   would approve every plan the project's agents write. Such a rule is written by hand.
 //!
@@ -24,6 +30,7 @@ use askdesk_core::{AgentInfo, Answer, AnswerItem, Question};
 use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table};
 
 use crate::file::RuleSet;
+use crate::generalise::generalise;
 use crate::glob::Glob;
 use crate::matching::Verdict;
 use crate::standing;
@@ -50,10 +57,31 @@ pub enum Draft {
     Unavailable(String),
 }
 
-/// Drafts the rule that answers `source`'s request as the human did, named so that it is unique
-/// among `existing`'s rules.
+/// How far a drafted rule reaches, within the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// This exact request: its command, file or address, else its question texts.
+    Exact,
+    /// Questions like it from the same agent: its texts with their numbers and names varying.
+    Similar,
+    /// Every question with this header.
+    Header,
+}
+
+impl Scope {
+    /// Every scope, narrowest first.
+    pub const ALL: [Scope; 3] = [Scope::Exact, Scope::Similar, Scope::Header];
+}
+
+/// Drafts the rule that answers `source`'s request as the human did, exactly this request, named
+/// so that it is unique among `existing`'s rules.
 pub fn draft(source: Source<'_>, existing: &RuleSet) -> Draft {
-    match build(source, existing) {
+    draft_as(source, existing, Scope::Exact, false)
+}
+
+/// Drafts the rule of [`draft`] reaching as far as `scope`, in `shadow` mode when asked.
+pub fn draft_as(source: Source<'_>, existing: &RuleSet, scope: Scope, shadow: bool) -> Draft {
+    match build(source, existing, scope, shadow) {
         Ok((name, toml)) => Draft::Rule { name, toml },
         Err(reason) => Draft::Unavailable(reason),
     }
@@ -79,7 +107,12 @@ enum Reply<'a> {
     Text(&'a str),
 }
 
-fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), String> {
+fn build(
+    source: Source<'_>,
+    existing: &RuleSet,
+    scope: Scope,
+    shadow: bool,
+) -> Result<(String, String), String> {
     let questions = source.questions;
     if questions.is_empty() {
         return Err("there is no question to make a rule from".into());
@@ -127,6 +160,9 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
     let mut matcher = InlineTable::new();
     matcher.insert("cwd", cwd.into());
     let tool = meta(TOOL);
+    if tool.is_some() && scope != Scope::Exact {
+        return Err("a permission prompt's rule names its exact command, file or address: a broader one would allow what you have not seen, so write it by hand".into());
+    }
     let command = tool.and(meta(COMMAND));
     // What the tool touches, as a rule that answers reads it.
     let targets = Targets::new(source.agent);
@@ -144,18 +180,48 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
     } else {
         let texts = distinct(questions.iter().map(|q| q.question.as_str()));
         let headers = distinct(questions.iter().map(|q| q.header.as_deref().unwrap_or("")));
-        if let [header] = headers.as_slice() {
-            if !header.is_empty() {
-                matcher.insert("header", Glob::escape(header).into());
-            }
+        let header = match headers.as_slice() {
+            [header] if !header.is_empty() => Some(*header),
+            _ => None,
+        };
+        if scope == Scope::Similar {
+            let who = source.agent.map(AgentInfo::display_name);
+            let Some(who) = who else {
+                return Err("the question came from no named agent, so there is no \"this agent\" for a rule".into());
+            };
+            matcher.insert("agent", Glob::escape(who).into());
+        }
+        if let Some(header) = header {
+            matcher.insert("header", Glob::escape(header).into());
+        } else if scope == Scope::Header {
+            return Err(match questions {
+                [_] => "the question has no header".into(),
+                _ => "the questions do not share one header".into(),
+            });
         }
         // Every question of a batch must match: one text, or any of the batch's texts.
-        let escaped: Vec<String> = texts.iter().map(|t| regex::escape(t)).collect();
-        let question = match escaped.as_slice() {
-            [one] => format!("^{one}$"),
-            several => format!("^(?:{})$", several.join("|")),
+        let patterns: Vec<String> = match scope {
+            Scope::Exact => texts.iter().map(|t| regex::escape(t)).collect(),
+            Scope::Similar => {
+                let general: Vec<_> = texts.iter().map(|t| generalise(t)).collect();
+                if !general.iter().any(|g| g.varies()) {
+                    return Err("nothing in the question varies (it has no numbers or names), so questions like it are only this exact question".into());
+                }
+                general
+                    .into_iter()
+                    .map(|g| g.regex[1..g.regex.len() - 1].to_owned())
+                    .collect()
+            }
+            Scope::Header => Vec::new(),
         };
-        matcher.insert("question", question.as_str().into());
+        let question = match patterns.as_slice() {
+            [] => None,
+            [one] => Some(format!("^{one}$")),
+            several => Some(format!("^(?:{})$", several.join("|"))),
+        };
+        if let Some(question) = question {
+            matcher.insert("question", question.as_str().into());
+        }
     }
 
     let base = match (tool, command, &questions[0].header) {
@@ -183,6 +249,9 @@ fn build(source: Source<'_>, existing: &RuleSet) -> Result<(String, String), Str
             }
         },
     );
+    if shadow {
+        rule.insert("mode", toml_edit::value("shadow"));
+    }
     let who = source.agent.map_or("an agent", |a| {
         a.label
             .as_deref()
@@ -276,8 +345,8 @@ fn check(toml: &str, source: Source<'_>) -> Result<(), String> {
         Ok(set) => set,
         Err(e) => return cannot(&e.to_string()),
     };
-    let evaluation = set.evaluate(source.agent, source.questions);
-    let Some((_, Verdict::Answer(decided))) = evaluation.acting else {
+    let mut evaluation = set.evaluate(source.agent, source.questions);
+    let Some((_, Verdict::Answer(decided))) = evaluation.acting.or(evaluation.shadow.pop()) else {
         return cannot("the rule would not answer this request");
     };
     let sorted = |items: &[AnswerItem]| {
@@ -813,6 +882,180 @@ mod tests {
         let items = vec![picked("q", &[standing::ALLOW_ONCE])];
         let (_, toml) = rule_text(drafted(&hook, &qs, items.clone()));
         round_trip(&toml, &hook, &qs, &items);
+    }
+
+    fn drafted_as(
+        agent: &AgentInfo,
+        questions: &[Question],
+        items: Vec<AnswerItem>,
+        scope: Scope,
+        shadow: bool,
+    ) -> Draft {
+        let answer = Answer { answers: items };
+        let source = Source {
+            agent: Some(agent),
+            questions,
+            answer: &answer,
+            answered_at: WHEN,
+        };
+        draft_as(source, &RuleSet::default(), scope, shadow)
+    }
+
+    #[test]
+    fn questions_like_it_vary_numbers_and_names_for_the_same_agent_only() {
+        let coder = agent(json!({ "cwd": "/home/me/app" }));
+        let qs = [question(
+            "q",
+            "Delete the 14 branches merged into release/2.3?",
+            Some("Cleanup"),
+            &["Yes", "No"],
+        )];
+        let items = vec![picked("q", &["Yes"])];
+        let (name, toml) = rule_text(drafted_as(
+            &coder,
+            &qs,
+            items.clone(),
+            Scope::Similar,
+            false,
+        ));
+        assert_eq!(name, "cleanup");
+        assert!(
+            toml.contains(r#"match = { cwd = "/home/me/app", agent = "claude-code", header = "Cleanup", question = '^Delete the [0-9]+ branches merged into [A-Za-z0-9_./-]+\?$' }"#),
+            "{toml}"
+        );
+        round_trip(&toml, &coder, &qs, &items);
+        let asked = |text: &str, header: Option<&str>, who: &AgentInfo| {
+            acts(&toml, who, &[question("q", text, header, &["Yes", "No"])])
+        };
+        assert!(asked(
+            "Delete the 3 branches merged into main?",
+            Some("Cleanup"),
+            &coder
+        ));
+        // Other words, another header, another agent: not answered.
+        assert!(!asked(
+            "Delete the 3 branches pushed to main?",
+            Some("Cleanup"),
+            &coder
+        ));
+        assert!(!asked(
+            "Delete the 3 branches merged into my main?",
+            Some("Cleanup"),
+            &coder
+        ));
+        assert!(!asked(
+            "Delete the 3 branches merged into main?",
+            Some("Deploy"),
+            &coder
+        ));
+        assert!(!asked(
+            "Delete the 3 branches merged into $(id)?",
+            Some("Cleanup"),
+            &coder
+        ));
+        let other: AgentInfo = serde_json::from_value(
+            json!({ "id": "s-9", "label": "ci-bot", "meta": { "cwd": "/home/me/app" } }),
+        )
+        .unwrap();
+        assert!(!asked(
+            "Delete the 3 branches merged into main?",
+            Some("Cleanup"),
+            &other
+        ));
+    }
+
+    #[test]
+    fn questions_like_it_need_something_that_varies() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [question(
+            "q",
+            "Proceed with the deploy?",
+            None,
+            &["Yes", "No"],
+        )];
+        unavailable(
+            drafted_as(
+                &coder,
+                &qs,
+                vec![picked("q", &["Yes"])],
+                Scope::Similar,
+                false,
+            ),
+            "nothing in the question varies",
+        );
+    }
+
+    #[test]
+    fn every_question_with_this_header_in_the_project() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [question(
+            "q",
+            "Format the files?",
+            Some("Style"),
+            &["Yes", "No"],
+        )];
+        let items = vec![picked("q", &["Yes"])];
+        let (_, toml) = rule_text(drafted_as(&coder, &qs, items.clone(), Scope::Header, false));
+        assert!(
+            toml.contains(r#"match = { cwd = "/w", header = "Style" }"#),
+            "{toml}"
+        );
+        round_trip(&toml, &coder, &qs, &items);
+        let other = [question(
+            "q",
+            "Sort the imports?",
+            Some("Style"),
+            &["Yes", "No"],
+        )];
+        assert!(acts(&toml, &coder, &other));
+        let unheaded = [question("q", "Sort the imports?", None, &["Yes", "No"])];
+        assert!(!acts(&toml, &coder, &unheaded));
+        let no_header = [question("q", "Format the files?", None, &["Yes", "No"])];
+        unavailable(
+            drafted_as(&coder, &no_header, items, Scope::Header, false),
+            "the question has no header",
+        );
+    }
+
+    #[test]
+    fn a_permission_prompt_is_only_drafted_exactly() {
+        let hook =
+            agent(json!({ "cwd": "/home/me/app", "tool": "Bash", "command": "cargo test -p x1" }));
+        let qs = [question(
+            "q",
+            "Allow Bash?",
+            Some("Bash"),
+            &["Allow once", "Deny"],
+        )];
+        for scope in [Scope::Similar, Scope::Header] {
+            unavailable(
+                drafted_as(&hook, &qs, vec![picked("q", &["Allow once"])], scope, false),
+                "names its exact command, file or address",
+            );
+        }
+    }
+
+    #[test]
+    fn a_shadow_draft_proposes_without_acting() {
+        let coder = agent(json!({ "cwd": "/w" }));
+        let qs = [question("q", "Run 3 checks?", None, &["Yes", "No"])];
+        let items = vec![picked("q", &["No"])];
+        for scope in [Scope::Exact, Scope::Similar] {
+            let (_, toml) = rule_text(drafted_as(&coder, &qs, items.clone(), scope, true));
+            assert!(
+                toml.ends_with("answer = \"No\"\nmode = \"shadow\"\n"),
+                "{toml}"
+            );
+            let set = RuleSet::parse(&toml).unwrap();
+            let evaluation = set.evaluate(Some(&coder), &qs);
+            assert!(evaluation.acting.is_none());
+            assert_eq!(
+                evaluation.shadow[0].1,
+                Verdict::Answer(Answer {
+                    answers: items.clone()
+                })
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Edits of the rules file that keep everything a person wrote: appending a rule and setting a
-//! rule's `mode`. Every comment, blank line and key order outside the edit stays byte for byte; the
+//! rule's `mode`; and a new file, created with a commented header when the person asks to open a
+//! file that is not there yet. Every comment, blank line and key order outside the edit stays byte for byte; the
 //! whole resulting text must load with [`RuleSet::parse`] before anything is written, and the file
 //! is replaced atomically (a temporary file in the same directory, renamed over it, with the old
 //! file's permissions), so it is never left half-written. The running [`crate::Engine`] picks the
@@ -128,6 +129,56 @@ pub fn set_mode(path: &Path, name: &str, mode: Mode) -> Result<(), Error> {
     write_atomically(&path, &text)
 }
 
+/// A rule to start from, as the Rules view shows it while there are none and a new file carries
+/// it commented out.
+pub const EXAMPLE: &str = "[[rule]]\nname = \"tests\"\nmatch = { tool = \"Bash\", command = \"cargo test*\", cwd = \"/home/me/src\" }\nanswer = \"Allow once\"\n";
+
+/// What a rules file the app creates holds: what it is, where the rules are explained, and
+/// [`EXAMPLE`] commented out. No rule is in force until the person writes one.
+pub fn new_file_text() -> String {
+    let mut text = String::from(
+        "# askdesk answer rules: each [[rule]] answers the questions it matches, so they never reach you.\n\
+         # Rules are tried in order; the file is read again as soon as it is saved.\n\
+         # How to write them: docs/rules.md in askdesk's documentation; `askdesk rules test`\n\
+         # replays your history through them.\n\
+         #\n\
+         # For example, running the tests in one project is always fine:\n\
+         #\n",
+    );
+    for line in EXAMPLE.lines() {
+        text.push_str("# ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// Creates the rules file at `path` (and its directory) holding [`new_file_text`] when there is
+/// none; a file already there, whatever it holds, is left as it is. Returns whether it was created.
+pub fn create_if_missing(path: &Path) -> Result<bool, Error> {
+    let _one_at_a_time = askdesk_core::sync::lock(&EDITING);
+    let failed = |error: std::io::Error| Error::Write {
+        path: path.to_owned(),
+        error,
+    };
+    fs::create_dir_all(file::directory_of(path)).map_err(failed)?;
+    // `create_new`: a file made meanwhile by anyone else is never written over.
+    match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(mut created) => {
+            created
+                .write_all(new_file_text().as_bytes())
+                .map_err(failed)?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(failed(e)),
+    }
+}
+
 fn refused(path: &Path, message: String) -> Error {
     Error::Refused {
         path: path.to_owned(),
@@ -217,6 +268,32 @@ mod tests {
 
     const DRAFT: &str =
         "# From an answer on 2026-12-03.\n[[rule]]\nname = \"deploy\"\nmatch = { header = \"Deploy\" }\nanswer = \"No\"\n";
+
+    #[test]
+    fn a_missing_file_is_created_with_the_commented_example_and_an_existing_one_is_kept() {
+        let (_dir, path) = setup(None);
+        assert!(create_if_missing(&path).unwrap());
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# askdesk answer rules"), "{text}");
+        assert!(text.lines().all(|l| l.starts_with('#')), "{text}");
+        assert!(RuleSet::parse(&text).unwrap().rules.is_empty());
+        // The example, uncommented, is one valid rule.
+        let example: String = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# "))
+            .skip_while(|l| !l.starts_with("[[rule]]"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(example, EXAMPLE);
+        assert_eq!(RuleSet::parse(EXAMPLE).unwrap().rules.len(), 1);
+        // Created again: a file already there, even a broken one, is left as it is.
+        fs::write(&path, "[[rule]]\nname = \"half\"\n").unwrap();
+        assert!(!create_if_missing(&path).unwrap());
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "[[rule]]\nname = \"half\"\n"
+        );
+    }
 
     fn setup(text: Option<&str>) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();

@@ -4,9 +4,12 @@
 //!   errors carry the line and column they point at. Reading the file, and writing it in
 //!   [`edit`], are the crate's only I/O.
 //! - [`draft`](mod@draft): a rule drafted from one request and the human's answer, checked to give that
-//!   answer back ("Always answer this way here", "Make a rule").
+//!   answer back ("Always answer this way here", "Make a rule"), exactly or for questions like it.
+//! - [`generalise`](mod@generalise): a question's text with its numbers and names varying, for a
+//!   rule drafted for "questions like it".
 //! - [`edit`]: edits of the rules file that keep its comments and formatting (appending a rule,
-//!   setting a rule's `mode`), validated and written atomically.
+//!   setting a rule's `mode`), validated and written atomically; a missing file created with a
+//!   commented header and example.
 //! - [`glob`]: the shell-style globs rules match names with.
 //! - [`matching`]: which rule applies to a request and what it decides, with the two safety rules
 //!   (plan reviews and permission prompts).
@@ -36,6 +39,7 @@ pub mod draft;
 pub mod edit;
 pub mod engine;
 pub mod file;
+pub mod generalise;
 pub mod git;
 pub mod glob;
 pub mod matching;
@@ -46,8 +50,8 @@ pub mod shell;
 pub mod standing;
 pub mod target;
 
-pub use draft::{draft, Draft, Source};
-pub use edit::{append_rule, set_mode};
+pub use draft::{draft, draft_as, Draft, Scope, Source};
+pub use edit::{append_rule, create_if_missing, set_mode};
 pub use engine::{
     Acted, Deadline, Engine, HoldError, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL,
 };
@@ -55,4 +59,4 @@ pub use file::{
     default_path, rule_named, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet,
 };
 pub use matching::{Evaluation, Request, Verdict, ASK_DENIED};
-pub use replay::{past_requests, replay, Past, Replay, RuleReport, Settlement};
+pub use replay::{applies, past_requests, replay, Past, Replay, RuleReport, Settlement};

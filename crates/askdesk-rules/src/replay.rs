@@ -72,6 +72,13 @@ pub fn past_requests(records: Vec<Record>, since: Option<u64>) -> Vec<Past> {
         .collect()
 }
 
+/// Whether `rules` apply to `request`: a rule in force decides it, or a shadow rule proposes for
+/// it (what [`replay`] counts as a hit).
+pub fn applies(rules: &RuleSet, request: &Past) -> bool {
+    let evaluation = rules.evaluate(request.agent.as_ref(), &request.questions);
+    evaluation.acting.is_some() || !evaluation.shadow.is_empty()
+}
+
 /// How a past request settled.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Settlement {

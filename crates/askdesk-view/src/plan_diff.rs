@@ -79,62 +79,53 @@ pub enum Op {
     Insert,
 }
 
-/// One run of a changed block's text, word by word: plain text, never HTML.
+/// One run of a changed block's text, word by word: plain text, never HTML. Inline code (a
+/// `` `span` `` of the plan's markdown) is its own run, `code`, without its backticks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Segment {
     pub op: Op,
     pub text: String,
+    pub code: bool,
 }
 
 /// The word diff of a block's old text and new text, as runs that read from left to right: within
 /// each stretch of change, what went comes before what came (as in a suggested change), and the
 /// spaces between two changed words belong to the change rather than splitting it in two. Words,
 /// runs of spaces and each punctuation mark are compared apart, so a comma added after a word
-/// does not mark the word as changed.
+/// does not mark the word as changed; a word in inline code differs from the same word outside.
 pub fn word_diff(old: &str, new: &str) -> Vec<Segment> {
     let (old, new) = (tokens(old), tokens(new));
-    let tokens: Vec<(similar::ChangeTag, &str)> =
+    let tokens: Vec<(similar::ChangeTag, Token<'_>)> =
         similar::utils::diff_slices(similar::Algorithm::Patience, &old, &new)
             .into_iter()
             .flat_map(|(tag, run)| run.iter().map(move |token| (tag, *token)))
             .collect();
     let count = tokens.len();
     let mut out: Vec<Segment> = Vec::new();
-    let (mut went, mut came) = (String::new(), String::new());
-    let flush = |out: &mut Vec<Segment>, went: &mut String, came: &mut String| {
-        for (op, text) in [(Op::Delete, went), (Op::Insert, came)] {
-            if !text.is_empty() {
-                out.push(Segment {
-                    op,
-                    text: std::mem::take(text),
-                });
-            }
+    let (mut went, mut came) = (Vec::new(), Vec::new());
+    let flush = |out: &mut Vec<Segment>, went: &mut Vec<Segment>, came: &mut Vec<Segment>| {
+        for segment in went.drain(..).chain(came.drain(..)) {
+            push(out, segment.op, segment.code, &segment.text);
         }
     };
-    for (i, (tag, text)) in tokens.iter().enumerate() {
-        let changed = |t: &(similar::ChangeTag, &str)| t.0 != similar::ChangeTag::Equal;
+    for (i, (tag, token)) in tokens.iter().enumerate() {
+        let changed = |t: &(similar::ChangeTag, Token<'_>)| t.0 != similar::ChangeTag::Equal;
         match tag {
-            similar::ChangeTag::Delete => went.push_str(text),
-            similar::ChangeTag::Insert => came.push_str(text),
+            similar::ChangeTag::Delete => push(&mut went, Op::Delete, token.code, token.text),
+            similar::ChangeTag::Insert => push(&mut came, Op::Insert, token.code, token.text),
             similar::ChangeTag::Equal => {
-                let between = text.trim().is_empty()
+                let between = token.text.trim().is_empty()
                     && i > 0
                     && changed(&tokens[i - 1])
                     && i + 1 < count
                     && changed(&tokens[i + 1]);
                 if between {
-                    went.push_str(text);
-                    came.push_str(text);
+                    push(&mut went, Op::Delete, token.code, token.text);
+                    push(&mut came, Op::Insert, token.code, token.text);
                     continue;
                 }
                 flush(&mut out, &mut went, &mut came);
-                match out.last_mut() {
-                    Some(last) if last.op == Op::Equal => last.text.push_str(text),
-                    _ => out.push(Segment {
-                        op: Op::Equal,
-                        text: (*text).to_owned(),
-                    }),
-                }
+                push(&mut out, Op::Equal, token.code, token.text);
             }
         }
     }
@@ -142,28 +133,79 @@ pub fn word_diff(old: &str, new: &str) -> Vec<Segment> {
     out
 }
 
-/// A text cut into words (letters, digits, `_`), runs of whitespace, and single other characters.
-fn tokens(text: &str) -> Vec<&str> {
+/// Adds `text` to the last run when it is of the same kind, else as a run of its own.
+fn push(runs: &mut Vec<Segment>, op: Op, code: bool, text: &str) {
+    match runs.last_mut() {
+        Some(last) if last.op == op && last.code == code => last.text.push_str(text),
+        _ => runs.push(Segment {
+            op,
+            text: text.to_owned(),
+            code,
+        }),
+    }
+}
+
+/// A piece of a block's text the word diff compares: its text, and whether it is inline code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Token<'a> {
+    code: bool,
+    text: &'a str,
+}
+
+/// A text cut into tokens: inline code spans (a run of backticks up to the next run of as many,
+/// as markdown reads them) without their backticks, each cut as the rest is, into words (letters,
+/// digits, `_`), runs of whitespace, and single other characters. A backtick that opens no span
+/// is text.
+fn tokens(text: &str) -> Vec<Token<'_>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let ticks = rest[open..].len() - rest[open..].trim_start_matches('`').len();
+        let inside = &rest[open + ticks..];
+        let fence = &rest[open..open + ticks];
+        // The closing run: as many backticks, not part of a longer run.
+        let close = inside.match_indices(fence).map(|(at, _)| at).find(|&at| {
+            !inside[at + ticks..].starts_with('`') && (at == 0 || !inside[..at].ends_with('`'))
+        });
+        let Some(close) = close else {
+            words(&rest[..open + ticks], false, &mut out);
+            rest = &rest[open + ticks..];
+            continue;
+        };
+        words(&rest[..open], false, &mut out);
+        words(&inside[..close], true, &mut out);
+        rest = &inside[close + ticks..];
+    }
+    words(rest, false, &mut out);
+    out
+}
+
+/// `text` cut into words, runs of whitespace and single other characters.
+fn words<'a>(text: &'a str, code: bool, out: &mut Vec<Token<'a>>) {
     let class = |c: char| match c {
         c if c.is_alphanumeric() || c == '_' => 0,
         c if c.is_whitespace() => 1,
         _ => 2,
     };
-    let mut out = Vec::new();
     let mut start = 0;
     let mut previous = None;
     for (at, c) in text.char_indices() {
         let this = class(c);
         if previous.is_some_and(|p| p != this || this == 2) {
-            out.push(&text[start..at]);
+            out.push(Token {
+                code,
+                text: &text[start..at],
+            });
             start = at;
         }
         previous = Some(this);
     }
     if start < text.len() {
-        out.push(&text[start..]);
+        out.push(Token {
+            code,
+            text: &text[start..],
+        });
     }
-    out
 }
 
 /// Compares the blocks of two versions of a plan.
@@ -458,10 +500,17 @@ mod tests {
     fn words(old: &str, new: &str) -> String {
         word_diff(old, new)
             .into_iter()
-            .map(|s| match s.op {
-                Op::Equal => s.text,
-                Op::Delete => format!("[-{}-]", s.text),
-                Op::Insert => format!("{{+{}+}}", s.text),
+            .map(|s| {
+                let text = if s.code {
+                    format!("‹{}›", s.text)
+                } else {
+                    s.text
+                };
+                match s.op {
+                    Op::Equal => text,
+                    Op::Delete => format!("[-{text}-]"),
+                    Op::Insert => format!("{{+{text}+}}"),
+                }
             })
             .collect()
     }
@@ -473,7 +522,7 @@ mod tests {
                 "Switch `Journal::append` to a prepared `INSERT`, keeping the fsync guarantee.",
                 "Switch `Journal::append` to a prepared `INSERT` inside one transaction per second, keeping the fsync guarantee."
             ),
-            "Switch `Journal::append` to a prepared `INSERT`{+ inside one transaction per second+}, keeping the fsync guarantee."
+            "Switch ‹Journal::append› to a prepared ‹INSERT›{+ inside one transaction per second+}, keeping the fsync guarantee."
         );
         // Two neighbouring words replaced read as one change, not two split by a kept space.
         assert_eq!(
@@ -498,6 +547,27 @@ mod tests {
             (side(Op::Delete), side(Op::Insert)),
             ("a b c d".to_owned(), "a x c y d".to_owned())
         );
+    }
+
+    #[test]
+    fn inline_code_is_a_run_of_its_own_without_backticks() {
+        assert_eq!(
+            words(
+                "Call `get_history(offset)` once",
+                "Call `get_history(offset, limit)` once"
+            ),
+            "Call ‹get_history(offset›{+‹, limit›+}‹)› once"
+        );
+        // The same word in code and out of it differs; backticks that open nothing are text.
+        assert_eq!(words("use `x`", "use x"), "use [-‹x›-]{+x+}");
+        assert_eq!(words("a ` b", "a ` c"), "a ` [-b-]{+c+}");
+        // A double-backtick span holds a single backtick.
+        assert_eq!(
+            words("run ``a`b``", "run ``a`c``"),
+            "run ‹a`›[-‹b›-]{+‹c›+}"
+        );
+        let runs = word_diff("Keep `INSERT` here", "Keep `UPSERT` here");
+        assert!(runs.iter().all(|r| !r.text.contains('`')), "{runs:?}");
     }
 
     #[test]

@@ -114,6 +114,18 @@ pub struct Comment {
     pub text: String,
 }
 
+/// A round of comments as "You asked last time" says it: each comment after the place it is about
+/// (`Steps › 1: what?`), one after another; `None` for no comments.
+fn asked_in(comments: &[Comment]) -> Option<String> {
+    (!comments.is_empty()).then(|| {
+        comments
+            .iter()
+            .map(|c| format!("{}: {}", c.path, c.text.trim()))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    })
+}
+
 /// The feedback one round of comments becomes: for each comment its heading path and the quoted
 /// plan text as a block quote, then the comment; then the general feedback. Markdown the agent
 /// can read and act on; the wire only ever sees it as the answer's `custom` text.
@@ -307,7 +319,8 @@ pub struct RevisionView {
     pub changes: ChangesView,
     /// The previous version's comments, placed on this version.
     pub comments: Vec<PastComment>,
-    /// The general feedback sent on the previous version (what was asked besides the comments).
+    /// What was asked on the previous version: its general feedback, else (a round of comments
+    /// only) its comments, each after the place it is about (`Steps › 1: what?`).
     pub feedback: Option<String>,
     /// The earlier versions, oldest first.
     pub previous: Vec<VersionView>,
@@ -484,7 +497,9 @@ impl PlanThreads {
                 thread.versions[at].past.clone(),
             )
         };
-        let feedback = earlier.last().and_then(|v| v.general.clone());
+        let feedback = earlier
+            .last()
+            .and_then(|v| v.general.clone().or_else(|| asked_in(&v.comments)));
         let previous: Vec<(VersionView, Arc<Rendered>, Vec<Comment>)> = earlier
             .into_iter()
             .enumerate()
@@ -956,6 +971,11 @@ pub(crate) mod tests {
             Some("feedback sent")
         );
         assert_eq!(revision.previous[0].comments, 3);
+        // A round of comments only: "You asked last time" says the comments, not the quoted plan.
+        assert_eq!(
+            revision.feedback.as_deref(),
+            Some("Steps › 1: what? · Steps › 2: which? · Steps › 3: when?")
+        );
         let c = &revision.changes;
         assert_eq!((c.added, c.removed, c.changed, c.moved), (2, 1, 1, 0));
         assert_eq!((c.plus, c.minus), (3, 2));

@@ -23,6 +23,9 @@ pub struct RulesView {
     /// How many journaled requests the counts replay; `None` when no counts were asked for or
     /// there is no journal.
     pub replayed: Option<usize>,
+    /// A rule to start from ([`askdesk_rules::edit::EXAMPLE`]), while the file loads and has no
+    /// rules; a broken file shows only its error.
+    pub example: Option<&'static str>,
 }
 
 /// A rules file that does not load.
@@ -103,6 +106,8 @@ pub fn view(path: Option<&Path>, loaded: &Loaded, records: Option<Vec<Record>>) 
             column: loaded.parse_error.as_ref().map(|e| e.column),
             problem: loaded.parse_error.as_ref().map(|e| e.message.clone()),
         }),
+        example: (path.is_some() && loaded.error.is_none() && loaded.rules.rules.is_empty())
+            .then_some(askdesk_rules::edit::EXAMPLE),
         rules,
         replayed: past.map(|p| p.len()),
     }
@@ -296,6 +301,34 @@ mode = "off"
         assert!(shown.message.starts_with("rules.toml: line 4, column 9: "));
         assert!(shown.problem.unwrap().contains("is not a duration"));
         assert_eq!(view.rules.len(), 3, "the last good rules");
+    }
+
+    #[test]
+    fn an_example_is_offered_only_for_a_file_that_loads_with_no_rules() {
+        let path = Path::new("/home/me/.config/askdesk/rules.toml");
+        let empty = view(Some(path), &Loaded::default(), None);
+        assert_eq!(empty.example, Some(askdesk_rules::edit::EXAMPLE));
+        let error = RuleSet::parse("[[rule]]\nname = \"x\"\n").unwrap_err();
+        let broken = Loaded {
+            rules: RuleSet::default().into(),
+            error: Some(format!("rules.toml: {error}")),
+            parse_error: Some(error),
+        };
+        assert_eq!(
+            view(Some(path), &broken, None).example,
+            None,
+            "only the error"
+        );
+        let some = Loaded {
+            rules: RuleSet::parse(FILE).unwrap().into(),
+            ..Loaded::default()
+        };
+        assert_eq!(view(Some(path), &some, None).example, None);
+        assert_eq!(
+            view(None, &Loaded::default(), None).example,
+            None,
+            "no file at all"
+        );
     }
 
     #[test]
