@@ -2,7 +2,7 @@
 //! menu to open the window, switch do-not-disturb and quit.
 //!
 //! Where a tray host (a panel) owns `org.kde.StatusNotifierWatcher` on the session bus, the icon is
-//! askdesk's own StatusNotifierItem ([`Item`], with ksni): the host passes the person's activation
+//! askdesk's own StatusNotifierItem (`Item`, with ksni): the host passes the person's activation
 //! token along with a click (`ProvideXdgActivationToken`), and Open presents the window with it, so
 //! a compositor that checks tokens brings it forward. Without a host, under X11, the icon is Tauri's
 //! (libayatana-appindicator), whose `GtkStatusIcon` fallback X11 panels show (XEmbed); under Wayland,
