@@ -46,6 +46,16 @@ async fn reports(
     seen
 }
 
+/// The host of the fake service's base URL (`https://127.0.0.1:PORT`): a push service of one's own.
+fn host_of(base: &str) -> String {
+    let authority = base.trim_start_matches("https://");
+    let authority = authority.split('/').next().unwrap_or_default();
+    authority
+        .rsplit_once(':')
+        .map_or(authority, |(host, _)| host)
+        .to_owned()
+}
+
 #[tokio::main]
 async fn main() {
     let path = std::env::args()
@@ -61,6 +71,7 @@ async fn main() {
         quiet_hours: None,
         contact: "mailto:desk@example.invalid".into(),
         extra_roots: vec![std::fs::read(text("root")).unwrap()],
+        extra_services: vec![host_of(&text("base"))],
     };
     let (remote, _server) = bind(remote_config).await.unwrap();
     let mut pushed = remote.push_reports();

@@ -98,6 +98,43 @@ pub struct PushSettings {
     pub contact: String,
     /// Roots trusted for push services besides Mozilla's (DER), for a push service of one's own.
     pub extra_roots: Vec<Vec<u8>>,
+    /// Hosts of push services of one's own, besides [`PUSH_SERVICES`].
+    pub extra_services: Vec<String>,
+}
+
+/// The browsers' push services (Chrome and Android, Firefox, Safari and iOS, Edge), each a host
+/// or the domain its hosts end in. A phone's subscription names where the desk sends notices; one
+/// to any other host is refused, so a paired phone cannot make the desk send requests to a
+/// server of its choosing (a machine on the person's network, say).
+pub const PUSH_SERVICES: &[&str] = &[
+    "fcm.googleapis.com",
+    "push.services.mozilla.com",
+    "push.apple.com",
+    "notify.windows.com",
+];
+
+impl PushSettings {
+    /// The endpoint's host when it is no push service the desk knows; `None` when it is one.
+    pub fn unknown_service(&self, subscription: &Subscription) -> Option<String> {
+        let endpoint = subscription.endpoint.parse::<Uri>().ok();
+        let host = endpoint
+            .as_ref()
+            .and_then(Uri::host)
+            .map(|host| host.trim_end_matches('.').to_ascii_lowercase())
+            .unwrap_or_default();
+        let known = |service: &str| {
+            host == service
+                || host
+                    .strip_suffix(service)
+                    .is_some_and(|rest| rest.ends_with('.'))
+        };
+        let admitted = PUSH_SERVICES.iter().any(|service| known(service))
+            || self
+                .extra_services
+                .iter()
+                .any(|service| known(&service.to_ascii_lowercase()));
+        (!admitted).then_some(host)
+    }
 }
 
 /// A notice for the lock screen: its text and the tag that replaces an earlier one.
@@ -210,6 +247,8 @@ impl Vapid {
 pub struct Pusher {
     vapid: Vapid,
     contact: String,
+    /// The push services it sends to ([`PushSettings::unknown_service`]).
+    settings: PushSettings,
     tls: TlsConnector,
 }
 
@@ -232,6 +271,7 @@ impl Pusher {
         Ok(Pusher {
             vapid,
             contact: settings.contact.clone(),
+            settings: settings.clone(),
             tls: TlsConnector::from(Arc::new(config)),
         })
     }
@@ -252,6 +292,9 @@ impl Pusher {
     async fn post(&self, subscription: &Subscription, notice: &Notice) -> Result<Delivery, String> {
         if !subscription.is_valid() {
             return Err("the subscription is not usable".into());
+        }
+        if let Some(host) = self.settings.unknown_service(subscription) {
+            return Err(format!("{host} is not a known push service"));
         }
         let endpoint: Uri = subscription.endpoint.parse().map_err(|e| format!("{e}"))?;
         let host = endpoint.host().ok_or("no host")?.to_owned();
@@ -484,6 +527,49 @@ mod tests {
         );
         let device_key = keys::DeviceKey::from_text(key).unwrap();
         assert!(device_key.verifies(format!("{}.{}", parts[0], parts[1]).as_bytes(), parts[2]));
+    }
+
+    #[test]
+    fn only_the_browsers_push_services_and_ones_own_are_sent_to() {
+        let key = SigningKey::from_slice(&[7; 32]).unwrap();
+        let at = |endpoint: &str| Subscription {
+            endpoint: endpoint.into(),
+            keys: SubscriptionKeys {
+                p256dh: keys::encode(key.verifying_key().to_sec1_point(false).as_bytes()),
+                auth: keys::encode(&[1; 16]),
+            },
+        };
+        let settings = PushSettings {
+            extra_services: vec!["Push.Example.org".into()],
+            ..PushSettings::default()
+        };
+        for known in [
+            "https://fcm.googleapis.com/fcm/send/x",
+            "https://updates.push.services.mozilla.com/wpush/v2/x",
+            "https://web.push.apple.com/x",
+            "https://wns2-par02p.notify.windows.com/w/?token=x",
+            "https://FCM.googleapis.com./x",
+            "https://push.example.org:8443/x",
+        ] {
+            assert_eq!(settings.unknown_service(&at(known)), None, "{known}");
+        }
+        for unknown in [
+            "https://192.168.1.1/x",
+            "https://127.0.0.1:8443/x",
+            "https://evilfcm.googleapis.com.attacker.example/x",
+            "https://notfcm.googleapis.com/x",
+            "https://push.apple.com.evil.example/x",
+            "https://[::1]/x",
+            "https://nas.local/x",
+        ] {
+            assert!(
+                settings.unknown_service(&at(unknown)).is_some(),
+                "{unknown}"
+            );
+        }
+        assert!(PushSettings::default()
+            .unknown_service(&at("https://push.example.org/x"))
+            .is_some());
     }
 
     #[test]

@@ -123,6 +123,8 @@ pub enum Refusal {
     RateLimited,
     #[error("this device is suspended after bad signatures: confirm it again at the desk")]
     Suspended,
+    #[error("{0} is not a known push service: the desk sends notices only to those")]
+    UnknownPushService(String),
     #[error("the desk cannot check the device: {0}")]
     Internal(String),
 }
@@ -146,6 +148,7 @@ impl Refusal {
             Refusal::OutOfScope => "out-of-scope",
             Refusal::RateLimited => "rate-limited",
             Refusal::Suspended => "suspended",
+            Refusal::UnknownPushService(_) => "unknown-push-service",
             Refusal::Internal(_) => "internal",
         }
     }
@@ -407,6 +410,12 @@ impl Remote {
             .ok_or(Refusal::NotPaired)?;
         if device.is_suspended() {
             return Err(Refusal::Suspended);
+        }
+        if let Some(host) = subscription
+            .as_ref()
+            .and_then(|subscription| self.inner.pushing.settings.unknown_service(subscription))
+        {
+            return Err(Refusal::UnknownPushService(host));
         }
         store
             .set_push(key, subscription)

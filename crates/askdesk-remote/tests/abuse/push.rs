@@ -48,7 +48,7 @@ async fn a_paired_phone_sets_and_clears_its_subscription_signed() {
     assert_eq!(status, StatusCode::OK);
     let key: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(key["publicKey"], desk.remote.push_key());
-    let wanted = subscription("https://push.example/send/abc");
+    let wanted = subscription("https://fcm.googleapis.com/fcm/send/abc");
     let (status, _) = desk
         .post_json(
             "/push/subscription",
@@ -58,7 +58,7 @@ async fn a_paired_phone_sets_and_clears_its_subscription_signed() {
     assert_eq!(status, StatusCode::NO_CONTENT);
     assert_eq!(
         stored(&desk).as_deref(),
-        Some("https://push.example/send/abc")
+        Some("https://fcm.googleapis.com/fcm/send/abc")
     );
     let (status, _) = desk
         .post_json(
@@ -71,10 +71,31 @@ async fn a_paired_phone_sets_and_clears_its_subscription_signed() {
 }
 
 #[tokio::test]
+async fn a_subscription_to_a_host_that_is_no_push_service_is_refused() {
+    let desk = desk().await;
+    let phone = paired(&desk, "Pixel").await;
+    for endpoint in [
+        "https://192.168.1.1/send/abc",
+        "https://127.0.0.1:8443/send/abc",
+        "https://fcm.googleapis.com.evil.example/send/abc",
+    ] {
+        let (status, body) = desk
+            .post_json(
+                "/push/subscription",
+                &signed(&phone, &desk.origin(), &subscription(endpoint)),
+            )
+            .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{endpoint}");
+        assert_eq!(body["error"], "unknown-push-service", "{endpoint}: {body}");
+        assert_eq!(stored(&desk), None, "{endpoint}");
+    }
+}
+
+#[tokio::test]
 async fn a_subscription_not_signed_by_a_paired_usable_device_is_refused() {
     let desk = desk().await;
     let phone = paired(&desk, "Pixel").await;
-    let wanted = subscription("https://push.example/send/abc");
+    let wanted = subscription("https://fcm.googleapis.com/fcm/send/abc");
     let stranger = Phone::new("Stranger");
     let other_origin = signed(&phone, "https://elsewhere.example", &wanted);
     let mut swapped = signed(&phone, &desk.origin(), &wanted);
