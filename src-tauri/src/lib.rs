@@ -194,7 +194,10 @@ fn start_desktop(
     app.manage(crate::state::Socket(listener.path().to_owned()));
     let desktop = Desktop::start(handle.clone(), settings.clone(), journal.clone())?;
     let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
-    let service = Service::new(Config::default());
+    let service = Service::new(Config {
+        images: Some(Arc::new(askdesk_image::Gate::default())),
+        ..Config::default()
+    });
     let registration = AnswererRegistration {
         scope: settings.scope.clone(),
         prepend: false,

@@ -889,6 +889,7 @@ mod tests {
 
     fn question(id: &str, options: &[&str]) -> Question {
         Question {
+            images: Vec::new(),
             id: id.into(),
             question: format!("{id}?"),
             header: None,
@@ -896,6 +897,7 @@ mod tests {
             options: options
                 .iter()
                 .map(|l| QuestionOption {
+                    images: Vec::new(),
                     label: (*l).into(),
                     description: None,
                 })

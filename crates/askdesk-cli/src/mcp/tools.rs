@@ -69,6 +69,7 @@ pub struct ReviewPlanArgs {
 impl From<McpQuestion> for Question {
     fn from(q: McpQuestion) -> Question {
         Question {
+            images: Vec::new(),
             id: q.id,
             question: q.question,
             header: q.header,
@@ -77,6 +78,7 @@ impl From<McpQuestion> for Question {
                 .options
                 .into_iter()
                 .map(|o| QuestionOption {
+                    images: Vec::new(),
                     label: o.label,
                     description: o.description,
                 })
@@ -176,6 +178,7 @@ impl From<&Answer> for PlanVerdict {
 /// The one plan-review question `review_plan` asks.
 pub fn plan_question(args: ReviewPlanArgs) -> Question {
     Question {
+        images: Vec::new(),
         id: "plan".to_owned(),
         question: args
             .question
@@ -185,10 +188,12 @@ pub fn plan_question(args: ReviewPlanArgs) -> Question {
         detail: Some(args.plan),
         options: vec![
             QuestionOption {
+                images: Vec::new(),
                 label: APPROVE.to_owned(),
                 description: Some("Go ahead with this plan".into()),
             },
             QuestionOption {
+                images: Vec::new(),
                 label: KEEP_PLANNING.to_owned(),
                 description: Some("Revise the plan first; say what to change".into()),
             },
