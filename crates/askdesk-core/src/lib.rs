@@ -34,7 +34,7 @@ pub use service::{
     ImageGate, Override, PendingSummary, Scope, Service, WeakService,
 };
 pub use types::{
-    has_images, shown_label, AgentInfo, Answer, AnswerItem, Image, Intent, Question,
-    QuestionOption, Request, RequestId, RECOMMENDED_MARK,
+    has_images, shown_label, without_images, AgentInfo, Answer, AnswerItem, Image, Intent,
+    Question, QuestionOption, Request, RequestId, RECOMMENDED_MARK,
 };
 pub use validate::Limits;

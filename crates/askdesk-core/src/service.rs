@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::answerer::{Answerer, Decision, Failure, Offer, Withdrawal};
 use crate::error::{AskError, RegistryError, UserQuestionError};
 use crate::registry::{AgentRegistration, AgentSummary, Handle, Registry};
-use crate::types::{has_images, AgentInfo, Answer, Question, Request, RequestId};
+use crate::types::{has_images, without_images, AgentInfo, Answer, Question, Request, RequestId};
 use crate::validate::{check_answer, check_intents, check_shape, Limits};
 
 /// How the service is set up.
@@ -590,13 +590,14 @@ impl Service {
         cancel: &CancellationToken,
     ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Link]>), Box<AskSettlement>> {
         let AskRequest { questions, agent } = request;
+        // A refused request keeps no image: none was made safe (protocol 1.4).
         let refuse = |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| {
             Box::new(AskSettlement {
                 result: Err(error),
                 answerer: None,
                 request: Arc::new(Request {
                     id: RequestId(0),
-                    questions,
+                    questions: without_images(questions),
                     agent: info,
                     asked_at: SystemTime::now(),
                 }),
@@ -694,14 +695,22 @@ async fn admit_images(
         _ = guard.inner.closing.cancelled() => None,
         made = made => Some(made),
     };
+    let refused = |error| {
+        let bare = Arc::new(Request {
+            questions: without_images(request.questions.clone()),
+            agent: request.agent.clone(),
+            ..*request
+        });
+        AskSettlement::by_service(&bare, error)
+    };
     let questions = match made {
         Some(Ok(questions)) => questions,
-        Some(Err(error)) => return Err(AskSettlement::by_service(&request, error)),
+        Some(Err(error)) => return Err(refused(error)),
         None => {
             let (error, _) = stops
                 .stopped(&guard.inner)
                 .unwrap_or_else(|| (UserQuestionError::aborted(), Withdrawal::Cancelled));
-            return Err(AskSettlement::by_service(&request, error));
+            return Err(refused(error));
         }
     };
     let safe = Arc::new(Request {

@@ -69,6 +69,18 @@ impl Image {
     pub const SAFE_MIME: &'static str = "image/png";
 }
 
+/// The batch with every image taken out: what is kept of a request refused before its images were
+/// made safe, so no image as asked is kept or shown.
+pub fn without_images(mut questions: Vec<Question>) -> Vec<Question> {
+    for question in &mut questions {
+        question.images.clear();
+        for option in &mut question.options {
+            option.images.clear();
+        }
+    }
+    questions
+}
+
 /// Whether any question or option of the batch carries an image.
 pub fn has_images(questions: &[Question]) -> bool {
     questions

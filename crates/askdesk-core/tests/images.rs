@@ -105,6 +105,29 @@ async fn a_refusal_of_the_gate_settles_the_ask_before_any_answerer() {
 }
 
 #[tokio::test]
+async fn a_refused_request_is_settled_without_its_images() {
+    // Whatever the journal keeps of a refusal, before the gate or by it, holds no image as asked.
+    for (gate, plan_review) in [
+        (Fake { refuse: true }, false),
+        (Fake { refuse: false }, true),
+    ] {
+        let service = service(Some(gate));
+        let mut q = with_image();
+        if plan_review {
+            q.intent = Some(askdesk_core::Intent {
+                kind: "plan-review".into(),
+                approve: "none".into(),
+            });
+        }
+        let settled = service
+            .ask_settled(ask_request(vec![q], None), &CancellationToken::new())
+            .await;
+        assert!(settled.result.is_err());
+        assert!(settled.request.questions[0].images.is_empty());
+    }
+}
+
+#[tokio::test]
 async fn without_a_gate_an_image_is_refused() {
     let service = service(None);
     let log = Log::default();
