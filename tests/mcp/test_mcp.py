@@ -147,7 +147,12 @@ def unportable(schema, at=""):
         if kind == "null" or ("default" in schema and schema["default"] is None):
             found.append(f"{at}: admits null")
         for key, child in schema.items():
-            found += unportable(child, f"{at}/{key}")
+            if key == "properties" and isinstance(child, dict):
+                # Names (one may be "type") mapped to schemas: only the schemas are walked.
+                for name, prop in child.items():
+                    found += unportable(prop, f"{at}/properties/{name}")
+            else:
+                found += unportable(child, f"{at}/{key}")
     elif isinstance(schema, list):
         for i, child in enumerate(schema):
             found += unportable(child, f"{at}/{i}")
