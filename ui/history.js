@@ -2,6 +2,7 @@
 import { h, when, displayLabel, daysAgo } from './dom.js';
 import { api } from './bridge.js';
 import { previewRule } from './rule_preview.js';
+import { imageStrip } from './images.js';
 
 /**
  * Renders one page of History (the backend's HistoryPage: the newest entries the filters and the
@@ -151,12 +152,15 @@ function entry(e) {
       const a = answers.get(q.id);
       const d = drafts.get(q.id);
       return [
-        h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question)),
+        h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question),
+          imageStrip(q.images)),
         h('dd', {}, a ? answerText(a)
           : d ? h('span', { class: 'history-draft' }, h('span', { class: 'pill draft' }, 'draft, not sent'), ' ', answerText(d))
             : h('span', { class: 'muted' }, '—')),
       ];
     })),
+    e.imagesOmitted ? h('p', { class: 'muted history-images-omitted' },
+      `${e.imagesOmitted === 1 ? 'Its image is' : `Its ${e.imagesOmitted} images are`} not kept in History: over 1 MiB`) : null,
     e.problem ? h('div', { class: 'history-error' }, e.problem) : null);
 }
 

@@ -1,6 +1,7 @@
 // askdesk UI: the plan-review pane: the plan with its outline, comments anchored to its blocks, the changes since the last review, and the decision beside it.
 import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
+import { imageStrip } from './images.js';
 import { api } from './bridge.js';
 
 // Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
@@ -728,7 +729,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     h('div', { class: 'plan-head' },
       h('span', { class: 'plan-kicker' }, 'Plan for review'),
       h('span', { class: 'plan-keys' }, 'J/K select a block · C comment')),
-    revisionBar, olderBar, doc, older, commentButton);
+    revisionBar, olderBar, imageStrip(q.images, 'Image of the plan'), doc, older, commentButton);
 
   const card = h('section', { class: 'question plan-review', dataset: { qid: q.id } },
     h('div', { class: 'plan-layout' },

@@ -1,5 +1,6 @@
 // askdesk UI: one ordinary question (single or multi select, free-text "Other", skip) and its answer.
 import { h, displayLabel } from './dom.js';
+import { imageStrip } from './images.js';
 
 /**
  * Renders a question card, restored from `draft` (what draft() returned for it before) when there
@@ -31,7 +32,8 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
         h('span', { class: 'option-title' },
           h('span', { class: 'option-label' }, displayLabel(o.label)),
           o.recommended ? h('span', { class: 'pill accent' }, 'Recommended') : null),
-        o.description ? h('span', { class: 'option-desc' }, o.description) : null)));
+        o.description ? h('span', { class: 'option-desc' }, o.description) : null,
+        imageStrip(o.images, `Image of ${displayLabel(o.label)}`))));
 
   const otherRow = hasOptions
     ? h('label', { class: 'option other' },
@@ -74,6 +76,7 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
     q.header ? h('div', { class: 'q-header' }, q.header) : null,
     h('legend', { class: 'q-text' }, q.question),
     q.detailHtml ? detail(q.detailHtml) : null,
+    imageStrip(q.images),
     hasOptions ? h('div', { class: 'options', role: multi ? 'group' : 'radiogroup' }, optionRows, otherRow) : otherRow,
     h('div', { class: 'q-foot' },
       multi ? h('span', { class: 'q-kind' }, 'Choose any') : hasOptions ? h('span', { class: 'q-kind' }, 'Choose one') : null,

@@ -219,7 +219,10 @@ fn start_desktop(
     app.manage(Preferences::load(&settings));
     let desktop = Desktop::start(handle.clone(), journal.clone())?;
     let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
-    let service = Service::new(Config::default());
+    let service = Service::new(Config {
+        images: Some(Arc::new(askdesk_image::Gate::default())),
+        ..Config::default()
+    });
     let registration = AnswererRegistration {
         scope: settings.scope.clone(),
         prepend: false,

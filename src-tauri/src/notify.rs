@@ -518,6 +518,7 @@ mod tests {
 
     fn question(options: &[&str]) -> Question {
         Question {
+            images: Vec::new(),
             id: "q".into(),
             question: "Deploy <now>?".into(),
             header: None,
@@ -525,6 +526,7 @@ mod tests {
             options: options
                 .iter()
                 .map(|l| QuestionOption {
+                    images: Vec::new(),
                     label: (*l).into(),
                     description: None,
                 })

@@ -147,7 +147,12 @@ def unportable(schema, at=""):
         if kind == "null" or ("default" in schema and schema["default"] is None):
             found.append(f"{at}: admits null")
         for key, child in schema.items():
-            found += unportable(child, f"{at}/{key}")
+            if key == "properties" and isinstance(child, dict):
+                # Names (one may be "type") mapped to schemas: only the schemas are walked.
+                for name, prop in child.items():
+                    found += unportable(prop, f"{at}/properties/{name}")
+            else:
+                found += unportable(child, f"{at}/{key}")
     elif isinstance(schema, list):
         for i, child in enumerate(schema):
             found += unportable(child, f"{at}/{i}")
@@ -326,6 +331,53 @@ async def review_plan_approved(world):
     # Clients that prefer structured content (Claude Code) show the model only that: it says in
     # words what the text says.
     assert result.structured_content == {"approved": True, "message": text_of(result)}, result
+
+
+# A 1×1 PNG and a 1×1 GIF, as an agent would attach them.
+PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+GIF_1X1 = "R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="
+
+
+@case
+async def plan_images_reach_the_answerer_as_png_only(world):
+    import base64
+    with open(os.path.join(world.dir, "shot.gif"), "wb") as f:
+        f.write(base64.b64decode(GIF_1X1))
+    seen = []
+
+    def policy(params):
+        (q,) = params["questions"]
+        seen.extend(q.get("images", []))
+        return {"answers": [{"id": q["id"], "selected": ["Approve"]}]}
+
+    world.answerer.policy = policy
+
+    async def run(session):
+        return await session.call_tool("review_plan", {
+            "plan": "# Plan\n\n![now](shot.gif) and ![remote](https://example.com/x.png)\n",
+            "images": [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}],
+        })
+
+    result = await session_call(world, run)
+    assert not result.is_error, result
+    # The content image, then the local file the markdown names; the remote one stays a link.
+    assert len(seen) == 2, seen
+    for image in seen:
+        assert set(image) == {"mime", "data"} and image["mime"] == "image/png", image
+        assert base64.b64decode(image["data"]).startswith(b"\x89PNG\r\n\x1a\n"), image
+
+
+@case
+async def a_refused_image_is_an_error_text(world):
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [
+            {"id": "q", "question": "This one?", "images": [{"path": "/dev/zero"}]},
+        ]})
+
+    result = await session_call(world, run)
+    assert result.is_error, result
+    assert text_of(result).startswith('Error: questions[0].images[0]: "/dev/zero" is not a regular file'), result
+    assert world.answerer.requests.empty(), "a refused image reached the answerer"
 
 
 @case

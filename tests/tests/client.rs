@@ -69,10 +69,12 @@ async fn ask_and_answer_through_the_client_library() {
         params.questions[0].options,
         vec![
             QuestionOption {
+                images: Vec::new(),
                 label: "Yes".into(),
                 description: None
             },
             QuestionOption {
+                images: Vec::new(),
                 label: "No".into(),
                 description: None
             }

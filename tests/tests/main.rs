@@ -11,6 +11,7 @@ mod devices;
 mod doctor;
 mod history;
 mod hook;
+mod images;
 mod lifecycle;
 mod race;
 mod remote;

@@ -160,16 +160,19 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
         let id = format!("r{n}");
         let request = AskRequest {
             questions: vec![Question {
+                images: Vec::new(),
                 id: id.clone(),
                 question: "Deploy?".into(),
                 header: None,
                 detail: None,
                 options: vec![
                     QuestionOption {
+                        images: Vec::new(),
                         label: "Yes".into(),
                         description: None,
                     },
                     QuestionOption {
+                        images: Vec::new(),
                         label: "No".into(),
                         description: None,
                     },

@@ -41,6 +41,8 @@ pub enum Status {
     /// An answerer failed with a non-domain error (-32603), the connection broke, the broker did
     /// not answer in time (`status --timeout`), or an I/O error.
     Internal = 20,
+    BadImage = 21,
+    ImageLimit = 22,
 }
 
 impl From<Status> for ExitCode {
@@ -65,6 +67,8 @@ impl Status {
             ErrorCode::AskCancelled => Status::AskCancelled,
             ErrorCode::BadAnswer => Status::BadAnswer,
             ErrorCode::ShuttingDown => Status::ShuttingDown,
+            ErrorCode::BadImage => Status::BadImage,
+            ErrorCode::ImageLimit => Status::ImageLimit,
             ErrorCode::Other(_) => Status::OtherCode,
         }
     }
@@ -106,7 +110,9 @@ Exit status:
   17  BAD_ANSWER        an answerer sent an answer that breaks the rules
   18  SHUTTING_DOWN     the broker shut down before the user answered
   19  any other error code an answerer brought
-  20  internal error: an answerer failed, the connection broke, or an I/O error"
+  20  internal error: an answerer failed, the connection broke, or an I/O error
+  21  BAD_IMAGE         an attached image is malformed, of a refused type, or a path not read
+  22  IMAGE_LIMIT       an attached image, or the request's images together, exceed a limit"
     };
 }
 pub(crate) use exit_table;
@@ -290,6 +296,8 @@ pub(crate) mod tests {
             Status::ShuttingDown,
             Status::OtherCode,
             Status::Internal,
+            Status::BadImage,
+            Status::ImageLimit,
         ];
         let mut seen = std::collections::BTreeSet::new();
         for status in all {
@@ -358,7 +366,7 @@ pub(crate) mod tests {
         let cli = cli_rows();
         assert_eq!(
             cli.len(),
-            17,
+            19,
             "every row of the CLI's table was read: {cli:?}"
         );
         assert_eq!(doc_rows(), cli);

@@ -1,6 +1,7 @@
 //! `askdesk serve`: the broker without a GUI, in the foreground, until SIGINT or SIGTERM.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use askdesk_broker::ServerConfig;
@@ -98,6 +99,7 @@ pub async fn run(args: ServeArgs, socket: PathBuf) -> Result<()> {
             max_options: args.max_options,
             max_field_bytes: args.max_field_bytes,
         },
+        images: Some(Arc::new(askdesk_image::Gate::default())),
     };
     let config = ServerConfig {
         max_connections: args.max_connections,

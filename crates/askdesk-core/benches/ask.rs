@@ -33,11 +33,13 @@ impl Answerer for Claims {
 
 fn request() -> AskRequest {
     let option = |label: &str| QuestionOption {
+        images: Vec::new(),
         label: label.into(),
         description: None,
     };
     AskRequest {
         questions: vec![Question {
+            images: Vec::new(),
             id: "cleanup".into(),
             question: "Delete the temporary branch?".into(),
             header: Some("Cleanup".into()),

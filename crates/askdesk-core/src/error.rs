@@ -29,6 +29,11 @@ pub enum ErrorCode {
     BadAnswer,
     /// The broker is shutting down while the request was pending.
     ShuttingDown,
+    /// An attached image is unreadable, malformed, of a refused type, or a path askdesk will not
+    /// read (protocol 1.4).
+    BadImage,
+    /// An attached image, or the request's images together, exceed a limit (protocol 1.4).
+    ImageLimit,
     /// A code an answerer brought.
     Other(String),
 }
@@ -45,12 +50,14 @@ impl ErrorCode {
             ErrorCode::AskCancelled => "ASK_CANCELLED",
             ErrorCode::BadAnswer => "BAD_ANSWER",
             ErrorCode::ShuttingDown => "SHUTTING_DOWN",
+            ErrorCode::BadImage => "BAD_IMAGE",
+            ErrorCode::ImageLimit => "IMAGE_LIMIT",
             ErrorCode::Other(code) => code,
         }
     }
 
     /// Every code the core itself defines, in the protocol's order, then the extensions.
-    pub const KNOWN: [ErrorCode; 9] = [
+    pub const KNOWN: [ErrorCode; 11] = [
         ErrorCode::AskAborted,
         ErrorCode::EmptyQuestions,
         ErrorCode::CallerNotLive,
@@ -60,6 +67,8 @@ impl ErrorCode {
         ErrorCode::AskCancelled,
         ErrorCode::BadAnswer,
         ErrorCode::ShuttingDown,
+        ErrorCode::BadImage,
+        ErrorCode::ImageLimit,
     ];
 
     pub fn parse(code: &str) -> ErrorCode {
@@ -171,6 +180,17 @@ impl UserQuestionError {
             ErrorCode::BadAnswer,
             format!("the answerer sent a bad answer: {problem}"),
         )
+    }
+
+    /// An attached image refused (protocol 1.4); `field` is its path, e.g.
+    /// `questions[0].options[1].images[0]`.
+    pub fn bad_image(field: &str, problem: impl fmt::Display) -> Self {
+        Self::new(ErrorCode::BadImage, format!("{field}: {problem}"))
+    }
+
+    /// An image limit exceeded (protocol 1.4); `problem` names the limit.
+    pub fn image_limit(field: &str, problem: impl fmt::Display) -> Self {
+        Self::new(ErrorCode::ImageLimit, format!("{field}: {problem}"))
     }
 
     pub fn shutting_down() -> Self {

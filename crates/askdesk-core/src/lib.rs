@@ -30,11 +30,11 @@ pub use answerer::{
 pub use error::{AskError, ErrorCode, RegistryError, ShapeError, UserQuestionError};
 pub use registry::{AgentRegistration, AgentSummary, Handle};
 pub use service::{
-    AnswererId, AnswererRegistration, AnswererSummary, AskRequest, AskSettlement, Config, Override,
-    PendingSummary, Scope, Service, WeakService,
+    AnswererId, AnswererRegistration, AnswererSummary, AskRequest, AskSettlement, Config,
+    ImageGate, Override, PendingSummary, Scope, Service, WeakService,
 };
 pub use types::{
-    shown_label, AgentInfo, Answer, AnswerItem, Intent, Question, QuestionOption, Request,
-    RequestId, RECOMMENDED_MARK,
+    has_images, shown_label, without_images, AgentInfo, Answer, AnswerItem, Image, Intent,
+    Question, QuestionOption, Request, RequestId, RECOMMENDED_MARK,
 };
 pub use validate::Limits;

@@ -19,13 +19,28 @@ use tokio_util::sync::CancellationToken;
 use crate::answerer::{Answerer, Decision, Failure, Offer, Withdrawal};
 use crate::error::{AskError, RegistryError, UserQuestionError};
 use crate::registry::{AgentRegistration, AgentSummary, Handle, Registry};
-use crate::types::{AgentInfo, Answer, Question, Request, RequestId};
+use crate::types::{has_images, without_images, AgentInfo, Answer, Question, Request, RequestId};
 use crate::validate::{check_answer, check_intents, check_shape, Limits};
 
 /// How the service is set up.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     pub limits: Limits,
+    /// What makes a request's images safe before dispatch (protocol 1.4). Without one, a request
+    /// that carries an image is refused `BAD_IMAGE`: no image reaches an answerer as asked.
+    pub images: Option<Arc<dyn ImageGate>>,
+}
+
+/// The host's seam for images (protocol 1.4): the core reads no file and decodes nothing.
+pub trait ImageGate: Send + Sync + fmt::Debug {
+    /// `questions` with every image made safe (a re-encoded PNG as `data`), or the error
+    /// (`BAD_IMAGE`, `IMAGE_LIMIT`) the ask fails with. `agent` is the asking agent, whose
+    /// `meta.cwd` relative paths are read from. Called only for a batch that has images.
+    fn make_safe(
+        &self,
+        questions: Vec<Question>,
+        agent: Option<AgentInfo>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<Vec<Question>, UserQuestionError>> + Send>>;
 }
 
 /// A batch of questions, optionally asked for a registered agent.
@@ -163,6 +178,7 @@ pub struct Service {
 #[derive(Default)]
 struct Inner {
     limits: Limits,
+    images: Option<Arc<dyn ImageGate>>,
     state: Mutex<State>,
     next_request: AtomicU64,
     closing: CancellationToken,
@@ -313,6 +329,7 @@ impl Service {
         Service {
             inner: Arc::new(Inner {
                 limits: config.limits,
+                images: config.images,
                 ..Default::default()
             }),
         }
@@ -573,13 +590,14 @@ impl Service {
         cancel: &CancellationToken,
     ) -> Result<(Arc<Request>, Option<CancellationToken>, Arc<[Link]>), Box<AskSettlement>> {
         let AskRequest { questions, agent } = request;
+        // A refused request keeps no image: none was made safe (protocol 1.4).
         let refuse = |error: AskError, questions: Vec<Question>, info: Option<AgentInfo>| {
             Box::new(AskSettlement {
                 result: Err(error),
                 answerer: None,
                 request: Arc::new(Request {
                     id: RequestId(0),
-                    questions,
+                    questions: without_images(questions),
                     agent: info,
                     asked_at: SystemTime::now(),
                 }),
@@ -648,6 +666,65 @@ impl Service {
     }
 }
 
+/// The request with its images made safe (protocol 1.4: after step 5, before the waterfall), and
+/// the pending table's copy replaced by it; the error the ask settles with when they are refused or
+/// the ask stopped meanwhile.
+async fn admit_images(
+    request: Arc<Request>,
+    guard: &PendingGuard,
+    stops: &Stops,
+) -> Result<Arc<Request>, AskSettlement> {
+    if !has_images(&request.questions) {
+        return Ok(request);
+    }
+    let Some(gate) = guard.inner.images.clone() else {
+        let error = UserQuestionError::bad_image("questions", "this broker takes no images");
+        return Err(AskSettlement::by_service(&request, error));
+    };
+    let made = gate.make_safe(request.questions.clone(), request.agent.clone());
+    let agent_gone = async {
+        match &stops.agent_gone {
+            Some(gone) => gone.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
+    let made = tokio::select! {
+        biased;
+        _ = stops.cancel.cancelled() => None,
+        _ = agent_gone => None,
+        _ = guard.inner.closing.cancelled() => None,
+        made = made => Some(made),
+    };
+    let refused = |error| {
+        let bare = Arc::new(Request {
+            questions: without_images(request.questions.clone()),
+            agent: request.agent.clone(),
+            ..*request
+        });
+        AskSettlement::by_service(&bare, error)
+    };
+    let questions = match made {
+        Some(Ok(questions)) => questions,
+        Some(Err(error)) => return Err(refused(error)),
+        None => {
+            let (error, _) = stops
+                .stopped(&guard.inner)
+                .unwrap_or_else(|| (UserQuestionError::aborted(), Withdrawal::Cancelled));
+            return Err(refused(error));
+        }
+    };
+    let safe = Arc::new(Request {
+        id: request.id,
+        questions,
+        agent: request.agent.clone(),
+        asked_at: request.asked_at,
+    });
+    if let Some(pending) = lock(&guard.inner).pending.get_mut(&safe.id) {
+        pending.request = safe.clone();
+    }
+    Ok(safe)
+}
+
 /// The waterfall of one dispatched request (protocol 4), after the checks of protocol 2 passed.
 async fn walk(
     request: Arc<Request>,
@@ -655,6 +732,10 @@ async fn walk(
     mut guard: PendingGuard,
     stops: Stops,
 ) -> AskSettlement {
+    let request = match admit_images(request, &guard, &stops).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
     let Stops {
         cancel, agent_gone, ..
     } = &stops;

@@ -28,6 +28,9 @@ pub struct Question {
     /// What kind of decision this question is, for UIs that present it specially.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<Intent>,
+    /// Pictures shown with the question, or with the plan of a plan review (protocol 1.4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 /// One choice of a question.
@@ -37,6 +40,52 @@ pub struct QuestionOption {
     pub label: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Pictures shown with this choice (protocol 1.4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+}
+
+/// An image attached to a question or an option (protocol 1.4, an askdesk extension).
+///
+/// As asked it carries `data` (base64) or a `path` on the asking agent's machine; once the
+/// service dispatches the request every image is a re-encoded PNG: `mime` is
+/// [`Image::SAFE_MIME`], `data` is set and `path` is not.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Image {
+    /// The declared media type; when given, the content must be of that type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime: Option<String>,
+    /// The image's bytes in standard base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// A file to read, relative to the agent's `meta.cwd` unless absolute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl Image {
+    /// The one media type an image has after it was made safe.
+    pub const SAFE_MIME: &'static str = "image/png";
+}
+
+/// The batch with every image taken out: what is kept of a request refused before its images were
+/// made safe, so no image as asked is kept or shown.
+pub fn without_images(mut questions: Vec<Question>) -> Vec<Question> {
+    for question in &mut questions {
+        question.images.clear();
+        for option in &mut question.options {
+            option.images.clear();
+        }
+    }
+    questions
+}
+
+/// Whether any question or option of the batch carries an image.
+pub fn has_images(questions: &[Question]) -> bool {
+    questions
+        .iter()
+        .any(|q| !q.images.is_empty() || q.options.iter().any(|o| !o.images.is_empty()))
 }
 
 /// The mark that ends the label of a recommended option (protocol 1).
@@ -234,6 +283,7 @@ mod tests {
         ];
         for (label, expected) in cases {
             let option = QuestionOption {
+                images: Vec::new(),
                 label: label.into(),
                 description: None,
             };

@@ -481,6 +481,7 @@ mod tests {
                 qs.into_iter()
                     .enumerate()
                     .map(|(i, (labels, multi))| Question {
+                        images: Vec::new(),
                         id: format!("q{i}"),
                         question: "?".into(),
                         header: None,
@@ -488,6 +489,7 @@ mod tests {
                         options: labels
                             .into_iter()
                             .map(|label| crate::types::QuestionOption {
+                                images: Vec::new(),
                                 label,
                                 description: None,
                             })

@@ -19,5 +19,5 @@ mod store;
 pub use commit::{Commit, Journal};
 pub use error::{Error, Result};
 pub use read::{read_dir, visit_default, visit_dir};
-pub use record::{millis, AskRecord, Line, Outcome, Record, RecordedError};
+pub use record::{millis, AskRecord, Line, Outcome, Record, RecordedError, IMAGE_BUDGET};
 pub use store::{default_dir, DEFAULT_MAX_BYTES, FILE_NAME};

@@ -1,6 +1,7 @@
 //! The journal's records: what one line holds ([`Record`]), a settled ask on its way to the
 //! writer, serialized as its record ([`AskRecord`]), and what the writer serializes ([`Line`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -74,21 +75,58 @@ pub struct Record {
     /// what the person had chosen and typed so far, never sent (and not a valid answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draft: Option<Answer>,
+    /// How many attached images the record does not keep: a request's images are kept only
+    /// while they fit [`IMAGE_BUDGET`], so one request cannot push History out of the journal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images_omitted: Option<usize>,
+}
+
+/// The most base64 image data one record keeps (1 MiB); a request whose images take more is
+/// recorded without them, with their number in `imagesOmitted`.
+pub const IMAGE_BUDGET: usize = 1024 * 1024;
+
+/// The questions as a record keeps them: with their images when these fit [`IMAGE_BUDGET`], else
+/// without any, and how many were left out.
+fn kept(questions: &[Question]) -> (Cow<'_, [Question]>, Option<usize>) {
+    let images = || {
+        questions.iter().flat_map(|q| {
+            q.images
+                .iter()
+                .chain(q.options.iter().flat_map(|o| &o.images))
+        })
+    };
+    let bytes: usize = images()
+        .map(|image| image.data.as_ref().map_or(0, String::len))
+        .sum();
+    if bytes <= IMAGE_BUDGET {
+        return (Cow::Borrowed(questions), None);
+    }
+    let count = images().count();
+    let mut stripped = questions.to_vec();
+    for question in &mut stripped {
+        question.images.clear();
+        for option in &mut question.options {
+            option.images.clear();
+        }
+    }
+    (Cow::Owned(stripped), Some(count))
 }
 
 impl Record {
     /// The record of an answer that arrived after its request had settled (and was discarded).
     pub fn late_answer(request: &Request, answer: Answer, answerer: Option<String>) -> Record {
+        let (questions, images_omitted) = kept(&request.questions);
         Record {
             asked_at: millis(request.asked_at),
             settled_at: millis(SystemTime::now()),
             agent: request.agent.clone(),
-            questions: request.questions.clone(),
+            questions: questions.into_owned(),
             outcome: Outcome::LateAnswer,
             answer: Some(answer),
             error: None,
             answerer,
             draft: None,
+            images_omitted,
         }
     }
 }
@@ -112,16 +150,18 @@ impl Serialize for AskRecord {
         &self,
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error> {
+        let (questions, images_omitted) = kept(&self.request.questions);
         RecordRef {
             asked_at: millis(self.request.asked_at),
             settled_at: self.settled_at,
             agent: self.request.agent.as_ref(),
-            questions: &self.request.questions,
+            questions: &questions,
             outcome: self.outcome,
             answer: self.answer.as_ref(),
             error: self.error.as_ref(),
             answerer: self.answerer.as_deref(),
             draft: self.draft.as_ref(),
+            images_omitted,
         }
         .serialize(serializer)
     }
@@ -145,6 +185,8 @@ struct RecordRef<'a> {
     answerer: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     draft: Option<&'a Answer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    images_omitted: Option<usize>,
 }
 
 /// What the writer serializes: a record, or a settled ask's record (serialized as a [`Record`]).
@@ -203,7 +245,59 @@ pub(crate) mod tests {
             error: None,
             answerer: None,
             draft: None,
+            images_omitted: None,
         }
+    }
+
+    #[test]
+    fn a_request_whose_images_are_over_the_budget_is_kept_without_them() {
+        let image =
+            |bytes: usize| serde_json::json!({"mime": "image/png", "data": "A".repeat(bytes)});
+        let request = |option_image: usize| {
+            Arc::new(Request {
+                id: askdesk_core::RequestId(3),
+                questions: vec![serde_json::from_value(serde_json::json!({
+                    "id": "q", "question": "Which layout?", "images": [image(1000)],
+                    "options": [{"label": "A", "images": [image(option_image)]}, {"label": "B"}],
+                }))
+                .unwrap()],
+                agent: None,
+                asked_at: UNIX_EPOCH,
+            })
+        };
+        let line = |request: Arc<Request>| {
+            let ask = AskRecord {
+                request,
+                settled_at: 1,
+                outcome: Outcome::Answered,
+                answer: None,
+                error: None,
+                answerer: None,
+                draft: None,
+            };
+            let mut out = Vec::new();
+            Line::Ask(ask).write_to(&mut out);
+            serde_json::from_slice::<Record>(&out).unwrap()
+        };
+        let small = line(request(2000));
+        assert_eq!(small.images_omitted, None);
+        assert_eq!(small.questions[0].images.len(), 1);
+        assert_eq!(small.questions[0].options[0].images.len(), 1);
+        let big = line(request(IMAGE_BUDGET));
+        assert_eq!(big.images_omitted, Some(2));
+        assert!(big.questions[0].images.is_empty());
+        assert!(big.questions[0].options[0].images.is_empty());
+        assert_eq!(big.questions[0].question, "Which layout?");
+        let late = Record::late_answer(
+            &request(IMAGE_BUDGET),
+            serde_json::from_value(
+                serde_json::json!({"answers": [{"id": "q", "selected": ["A"]}]}),
+            )
+            .unwrap(),
+            None,
+        );
+        assert_eq!(late.images_omitted, Some(2));
+        assert!(late.questions[0].images.is_empty());
     }
 
     #[test]

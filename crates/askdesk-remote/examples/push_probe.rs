@@ -24,10 +24,12 @@ fn question(text: &str, labels: &[&str]) -> Question {
             .map(|label| QuestionOption {
                 label: (*label).into(),
                 description: None,
+                images: Vec::new(),
             })
             .collect(),
         multi_select: false,
         intent: None,
+        images: Vec::new(),
     }
 }
 

@@ -105,11 +105,13 @@ mod tests {
 
     fn question() -> Question {
         Question {
+            images: Vec::new(),
             id: "go".into(),
             question: "Proceed?".into(),
             header: None,
             detail: None,
             options: vec![QuestionOption {
+                images: Vec::new(),
                 label: "Yes".into(),
                 description: None,
             }],

@@ -149,6 +149,7 @@ mod tests {
                 .map(|label| QuestionOption {
                     label: (*label).into(),
                     description: None,
+                    images: Vec::new(),
                 })
                 .collect(),
             multi_select: false,
@@ -156,6 +157,7 @@ mod tests {
                 kind: Intent::PLAN_REVIEW.into(),
                 approve: "Approve (Recommended)".into(),
             }),
+            images: Vec::new(),
         }
     }
 

@@ -397,6 +397,7 @@ mod tests {
 
     fn question(id: &str, text: &str, options: &[&str]) -> Question {
         Question {
+            images: Vec::new(),
             id: id.into(),
             question: text.into(),
             header: None,
@@ -404,6 +405,7 @@ mod tests {
             options: options
                 .iter()
                 .map(|l| QuestionOption {
+                    images: Vec::new(),
                     label: (*l).into(),
                     description: None,
                 })

@@ -564,12 +564,14 @@ mod tests {
         )
         .unwrap();
         let prompt = [Question {
+            images: Vec::new(),
             id: "q".into(),
             question: "Allow?".into(),
             header: None,
             detail: None,
             options: ["Allow once", "Deny"]
                 .map(|label| QuestionOption {
+                    images: Vec::new(),
                     label: label.into(),
                     description: None,
                 })

@@ -205,6 +205,7 @@ mod tests {
 
     fn question(text: &str) -> Question {
         Question {
+            images: Vec::new(),
             id: "q".into(),
             question: text.into(),
             header: None,
@@ -212,6 +213,7 @@ mod tests {
             options: ["Yes", "No"]
                 .iter()
                 .map(|l| QuestionOption {
+                    images: Vec::new(),
                     label: (*l).into(),
                     description: None,
                 })

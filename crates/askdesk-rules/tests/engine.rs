@@ -76,6 +76,7 @@ async fn setup(rules: &str) -> Setup {
 
 fn question(id: &str, text: &str) -> Question {
     Question {
+        images: Vec::new(),
         id: id.into(),
         question: text.into(),
         header: None,
@@ -83,6 +84,7 @@ fn question(id: &str, text: &str) -> Question {
         options: ["Yes (Recommended)", "No"]
             .iter()
             .map(|l| QuestionOption {
+                images: Vec::new(),
                 label: (*l).into(),
                 description: None,
             })

@@ -18,8 +18,8 @@ use serde_json::value::RawValue;
 use askdesk_core::meta::display_name;
 use askdesk_core::validate::check_answer;
 use askdesk_core::{
-    decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Intent, Offer, Request,
-    RequestId, Responder, UserQuestionError, Withdrawal,
+    decision_channel, AgentInfo, Answer, Answerer, Decision, Failure, Image, Intent, Offer,
+    Request, RequestId, Responder, UserQuestionError, Withdrawal,
 };
 use serde::Serialize;
 
@@ -671,6 +671,8 @@ pub struct QuestionView {
     pub intent: Option<Intent>,
     /// Whether the page should show the plan-review pane.
     pub plan_review: bool,
+    /// The question's (or plan's) images, re-encoded PNGs (protocol 1.4).
+    pub images: Vec<Image>,
     /// On a plan review, the longest comment the backend takes, in bytes of UTF-8
     /// ([`plan_thread::MAX_COMMENT_BYTES`]), so the comment editor can say it before sending.
     pub comment_limit: Option<usize>,
@@ -684,6 +686,8 @@ pub struct OptionView {
     pub label: String,
     pub description: Option<String>,
     pub recommended: bool,
+    /// Its images, re-encoded PNGs (protocol 1.4); the page shows them as `data:` URLs.
+    pub images: Vec<Image>,
 }
 
 impl RequestView {
@@ -731,9 +735,11 @@ impl RequestView {
                                 label: o.label.clone(),
                                 description: o.description.clone(),
                                 recommended: o.is_recommended(),
+                                images: o.images.clone(),
                             })
                             .collect(),
                         multi_select: q.multi_select,
+                        images: q.images.clone(),
                         plan_review: q.intent.as_ref().is_some_and(Intent::is_plan_review),
                         comment_limit: q
                             .intent
@@ -870,6 +876,7 @@ mod tests {
 
     fn question(id: &str, options: &[&str]) -> Question {
         Question {
+            images: Vec::new(),
             id: id.into(),
             question: format!("{id}?"),
             header: None,
@@ -877,6 +884,7 @@ mod tests {
             options: options
                 .iter()
                 .map(|l| QuestionOption {
+                    images: Vec::new(),
                     label: (*l).into(),
                     description: None,
                 })

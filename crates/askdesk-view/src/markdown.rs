@@ -7,8 +7,9 @@
 //!   allow-list never admits them);
 //! - links keep only `http`, `https` and `mailto` URLs, never relative ones, and get
 //!   `rel="noopener noreferrer"`; the page opens them only after asking, through the backend;
-//! - images are dropped (the CSP would block remote ones anyway): a markdown image becomes its alt
-//!   text, a raw `<img>` disappears;
+//! - images are never loaded (the CSP would block remote ones anyway): a markdown image becomes a
+//!   link to its URL with its alt text, kept by the link rule above, a raw `<img>` disappears; the
+//!   images a page shows come only from a question's `images` (protocol 1.4);
 //! - no form controls at all: `input` is not on the allow-list, so raw HTML `<input>` of any type is
 //!   removed and a plan cannot draw a box that looks like askdesk's; a task list's boxes are drawn as
 //!   `☐`/`☑` glyphs in `task-box` spans;
@@ -232,8 +233,20 @@ pub fn render(markdown: &str) -> Rendered {
                 column += 1;
                 events.push(Event::Html(CowStr::from(format!("</{cell_tag}>"))));
             }
-            // An image becomes its alt text: the text inside it passes through as plain text.
-            Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
+            // An image is never loaded: it becomes a link to its URL with its alt text (the
+            // sanitizer keeps only http, https and mailto links; anything else is its text).
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => events.push(Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            })),
+            Event::End(TagEnd::Image) => events.push(Event::End(TagEnd::Link)),
             Event::Text(text) | Event::Code(text) if heading.is_some() => {
                 if let Some(current) = heading.as_mut() {
                     current.text.push_str(&text);
@@ -814,12 +827,15 @@ mod tests {
     }
 
     #[test]
-    fn images_are_dropped_and_keep_their_alt_text() {
+    fn images_become_links_and_are_never_loaded() {
         check(
             "![tracking pixel](https://evil.example/p.png)",
-            &["tracking pixel"],
-            &["<img", "evil.example"],
+            &[
+                r#"<a href="https://evil.example/p.png" rel="noopener noreferrer">tracking pixel</a>"#,
+            ],
+            &["<img"],
         );
+        check("![local](shot.png)", &["local"], &["<img", "shot.png"]);
         check(
             r#"<img src="https://evil.example/p.png" alt="x">"#,
             &[],

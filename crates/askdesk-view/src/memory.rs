@@ -171,6 +171,7 @@ mod tests {
             error: None,
             answerer: Some(crate::answerer::DESKTOP_ANSWERER.into()),
             draft: None,
+            images_omitted: None,
         }
     }
 

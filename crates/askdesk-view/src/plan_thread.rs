@@ -767,16 +767,19 @@ pub(crate) mod tests {
 
     pub(crate) fn plan_question(detail: &str) -> Question {
         Question {
+            images: Vec::new(),
             id: "plan".into(),
             question: "Approve?".into(),
             header: None,
             detail: Some(detail.into()),
             options: vec![
                 QuestionOption {
+                    images: Vec::new(),
                     label: "Approve".into(),
                     description: None,
                 },
                 QuestionOption {
+                    images: Vec::new(),
                     label: "Keep planning".into(),
                     description: None,
                 },

@@ -87,6 +87,7 @@ mod tests {
 
     fn question(id: &str, options: &[&str]) -> Question {
         Question {
+            images: Vec::new(),
             id: id.into(),
             question: format!("{id}?"),
             header: None,
@@ -94,6 +95,7 @@ mod tests {
             options: options
                 .iter()
                 .map(|label| QuestionOption {
+                    images: Vec::new(),
                     label: (*label).into(),
                     description: None,
                 })

@@ -349,12 +349,14 @@ fn read_plan_file(path: &Path) -> Result<String, String> {
 fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
     let plan = plan_text(input)?;
     let option = |label: &str, description: &str| QuestionOption {
+        images: Vec::new(),
         label: label.to_owned(),
         description: Some(description.to_owned()),
     };
     Ok(Prompt {
         kind: Kind::Plan,
         questions: vec![Question {
+            images: Vec::new(),
             id: "plan".into(),
             question: "Approve this plan?".into(),
             header: Some("Plan review".into()),
@@ -441,6 +443,7 @@ fn questions_prompt(input: &HookInput) -> Result<Prompt, String> {
                 })
                 .collect();
             Question {
+                images: Vec::new(),
                 id: format!("q{}", index + 1),
                 question: asked.question,
                 header: asked.header.filter(|h| !h.is_empty()),
@@ -449,6 +452,7 @@ fn questions_prompt(input: &HookInput) -> Result<Prompt, String> {
                     .options
                     .into_iter()
                     .map(|o| QuestionOption {
+                        images: Vec::new(),
                         label: o.label,
                         description: o.description.filter(|d| !d.is_empty()),
                     })
@@ -468,22 +472,26 @@ fn tool_prompt(client: HookClient, input: &HookInput) -> Prompt {
     let always = client == HookClient::ClaudeCode && !input.permission_suggestions.is_empty();
     let shown = detail::describe(&input.tool_name, &input.tool_input);
     let mut options = vec![QuestionOption {
+        images: Vec::new(),
         label: ALLOW_ONCE.into(),
         description: Some("Let it run this time; ask again next time".into()),
     }];
     if always {
         options.push(QuestionOption {
+            images: Vec::new(),
             label: ALLOW_SESSION.into(),
             description: Some(detail::suggestions(&input.permission_suggestions)),
         });
     }
     options.push(QuestionOption {
+        images: Vec::new(),
         label: DENY.into(),
         description: Some("Do not run it; type feedback instead to tell the agent why".into()),
     });
     Prompt {
         kind: Kind::Tool { always },
         questions: vec![Question {
+            images: Vec::new(),
             id: "permission".into(),
             question: shown.question,
             header: Some(shown.header),

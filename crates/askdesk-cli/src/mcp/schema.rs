@@ -89,7 +89,16 @@ pub(crate) mod tests {
                     found.push(format!("{at}: defaults to null"));
                 }
                 for (key, child) in object {
-                    walk(child, &format!("{at}/{key}"), found);
+                    // `properties` maps names (one may be "type") to schemas: only those are
+                    // schemas.
+                    match (key.as_str(), child) {
+                        ("properties", Value::Object(properties)) => {
+                            for (name, schema) in properties {
+                                walk(schema, &format!("{at}/properties/{name}"), found);
+                            }
+                        }
+                        _ => walk(child, &format!("{at}/{key}"), found),
+                    }
                 }
             }
             Value::Array(items) => {
@@ -126,6 +135,18 @@ pub(crate) mod tests {
             "string"
         );
         assert_eq!(schema["required"], json!(["inner"]));
+    }
+
+    #[test]
+    fn a_property_named_type_is_not_taken_for_the_keyword() {
+        let schema = json!({ "type": "object", "properties": {
+            "type": { "type": "string", "enum": ["image"] },
+            "bad": { "type": ["string", "null"] }
+        }});
+        assert_eq!(
+            unportable(&schema),
+            vec![r#"/properties/bad: has the type ["string","null"], not one name"#]
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The two tools: their definitions (schemas, title, annotations), their arguments, and the
 //! results they return (text for every client, `structuredContent` for those that read it).
 
-use askdesk_core::{Answer, AnswerItem, Intent, Question, QuestionOption};
+use askdesk_core::{Answer, AnswerItem, Image, Intent, Question, QuestionOption};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -44,6 +44,82 @@ pub struct McpQuestion {
     /// Whether several options may be chosen together.
     #[serde(default, alias = "multiSelect")]
     pub multi_select: bool,
+    /// Pictures shown with the question (at most 16 in a call, 8 MiB each).
+    #[serde(default)]
+    #[schemars(length(max = 16))]
+    pub images: Vec<McpImage>,
+}
+
+/// A picture: MCP image content (`{"type": "image", "data": "<base64>", "mimeType": "image/png"}`),
+/// or a local file (`{"path": "shot.png"}`, relative to the working directory). PNG, JPEG, GIF or
+/// WebP; never a URL.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct McpImage {
+    /// "image", as in MCP image content; may be left out.
+    #[serde(default, rename = "type")]
+    pub kind: McpImageKind,
+    /// The image's bytes in base64.
+    #[serde(default)]
+    pub data: Option<String>,
+    /// The image's type: image/png, image/jpeg, image/gif or image/webp.
+    #[serde(default, rename = "mimeType", alias = "mime_type")]
+    pub mime_type: Option<String>,
+    /// A local file instead of data.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// The one content type an image argument may name.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum McpImageKind {
+    #[default]
+    Image,
+}
+
+impl From<McpImage> for Image {
+    fn from(image: McpImage) -> Image {
+        Image {
+            mime: image.mime_type,
+            data: image.data,
+            path: image.path,
+        }
+    }
+}
+
+/// `images` given as arguments, then those markdown image syntax in `texts` points at on this
+/// machine (`![alt](shot.png)`, `![alt](file:///tmp/shot.png)`); a remote URL is left in the
+/// text, where the desktop shows it as a link, never loaded.
+fn attached<'a>(images: Vec<McpImage>, texts: impl IntoIterator<Item = &'a str>) -> Vec<Image> {
+    use pulldown_cmark::{Event, Parser, Tag};
+    let mut all: Vec<Image> = images.into_iter().map(Image::from).collect();
+    for text in texts {
+        for event in Parser::new(text) {
+            let Event::Start(Tag::Image { dest_url, .. }) = event else {
+                continue;
+            };
+            let path = match dest_url.strip_prefix("file://") {
+                Some(path) => path,
+                // A scheme (`https:`, `data:`) before any slash is a URL, not a path.
+                None if dest_url
+                    .split('/')
+                    .next()
+                    .is_some_and(|head| head.contains(':')) =>
+                {
+                    continue
+                }
+                None => &dest_url,
+            };
+            let image = Image {
+                path: Some(path.to_owned()),
+                ..Image::default()
+            };
+            if !path.is_empty() && !all.contains(&image) {
+                all.push(image);
+            }
+        }
+    }
+    all
 }
 
 /// One choice.
@@ -54,6 +130,10 @@ pub struct McpOption {
     /// One line on what choosing it means.
     #[serde(default)]
     pub description: Option<String>,
+    /// Pictures shown with this choice (e.g. one layout of several).
+    #[serde(default)]
+    #[schemars(length(max = 16))]
+    pub images: Vec<McpImage>,
 }
 
 /// A plan for the user to review.
@@ -64,11 +144,16 @@ pub struct ReviewPlanArgs {
     /// The question shown above the plan; defaults to "Do you approve this plan?".
     #[serde(default)]
     pub question: Option<String>,
+    /// Pictures shown with the plan (markdown image syntax naming a local file attaches it too).
+    #[serde(default)]
+    #[schemars(length(max = 16))]
+    pub images: Vec<McpImage>,
 }
 
 impl From<McpQuestion> for Question {
     fn from(q: McpQuestion) -> Question {
         Question {
+            images: attached(q.images, [q.question.as_str()]),
             id: q.id,
             question: q.question,
             header: q.header,
@@ -77,6 +162,7 @@ impl From<McpQuestion> for Question {
                 .options
                 .into_iter()
                 .map(|o| QuestionOption {
+                    images: attached(o.images, o.description.as_deref()),
                     label: o.label,
                     description: o.description,
                 })
@@ -176,6 +262,7 @@ impl From<&Answer> for PlanVerdict {
 /// The one plan-review question `review_plan` asks.
 pub fn plan_question(args: ReviewPlanArgs) -> Question {
     Question {
+        images: attached(args.images, [args.plan.as_str()]),
         id: "plan".to_owned(),
         question: args
             .question
@@ -185,10 +272,12 @@ pub fn plan_question(args: ReviewPlanArgs) -> Question {
         detail: Some(args.plan),
         options: vec![
             QuestionOption {
+                images: Vec::new(),
                 label: APPROVE.to_owned(),
                 description: Some("Go ahead with this plan".into()),
             },
             QuestionOption {
+                images: Vec::new(),
                 label: KEEP_PLANNING.to_owned(),
                 description: Some("Revise the plan first; say what to change".into()),
             },
@@ -344,6 +433,53 @@ mod tests {
     }
 
     #[test]
+    fn image_content_and_local_markdown_images_are_attached() {
+        let questions = ask_args(json!({ "questions": [{
+            "id": "layout", "question": "Which layout? ![now](shots/now.png) ![web](https://example.com/x.png)",
+            "images": [{ "type": "image", "data": "iVBORw0K", "mimeType": "image/png" }],
+            "options": [
+                { "label": "A", "description": "![a](file:///tmp/a.png)" },
+                { "label": "B", "images": [{ "path": "b.webp" }] }
+            ]
+        }]}));
+        assert_eq!(
+            serde_json::to_value(&questions[0].images).unwrap(),
+            json!([{ "mime": "image/png", "data": "iVBORw0K" }, { "path": "shots/now.png" }])
+        );
+        assert_eq!(
+            serde_json::to_value(&questions[0].options[0].images).unwrap(),
+            json!([{ "path": "/tmp/a.png" }])
+        );
+        assert_eq!(
+            serde_json::to_value(&questions[0].options[1].images).unwrap(),
+            json!([{ "path": "b.webp" }])
+        );
+        let args: ReviewPlanArgs = arguments(object(json!({
+            "plan": "# Plan\n![before](before.png)\n![again](before.png)\n![data](data:image/png;base64,AAAA)",
+            "images": [{ "type": "image", "data": "R0lG", "mimeType": "image/gif" }]
+        })))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&plan_question(args).images).unwrap(),
+            json!([{ "mime": "image/gif", "data": "R0lG" }, { "path": "before.png" }])
+        );
+    }
+
+    #[test]
+    fn an_image_argument_of_another_content_type_is_refused() {
+        let error = arguments::<AskUserQuestionArgs>(object(json!({ "questions": [{
+            "id": "q", "question": "?", "images": [{ "type": "audio", "data": "AAAA" }]
+        }]})))
+        .unwrap_err();
+        assert!(
+            error.starts_with(
+                "invalid arguments: questions[0].images[0].type: unknown variant `audio`"
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn bad_arguments_name_the_field() {
         let check = |value: Value, expected: &str| {
             let error = arguments::<AskUserQuestionArgs>(object(value)).unwrap_err();
@@ -489,6 +625,7 @@ mod tests {
         let question = plan_question(ReviewPlanArgs {
             plan: "# Plan\n- step".into(),
             question: None,
+            images: Vec::new(),
         });
         assert_eq!(
             serde_json::to_value(&question).unwrap(),

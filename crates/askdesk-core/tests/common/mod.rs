@@ -26,6 +26,7 @@ pub const SHUTTING_DOWN: &str = "askdesk shut down before the user answered";
 /// A single-select question with the options "Yes" and "No".
 pub fn question(id: &str) -> Question {
     Question {
+        images: Vec::new(),
         id: id.to_owned(),
         question: format!("Proceed with {id}?"),
         header: None,
@@ -38,6 +39,7 @@ pub fn question(id: &str) -> Question {
 
 pub fn option(label: &str) -> QuestionOption {
     QuestionOption {
+        images: Vec::new(),
         label: label.to_owned(),
         description: None,
     }
@@ -46,6 +48,7 @@ pub fn option(label: &str) -> QuestionOption {
 /// A question with an intent of `kind` whose options are "Approve" and "Revise".
 pub fn with_intent(id: &str, kind: &str, approve: &str, detail: Option<&str>) -> Question {
     Question {
+        images: Vec::new(),
         id: id.to_owned(),
         question: "Approve the plan?".to_owned(),
         header: Some("Plan".to_owned()),

@@ -19,6 +19,7 @@ pub fn question(labels: &[&str], approve: Option<&str>) -> Question {
             .map(|label| QuestionOption {
                 label: (*label).into(),
                 description: None,
+                images: Vec::new(),
             })
             .collect(),
         multi_select: false,
@@ -26,6 +27,7 @@ pub fn question(labels: &[&str], approve: Option<&str>) -> Question {
             kind: Intent::PLAN_REVIEW.into(),
             approve: approve.into(),
         }),
+        images: Vec::new(),
     }
 }
 

@@ -18,6 +18,7 @@ pub fn request(id: u64) -> PendingRequest {
             meta: None,
         }),
         questions: vec![Question {
+            images: Vec::new(),
             id: "go".into(),
             question: "Deploy to staging?".into(),
             header: Some("Deploy".into()),
@@ -25,6 +26,7 @@ pub fn request(id: u64) -> PendingRequest {
             options: ["Yes (Recommended)", "No"]
                 .into_iter()
                 .map(|label| QuestionOption {
+                    images: Vec::new(),
                     label: label.into(),
                     description: None,
                 })
