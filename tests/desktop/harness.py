@@ -89,12 +89,18 @@ class Ctx:
         """Clicks the queue entry of the agent with this label. The queue is drawn again whenever it
         changes (a request comes or goes, a count moves), so an entry found just before may be gone
         by the click: then it is found again."""
+        self.click_fresh(
+            "return [...document.querySelectorAll('.queue-item')]"
+            ".find((li) => li.querySelector('.queue-who').textContent === arguments[0]) || null;",
+            agent_label, message=f"no queue entry for {agent_label}")
+
+    def click_fresh(self, script, *args, message="no element to click"):
+        """Clicks the element `script` returns, waiting until it returns one. A view drawn again (the
+        queue when it changes, the Rules view when the file changes) replaces its elements, so one
+        found just before may be gone when it is handed back or clicked: then it is found again."""
         for attempt in range(5):
-            item = self.page.until(
-                "return [...document.querySelectorAll('.queue-item')]"
-                ".find((li) => li.querySelector('.queue-who').textContent === arguments[0]) || null;",
-                agent_label, message=f"no queue entry for {agent_label}")
             try:
+                item = self.page.until(script, *args, message=message)
                 self.page.click(element_id(item))
                 return
             except WebDriverError as error:

@@ -709,7 +709,7 @@ def test_the_empty_rules_view_gives_an_example_and_opens_the_file(ctx, tmp_path)
                              message="no example in the empty Rules view")
         assert example.startswith("[[rule]]\nname = \"tests\"\n") and 'answer = "Allow once"' in example, example
         ctx.shot("rules-empty", x_window=True)
-        page.click(page.find("#rules-list .open-rules-file"))
+        ctx.click_fresh("return document.querySelector('#rules-list .open-rules-file');")
         opened = tmp_path / "opened"
         deadline = time.time() + 15
         while not opened.exists():
@@ -721,7 +721,7 @@ def test_the_empty_rules_view_gives_an_example_and_opens_the_file(ctx, tmp_path)
         assert "# " + example.splitlines()[0] in created, created
         # Opened again: the file there is kept as it is.
         put_rules(created + "# mine\n")
-        page.click(page.find("#rules-list .open-rules-file"))
+        ctx.click_fresh("return document.querySelector('#rules-list .open-rules-file');")
         deadline = time.time() + 15
         while len(opened.read_text().splitlines()) < 2:
             assert time.time() < deadline, "the second open never reached the handler"
