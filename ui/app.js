@@ -981,8 +981,11 @@ async function start() {
   else if (asked === null && !view && !state.queue.length) {
     const first = await api.connectView().catch(() => null);
     if (first && first.firstRun && state.mode === 'queue' && !state.queue.length) {
-      await showConnect();
+      const drawn = showConnect();
+      // Marked at once, not after Connect has drawn: a question that arrives meanwhile takes its
+      // place (refreshQueue), instead of waiting behind a Connect view the person never opened.
       state.firstRun = true;
+      await drawn;
     }
   }
   document.body.dataset.ready = 'true';
