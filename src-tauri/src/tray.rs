@@ -149,12 +149,7 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
 
 /// Shows how many requests wait.
 pub fn set_waiting(app: &AppHandle, waiting: usize) {
-    if let Some(item) = app.try_state::<ItemHandle>() {
-        let handle = item.0.clone();
-        tauri::async_runtime::spawn(async move {
-            handle.update(|item| item.waiting = waiting).await;
-        });
-    }
+    update_item(app, move |item| item.waiting = waiting);
     if let Some(tray) = app.tray_by_id(TRAY_ID) {
         let _ = tray.set_tooltip(Some(tooltip(waiting)));
         let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
@@ -174,14 +169,19 @@ pub fn set_waiting(app: &AppHandle, waiting: usize) {
 
 /// Shows do-not-disturb's state in the menu (it may have been switched from the page).
 pub fn set_dnd(app: &AppHandle, on: bool) {
+    update_item(app, move |item| item.dnd = on);
+    if let Some(tray) = app.try_state::<TrayItems>() {
+        let _ = tray.dnd.set_checked(on);
+    }
+}
+
+/// Changes askdesk's own item, if it is shown; the tray host hears of it.
+fn update_item(app: &AppHandle, change: impl FnOnce(&mut Item) + Send + 'static) {
     if let Some(item) = app.try_state::<ItemHandle>() {
         let handle = item.0.clone();
         tauri::async_runtime::spawn(async move {
-            handle.update(|item| item.dnd = on).await;
+            handle.update(change).await;
         });
-    }
-    if let Some(tray) = app.try_state::<TrayItems>() {
-        let _ = tray.dnd.set_checked(on);
     }
 }
 
