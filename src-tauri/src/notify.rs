@@ -3,7 +3,7 @@
 //! The waiting requests have one notification between them ([`waiting`] decides what it shows):
 //! a single request's own, with its options as buttons when it is simple, or "N questions
 //! waiting" when several wait, updated in place (`Notify` with the same id) as requests come and
-//! go, and withdrawn while the window is on screen. Its action keys name their request
+//! go, and withdrawn while the window has the keyboard focus. Its action keys name their request
 //! (`choose-<request>-<option>`, `hold-<request>`), so a late click on what the notification showed
 //! before acts on that request or, when it is gone, on nothing.
 //!
@@ -14,7 +14,7 @@
 //! notifications and says so once in the log.
 //!
 //! Notes of what a rule did ([`note_spec`]) are shown the same way and stay until the person
-//! closes them; quitting closes every notification still shown ([`Notifier::close_all`]), waiting
+//! closes them (the note of a late click, [`gone_note_spec`], expires); quitting closes every notification still shown ([`Notifier::close_all`]), waiting
 //! for each thread to close its own.
 //!
 //! notify-rust subscribes to `ActionInvoked`/`NotificationClosed` by interface and member, not by

@@ -423,7 +423,7 @@ def case_a_question_leaves_the_focus_elsewhere_and_its_notification_opens_it(run
     wait_until(lambda: app.count("presented with an activation token") > 0,
                "the notification's token was not used")
     run.focused("the notification opened", since=focus_before)
-    run.painted("the first question")
+    run.painted("the first question, brought forward", again=True)
     run.answer(first, 1, "Yes")
     run.painted("the second question, next in the queue")
     run.answer(second, 2, "No")
