@@ -1,6 +1,7 @@
 //! What the GUI answerer's events do on the desktop: events to the page, the window, the tray
 //! count, notifications, and late answers into the journal; what rules did, said in a note and a
-//! notification; every notification closed when the app quits.
+//! notification; the window's focus, which withdraws the waiting set's notification; every
+//! notification closed when the app quits.
 //!
 //! The answerer calls [`DesktopPresenter`] from the broker's tasks; it only puts an event on a
 //! bounded channel. One thread ("askdesk-desktop") takes the events in order and does the work,
@@ -189,8 +190,7 @@ impl Worker {
                         .app
                         .try_state::<Rules>()
                         .and_then(|rules| rules.0.get().and_then(|e| e.deadline(request.id)));
-                    self.notifier
-                        .show(notify::spec_for(&request, deadline.as_ref()));
+                    self.notifier.waiting(request.clone(), deadline.clone());
                     known.insert(
                         request.id,
                         Known {
@@ -211,7 +211,7 @@ impl Worker {
                 }
                 Event::Removed(request, why, waiting) => {
                     let answered_last = why == Removal::Answered && waiting == 0;
-                    self.notifier.close(request);
+                    self.notifier.settled(request);
                     let known = known.remove(&request);
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if let Removal::AnsweredElsewhere { by } = why {
@@ -318,13 +318,35 @@ impl Worker {
     }
 }
 
+/// The window's focus, as the waiting set's notification follows it: withdrawn while the window
+/// has the keyboard focus (the person sees the queue), raised again when it loses it (hidden,
+/// minimized, or another program in front).
+pub fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
+    let on_screen = match event {
+        tauri::WindowEvent::Focused(focused) => *focused,
+        tauri::WindowEvent::Destroyed => false,
+        _ => return,
+    };
+    if let Some(desktop) = window.app_handle().try_state::<Desktop>() {
+        desktop.notifier.on_screen(on_screen);
+    }
+}
+
 /// A notification action: answer in place, or open the request, brought forward with the action's
 /// activation token. An answer or a hold given in place opens no window, and its token goes unused.
+/// A button whose request no longer waits (its key names it) does nothing but say so.
 fn on_notification_action(app: &AppHandle, action: Action, token: Option<Token>) {
     let gui = app.state::<GuiAnswerer>();
     match action {
-        Action::Open(request) => window::open(app, Some(request), token),
-        Action::ShowNotes => window::open(app, None, token),
+        Action::Open(request) => window::open(app, request, token),
+        Action::Hold(request) | Action::Choose { request, .. }
+            if gui.request(request).is_none() =>
+        {
+            tracing::info!(%request, "a notification's button for a request that no longer waits");
+            if let Some(desktop) = app.try_state::<Desktop>() {
+                desktop.notifier.show_note(notify::gone_note_spec());
+            }
+        }
         Action::Hold(request) => {
             let held = app
                 .try_state::<Rules>()

@@ -15,7 +15,8 @@
 //! - [`desktop`]: what the GUI answerer's events do on the desktop: page events, window, tray,
 //!   notifications, late answers into the journal.
 //! - [`commands`]: the thin `#[tauri::command]` wrappers the page calls.
-//! - [`notify`]: freedesktop notifications with actions, on threads of their own.
+//! - [`notify`]: freedesktop notifications with actions, on threads of their own: one for the
+//!   waiting set (withdrawn while the window has the focus), and the rules' notes.
 //! - [`activation`]: the activation token of the person's action (a notification's, a second
 //!   launch's), with which the window comes forward under Wayland.
 //! - [`phone`]: "Answer from your phone": the remote hosted in the broker beside the dialog, its
@@ -126,7 +127,10 @@ pub fn run() {
             phone::confirm_phone,
             phone::cancel_phone,
         ])
-        .on_window_event(window::on_event)
+        .on_window_event(|window, event| {
+            window::on_event(window, event);
+            desktop::on_window_event(window, event);
+        })
         .setup(move |app| start_desktop(app, settings, listener, journal, history_error))
         .build(tauri::generate_context!())
         .expect("the Tauri application could not be built");

@@ -1,13 +1,20 @@
 //! Desktop notifications for waiting requests, over the freedesktop D-Bus interface (notify-rust).
 //!
+//! The waiting requests have one notification between them ([`waiting`] decides what it shows):
+//! a single request's own, with its options as buttons when it is simple, or "N questions
+//! waiting" when several wait, updated in place (`Notify` with the same id) as requests come and
+//! go, and withdrawn while the window has the keyboard focus. Its action keys name their request
+//! (`choose-<request>-<option>`, `hold-<request>`), so a late click on what the notification showed
+//! before acts on that request or, when it is gone, on nothing.
+//!
 //! Every D-Bus call happens on threads of this module, never on the async runtime: one worker
 //! thread shows notifications in order, and each shown notification gets a small thread that
-//! waits for its action or for the request to settle elsewhere, and then closes it
+//! waits for its actions, or for the worker to withdraw it, and then closes it
 //! (`CloseNotification`). When no notification server answers, the app keeps working without
 //! notifications and says so once in the log.
 //!
 //! Notes of what a rule did ([`note_spec`]) are shown the same way and stay until the person
-//! closes them; quitting closes every notification still shown ([`Notifier::close_all`]), waiting
+//! closes them (the note of a late click, [`gone_note_spec`], expires); quitting closes every notification still shown ([`Notifier::close_all`]), waiting
 //! for each thread to close its own.
 //!
 //! notify-rust subscribes to `ActionInvoked`/`NotificationClosed` by interface and member, not by
@@ -15,9 +22,12 @@
 //! answer over the socket anyway; the buttons are offered only for a question whose whole meaning
 //! is in the notification, so that a human pressing one has seen what they answer.
 
+mod waiting;
+
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use std::time::{Duration, SystemTime};
 
@@ -28,19 +38,18 @@ use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
 use tokio::sync::oneshot;
 
+use self::waiting::{Change, Shown, Waiting};
 use crate::activation::{self, Token};
 
 /// What the human did with a notification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    /// Activated the notification itself: open the request in the window.
-    Open(RequestId),
+    /// Activated the notification itself: open the window, on the request it showed alone.
+    Open(Option<RequestId>),
     /// Chose option `option` of the request's only question.
     Choose { request: RequestId, option: usize },
     /// Held the deadline of the rule that would answer the request: its clock stops.
     Hold(RequestId),
-    /// Activated a note of what a rule did: open the window, where the note is.
-    ShowNotes,
 }
 
 /// What a notification for a request shows.
@@ -57,9 +66,10 @@ pub struct Spec {
     pub hold: bool,
 }
 
-/// The key and label of the action that holds a rule's deadline.
-const HOLD_KEY: &str = "hold";
+/// The label of the action that holds a rule's deadline.
 const HOLD_LABEL: &str = "Hold";
+/// How many waiting requests "N questions waiting" names in its body.
+const MAX_LISTED: usize = 4;
 
 /// The most options a notification offers as buttons; more would not fit most desktops.
 pub const MAX_CHOICES: usize = 3;
@@ -156,9 +166,13 @@ pub struct Notifier {
 }
 
 enum Command {
-    Show(Spec),
-    Close(RequestId),
-    /// A note of what a rule did ([`note_spec`]).
+    /// A request waits, with a rule's deadline on it.
+    Waiting(Arc<Request>, Option<Deadline>),
+    /// A request no longer waits.
+    Settled(RequestId),
+    /// The window came on screen (it has the keyboard focus) or left it.
+    OnScreen(bool),
+    /// A note of what a rule did ([`note_spec`]), or of a click that came too late.
     ShowNote(NoteSpec),
     /// Close every notification shown, then reply.
     CloseAll(SyncSender<()>),
@@ -174,22 +188,28 @@ impl Notifier {
         let on_action: Arc<dyn Fn(Action, Option<Token>) + Send + Sync> = Arc::new(on_action);
         std::thread::Builder::new()
             .name("askdesk-notify".into())
-            .spawn(move || worker(receiver, on_action))?;
+            .spawn(move || Worker::new(on_action).run(receiver))?;
         Ok(Notifier { commands })
     }
 
-    /// Shows a notification for a request (asynchronously).
-    pub fn show(&self, spec: Spec) {
-        self.send(Command::Show(spec));
+    /// A request waits: the waiting set's notification says so (asynchronously).
+    pub fn waiting(&self, request: Arc<Request>, deadline: Option<Deadline>) {
+        self.send(Command::Waiting(request, deadline));
     }
 
-    /// Closes the request's notification, if one is shown.
-    pub fn close(&self, request: RequestId) {
-        self.send(Command::Close(request));
+    /// A request no longer waits: the notification leaves it out.
+    pub fn settled(&self, request: RequestId) {
+        self.send(Command::Settled(request));
     }
 
-    /// Shows a note of what a rule did (asynchronously); it stays until the person closes it or
-    /// the app quits.
+    /// The window came on screen or left it: the waiting set's notification is withdrawn, or
+    /// raised again.
+    pub fn on_screen(&self, on_screen: bool) {
+        self.send(Command::OnScreen(on_screen));
+    }
+
+    /// Shows a note (asynchronously); it stays until the person closes it, it expires (a
+    /// passing one) or the app quits.
     pub fn show_note(&self, spec: NoteSpec) {
         self.send(Command::ShowNote(spec));
     }
@@ -217,71 +237,187 @@ impl Notifier {
     }
 }
 
-fn worker(
-    commands: Receiver<Command>,
-    on_action: Arc<dyn Fn(Action, Option<Token>) + Send + Sync>,
-) {
-    // Each shown notification's thread waits on the paired receiver for "the request settled".
-    let mut shown: HashMap<RequestId, oneshot::Sender<()>> = HashMap::new();
-    // Every notification's thread, and the notes' "close now": quitting closes them all.
-    let mut watching: Vec<std::thread::JoinHandle<()>> = Vec::new();
-    let mut notes: Vec<oneshot::Sender<()>> = Vec::new();
-    let mut warned = false;
-    // Whether the server shows actions (buttons), asked at the first notification: a Hold it would not
-    // show is not offered (the body still says the deadline; the window holds it).
-    let mut actions: Option<bool> = None;
-    for command in commands {
-        match command {
-            Command::Show(mut spec) => {
-                spec.hold &= *actions.get_or_insert_with(server_shows_actions);
-                match build(&spec).show() {
-                    Ok(handle) => {
-                        tracing::debug!(request = %spec.request, id = handle.id(), "notification shown");
-                        let (settled, settled_rx) = oneshot::channel();
-                        shown.insert(spec.request, settled);
-                        let on_action = on_action.clone();
-                        let request = spec.request;
-                        let spawned = std::thread::Builder::new()
-                            .name(format!("askdesk-notify-{request}"))
-                            .spawn(move || watch(handle, request, settled_rx, on_action));
-                        match spawned {
-                            Ok(thread) => watching.push(thread),
-                            Err(error) => tracing::warn!(%error, "cannot watch a notification"),
-                        }
-                    }
-                    Err(error) if !warned => {
-                        warned = true;
-                        tracing::warn!(%error, "no desktop notification server answered; askdesk works without notifications");
-                    }
-                    Err(error) => tracing::debug!(%error, "notification not shown"),
-                }
-            }
-            Command::Close(request) => {
-                if let Some(settled) = shown.remove(&request) {
-                    let _ = settled.send(());
-                }
-            }
-            Command::ShowNote(spec) => {
-                if let Some((close, thread)) = show_note(&spec, &on_action) {
-                    notes.push(close);
-                    watching.push(thread);
-                }
-            }
-            Command::CloseAll(done) => {
-                let closes = shown.drain().map(|(_, close)| close).chain(notes.drain(..));
-                for close in closes {
-                    let _ = close.send(());
-                }
-                // Each thread closes its notification before it ends.
-                for thread in watching.drain(..) {
-                    let _ = thread.join();
-                }
-                let _ = done.send(());
-            }
+type OnAction = Arc<dyn Fn(Action, Option<Token>) + Send + Sync>;
+
+/// The waiting set's notification as the server shows it.
+struct Current {
+    id: u32,
+    shown: Shown,
+    /// The request the default action opens: the one shown alone, none for several.
+    default: Arc<Mutex<Option<RequestId>>>,
+    /// Set by the notification's thread when the server closed it (the person dismissed it).
+    gone: Arc<AtomicBool>,
+    /// Tells the notification's thread to close it.
+    withdraw: oneshot::Sender<()>,
+}
+
+struct Worker {
+    on_action: OnAction,
+    waiting: Waiting,
+    /// What the notification is built from, for each waiting request.
+    requests: HashMap<RequestId, (Arc<Request>, Option<Deadline>)>,
+    current: Option<Current>,
+    /// Every notification's thread, and the notes' "close now": quitting closes them all.
+    watching: Vec<std::thread::JoinHandle<()>>,
+    notes: Vec<oneshot::Sender<()>>,
+    warned: bool,
+    /// Whether the server shows actions (buttons), asked at the first notification: a Hold it
+    /// would not show is not offered (the body still says the deadline; the window holds it).
+    actions: Option<bool>,
+}
+
+impl Worker {
+    fn new(on_action: OnAction) -> Worker {
+        Worker {
+            on_action,
+            waiting: Waiting::default(),
+            requests: HashMap::new(),
+            current: None,
+            watching: Vec::new(),
+            notes: Vec::new(),
+            warned: false,
+            actions: None,
         }
-        watching.retain(|thread| !thread.is_finished());
-        notes.retain(|close| !close.is_closed());
     }
+
+    fn run(mut self, commands: Receiver<Command>) {
+        for command in commands {
+            match command {
+                Command::Waiting(request, deadline) => {
+                    self.waiting.add(request.id);
+                    self.requests.insert(request.id, (request, deadline));
+                    self.update();
+                }
+                Command::Settled(request) => {
+                    self.waiting.remove(request);
+                    self.requests.remove(&request);
+                    self.update();
+                }
+                Command::OnScreen(on_screen) => {
+                    self.waiting.set_on_screen(on_screen);
+                    self.update();
+                }
+                Command::ShowNote(spec) => {
+                    if let Some((close, thread)) = show_note(&spec, &self.on_action) {
+                        self.notes.push(close);
+                        self.watching.push(thread);
+                    }
+                }
+                Command::CloseAll(done) => {
+                    let current = self.current.take().map(|current| current.withdraw);
+                    for close in current.into_iter().chain(self.notes.drain(..)) {
+                        let _ = close.send(());
+                    }
+                    // Each thread closes its notification before it ends.
+                    for thread in self.watching.drain(..) {
+                        let _ = thread.join();
+                    }
+                    let _ = done.send(());
+                }
+            }
+            self.watching.retain(|thread| !thread.is_finished());
+            self.notes.retain(|close| !close.is_closed());
+        }
+    }
+
+    /// Brings the notification in line with the waiting set and the window.
+    fn update(&mut self) {
+        // One the person dismissed is shown anew at the next change.
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|current| current.gone.load(Ordering::SeqCst))
+        {
+            self.current = None;
+        }
+        match self.waiting.change(self.current.as_ref().map(|c| &c.shown)) {
+            Change::Keep => {}
+            Change::Withdraw => {
+                if let Some(current) = self.current.take() {
+                    let _ = current.withdraw.send(());
+                }
+            }
+            Change::Show(shown) => self.show(shown),
+        }
+    }
+
+    fn show(&mut self, shown: Shown) {
+        let (mut notification, default) = match &shown {
+            Shown::One(request) => {
+                let Some((request, deadline)) = self.requests.get(request) else {
+                    return;
+                };
+                let mut spec = spec_for(request, deadline.as_ref());
+                spec.hold &= *self.actions.get_or_insert_with(server_shows_actions);
+                (build(&spec), Some(request.id))
+            }
+            Shown::Several(requests) => {
+                let requests: Vec<&Request> = requests
+                    .iter()
+                    .filter_map(|id| self.requests.get(id).map(|(r, _)| r.as_ref()))
+                    .collect();
+                (build_several(&requests), None)
+            }
+        };
+        if let Some(current) = &self.current {
+            notification.id(current.id);
+        }
+        let handle = match notification.show() {
+            Ok(handle) => handle,
+            Err(error) if !self.warned => {
+                self.warned = true;
+                tracing::warn!(%error, "no desktop notification server answered; askdesk works without notifications");
+                return;
+            }
+            Err(error) => {
+                tracing::debug!(%error, "notification not shown");
+                return;
+            }
+        };
+        tracing::debug!(id = handle.id(), ?shown, "notification shown");
+        // Replaced in place: its thread goes on listening, now for what it shows.
+        if let Some(current) = self
+            .current
+            .as_mut()
+            .filter(|current| current.id == handle.id() && !current.gone.load(Ordering::SeqCst))
+        {
+            *lock(&current.default) = default;
+            current.shown = shown;
+            return;
+        }
+        if let Some(old) = self.current.take() {
+            let _ = old.withdraw.send(());
+        }
+        let (withdraw, withdrawn) = oneshot::channel();
+        let default = Arc::new(Mutex::new(default));
+        let gone = Arc::new(AtomicBool::new(false));
+        let id = handle.id();
+        let watcher = Watcher {
+            default: default.clone(),
+            gone: gone.clone(),
+            on_action: self.on_action.clone(),
+        };
+        match std::thread::Builder::new()
+            .name(format!("askdesk-notify-{id}"))
+            .spawn(move || watcher.watch(handle, withdrawn))
+        {
+            Ok(thread) => self.watching.push(thread),
+            Err(error) => tracing::warn!(%error, "cannot watch a notification"),
+        }
+        self.current = Some(Current {
+            id,
+            shown,
+            default,
+            gone,
+            withdraw,
+        });
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// What a note of a rule's action shows.
@@ -289,6 +425,8 @@ fn worker(
 pub struct NoteSpec {
     pub title: String,
     pub body: String,
+    /// Whether it stays until closed (what a rule did), or expires as the server chooses.
+    pub lasting: bool,
 }
 
 /// The notification of what a rule did, in the note's words (`Rule “prune” answered: Delete
@@ -297,6 +435,17 @@ pub fn note_spec(note: &askdesk_view::page::RuleNote) -> NoteSpec {
     NoteSpec {
         title: isolate(&note.headline()),
         body: isolate(&note.about()),
+        lasting: true,
+    }
+}
+
+/// The note for a click on a notification's button whose request no longer waits (answered,
+/// withdrawn, or decided by a rule in the meantime): nothing was done.
+pub fn gone_note_spec() -> NoteSpec {
+    NoteSpec {
+        title: "That question is no longer waiting".into(),
+        body: "It was settled before your click; nothing was sent.".into(),
+        lasting: false,
     }
 }
 
@@ -304,7 +453,7 @@ pub fn note_spec(note: &askdesk_view::page::RuleNote) -> NoteSpec {
 /// opens) or for the app to close it. `None` when it could not be shown.
 fn show_note(
     spec: &NoteSpec,
-    on_action: &Arc<dyn Fn(Action, Option<Token>) + Send + Sync>,
+    on_action: &OnAction,
 ) -> Option<(oneshot::Sender<()>, std::thread::JoinHandle<()>)> {
     let mut notification = Notification::new();
     notification
@@ -312,7 +461,11 @@ fn show_note(
         .summary(&spec.title)
         .body(&escape_markup(&spec.body))
         .icon("dialog-information")
-        .timeout(Timeout::Never)
+        .timeout(if spec.lasting {
+            Timeout::Never
+        } else {
+            Timeout::Default
+        })
         .action("default", "Open");
     let handle = match notification.show() {
         Ok(handle) => handle,
@@ -352,7 +505,7 @@ fn show_note(
                 // "Open" on a note brings the window forward with the person's token, as on a
                 // question's notification.
                 on_action(
-                    Action::ShowNotes,
+                    Action::Open(None),
                     activation::notification_token(handle.id()),
                 );
             }
@@ -374,42 +527,55 @@ fn server_shows_actions() -> bool {
         .unwrap_or(true)
 }
 
-/// Waits for the human's action on one notification, or for its request to settle elsewhere (then
-/// closes it).
-fn watch(
-    handle: notify_rust::NotificationHandle,
-    request: RequestId,
-    settled: oneshot::Receiver<()>,
-    on_action: Arc<dyn Fn(Action, Option<Token>) + Send + Sync>,
-) {
-    let mut response: Option<NotificationResponse> = None;
-    let settled_elsewhere = future::block_on(future::or(
-        async {
-            handle
-                .wait_for_action_async(|r| response = Some(r.clone()))
-                .await;
-            false
-        },
-        async {
-            // A dropped sender (the worker stopped) also means the notification should go.
-            let _ = settled.await;
-            true
-        },
-    ));
-    if settled_elsewhere {
-        future::block_on(handle.close_async());
-        tracing::debug!(%request, "notification closed");
-        return;
-    }
-    let action = match response {
-        Some(NotificationResponse::Default) => Some(Action::Open(request)),
-        Some(NotificationResponse::Action(key)) => {
-            Some(parse_key(&key, request).unwrap_or(Action::Open(request)))
+/// What the thread of the waiting set's notification needs to act on its clicks.
+struct Watcher {
+    default: Arc<Mutex<Option<RequestId>>>,
+    gone: Arc<AtomicBool>,
+    on_action: OnAction,
+}
+
+impl Watcher {
+    /// Waits for the human's actions on the notification (each key names its request, whatever
+    /// the notification shows now) until the server closes it or the worker withdraws it (then
+    /// closes it).
+    fn watch(self, handle: notify_rust::NotificationHandle, mut withdrawn: oneshot::Receiver<()>) {
+        loop {
+            let mut response: Option<NotificationResponse> = None;
+            let withdraw = future::block_on(future::or(
+                async {
+                    handle
+                        .wait_for_action_async(|r| response = Some(r.clone()))
+                        .await;
+                    false
+                },
+                async {
+                    // A dropped sender (the worker stopped) also means the notification should go.
+                    let _ = (&mut withdrawn).await;
+                    true
+                },
+            ));
+            if withdraw {
+                future::block_on(handle.close_async());
+                tracing::debug!(id = handle.id(), "notification closed");
+                return;
+            }
+            let action = match response {
+                Some(NotificationResponse::Default) => Action::Open(*lock(&self.default)),
+                Some(NotificationResponse::Action(key)) => match parse_key(&key) {
+                    Some(action) => action,
+                    None => {
+                        tracing::debug!(key, "an action key that names nothing");
+                        continue;
+                    }
+                },
+                _ => {
+                    self.gone.store(true, Ordering::SeqCst);
+                    tracing::debug!(id = handle.id(), "notification closed by the server");
+                    return;
+                }
+            };
+            (self.on_action)(action, activation::notification_token(handle.id()));
         }
-        _ => None,
-    };
-    if let Some(action) = action {
-        on_action(action, activation::notification_token(handle.id()));
     }
 }
 
@@ -474,24 +640,69 @@ fn build(spec: &Spec) -> Notification {
         .timeout(Timeout::Never)
         .action("default", "Open");
     for (index, label) in spec.choices.iter().enumerate() {
-        notification.action(&choice_key(index), label);
+        notification.action(&choice_key(spec.request, index), label);
     }
     if spec.hold {
-        notification.action(HOLD_KEY, HOLD_LABEL);
+        notification.action(&hold_key(spec.request), HOLD_LABEL);
     }
     notification
 }
 
-fn choice_key(index: usize) -> String {
-    format!("choose-{index}")
+/// "N questions waiting": who asks what, oldest first; its only action opens the window.
+fn build_several(requests: &[&Request]) -> Notification {
+    let mut lines: Vec<String> = requests
+        .iter()
+        .take(MAX_LISTED)
+        .map(|request| {
+            let who = display_name(request.agent.as_ref());
+            let first = &request.questions[0];
+            let what = first.question.lines().next().unwrap_or("").trim();
+            let what = if what.chars().count() > 80 {
+                what.chars().take(79).collect::<String>() + "…"
+            } else {
+                what.to_owned()
+            };
+            format!("{}: {}", isolate(who), isolate(&what))
+        })
+        .collect();
+    if requests.len() > MAX_LISTED {
+        lines.push(format!("and {} more", requests.len() - MAX_LISTED));
+    }
+    let mut notification = Notification::new();
+    notification
+        .appname("askdesk")
+        .summary(&several_title(requests.len()))
+        .body(&escape_markup(&lines.join("\n")))
+        .icon("dialog-question")
+        .timeout(Timeout::Never)
+        .action("default", "Open");
+    notification
 }
 
-fn parse_key(key: &str, request: RequestId) -> Option<Action> {
-    if key == HOLD_KEY {
-        return Some(Action::Hold(request));
+fn several_title(count: usize) -> String {
+    format!("{count} questions waiting")
+}
+
+/// The key of option `index`'s button: it names the request, so a late click answers that
+/// request or nothing.
+fn choice_key(request: RequestId, index: usize) -> String {
+    format!("choose-{}-{index}", request.0)
+}
+
+fn hold_key(request: RequestId) -> String {
+    format!("hold-{}", request.0)
+}
+
+/// The action a button's key names; `None` for a key of no button of this app's.
+fn parse_key(key: &str) -> Option<Action> {
+    if let Some(request) = key.strip_prefix("hold-") {
+        return Some(Action::Hold(RequestId(request.parse().ok()?)));
     }
-    let option = key.strip_prefix("choose-")?.parse().ok()?;
-    Some(Action::Choose { request, option })
+    let (request, option) = key.strip_prefix("choose-")?.split_once('-')?;
+    Some(Action::Choose {
+        request: RequestId(request.parse().ok()?),
+        option: option.parse().ok()?,
+    })
 }
 
 /// Body text may be read as markup (`body-markup`): show the agent's text literally.
@@ -716,12 +927,9 @@ mod tests {
         );
         assert!(spec.hold);
         let keys: Vec<String> = build(&spec).actions.iter().step_by(2).cloned().collect();
-        assert_eq!(keys, ["default", "choose-0", "choose-1", "hold"]);
+        assert_eq!(keys, ["default", "choose-3-0", "choose-3-1", "hold-3"]);
         assert!(!spec_for(&request(None, vec![question(&["Yes"])]), None).hold);
-        assert_eq!(
-            parse_key("hold", RequestId(4)),
-            Some(Action::Hold(RequestId(4)))
-        );
+        assert_eq!(parse_key("hold-4"), Some(Action::Hold(RequestId(4))));
     }
 
     #[test]
@@ -741,7 +949,7 @@ mod tests {
         assert_eq!(spec.choices, ["Delete them", "Keep"]);
         // The button names its option by place: the answer carries the label unchanged.
         assert_eq!(
-            parse_key(&choice_key(0), RequestId(3)),
+            parse_key(&choice_key(RequestId(3), 0)),
             Some(Action::Choose {
                 request: RequestId(3),
                 option: 0
@@ -755,15 +963,68 @@ mod tests {
     }
 
     #[test]
-    fn action_keys_round_trip() {
+    fn action_keys_name_their_request() {
         assert_eq!(
-            parse_key(&choice_key(2), RequestId(9)),
+            parse_key(&choice_key(RequestId(9), 2)),
             Some(Action::Choose {
                 request: RequestId(9),
                 option: 2
             })
         );
-        assert_eq!(parse_key("default", RequestId(9)), None);
-        assert_eq!(parse_key("choose-x", RequestId(9)), None);
+        assert_eq!(
+            parse_key(&hold_key(RequestId(12))),
+            Some(Action::Hold(RequestId(12)))
+        );
+        // Keys that name no request act on nothing: the old unnamed ones among them.
+        for key in [
+            "default",
+            "choose-2",
+            "choose-x-1",
+            "choose-9-",
+            "choose--1",
+            "choose-9-1-2",
+            "choose-9--1",
+            "hold",
+            "hold-",
+            "hold-x",
+            "hold--3",
+        ] {
+            assert_eq!(parse_key(key), None, "{key}");
+        }
+    }
+
+    #[test]
+    fn several_waiting_are_one_notification_that_opens_the_window() {
+        let named = |label: &str| AgentInfo {
+            id: "a1".into(),
+            label: Some(label.into()),
+            meta: None,
+        };
+        let mut asks: Vec<Request> = (0..6)
+            .map(|n| {
+                let mut r = request(Some(named(&format!("agent-{n}"))), vec![question(&["Yes"])]);
+                r.id = RequestId(n);
+                r
+            })
+            .collect();
+        asks[0].questions[0].question = "Deploy <now>?\nsecond line".into();
+        let refs: Vec<&Request> = asks.iter().take(2).collect();
+        let two = build_several(&refs);
+        assert_eq!(two.summary, "2 questions waiting");
+        assert_eq!(
+            two.body,
+            "agent-0: Deploy &lt;now&gt;?\nagent-1: Deploy &lt;now&gt;?"
+        );
+        // No answer from here: its only action opens the window.
+        assert_eq!(two.actions, ["default", "Open"]);
+        let refs: Vec<&Request> = asks.iter().collect();
+        let six = build_several(&refs);
+        assert_eq!(six.summary, "6 questions waiting");
+        assert!(
+            six.body
+                .ends_with("agent-3: Deploy &lt;now&gt;?\nand 2 more"),
+            "{}",
+            six.body
+        );
     }
 }

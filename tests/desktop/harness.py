@@ -5,6 +5,7 @@ and helpers to ask, read the page and find notifications. Besides it: parsers of
 helpers of more than one area (rules file, journal, plan comments), and starting the app under
 WebDriver. test_lifecycle.py uses the bus and process helpers too.
 """
+import contextlib
 import json
 import os
 import re
@@ -107,6 +108,32 @@ class Ctx:
                 if "stale element" not in str(error) or attempt == 4:
                     raise
 
+    @contextlib.contextmanager
+    def elsewhere(self):
+        """The person works in another program, the window open behind it, with "Notify only" chosen so that a
+        question does not bring the window forward: the waiting requests' notification stays up (it is withdrawn
+        while the window has the focus). Afterwards the other program ends, the choice is undone and a second
+        launch gives the window the focus back."""
+        page = self.page
+        choice = os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk", "desktop.json")
+
+        def notify_only(on):
+            page.js("const box = document.getElementById('notify-only'); if (box.checked !== arguments[0]) box.click();",
+                    on)
+            deadline = time.time() + 10
+            while not (os.path.exists(choice) and json.load(open(choice, encoding="utf-8")).get("notifyOnly") == on):
+                assert time.time() < deadline, f"notify only was not set to {on}"
+                time.sleep(0.1)
+        notify_only(True)
+        try:
+            with other_program():
+                page.until("return !document.hasFocus()", message="the window kept the focus")
+                yield
+        finally:
+            notify_only(False)
+            subprocess.run([self.args.app], env=os.environ.copy(), capture_output=True, timeout=30, check=True)
+            page.until("return document.hasFocus()", message="a second launch did not give the window the focus")
+
     def shot(self, name, whole_screen=False, top=False, scroll_to=None, x_window=False):
         """Saves a screenshot: the window as WebKit renders it, the window as X shows it (`x_window`: WebKit's
         own capture can stall on a page without a request open), or the whole screen (for notifications)."""
@@ -171,11 +198,30 @@ def outcome_of(conn, rid):
     return outcome
 
 
-def find_notification(log, summary):
-    """Parses dbus-monitor output: the returned id of the last Notify call with this summary."""
+@contextlib.contextmanager
+def other_program():
+    """Another program's window, given the X input focus as the person working there; it ends with the block."""
+    other = subprocess.Popen(["xmessage", "-geometry", "-0-0", "-name", "askdesk-test-other", "Another program"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 10
+        while not (found := subprocess.run(["xdotool", "search", "--onlyvisible", "--classname", "askdesk-test-other"],
+                                           capture_output=True, text=True).stdout.split()):
+            assert time.time() < deadline, "the other program's window never showed"
+            time.sleep(0.1)
+        subprocess.run(["xdotool", "windowfocus", "--sync", found[0]], check=True, timeout=15)
+        yield
+    finally:
+        other.terminate()
+        other.wait(10)
+
+
+def notifications_shown(log, summary):
+    """Parses dbus-monitor output: the ids the server returned to the Notify calls with this summary, in order
+    (a notification updated in place with `replaces_id` keeps its id)."""
     blocks = re.split(r"\n(?=(?:method call|method return|signal|error) )", log)
     calls = {}
-    found = None
+    found = []
     for block in blocks:
         head = block.split("\n", 1)[0]
         if head.startswith("method call") and "member=Notify" in head:
@@ -190,8 +236,14 @@ def find_notification(log, summary):
             if dest and reply and (dest.group(1), reply.group(1)) in calls:
                 m = re.search(r"uint32 (\d+)", block)
                 if m:
-                    found = int(m.group(1))
+                    found.append(int(m.group(1)))
     return found
+
+
+def find_notification(log, summary):
+    """Parses dbus-monitor output: the returned id of the last Notify call with this summary."""
+    shown = notifications_shown(log, summary)
+    return shown[-1] if shown else None
 
 
 def notify_buttons(log, summary):

@@ -17,31 +17,32 @@ from webdriver import CONTROL, ENTER, ESCAPE
 
 def test_batch_answer_reaches_the_asker(ctx):
     """ask -> Notify names the agent -> dialog shows it -> picks and custom text -> exactly that answer."""
-    _, _, outcome = ctx.ask(samples.BATCH, agent="coder")
-    nid = ctx.notification_id("claude-code asks")
-    assert nid > 0
-    ctx.show("scope")
-    page = ctx.page
-    assert "claude-code" in page.text(page.find("#asker"))
-    assert "/home/dana/src/askdesk" in page.text(page.find("#asker"))
-    assert "feat/journal-sqlite" in page.text(page.find("#asker"))
-    # The detail is rendered markdown.
-    assert page.js("return document.querySelector('[data-qid=\"scope\"] .md code') !== null")
-    page.click(ctx.option("scope", "server"))
-    page.click(ctx.option("scope", "client"))
-    page.type(ctx.other_box("scope"), "also the CLI")
-    ctx.shot("dialog-batch", top=True)
-    page.click(ctx.option("release", "Patch (0.2.5)"))
-    page.type(ctx.other_box("notes"), "Mention the new error codes")
-    page.click(page.find("#submit"))
-    got = answer_of(outcome())
-    assert got == {"answers": [
-        {"id": "scope", "selected": ["server", "client"], "custom": "also the CLI"},
-        {"id": "release", "selected": ["Patch (0.2.5)"]},
-        {"id": "notes", "selected": [], "custom": "Mention the new error codes"},
-    ]}, got
-    ctx.wait_queue(0)
-    assert closed_on_bus_eventually(ctx, nid)
+    with ctx.elsewhere():
+        _, _, outcome = ctx.ask(samples.BATCH, agent="coder")
+        nid = ctx.notification_id("claude-code asks")
+        assert nid > 0
+        ctx.show("scope")
+        page = ctx.page
+        assert "claude-code" in page.text(page.find("#asker"))
+        assert "/home/dana/src/askdesk" in page.text(page.find("#asker"))
+        assert "feat/journal-sqlite" in page.text(page.find("#asker"))
+        # The detail is rendered markdown.
+        assert page.js("return document.querySelector('[data-qid=\"scope\"] .md code') !== null")
+        page.click(ctx.option("scope", "server"))
+        page.click(ctx.option("scope", "client"))
+        page.type(ctx.other_box("scope"), "also the CLI")
+        ctx.shot("dialog-batch", top=True)
+        page.click(ctx.option("release", "Patch (0.2.5)"))
+        page.type(ctx.other_box("notes"), "Mention the new error codes")
+        page.click(page.find("#submit"))
+        got = answer_of(outcome())
+        assert got == {"answers": [
+            {"id": "scope", "selected": ["server", "client"], "custom": "also the CLI"},
+            {"id": "release", "selected": ["Patch (0.2.5)"]},
+            {"id": "notes", "selected": [], "custom": "Mention the new error codes"},
+        ]}, got
+        ctx.wait_queue(0)
+        assert closed_on_bus_eventually(ctx, nid)
 
 
 def test_single_select_custom_overrides_and_keyboard(ctx):

@@ -103,17 +103,18 @@ def test_hook_killed_by_the_client_withdraws_the_question(ctx):
     """Answering in the terminal first makes the client kill the hook: the question leaves the
     dialog and its notification closes. The notification offers no answer buttons: the command is
     only in the question's detail."""
-    _, done = run_hook(ctx, "claude-bash")
-    nid = ctx.notification_id("Claude Code asks")
-    actions = notify_actions(ctx.bus_log(), "Claude Code asks")
-    assert actions == ["default"], actions
-    ctx.show("permission")
-    done.proc.send_signal(signal.SIGTERM)
-    status, out, _ = done()
-    assert out == "", out
-    ctx.wait_queue(0)
-    assert not ctx.page.find_all('[data-qid="permission"]')
-    assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+    with ctx.elsewhere():
+        _, done = run_hook(ctx, "claude-bash")
+        nid = ctx.notification_id("Claude Code asks")
+        actions = notify_actions(ctx.bus_log(), "Claude Code asks")
+        assert actions == ["default"], actions
+        ctx.show("permission")
+        done.proc.send_signal(signal.SIGTERM)
+        status, out, _ = done()
+        assert out == "", out
+        ctx.wait_queue(0)
+        assert not ctx.page.find_all('[data-qid="permission"]')
+        assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
 
 
 def test_always_allow_this_command_here_answers_the_next_hook_prompt(ctx):

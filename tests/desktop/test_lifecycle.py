@@ -25,7 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import screen as scr  # noqa: E402
-from harness import closed_on_bus, dbus, find_notification, find_tray_item, web_processes  # noqa: E402
+from harness import (  # noqa: E402
+    closed_on_bus, dbus, find_notification, find_tray_item, notifications_shown, notify_buttons, web_processes)
 from cases import Tally  # noqa: E402
 
 NETWORK = "WebKitNetworkPr"  # comm is cut at 15 bytes
@@ -302,6 +303,15 @@ class App:
         return wait_until(lambda: find_notification(self.bus_log(), summary), f"no notification {summary!r} on the bus",
                           timeout=timeout)
 
+    def shown(self, summary, times=1):
+        """Waits until `times` Notify calls with this summary are on the bus; returns the id the last one got."""
+        return wait_until(lambda: (lambda ids: ids[-1] if len(ids) >= times else None)(
+            notifications_shown(self.bus_log(), summary)), f"no {times} notifications {summary!r} on the bus")
+
+    def buttons(self, summary):
+        """The [key, label] pairs of the last notification with this summary."""
+        return notify_buttons(self.bus_log(), summary)
+
     def second_launch(self):
         proc = subprocess.run([self.run.args.app], env=self.env, capture_output=True, timeout=30)
         assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
@@ -325,6 +335,12 @@ class Ask:
 
     def done(self):
         return self.proc.poll() is not None
+
+
+def invoke(nid, key):
+    """The notification server's ActionInvoked for notification `nid` and action `key`, as a click sends it."""
+    subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                    "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", f"string:{key}"], check=True)
 
 
 def xdotool(*args):
@@ -404,7 +420,7 @@ def case_a_question_raising_the_open_window_ignores_a_key_held_elsewhere(run):
     xdotool("keydown", "Escape")
     try:
         second = app.ask("Merge the release branch now?", label="agent-two")
-        app.notification("agent-two")
+        app.shown("2 questions waiting")
         run.stays_painted("the open window, raised by a question while Escape is held", seconds=3.0)
     finally:
         xdotool("keyup", "Escape")
@@ -415,23 +431,23 @@ def case_a_question_raising_the_open_window_ignores_a_key_held_elsewhere(run):
 
 
 def case_a_notification_opens_its_request_after_a_drop(run):
-    """Two questions wait; the window is hidden and dropped; the second one's notification (its default
-    action) brings the window back on that request: answered by keyboard, it is the second ask that returns."""
+    """Two questions wait; the window is hidden and dropped, and "2 questions waiting" is raised; the first
+    question is withdrawn, so the notification becomes the second one's own (the same id); its default action
+    brings the window back on that request, answered by keyboard."""
     app = start_shown(run)
     first = app.ask("Rotate the signing keys today?", label="agent-one")
     run.painted("the first question")
     second = app.ask("Merge the release branch now?", label="agent-two")
-    nid = app.notification("agent-two")
+    wait_until(lambda: app.count("request added") == 2, "the app never heard of the second question")
     run.hide()
     run.wait_dropped()
-    subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
-                    "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:default"], check=True)
+    nid = app.shown("2 questions waiting")
+    first.proc.terminate()
+    assert app.shown("agent-two asks") == nid, "the one question left did not get the same notification"
+    invoke(nid, "default")
     run.painted("the notification's request after a drop")
     run.keys("2", "ctrl+Return")
     second.expect("No")
-    assert not first.done(), "the first ask returned: the notification did not open its own request"
-    run.painted("the first question, next in the queue")
-    answer_by_keys(run, first, 1, "Yes")
 
 
 def tray_open(item="Open askdesk"):
@@ -475,7 +491,7 @@ def case_a_window_dropped_with_two_requests_waiting_comes_back_with_both(run):
     first = app.ask("Run the database migration tonight?", label="agent-one")
     run.painted("the first question")
     second = app.ask("Send the weekly report?", label="agent-two")
-    app.notification("agent-two")
+    wait_until(lambda: app.count("request added") == 2, "the app never heard of the second question")
     before = wait_until(lambda: (lambda s: s if queue_avatars(s) == 2 else None)(run.painted("two waiting")),
                         "the queue never listed two requests before the drop", timeout=PAINT_TIMEOUT)
     assert queue_avatars(before) == 2
@@ -500,7 +516,8 @@ def case_quitting_closes_every_notification(run):
     notification shown, which only quitting closes); quitting closes both by id before the app exits: by
     SIGTERM, and, for a second app, by the tray's Quit."""
     for how in ("SIGTERM", "the tray's Quit"):
-        app = run.start_app(rules=PERMISSION_RULES)
+        # The window stays hidden, so the question's notification stays too.
+        app = run.start_app(extra=("--hidden",), rules=PERMISSION_RULES, choices={"notifyOnly": True})
         wait_until(lambda: app.rules_on(), "the rules answerer never joined", timeout=15, poll=0.2)
         prompt = app.ask("Allow Bash: cargo test -p shop?", options=("Allow", "Deny"), label="hooked",
                          meta=("tool=Bash", "command=cargo test -p shop"))
@@ -678,10 +695,83 @@ def case_notify_only_leaves_the_window_to_the_person(run):
     while time.time() < until:
         assert run.window() is None, "the window opened by itself with notify only"
         time.sleep(POLL)
-    subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
-                    "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:default"], check=True)
+    invoke(nid, "default")
     run.painted("the question opened from its notification")
     answer_by_keys(run, ask, 2, "No")
+
+
+def quiet_app(run):
+    """An app whose window stays hidden until the person opens it ("Notify only"): its notifications stay."""
+    return run.start_app(extra=("--hidden",), choices={"notifyOnly": True})
+
+
+def case_several_questions_share_one_notification_updated_in_place(run):
+    """One question has its own notification, its options as buttons; a second and a third collapse it into "2
+    questions waiting", then "3 questions waiting": the same notification updated in place (the same id, never
+    closed). As they leave it counts down, and the one left gets its own notification again, with its buttons,
+    one of which answers it."""
+    app = quiet_app(run)
+    first = app.ask("Rotate the signing keys today?", label="agent-one")
+    nid = app.shown("agent-one asks")
+    second = app.ask("Merge the release branch now?", label="agent-two")
+    assert app.shown("2 questions waiting") == nid
+    third = app.ask("Tag the release?", label="agent-three")
+    assert app.shown("3 questions waiting") == nid
+    third.proc.terminate()
+    assert app.shown("2 questions waiting", times=2) == nid
+    first.proc.terminate()
+    assert app.shown("agent-two asks") == nid
+    assert not closed_on_bus(app.bus_log(), nid), "the notification was closed, not updated in place"
+    assert not notifications_shown(app.bus_log(), "agent-three asks"), "the third question got its own notification"
+    buttons = app.buttons("agent-two asks")
+    assert [label for _, label in buttons] == ["Open", "Yes", "No"], buttons
+    assert all(re.fullmatch(r"choose-\d+-[01]", key) for key, _ in buttons[1:]), buttons
+    invoke(nid, buttons[2][0])
+    second.expect("No")
+    wait_until(lambda: closed_on_bus(app.bus_log(), nid), "the notification stayed after its question was answered")
+
+
+def case_a_late_click_on_a_replaced_button_answers_nothing(run):
+    """A question's notification is updated in place, in the end to another question's buttons: a click that
+    comes late with the first question's button (its key names that request, now gone) answers nothing and
+    says so; the second question's own button then answers it."""
+    app = quiet_app(run)
+    first = app.ask("Rotate the signing keys today?", label="agent-one")
+    nid = app.shown("agent-one asks")
+    stale = app.buttons("agent-one asks")[1][0]
+    second = app.ask("Merge the release branch now?", label="agent-two")
+    app.shown("2 questions waiting")
+    first.proc.terminate()
+    assert app.shown("agent-two asks") == nid
+    invoke(nid, stale)
+    app.shown("That question is no longer waiting")
+    assert not second.done(), "the late click answered the question its notification shows now"
+    invoke(nid, app.buttons("agent-two asks")[1][0])
+    second.expect("Yes")
+
+
+def case_the_window_on_screen_withdraws_the_notification_and_hiding_raises_it(run):
+    """A question's notification is withdrawn once the window has the keyboard focus (the person sees the queue);
+    a question arriving meanwhile raises none; hiding the window raises "2 questions waiting", whose Open brings
+    the window back, where both are answered."""
+    app = quiet_app(run)
+    first = app.ask("Rotate the signing keys today?", label="agent-one")
+    nid = app.shown("agent-one asks")
+    tray_open()
+    run.painted("the question, opened from the tray")
+    run.focus()
+    wait_until(lambda: closed_on_bus(app.bus_log(), nid), "the notification stayed while the window had the focus")
+    second = app.ask("Merge the release branch now?", label="agent-two")
+    wait_until(lambda: app.count("request added") == 2, "the app never heard of the second question")
+    run.hide()
+    raised = app.shown("2 questions waiting")
+    assert not notifications_shown(app.bus_log(), "agent-two asks"), \
+        "a question that came while the window had the focus raised a notification"
+    invoke(raised, "default")
+    run.painted("the window, opened from the notification")
+    answer_by_keys(run, first, 1, "Yes")
+    run.painted("the second question")
+    answer_by_keys(run, second, 2, "No")
 
 
 CASES = [
@@ -696,6 +786,9 @@ CASES = [
     case_a_window_a_question_opened_says_sent_and_hides_after_the_last_answer,
     case_show_without_focus_leaves_the_keyboard_where_the_person_types,
     case_notify_only_leaves_the_window_to_the_person,
+    case_several_questions_share_one_notification_updated_in_place,
+    case_a_late_click_on_a_replaced_button_answers_nothing,
+    case_the_window_on_screen_withdraws_the_notification_and_hiding_raises_it,
 ]
 
 

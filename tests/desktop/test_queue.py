@@ -3,6 +3,7 @@
 Actions, activation, cancel, dismiss, Do not disturb, late answers.
 """
 import json
+import re
 import subprocess
 import threading
 import time
@@ -16,52 +17,60 @@ from test_dialog import set_window_size
 def test_notification_action_answers_in_place(ctx):
     """ActionInvoked on the bus for the notification answers a single-select question. Its buttons show the
     options without "(Recommended)"; the answer carries the label unchanged."""
-    _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
-    nid = ctx.notification_id("review-bot asks")
-    ctx.show("migrate")
-    ctx.shot("notification", whole_screen=True)
-    buttons = notify_buttons(ctx.bus_log(), "review-bot asks")
-    assert buttons == [["default", "Open"], ["choose-0", "Online, in batches"], ["choose-1", "Offline, in one transaction"],
-                       ["choose-2", "Skip the migration for now"]], buttons
-    box = None
-    for _ in range(20):
-        # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
-        subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
-                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:choose-0"], check=True)
-        try:
-            box = outcome(timeout=0.5)
-            break
-        except AssertionError:
-            continue
-    assert box is not None, "the notification action did not answer"
-    assert answer_of(box) == {"answers": [{"id": "migrate", "selected": ["Online, in batches (Recommended)"]}]}, box
-    ctx.wait_queue(0)
+    with ctx.elsewhere():
+        _, _, outcome = ctx.ask(samples.SINGLE, agent="reviewer")
+        nid = ctx.notification_id("review-bot asks")
+        ctx.show("migrate")
+        ctx.shot("notification", whole_screen=True)
+        buttons = notify_buttons(ctx.bus_log(), "review-bot asks")
+        assert [label for _, label in buttons] == ["Open", "Online, in batches", "Offline, in one transaction",
+                                                    "Skip the migration for now"], buttons
+        # Each button's key names the request and the option's place.
+        request = re.fullmatch(r"choose-(\d+)-0", buttons[1][0]).group(1)
+        assert [key for key, _ in buttons] == ["default"] + [f"choose-{request}-{n}" for n in range(3)], buttons
+        box = None
+        for _ in range(20):
+            # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
+            subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                            "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}",
+                            f"string:{buttons[1][0]}"], check=True)
+            try:
+                box = outcome(timeout=0.5)
+                break
+            except AssertionError:
+                continue
+        assert box is not None, "the notification action did not answer"
+        assert answer_of(box) == {"answers": [{"id": "migrate", "selected": ["Online, in batches (Recommended)"]}]}, box
+        ctx.wait_queue(0)
 
 
 def test_activating_a_notification_opens_its_request(ctx):
-    """The notification's default action shows the window with that request selected."""
-    _, _, first = ctx.ask([dict(samples.SINGLE[0], id="older")], agent="coder")
+    """Two requests wait when the window hides: one notification, "2 questions waiting", whose only action
+    opens the window. The older request is withdrawn: the notification becomes the newer one's own, the same
+    id updated in place, and its default action shows the window with that request selected."""
+    conn, older, first = ctx.ask([dict(samples.SINGLE[0], id="older")], agent="coder")
     ctx.show("older")
     _, _, second = ctx.ask([{"id": "newer", "question": "Rotate the API keys today?",
                              "options": [{"label": "Yes"}, {"label": "No"}, {"label": "Tomorrow"}]}], agent="reviewer")
     ctx.wait_queue(2)
-    nid = ctx.notification_id("review-bot asks")
     assert ctx.page.find_all('[data-qid="older"]'), "the older request should still be shown"
     ctx.page.keys("\ue00c")
     ctx.page.until("return document.visibilityState === 'hidden'", message="Esc did not hide the window")
+    nid = ctx.notification_id("2 questions waiting")
+    assert notify_buttons(ctx.bus_log(), "2 questions waiting") == [["default", "Open"]]
+    conn.notify("$/cancelRequest", {"id": older})
+    expect_error(first(), "ASK_ABORTED")
+    assert ctx.notification_id("review-bot asks") == nid, "the one left did not get the same notification"
     deadline = time.time() + 10
-    while time.time() < deadline and not ctx.page.find_all('[data-qid="newer"]'):
+    while time.time() < deadline and ctx.page.js("return document.visibilityState") != "visible":
         subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
                         "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:default"], check=True)
         time.sleep(0.5)
-    ctx.show("newer", timeout=1)
     ctx.page.until("return document.visibilityState === 'visible'", message="the window was not shown")
+    ctx.show("newer", timeout=1)
     ctx.page.click(ctx.option("newer", "Tomorrow"))
     ctx.page.click(ctx.page.find("#submit"))
     assert answer_of(second()) == {"answers": [{"id": "newer", "selected": ["Tomorrow"]}]}
-    ctx.show("older")
-    ctx.page.click(ctx.page.find("#dismiss"))
-    expect_error(first(), "ASK_CANCELLED")
 
 
 def shown_view(page):
@@ -99,16 +108,17 @@ def test_a_question_that_shows_the_hidden_window_is_what_it_shows(ctx):
 
 
 def test_cancel_withdraws_dialog_and_notification(ctx):
-    conn, rid, outcome = ctx.ask(samples.SINGLE, agent="coder")
-    nid = ctx.notification_id("claude-code asks")
-    ctx.show("migrate")
-    conn.notify("$/cancelRequest", {"id": rid})
-    expect_error(outcome(), "ASK_ABORTED")
-    ctx.wait_queue(0)
-    toast = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent")
-    assert toast == "claude-code withdrew the question.", toast
-    assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
-    assert not ctx.page.find_all('[data-qid="migrate"]')
+    with ctx.elsewhere():
+        conn, rid, outcome = ctx.ask(samples.SINGLE, agent="coder")
+        nid = ctx.notification_id("claude-code asks")
+        ctx.show("migrate")
+        conn.notify("$/cancelRequest", {"id": rid})
+        expect_error(outcome(), "ASK_ABORTED")
+        ctx.wait_queue(0)
+        toast = ctx.page.until("const t = document.getElementById('toast'); return !t.hidden && t.textContent")
+        assert toast == "claude-code withdrew the question.", toast
+        assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+        assert not ctx.page.find_all('[data-qid="migrate"]')
 
 
 def test_two_agents_are_queued_and_answered_separately(ctx):
@@ -229,28 +239,29 @@ def test_a_request_answered_on_another_device_says_where_in_place_of_its_card(ct
     """The desktop's dialog races the other members of the group `person`: when one of them answers
     first, the card gives way to "Answered on <label>", the notification closes, and History says
     who answered."""
-    phone = ctx.conn("phone")
-    phone.call("answerers/register", {"scope": "all", "label": "Pixel 8", "group": "person"})
-    try:
-        _, _, outcome = ctx.ask([{"id": "away", "question": "Ship the release?",
-                                  "options": [{"label": "Ship"}, {"label": "Wait"}]}], agent="coder")
-        nid = ctx.notification_id("claude-code asks")
-        ctx.show("away")
-        request = phone.next_incoming(timeout=15)
-        phone.reply(request, {"answers": [{"id": "away", "selected": ["Wait"]}]})
-        assert answer_of(outcome()) == {"answers": [{"id": "away", "selected": ["Wait"]}]}
-        where = ctx.page.until(
-            "const v = document.getElementById('view-elsewhere');"
-            " return !v.hidden && document.getElementById('elsewhere-where').textContent")
-        assert where == "Answered on Pixel 8", where
-        assert not ctx.page.find_all('[data-qid="away"]'), "the card gave way"
-        assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
-        ctx.page.until("return document.getElementById('view-elsewhere').hidden")
-        record = [r for r in map(json.loads, journal_lines())
-                  if r["outcome"] == "answered" and r["questions"][0]["id"] == "away"]
-        assert [r["answerer"] for r in record] == ["Pixel 8"], record
-    finally:
-        phone.close()
+    with ctx.elsewhere():
+        phone = ctx.conn("phone")
+        phone.call("answerers/register", {"scope": "all", "label": "Pixel 8", "group": "person"})
+        try:
+            _, _, outcome = ctx.ask([{"id": "away", "question": "Ship the release?",
+                                      "options": [{"label": "Ship"}, {"label": "Wait"}]}], agent="coder")
+            nid = ctx.notification_id("claude-code asks")
+            ctx.show("away")
+            request = phone.next_incoming(timeout=15)
+            phone.reply(request, {"answers": [{"id": "away", "selected": ["Wait"]}]})
+            assert answer_of(outcome()) == {"answers": [{"id": "away", "selected": ["Wait"]}]}
+            where = ctx.page.until(
+                "const v = document.getElementById('view-elsewhere');"
+                " return !v.hidden && document.getElementById('elsewhere-where').textContent")
+            assert where == "Answered on Pixel 8", where
+            assert not ctx.page.find_all('[data-qid="away"]'), "the card gave way"
+            assert closed_on_bus_eventually(ctx, nid), f"notification {nid} was not closed"
+            ctx.page.until("return document.getElementById('view-elsewhere').hidden")
+            record = [r for r in map(json.loads, journal_lines())
+                      if r["outcome"] == "answered" and r["questions"][0]["id"] == "away"]
+            assert [r["answerer"] for r in record] == ["Pixel 8"], record
+        finally:
+            phone.close()
 
 
 def toggle_count(page):

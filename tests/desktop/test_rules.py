@@ -196,30 +196,34 @@ def test_hold_stops_the_rule_s_clock_until_released(ctx):
 
 def test_the_notification_says_the_deadline_and_its_hold_stops_it(ctx):
     """The notification of a request a rule will answer says so and offers Hold; the action holds the clock."""
-    write_rules('[[rule]]\nname = "hold me"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "6s"\n')
-    try:
-        _, _, outcome = ctx.ask(CLEANUP, agent="reviewer")
-        nid = ctx.notification_id("review-bot asks")
-        ctx.show("cleanup")
-        log = ctx.bus_log()
-        # The time left when the notification was made: at most the rule's six seconds.
-        assert re.search(r'Rule “hold me” will answer "No" in [1-6] s unless you answer\.', log), log[-2000:]
-        assert notify_actions(log, "review-bot asks") == ["default", "choose-0", "choose-1", "hold"]
-        page = ctx.page
-        deadline = time.time() + 5
-        while time.time() < deadline and not page.find_all("#asker .rule-deadline.held"):
-            # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
-            subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
-                            "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:hold"], check=True)
-            time.sleep(0.3)
-        page.wait_for("#asker .rule-deadline.held", timeout=2)
-        ctx.shot("notification-hold", whole_screen=True)
-        assert held_outcome(outcome, 8) is None, "the rule answered a request held from the notification"
-        page.click(ctx.option("cleanup", "Yes"))
-        page.click(page.find("#submit"))
-        assert answer_of(outcome()) == {"answers": [{"id": "cleanup", "selected": ["Yes"]}]}
-    finally:
-        write_rules("")
+    with ctx.elsewhere():
+        write_rules('[[rule]]\nname = "hold me"\nmatch = { header = "Cleanup" }\nanswer = "No"\nafter = "6s"\n')
+        try:
+            _, _, outcome = ctx.ask(CLEANUP, agent="reviewer")
+            nid = ctx.notification_id("review-bot asks")
+            ctx.show("cleanup")
+            log = ctx.bus_log()
+            # The time left when the notification was made: at most the rule's six seconds.
+            assert re.search(r'Rule “hold me” will answer "No" in [1-6] s unless you answer\.', log), log[-2000:]
+            keys = notify_actions(log, "review-bot asks")
+            request = re.fullmatch(r"hold-(\d+)", keys[-1]).group(1)
+            assert keys == ["default", f"choose-{request}-0", f"choose-{request}-1", f"hold-{request}"], keys
+            page = ctx.page
+            deadline = time.time() + 5
+            while time.time() < deadline and not page.find_all("#asker .rule-deadline.held"):
+                # The app subscribes to ActionInvoked right after Notify returns; repeat until it has.
+                subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                                "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", f"string:{keys[-1]}"],
+                               check=True)
+                time.sleep(0.3)
+            page.wait_for("#asker .rule-deadline.held", timeout=2)
+            ctx.shot("notification-hold", whole_screen=True)
+            assert held_outcome(outcome, 8) is None, "the rule answered a request held from the notification"
+            page.click(ctx.option("cleanup", "Yes"))
+            page.click(page.find("#submit"))
+            assert answer_of(outcome()) == {"answers": [{"id": "cleanup", "selected": ["Yes"]}]}
+        finally:
+            write_rules("")
 
 
 def answered_by_the_rule(ctx, questions, expected):

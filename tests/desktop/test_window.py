@@ -10,7 +10,9 @@ import time
 import pytest
 
 from askdesk_client import Conn
-from harness import DOC, answer_of, comment_by_keyboard, server_pid, web_processes
+from harness import (
+    DOC, answer_of, closed_on_bus, comment_by_keyboard, notifications_shown, notify_buttons, other_program, server_pid,
+    web_processes)
 import samples
 from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
 
@@ -107,17 +109,23 @@ def test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_pa
             # The page reports each request it painted: it loaded, with a network process to serve it.
             wait(lambda: shown_lines() >= n, f"round {n}: the question was never painted")
             assert web_processes(app.pid) and web_processes(app.pid, network), f"round {n}: no web engine"
-            nid = ctx.notification_id("light-check asks")
-            answered = None
-            for _ in range(20):
-                subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
-                                "org.freedesktop.Notifications.ActionInvoked", f"uint32:{nid}", "string:choose-0"],
-                               check=True)
-                try:
-                    answered = conn.wait(rid, timeout=0.5)
-                    break
-                except TimeoutError:
-                    continue
+            # The person turns to another program: the notification, withdrawn while the window had the focus,
+            # is up again, and its button answers.
+            with other_program():
+                answered = None
+                for _ in range(20):
+                    log = ctx.bus_log()
+                    shown = notifications_shown(log, "light-check asks")
+                    if shown and not closed_on_bus(log, shown[-1]):
+                        yes = notify_buttons(log, "light-check asks")[1][0]
+                        subprocess.run(["dbus-send", "--session", "--type=signal", "/org/freedesktop/Notifications",
+                                        "org.freedesktop.Notifications.ActionInvoked", f"uint32:{shown[-1]}",
+                                        f"string:{yes}"], check=True)
+                    try:
+                        answered = conn.wait(rid, timeout=0.5)
+                        break
+                    except TimeoutError:
+                        continue
             assert answered == {"answers": [{"id": f"light{n}", "selected": ["Yes"]}]}, answered
             if n == 1:
                 assert close_window("askdesk", pid=app.pid) == 1, "no window of this app to close"
