@@ -24,7 +24,8 @@ use crate::limits::{Approvals, Limits};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
 use crate::pending::{
-    OfferError, Pending, PendingRequest, Settled, Shown, Update, VerifiedAnswer, MAX_ATTEMPTS,
+    Ending, OfferError, Pending, PendingRequest, Settled, Shown, Update, VerifiedAnswer,
+    MAX_ATTEMPTS,
 };
 use crate::push::{PushReport, PushSettings, Pusher, Pushing, Subscription, Vapid};
 use crate::risk::{Class, Risk};
@@ -185,17 +186,18 @@ impl Future for Offered {
 }
 
 impl Drop for Offered {
+    /// Still held when its adapter let it go without a word from the broker: the remote stops.
     fn drop(&mut self) {
         if let Some(inner) = self.remote.upgrade() {
-            inner.settle(self.id);
+            inner.settle(self.id, Ending::Stopped);
         }
     }
 }
 
 impl Inner {
-    /// Removes a request settled elsewhere; devices are told, and their notices replaced.
-    fn settle(&self, id: RequestId) {
-        let removed = lock(&self.pending).remove(id);
+    /// Removes a request settled elsewhere; devices are told why, and their notices replaced.
+    fn settle(&self, id: RequestId, why: Ending) {
+        let removed = lock(&self.pending).remove(id, why);
         if let Some(entry) = removed {
             self.pushing.settled(entry.shown);
         }
@@ -379,9 +381,9 @@ impl Remote {
         })
     }
 
-    /// Withdraws a request (settled elsewhere or cancelled); devices are told.
-    pub fn withdraw(&self, id: RequestId) {
-        self.inner.settle(id);
+    /// Withdraws a request (settled elsewhere or cancelled); devices are told why.
+    pub fn withdraw(&self, id: RequestId, why: Ending) {
+        self.inner.settle(id, why);
     }
 
     // --- Web Push ---
@@ -563,7 +565,7 @@ impl Remote {
         if approves && !approvals.allows(&key.text(), &self.inner.limits, now) {
             return Err(Refusal::RateLimited);
         }
-        let entry = pending.remove(id).expect("held above");
+        let entry = pending.remove(id, Ending::Claimed).expect("held above");
         drop(pending);
         self.inner.pushing.settled(entry.shown.clone());
         entry

@@ -2,7 +2,7 @@
 //! digest and a new nonce, while the request still waits; everything else refused.
 
 use askdesk_core::{AgentInfo, Answer, AnswerItem, Question, QuestionOption, RequestId};
-use askdesk_remote::{PendingRequest, Refusal, SignedAnswer};
+use askdesk_remote::{Ending, PendingRequest, Refusal, SignedAnswer};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
@@ -98,7 +98,7 @@ async fn a_signed_answer_is_yielded_with_its_device() {
     );
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": "r7" })
+        json!({ "type": "withdrawn", "id": "r7", "reason": "claimed" })
     );
 }
 
@@ -272,20 +272,20 @@ async fn a_request_no_longer_pending_is_refused() {
     let desk = desk().await;
     let (phone, mut socket) = connected(&desk, "Pixel").await;
     let (_held, wire) = offered(&desk, &mut socket, 1).await;
-    desk.remote.withdraw(RequestId(1));
+    desk.remote.withdraw(RequestId(1), Ending::Withdrawn);
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": "r1" })
+        json!({ "type": "withdrawn", "id": "r1", "reason": "withdrawn" })
     );
     let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
     assert_eq!(reply["reason"], "not-pending");
 
-    // Dropping the offer withdraws it too.
+    // Dropping the offer withdraws it too: the remote stopped holding it.
     let (held, wire) = offered(&desk, &mut socket, 2).await;
     drop(held);
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": "r2" })
+        json!({ "type": "withdrawn", "id": "r2", "reason": "stopped" })
     );
     let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
     assert_eq!(reply["reason"], "not-pending");
@@ -411,16 +411,48 @@ async fn every_device_hears_how_an_answer_fared_at_the_broker() {
         "accepted"
     );
     let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
-    desk.remote.settled(askdesk_remote::Settled {
-        request: verified.request,
-        device: verified.device,
-        used: false,
-    });
-    let settled = json!({ "type": "settled", "id": "r4", "device": "Pixel", "used": false });
-    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+    desk.remote.settled(askdesk_remote::Settled::lost(
+        verified.request,
+        verified.device,
+        Ending::AnsweredElsewhere { device: None },
+    ));
+    let claimed = json!({ "type": "withdrawn", "id": "r4", "reason": "claimed" });
+    let settled = json!({ "type": "settled", "id": "r4", "device": "Pixel", "used": false,
+        "instead": { "reason": "answered-elsewhere" } });
+    assert_eq!(next(&mut socket).await, claimed);
     assert_eq!(next(&mut socket).await, settled);
-    assert_eq!(next(&mut watching).await["type"], "withdrawn");
+    assert_eq!(next(&mut watching).await, claimed);
     assert_eq!(next(&mut watching).await, settled);
+}
+
+#[tokio::test]
+async fn devices_hear_why_a_request_stopped_waiting() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    for (n, why, told) in [
+        (11, Ending::Expired, json!({ "reason": "expired" })),
+        (12, Ending::Withdrawn, json!({ "reason": "withdrawn" })),
+        (13, Ending::AgentGone, json!({ "reason": "agent-gone" })),
+        (
+            14,
+            Ending::answered_by(Some("desktop")),
+            json!({ "reason": "answered-elsewhere" }),
+        ),
+        (
+            15,
+            Ending::answered_by(Some("phone:Tablet")),
+            json!({ "reason": "answered-elsewhere", "device": "Tablet" }),
+        ),
+    ] {
+        let (_held, _) = offered(&desk, &mut socket, n).await;
+        desk.remote.withdraw(RequestId(n), why);
+        let mut expected = json!({ "type": "withdrawn", "id": format!("r{n}") });
+        expected
+            .as_object_mut()
+            .unwrap()
+            .extend(told.as_object().unwrap().clone());
+        assert_eq!(next(&mut socket).await, expected);
+    }
 }
 
 #[tokio::test]
@@ -433,7 +465,7 @@ async fn an_answer_that_claimed_a_request_as_it_was_withdrawn_is_still_found() {
         send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await["type"],
         "accepted"
     );
-    desk.remote.withdraw(RequestId(5));
+    desk.remote.withdraw(RequestId(5), Ending::Withdrawn);
     assert_eq!(held.try_answer().map(|v| v.device), Some("Pixel".into()));
 }
 
