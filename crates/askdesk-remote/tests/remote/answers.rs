@@ -37,12 +37,12 @@ pub fn request(id: u64) -> PendingRequest {
     }
 }
 
-fn yes() -> Value {
+pub fn yes() -> Value {
     json!({ "answers": [{ "id": "go", "selected": ["Yes (Recommended)"] }] })
 }
 
 /// A paired phone's socket, past its welcome and the (empty) snapshot.
-async fn connected(desk: &Desk, name: &str) -> (Phone, Socket) {
+pub async fn connected(desk: &Desk, name: &str) -> (Phone, Socket) {
     let phone = paired(desk, name).await;
     let (mut socket, welcome) = phone.connect(desk).await;
     assert_eq!(welcome["type"], "welcome");
@@ -66,7 +66,7 @@ async fn answered_by(held: askdesk_remote::Offered) -> String {
     verified.expect("the remote still runs").device
 }
 
-async fn send(socket: &mut Socket, message: &Value) -> Value {
+pub async fn send(socket: &mut Socket, message: &Value) -> Value {
     socket
         .send(Message::Text(message.to_string().into()))
         .await
