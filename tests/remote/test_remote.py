@@ -441,12 +441,64 @@ class Races(PhoneTest):
                                            self.browser.text(".request:first-child .note")))
             if answer == ["Yes"]:
                 self.assertEqual(note.group(0), "Sent")
-                # The desk is told its answer was not used.
+                # The desk is told its answer was not used, and who answered.
                 cancel = desk.next_incoming(timeout=PATIENCE)
-                self.assertEqual((cancel["method"], cancel["params"]["id"]), ("$/cancelRequest", offered["id"]))
+                self.assertEqual(cancel, {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {
+                    "id": offered["id"], "reason": "answered-elsewhere", "by": "phone"}})
             else:
                 self.assertEqual(answer, ["No"])
                 self.assertEqual(note.group(0), "Answered on the desk")
+                # The desk is told its answer was used.
+                settled = desk.next_incoming(timeout=PATIENCE)
+                self.assertEqual(settled, {"jsonrpc": "2.0", "method": "askdesk/settled",
+                                           "params": {"id": offered["id"]}})
+
+
+class Endings(PhoneTest):
+    """The phone says how each request it did not answer ended, from the reason the broker gave."""
+
+    def note_of_newest(self, pattern):
+        return until(f"the newest card says {pattern!r}: {self.browser.text('.request:first-child')!r}",
+                     lambda: re.fullmatch(pattern, self.browser.text(".request:first-child .note")))
+
+    def test_answered_on_the_desk_withdrawn_by_the_agent_and_expired_each_say_so(self):
+        desk = self.desk.connect("desk")
+        desk.call("answerers/register", {"scope": "all", "label": "desktop", "group": "person"})
+        b = self.browser
+
+        conn, rid = self.ask([question("go", "Answered at the desk?", ["Yes", "No"])])
+        b.wait_text("Answered at the desk?")
+        desk.reply(desk.next_incoming(timeout=PATIENCE), {"answers": [{"id": "go", "selected": ["No"]}]})
+        conn.wait(rid)
+        self.note_of_newest(r"Answered on the desk \d\d:\d\d Remove")
+
+        conn, rid = self.ask([question("go", "Withdrawn by the agent?", ["Yes", "No"])])
+        b.wait_text("Withdrawn by the agent?")
+        desk.next_incoming(timeout=PATIENCE)
+        conn.notify("$/cancelRequest", {"id": rid})
+        self.note_of_newest(r"The agent withdrew it \d\d:\d\d Remove")
+
+        # An answer rule's deadline decides a question the person left waiting.
+        rules = os.path.join(self.desk.dir, "config", "askdesk", "rules.toml")
+        os.makedirs(os.path.dirname(rules), exist_ok=True)
+        with open(rules, "w", encoding="utf-8") as f:
+            f.write('[[rule]]\nname = "cleanup"\nmatch = { header = "Cleanup" }\n'
+                    'answer = { recommended = true }\nafter = "1s"\n')
+        until("the broker reads the rule", lambda: any(
+            a["label"] == "rules" for a in desk.call("askdesk/status", {})["answerers"]))
+        conn, rid = self.ask([question("tmp", "Remove the temporary files?", ["Yes (Recommended)", "No"],
+                                       header="Cleanup")])
+        b.wait_text("Remove the temporary files?")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "tmp", "selected": ["Yes (Recommended)"]}]})
+        self.note_of_newest(r"Expired \d\d:\d\d Remove")
+
+    def test_the_phone_that_answered_says_sent_with_the_time(self):
+        conn, rid = self.ask([question("go", "Ship it?", ["Yes", "No"])])
+        self.browser.wait_text("Ship it?")
+        self.browser.tap('[data-label="Yes"]')
+        self.browser.tap(".request .send")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "go", "selected": ["Yes"]}]})
+        self.note_of_newest(r"Sent \d\d:\d\d Remove")
 
 
 class Reconnects(PhoneTest):

@@ -566,16 +566,17 @@ impl Remote {
             return Err(Refusal::RateLimited);
         }
         let entry = pending.remove(id, Ending::Claimed).expect("held above");
+        // Handed over before the lock is let go: an adapter withdrawing the request meanwhile
+        // (`Remote::withdraw`, then `Offered::try_answer`) finds this answer and tells the device
+        // why it was not used, instead of the device hearing nothing after `claimed`.
+        let sent = entry.answer.send(VerifiedAnswer {
+            request: id,
+            device: device.name.clone(),
+            answer,
+        });
         drop(pending);
         self.inner.pushing.settled(entry.shown.clone());
-        entry
-            .answer
-            .send(VerifiedAnswer {
-                request: id,
-                device: device.name.clone(),
-                answer,
-            })
-            .map_err(|_| Refusal::NotPending)?;
+        sent.map_err(|_| Refusal::NotPending)?;
         if approves {
             approvals.record(&key.text(), now);
         }
