@@ -276,6 +276,38 @@ class Answers(PhoneTest):
         self.assertEqual(conn.wait(rid), {"answers": [
             {"id": "plan", "selected": [], "custom": "Keep the files under XDG_CACHE_HOME."}]})
 
+    def test_a_revised_plan_shows_the_desks_changes_since_the_version_before(self):
+        agent = {"label": "Codex", "meta": {"cwd": "/home/dana/src/cache", "session": "cache-plan"}}
+        conn, rid = self.ask([plan_question()], agent=agent)
+        b = self.browser
+        b.wait_text("Move the cache to disk")
+        self.assertIsNone(b.evaluate("document.querySelector('.request .revision')"))
+        b.type(".request .feedback", "Write atomically, and say how old files go.")
+        b.tap(".request .send-feedback")
+        b.wait_text("Sent", ".request .note")
+        conn.wait(rid)
+        revised = (PLAN.replace("one file per key.", "one file per key, written atomically.")
+                   .replace("3. Keep the in-memory cache for the current run.\n",
+                            "3. Keep the in-memory cache for the current run.\n"
+                            "4. Expire files older than a week at start.\n")
+                   .replace("- A full disk: writes fail and are **logged**, never fatal.\n", ""))
+        conn, rid = self.ask([question("plan", "Approve this plan?", ["Approve", "Keep planning"], header="Plan",
+                                       detail=revised, intent={"kind": "plan-review", "approve": "Approve"})],
+                             agent=agent)
+        until("the revised plan is shown", lambda: b.evaluate("document.querySelectorAll('.request').length") == 2)
+        newest = ".request:first-child"
+        self.assertRegex(b.text(f"{newest} .revision"), r"^Version 2 · Changes since version 1 \+\d+ −\d+$")
+        def marked(status):
+            return b.evaluate(f"[...document.querySelectorAll('{newest} .md .diff-{status}')]"
+                              ".map((e) => e.textContent).join(' | ')")
+        self.assertIn("written atomically", marked("changed"))
+        self.assertIn("Expire files", marked("added"))
+        self.assertIn("A full disk", marked("removed"))
+        self.assertTrue(b.evaluate(f"!!document.querySelector('{newest} .diff-changed .word-diff ins')"))
+        self.shot(b, "phone-plan-revision.png")
+        b.tap(f"{newest} .approve")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "plan", "selected": ["Approve"]}]})
+
     def test_comments_on_blocks_of_a_plan_go_back_quoted_in_the_feedback(self):
         conn, rid = self.ask([plan_question()])
         b = self.browser

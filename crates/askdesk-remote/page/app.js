@@ -476,6 +476,7 @@ function planForm(q) {
   const approveButton = h('button', { type: 'button', class: 'button primary big approve' }, `✓ ${displayLabel(approve)}`);
   const sendFeedback = h('button', { type: 'button', class: 'button big send-feedback' }, 'Send feedback');
   const plan = detail(q);
+  const revised = revisionOf(q, plan);
   /** Comment editors by block key, in the order they were opened. */
   const comments = new Map();
   const list = h('div', { class: 'comments' });
@@ -503,6 +504,7 @@ function planForm(q) {
   const node = h('section', { class: 'question plan-review', 'data-question': q.id },
     q.header ? h('p', { class: 'header' }, q.header) : null,
     h('h2', { class: 'question-text' }, q.question),
+    revised,
     plan,
     plan ? h('p', { class: 'muted hint' }, 'Tap a part of the plan to comment on it.') : null,
     list,
@@ -534,6 +536,41 @@ function planForm(q) {
     submitCard(card());
   });
   return form;
+}
+
+/**
+ * A revised plan's changes since the version before, as the desk's dialog shows them: the line
+ * saying which version this is with the +/− badge, the added, changed and moved blocks marked in
+ * `plan`, a changed block's words struck through and inserted, and the removed blocks where they
+ * stood. All of it from the desk's own diff (askdesk-view's RevisionView), set as text.
+ */
+function revisionOf(q, plan) {
+  const revision = q.revision;
+  if (!revision || !plan) return null;
+  const changes = revision.changes;
+  const block = (key) => plan.querySelector(`[data-block="${CSS.escape(key)}"]`);
+  for (const mark of changes.marks) {
+    const el = block(mark.key);
+    if (!el) continue;
+    el.classList.add(`diff-${mark.status}`);
+    if (mark.words) {
+      el.append(h('div', { class: 'word-diff' }, mark.words.map((run) => (run.op === 'delete' ? h('del', {}, run.text)
+        : run.op === 'insert' ? h('ins', {}, run.text) : run.text))));
+    }
+  }
+  for (const gone of changes.removedBlocks) {
+    const before = gone.before ? block(gone.before) : null;
+    const tag = before && before.tagName === 'LI' ? 'li' : 'div';
+    const ghost = h(tag, { class: 'diff-removed' }, gone.text);
+    if (before && before.tagName !== 'TR') before.before(ghost);
+    else plan.append(ghost);
+  }
+  const since = revision.previous.length ? revision.previous[revision.previous.length - 1].version : revision.version - 1;
+  const changed = changes.marks.length + changes.removedBlocks.length > 0;
+  return h('p', { class: 'revision' }, `Version ${revision.version} · `,
+    changed ? `Changes since version ${since} ` : `No changes since version ${since}`,
+    changed ? h('span', { class: 'plus' }, `+${changes.plus}`) : null, changed ? ' ' : null,
+    changed ? h('span', { class: 'minus' }, `−${changes.minus}`) : null);
 }
 
 function submitCard(card) {

@@ -150,17 +150,19 @@ impl Settled {
 }
 
 /// The request as the desk's dialog sees it ([`RequestView`]): who asks,
-/// the project, each question with its `detail` rendered and sanitized and its plan blocks. The
-/// page shows this and never renders markdown itself. No plan thread is known here, so a plan
-/// shows no revision.
-pub fn view(request: &PendingRequest) -> RequestView {
+/// the project, each question with its `detail` rendered and sanitized and its plan blocks, and a
+/// revised plan's revision (what changed since the version before, the earlier versions) from
+/// `threads`, the plan threads of the requests the remote was offered, which it joins. The page
+/// shows this and never renders markdown or diffs itself.
+pub fn view(request: &PendingRequest, threads: &PlanThreads) -> RequestView {
     let request = askdesk_core::Request {
         id: request.id,
         questions: request.questions.clone(),
         agent: request.agent.clone(),
         asked_at: SystemTime::now(),
     };
-    RequestView::new(&request, &PlanThreads::default())
+    threads.arrived(&request);
+    RequestView::new(&request, threads)
 }
 
 pub(crate) struct Entry {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use askdesk_core::sync::lock;
 use askdesk_core::{Answer, RequestId};
-use askdesk_view::plan_thread::{self, CommentInput};
+use askdesk_view::plan_thread::{self, CommentInput, PlanThreads};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot, watch};
@@ -45,6 +45,9 @@ struct Inner {
     pairings: Mutex<Pairings>,
     claims: broadcast::Sender<Claimed>,
     pending: Mutex<Pending>,
+    /// The plan reviews offered, by thread, for each revision's changes (askdesk-view's). It
+    /// knows the versions, not what was decided on them (the desk's answers do not pass here).
+    threads: PlanThreads,
     limits: Limits,
     approvals: Mutex<Approvals>,
     pushing: Pushing,
@@ -236,6 +239,7 @@ impl Remote {
                 pairings: Mutex::new(Pairings::new(pairing_lifetime)),
                 claims: broadcast::channel(16).0,
                 pending: Mutex::new(Pending::new()),
+                threads: PlanThreads::default(),
                 limits,
                 approvals: Mutex::new(Approvals::default()),
                 pushing,
@@ -366,7 +370,7 @@ impl Remote {
     pub fn offer(&self, request: PendingRequest) -> Result<Offered, OfferError> {
         let id = request.id;
         // Rendered before the lock is taken: a long plan takes a while.
-        let view = crate::pending::view(&request);
+        let view = crate::pending::view(&request, &self.inner.threads);
         let (answer, shown, held) = {
             let mut pending = lock(&self.inner.pending);
             let answer = pending.offer(request, view)?;

@@ -578,3 +578,38 @@ async fn comments_are_signed_and_checked_against_the_plan() {
     );
     assert_eq!(send(&mut socket, &unknown).await["reason"], "bad-answer");
 }
+
+#[tokio::test]
+async fn a_revised_plan_reaches_the_phone_with_the_desks_diff_against_the_version_before() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let (first, wire) = plan_offered(&desk, &mut socket).await;
+    assert!(wire["view"]["questions"][0]["revision"].is_null(), "{wire}");
+    drop(first);
+    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+    // The same agent sends the plan back revised: one step changed, one added.
+    let mut revised = request(9);
+    revised.questions[0].detail = Some(
+        "# Cache\n\n## Steps\n\n1. Write files atomically.\n2. Read them back.\n3. Expire old ones.\n"
+            .into(),
+    );
+    revised.questions[0].intent = Some(askdesk_core::Intent {
+        kind: "plan-review".into(),
+        approve: "Yes (Recommended)".into(),
+    });
+    let _held = desk.remote.offer(revised).unwrap();
+    let wire = next(&mut socket).await["request"].clone();
+    let revision = &wire["view"]["questions"][0]["revision"];
+    assert_eq!(revision["version"], 2, "{wire}");
+    assert_eq!(revision["previous"][0]["version"], 1);
+    let statuses: Vec<&str> = revision["changes"]["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mark| mark["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        statuses.contains(&"changed") && statuses.contains(&"added"),
+        "{revision}"
+    );
+}
