@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from phone import PATIENCE, Browser, Desk, until
+from phone import PATIENCE, Browser, Desk, open_pairing, pair_page, until
 
 SHOTS = os.environ.get("REMOTE_SCREENSHOTS")
 NAME = "Test phone"
@@ -116,19 +116,10 @@ class PhoneTest(unittest.TestCase):
         return browser
 
     def open_pairing(self, browser, url=None, name=NAME):
-        browser.goto(url or self.url)
-        browser.wait_text("Pair with this desk")
-        browser.evaluate(f"document.getElementById('device-name').value = {json.dumps(name)}")
-        browser.tap("#pair")
+        open_pairing(browser, url or self.url, name)
 
     def pair(self, browser):
-        self.open_pairing(browser)
-        code = until("the page shows the code", lambda: browser.evaluate(
-            "(document.getElementById('pair-code') || {}).textContent"))
-        self.desk.expect_line(f'"{NAME}" asks to pair')
-        self.desk.type_code(code.replace(" ", ""))
-        self.desk.expect_line(f'paired "{NAME}"')
-        browser.wait_text(f"Connected as {NAME}", "#status")
+        pair_page(self.desk, browser, self.url, NAME)
 
     def ask(self, questions, agent=None):
         """Asks as an agent (registered with `agent` as its label and meta); returns (conn, request id)."""
