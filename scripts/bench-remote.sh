@@ -4,11 +4,13 @@
 # answer -> the agent has it; 20 phones with 64 requests in flight, none lost; and the remote with
 # no device connected (its memory against an idle `askdesk answer`, its CPU-seconds per minute).
 # Headless Chromium is the phone, as in tests/remote/run.sh (chromium, libnss3-tools); the light
-# phones are WebSockets of the page's origin. Prints the figures; not part of CI.
+# phones are WebSockets of the page's origin. Prints the figures, then one PASS or MISS line per
+# target; exits 1 when a target is missed. Run by scripts/bench.sh after the desktop's figures. Not
+# part of CI.
 #
 # Environment: SKIP_BUILD=1 uses the binary as it is; PROFILE=debug measures a debug build (quicker
 # to build; its figures are not the targets'); IDLE=<seconds> at rest for the idle figures (default
-# 60); ROUNDS=<n> asks timed (default 30).
+# 60); ASKS=<n> asks timed (default 30).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -28,4 +30,4 @@ export ASKDESK_CLI_BIN="$TARGET/$PROFILE/askdesk"
 echo "profile: $PROFILE; load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 export PYTHONDONTWRITEBYTECODE=1
 cd "$ROOT/tests/remote"
-exec python3 -W ignore::ResourceWarning bench_remote.py --idle "${IDLE:-60}" --rounds "${ROUNDS:-30}"
+exec python3 -W ignore::ResourceWarning bench_remote.py --idle "${IDLE:-60}" --rounds "${ASKS:-30}"

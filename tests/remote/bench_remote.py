@@ -14,13 +14,15 @@ home, with headless Chromium (tests/remote/phone.py) as the phone:
    the page's origin speaking the page's protocol, must each hear all 64 requests.
 
 Both machines' clocks are the same clock: the page's `performance.timeOrigin + performance.now()`
-and Python's `time.time()` are this host's wall clock, in milliseconds.
+and Python's `time.time()` are this host's wall clock, in milliseconds. Ends with one `PASS` or
+`MISS` line per target, as scripts/bench-desktop.sh does, and exits 1 when a target is missed.
 """
 import argparse
 import json
 import os
 import statistics
 import subprocess
+import sys
 import time
 
 from phone import BINARY, PATIENCE, Browser, Desk, pair_page, until
@@ -81,6 +83,13 @@ window.lightConnect = () => Promise.all(window.light.keys.map((key, i) => new Pr
 """
 
 
+VERDICTS = []
+
+
+def verdict(met, what):
+    VERDICTS.append(f"{'PASS' if met else 'MISS'} {what}")
+
+
 def question(text):
     return {"questions": [{"id": "go", "question": text, "options": [{"label": "Yes"}, {"label": "No"}]}]}
 
@@ -128,6 +137,9 @@ def idle(desk, seconds):
           f"{after['anchor'][0] / 1024:.1f} MiB: extra {extra:.1f} MiB (target <= 5)")
     print(f"idle, no device, over {seconds:.0f} s: CPU-seconds per minute remote {per_minute['remote']:.3f}, "
           f"anchor {per_minute['anchor']:.3f}, broker {per_minute['broker']:.3f} (target 0)")
+    verdict(extra <= 5, f"remote at rest, no device: {extra:.1f} MiB more than an idle answerer (<= 5)")
+    verdict(per_minute["remote"] == 0,
+            f"remote at rest, no device: {per_minute['remote']:.3f} CPU-seconds per minute (0, to 0.01 s)")
 
 
 def latencies(desk, browser, rounds):
@@ -168,6 +180,8 @@ def latencies(desk, browser, rounds):
           f"p50 {p50(at_member):.1f} ms")
     print(f"the phone's answer -> the agent has it: p50 {p50(answered):.1f} ms over {rounds} "
           f"(min {min(answered):.1f}, max {max(answered):.1f}); target <= 50")
+    verdict(p50(shown) <= 150, f"ask -> the phone page shows it: p50 {p50(shown):.1f} ms (<= 150)")
+    verdict(p50(answered) <= 50, f"the phone's answer -> the agent has it: p50 {p50(answered):.1f} ms (<= 50)")
 
 
 def fan_out(desk, browser, phones, requests):
@@ -195,6 +209,8 @@ def fan_out(desk, browser, phones, requests):
     delivered = sum(min(h, requests) for h in heard)
     print(f"{phones} phones, {requests} requests in flight: {delivered}/{phones * requests} deliveries, "
           f"{phones * requests - delivered} lost, all in {elapsed:.0f} ms")
+    verdict(delivered == phones * requests,
+            f"{phones} phones, {requests} requests in flight: {phones * requests - delivered} lost (0)")
     for conn, rid in asks:
         conn.notify("$/cancelRequest", {"id": rid})
     for conn in agents:
@@ -222,7 +238,10 @@ def main():
             browser.close()
     finally:
         desk.close()
+    print()
+    print("\n".join(VERDICTS))
+    return 1 if any(v.startswith("MISS") for v in VERDICTS) else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -541,8 +541,8 @@ function planForm(q) {
 /**
  * A revised plan's changes since the version before, as the desk's dialog shows them: the line
  * saying which version this is with the +/− badge, the added, changed and moved blocks marked in
- * `plan`, a changed block's words struck through and inserted, and the removed blocks where they
- * stood. All of it from the desk's own diff (askdesk-view's RevisionView), set as text.
+ * `plan`, a changed block's text word by word (removed words struck through, added ones marked),
+ * and the removed blocks where they stood. All of it from the desk's own diff (askdesk-view's RevisionView), set as text.
  */
 function revisionOf(q, plan) {
   const revision = q.revision;
@@ -553,16 +553,29 @@ function revisionOf(q, plan) {
     const el = block(mark.key);
     if (!el) continue;
     el.classList.add(`diff-${mark.status}`);
-    if (mark.words) {
-      el.append(h('div', { class: 'word-diff' }, mark.words.map((run) => (run.op === 'delete' ? h('del', {}, run.text)
-        : run.op === 'insert' ? h('ins', {}, run.text) : run.text))));
+    if (!mark.words) continue;
+    // The block's own text read word by word in its place (a nested list stays), as at the desk.
+    const words = h('span', { class: 'word-diff' }, mark.words.map((run) => {
+      const text = run.code ? h('code', {}, run.text) : run.text;
+      return run.op === 'delete' ? h('del', {}, text) : run.op === 'insert' ? h('ins', {}, text) : text;
+    }));
+    if (el.tagName === 'TR') {
+      el.after(h('tr', {}, h('td', { colspan: String(Math.max(1, el.children.length)) }, words)));
+      continue;
     }
+    const own = [...el.childNodes].filter((n) => !(n instanceof Element && n.matches('ul, ol')));
+    const after = own.length ? own[own.length - 1].nextSibling : el.firstChild;
+    own.forEach((n) => n.remove());
+    el.insertBefore(words, after);
   }
   for (const gone of changes.removedBlocks) {
     const before = gone.before ? block(gone.before) : null;
     const tag = before && before.tagName === 'LI' ? 'li' : 'div';
     const ghost = h(tag, { class: 'diff-removed' }, gone.text);
-    if (before && before.tagName !== 'TR') before.before(ghost);
+    // Never inside code or a table: before the block that holds the line or row.
+    const holder = before && (before.closest('pre') || before.closest('table'));
+    if (holder) holder.before(ghost);
+    else if (before) before.before(ghost);
     else plan.append(ghost);
   }
   const since = revision.previous.length ? revision.previous[revision.previous.length - 1].version : revision.version - 1;
