@@ -163,3 +163,26 @@ async fn a_request_an_answer_rules_deadline_decided_says_it_expired() {
         json!({ "type": "withdrawn", "reason": "expired" })
     );
 }
+
+#[tokio::test]
+async fn a_request_whose_agent_went_says_so() {
+    let mut hosted = hosted().await;
+    // The asker as a whole (its connection) goes: its asks' tokens are children of its own.
+    let gone = CancellationToken::new();
+    let asked = AskRequest {
+        questions: request(1).questions,
+        agent: None,
+    };
+    let asking = tokio::spawn(hosted.service.ask_settled_from(
+        asked,
+        &gone.child_token(),
+        Some(&gone),
+    ));
+    assert_eq!(next(&mut hosted.socket).await["type"], "request");
+    gone.cancel();
+    assert!(asking.await.unwrap().result.is_err());
+    assert_eq!(
+        hosted.told().await,
+        json!({ "type": "withdrawn", "reason": "agent-gone" })
+    );
+}
