@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/bench.sh: the broker's figures (release build of `askdesk serve`), each next to its anchor
 # measured in the same run, with one verdict per target; then the desktop's figures when
-# scripts/bench-desktop.sh is present. Not part of CI. Exits 1 when a target is missed.
+# scripts/bench-desktop.sh is present, and the phone's (scripts/bench-remote.sh). Not part of CI. Exits 1
+# when a target is missed.
 #
 # Broker figures come from the external load tool askload when its sources sit beside the project
 # (../shared/bench/askload, or $ASKLOAD_DIR), otherwise from the project's own benchmark
@@ -12,6 +13,7 @@
 # throughput or p50 moves by up to 2x from the next's.
 #
 # Environment: SKIP_BUILD=1 uses the release binaries as they are; SKIP_DESKTOP=1 skips the desktop;
+# SKIP_REMOTE=1 skips the phone;
 # ROUNDS=N sets the askload pairs behind target 1 and the askload runs behind target 3 (default 5).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -258,5 +260,20 @@ elif [ "${SKIP_DESKTOP:-0}" = 1 ]; then
   echo; echo "== desktop figures skipped (SKIP_DESKTOP=1)"
 else
   echo; echo "== desktop figures not measured (no scripts/bench-desktop.sh)"
+fi
+
+if [ "${SKIP_REMOTE:-0}" != 1 ]; then
+  echo
+  echo "== phone figures (scripts/bench-remote.sh)"
+  set +e
+  SKIP_BUILD=1 bash scripts/bench-remote.sh | tee "$WORK/remote.out"
+  remote_status=${PIPESTATUS[0]}
+  set -e
+  echo
+  echo "== phone verdicts"
+  grep -E '^(PASS|MISS) ' "$WORK/remote.out" || echo "(scripts/bench-remote.sh printed no verdict lines)"
+  [ "$remote_status" -eq 0 ] || MISSED=1
+else
+  echo; echo "== phone figures skipped (SKIP_REMOTE=1)"
 fi
 exit "$MISSED"

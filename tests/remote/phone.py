@@ -308,3 +308,24 @@ class Browser:
         self.proc.wait(PATIENCE)
         if os.environ.get("KEEP") != "1":
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def open_pairing(browser, url, name):
+    """Opens pairing `url` in `browser` and asks to pair as `name`."""
+    browser.goto(url)
+    browser.wait_text("Pair with this desk")
+    browser.evaluate(f"document.getElementById('device-name').value = {json.dumps(name)}")
+    browser.tap("#pair")
+
+
+def pair_page(desk, browser, url, name):
+    """Pairs `browser` through the page at pairing `url`, with the code typed at `desk`'s
+    `askdesk remote --pair`, until the page says it is connected."""
+    open_pairing(browser, url, name)
+    code = until("the page shows the code", lambda: browser.evaluate(
+        "(document.getElementById('pair-code') || {}).textContent"))
+    desk.expect_line(f'"{name}" asks to pair')
+    desk.type_code(code.replace(" ", ""))
+    desk.expect_line(f'paired "{name}"')
+    browser.wait_text(f"Connected as {name}", "#status")
+

@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from phone import PATIENCE, Browser, Desk, until
+from phone import PATIENCE, Browser, Desk, open_pairing, pair_page, until
 
 SHOTS = os.environ.get("REMOTE_SCREENSHOTS")
 NAME = "Test phone"
@@ -116,19 +116,10 @@ class PhoneTest(unittest.TestCase):
         return browser
 
     def open_pairing(self, browser, url=None, name=NAME):
-        browser.goto(url or self.url)
-        browser.wait_text("Pair with this desk")
-        browser.evaluate(f"document.getElementById('device-name').value = {json.dumps(name)}")
-        browser.tap("#pair")
+        open_pairing(browser, url or self.url, name)
 
     def pair(self, browser):
-        self.open_pairing(browser)
-        code = until("the page shows the code", lambda: browser.evaluate(
-            "(document.getElementById('pair-code') || {}).textContent"))
-        self.desk.expect_line(f'"{NAME}" asks to pair')
-        self.desk.type_code(code.replace(" ", ""))
-        self.desk.expect_line(f'paired "{NAME}"')
-        browser.wait_text(f"Connected as {NAME}", "#status")
+        pair_page(self.desk, browser, self.url, NAME)
 
     def ask(self, questions, agent=None):
         """Asks as an agent (registered with `agent` as its label and meta); returns (conn, request id)."""
@@ -275,6 +266,38 @@ class Answers(PhoneTest):
         b.wait_text("Sent", ".request:first-child .note")
         self.assertEqual(conn.wait(rid), {"answers": [
             {"id": "plan", "selected": [], "custom": "Keep the files under XDG_CACHE_HOME."}]})
+
+    def test_a_revised_plan_shows_the_desks_changes_since_the_version_before(self):
+        agent = {"label": "Codex", "meta": {"cwd": "/home/dana/src/cache", "session": "cache-plan"}}
+        conn, rid = self.ask([plan_question()], agent=agent)
+        b = self.browser
+        b.wait_text("Move the cache to disk")
+        self.assertIsNone(b.evaluate("document.querySelector('.request .revision')"))
+        b.type(".request .feedback", "Write atomically, and say how old files go.")
+        b.tap(".request .send-feedback")
+        b.wait_text("Sent", ".request .note")
+        conn.wait(rid)
+        revised = (PLAN.replace("one file per key.", "one file per key, written atomically.")
+                   .replace("3. Keep the in-memory cache for the current run.\n",
+                            "3. Keep the in-memory cache for the current run.\n"
+                            "4. Expire files older than a week at start.\n")
+                   .replace("- A full disk: writes fail and are **logged**, never fatal.\n", ""))
+        conn, rid = self.ask([question("plan", "Approve this plan?", ["Approve", "Keep planning"], header="Plan",
+                                       detail=revised, intent={"kind": "plan-review", "approve": "Approve"})],
+                             agent=agent)
+        until("the revised plan is shown", lambda: b.evaluate("document.querySelectorAll('.request').length") == 2)
+        newest = ".request:first-child"
+        self.assertRegex(b.text(f"{newest} .revision"), r"^Version 2 · Changes since version 1 \+\d+ −\d+$")
+        def marked(status):
+            return b.evaluate(f"[...document.querySelectorAll('{newest} .md .diff-{status}')]"
+                              ".map((e) => e.textContent).join(' | ')")
+        self.assertIn("written atomically", marked("changed"))
+        self.assertIn("Expire files", marked("added"))
+        self.assertIn("A full disk", marked("removed"))
+        self.assertTrue(b.evaluate(f"!!document.querySelector('{newest} .diff-changed .word-diff ins')"))
+        self.shot(b, "phone-plan-revision.png")
+        b.tap(f"{newest} .approve")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "plan", "selected": ["Approve"]}]})
 
     def test_comments_on_blocks_of_a_plan_go_back_quoted_in_the_feedback(self):
         conn, rid = self.ask([plan_question()])
@@ -441,12 +464,64 @@ class Races(PhoneTest):
                                            self.browser.text(".request:first-child .note")))
             if answer == ["Yes"]:
                 self.assertEqual(note.group(0), "Sent")
-                # The desk is told its answer was not used.
+                # The desk is told its answer was not used, and who answered.
                 cancel = desk.next_incoming(timeout=PATIENCE)
-                self.assertEqual((cancel["method"], cancel["params"]["id"]), ("$/cancelRequest", offered["id"]))
+                self.assertEqual(cancel, {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {
+                    "id": offered["id"], "reason": "answered-elsewhere", "by": "phone"}})
             else:
                 self.assertEqual(answer, ["No"])
                 self.assertEqual(note.group(0), "Answered on the desk")
+                # The desk is told its answer was used.
+                settled = desk.next_incoming(timeout=PATIENCE)
+                self.assertEqual(settled, {"jsonrpc": "2.0", "method": "askdesk/settled",
+                                           "params": {"id": offered["id"]}})
+
+
+class Endings(PhoneTest):
+    """The phone says how each request it did not answer ended, from the reason the broker gave."""
+
+    def note_of_newest(self, pattern):
+        return until(f"the newest card says {pattern!r}: {self.browser.text('.request:first-child')!r}",
+                     lambda: re.fullmatch(pattern, self.browser.text(".request:first-child .note")))
+
+    def test_answered_on_the_desk_withdrawn_by_the_agent_and_expired_each_say_so(self):
+        desk = self.desk.connect("desk")
+        desk.call("answerers/register", {"scope": "all", "label": "desktop", "group": "person"})
+        b = self.browser
+
+        conn, rid = self.ask([question("go", "Answered at the desk?", ["Yes", "No"])])
+        b.wait_text("Answered at the desk?")
+        desk.reply(desk.next_incoming(timeout=PATIENCE), {"answers": [{"id": "go", "selected": ["No"]}]})
+        conn.wait(rid)
+        self.note_of_newest(r"Answered on the desk \d\d:\d\d Remove")
+
+        conn, rid = self.ask([question("go", "Withdrawn by the agent?", ["Yes", "No"])])
+        b.wait_text("Withdrawn by the agent?")
+        desk.next_incoming(timeout=PATIENCE)
+        conn.notify("$/cancelRequest", {"id": rid})
+        self.note_of_newest(r"The agent withdrew it \d\d:\d\d Remove")
+
+        # An answer rule's deadline decides a question the person left waiting.
+        rules = os.path.join(self.desk.dir, "config", "askdesk", "rules.toml")
+        os.makedirs(os.path.dirname(rules), exist_ok=True)
+        with open(rules, "w", encoding="utf-8") as f:
+            f.write('[[rule]]\nname = "cleanup"\nmatch = { header = "Cleanup" }\n'
+                    'answer = { recommended = true }\nafter = "1s"\n')
+        until("the broker reads the rule", lambda: any(
+            a["label"] == "rules" for a in desk.call("askdesk/status", {})["answerers"]))
+        conn, rid = self.ask([question("tmp", "Remove the temporary files?", ["Yes (Recommended)", "No"],
+                                       header="Cleanup")])
+        b.wait_text("Remove the temporary files?")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "tmp", "selected": ["Yes (Recommended)"]}]})
+        self.note_of_newest(r"Expired \d\d:\d\d Remove")
+
+    def test_the_phone_that_answered_says_sent_with_the_time(self):
+        conn, rid = self.ask([question("go", "Ship it?", ["Yes", "No"])])
+        self.browser.wait_text("Ship it?")
+        self.browser.tap('[data-label="Yes"]')
+        self.browser.tap(".request .send")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "go", "selected": ["Yes"]}]})
+        self.note_of_newest(r"Sent \d\d:\d\d Remove")
 
 
 class Reconnects(PhoneTest):

@@ -439,7 +439,7 @@ async fn unregistering_an_owner_cascades() {
     let note = root_scoped.next_incoming().await;
     assert_eq!(
         note,
-        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"], "reason": "agent-gone" } })
     );
     let agents = wait_for_agents(&conn, "only the bystander is left", |a| {
         ids(a) == ["bystander"]
@@ -725,7 +725,7 @@ async fn cancelling_settles_aborted_at_once_even_with_a_stuck_answerer() {
     let note = stuck.next_incoming().await;
     assert_eq!(
         note,
-        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"], "reason": "withdrawn" } })
     );
     // A late answer is ignored: the asker gets nothing more, and both connections still work.
     stuck

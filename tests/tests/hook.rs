@@ -797,10 +797,7 @@ async fn a_killed_hook_withdraws_its_question() {
         let output = finish(hook).await;
         assert_eq!(text(&output.stdout), "", "a killed hook prints nothing");
         let cancel = script.next_incoming().await;
-        assert_eq!(
-            cancel,
-            json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
-        );
+        assert_withdrawn(&cancel, &request);
     }
     let agents = script.call("agents/list", json!({})).await.unwrap();
     assert_eq!(
@@ -847,11 +844,7 @@ async fn a_call_settled_in_the_terminal_withdraws_its_question() {
         let request = script.next_request().await;
         append(&transcript, &read_fixture(result));
         let cancel = script.next_incoming().await;
-        assert_eq!(
-            cancel,
-            json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } }),
-            "{result}"
-        );
+        assert_withdrawn(&cancel, &request);
         assert_fell_open(
             &finish(hook).await,
             "the call was settled in Claude Code (its result is in the transcript)",
@@ -1038,9 +1031,21 @@ async fn an_orphaned_hook_withdraws_its_question() {
         .await
         .expect("the orphaned hook withdrew its question");
     drop(load);
+    assert_withdrawn(&cancel, &request);
+}
+
+/// `cancel` withdraws `request` because the hook withdrew it or went (protocol 4.2): a phone says
+/// "The agent withdrew it" for either.
+fn assert_withdrawn(cancel: &Value, request: &Value) {
     assert_eq!(
-        cancel,
-        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": request["id"] } })
+        (&cancel["method"], &cancel["params"]["id"]),
+        (&json!("$/cancelRequest"), &request["id"]),
+        "{cancel}"
+    );
+    let reason = cancel["params"]["reason"].as_str();
+    assert!(
+        matches!(reason, Some("withdrawn" | "agent-gone")),
+        "{cancel}"
     );
 }
 

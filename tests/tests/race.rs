@@ -1,8 +1,9 @@
 //! Race groups over sockets (docs/protocol.md, section 4.1): `initialize` says the broker knows
 //! them, `answerers/register` checks the group's name, status shows it; two members answering at
-//! the same moment a thousand times settle each ask once, the loser hears `$/cancelRequest` and
-//! the journal agrees with what the asker received; a pass, a member leaving, the asker
-//! cancelling, and a group that passes on to the next link.
+//! the same moment a thousand times settle each ask once, the loser hears `$/cancelRequest` with
+//! the reason and the winner, the winner `askdesk/settled` (section 4.2), and the journal agrees
+//! with what the asker received; a pass, a member leaving, the asker cancelling, and a group that
+//! passes on to the next link.
 
 use askdesk_e2e::journal::{complete_records, journal_path};
 use askdesk_e2e::{expect_question_error, expect_rpc_error, q, Broker, Conn, PATIENCE};
@@ -39,13 +40,28 @@ async fn race(asker: &Conn, desk: &Conn, phone: &Conn, id: &str) -> (u64, Value,
     (ask, at_desk, on_phone)
 }
 
-/// The next thing `conn` hears must be `$/cancelRequest` for `request`.
-async fn expect_cancel(conn: &Conn, request: &Value) {
+/// The next thing `conn` hears must be `$/cancelRequest` for `request`, with `reason` and `by`
+/// (`Value::Null` where the broker names nobody).
+async fn expect_cancel(conn: &Conn, request: &Value, reason: &str, by: Value) {
+    let message = conn.next_incoming().await;
+    let mut params = json!({ "id": request["id"], "reason": reason });
+    if !by.is_null() {
+        params["by"] = by;
+    }
+    assert_eq!(
+        message,
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": params }),
+        "expected $/cancelRequest for {request}"
+    );
+}
+
+/// The next thing `conn` hears must be `askdesk/settled` for `request`: its reply was used.
+async fn expect_settled(conn: &Conn, request: &Value) {
     let message = conn.next_incoming().await;
     assert_eq!(
-        (&message["method"], &message["params"]["id"]),
-        (&json!("$/cancelRequest"), &request["id"]),
-        "expected $/cancelRequest for {request}, got {message}"
+        message,
+        json!({ "jsonrpc": "2.0", "method": "askdesk/settled", "params": { "id": request["id"] } }),
+        "expected askdesk/settled for {request}"
     );
 }
 
@@ -54,7 +70,10 @@ async fn the_broker_says_it_knows_groups_checks_their_names_and_shows_them() {
     let broker = Broker::start();
     let conn = broker.conn_uninit().await;
     let result = conn.initialize("t").await;
-    assert_eq!(result["capabilities"], json!({ "answererGroups": true }));
+    assert_eq!(
+        result["capabilities"],
+        json!({ "answererGroups": true, "outcomes": true })
+    );
 
     for bad in [
         json!(""),
@@ -97,7 +116,8 @@ async fn the_broker_says_it_knows_groups_checks_their_names_and_shows_them() {
 }
 
 /// Two socket members answer every request at once, a thousand times. Each ask settles once with
-/// one member's answer; that member hears nothing more, the other hears `$/cancelRequest`; the
+/// one member's answer; that member hears `askdesk/settled`, the other `$/cancelRequest` naming
+/// the winner; the
 /// journal has one `answered` record signed by the winner with the answer the asker got, and the
 /// loser's answer as a late answer.
 #[tokio::test(flavor = "multi_thread")]
@@ -117,14 +137,15 @@ async fn a_thousand_races_of_simultaneous_answers_settle_once_and_the_journal_ag
             phone.reply(&on_phone, choose(&id, "No"))
         );
         let answer = asker.wait(ask).await.expect("the race settles");
-        let loser = match answer["answers"][0]["selected"][0].as_str() {
-            Some("Yes") => (&phone, &on_phone),
-            Some("No") => (&desk, &at_desk),
+        let (winner, loser) = match answer["answers"][0]["selected"][0].as_str() {
+            Some("Yes") => ((&desk, &at_desk, "desk"), (&phone, &on_phone)),
+            Some("No") => ((&phone, &on_phone, "phone"), (&desk, &at_desk)),
             other => panic!("an answer from neither member: {other:?}"),
         };
-        // The winner's next line is the next request (checked by `next_request` above, in the
-        // next round): it never hears a cancel.
-        expect_cancel(loser.0, loser.1).await;
+        // Each hears exactly one word (the next line is the next request, checked by
+        // `next_request` in the next round).
+        expect_settled(winner.0, winner.1).await;
+        expect_cancel(loser.0, loser.1, "answered-elsewhere", json!(winner.2)).await;
         received.push(answer);
     }
     // One more, answered by the desk alone, so the winner of the last race is checked too.
@@ -132,6 +153,7 @@ async fn a_thousand_races_of_simultaneous_answers_settle_once_and_the_journal_ag
     phone.reply(&on_phone, Value::Null).await;
     desk.reply(&at_desk, choose("last", "Yes")).await;
     asker.wait(ask).await.unwrap();
+    expect_settled(&desk, &at_desk).await;
 
     // One answer and one late answer per race, and the last ask's answer.
     const EXPECTED: usize = 2 * RACES + 1;
@@ -208,6 +230,7 @@ async fn a_pass_leaves_the_other_racing_and_a_group_that_passes_moves_on() {
     }
     desk.reply(&at_desk, choose("a", "Yes")).await;
     assert_eq!(asker.wait(ask).await.unwrap(), choose("a", "Yes"));
+    expect_settled(&desk, &at_desk).await;
 
     let (ask, at_desk, on_phone) = race(&asker, &desk, &phone, "b").await;
     phone.reply(&on_phone, Value::Null).await;
@@ -228,6 +251,7 @@ async fn a_member_that_disconnects_mid_race_leaves_the_other_racing() {
     // The broker learns of the close on its own time; the desk's answer settles either way.
     desk.reply(&at_desk, choose("a", "No")).await;
     assert_eq!(asker.wait(ask).await.unwrap(), choose("a", "No"));
+    expect_settled(&desk, &at_desk).await;
 
     // With the only member left gone too, nobody claims it.
     let ask = ask_one(&asker, "b").await;
@@ -245,8 +269,8 @@ async fn the_asker_cancelling_mid_race_cancels_every_member() {
     let (ask, at_desk, on_phone) = race(&asker, &desk, &phone, "a").await;
     asker.cancel(ask).await;
     expect_question_error(asker.wait(ask).await, "ASK_ABORTED");
-    expect_cancel(&desk, &at_desk).await;
-    expect_cancel(&phone, &on_phone).await;
+    expect_cancel(&desk, &at_desk, "withdrawn", Value::Null).await;
+    expect_cancel(&phone, &on_phone, "withdrawn", Value::Null).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -284,5 +308,5 @@ async fn a_prepended_member_joins_its_group_where_the_oldest_member_stands() {
     let (at_desk, on_phone) = tokio::join!(desk.next_request(), phone.next_request());
     desk.reply(&at_desk, choose("a", "Yes")).await;
     assert_eq!(asker.wait(ask).await.unwrap(), choose("a", "Yes"));
-    expect_cancel(&phone, &on_phone).await;
+    expect_cancel(&phone, &on_phone, "answered-elsewhere", json!("desk")).await;
 }

@@ -2,7 +2,8 @@
 //! questions for phones, passes permission prompts to the next answerer at once, leaves the broker
 //! on SIGTERM, and fails clearly when there is no broker or the broker goes away. A phone paired
 //! through `--pair` (played by the remote's own test phone) hears asks, answers them with a signed
-//! answer, and hears them withdrawn when the asker cancels or the desk answers first.
+//! answer, hears it was used (the broker's `askdesk/settled`, protocol 4.2), and hears requests
+//! withdrawn with the reason the broker gives: the asker cancelled or went, the desk answered first.
 
 use std::io::Write;
 use std::time::Instant;
@@ -286,6 +287,15 @@ async fn a_paired_phone_hears_an_ask_and_its_signed_answer_reaches_the_asker() {
         json!({ "type": "accepted", "id": request["id"] })
     );
     assert_eq!(asker.wait(asked).await.unwrap(), pick("a", "No"));
+    // The phone says "Sent" only now: the broker said it used the answer.
+    assert_eq!(
+        next(&mut socket).await,
+        json!({ "type": "withdrawn", "id": request["id"], "reason": "claimed" })
+    );
+    assert_eq!(
+        next(&mut socket).await,
+        json!({ "type": "settled", "id": request["id"], "device": "Pixel", "used": true })
+    );
     // The history names the answerer, "phone" (the protocol carries no device name).
     let path = journal_path(broker.home());
     let record = until(&remote, "no answered record in the journal", || async {
@@ -334,7 +344,20 @@ async fn the_asker_cancelling_withdraws_the_request_from_the_phone() {
     asker.cancel(asked).await;
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": request["id"] })
+        json!({ "type": "withdrawn", "id": request["id"], "reason": "withdrawn" })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_asker_going_withdraws_the_request_saying_the_agent_went() {
+    let broker = Broker::start();
+    let (_remote, _phone, mut socket) = paired_phone(&broker).await;
+    let asker = broker.conn().await;
+    let (_, request) = ask_deploy(&asker, &mut socket).await;
+    drop(asker);
+    assert_eq!(
+        next(&mut socket).await,
+        json!({ "type": "withdrawn", "id": request["id"], "reason": "agent-gone" })
     );
 }
 
@@ -356,7 +379,7 @@ async fn the_desk_answering_first_wins_and_the_phone_hears_the_request_gone() {
     assert_eq!(asker.wait(asked).await.unwrap(), pick("a", "Yes"));
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": request["id"] })
+        json!({ "type": "withdrawn", "id": request["id"], "reason": "answered-elsewhere" })
     );
     // Too late: the phone's answer is refused.
     let late = phone.answer(&request, &nonce(), pick("a", "No"));

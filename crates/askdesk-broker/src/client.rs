@@ -7,22 +7,23 @@ use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use askdesk_core::{AgentRegistration, Answer, AskRequest, Handle, Scope};
 use futures_util::StreamExt;
 use serde_json::value::RawValue;
 use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 use crate::framing::LineCodec;
 use crate::protocol::methods::{
-    AgentsRegister, AgentsUnregister, AnswerersRegister, Ask, CancelParams, CancelRequest,
-    ClientInfo, Empty, Initialize, InitializeParams, NotificationMethod, Ping, QuestionRequest,
-    RegisterAnswererParams, RegisteredAnswerer, RequestMethod, RequestParams, Status, StatusResult,
+    AgentsRegister, AgentsUnregister, AnswerersRegister, Ask, CancelParams, CancelReason,
+    CancelRequest, Capabilities, ClientInfo, Empty, Initialize, InitializeParams,
+    NotificationMethod, Ping, QuestionRequest, RegisterAnswererParams, RegisteredAnswerer,
+    RequestMethod, RequestParams, Settled, SettledParams, Status, StatusResult,
     UnregisterAgentParams,
 };
 use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
@@ -109,6 +110,42 @@ struct Inner {
     next_id: AtomicI64,
     state: Mutex<State>,
     closed: CancellationToken,
+    /// What the broker said it knows in `initialize`'s result.
+    capabilities: OnceLock<Capabilities>,
+}
+
+/// What the broker says became of a request it sent this answerer (protocol 4.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// This answerer's reply settled the request: the asker has it (`askdesk/settled`, or for a
+    /// broker without `capabilities.outcomes`, no withdrawal by two pings after the reply).
+    Used,
+    /// The broker withdrew the request (`$/cancelRequest`): why, when it says, and who settled it.
+    Withdrawn {
+        reason: Option<CancelReason>,
+        by: Option<String>,
+    },
+    /// The connection closed first.
+    Closed,
+}
+
+/// A broker-sent request being served: cancelled when it is withdrawn, and what became of it.
+struct Serving {
+    cancelled: CancellationToken,
+    outcome: watch::Sender<Option<Outcome>>,
+}
+
+impl Serving {
+    /// Records the request's outcome, unless one was already told.
+    fn tell(&self, outcome: Outcome) {
+        self.outcome.send_if_modified(|told| {
+            let first = told.is_none();
+            if first {
+                *told = Some(outcome);
+            }
+            first
+        });
+    }
 }
 
 #[derive(Default)]
@@ -116,8 +153,8 @@ struct State {
     waiting: HashMap<i64, oneshot::Sender<Result<Box<RawValue>, RpcError>>>,
     /// Where broker-sent requests go once this connection registered an answerer.
     incoming: Option<mpsc::Sender<IncomingRequest>>,
-    /// Cancellation of the broker-sent requests being served, by their id.
-    serving: HashMap<Id, CancellationToken>,
+    /// The broker-sent requests being served, by their id.
+    serving: HashMap<Id, Serving>,
     /// The broker refused this connection (it may say so before any request is sent): every
     /// request, waiting or later, gets this error.
     refused: Option<RpcError>,
@@ -137,7 +174,7 @@ impl Client {
                 _ => ClientError::Io(e),
             })?;
         let client = Client::over(stream);
-        client
+        let initialized = client
             .call::<Initialize>(&InitializeParams {
                 protocol_version: PROTOCOL_VERSION,
                 client: ClientInfo {
@@ -146,7 +183,14 @@ impl Client {
                 },
             })
             .await?;
+        let _ = client.inner.capabilities.set(initialized.capabilities);
         Ok(client)
+    }
+
+    /// The extensions the broker said it knows; none before `initialize` (or after [`Client::over`]
+    /// alone).
+    pub fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities.get().copied().unwrap_or_default()
     }
 
     /// [`Client::connect`], giving up after `wait` ([`ClientError::NoReply`]) when something
@@ -169,6 +213,7 @@ impl Client {
             next_id: AtomicI64::new(1),
             state: Mutex::default(),
             closed: CancellationToken::new(),
+            capabilities: OnceLock::new(),
         });
         let closed = inner.closed.clone();
         tokio::spawn(async move {
@@ -200,8 +245,9 @@ impl Client {
                 let mut state = client.state();
                 state.waiting.clear(); // Dropped senders report `Closed`.
                 state.incoming = None;
-                for token in state.serving.values() {
-                    token.cancel();
+                for serving in state.serving.values() {
+                    serving.tell(Outcome::Closed);
+                    serving.cancelled.cancel();
                 }
             }
         });
@@ -265,11 +311,23 @@ impl Client {
             Ok(Message::Notification(Notification { method, params }))
                 if method == CancelRequest::NAME =>
             {
-                if let Ok(CancelParams { id }) =
+                if let Ok(CancelParams { id, reason, by }) =
                     protocol::notification_params::<CancelRequest>(params.as_deref())
                 {
-                    if let Some(token) = self.state().serving.get(&id) {
-                        token.cancel();
+                    if let Some(serving) = self.state().serving.get(&id) {
+                        serving.tell(Outcome::Withdrawn { reason, by });
+                        serving.cancelled.cancel();
+                    }
+                }
+            }
+            Ok(Message::Notification(Notification { method, params }))
+                if method == Settled::NAME =>
+            {
+                if let Ok(SettledParams { id }) =
+                    protocol::notification_params::<Settled>(params.as_deref())
+                {
+                    if let Some(serving) = self.state().serving.get(&id) {
+                        serving.tell(Outcome::Used);
                     }
                 }
             }
@@ -297,13 +355,19 @@ impl Client {
             }
         };
         let cancelled = CancellationToken::new();
-        self.state()
-            .serving
-            .insert(request.id.clone(), cancelled.clone());
+        let (outcome, told) = watch::channel(None);
+        self.state().serving.insert(
+            request.id.clone(),
+            Serving {
+                cancelled: cancelled.clone(),
+                outcome,
+            },
+        );
         let served = IncomingRequest {
             id: request.id,
             params,
             cancelled,
+            told,
             client: self.clone(),
         };
         if let Err(mpsc::error::SendError(served)) = incoming.send(served).await {
@@ -357,9 +421,9 @@ impl Client {
         let result = tokio::select! {
             result = &mut rx => result,
             _ = cancel.cancelled() => {
-                let note = protocol::encode_notification::<CancelRequest>(&CancelParams {
-                    id: Id::Number(id),
-                });
+                let note = protocol::encode_notification::<CancelRequest>(&CancelParams::of(
+                    Id::Number(id),
+                ));
                 let confirmed = async {
                     let _ = self.send(note).await;
                     rx.await
@@ -465,6 +529,8 @@ pub struct IncomingRequest {
     pub params: RequestParams<'static>,
     /// Cancelled when the broker withdraws the request (`$/cancelRequest`) or the connection closes.
     pub cancelled: CancellationToken,
+    /// What the broker said became of it, once it said.
+    told: watch::Receiver<Option<Outcome>>,
     client: Client,
 }
 
@@ -481,14 +547,27 @@ impl IncomingRequest {
             .await;
     }
 
-    /// Replies as a member of a race group (protocol 4.1) and learns whether the reply settled the
-    /// request: `Ok(false)` when the broker withdrew the request (`$/cancelRequest`) before it
-    /// answered two pings sent after the reply, which means another member decided first and
-    /// this reply was recorded as a late answer. The request's token stays registered until then,
-    /// so a withdrawal that crosses the reply still reaches it. The broker handles a connection's
-    /// lines in order and decides a race on the race's own task as soon as the reply wakes it;
-    /// the second ping leaves that task a whole round trip to run.
-    pub async fn reply_confirmed(self, result: Result<Option<Answer>, RpcError>) -> Result<bool> {
+    /// What the broker said became of the request so far: withdrawn (and why), or, after a
+    /// reply, used (protocol 4.2).
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.told.borrow().clone()
+    }
+
+    /// Replies with a claim or a domain error as a member of a race group (protocol 4.1) and
+    /// learns what became of the reply (4.2): [`Outcome::Used`] when the broker says it settled
+    /// the request (`askdesk/settled`), [`Outcome::Withdrawn`] when another member decided first
+    /// and this reply was recorded as a late answer (with who decided), [`Outcome::Closed`] when
+    /// the connection closed first. The request stays registered until then, so a withdrawal that
+    /// crosses the reply still reaches it.
+    ///
+    /// A broker without `capabilities.outcomes` sends no `askdesk/settled`: there the reply counts
+    /// as used when no withdrawal came before two pings sent after it were answered (the broker
+    /// handles a connection's lines in order and decides a race on the race's own task as soon as
+    /// the reply wakes it; the second ping leaves that task a whole round trip to run).
+    pub async fn reply_confirmed(
+        mut self,
+        result: Result<Option<Answer>, RpcError>,
+    ) -> Result<Outcome> {
         let sent = self
             .client
             .send(protocol::encode_response::<QuestionRequest>(
@@ -496,13 +575,20 @@ impl IncomingRequest {
                 result.as_ref(),
             ))
             .await;
-        let confirmed = async {
+        let told = async {
             sent?;
+            if self.client.capabilities().outcomes {
+                let told = self.told.wait_for(Option::is_some).await;
+                return Ok(told.map_or(Outcome::Closed, |told| {
+                    told.clone().unwrap_or(Outcome::Closed)
+                }));
+            }
             self.client.ping().await?;
-            self.client.ping().await
+            self.client.ping().await?;
+            Ok(self.outcome().unwrap_or(Outcome::Used))
         }
         .await;
         self.client.state().serving.remove(&self.id);
-        confirmed.map(|()| !self.cancelled.is_cancelled())
+        told
     }
 }

@@ -1,7 +1,8 @@
 //! A race group of one in-process member (as the desktop's dialog is) and one socket member (as a
 //! phone bridge is), through a real broker with a journal: both answer every request at once, a
 //! thousand times; each ask settles once, the loser is told (`withdraw` with the winner's label,
-//! or `$/cancelRequest`), and the journal agrees with what the asker received.
+//! or `$/cancelRequest` with the reason and the winner), the socket member that won is told
+//! (`askdesk/settled`), and the journal agrees with what the asker received.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -61,8 +62,9 @@ impl Answerer for Desk {
 }
 
 /// A socket member speaking the wire by hand: it answers "No" to each request as soon as it reads
-/// it, and records each `$/cancelRequest` by the question it cancelled.
-async fn phone(socket: &std::path::Path, cancelled: Arc<Mutex<Vec<String>>>) {
+/// it, and records what the broker told it of each, by question: `cancel <reason> <by>` for a
+/// `$/cancelRequest`, `settled` for an `askdesk/settled`.
+async fn phone(socket: &std::path::Path, told: Arc<Mutex<Vec<(String, String)>>>) {
     let stream = UnixStream::connect(socket)
         .await
         .expect("connect the phone");
@@ -104,8 +106,16 @@ async fn phone(socket: &std::path::Path, cancelled: Arc<Mutex<Vec<String>>>) {
                     .unwrap();
             }
             Some("$/cancelRequest") => {
+                let params = &message["params"];
+                let question = &questions[&params["id"].to_string()];
+                let word = format!("cancel {} {}", params["reason"], params["by"]);
+                told.lock().unwrap().push((question.clone(), word));
+            }
+            Some("askdesk/settled") => {
                 let question = &questions[&message["params"]["id"].to_string()];
-                cancelled.lock().unwrap().push(question.clone());
+                told.lock()
+                    .unwrap()
+                    .push((question.clone(), "settled".into()));
             }
             _ => panic!("the phone did not expect {line}"),
         }
@@ -145,10 +155,10 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
         config,
         shutdown.clone(),
     ));
-    let cancelled = Arc::new(Mutex::new(Vec::new()));
+    let told = Arc::new(Mutex::new(Vec::new()));
     tokio::spawn({
-        let (socket, cancelled) = (socket.clone(), cancelled.clone());
-        async move { phone(&socket, cancelled).await }
+        let (socket, told) = (socket.clone(), told.clone());
+        async move { phone(&socket, told).await }
     });
     while service.answerers().len() < 2 {
         tokio::task::yield_now().await;
@@ -198,7 +208,9 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
     let deadline = Instant::now() + PATIENCE;
     let records = loop {
         let records = journal.read().unwrap();
-        if records.len() >= 2 * RACES || Instant::now() > deadline {
+        // And the phone has read what it was told of every race.
+        let heard = told.lock().unwrap().len();
+        if records.len() >= 2 * RACES && heard >= RACES || Instant::now() > deadline {
             break records;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -209,7 +221,7 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
         "one answer and one late answer per race"
     );
     let desk_lost: Vec<(RequestId, Withdrawal)> = desk.withdrawn.lock().unwrap().clone();
-    let phone_lost = cancelled.lock().unwrap().clone();
+    let phone_told = told.lock().unwrap().clone();
     for (n, winner) in won_by.iter().enumerate() {
         let id = format!("r{n}");
         let of_race: Vec<_> = records.iter().filter(|r| r.questions[0].id == id).collect();
@@ -233,13 +245,17 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
         assert_eq!(answered[0].answer.as_ref(), Some(&answer), "race {n}");
         assert_eq!(answered[0].answerer.as_deref(), Some(*winner), "race {n}");
         assert_eq!(late[0].answerer.as_deref(), Some(loser), "race {n}");
-        // The loser was told, exactly once.
-        let phone_told = phone_lost.iter().filter(|q| **q == id).count();
-        assert_eq!(
-            phone_told,
-            usize::from(loser == "phone"),
-            "race {n}: $/cancelRequest"
-        );
+        // The phone was told what became of its answer, exactly once: used, or who won.
+        let phone_told: Vec<&str> = phone_told
+            .iter()
+            .filter(|(q, _)| *q == id)
+            .map(|(_, word)| word.as_str())
+            .collect();
+        let expected = match loser {
+            "phone" => r#"cancel "answered-elsewhere" "desk""#,
+            _ => "settled",
+        };
+        assert_eq!(phone_told, [expected], "race {n}");
     }
     let by_phone = won_by.iter().filter(|w| **w == "phone").count();
     assert_eq!(

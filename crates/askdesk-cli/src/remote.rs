@@ -7,7 +7,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use askdesk_broker::client::IncomingRequest;
+use askdesk_broker::client::{IncomingRequest, Outcome};
+use askdesk_broker::protocol::methods::CancelReason;
 use askdesk_broker::protocol::RpcError;
 use askdesk_core::{RequestId, Scope, UserQuestionError};
 // The answerer's label. The protocol carries only the answerer's label, so the history says
@@ -15,7 +16,7 @@ use askdesk_core::{RequestId, Scope, UserQuestionError};
 // and records `phone:<device>`.)
 use askdesk_remote::answerer::LABEL;
 use askdesk_remote::{
-    bind, CertificateSource, Name, PendingRequest, Remote, RemoteConfig, Settled,
+    bind, CertificateSource, Ending, Name, PendingRequest, Remote, RemoteConfig, Settled,
 };
 use clap::Args;
 use tokio::task::JoinSet;
@@ -129,7 +130,7 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
 /// Offers one request to the phones and replies with a phone's verified answer (a dismissal fails
 /// the ask `ASK_CANCELLED`, as at the desk), then tells the phones whether the broker used it;
 /// delegates a permission prompt at once; withdraws the request from the phones when the broker
-/// does.
+/// does, saying why (protocol 4.2).
 async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
     let agent = request.params.agent.as_deref();
     // Never offered until passkeys guard them (docs/remote.md).
@@ -155,11 +156,12 @@ async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
     // A withdrawn request drops `offered`, which withdraws it from every phone.
     tokio::select! {
         _ = cancelled.cancelled() => {
+            let why = ending(request.outcome());
             // Withdrawn first, so no answer can claim it any more; one that claimed it as the
             // broker withdrew it was not used, and its phone hears so.
-            remote.withdraw(id);
+            remote.withdraw(id, why.clone());
             if let Some(verified) = offered.try_answer() {
-                remote.settled(Settled { request: id, device: verified.device, used: false });
+                remote.settled(Settled::lost(id, verified.device, why));
             }
         }
         answer = &mut offered => match answer {
@@ -169,16 +171,31 @@ async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
                     Some(answer) => Ok(Some(answer)),
                     None => Err(RpcError::user_question(&UserQuestionError::cancelled_by_user())),
                 };
-                // The phone says "Sent" only once the broker used the answer.
-                let used = request.reply_confirmed(reply).await.unwrap_or(false);
-                remote.settled(Settled {
-                    request: id,
-                    device: verified.device,
-                    used,
-                });
+                // The phone says "Sent" only once the broker says it used the answer.
+                let settled = match request.reply_confirmed(reply).await {
+                    Ok(Outcome::Used) => Settled::used(id, verified.device),
+                    told => Settled::lost(id, verified.device, ending(told.ok())),
+                };
+                remote.settled(settled);
             }
             None => request.reply(Ok(None)).await,
         },
+    }
+}
+
+/// What the phones are told of a request the broker withdrew, from what the broker said.
+fn ending(told: Option<Outcome>) -> Ending {
+    let Some(Outcome::Withdrawn { reason, by }) = told else {
+        return Ending::Stopped;
+    };
+    match reason {
+        Some(CancelReason::AnsweredElsewhere) => Ending::answered_by(by.as_deref()),
+        Some(CancelReason::Expired) => Ending::Expired,
+        Some(CancelReason::Withdrawn) => Ending::Withdrawn,
+        Some(CancelReason::AgentGone) => Ending::AgentGone,
+        // An older broker gives no reason; a newer one may give one this remote does not know.
+        Some(CancelReason::ShuttingDown | CancelReason::Unregistered | CancelReason::Other)
+        | None => Ending::Stopped,
     }
 }
 

@@ -192,7 +192,11 @@ async function pair(token, name) {
 const state = {
   device: null,
   socket: null,
-  /** Cards by request id, each { wire, node, phase, forms }; phase: waiting, sending, accepted, ended. */
+  /**
+   * Cards by request id, each { wire, node, phase, forms, ending? }; phase: waiting, claimed (by
+   * another device), sending, accepted, gone (refused as no longer waiting, its reason to come),
+   * ended. `ending`: why the desk withdrew it while this phone was sending.
+   */
   cards: new Map(),
   unreachableSince: null,
   backoff: 500,
@@ -239,7 +243,7 @@ async function receive(socket, message) {
       const held = new Set(message.requests.map((r) => r.id));
       for (const [id, card] of state.cards) {
         if (held.has(id)) continue;
-        if (card.phase === 'waiting') endCard(id, `Answered on the desk or expired ${hhmm()}`);
+        if (['waiting', 'claimed', 'gone'].includes(card.phase)) endCard(id, `No longer waiting ${hhmm()}`);
         // The socket dropped before the desk said how this phone's answer fared.
         else if (card.phase === 'sending' || card.phase === 'accepted') {
           endCard(id, `Sent, but the desk went away before confirming it: check at the desk ${hhmm()}`, 'lost');
@@ -255,8 +259,17 @@ async function receive(socket, message) {
       break;
     case 'withdrawn': {
       const card = state.cards.get(message.id);
+      if (!card) break;
+      // Another device's answer claimed it: `settled` says how the desk took that answer.
+      if (message.reason === 'claimed') {
+        if (card.phase === 'waiting') setPhase(message.id, 'claimed', 'Answered on another device…');
+        break;
+      }
       // A card this phone answered waits for `settled`; one it is sending, for its refusal.
-      if (card && card.phase === 'waiting') endCard(message.id, `Answered on the desk or expired ${hhmm()}`);
+      if (card.phase === 'sending') card.ending = message;
+      else if (['waiting', 'claimed', 'gone'].includes(card.phase)) {
+        endCard(message.id, `${ending(message)} ${hhmm()}`);
+      }
       break;
     }
     case 'accepted':
@@ -266,9 +279,11 @@ async function receive(socket, message) {
       const card = state.cards.get(message.id);
       if (!card) break;
       if (card.phase === 'accepted') {
-        endCard(message.id, message.used ? `Sent ${hhmm()}` : `Answered on the desk ${hhmm()}`, message.used ? 'sent' : 'lost');
+        endCard(message.id, message.used ? `Sent ${hhmm()}` : `${ending(message.instead)} ${hhmm()}`, message.used ? 'sent' : 'lost');
       } else if (message.used) {
         endCard(message.id, `Answered on ${shown(message.device)} ${hhmm()}`);
+      } else if (card.phase === 'claimed' || card.phase === 'gone') {
+        endCard(message.id, `${ending(message.instead)} ${hhmm()}`);
       }
       break;
     }
@@ -284,6 +299,21 @@ async function receive(socket, message) {
   }
 }
 
+/**
+ * What the desk said became of a request this phone did not settle (docs/remote.md, "The device's
+ * socket"): `answered-elsewhere` (on the desk, or on the paired device named), `expired` (an
+ * answer rule's deadline), `withdrawn` or `agent-gone` (the agent), or anything else.
+ */
+function ending(why) {
+  switch (why && why.reason) {
+    case 'answered-elsewhere': return why.device ? `Answered on ${shown(why.device)}` : 'Answered on the desk';
+    case 'expired': return 'Expired';
+    case 'withdrawn':
+    case 'agent-gone': return 'The agent withdrew it';
+    default: return 'No longer waiting';
+  }
+}
+
 function notPaired() {
   if (state.confirming) return; // The desk has not confirmed yet: the socket keeps trying.
   state.stopped = true;
@@ -296,7 +326,9 @@ function refused(id, reason, text) {
   const card = state.cards.get(id);
   if (!card) return;
   if (reason === 'not-pending') {
-    endCard(id, `Answered on the desk or expired ${hhmm()}`, 'lost');
+    // Its `withdrawn` may come after this refusal: the card waits for it.
+    if (card.ending) endCard(id, `${ending(card.ending)} ${hhmm()}`, 'lost');
+    else setPhase(id, 'gone', 'No longer waiting…');
   } else if (reason === 'not-paired') {
     notPaired();
   } else {
@@ -444,6 +476,7 @@ function planForm(q) {
   const approveButton = h('button', { type: 'button', class: 'button primary big approve' }, `✓ ${displayLabel(approve)}`);
   const sendFeedback = h('button', { type: 'button', class: 'button big send-feedback' }, 'Send feedback');
   const plan = detail(q);
+  const revised = revisionOf(q, plan);
   /** Comment editors by block key, in the order they were opened. */
   const comments = new Map();
   const list = h('div', { class: 'comments' });
@@ -471,6 +504,7 @@ function planForm(q) {
   const node = h('section', { class: 'question plan-review', 'data-question': q.id },
     q.header ? h('p', { class: 'header' }, q.header) : null,
     h('h2', { class: 'question-text' }, q.question),
+    revised,
     plan,
     plan ? h('p', { class: 'muted hint' }, 'Tap a part of the plan to comment on it.') : null,
     list,
@@ -502,6 +536,54 @@ function planForm(q) {
     submitCard(card());
   });
   return form;
+}
+
+/**
+ * A revised plan's changes since the version before, as the desk's dialog shows them: the line
+ * saying which version this is with the +/− badge, the added, changed and moved blocks marked in
+ * `plan`, a changed block's text word by word (removed words struck through, added ones marked),
+ * and the removed blocks where they stood. All of it from the desk's own diff (askdesk-view's RevisionView), set as text.
+ */
+function revisionOf(q, plan) {
+  const revision = q.revision;
+  if (!revision || !plan) return null;
+  const changes = revision.changes;
+  const block = (key) => plan.querySelector(`[data-block="${CSS.escape(key)}"]`);
+  for (const mark of changes.marks) {
+    const el = block(mark.key);
+    if (!el) continue;
+    el.classList.add(`diff-${mark.status}`);
+    if (!mark.words) continue;
+    // The block's own text read word by word in its place (a nested list stays), as at the desk.
+    const words = h('span', { class: 'word-diff' }, mark.words.map((run) => {
+      const text = run.code ? h('code', {}, run.text) : run.text;
+      return run.op === 'delete' ? h('del', {}, text) : run.op === 'insert' ? h('ins', {}, text) : text;
+    }));
+    if (el.tagName === 'TR') {
+      el.after(h('tr', {}, h('td', { colspan: String(Math.max(1, el.children.length)) }, words)));
+      continue;
+    }
+    const own = [...el.childNodes].filter((n) => !(n instanceof Element && n.matches('ul, ol')));
+    const after = own.length ? own[own.length - 1].nextSibling : el.firstChild;
+    own.forEach((n) => n.remove());
+    el.insertBefore(words, after);
+  }
+  for (const gone of changes.removedBlocks) {
+    const before = gone.before ? block(gone.before) : null;
+    const tag = before && before.tagName === 'LI' ? 'li' : 'div';
+    const ghost = h(tag, { class: 'diff-removed' }, gone.text);
+    // Never inside code or a table: before the block that holds the line or row.
+    const holder = before && (before.closest('pre') || before.closest('table'));
+    if (holder) holder.before(ghost);
+    else if (before) before.before(ghost);
+    else plan.append(ghost);
+  }
+  const since = revision.previous.length ? revision.previous[revision.previous.length - 1].version : revision.version - 1;
+  const changed = changes.marks.length + changes.removedBlocks.length > 0;
+  return h('p', { class: 'revision' }, `Version ${revision.version} · `,
+    changed ? `Changes since version ${since} ` : `No changes since version ${since}`,
+    changed ? h('span', { class: 'plus' }, `+${changes.plus}`) : null, changed ? ' ' : null,
+    changed ? h('span', { class: 'minus' }, `−${changes.minus}`) : null);
 }
 
 function submitCard(card) {

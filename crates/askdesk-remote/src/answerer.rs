@@ -14,7 +14,7 @@ use askdesk_core::answerer::{decision_channel, Answerer, Decision, Failure, Offe
 use askdesk_core::sync::lock;
 use askdesk_core::{meta, Answer, Request, RequestId, UserQuestionError};
 
-use crate::pending::{PendingRequest, Settled};
+use crate::pending::{Ending, PendingRequest, Settled};
 use crate::remote::Remote;
 
 /// The label the remote answers under, in the broker's status and (with the device's name,
@@ -31,15 +31,45 @@ pub fn device_of(by: &str) -> Option<&str> {
 /// before [`Remote::shutdown`], so the requests it holds move on.
 pub struct RemoteAnswerer {
     remote: Remote,
-    /// The device whose answer this answerer sent, per request, until the service asks.
-    signers: Arc<Mutex<HashMap<RequestId, String>>>,
+    held: Arc<Mutex<HashMap<RequestId, Held>>>,
+}
+
+/// What this answerer knows of a request, until both its phone's answer (if any) and the
+/// service's word on it are in.
+enum Held {
+    /// A phone's answer was sent to the service, by the device named; the service asks for the
+    /// signer when it settles the request, or withdraws it.
+    Answered(String),
+    /// The service withdrew the request, for this reason, before a phone's answer claimed it
+    /// reached this answerer: an answer that claimed it meanwhile hears why it lost.
+    Ended(Ending),
 }
 
 impl RemoteAnswerer {
     pub fn new(remote: Remote) -> RemoteAnswerer {
         RemoteAnswerer {
             remote,
-            signers: Arc::default(),
+            held: Arc::default(),
+        }
+    }
+
+    /// The request settled without this answerer, for the reason `why`: devices are told, and a
+    /// phone whose answer was on its way hears it was not used, and why.
+    fn ended(&self, request: RequestId, why: Ending) {
+        let answered = {
+            let mut held = lock(&self.held);
+            match held.remove(&request) {
+                Some(Held::Answered(device)) => Some(device),
+                _ => {
+                    held.insert(request, Held::Ended(why.clone()));
+                    None
+                }
+            }
+        };
+        match answered {
+            Some(device) => self.remote.settled(Settled::lost(request, device, why)),
+            // The request leaves the phones: its task then ends and forgets it.
+            None => self.remote.withdraw(request, why),
         }
     }
 }
@@ -64,53 +94,49 @@ impl Answerer for RemoteAnswerer {
             }
         };
         let (responder, receiver) = decision_channel();
-        let signers = self.signers.clone();
+        let held = self.held.clone();
         let remote = self.remote.clone();
+        let id = request.id;
         tokio::spawn(async move {
             // `None`: withdrawn from the phones; the dropped responder passes the request on.
             let Some(verified) = offered.await else {
+                lock(&held).remove(&id);
                 return;
             };
-            tracing::info!(device = %verified.device, request = %verified.request, "answered from a phone");
+            tracing::info!(device = %verified.device, request = %id, "answered from a phone");
+            {
+                let mut held = lock(&held);
+                if let Some(Held::Ended(why)) = held.remove(&id) {
+                    drop(held);
+                    return remote.settled(Settled::lost(id, verified.device, why));
+                }
+                held.insert(id, Held::Answered(verified.device));
+            }
             let decision = match verified.answer {
                 Some(answer) => Decision::Claim(answer),
                 // The person dismissed the whole batch on the phone, as at the desk.
                 None => Decision::Fail(Failure::Domain(UserQuestionError::cancelled_by_user())),
             };
-            lock(&signers).insert(verified.request, verified.device.clone());
-            if responder.decide(decision).is_err() {
-                // The request had already settled elsewhere.
-                lock(&signers).remove(&verified.request);
-                remote.settled(Settled {
-                    request: verified.request,
-                    device: verified.device,
-                    used: false,
-                });
-            }
+            // Refused: the request settled elsewhere, and its withdrawal tells the phone how.
+            let _ = responder.decide(decision);
         });
         Offer::Later(receiver)
     }
 
-    fn withdraw(&self, request: RequestId, _why: Withdrawal) -> Option<Answer> {
-        self.remote.withdraw(request);
-        // A phone's answer was on its way, and another decision settled the request first.
-        if let Some(device) = lock(&self.signers).remove(&request) {
-            self.remote.settled(Settled {
-                request,
-                device,
-                used: false,
-            });
-        }
+    fn withdraw(&self, request: RequestId, why: Withdrawal) -> Option<Answer> {
+        self.ended(request, Ending::of(&why));
         None
     }
 
+    fn overruled(&self, request: RequestId, _by: &str) {
+        self.ended(request, Ending::Expired);
+    }
+
     fn signer(&self, request: RequestId) -> Option<String> {
-        let device = lock(&self.signers).remove(&request)?;
-        self.remote.settled(Settled {
-            request,
-            device: device.clone(),
-            used: true,
-        });
+        let Some(Held::Answered(device)) = lock(&self.held).remove(&request) else {
+            return None;
+        };
+        self.remote.settled(Settled::used(request, device.clone()));
         Some(device)
     }
 }

@@ -52,7 +52,7 @@ pub use error::Error;
 pub use limits::Limits;
 pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
-pub use pending::{OfferError, PendingRequest, Settled, VerifiedAnswer};
+pub use pending::{Ending, OfferError, PendingRequest, Settled, VerifiedAnswer};
 pub use remote::{Offered, PairingOffer, Refusal, Remote, SignedAnswer};
 pub use risk::{Class, Risk};
 pub use scope::Scope;

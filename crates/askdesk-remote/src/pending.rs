@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use askdesk_core::{AgentInfo, Answer, Question, RequestId};
+use askdesk_core::{AgentInfo, Answer, Question, RequestId, Withdrawal};
 use askdesk_view::answerer::RequestView;
 use askdesk_view::plan_thread::PlanThreads;
 use serde_json::Value;
@@ -53,8 +53,64 @@ pub struct Shown {
 #[derive(Debug, Clone)]
 pub enum Update {
     Offered(Arc<Shown>),
-    Withdrawn(RequestId),
+    Withdrawn(RequestId, Ending),
     Settled(Settled),
+}
+
+/// Why a held request stopped waiting for devices, as they are told (docs/remote.md, "The
+/// device's socket"): the broker says why it withdrew a request, so the phone can say which.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// A device's verified answer claimed it; `settled` tells how the broker took it.
+    Claimed,
+    /// Another answerer settled it: the desk, or (`Some`) the paired device of that name.
+    AnsweredElsewhere { device: Option<String> },
+    /// An answer rule's deadline decided it.
+    Expired,
+    /// The agent withdrew the question.
+    Withdrawn,
+    /// The asking agent went (its process ended, or it was unregistered).
+    AgentGone,
+    /// The desk stopped, or the remote left the broker; the broker did not say (an older one).
+    Stopped,
+}
+
+impl Ending {
+    /// Another answerer, signed `by` (its label, `phone:<device>` for a phone of this desk),
+    /// settled the request.
+    pub fn answered_by(by: Option<&str>) -> Ending {
+        Ending::AnsweredElsewhere {
+            device: by.and_then(crate::answerer::device_of).map(str::to_owned),
+        }
+    }
+
+    /// Why the broker withdrew a request from an in-process answerer.
+    pub fn of(why: &Withdrawal) -> Ending {
+        match why {
+            Withdrawal::AnsweredElsewhere { by } => Ending::answered_by(Some(by)),
+            Withdrawal::Cancelled => Ending::Withdrawn,
+            Withdrawal::AskerGone => Ending::AgentGone,
+            Withdrawal::ShuttingDown | Withdrawal::Unregistered => Ending::Stopped,
+        }
+    }
+
+    /// Adds `reason` (and `device`, for a device that answered) to a message to devices.
+    pub(crate) fn describe(&self, message: &mut Value) {
+        let reason = match self {
+            Ending::Claimed => "claimed",
+            Ending::AnsweredElsewhere { device } => {
+                if let Some(device) = device {
+                    message["device"] = Value::from(device.as_str());
+                }
+                "answered-elsewhere"
+            }
+            Ending::Expired => "expired",
+            Ending::Withdrawn => "withdrawn",
+            Ending::AgentGone => "agent-gone",
+            Ending::Stopped => "stopped",
+        };
+        message["reason"] = Value::from(reason);
+    }
 }
 
 /// How a device's verified answer fared at the broker, which the adapter learns after passing it
@@ -67,20 +123,46 @@ pub struct Settled {
     /// Whether the broker used the answer; `false`: another answerer settled the request first
     /// (the desk), and the broker recorded this one as a late answer.
     pub used: bool,
+    /// When the answer was not used, what settled the request instead, as far as it is known.
+    pub instead: Option<Ending>,
+}
+
+impl Settled {
+    /// The device's answer settled the request.
+    pub fn used(request: RequestId, device: String) -> Settled {
+        Settled {
+            request,
+            device,
+            used: true,
+            instead: None,
+        }
+    }
+
+    /// The device's answer came too late: `instead` settled the request.
+    pub fn lost(request: RequestId, device: String, instead: Ending) -> Settled {
+        Settled {
+            request,
+            device,
+            used: false,
+            instead: Some(instead),
+        }
+    }
 }
 
 /// The request as the desk's dialog sees it ([`RequestView`]): who asks,
-/// the project, each question with its `detail` rendered and sanitized and its plan blocks. The
-/// page shows this and never renders markdown itself. No plan thread is known here, so a plan
-/// shows no revision.
-pub fn view(request: &PendingRequest) -> RequestView {
+/// the project, each question with its `detail` rendered and sanitized and its plan blocks, and a
+/// revised plan's revision (what changed since the version before, the earlier versions) from
+/// `threads`, the plan threads of the requests the remote was offered, which it joins. The page
+/// shows this and never renders markdown or diffs itself.
+pub fn view(request: &PendingRequest, threads: &PlanThreads) -> RequestView {
     let request = askdesk_core::Request {
         id: request.id,
         questions: request.questions.clone(),
         agent: request.agent.clone(),
         asked_at: SystemTime::now(),
     };
-    RequestView::new(&request, &PlanThreads::default())
+    threads.arrived(&request);
+    RequestView::new(&request, threads)
 }
 
 pub(crate) struct Entry {
@@ -164,11 +246,11 @@ impl Pending {
         Ok(receiver)
     }
 
-    /// Removes a request (answered here, settled elsewhere or cancelled) and tells devices.
-    pub fn remove(&mut self, id: RequestId) -> Option<Entry> {
+    /// Removes a request (answered here, settled elsewhere or cancelled) and tells devices why.
+    pub fn remove(&mut self, id: RequestId, why: Ending) -> Option<Entry> {
         let entry = self.entries.remove(&id)?;
         self.order.retain(|held| *held != id);
-        let _ = self.updates.send(Update::Withdrawn(id));
+        let _ = self.updates.send(Update::Withdrawn(id, why));
         Some(entry)
     }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use askdesk_core::sync::lock;
 use askdesk_core::{Answer, RequestId};
-use askdesk_view::plan_thread::{self, CommentInput};
+use askdesk_view::plan_thread::{self, CommentInput, PlanThreads};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot, watch};
@@ -24,7 +24,8 @@ use crate::limits::{Approvals, Limits};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
 use crate::pending::{
-    OfferError, Pending, PendingRequest, Settled, Shown, Update, VerifiedAnswer, MAX_ATTEMPTS,
+    Ending, OfferError, Pending, PendingRequest, Settled, Shown, Update, VerifiedAnswer,
+    MAX_ATTEMPTS,
 };
 use crate::push::{PushReport, PushSettings, Pusher, Pushing, Subscription, Vapid};
 use crate::risk::{Class, Risk};
@@ -44,6 +45,9 @@ struct Inner {
     pairings: Mutex<Pairings>,
     claims: broadcast::Sender<Claimed>,
     pending: Mutex<Pending>,
+    /// The plan reviews offered, by thread, for each revision's changes (askdesk-view's). It
+    /// knows the versions, not what was decided on them (the desk's answers do not pass here).
+    threads: PlanThreads,
     limits: Limits,
     approvals: Mutex<Approvals>,
     pushing: Pushing,
@@ -185,17 +189,18 @@ impl Future for Offered {
 }
 
 impl Drop for Offered {
+    /// Still held when its adapter let it go without a word from the broker: the remote stops.
     fn drop(&mut self) {
         if let Some(inner) = self.remote.upgrade() {
-            inner.settle(self.id);
+            inner.settle(self.id, Ending::Stopped);
         }
     }
 }
 
 impl Inner {
-    /// Removes a request settled elsewhere; devices are told, and their notices replaced.
-    fn settle(&self, id: RequestId) {
-        let removed = lock(&self.pending).remove(id);
+    /// Removes a request settled elsewhere; devices are told why, and their notices replaced.
+    fn settle(&self, id: RequestId, why: Ending) {
+        let removed = lock(&self.pending).remove(id, why);
         if let Some(entry) = removed {
             self.pushing.settled(entry.shown);
         }
@@ -234,6 +239,7 @@ impl Remote {
                 pairings: Mutex::new(Pairings::new(pairing_lifetime)),
                 claims: broadcast::channel(16).0,
                 pending: Mutex::new(Pending::new()),
+                threads: PlanThreads::default(),
                 limits,
                 approvals: Mutex::new(Approvals::default()),
                 pushing,
@@ -364,7 +370,7 @@ impl Remote {
     pub fn offer(&self, request: PendingRequest) -> Result<Offered, OfferError> {
         let id = request.id;
         // Rendered before the lock is taken: a long plan takes a while.
-        let view = crate::pending::view(&request);
+        let view = crate::pending::view(&request, &self.inner.threads);
         let (answer, shown, held) = {
             let mut pending = lock(&self.inner.pending);
             let answer = pending.offer(request, view)?;
@@ -379,9 +385,9 @@ impl Remote {
         })
     }
 
-    /// Withdraws a request (settled elsewhere or cancelled); devices are told.
-    pub fn withdraw(&self, id: RequestId) {
-        self.inner.settle(id);
+    /// Withdraws a request (settled elsewhere or cancelled); devices are told why.
+    pub fn withdraw(&self, id: RequestId, why: Ending) {
+        self.inner.settle(id, why);
     }
 
     // --- Web Push ---
@@ -563,17 +569,18 @@ impl Remote {
         if approves && !approvals.allows(&key.text(), &self.inner.limits, now) {
             return Err(Refusal::RateLimited);
         }
-        let entry = pending.remove(id).expect("held above");
+        let entry = pending.remove(id, Ending::Claimed).expect("held above");
+        // Handed over before the lock is let go: an adapter withdrawing the request meanwhile
+        // (`Remote::withdraw`, then `Offered::try_answer`) finds this answer and tells the device
+        // why it was not used, instead of the device hearing nothing after `claimed`.
+        let sent = entry.answer.send(VerifiedAnswer {
+            request: id,
+            device: device.name.clone(),
+            answer,
+        });
         drop(pending);
         self.inner.pushing.settled(entry.shown.clone());
-        entry
-            .answer
-            .send(VerifiedAnswer {
-                request: id,
-                device: device.name.clone(),
-                answer,
-            })
-            .map_err(|_| Refusal::NotPending)?;
+        sent.map_err(|_| Refusal::NotPending)?;
         if approves {
             approvals.record(&key.text(), now);
         }

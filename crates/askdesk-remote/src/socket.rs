@@ -100,16 +100,24 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                         send(&mut socket, json!({ "type": "request", "request": shown.wire })).await
                     }
                     Ok(Update::Offered(_)) => Ok(()),
-                    Ok(Update::Withdrawn(id)) => {
-                        send(&mut socket, json!({ "type": "withdrawn", "id": id.to_string() })).await
+                    Ok(Update::Withdrawn(id, why)) => {
+                        let mut message = json!({ "type": "withdrawn", "id": id.to_string() });
+                        why.describe(&mut message);
+                        send(&mut socket, message).await
                     }
                     Ok(Update::Settled(settled)) => {
-                        send(&mut socket, json!({
+                        let mut message = json!({
                             "type": "settled",
                             "id": settled.request.to_string(),
                             "device": settled.device,
                             "used": settled.used,
-                        })).await
+                        });
+                        if let Some(instead) = &settled.instead {
+                            let mut why = json!({});
+                            instead.describe(&mut why);
+                            message["instead"] = why;
+                        }
+                        send(&mut socket, message).await
                     }
                     Err(RecvError::Lagged(_)) => send_snapshot(&remote, &device, &mut socket).await,
                     Err(RecvError::Closed) => return,

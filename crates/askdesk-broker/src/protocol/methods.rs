@@ -91,6 +91,11 @@ pub struct Capabilities {
     /// the same moment.
     #[serde(default)]
     pub answerer_groups: bool,
+    /// The broker says what became of a request it sent an answerer (protocol 4.2): why it was
+    /// withdrawn (`$/cancelRequest`'s `reason` and `by`), and to a race group's member whose
+    /// reply settled it, `askdesk/settled`.
+    #[serde(default)]
+    pub outcomes: bool,
 }
 
 /// The broker's name (`askdesk`) and version.
@@ -217,6 +222,61 @@ impl NotificationMethod for CancelRequest {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CancelParams {
+    pub id: Id,
+    /// Broker to answerer only: why the request was withdrawn (protocol 4.2). An asker's
+    /// `$/cancelRequest` has none, and the broker ignores one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<CancelReason>,
+    /// With `answered-elsewhere`, who answered (the winning member's label, `phone:<device>` for
+    /// a phone the desk hosts); with `expired`, the rule whose deadline decided (`rule:<name>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+impl CancelParams {
+    /// An asker's withdrawal of its own request: no reason.
+    pub fn of(id: Id) -> CancelParams {
+        CancelParams {
+            id,
+            reason: None,
+            by: None,
+        }
+    }
+}
+
+/// Why the broker withdrew a request from an answerer (protocol 4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CancelReason {
+    /// Another member of the answerer's race group settled it (`by` names it).
+    AnsweredElsewhere,
+    /// An answer rule's deadline decided it (`by` names the rule).
+    Expired,
+    /// The asker withdrew the question.
+    Withdrawn,
+    /// The asker went: its connection closed, or its agent was unregistered.
+    AgentGone,
+    /// The broker is shutting down.
+    ShuttingDown,
+    /// This answerer left the chain while it held the request.
+    Unregistered,
+    /// A reason this client does not know yet (a newer broker).
+    #[serde(other)]
+    Other,
+}
+
+/// `askdesk/settled`, broker to a race group's member (protocol 4.2): the member's reply to
+/// request `id` settled it; the asker has that answer (or that error).
+pub enum Settled {}
+
+impl NotificationMethod for Settled {
+    const NAME: &'static str = "askdesk/settled";
+    type Params = SettledParams;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettledParams {
+    /// The id of the `user-questions/request` the member replied to.
     pub id: Id,
 }
 
@@ -413,9 +473,10 @@ mod tests {
                 },
                 capabilities: Capabilities {
                     answerer_groups: true,
+                    outcomes: true,
                 },
             },
-            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"server":{"name":"askdesk","version":"0.1.0"},"capabilities":{"answererGroups":true}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"server":{"name":"askdesk","version":"0.1.0"},"capabilities":{"answererGroups":true,"outcomes":true}}}"#,
         );
         request::<Ping>(
             &Empty {},
@@ -620,7 +681,7 @@ mod tests {
                 r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"ask-1"}}"#,
             ),
         ] {
-            let params = CancelParams { id };
+            let params = CancelParams::of(id);
             let encoded = encode_notification::<CancelRequest>(&params);
             assert_eq!(std::str::from_utf8(&encoded).unwrap(), format!("{line}\n"));
             let Ok(Message::Notification(parsed)) = parse(line.as_bytes()) else {
@@ -630,6 +691,26 @@ mod tests {
             let read: CancelParams = crate::protocol::params(parsed.params.as_deref()).unwrap();
             assert_eq!(read, params);
         }
+    }
+
+    #[test]
+    fn a_withdrawal_says_why_and_an_unknown_reason_still_reads() {
+        let params = CancelParams {
+            id: Id::Number(3),
+            reason: Some(CancelReason::AnsweredElsewhere),
+            by: Some("phone:Pixel 8".into()),
+        };
+        let line = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3,"reason":"answered-elsewhere","by":"phone:Pixel 8"}}"#;
+        let encoded = encode_notification::<CancelRequest>(&params);
+        assert_eq!(std::str::from_utf8(&encoded).unwrap(), format!("{line}\n"));
+        let newer = r#"{"id":3,"reason":"moved-to-the-moon"}"#;
+        let read: CancelParams = serde_json::from_str(newer).unwrap();
+        assert_eq!(read.reason, Some(CancelReason::Other));
+        let settled = encode_notification::<Settled>(&SettledParams { id: Id::Number(3) });
+        assert_eq!(
+            std::str::from_utf8(&settled).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"askdesk/settled\",\"params\":{\"id\":3}}\n"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The socket answerer (protocol 5.5): relays requests to an answerer connection as
-//! `user-questions/request`, withdraws them with `$/cancelRequest`, and reads the connection's
-//! responses as decisions (late ones are journaled).
+//! `user-questions/request`, withdraws them with `$/cancelRequest` saying why, tells a race
+//! group's member whose reply settled a request with `askdesk/settled` (protocol 4.2), and reads
+//! the connection's responses as decisions (late ones are journaled).
 
 use std::sync::{Arc, OnceLock};
 
@@ -15,7 +16,8 @@ use serde_json::value::RawValue;
 
 use super::connection::{Conn, Outgoing, Withdrawn};
 use crate::protocol::methods::{
-    CancelParams, CancelRequest, QuestionRequest, RequestMethod, RequestParams,
+    CancelParams, CancelReason, CancelRequest, QuestionRequest, RequestMethod, RequestParams,
+    Settled, SettledParams,
 };
 use crate::protocol::{self, Id, Response, RpcError};
 use crate::settled;
@@ -92,9 +94,48 @@ impl Answerer for SocketAnswerer {
         Offer::Later(receiver)
     }
 
-    /// Whatever the reason, the socket answerer is sent `$/cancelRequest` (protocol 5.5); it has
-    /// nothing of an answer to give back.
-    fn withdraw(&self, request: RequestId, _why: Withdrawal) -> Option<Answer> {
+    /// Whatever the reason, the socket answerer is sent `$/cancelRequest` (protocol 5.5), with
+    /// the reason and who settled it (4.2); it has nothing of an answer to give back.
+    fn withdraw(&self, request: RequestId, why: Withdrawal) -> Option<Answer> {
+        let (reason, by) = match why {
+            Withdrawal::AnsweredElsewhere { by } => (CancelReason::AnsweredElsewhere, Some(by)),
+            Withdrawal::Cancelled => (CancelReason::Withdrawn, None),
+            Withdrawal::AskerGone => (CancelReason::AgentGone, None),
+            Withdrawal::ShuttingDown => (CancelReason::ShuttingDown, None),
+            Withdrawal::Unregistered => (CancelReason::Unregistered, None),
+        };
+        self.withdraw_for(request, reason, by);
+        None
+    }
+
+    /// An answer rule's deadline decided the request: `$/cancelRequest` with `expired`.
+    fn overruled(&self, request: RequestId, by: &str) {
+        self.withdraw_for(request, CancelReason::Expired, Some(by.to_owned()));
+    }
+
+    /// A race group's member whose reply settles the request is told so (`askdesk/settled`), so
+    /// it knows its answer was used without guessing from silence. An answerer alone on its link
+    /// is not: protocol 5.5 sends it nothing after its reply.
+    fn signer(&self, request: RequestId) -> Option<String> {
+        if self.raced {
+            let mut state = self.conn.state();
+            if let Some(at) = state.answered.iter().position(|(_, r)| *r == request) {
+                let (id, _) = state.answered.remove(at).expect("position found");
+                drop(state);
+                self.conn
+                    .out
+                    .push(protocol::encode_notification::<Settled>(&SettledParams {
+                        id: Id::Number(id),
+                    }));
+            }
+        }
+        None
+    }
+}
+
+impl SocketAnswerer {
+    /// Drops `request` and sends `$/cancelRequest` for it with `reason` and `by`.
+    fn withdraw_for(&self, request: RequestId, reason: CancelReason, by: Option<String>) {
         let id = {
             let mut state = self.conn.state();
             let Some(id) = state
@@ -104,11 +145,13 @@ impl Answerer for SocketAnswerer {
                 .map(|(id, _)| *id)
             else {
                 // A race member whose answer crossed the winner's is told all the same.
-                let at = state.answered.iter().position(|(_, r)| *r == request)?;
+                let Some(at) = state.answered.iter().position(|(_, r)| *r == request) else {
+                    return;
+                };
                 let (id, _) = state.answered.remove(at).expect("position found");
                 drop(state);
-                self.cancel(id);
-                return None;
+                self.cancel(id, reason, by);
+                return;
             };
             let outgoing = state.outgoing.remove(&id).expect("found above");
             if state.withdrawn.len() == WITHDRAWN_MEMORY {
@@ -121,17 +164,18 @@ impl Answerer for SocketAnswerer {
             });
             id
         };
-        self.cancel(id);
-        None
+        self.cancel(id, reason, by);
     }
-}
 
-impl SocketAnswerer {
-    fn cancel(&self, id: i64) {
+    fn cancel(&self, id: i64, reason: CancelReason, by: Option<String>) {
         self.conn
             .out
             .push(protocol::encode_notification::<CancelRequest>(
-                &CancelParams { id: Id::Number(id) },
+                &CancelParams {
+                    id: Id::Number(id),
+                    reason: Some(reason),
+                    by,
+                },
             ));
     }
 }

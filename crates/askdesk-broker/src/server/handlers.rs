@@ -88,7 +88,7 @@ impl Conn {
             CancelRequest::NAME => {
                 match protocol::notification_params::<CancelRequest>(notification.params.as_deref())
                 {
-                    Ok(CancelParams { id }) => {
+                    Ok(CancelParams { id, .. }) => {
                         if let Some(token) = self.state().asks.get(&id) {
                             token.cancel();
                         }
@@ -121,6 +121,7 @@ impl Conn {
             server: server_info(),
             capabilities: Capabilities {
                 answerer_groups: true,
+                outcomes: true,
             },
         })
     }

@@ -169,7 +169,8 @@ async fn no_answer_to_a_permission_prompt_counts_from_a_phone() {
         .await,
         "standing"
     );
-    desk.remote.withdraw(held.id());
+    desk.remote
+        .withdraw(held.id(), askdesk_remote::Ending::Withdrawn);
     assert_eq!(next(&mut socket).await["type"], "withdrawn");
     assert!(tokio::time::timeout(std::time::Duration::ZERO, held)
         .await

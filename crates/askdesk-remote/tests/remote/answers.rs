@@ -2,7 +2,7 @@
 //! digest and a new nonce, while the request still waits; everything else refused.
 
 use askdesk_core::{AgentInfo, Answer, AnswerItem, Question, QuestionOption, RequestId};
-use askdesk_remote::{PendingRequest, Refusal, SignedAnswer};
+use askdesk_remote::{Ending, PendingRequest, Refusal, SignedAnswer};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
@@ -37,12 +37,12 @@ pub fn request(id: u64) -> PendingRequest {
     }
 }
 
-fn yes() -> Value {
+pub fn yes() -> Value {
     json!({ "answers": [{ "id": "go", "selected": ["Yes (Recommended)"] }] })
 }
 
 /// A paired phone's socket, past its welcome and the (empty) snapshot.
-async fn connected(desk: &Desk, name: &str) -> (Phone, Socket) {
+pub async fn connected(desk: &Desk, name: &str) -> (Phone, Socket) {
     let phone = paired(desk, name).await;
     let (mut socket, welcome) = phone.connect(desk).await;
     assert_eq!(welcome["type"], "welcome");
@@ -66,7 +66,7 @@ async fn answered_by(held: askdesk_remote::Offered) -> String {
     verified.expect("the remote still runs").device
 }
 
-async fn send(socket: &mut Socket, message: &Value) -> Value {
+pub async fn send(socket: &mut Socket, message: &Value) -> Value {
     socket
         .send(Message::Text(message.to_string().into()))
         .await
@@ -98,7 +98,7 @@ async fn a_signed_answer_is_yielded_with_its_device() {
     );
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": "r7" })
+        json!({ "type": "withdrawn", "id": "r7", "reason": "claimed" })
     );
 }
 
@@ -272,20 +272,20 @@ async fn a_request_no_longer_pending_is_refused() {
     let desk = desk().await;
     let (phone, mut socket) = connected(&desk, "Pixel").await;
     let (_held, wire) = offered(&desk, &mut socket, 1).await;
-    desk.remote.withdraw(RequestId(1));
+    desk.remote.withdraw(RequestId(1), Ending::Withdrawn);
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": "r1" })
+        json!({ "type": "withdrawn", "id": "r1", "reason": "withdrawn" })
     );
     let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
     assert_eq!(reply["reason"], "not-pending");
 
-    // Dropping the offer withdraws it too.
+    // Dropping the offer withdraws it too: the remote stopped holding it.
     let (held, wire) = offered(&desk, &mut socket, 2).await;
     drop(held);
     assert_eq!(
         next(&mut socket).await,
-        json!({ "type": "withdrawn", "id": "r2" })
+        json!({ "type": "withdrawn", "id": "r2", "reason": "stopped" })
     );
     let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
     assert_eq!(reply["reason"], "not-pending");
@@ -411,16 +411,48 @@ async fn every_device_hears_how_an_answer_fared_at_the_broker() {
         "accepted"
     );
     let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
-    desk.remote.settled(askdesk_remote::Settled {
-        request: verified.request,
-        device: verified.device,
-        used: false,
-    });
-    let settled = json!({ "type": "settled", "id": "r4", "device": "Pixel", "used": false });
-    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+    desk.remote.settled(askdesk_remote::Settled::lost(
+        verified.request,
+        verified.device,
+        Ending::AnsweredElsewhere { device: None },
+    ));
+    let claimed = json!({ "type": "withdrawn", "id": "r4", "reason": "claimed" });
+    let settled = json!({ "type": "settled", "id": "r4", "device": "Pixel", "used": false,
+        "instead": { "reason": "answered-elsewhere" } });
+    assert_eq!(next(&mut socket).await, claimed);
     assert_eq!(next(&mut socket).await, settled);
-    assert_eq!(next(&mut watching).await["type"], "withdrawn");
+    assert_eq!(next(&mut watching).await, claimed);
     assert_eq!(next(&mut watching).await, settled);
+}
+
+#[tokio::test]
+async fn devices_hear_why_a_request_stopped_waiting() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    for (n, why, told) in [
+        (11, Ending::Expired, json!({ "reason": "expired" })),
+        (12, Ending::Withdrawn, json!({ "reason": "withdrawn" })),
+        (13, Ending::AgentGone, json!({ "reason": "agent-gone" })),
+        (
+            14,
+            Ending::answered_by(Some("desktop")),
+            json!({ "reason": "answered-elsewhere" }),
+        ),
+        (
+            15,
+            Ending::answered_by(Some("phone:Tablet")),
+            json!({ "reason": "answered-elsewhere", "device": "Tablet" }),
+        ),
+    ] {
+        let (_held, _) = offered(&desk, &mut socket, n).await;
+        desk.remote.withdraw(RequestId(n), why);
+        let mut expected = json!({ "type": "withdrawn", "id": format!("r{n}") });
+        expected
+            .as_object_mut()
+            .unwrap()
+            .extend(told.as_object().unwrap().clone());
+        assert_eq!(next(&mut socket).await, expected);
+    }
 }
 
 #[tokio::test]
@@ -433,7 +465,7 @@ async fn an_answer_that_claimed_a_request_as_it_was_withdrawn_is_still_found() {
         send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await["type"],
         "accepted"
     );
-    desk.remote.withdraw(RequestId(5));
+    desk.remote.withdraw(RequestId(5), Ending::Withdrawn);
     assert_eq!(held.try_answer().map(|v| v.device), Some("Pixel".into()));
 }
 
@@ -545,4 +577,39 @@ async fn comments_are_signed_and_checked_against_the_plan() {
         json!([{ "block": "s9.p9", "text": "Here." }]),
     );
     assert_eq!(send(&mut socket, &unknown).await["reason"], "bad-answer");
+}
+
+#[tokio::test]
+async fn a_revised_plan_reaches_the_phone_with_the_desks_diff_against_the_version_before() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let (first, wire) = plan_offered(&desk, &mut socket).await;
+    assert!(wire["view"]["questions"][0]["revision"].is_null(), "{wire}");
+    drop(first);
+    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+    // The same agent sends the plan back revised: one step changed, one added.
+    let mut revised = request(9);
+    revised.questions[0].detail = Some(
+        "# Cache\n\n## Steps\n\n1. Write files atomically.\n2. Read them back.\n3. Expire old ones.\n"
+            .into(),
+    );
+    revised.questions[0].intent = Some(askdesk_core::Intent {
+        kind: "plan-review".into(),
+        approve: "Yes (Recommended)".into(),
+    });
+    let _held = desk.remote.offer(revised).unwrap();
+    let wire = next(&mut socket).await["request"].clone();
+    let revision = &wire["view"]["questions"][0]["revision"];
+    assert_eq!(revision["version"], 2, "{wire}");
+    assert_eq!(revision["previous"][0]["version"], 1);
+    let statuses: Vec<&str> = revision["changes"]["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mark| mark["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        statuses.contains(&"changed") && statuses.contains(&"added"),
+        "{revision}"
+    );
 }

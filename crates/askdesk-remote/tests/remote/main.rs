@@ -3,6 +3,7 @@
 
 mod answers;
 mod guard;
+mod hosted;
 mod listen;
 mod pairing;
 mod phone;
