@@ -49,7 +49,10 @@ export function passkeys(ui) {
   // --- registering ---
 
   function banner() {
-    document.getElementById('passkey-card')?.remove();
+    const shown = document.getElementById('passkey-card');
+    // A card that says a registration ended stays until the desk allows another.
+    if (shown && shown.dataset.done && !known.allowed) return;
+    shown?.remove();
     const list = document.getElementById('requests');
     if (!list || !known.available || !known.allowed) return;
     const button = h('button', { id: 'passkey-register', type: 'button', class: 'button primary big' },
@@ -64,6 +67,8 @@ export function passkeys(ui) {
         await register();
         note.className = 'note sent';
         note.textContent = 'Passkey added: this phone can allow permission prompts.';
+        button.hidden = true;
+        note.closest('#passkey-card').dataset.done = 'yes';
       } catch (e) {
         note.className = 'note error';
         note.textContent = `No passkey added: ${e.message}`;
