@@ -4,7 +4,8 @@ The switch starts the remote in the app (a TLS connection to the chosen address 
 stops it (refused); "Add a phone" shows a QR code, read here from a screenshot of the window with
 zbarimg, whose URL carries the token in its fragment and pairs a phone played in Python (phone.py),
 and only the desk's "Codes match" stores it; a used pairing URL is refused; Revoke closes the device's
-socket at once; a request the phone answers says "Answered on <device>" and History names the device;
+socket at once; "Allow a passkey" opens the phone's window to register one; a request the phone
+answers says "Answered on <device>" and History names the device;
 a permission prompt is not offered to a phone whose scope stops below it.
 Every test leaves the remote off and no device paired.
 """
@@ -205,6 +206,32 @@ def test_revoke_closes_the_device_socket_at_once(ctx, phone_off):
         assert again.greeting == {"type": "refused", "reason": "not-paired"}, again.greeting
     finally:
         again.close()
+
+
+def test_allow_a_passkey_opens_the_phones_window_to_register_one(ctx, phone_off):
+    """Only the desk opens a phone's window to register a passkey: the pairing opens one; closed
+    from the command line, the phone is told so, and "Allow a passkey" in its row opens it again,
+    which its socket hears at once."""
+    origin = switch_on(ctx, free_port())
+    phone, _ = pair(ctx, origin, "Pocket")
+    sock = phone.connect(origin)
+    try:
+        assert sock.greeting["passkey"]["allowed"] is True, sock.greeting
+        assert sock.receive() == {"type": "requests", "requests": []}
+        closed = subprocess.run([ctx.args.cli, "devices", "passkey", "Pocket", "--forget"],
+                                capture_output=True, text=True, timeout=30)
+        assert closed.returncode == 0, closed.stderr
+        assert sock.receive() == {"type": "passkey", "passkey": {
+            "available": False, "registered": False, "allowed": False}}
+        page = ctx.page
+        row = '.device[data-device="Pocket"]'
+        page.click(page.find(f'{row} [data-action="allow-passkey"]'))
+        assert sock.receive() == {"type": "passkey", "passkey": {
+            "available": False, "registered": False, "allowed": True}}
+        page.until("return (document.querySelector(arguments[0]) || {}).textContent.includes('may add a passkey now')",
+                   row, message="the row does not say the phone may add a passkey")
+    finally:
+        sock.close()
 
 
 def test_a_request_answered_on_the_phone_says_which_phone(ctx, phone_off):

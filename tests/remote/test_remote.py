@@ -442,6 +442,10 @@ class Passkeys(PhoneTest):
         b.wait_text("cargo test", ".request.permission")
         b.tap('.request.permission [data-label="Allow once"]')
         b.wait_text("Not sent", ".request.permission .note")
+        # The card is usable again, but a standing option stays the desk's.
+        self.assertFalse(b.evaluate("document.querySelector('.request.permission [data-label=\"Deny\"]').disabled"))
+        self.assertTrue(b.evaluate(
+            "document.querySelector('.request.permission [data-label=\"Always allow in this session\"]').disabled"))
         # A page that does not ask for user verification: the remote itself refuses what it gets.
         outcome = self.raw("""
           const w = d.requests[0];

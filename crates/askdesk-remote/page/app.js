@@ -306,7 +306,8 @@ function refused(id, reason, text) {
   } else {
     card.phase = 'waiting';
     setNote(card, `Not sent: ${text || reason}`, 'error');
-    for (const el of card.node.querySelectorAll('button, input, textarea')) el.disabled = false;
+    // A button the phone may never use (data-locked: a standing option, an allow without a passkey) stays off.
+    for (const el of card.node.querySelectorAll('button:not([data-locked]), input, textarea')) el.disabled = false;
   }
 }
 

@@ -188,6 +188,7 @@ export function passkeys(ui) {
           class: `button big ${denying ? 'deny' : 'allow primary'}`,
           'data-label': o.label,
           disabled: why != null,
+          'data-locked': why != null,
         }, displayLabel(o.label), why ? h('span', { class: 'option-desc' }, ` (${why})`) : null);
         button.addEventListener('click', () => {
           const value = { answers: [{ id: q.id, selected: [o.label] }] };
