@@ -2,7 +2,8 @@
 //! verification over the digest of that exact answer, checked by the remote itself. Every way
 //! around it is refused: no assertion, no user verification, another answer's or request's
 //! assertion, a replay, a revoked or suspended device, past the rate limit, a desk-only command,
-//! a standing permission, a passkey registered outside the desk's window.
+//! a standing permission, outside the device's scope, a passkey registered outside the desk's
+//! window.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -387,4 +388,28 @@ async fn a_desk_served_only_by_address_offers_no_passkeys() {
     let (_phone, mut socket) = connected_within(&desk, "Pixel", Scope::default()).await;
     let refused = send(&mut socket, &json!({ "type": "passkey-register" })).await;
     assert_eq!(refused["reason"], "passkeys-unavailable", "{refused}");
+}
+
+#[tokio::test]
+async fn a_device_whose_scope_stops_below_permission_prompts_cannot_allow_one() {
+    let desk = passkey_desk().await;
+    let (phone, mut socket, mut authenticator) = with_passkey(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, prompt(1, "cargo test", &project(&desk))).await;
+    // An allow made ready while the scope reached the prompt...
+    let nonce = nonce();
+    let options = challenge(&mut socket, &wire, &nonce, &chose(ALLOW)).await;
+    let mut signed = phone.answer(&wire, &nonce, chose(ALLOW));
+    signed["passkey"] = authenticator.assert(&options["options"]);
+    // ...is refused once the desk narrowed it, and no new challenge is given.
+    desk.remote
+        .set_scope("Pixel", Scope::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        next(&mut socket).await,
+        json!({ "type": "requests", "requests": [] })
+    );
+    assert_eq!(send(&mut socket, &signed).await["reason"], "out-of-scope");
+    let refused = challenge(&mut socket, &wire, &crate::phone::nonce(), &chose(ALLOW)).await;
+    assert_eq!(refused["reason"], "out-of-scope", "{refused}");
 }
