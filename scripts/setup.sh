@@ -11,7 +11,7 @@
 # The system packages Tauri (the desktop app) builds against, and OpenSSL's headers, which the
 # remote's passkeys (webauthn-rs) build against.
 TAURI_APT_PACKAGES=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
-  build-essential pkg-config curl ca-certificates file libssl-dev pkg-config)
+  build-essential pkg-config curl ca-certificates file libssl-dev)
 # What building the Debian package needs beyond Tauri's (dpkg-shlibdeps finds the libraries the
 # binaries link, for the package's Depends), and what its test adds: desktop-file-validate.
 PACKAGE_APT_PACKAGES=(dpkg-dev desktop-file-utils)
