@@ -8,9 +8,10 @@
 # - tauri-driver (the WebDriver bridge of the desktop tests): `cargo install --locked` when missing.
 # - cargo-deb (builds the Debian package, scripts/package.sh): `cargo install --locked` when missing.
 
-# The system packages Tauri (the desktop app) builds against.
+# The system packages Tauri (the desktop app) builds against, and OpenSSL's headers, which the
+# remote's passkeys (webauthn-rs) build against.
 TAURI_APT_PACKAGES=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
-  build-essential pkg-config curl ca-certificates file)
+  build-essential pkg-config curl ca-certificates file libssl-dev)
 # What building the Debian package needs beyond Tauri's (dpkg-shlibdeps finds the libraries the
 # binaries link, for the package's Depends), and what its test adds: desktop-file-validate.
 PACKAGE_APT_PACKAGES=(dpkg-dev desktop-file-utils)

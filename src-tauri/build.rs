@@ -32,6 +32,7 @@ const COMMANDS: &[&str] = &[
     "get_phone",
     "set_phone",
     "revoke_device",
+    "allow_passkey",
     "add_phone",
     "confirm_phone",
     "cancel_phone",

@@ -46,6 +46,7 @@ export const api = {
   phone: () => invoke('get_phone'),
   setPhone: (settings) => invoke('set_phone', { settings }),
   revokeDevice: (name) => invoke('revoke_device', { name }),
+  allowPasskey: (name) => invoke('allow_passkey', { name }),
   addPhone: () => invoke('add_phone'),
   confirmPhone: (id, code) => invoke('confirm_phone', { id, code }),
   cancelPhone: (id) => invoke('cancel_phone', { id }),

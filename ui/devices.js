@@ -129,6 +129,20 @@ function devicesCard(view, refresh, toast) {
     h('span', { class: 'device-name' }, d.name),
     h('span', { class: 'muted' }, `paired ${when(d.pairedAt)}`),
     h('span', { class: 'muted' }, d.lastSeen ? `last seen ${when(d.lastSeen)}` : 'never connected'),
+    h('span', { class: 'muted' }, d.passkeyAllowed ? 'may add a passkey now' : d.passkey ? 'passkey' : 'no passkey'),
+    h('button', {
+      type: 'button', class: 'button ghost small', dataset: { action: 'allow-passkey' },
+      title: 'Let this phone register a passkey (its fingerprint, face or PIN) in the next 5 minutes: it needs one to allow permission prompts',
+      onclick: async () => {
+        try {
+          await api.allowPasskey(d.name);
+          toast(`${d.name} may add a passkey in the next 5 minutes.`);
+        } catch (error) {
+          toast(`Not allowed: ${(error && error.message) || error}`, 'error');
+        }
+        await refresh();
+      },
+    }, 'Allow a passkey'),
     h('button', {
       type: 'button', class: 'button ghost small', dataset: { action: 'revoke' },
       onclick: async () => {

@@ -123,6 +123,7 @@ pub fn run() {
             phone::get_phone,
             phone::set_phone,
             phone::revoke_device,
+            phone::allow_passkey,
             phone::add_phone,
             phone::confirm_phone,
             phone::cancel_phone,

@@ -103,6 +103,10 @@ pub struct DeviceView {
     pub name: String,
     pub paired_at: u64,
     pub last_seen: Option<u64>,
+    /// Whether it has a passkey (needed to allow a permission prompt from it).
+    pub passkey: bool,
+    /// Whether the desk allows it to register a passkey now.
+    pub passkey_allowed: bool,
 }
 
 /// The Devices view.
@@ -302,10 +306,13 @@ fn store(hosted: Option<&Hosted>) -> Result<DeviceStore, String> {
 }
 
 fn device_view(device: Device) -> DeviceView {
+    let passkey_allowed = device.may_register_passkey(askdesk_remote::devices::now());
     DeviceView {
         name: device.name,
         paired_at: device.paired_at.saturating_mul(1000),
         last_seen: device.last_seen.map(|seen| seen.saturating_mul(1000)),
+        passkey: device.passkey.is_some(),
+        passkey_allowed,
     }
 }
 
@@ -455,17 +462,38 @@ pub async fn set_phone(
 /// Unpairs a device: its key is refused from then on, and its sockets close at once.
 #[tauri::command]
 pub async fn revoke_device(phone: State<'_, Phone>, name: String) -> Result<(), CommandError> {
+    change_device(&phone, name, Remote::revoke, DeviceStore::revoke).await
+}
+
+/// Allows a device to register a passkey (in place of any it has) for the next few minutes; its
+/// page offers it at once.
+#[tauri::command]
+pub async fn allow_passkey(phone: State<'_, Phone>, name: String) -> Result<(), CommandError> {
+    change_device(&phone, name, Remote::allow_passkey, |store, name| {
+        store.allow_passkey(name, askdesk_remote::passkeys::REGISTRATION_WINDOW)
+    })
+    .await
+}
+
+/// Changes the device named `name` through the running remote (whose sockets then hear of it),
+/// or through the store when the remote is off.
+async fn change_device(
+    phone: &Phone,
+    name: String,
+    through_remote: fn(&Remote, &str) -> Result<Option<Device>, askdesk_remote::Error>,
+    through_store: fn(&DeviceStore, &str) -> Result<Option<Device>, askdesk_remote::Error>,
+) -> Result<(), CommandError> {
     let hosting = phone.state.lock().await;
     let remote = hosting.running.as_ref().map(|hosted| hosted.remote.clone());
     let store = store(hosting.running.as_ref()).map_err(|e| CommandError::new("failed", e))?;
     drop(hosting);
-    let revoked = blocking(move || match remote {
-        Some(remote) => remote.revoke(&name),
-        None => store.revoke(&name),
+    let changed = blocking(move || match remote {
+        Some(remote) => through_remote(&remote, &name),
+        None => through_store(&store, &name),
     })
     .await?
     .map_err(|e| CommandError::new("failed", e))?;
-    match revoked {
+    match changed {
         Some(_) => Ok(()),
         None => Err(CommandError::new("late", "no paired device has that name")),
     }

@@ -4,8 +4,9 @@ The switch starts the remote in the app (a TLS connection to the chosen address 
 stops it (refused); "Add a phone" shows a QR code, read here from a screenshot of the window with
 zbarimg, whose URL carries the token in its fragment and pairs a phone played in Python (phone.py),
 and only the desk's "Codes match" stores it; a used pairing URL is refused; Revoke closes the device's
-socket at once; a request the phone answers says "Answered on <device>" and History names the device;
-a permission prompt is never offered to the phone.
+socket at once; "Allow a passkey" opens the phone's window to register one; a request the phone
+answers says "Answered on <device>" and History names the device;
+a permission prompt is not offered to a phone whose scope stops below it.
 Every test leaves the remote off and no device paired.
 """
 import os
@@ -150,7 +151,9 @@ def test_a_phone_pairs_through_the_qr_code_and_the_code_confirmed_at_the_desk(ct
     # Paired: the socket welcomes the device by the name the desk stored.
     sock = phone.connect(origin)
     try:
-        assert sock.greeting == {"type": "welcome", "device": "Test Pixel"}, sock.greeting
+        # Served by address: no passkeys, though the pairing opened the desk's window for one.
+        assert sock.greeting == {"type": "welcome", "device": "Test Pixel", "passkey": {
+            "available": False, "registered": False, "allowed": True}}, sock.greeting
     finally:
         sock.close()
     # The URL is single use: a second phone with the same token is refused.
@@ -205,6 +208,32 @@ def test_revoke_closes_the_device_socket_at_once(ctx, phone_off):
         again.close()
 
 
+def test_allow_a_passkey_opens_the_phones_window_to_register_one(ctx, phone_off):
+    """Only the desk opens a phone's window to register a passkey: the pairing opens one; closed
+    from the command line, the phone is told so, and "Allow a passkey" in its row opens it again,
+    which its socket hears at once."""
+    origin = switch_on(ctx, free_port())
+    phone, _ = pair(ctx, origin, "Pocket")
+    sock = phone.connect(origin)
+    try:
+        assert sock.greeting["passkey"]["allowed"] is True, sock.greeting
+        assert sock.receive() == {"type": "requests", "requests": []}
+        closed = subprocess.run([ctx.args.cli, "devices", "passkey", "Pocket", "--forget"],
+                                capture_output=True, text=True, timeout=30)
+        assert closed.returncode == 0, closed.stderr
+        assert sock.receive() == {"type": "passkey", "passkey": {
+            "available": False, "registered": False, "allowed": False}}
+        page = ctx.page
+        row = '.device[data-device="Pocket"]'
+        page.click(page.find(f'{row} [data-action="allow-passkey"]'))
+        assert sock.receive() == {"type": "passkey", "passkey": {
+            "available": False, "registered": False, "allowed": True}}
+        page.until("return (document.querySelector(arguments[0]) || {}).textContent.includes('may add a passkey now')",
+                   row, message="the row does not say the phone may add a passkey")
+    finally:
+        sock.close()
+
+
 def test_a_request_answered_on_the_phone_says_which_phone(ctx, phone_off):
     origin = switch_on(ctx, free_port())
     phone, _ = pair(ctx, origin, "Dana's Pixel")
@@ -239,9 +268,9 @@ def test_a_request_answered_on_the_phone_says_which_phone(ctx, phone_off):
     assert by == "by phone:Dana's Pixel", by
 
 
-def test_a_permission_prompt_is_never_offered_to_the_phone(ctx, phone_off):
-    """A request whose agent's meta names a tool (a hook's permission prompt) stays at the desk: the
-    phone hears the ordinary question asked after it, never the prompt."""
+def test_a_permission_prompt_is_not_offered_to_a_phone_outside_its_scope(ctx, phone_off):
+    """A request whose agent's meta names a tool (a hook's permission prompt) stays at the desk while
+    the phone's scope stops below permission prompts (the default): the phone hears the ordinary question asked after it, never the prompt."""
     origin = switch_on(ctx, free_port())
     phone, _ = pair(ctx, origin, "Pocket")
     ctx.page.click(ctx.page.find("#nav-queue"))

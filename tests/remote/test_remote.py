@@ -24,7 +24,8 @@ NAME = "Test phone"
 
 # A device socket of the page's own origin, opened in the page with the key the page stored: what
 # a tampered page (or a script on the phone) could send. `window.rawDevice()` resolves to
-# { requests, send(message) -> Promise<reply>, sign(value), digest(wire) }.
+# { requests, send(message) -> Promise<reply>, sign(value), digest(wire), next(type or test), b64u,
+# socket }.
 RAW_DEVICE = r"""
 window.rawDevice = async () => {
   const key = await new Promise((resolve, reject) => {
@@ -49,8 +50,9 @@ window.rawDevice = async () => {
   let wake = null;
   socket.onmessage = (e) => { inbox.push(JSON.parse(e.data)); if (wake) wake(); };
   const next = async (type) => {
+    const wanted = typeof type === 'function' ? type : (m) => !type || m.type === type;
     for (;;) {
-      const at = inbox.findIndex((m) => !type || m.type === type);
+      const at = inbox.findIndex(wanted);
       if (at >= 0) return inbox.splice(at, 1)[0];
       await new Promise((resolve) => { wake = resolve; });
     }
@@ -61,7 +63,7 @@ window.rawDevice = async () => {
   const welcome = await next();
   if (welcome.type !== 'welcome') return { refused: welcome };
   const requests = (await next('requests')).requests;
-  return { requests, sign, digest, socket,
+  return { requests, sign, digest, socket, next, b64u,
     send: async (message) => { socket.send(JSON.stringify(message)); for (;;) { const m = await next(); if (m.type === 'accepted' || m.type === 'refused') return m; } } };
 };
 """
@@ -101,11 +103,13 @@ class PhoneTest(unittest.TestCase):
     """A desk and a phone paired through the page."""
 
     pair_first = True
+    # What `askdesk remote` is started with besides its address.
+    remote_args = ()
 
     def setUp(self):
         self.desk = Desk()
         self.addCleanup(self.desk.close)
-        self.url = self.desk.start_remote()
+        self.url = self.desk.start_remote(*self.remote_args)
         self.browser = self.phone()
         if self.pair_first:
             self.pair(self.browser)
@@ -344,15 +348,212 @@ class Answers(PhoneTest):
         for raw in "\u202e\u2066\u2069\u200f\u0007\u001b":
             self.assertNotIn(raw, page)
 
-    def test_a_permission_prompt_is_never_offered_to_the_phone(self):
+    def test_a_permission_prompt_outside_the_scope_is_not_offered_to_the_phone(self):
         conn, rid = self.ask([question("allow", "Allow Bash: rm -rf build?", ["Allow", "Deny"])],
                              agent={"label": "Claude Code", "meta": {"tool": "Bash"}})
-        # With no other answerer the prompt runs off the end of the chain at once.
+        # The default scope stops below permission prompts: with no other answerer the prompt runs
+        # off the end of the chain at once.
         with self.assertRaises(Exception):
             conn.wait(rid)
         conn2, rid2 = self.ask([question("q", "An ordinary question?", ["Yes"])])
         self.browser.wait_text("An ordinary question?")
         self.assertNotIn("rm -rf", self.browser.text("#requests"))
+
+
+# The passkey part of a tampered page: a challenge bound to an answer, an assertion from the
+# browser's authenticator (with the user verification asked for), a signed answer carrying it.
+PASSKEY_HELPERS = r"""
+window.passkeyHelpers = (() => {
+  const b64u = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const unb64u = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  const nonce = () => b64u(crypto.getRandomValues(new Uint8Array(16)));
+  const challenge = (d, w, n, answer) => {
+    d.socket.send(JSON.stringify({ type: 'passkey-challenge', id: w.id, nonce: n, answer }));
+    return d.next((m) => (m.type === 'passkey-challenge' || m.type === 'passkey-refused') && m.id === w.id);
+  };
+  const assert = async (options, userVerification = 'required') => {
+    const o = options.publicKey;
+    const got = await navigator.credentials.get({ publicKey: { challenge: unb64u(o.challenge), rpId: o.rpId,
+      allowCredentials: o.allowCredentials.map((c) => ({ type: 'public-key', id: unb64u(c.id) })), userVerification } });
+    return { id: got.id, rawId: b64u(got.rawId), type: got.type, response: {
+      authenticatorData: b64u(got.response.authenticatorData), clientDataJSON: b64u(got.response.clientDataJSON),
+      signature: b64u(got.response.signature), userHandle: got.response.userHandle ? b64u(got.response.userHandle) : null } };
+  };
+  const signed = async (d, w, n, answer, passkey) => {
+    const digest = await d.digest(w);
+    return { type: 'answer', id: w.id, nonce: n, answer, digest, passkey,
+      signature: await d.sign({ answer, digest, kind: 'askdesk/answer', nonce: n, v: 1 }) };
+  };
+  return { nonce, challenge, assert, signed };
+})();
+"""
+
+PROMPT_OPTIONS = ["Allow once", "Always allow in this session", "Deny"]
+
+
+def chose(label, qid="allow"):
+    return {"answers": [{"id": qid, "selected": [label]}]}
+
+
+class Passkeys(PhoneTest):
+    """Permission prompts on the phone, served under a name (browsers use passkeys only there),
+    with a virtual authenticator (CTAP2, built in, with user verification) standing in for the
+    phone's fingerprint reader."""
+
+    remote_args = ("--name", "localhost")
+
+    def setUp(self):
+        super().setUp()
+        b = self.browser
+        b.page("WebAuthn.enable", {"enableUI": False})
+        self.authenticator = b.page("WebAuthn.addVirtualAuthenticator", {"options": {
+            "protocol": "ctap2", "transport": "internal", "hasResidentKey": True,
+            "hasUserVerification": True, "isUserVerified": True, "automaticPresenceSimulation": True,
+        }})["authenticatorId"]
+        scoped = self.desk.cli("devices", "scope", NAME, "--up-to", "permission-prompt")
+        self.assertEqual(scoped.returncode, 0, scoped.stderr)
+        self.project = tempfile.mkdtemp(dir=self.desk.dir)
+
+    def register(self):
+        """Adds the phone's passkey through the page, in the window the pairing opened."""
+        self.browser.tap("#passkey-register")
+        self.browser.wait_text("Passkey added", "#passkey-card")
+
+    def prompt(self, command, options=PROMPT_OPTIONS):
+        """Asks a Bash permission prompt for `command`, as `askdesk hook` does."""
+        return self.ask([question("allow", "Allow this command?", options)],
+                        agent={"label": "Claude Code", "meta": {"tool": "Bash", "command": command, "cwd": self.project}})
+
+    def raw(self, script):
+        """Runs `script` (an async function body over `d`, the tampered page's device, and `p`, its
+        passkey helpers) in the page and returns its result."""
+        self.browser.evaluate(RAW_DEVICE)
+        self.browser.evaluate(PASSKEY_HELPERS)
+        return self.browser.evaluate(f"(async () => {{ const d = await rawDevice(); const p = passkeyHelpers; {script} }})()")
+
+    def test_a_permission_prompt_is_allowed_from_the_phone_with_its_passkey(self):
+        b = self.browser
+        self.register()
+        command = " ".join(["cargo build"] + [f"--features step{i}" for i in range(60)] + ["--release"])
+        conn, rid = self.prompt(command)
+        b.wait_text("Working directory", ".request.permission")
+        card = b.text(".request.permission")
+        for shown in ("Bash", self.project, "Claude Code"):
+            self.assertIn(shown, card)
+        # A long command: its head and tail; the whole behind a tap.
+        short = b.text(".request.permission .command.short")
+        self.assertTrue(short.startswith("cargo build --features step0 "), short)
+        self.assertTrue(short.endswith("--features step59 --release"), short)
+        self.assertNotIn("step30 ", short)
+        self.assertTrue(b.evaluate("document.querySelector('.request.permission .command.whole').hidden"))
+        b.tap(".request.permission .show-command")
+        self.assertFalse(b.evaluate("document.querySelector('.request.permission .command.whole').hidden"))
+        self.assertEqual(b.text(".request.permission .command.whole"), command)
+        # A standing permission is shown, but only the desk gives it.
+        self.assertTrue(b.evaluate(
+            "document.querySelector('.request.permission [data-label=\"Always allow in this session\"]').disabled"))
+        self.shot(b, "phone-permission.png")
+        b.tap('.request.permission [data-label="Allow once"]')
+        b.wait_text("Sent", ".request.permission .note")
+        self.assertEqual(conn.wait(rid), chose("Allow once"))
+
+    def test_a_passkey_without_user_verification_allows_nothing(self):
+        b = self.browser
+        self.register()
+        b.page("WebAuthn.setUserVerified", {"authenticatorId": self.authenticator, "isUserVerified": False})
+        conn, rid = self.prompt("cargo test")
+        b.wait_text("cargo test", ".request.permission")
+        b.tap('.request.permission [data-label="Allow once"]')
+        b.wait_text("Not sent", ".request.permission .note")
+        # The card is usable again, but a standing option stays the desk's.
+        self.assertFalse(b.evaluate("document.querySelector('.request.permission [data-label=\"Deny\"]').disabled"))
+        self.assertTrue(b.evaluate(
+            "document.querySelector('.request.permission [data-label=\"Always allow in this session\"]').disabled"))
+        # A page that does not ask for user verification: the remote itself refuses what it gets.
+        outcome = self.raw("""
+          const w = d.requests[0];
+          const n = p.nonce();
+          const answer = { answers: [{ id: 'allow', selected: ['Allow once'] }] };
+          const options = await p.challenge(d, w, n, answer);
+          const passkey = await p.assert(options.options, 'discouraged');
+          // The authenticator's flags (byte 32 of its data): UV is 0x04.
+          const flags = atob(passkey.response.authenticatorData.replace(/-/g, '+').replace(/_/g, '/')).charCodeAt(32);
+          return { verified: (flags & 4) !== 0, remote: (await d.send(await p.signed(d, w, n, answer, passkey))).reason };
+        """)
+        self.assertEqual(outcome, {"verified": False, "remote": "bad-passkey"})
+        # Nothing was allowed: the agent still waits, and the phone may still deny.
+        b.tap('.request.permission [data-label="Deny"]')
+        b.wait_text("Sent", ".request.permission .note")
+        self.assertEqual(conn.wait(rid), chose("Deny"))
+
+    def test_no_way_around_the_passkey_allows_from_the_phone(self):
+        b = self.browser
+        self.register()
+        conn, rid = self.prompt("cargo test")
+        conn2, rid2 = self.prompt("cargo build")
+        desk_only, desk_only_rid = self.prompt("sudo make install \u202e#\u0007")
+        until("the three prompts are shown", lambda: b.evaluate("document.querySelectorAll('.request.permission').length") == 3)
+        # The desk-only command is shown read-only, with the desk's reason.
+        sudo = b.evaluate("""[...document.querySelectorAll('.request.permission')]
+            .find((c) => c.textContent.includes('sudo')).querySelectorAll('button:not(.close)').length""")
+        self.assertEqual(sudo, 0)
+        self.assertIn("Only the desk may answer this: ", b.text("#requests"))
+        # Its command as the command line shows it: control and bidi characters as code points.
+        self.assertIn("sudo make install \\u{202e}#\\u{7}", b.text("#requests"))
+        self.assertNotIn("\u202e", b.text("#requests"))
+        outcome = self.raw("""
+          const [test, build, sudo] = ['cargo test', 'cargo build', 'sudo'].map((c) => d.requests.find((r) => r.agent.meta.command.startsWith(c)));
+          const allow = { answers: [{ id: 'allow', selected: ['Allow once'] }] };
+          const out = {};
+          // No assertion.
+          out.none = (await d.send(await p.signed(d, test, p.nonce(), allow))).reason;
+          // A desk-only command gets no challenge.
+          out.deskOnly = (await p.challenge(d, sudo, p.nonce(), allow)).reason;
+          // A standing permission, even with a good assertion.
+          const always = { answers: [{ id: 'allow', selected: ['Always allow in this session'] }] };
+          let n = p.nonce();
+          let options = await p.challenge(d, test, n, always);
+          out.standing = (await d.send(await p.signed(d, test, n, always, await p.assert(options.options)))).reason;
+          // The assertion of another request.
+          n = p.nonce();
+          options = await p.challenge(d, build, n, allow);
+          const forBuild = await p.assert(options.options);
+          const n2 = p.nonce();
+          await p.challenge(d, test, n2, allow);
+          out.otherRequest = (await d.send(await p.signed(d, test, n2, allow, forBuild))).reason;
+          // The assertion asked over one answer, sent with another.
+          n = p.nonce();
+          options = await p.challenge(d, test, n, { answers: [{ id: 'allow', selected: ['Deny'] }] });
+          out.otherAnswer = (await d.send(await p.signed(d, test, n, allow, await p.assert(options.options)))).reason;
+          // A good one, then the same message replayed.
+          n = p.nonce();
+          options = await p.challenge(d, test, n, allow);
+          const good = await p.signed(d, test, n, allow, await p.assert(options.options));
+          out.good = (await d.send(good)).type;
+          out.replayed = (await d.send(good)).reason;
+          // Its assertion, for the next request under a fresh challenge.
+          n = p.nonce();
+          await p.challenge(d, build, n, allow);
+          out.reused = (await d.send(await p.signed(d, build, n, allow, good.passkey))).reason;
+          // A second passkey: the desk's window closed with the first.
+          d.socket.send(JSON.stringify({ type: 'passkey-register' }));
+          out.register = (await d.next('passkey-refused')).reason;
+          return out;
+        """)
+        self.assertEqual(outcome, {
+            "none": "passkey-required", "deskOnly": "desk-only", "standing": "standing",
+            "otherRequest": "bad-passkey", "otherAnswer": "bad-passkey", "good": "accepted",
+            "replayed": "not-pending", "reused": "bad-passkey", "register": "passkey-not-allowed"})
+        self.assertEqual(conn.wait(rid), chose("Allow once"))
+        # The desk allows a new passkey: the page offers it again.
+        allowed = self.desk.cli("devices", "passkey", NAME)
+        self.assertEqual(allowed.returncode, 0, allowed.stderr)
+        b.wait_text("Replace this phone's passkey", "#passkey-card")
+        # The build prompt was never allowed: it still waits for an answer.
+        conn2.notify("$/cancelRequest", {"id": rid2})
+        with self.assertRaises(Exception) as raised:
+            conn2.wait(rid2)
+        self.assertEqual(raised.exception.data.get("code"), "ASK_ABORTED")
 
 
 class Refusals(PhoneTest):

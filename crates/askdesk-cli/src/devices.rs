@@ -1,4 +1,4 @@
-//! `askdesk devices list|revoke|confirm|scope NAME`: the phones paired with the remote, read from
+//! `askdesk devices list|revoke|confirm|scope|passkey NAME`: the phones paired with the remote, read from
 //! and changed in the device store the remote itself keeps (`askdesk_remote::DeviceStore`); no
 //! broker needed.
 
@@ -10,7 +10,7 @@ use crate::history::when;
 use crate::output::{out, outln};
 use crate::terminal::{clip, columns};
 
-/// List, revoke, confirm or scope the phones paired to answer from afar
+/// List, revoke, confirm or scope the phones paired to answer from afar; allow their passkeys
 #[derive(Debug, Args)]
 #[command(
     after_help = "Reads $XDG_DATA_HOME/askdesk/remote/devices.json (no broker needed).
@@ -19,7 +19,8 @@ Examples:
   askdesk devices list
   askdesk devices revoke 'Pixel 8'
   askdesk devices confirm 'Pixel 8'
-  askdesk devices scope 'Pixel 8' --agent coder --project ~/src/app --up-to text-and-choices"
+  askdesk devices scope 'Pixel 8' --agent coder --project ~/src/app --up-to text-and-choices
+  askdesk devices passkey 'Pixel 8'"
 )]
 pub struct DevicesArgs {
     #[command(subcommand)]
@@ -59,6 +60,15 @@ enum DevicesCommand {
               value_parser = ["text-and-choices", "plan-review", "permission-prompt"])]
         up_to: String,
     },
+    /// Allow a device to register a passkey (in place of any it has) for the next 5 minutes: it
+    /// needs one to allow permission prompts
+    Passkey {
+        /// The device's name, as `askdesk devices list` shows it
+        name: String,
+        /// Remove the device's passkey instead: it can no longer allow permission prompts
+        #[arg(long)]
+        forget: bool,
+    },
 }
 
 pub async fn run(args: DevicesArgs) -> Result<()> {
@@ -79,6 +89,22 @@ pub async fn run(args: DevicesArgs) -> Result<()> {
             projects,
             up_to,
         } => scope(&store, &name, agents, projects, &up_to),
+        DevicesCommand::Passkey { name, forget } => {
+            let (device, what) = if forget {
+                (store.forget_passkey(&name), "passkey forgotten for")
+            } else {
+                let window = askdesk_remote::passkeys::REGISTRATION_WINDOW;
+                (
+                    store.allow_passkey(&name, window),
+                    "a passkey may be registered for 5 minutes by",
+                )
+            };
+            done(
+                device.map_err(|e| Error::Internal(e.to_string()))?,
+                &name,
+                what,
+            )
+        }
     })
     .await
     .map_err(|e| Error::Internal(format!("the devices command failed: {e}")))?
@@ -100,7 +126,8 @@ fn list(store: &DeviceStore, json: bool) -> Result<()> {
 }
 
 fn table(devices: &[Device]) -> String {
-    let rows: Vec<[String; 5]> = devices
+    let now = askdesk_remote::devices::now();
+    let rows: Vec<[String; 6]> = devices
         .iter()
         .map(|device| {
             [
@@ -111,6 +138,11 @@ fn table(devices: &[Device]) -> String {
                     |seen| when(seen.saturating_mul(1000)),
                 ),
                 clip(&scope_text(&device.scope), 60),
+                match (&device.passkey, device.may_register_passkey(now)) {
+                    (_, true) => "may register".to_string(),
+                    (Some(_), false) => "yes".to_string(),
+                    (None, false) => "no".to_string(),
+                },
                 if device.is_suspended() {
                     "suspended".to_string()
                 } else {
@@ -120,7 +152,14 @@ fn table(devices: &[Device]) -> String {
         })
         .collect();
     columns(
-        ["NAME", "PAIRED (UTC)", "LAST SEEN (UTC)", "SCOPE", "STATE"],
+        [
+            "NAME",
+            "PAIRED (UTC)",
+            "LAST SEEN (UTC)",
+            "SCOPE",
+            "PASSKEY",
+            "STATE",
+        ],
         &rows,
     )
 }

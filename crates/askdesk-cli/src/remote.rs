@@ -1,7 +1,8 @@
 //! `askdesk remote`: the phone's server (`askdesk_remote`) hosted beside a running broker, as an
 //! answerer of the `person` race group: each request the broker offers is held for paired phones
-//! until a phone's verified answer claims it, the broker withdraws it, or it is a permission
-//! prompt, which is never offered to a phone (passed to the next answerer at once).
+//! until a phone's verified answer claims it or the broker withdraws it. A permission prompt is
+//! offered only when a paired phone's scope reaches permission prompts (allowing one there needs
+//! the phone's passkey); otherwise it goes to the next answerer at once.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -32,8 +33,9 @@ use askdesk_core::meta::is_permission_prompt;
     after_help = "Serves the phone's HTTPS and WebSocket server on --listen and registers \
 with the running broker as the answerer \"phone\" of the race group `person`, beside the desktop \
 app's answerer: a request goes to every paired phone and the desk at once, and the first answer \
-settles it. Permission prompts (the asking agent's meta names a tool) are never offered to a \
-phone: they go to the next answerer at once. Prints the address phones use on standard output; \
+settles it. Permission prompts (the asking agent's meta names a tool) are offered only when a \
+phone's scope reaches them (`askdesk devices scope NAME --up-to permission-prompt`), and allowing \
+one from the phone needs its passkey; otherwise they go to the next answerer at once. Prints the address phones use on standard output; \
 runs until Ctrl-C or SIGTERM. Pair phones with --pair; list and revoke them with `askdesk devices`.
 
 Exit status: 0 after Ctrl-C or SIGTERM; 2 usage error; 3 no broker is running; 20 the address \
@@ -133,12 +135,20 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
 /// does, saying why (protocol 4.2).
 async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
     let agent = request.params.agent.as_deref();
-    // Never offered until passkeys guard them (docs/remote.md).
+    // Offered only when a phone's scope reaches permission prompts (docs/remote.md).
     if is_permission_prompt(agent) {
-        tracing::info!(
-            "passing a permission prompt to the next answerer: phones cannot approve one"
-        );
-        return request.reply(Ok(None)).await;
+        let check = remote.clone();
+        let owned = agent.cloned();
+        let takes =
+            tokio::task::spawn_blocking(move || check.takes_permission_prompt(owned.as_ref()))
+                .await
+                .unwrap_or(false);
+        if !takes {
+            tracing::info!(
+                "passing a permission prompt to the next answerer: no phone's scope reaches it"
+            );
+            return request.reply(Ok(None)).await;
+        }
     }
     let offered = remote.offer(PendingRequest {
         id,

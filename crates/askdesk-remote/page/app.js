@@ -3,7 +3,9 @@
 // waiting requests, newest on top) and signed answers (docs/remote.md, "What a phone signs").
 // Every request arrives with the desk's own view of it (askdesk-view's RequestView: the sanitized
 // detail HTML, the plan's blocks); this script renders no markdown and sets every other string as
-// text.
+// text. Passkeys and permission prompts are passkey.js's.
+
+import { passkeys } from './passkey.js';
 
 const DB = 'askdesk';
 /** How long a claimed pairing waits for the desk (docs/remote.md, "Pairing"), and a little more. */
@@ -238,6 +240,7 @@ async function receive(socket, message) {
       state.unreachableSince = null;
       statusLine(`Connected as ${shown(message.device)}`, 'ok');
       if (!document.getElementById('requests')) showRequests();
+      passkey.state(message.passkey);
       break;
     case 'requests': {
       const held = new Set(message.requests.map((r) => r.id));
@@ -295,6 +298,7 @@ async function receive(socket, message) {
       notPaired();
       break;
     default:
+      passkey.receive(message);
       break;
   }
 }
@@ -334,7 +338,8 @@ function refused(id, reason, text) {
   } else {
     card.phase = 'waiting';
     setNote(card, `Not sent: ${text || reason}`, 'error');
-    for (const el of card.node.querySelectorAll('button, input, textarea')) el.disabled = false;
+    // A button the phone may never use (data-locked: a standing option, an allow without a passkey) stays off.
+    for (const el of card.node.querySelectorAll('button:not([data-locked]), input, textarea')) el.disabled = false;
   }
 }
 
@@ -392,6 +397,7 @@ function endCard(id, text, kind = 'ended') {
 }
 
 function renderCard(card) {
+  if (card.wire.risk && card.wire.risk.class === 'permission-prompt') return passkey.card(card);
   const view = card.wire.view || {};
   const when = view.askedAt ? hhmm(new Date(view.askedAt)) : '';
   const head = h('div', { class: 'card-head' },
@@ -606,8 +612,11 @@ async function requestDigest(wire) {
   return b64u(await sha256(enc.encode(canonical(value))));
 }
 
-/** Signs `value` (`null` dismisses the batch) and any comments on its plan, and sends them. */
-async function answer(card, value, comments = []) {
+/**
+ * Signs `value` (`null` dismisses the batch) and any comments on its plan, and sends them; with
+ * `withPasskey`, the passkey's assertion over that exact answer goes with them.
+ */
+async function answer(card, value, comments = [], withPasskey = null) {
   if (!state.socket || state.socket.readyState !== WebSocket.OPEN) {
     setNote(card, 'Not sent: the desk is unreachable', 'error');
     return;
@@ -620,8 +629,20 @@ async function answer(card, value, comments = []) {
   const signed = { answer: value, digest, kind: 'askdesk/answer', nonce, v: 1 };
   if (comments.length) signed.comments = comments;
   const signature = await sign(state.device.privateKey, signed);
-  state.socket.send(JSON.stringify({ type: 'answer', id: card.wire.id, nonce, answer: value, comments: signed.comments, digest, signature }));
+  let assertion;
+  try {
+    assertion = withPasskey ? await withPasskey({ nonce, answer: value, comments: signed.comments }) : undefined;
+  } catch (e) {
+    refused(card.wire.id, 'passkey', e.message);
+    return;
+  }
+  state.socket.send(JSON.stringify({ type: 'answer', id: card.wire.id, nonce, answer: value, comments: signed.comments, digest, signature, passkey: assertion }));
 }
+
+const passkey = passkeys({
+  h, b64u, unb64u, setNote, displayLabel, hhmm, answer,
+  send: (message) => state.socket && state.socket.send(JSON.stringify(message)),
+});
 
 // --- start ---
 

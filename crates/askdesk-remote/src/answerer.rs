@@ -1,7 +1,7 @@
 //! [`RemoteAnswerer`]: the remote as an in-process answerer on a broker's waterfall, for a desk
 //! that hosts the broker itself (the desktop app). Each request it is offered is held for the
-//! paired devices ([`Remote::offer`]); a permission prompt is passed on at once, never offered to
-//! a phone; a device's verified answer claims the request, signed with the device's name
+//! paired devices ([`Remote::offer`]); a permission prompt only when a device's scope reaches
+//! permission prompts ([`Remote::takes_permission_prompt`]), else it is passed on at once; a device's verified answer claims the request, signed with the device's name
 //! ([`Answerer::signer`]), so the journal and the desk say which phone answered. The service asks
 //! for the signer exactly when that answer settles the request, and withdraws the request from
 //! this answerer when another member's decision settled it: the devices are told which
@@ -15,7 +15,7 @@ use askdesk_core::sync::lock;
 use askdesk_core::{meta, Answer, Request, RequestId, UserQuestionError};
 
 use crate::pending::{Ending, PendingRequest, Settled};
-use crate::remote::Remote;
+use crate::remote::{Offered, Remote};
 
 /// The label the remote answers under, in the broker's status and (with the device's name,
 /// `phone:<device>`) in the history.
@@ -77,20 +77,23 @@ impl RemoteAnswerer {
 impl Answerer for RemoteAnswerer {
     /// Must be called on a tokio runtime (the broker's): the wait for a device runs as a task.
     fn offer(&self, request: &Arc<Request>) -> Offer {
-        if meta::is_permission_prompt(request.agent.as_ref()) {
-            tracing::info!("passing a permission prompt on: phones cannot approve one");
-            return Offer::Now(Decision::Delegate);
-        }
-        let offered = self.remote.offer(PendingRequest {
+        let pending = PendingRequest {
             id: request.id,
             agent: request.agent.clone(),
             questions: request.questions.clone(),
-        });
-        let offered = match offered {
-            Ok(offered) => offered,
-            Err(error) => {
-                tracing::warn!(%error, "passing a request to the next answerer");
-                return Offer::Now(Decision::Delegate);
+        };
+        let prompt = meta::is_permission_prompt(request.agent.as_ref());
+        // A permission prompt is held for the phones only once a device's scope was found to reach
+        // it (that reads the device list, off this thread); any other request at once.
+        let offered = if prompt {
+            None
+        } else {
+            match self.remote.offer(pending.clone()) {
+                Ok(offered) => Some(offered),
+                Err(error) => {
+                    tracing::warn!(%error, "passing a request to the next answerer");
+                    return Offer::Now(Decision::Delegate);
+                }
             }
         };
         let (responder, receiver) = decision_channel();
@@ -98,6 +101,27 @@ impl Answerer for RemoteAnswerer {
         let remote = self.remote.clone();
         let id = request.id;
         tokio::spawn(async move {
+            let offered = match offered {
+                Some(offered) => offered,
+                None => match offer_prompt(&remote, pending).await {
+                    Some(offered) => {
+                        // Ended while the device list was read: it leaves the phones at once.
+                        let ended = {
+                            let mut held = lock(&held);
+                            match held.get(&id) {
+                                Some(Held::Ended(_)) => held.remove(&id),
+                                _ => None,
+                            }
+                        };
+                        if let Some(Held::Ended(why)) = ended {
+                            return remote.withdraw(id, why);
+                        }
+                        offered
+                    }
+                    // The dropped responder passes the request on.
+                    None => return,
+                },
+            };
             // `None`: withdrawn from the phones; the dropped responder passes the request on.
             let Some(verified) = offered.await else {
                 lock(&held).remove(&id);
@@ -139,6 +163,23 @@ impl Answerer for RemoteAnswerer {
         self.remote.settled(Settled::used(request, device.clone()));
         Some(device)
     }
+}
+
+/// Holds a permission prompt for the phones if a device's scope reaches it; `None` passes it on.
+async fn offer_prompt(remote: &Remote, pending: PendingRequest) -> Option<Offered> {
+    let check = remote.clone();
+    let agent = pending.agent.clone();
+    let takes = tokio::task::spawn_blocking(move || check.takes_permission_prompt(agent.as_ref()))
+        .await
+        .unwrap_or(false);
+    if !takes {
+        tracing::info!("passing a permission prompt on: no phone's scope reaches it");
+        return None;
+    }
+    remote
+        .offer(pending)
+        .inspect_err(|error| tracing::warn!(%error, "passing a request to the next answerer"))
+        .ok()
 }
 
 #[cfg(test)]

@@ -8,13 +8,14 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::files;
 use crate::keys::DeviceKey;
+use crate::passkeys::StoredPasskey;
 use crate::push::Subscription;
 use crate::scope::Scope;
 
@@ -44,11 +45,23 @@ pub struct Device {
     /// Its Web Push subscription, made on the phone after pairing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push: Option<Subscription>,
+    /// Its passkey, which a phone's allow of a permission prompt must assert with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passkey: Option<StoredPasskey>,
+    /// Until when the desk allows it to register a passkey (seconds since the Unix epoch): set
+    /// when the desk confirms its pairing or the person allows one, ended by a registration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passkey_until: Option<u64>,
 }
 
 impl Device {
     pub fn is_suspended(&self) -> bool {
         self.suspended_at.is_some()
+    }
+
+    /// Whether the desk allows it to register a passkey at `now` (seconds since the Unix epoch).
+    pub fn may_register_passkey(&self, now: u64) -> bool {
+        self.passkey_until.is_some_and(|until| now < until)
     }
 }
 
@@ -126,6 +139,8 @@ impl DeviceStore {
                 bad_signatures: 0,
                 suspended_at: None,
                 push: None,
+                passkey: None,
+                passkey_until: None,
             };
             devices.push(device.clone());
             device
@@ -204,6 +219,65 @@ impl DeviceStore {
                 }
                 None => false,
             }
+        })
+    }
+
+    /// Allows the device named `name` to register a passkey for `window` from now (the person's
+    /// choice at the desk); `None` if no device has that name.
+    pub fn allow_passkey(&self, name: &str, window: Duration) -> Result<Option<Device>, Error> {
+        self.update(|devices| {
+            let device = devices.iter_mut().find(|d| d.name == name)?;
+            device.passkey_until = Some(now() + window.as_secs());
+            Some(device.clone())
+        })
+    }
+
+    /// Keeps a passkey for the device with this key, in place of any it had, if the desk still
+    /// allows it a registration, which this one ends. The device as it now is; `None` if it is not
+    /// paired or not allowed.
+    pub fn set_passkey(
+        &self,
+        key: &DeviceKey,
+        passkey: StoredPasskey,
+    ) -> Result<Option<Device>, Error> {
+        let text = key.text();
+        let now = now();
+        self.update(|devices| {
+            let device = devices
+                .iter_mut()
+                .find(|d| d.public_key == text && d.may_register_passkey(now))?;
+            device.passkey = Some(passkey);
+            device.passkey_until = None;
+            Some(device.clone())
+        })
+    }
+
+    /// Removes the passkey of the device named `name` (and any window to register one); `None`
+    /// if no device has that name.
+    pub fn forget_passkey(&self, name: &str) -> Result<Option<Device>, Error> {
+        self.update(|devices| {
+            let device = devices.iter_mut().find(|d| d.name == name)?;
+            device.passkey = None;
+            device.passkey_until = None;
+            Some(device.clone())
+        })
+    }
+
+    /// Records a verified assertion of the device's passkey (its new signature counter). `false`
+    /// if the device or that passkey is no longer there.
+    pub fn passkey_used(
+        &self,
+        key: &DeviceKey,
+        result: &webauthn_rs::prelude::AuthenticationResult,
+    ) -> Result<bool, Error> {
+        let text = key.text();
+        self.update(|devices| {
+            devices
+                .iter_mut()
+                .find(|d| d.public_key == text)
+                .and_then(|d| d.passkey.as_mut())
+                .and_then(|passkey| passkey.0.update_credential(result))
+                .is_some()
         })
     }
 
@@ -288,7 +362,8 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-fn now() -> u64 {
+/// Seconds since the Unix epoch, as the device list keeps times.
+pub fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs())

@@ -71,6 +71,12 @@ pub fn answer_message(
     canonical::to_string(&value).ok().map(String::into_bytes)
 }
 
+/// The digest of an answer a passkey is asserted over: SHA-256 of its [`answer_message`], so the
+/// assertion covers the request, the answer, its comments and its nonce exactly.
+pub fn answer_digest(message: &[u8]) -> [u8; 32] {
+    Sha256::digest(message).into()
+}
+
 /// The bytes a device signs to open a socket: the canonical JSON of
 /// `{"challenge": <the server's challenge>, "kind": "askdesk/hello", "origin": <the origin>, "v": 1}`.
 pub fn hello_message(challenge: &str, origin: &str) -> Vec<u8> {

@@ -15,6 +15,8 @@
 //! - [`pending`]: the requests held for devices, their nonces, the updates devices hear.
 //! - [`risk`]: each request's class, decided on the desk, and the standing permissions among its
 //!   options; [`desk_only`]: the permission prompts no phone may allow, with the reason.
+//! - [`passkeys`]: the remote as a WebAuthn relying party: a device's passkey, registered only
+//!   while the desk allows it, asserted over the digest of an allow of a permission prompt.
 //! - [`push`]: Web Push to the paired phones (VAPID, `aes128gcm`), the notices and quiet hours.
 //! - [`scope`]: what one device may answer (agents, projects, the highest class), set at the
 //!   desk; [`limits`]: approvals per device in a window, bad signatures that suspend it.
@@ -37,6 +39,7 @@ pub mod limits;
 pub mod names;
 mod pages;
 pub mod pairing;
+pub mod passkeys;
 pub mod pending;
 pub mod push;
 pub mod remote;
@@ -53,7 +56,7 @@ pub use limits::Limits;
 pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
 pub use pending::{Ending, OfferError, PendingRequest, Settled, VerifiedAnswer};
-pub use remote::{Offered, PairingOffer, Refusal, Remote, SignedAnswer};
+pub use remote::{AllowIntent, Offered, PairingOffer, Refusal, Remote, SignedAnswer};
 pub use risk::{Class, Risk};
 pub use scope::Scope;
 pub use server::{bind, RemoteConfig, Server};

@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::digest;
 use crate::keys;
+use crate::passkeys::Bound;
 use crate::risk::{Class, Risk};
 
 /// At most this many requests are held; an offer beyond it is refused (the adapter delegates).
@@ -175,6 +176,9 @@ pub(crate) struct Entry {
     pub view: RequestView,
     /// (device key text, nonce) pairs already used on this request.
     pub nonces: HashSet<(String, String)>,
+    /// The passkey challenge each device (by key text) was last given for an allow of this
+    /// request, bound to its answer's digest; forgotten with the request.
+    pub assertions: HashMap<String, Bound>,
     pub answer: oneshot::Sender<VerifiedAnswer>,
 }
 
@@ -240,6 +244,7 @@ impl Pending {
                 shown,
                 view,
                 nonces: HashSet::new(),
+                assertions: HashMap::new(),
                 answer,
             },
         );

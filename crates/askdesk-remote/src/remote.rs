@@ -1,6 +1,6 @@
 //! [`Remote`]: what the server's handlers and the desk share: the served names, the device store,
-//! the pairing offers, the held requests, and the checks a signed answer passes before it is
-//! yielded to the adapter.
+//! the pairing offers, the held requests, the devices' passkeys, and the checks a signed answer
+//! passes before it is yielded to the adapter.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,7 +12,7 @@ use askdesk_core::sync::lock;
 use askdesk_core::{Answer, RequestId};
 use askdesk_view::plan_thread::{self, CommentInput, PlanThreads};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +23,7 @@ use crate::keys::{self, DeviceKey};
 use crate::limits::{Approvals, Limits};
 use crate::names::Served;
 use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
+use crate::passkeys::{Passkeys, StoredPasskey, REGISTRATION_WINDOW};
 use crate::pending::{
     Ending, OfferError, Pending, PendingRequest, Settled, Shown, Update, VerifiedAnswer,
     MAX_ATTEMPTS,
@@ -50,6 +51,7 @@ struct Inner {
     threads: PlanThreads,
     limits: Limits,
     approvals: Mutex<Approvals>,
+    passkeys: Passkeys,
     pushing: Pushing,
     /// Bumped on every revoke and every change of the device list on disk: each socket then
     /// checks its own device is still paired.
@@ -92,6 +94,22 @@ pub struct SignedAnswer {
     /// base64url of the 64-byte P1363 signature.
     #[serde(default)]
     pub signature: Option<String>,
+    /// The passkey's assertion (WebAuthn `PublicKeyCredential`, binary fields base64url) over the
+    /// challenge the remote bound to this answer's digest: needed to allow a permission prompt.
+    #[serde(default)]
+    pub passkey: Option<Value>,
+}
+
+/// A device asks for a passkey challenge to allow a permission prompt with this answer: the
+/// answer, comments and nonce it will sign, so the challenge is bound to their digest.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AllowIntent {
+    pub id: String,
+    pub nonce: String,
+    pub answer: Value,
+    #[serde(default)]
+    pub comments: Option<Value>,
 }
 
 /// Why a signed answer was refused; the device is told the code.
@@ -119,8 +137,18 @@ pub enum Refusal {
     DeskOnly(String),
     #[error("a standing permission is given only at the desk")]
     Standing,
-    #[error("a permission prompt is answered only at the desk until passkeys guard it")]
+    #[error("allowing a permission prompt needs this device's passkey")]
     PasskeyRequired,
+    #[error("passkeys need the desk served under a name, not an address")]
+    PasskeysUnavailable,
+    #[error(
+        "the desk does not allow this device to register a passkey now: allow one at the desk"
+    )]
+    PasskeyNotAllowed,
+    #[error("this device has no passkey: allow one at the desk")]
+    NoPasskey,
+    #[error("the passkey was refused: {0}")]
+    BadPasskey(String),
     #[error("this request is outside the device's scope")]
     OutOfScope,
     #[error("this device gave too many approvals lately: answer at the desk")]
@@ -149,6 +177,10 @@ impl Refusal {
             Refusal::DeskOnly(_) => "desk-only",
             Refusal::Standing => "standing",
             Refusal::PasskeyRequired => "passkey-required",
+            Refusal::PasskeysUnavailable => "passkeys-unavailable",
+            Refusal::PasskeyNotAllowed => "passkey-not-allowed",
+            Refusal::NoPasskey => "no-passkey",
+            Refusal::BadPasskey(_) => "bad-passkey",
             Refusal::OutOfScope => "out-of-scope",
             Refusal::RateLimited => "rate-limited",
             Refusal::Suspended => "suspended",
@@ -232,6 +264,7 @@ impl Remote {
             .ok();
         Ok(Remote {
             inner: Arc::new(Inner {
+                passkeys: Passkeys::new(&served),
                 served,
                 fingerprint,
                 authority_der,
@@ -307,13 +340,18 @@ impl Remote {
     }
 
     /// The desk confirms the code it shows for a claimed pairing: the device is stored and may
-    /// connect from then on. A wrong code ends the pairing.
+    /// connect from then on, and register a passkey within [`REGISTRATION_WINDOW`]. A wrong code
+    /// ends the pairing.
     pub fn confirm_pairing(&self, id: PairingId, code: &str) -> Result<Device, PairingError> {
         let (key, name) = lock(&self.inner.pairings).confirm(id, code, Instant::now())?;
-        self.inner
+        let store = |error: Error| PairingError::Store(error.to_string());
+        let device = self.inner.devices.add(&name, &key).map_err(store)?;
+        Ok(self
+            .inner
             .devices
-            .add(&name, &key)
-            .map_err(|error| PairingError::Store(error.to_string()))
+            .allow_passkey(&device.name, REGISTRATION_WINDOW)
+            .map_err(store)?
+            .unwrap_or(device))
     }
 
     /// Ends an offer (the person closed the QR at the desk).
@@ -345,6 +383,151 @@ impl Remote {
             self.devices_changed();
         }
         Ok(changed)
+    }
+
+    /// The person allows the device named `name` to register a passkey (in place of any it has)
+    /// within [`REGISTRATION_WINDOW`]; its sockets are told at once.
+    pub fn allow_passkey(&self, name: &str) -> Result<Option<Device>, Error> {
+        let allowed = self
+            .inner
+            .devices
+            .allow_passkey(name, REGISTRATION_WINDOW)?;
+        if allowed.is_some() {
+            self.devices_changed();
+        }
+        Ok(allowed)
+    }
+
+    /// Removes the passkey of the device named `name`: it can no longer allow a permission prompt.
+    pub fn forget_passkey(&self, name: &str) -> Result<Option<Device>, Error> {
+        let changed = self.inner.devices.forget_passkey(name)?;
+        if changed.is_some() {
+            self.devices_changed();
+        }
+        Ok(changed)
+    }
+
+    /// What a device's page is told of its passkey: `{"available", "registered", "allowed"}`.
+    pub(crate) fn passkey_state(&self, device: &Device) -> Value {
+        json!({
+            "available": self.inner.passkeys.available(),
+            "registered": device.passkey.is_some(),
+            "allowed": device.may_register_passkey(crate::devices::now()),
+        })
+    }
+
+    /// Begins the registration of a passkey for a paired, unsuspended device the desk allows one:
+    /// the options for `navigator.credentials.create`. Reads the device store.
+    pub(crate) fn start_passkey_registration(&self, key: &DeviceKey) -> Result<Value, Refusal> {
+        let device = self.usable_device(key)?;
+        if !device.may_register_passkey(crate::devices::now()) {
+            return Err(Refusal::PasskeyNotAllowed);
+        }
+        self.inner
+            .passkeys
+            .start_registration(key, &device.name, Instant::now())
+    }
+
+    /// Finishes a registration: the passkey is kept if the desk still allows one, which ends the
+    /// allowance. Reads and writes the device store.
+    pub(crate) fn finish_passkey_registration(
+        &self,
+        key: &DeviceKey,
+        credential: Value,
+    ) -> Result<(), Refusal> {
+        let device = self.usable_device(key)?;
+        if !device.may_register_passkey(crate::devices::now()) {
+            return Err(Refusal::PasskeyNotAllowed);
+        }
+        let passkey = self
+            .inner
+            .passkeys
+            .finish_registration(key, credential, Instant::now())?;
+        let kept = self
+            .inner
+            .devices
+            .set_passkey(key, StoredPasskey(passkey))
+            .map_err(|error| Refusal::Internal(error.to_string()))?;
+        if kept.is_none() {
+            return Err(Refusal::PasskeyNotAllowed);
+        }
+        tracing::info!(device = ?device.name, "a device registered a passkey");
+        self.devices_changed();
+        Ok(())
+    }
+
+    /// A passkey challenge for the device to allow a held permission prompt with exactly this
+    /// answer: bound to the answer's digest, replacing any the device was given for the request.
+    /// A desk-only prompt or one outside the device's scope gets none. Reads the device store.
+    pub(crate) fn passkey_challenge(
+        &self,
+        key: &DeviceKey,
+        intent: AllowIntent,
+    ) -> Result<Value, Refusal> {
+        let device = self.usable_device(key)?;
+        let passkey = device.passkey.as_ref().ok_or(Refusal::NoPasskey)?;
+        let id = parse_request_id(&intent.id)
+            .ok_or_else(|| Refusal::Malformed(format!("no request id {:?}", intent.id)))?;
+        if keys::decode(&intent.nonce).is_none_or(|nonce| nonce.len() != 16) {
+            return Err(Refusal::Malformed(
+                "the nonce is not 16 bytes of base64url".into(),
+            ));
+        }
+        let mut pending = lock(&self.inner.pending);
+        let entry = pending.get_mut(id).ok_or(Refusal::NotPending)?;
+        let risk = &entry.risk;
+        if risk.class != Class::PermissionPrompt {
+            return Err(Refusal::Malformed(
+                "only a permission prompt is allowed with a passkey".into(),
+            ));
+        }
+        if let Some(reason) = &risk.desk_only {
+            return Err(Refusal::DeskOnly(reason.clone()));
+        }
+        if !device
+            .scope
+            .admits(entry.request.agent.as_ref(), risk.class)
+        {
+            return Err(Refusal::OutOfScope);
+        }
+        let message = digest::answer_message(
+            &entry.digest,
+            &intent.nonce,
+            &intent.answer,
+            intent.comments.as_ref(),
+        )
+        .ok_or_else(|| Refusal::Malformed("the answer has no canonical form".into()))?;
+        let (options, bound) = self
+            .inner
+            .passkeys
+            .challenge(passkey, digest::answer_digest(&message))?;
+        entry.assertions.insert(key.text(), bound);
+        Ok(options)
+    }
+
+    /// Whether any paired, unsuspended device could be shown a permission prompt from `agent`
+    /// (its scope reaches permission prompts): an adapter offers one to the phones only then, and
+    /// otherwise passes it on at once. Reads the device store: call it off the async threads.
+    pub fn takes_permission_prompt(&self, agent: Option<&askdesk_core::AgentInfo>) -> bool {
+        self.inner.devices.list().is_ok_and(|devices| {
+            devices.iter().any(|device| {
+                !device.is_suspended() && device.scope.admits(agent, Class::PermissionPrompt)
+            })
+        })
+    }
+
+    /// The paired, unsuspended device with this key.
+    fn usable_device(&self, key: &DeviceKey) -> Result<Device, Refusal> {
+        let device = self
+            .inner
+            .devices
+            .find(key)
+            .map_err(|error| Refusal::Internal(error.to_string()))?
+            .ok_or(Refusal::NotPaired)?;
+        if device.is_suspended() {
+            return Err(Refusal::Suspended);
+        }
+        Ok(device)
     }
 
     /// The limits on each device.
@@ -446,24 +629,17 @@ impl Remote {
 
     /// Checks a device's signed answer: the device is paired, the request still waits, the answer
     /// is signed by the device's key over this request's digest and the nonce, the nonce is new,
-    /// the request is not desk-only, the answer gives no standing permission and is not to a
-    /// permission prompt (never allowed from a phone until passkeys guard them), the request is
-    /// within the device's scope, it keeps its questions' rules, and an approval is within the
-    /// device's limit. A suspended device answers nothing; a bad signature is counted against the
-    /// device, and enough of them suspend it ([`Limits`]). Then the request is claimed and the answer
+    /// the request is not desk-only, the answer gives no standing permission, the request is
+    /// within the device's scope, it keeps its questions' rules, an allow of a permission prompt
+    /// comes with the device's passkey asserted over this answer's digest (with user
+    /// verification), and an approval is within the device's limit. A suspended device answers
+    /// nothing; a bad signature or a failed passkey is counted against the device, and enough of
+    /// them suspend it ([`Limits`]). Then the request is claimed and the answer
     /// yielded to the adapter. Reads the device store: call it off the async threads.
     pub fn verify(&self, key: &DeviceKey, signed: SignedAnswer) -> Result<RequestId, Refusal> {
-        let device = self
-            .inner
-            .devices
-            .find(key)
-            .map_err(|error| Refusal::Internal(error.to_string()))?
-            .ok_or(Refusal::NotPaired)?;
-        if device.is_suspended() {
-            return Err(Refusal::Suspended);
-        }
+        let device = self.usable_device(key)?;
         let checked = self.check(key, &device, signed);
-        if checked == Err(Refusal::BadSignature) {
+        if matches!(checked, Err(Refusal::BadSignature | Refusal::BadPasskey(_))) {
             self.count_bad_signature(key);
         }
         checked
@@ -547,9 +723,6 @@ impl Remote {
         if answer.as_ref().is_some_and(Risk::grants_standing) {
             return Err(Refusal::Standing);
         }
-        if risk.class == Class::PermissionPrompt {
-            return Err(Refusal::PasskeyRequired);
-        }
         if !device
             .scope
             .admits(entry.request.agent.as_ref(), risk.class)
@@ -564,6 +737,26 @@ impl Remote {
             .map(|answer| askdesk_core::validate::check_answer(questions, answer))
             .transpose()
             .map_err(|error| Refusal::BadAnswer(error.message.clone()))?;
+        // An allow of a permission prompt: the passkey's assertion over this answer's digest,
+        // checked once (the challenge is used up whatever the outcome).
+        if approves && risk.class == Class::PermissionPrompt {
+            let bound = entry.assertions.remove(&key.text());
+            let (Some(bound), Some(assertion)) = (bound, signed.passkey.as_ref()) else {
+                return Err(Refusal::PasskeyRequired);
+            };
+            let result =
+                self.inner
+                    .passkeys
+                    .verify(&bound, &digest::answer_digest(&message), assertion)?;
+            let kept = self
+                .inner
+                .devices
+                .passkey_used(key, &result)
+                .map_err(|error| Refusal::Internal(error.to_string()))?;
+            if !kept {
+                return Err(Refusal::NoPasskey);
+            }
+        }
         let now = Instant::now();
         let mut approvals = lock(&self.inner.approvals);
         if approves && !approvals.allows(&key.text(), &self.inner.limits, now) {

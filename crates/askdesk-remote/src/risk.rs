@@ -53,6 +53,15 @@ pub struct Risk {
     /// The labels of its options that grant a standing permission ("Always allow in this
     /// session", "Approve, accept edits"): desk-only in every class.
     pub standing: Vec<String>,
+    /// For a permission prompt, the labels of its options that deny ([`denies`]): choosing only
+    /// those needs no passkey; anything else allows.
+    pub deny: Vec<String>,
+}
+
+/// Whether an option of a permission prompt denies ("Deny", "Keep planning", with or without
+/// "(Recommended)"): the one rule of what a phone may send without a passkey.
+pub fn denies(label: &str) -> bool {
+    matches!(shown_label(label), "Deny" | "Keep planning")
 }
 
 impl Risk {
@@ -79,20 +88,32 @@ impl Risk {
             .filter(|option| standing::one_call_instead(&option.label).is_some())
             .map(|option| option.label.clone())
             .collect();
+        let deny = match class {
+            Class::PermissionPrompt => questions
+                .iter()
+                .flat_map(|q| &q.options)
+                .filter(|option| denies(&option.label))
+                .map(|option| option.label.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
         Risk {
             class,
             desk_only,
             standing,
+            deny,
         }
     }
 
     /// What a phone is told with the request: `{"class", "deskOnly": <reason> | null,
-    /// "standing": [<labels>]}`, to show it read-only where it may not answer.
+    /// "standing": [<labels>], "deny": [<labels>]}`, to show it read-only where it may not answer
+    /// and ask for the passkey where an answer allows.
     pub fn wire(&self) -> Value {
         json!({
             "class": self.class.name(),
             "deskOnly": self.desk_only,
             "standing": self.standing,
+            "deny": self.deny,
         })
     }
 
@@ -123,11 +144,7 @@ impl Risk {
                 })
             }),
             Class::PermissionPrompt => answer.answers.iter().any(|item| {
-                item.custom.is_some()
-                    || item
-                        .selected
-                        .iter()
-                        .any(|label| !matches!(shown_label(label), "Deny" | "Keep planning"))
+                item.custom.is_some() || item.selected.iter().any(|label| !denies(label))
             }),
         }
     }

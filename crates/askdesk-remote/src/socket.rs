@@ -16,7 +16,7 @@ use crate::devices::Device;
 use crate::digest;
 use crate::keys::{self, DeviceKey};
 use crate::pending::{Shown, Update};
-use crate::remote::{Refusal, Remote, SignedAnswer};
+use crate::remote::{AllowIntent, Refusal, Remote, SignedAnswer};
 
 /// The largest message a device may send (an answer's free text included).
 const MAX_MESSAGE: usize = 4 << 20;
@@ -39,9 +39,17 @@ struct Hello {
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[serde(tag = "type", rename_all = "kebab-case")]
 enum FromDevice {
     Answer(SignedAnswer),
+    /// Begin registering a passkey (only while the desk allows it).
+    PasskeyRegister,
+    /// The new passkey's credential (`navigator.credentials.create`'s, binary fields base64url).
+    PasskeyCredential {
+        credential: Value,
+    },
+    /// A passkey challenge to allow a permission prompt with this answer.
+    PasskeyChallenge(AllowIntent),
 }
 
 async fn session(remote: Remote, mut socket: WebSocket) {
@@ -57,9 +65,10 @@ async fn session(remote: Remote, mut socket: WebSocket) {
     let mut revocations = remote.revocations();
     // Subscribed before the snapshot is taken, so nothing offered in between is missed.
     let mut updates = remote.updates();
+    let mut passkey = remote.passkey_state(&device);
     if send(
         &mut socket,
-        json!({ "type": "welcome", "device": device.name }),
+        json!({ "type": "welcome", "device": device.name, "passkey": passkey }),
     )
     .await
     .is_err()
@@ -92,6 +101,14 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                 device = now;
                 if rescoped && send_snapshot(&remote, &device, &mut socket).await.is_err() {
                     return;
+                }
+                let told = remote.passkey_state(&device);
+                if told != passkey {
+                    passkey = told;
+                    let message = json!({ "type": "passkey", "passkey": passkey });
+                    if send(&mut socket, message).await.is_err() {
+                        return;
+                    }
                 }
             }
             update = updates.recv() => {
@@ -222,10 +239,12 @@ fn admits(device: &Device, shown: &Shown) -> bool {
     device.scope.admits(shown.agent.as_ref(), shown.class)
 }
 
-/// A device's message checked and answered: `accepted` or `refused` with the refusal's code.
+/// A device's message checked and answered: `accepted` or `refused` with the refusal's code; for
+/// a passkey's registration or challenge, the options for the browser or a refusal.
 async fn answer(remote: &Remote, key: &DeviceKey, text: &str) -> Value {
     let signed = match serde_json::from_str::<FromDevice>(text) {
         Ok(FromDevice::Answer(signed)) => signed,
+        Ok(other) => return passkey(remote, key, other).await,
         Err(error) => {
             let refusal = Refusal::Malformed(error.to_string());
             return json!({ "type": "refused", "reason": refusal.code(), "message": refusal.to_string() });
@@ -245,6 +264,39 @@ async fn answer(remote: &Remote, key: &DeviceKey, text: &str) -> Value {
             json!({ "type": "refused", "id": id, "reason": refusal.code(), "message": refusal.to_string() })
         }
     }
+}
+
+/// A passkey's registration or challenge, off the async threads (they read the device store):
+/// the options for the browser, or `passkey-refused` with the refusal's code (and the request's
+/// id, for a challenge).
+async fn passkey(remote: &Remote, key: &DeviceKey, message: FromDevice) -> Value {
+    let remote = remote.clone();
+    let key = key.clone();
+    let id = match &message {
+        FromDevice::PasskeyChallenge(intent) => Some(intent.id.clone()),
+        _ => None,
+    };
+    let done = tokio::task::spawn_blocking(move || match message {
+        FromDevice::PasskeyRegister => remote
+            .start_passkey_registration(&key)
+            .map(|options| json!({ "type": "passkey-creation", "options": options })),
+        FromDevice::PasskeyCredential { credential } => remote
+            .finish_passkey_registration(&key, credential)
+            .map(|()| json!({ "type": "passkey-registered" })),
+        FromDevice::PasskeyChallenge(intent) => {
+            let id = intent.id.clone();
+            remote
+                .passkey_challenge(&key, intent)
+                .map(|options| json!({ "type": "passkey-challenge", "id": id, "options": options }))
+        }
+        FromDevice::Answer(_) => Err(Refusal::Internal("an answer is not a passkey's".into())),
+    })
+    .await
+    .unwrap_or_else(|error| Err(Refusal::Internal(error.to_string())));
+    done.unwrap_or_else(|refusal| {
+        tracing::info!(reason = refusal.code(), "a device's passkey message was refused");
+        json!({ "type": "passkey-refused", "id": id, "reason": refusal.code(), "message": refusal.to_string() })
+    })
 }
 
 async fn send_snapshot(

@@ -134,7 +134,7 @@ async fn each_request_reaches_the_phone_with_its_class() {
     let (_a, wire) = offered(&desk, &mut socket, plan(1, "coder", &project)).await;
     assert_eq!(
         wire["risk"],
-        json!({ "class": "plan-review", "deskOnly": null, "standing": ["Approve, accept edits"] })
+        json!({ "class": "plan-review", "deskOnly": null, "standing": ["Approve, accept edits"], "deny": [] })
     );
     let (_b, wire) = offered(&desk, &mut socket, prompt(2, "cargo test", &project)).await;
     assert_eq!(wire["risk"]["class"], "permission-prompt");
@@ -147,18 +147,16 @@ async fn each_request_reaches_the_phone_with_its_class() {
 }
 
 #[tokio::test]
-async fn no_answer_to_a_permission_prompt_counts_from_a_phone() {
+async fn no_allow_of_a_permission_prompt_counts_from_a_phone_without_its_passkey() {
     let desk = crate::phone::desk().await;
     let (phone, mut socket) = connected_within(&desk, "Pixel", showing_prompts()).await;
     let project = desk.dir.path().to_str().unwrap().to_owned();
     let (held, wire) = offered(&desk, &mut socket, prompt(1, "cargo test", &project)).await;
-    for label in ["Allow once", "Deny"] {
-        assert_eq!(
-            outcome(&phone, &mut socket, &wire, chose(label)).await,
-            "passkey-required",
-            "{label}"
-        );
-    }
+    assert_eq!(wire["risk"]["deny"], json!(["Deny"]));
+    assert_eq!(
+        outcome(&phone, &mut socket, &wire, chose("Allow once")).await,
+        "passkey-required"
+    );
     assert_eq!(
         outcome(
             &phone,
@@ -169,12 +167,15 @@ async fn no_answer_to_a_permission_prompt_counts_from_a_phone() {
         .await,
         "standing"
     );
-    desk.remote
-        .withdraw(held.id(), askdesk_remote::Ending::Withdrawn);
-    assert_eq!(next(&mut socket).await["type"], "withdrawn");
-    assert!(tokio::time::timeout(std::time::Duration::ZERO, held)
-        .await
-        .is_ok_and(|answer| answer.is_none()));
+    // A denial needs no passkey.
+    assert_eq!(
+        outcome(&phone, &mut socket, &wire, chose("Deny")).await,
+        "accepted"
+    );
+    assert_eq!(
+        held.await.unwrap().answer.unwrap().answers[0].selected,
+        ["Deny"]
+    );
 }
 
 #[tokio::test]
