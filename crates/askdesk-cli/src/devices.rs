@@ -28,7 +28,8 @@ pub struct DevicesArgs {
 
 #[derive(Debug, Subcommand)]
 enum DevicesCommand {
-    /// The paired devices: name, when paired, when last seen
+    /// The paired devices: name, when paired, when last seen, scope, whether it is woken (PUSH:
+    /// on, off, or dropped by its push service), state
     List {
         /// The store's entries as JSON (exact names and public keys)
         #[arg(long)]
@@ -100,7 +101,7 @@ fn list(store: &DeviceStore, json: bool) -> Result<()> {
 }
 
 fn table(devices: &[Device]) -> String {
-    let rows: Vec<[String; 5]> = devices
+    let rows: Vec<[String; 6]> = devices
         .iter()
         .map(|device| {
             [
@@ -111,6 +112,7 @@ fn table(devices: &[Device]) -> String {
                     |seen| when(seen.saturating_mul(1000)),
                 ),
                 clip(&scope_text(&device.scope), 60),
+                push_text(device),
                 if device.is_suspended() {
                     "suspended".to_string()
                 } else {
@@ -120,9 +122,30 @@ fn table(devices: &[Device]) -> String {
         })
         .collect();
     columns(
-        ["NAME", "PAIRED (UTC)", "LAST SEEN (UTC)", "SCOPE", "STATE"],
+        [
+            "NAME",
+            "PAIRED (UTC)",
+            "LAST SEEN (UTC)",
+            "SCOPE",
+            "PUSH",
+            "STATE",
+        ],
         &rows,
     )
+}
+
+/// Whether the phone is woken: `on`, `off`, or dropped by its push service (until the phone's
+/// page subscribes again).
+fn push_text(device: &Device) -> String {
+    match (&device.push, &device.push_dropped) {
+        (Some(_), _) => "on".into(),
+        (None, Some(dropped)) => format!(
+            "dropped {} ({})",
+            when(dropped.at.saturating_mul(1000)),
+            dropped.status
+        ),
+        (None, None) => "off".into(),
+    }
 }
 
 /// A scope in one line: the highest class, then the agents and projects it is narrowed to.

@@ -3,7 +3,9 @@
 // waiting requests, newest on top) and signed answers (docs/remote.md, "What a phone signs").
 // Every request arrives with the desk's own view of it (askdesk-view's RequestView: the sanitized
 // detail HTML, the plan's blocks); this script renders no markdown and sets every other string as
-// text.
+// text. Web Push is push.js's.
+
+import { subscribePush } from './push.js';
 
 const DB = 'askdesk';
 /** How long a claimed pairing waits for the desk (docs/remote.md, "Pairing"), and a little more. */
@@ -234,6 +236,7 @@ async function receive(socket, message) {
       state.unreachableSince = null;
       statusLine(`Connected as ${shown(message.device)}`, 'ok');
       if (!document.getElementById('requests')) showRequests();
+      subscribePush({ device: state.device, sign, unb64u });
       break;
     case 'requests': {
       const held = new Set(message.requests.map((r) => r.id));

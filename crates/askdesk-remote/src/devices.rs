@@ -44,6 +44,19 @@ pub struct Device {
     /// Its Web Push subscription, made on the phone after pairing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push: Option<Subscription>,
+    /// When its push service said the subscription is gone (404 or 410), until the phone
+    /// subscribes again: the desk shows it, since the phone no longer rings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push_dropped: Option<PushDropped>,
+}
+
+/// A subscription the push service dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushDropped {
+    /// Seconds since the Unix epoch.
+    pub at: u64,
+    /// What the push service answered: 404 or 410.
+    pub status: u16,
 }
 
 impl Device {
@@ -126,6 +139,7 @@ impl DeviceStore {
                 bad_signatures: 0,
                 suspended_at: None,
                 push: None,
+                push_dropped: None,
             };
             devices.push(device.clone());
             device
@@ -185,14 +199,18 @@ impl DeviceStore {
         let text = key.text();
         self.update(|devices| {
             let device = devices.iter_mut().find(|d| d.public_key == text)?;
+            if push.is_some() {
+                device.push_dropped = None;
+            }
             device.push = push;
             Some(device.clone())
         })
     }
 
     /// Drops the push subscription of the device named `name` if it is still `endpoint` (its push
-    /// service said it is gone); whether one was dropped.
-    pub fn drop_push(&self, name: &str, endpoint: &str) -> Result<bool, Error> {
+    /// service answered `status`, 404 or 410: it is gone) and records that it did; whether one was
+    /// dropped.
+    pub fn drop_push(&self, name: &str, endpoint: &str, status: u16) -> Result<bool, Error> {
         self.update(|devices| {
             match devices
                 .iter_mut()
@@ -200,6 +218,7 @@ impl DeviceStore {
             {
                 Some(device) => {
                     device.push = None;
+                    device.push_dropped = Some(PushDropped { at: now(), status });
                     true
                 }
                 None => false,

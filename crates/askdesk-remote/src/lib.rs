@@ -15,7 +15,8 @@
 //! - [`pending`]: the requests held for devices, their nonces, the updates devices hear.
 //! - [`risk`]: each request's class, decided on the desk, and the standing permissions among its
 //!   options; [`desk_only`]: the permission prompts no phone may allow, with the reason.
-//! - [`push`]: Web Push to the paired phones (VAPID, `aes128gcm`), the notices and quiet hours.
+//! - [`push`]: Web Push to the paired phones (VAPID, `aes128gcm`), the notices, quiet hours and
+//!   "only when the desk is idle"; [`presence`]: whether the person is at the desk (D-Bus).
 //! - [`scope`]: what one device may answer (agents, projects, the highest class), set at the
 //!   desk; [`limits`]: approvals per device in a window, bad signatures that suspend it.
 //! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
@@ -38,6 +39,7 @@ pub mod names;
 mod pages;
 pub mod pairing;
 pub mod pending;
+pub mod presence;
 pub mod push;
 pub mod remote;
 pub mod risk;
@@ -47,12 +49,13 @@ mod socket;
 
 pub use answerer::RemoteAnswerer;
 pub use certs::{CertificateSource, Certificates};
-pub use devices::{Device, DeviceStore};
+pub use devices::{Device, DeviceStore, PushDropped};
 pub use error::Error;
 pub use limits::Limits;
 pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
 pub use pending::{OfferError, PendingRequest, Settled, VerifiedAnswer};
+pub use presence::{Idle, Presence};
 pub use remote::{Offered, PairingOffer, Refusal, Remote, SignedAnswer};
 pub use risk::{Class, Risk};
 pub use scope::Scope;
