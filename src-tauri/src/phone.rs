@@ -241,7 +241,7 @@ impl Phone {
             .only_when_idle
             .map(|minutes| std::time::Duration::from_secs(minutes.saturating_mul(60)));
         // The session's screen saver (else logind) says whether the person is at the desk.
-        config.presence = Presence::session();
+        config.push.presence = Presence::session();
         let (remote, server) = bind(config).await.map_err(|e| e.to_string())?;
         let registration = AnswererRegistration {
             scope: Scope::All,

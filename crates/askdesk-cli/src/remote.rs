@@ -98,7 +98,7 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
         .only_when_idle
         .map(|minutes| std::time::Duration::from_secs(minutes * 60));
     if config.push.only_when_idle.is_some() {
-        config.presence = askdesk_remote::Presence::session();
+        config.push.presence = askdesk_remote::Presence::session();
     }
     if let (Some(certificate), Some(key)) = (args.cert, args.key) {
         config.certificates = CertificateSource::Provided { certificate, key };

@@ -75,6 +75,7 @@ async fn main() {
         contact: "mailto:desk@example.invalid".into(),
         extra_roots: vec![std::fs::read(text("root")).unwrap()],
         extra_services: vec![host_of(&text("base"))],
+        ..PushSettings::default()
     };
     let (remote, _server) = bind(remote_config).await.unwrap();
     let mut pushed = remote.push_reports();

@@ -160,7 +160,7 @@ pub fn held(
 }
 
 /// What the person chose for notices.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct PushSettings {
     /// Show the question of a text and choice request on the lock screen (never a plan's or a
     /// permission prompt's).
@@ -169,6 +169,9 @@ pub struct PushSettings {
     /// Wake the phone only once the desk has been idle (screen locked, or no input) this long;
     /// `None`: whenever a request waits.
     pub only_when_idle: Option<Duration>,
+    /// Where the desk learns whether the person is at it, for `only_when_idle` (by default it
+    /// cannot tell: [`Presence::unknown`]).
+    pub presence: Presence,
     /// The VAPID contact (`mailto:` or `https:`) push services may write to; empty: none given.
     pub contact: String,
     /// Roots trusted for push services besides Mozilla's (DER), for a push service of one's own.
@@ -472,8 +475,6 @@ pub(crate) struct Pushing {
     pub settings: PushSettings,
     pub store: DeviceStore,
     pub reports: broadcast::Sender<PushReport>,
-    /// Whether the person is at the desk, for [`PushSettings::only_when_idle`].
-    pub presence: Presence,
 }
 
 impl Pushing {
@@ -486,7 +487,7 @@ impl Pushing {
         self.spawn(
             shown,
             move || {
-                let presence = this.presence.clone();
+                let presence = this.settings.presence.clone();
                 held(&this.settings, local_minute(), move || presence.idle())
             },
             move |device, shown| {

@@ -26,7 +26,6 @@ use crate::pairing::{Claim, Claimed, PairingError, PairingId, Pairings};
 use crate::pending::{
     OfferError, Pending, PendingRequest, Settled, Shown, Update, VerifiedAnswer, MAX_ATTEMPTS,
 };
-use crate::presence::Presence;
 use crate::push::{PushReport, PushSettings, Pusher, Pushing, Subscription, Vapid};
 use crate::risk::{Class, Risk};
 use crate::scope::Scope;
@@ -212,7 +211,6 @@ impl Remote {
         pairing_lifetime: Duration,
         limits: Limits,
         push: PushSettings,
-        presence: Presence,
     ) -> Result<Remote, Error> {
         let revocations = Arc::new(watch::channel(0).0);
         crate::files::private_dir(&devices.dir())?;
@@ -221,7 +219,6 @@ impl Remote {
             settings: push,
             store: devices.clone(),
             reports: broadcast::channel(64).0,
-            presence,
         };
         let store_watch = watch_store(&devices, revocations.clone())
             .inspect_err(|error| {

@@ -29,7 +29,6 @@ use crate::limits::Limits;
 use crate::names::{Name, Served};
 use crate::pages;
 use crate::pairing::{Claim, PairingError, DEFAULT_LIFETIME};
-use crate::presence::Presence;
 use crate::push::PushSettings;
 use crate::remote::{Refusal, Remote};
 use crate::socket;
@@ -57,11 +56,9 @@ pub struct RemoteConfig {
     pub pairing_lifetime: Duration,
     /// The limits on each device: approvals in a window, bad signatures that suspend it.
     pub limits: Limits,
-    /// Web Push: quiet hours, "only when the desk is idle", what the lock screen may show, the
-    /// VAPID contact.
+    /// Web Push: quiet hours, "only when the desk is idle" and where the desk learns it, what the
+    /// lock screen may show, the VAPID contact.
     pub push: PushSettings,
-    /// Whether the person is at the desk, for [`PushSettings::only_when_idle`].
-    pub presence: Presence,
 }
 
 impl RemoteConfig {
@@ -76,7 +73,6 @@ impl RemoteConfig {
             pairing_lifetime: DEFAULT_LIFETIME,
             limits: Limits::default(),
             push: PushSettings::default(),
-            presence: Presence::unknown(),
         }
     }
 }
@@ -128,7 +124,6 @@ pub async fn bind(config: RemoteConfig) -> Result<(Remote, Server), Error> {
         config.pairing_lifetime,
         config.limits,
         config.push,
-        config.presence,
     )?;
     let router = router(remote.clone());
     Ok((
