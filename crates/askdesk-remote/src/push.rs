@@ -4,8 +4,9 @@
 //! encrypted as RFC 8291 `aes128gcm` (`web-push-native`) and posted over HTTPS. A push service
 //! that answers 404 or 410 has dropped the subscription: the desk drops it too and says so.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use http_body_util::{BodyExt, Full};
@@ -20,6 +21,8 @@ use serde_json::json;
 use tokio::net::TcpStream;
 use tokio::sync::broadcast;
 use tokio_rustls::TlsConnector;
+
+use askdesk_core::sync::lock;
 
 use crate::devices::{Device, DeviceStore};
 use crate::error::Error;
@@ -475,6 +478,10 @@ pub(crate) struct Pushing {
     pub settings: PushSettings,
     pub store: DeviceStore,
     pub reports: broadcast::Sender<PushReport>,
+    /// The devices each held request's waiting notice went to, by tag: only they hear it was
+    /// answered, so a request held back (quiet hours, the desk in use) never rings a phone when it
+    /// is settled.
+    pub sent: Arc<Mutex<HashMap<String, Vec<String>>>>,
 }
 
 impl Pushing {
@@ -482,6 +489,7 @@ impl Pushing {
     /// requests wait for it (or, where chosen, a text and choice question itself); nothing while
     /// [`held`].
     pub fn offered(&self, shown: Arc<Shown>, held_now: Vec<Arc<Shown>>) {
+        lock(&self.sent).insert(tag(&shown), Vec::new());
         let show_question = self.settings.show_questions && shown.class == Class::TextAndChoices;
         let this = self.clone();
         self.spawn(
@@ -501,15 +509,24 @@ impl Pushing {
                     .map(|text| text.chars().take(120).collect::<String>());
                 Notice::waiting(&tag(shown), shown.class, waiting, question.as_deref())
             },
+            None,
         );
     }
 
-    /// A request was settled (anywhere): the notice under its tag is replaced.
+    /// A request was settled (anywhere): the notice under its tag is replaced on the devices it
+    /// went to; none was sent (held back, or not yet sent), none is replaced.
     pub fn settled(&self, shown: Arc<Shown>) {
+        let Some(devices) = lock(&self.sent).remove(&tag(&shown)) else {
+            return;
+        };
+        if devices.is_empty() {
+            return;
+        }
         self.spawn(
             shown,
             || None,
             |_, shown| Notice::answered(&tag(shown), shown.class),
+            Some(devices),
         );
     }
 
@@ -520,6 +537,7 @@ impl Pushing {
         shown: Arc<Shown>,
         hold: impl FnOnce() -> Option<Held> + Send + 'static,
         notice: impl Fn(&Device, &Shown) -> Notice + Send + 'static,
+        only: Option<Vec<String>>,
     ) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::warn!("no runtime to push from");
@@ -546,6 +564,17 @@ impl Pushing {
                 if device.is_suspended() || !device.scope.admits(shown.agent.as_ref(), shown.class)
                 {
                     continue;
+                }
+                match &only {
+                    // A replacement: only where the waiting notice went.
+                    Some(only) if !only.contains(&device.name) => continue,
+                    Some(_) => {}
+                    // A waiting notice: recorded before it is sent; none once the request was
+                    // settled.
+                    None => match lock(&this.sent).get_mut(&tag(&shown)) {
+                        Some(sent) => sent.push(device.name.clone()),
+                        None => break,
+                    },
                 }
                 let delivery = this.pusher.send(&subscription, &notice(&device, &shown)).await;
                 if let Delivery::Gone(status) = delivery {
@@ -812,5 +841,72 @@ mod tests {
         for bad in [plain, short, junk] {
             assert!(!bad.is_valid(), "{bad:?}");
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_request_held_back_rings_no_phone_when_it_is_settled() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let in_use = Arc::new(AtomicBool::new(true));
+        let mut config =
+            crate::RemoteConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().join("remote"));
+        config.push.only_when_idle = Some(Duration::from_secs(300));
+        let desk = in_use.clone();
+        config.push.presence = Presence::new(move || {
+            if desk.load(Ordering::SeqCst) {
+                Idle::For(Duration::ZERO)
+            } else {
+                Idle::Locked
+            }
+        });
+        // A push service of one's own that refuses connections: every push is reported, failed.
+        config.push.extra_services = vec!["127.0.0.1".into()];
+        let (remote, _server) = crate::bind(config).await.unwrap();
+        let phone = SigningKey::from_slice(&[9; 32]).unwrap();
+        let key = keys::DeviceKey::from_raw(phone.verifying_key().to_sec1_point(false).as_bytes())
+            .unwrap();
+        remote.devices().add("phone", &key).unwrap();
+        let subscription = Subscription {
+            endpoint: "https://127.0.0.1:9/x".into(),
+            keys: SubscriptionKeys {
+                p256dh: keys::encode(phone.verifying_key().to_sec1_point(false).as_bytes()),
+                auth: keys::encode(&[1; 16]),
+            },
+        };
+        remote.devices().set_push(&key, Some(subscription)).unwrap();
+        let mut reports = remote.push_reports();
+        let request = |id| crate::PendingRequest {
+            id: askdesk_core::RequestId(id),
+            agent: None,
+            questions: vec![
+                serde_json::from_value(json!({ "id": "q", "question": "Deploy?" })).unwrap(),
+            ],
+        };
+        // Offered while the person sits at the desk, and answered there.
+        drop(remote.offer(request(1)).unwrap());
+        in_use.store(false, Ordering::SeqCst);
+        // Offered once the desk is locked: the phone hears it, then that it was answered.
+        let second = remote.offer(request(2)).unwrap();
+        let ceiling = Duration::from_secs(30);
+        let waiting = tokio::time::timeout(ceiling, reports.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        drop(second);
+        let answered = tokio::time::timeout(ceiling, reports.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (waiting.device.as_str(), answered.device.as_str()),
+            ("phone", "phone")
+        );
+        assert!(
+            matches!(
+                reports.try_recv(),
+                Err(broadcast::error::TryRecvError::Empty)
+            ),
+            "the request held back sent nothing, not even its replacement"
+        );
     }
 }
