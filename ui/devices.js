@@ -1,7 +1,8 @@
 // askdesk UI: the Devices view: "Answer from your phone" (on/off, the address and port to listen
 // on, an optional certificate), what a phone needs to trust the desk, the paired phones with
 // Revoke, and "Add a phone" (the pairing QR, its countdown, the code to compare, Codes match /
-// Cancel). The backend (src-tauri `phone`) runs the remote and draws the QR codes.
+// Cancel), and when a phone is woken (what its lock screen shows, quiet hours, only when this desk
+// is idle). The backend (src-tauri `phone`) runs the remote and draws the QR codes.
 import { api, listen } from './bridge.js';
 import { h } from './dom.js';
 
@@ -64,6 +65,7 @@ function settingsCard(view, refresh, toast) {
   const port = h('input', { type: 'number', id: 'phone-port', min: '1', max: '65535', value: String(s.port) });
   const cert = h('input', { type: 'text', id: 'phone-cert', class: 'mono', placeholder: 'askdesk’s own authority', value: s.certificate || '' });
   const key = h('input', { type: 'text', id: 'phone-key', class: 'mono', placeholder: 'with your certificate only', value: s.key || '' });
+  const wake = wakeFields(s);
   const save = async (on) => {
     const settings = {
       enabled: on,
@@ -71,6 +73,7 @@ function settingsCard(view, refresh, toast) {
       port: Number(port.value),
       certificate: cert.value.trim() || null,
       key: key.value.trim() || null,
+      ...wake.settings(),
     };
     try {
       const now = await api.setPhone(settings);
@@ -96,8 +99,47 @@ function settingsCard(view, refresh, toast) {
       h('label', {}, h('span', {}, 'Certificate (PEM)'), cert),
       h('label', {}, h('span', {}, 'Its key (PEM)'), key)),
     h('p', { class: 'muted phone-hint' }, 'A tailnet address reaches your phone wherever it is and admits only your devices; a LAN address, everything on that network. askdesk never listens on every interface.'),
+    wake.node,
     h('div', { class: 'connect-buttons' }, apply),
     status);
+}
+
+// When a subscribed phone is woken, and what its lock screen says (docs/remote.md, "Waking the
+// phone"); saved with the rest by Apply.
+function wakeFields(s) {
+  const show = h('input', { type: 'checkbox', id: 'phone-show-questions' });
+  show.checked = Boolean(s.showQuestions);
+  const [from, to] = (s.quietHours || '').split('-');
+  const quiet = h('input', { type: 'checkbox', id: 'phone-quiet' });
+  quiet.checked = Boolean(s.quietHours);
+  const quietFrom = h('input', { type: 'time', id: 'phone-quiet-from', value: from || '22:00' });
+  const quietTo = h('input', { type: 'time', id: 'phone-quiet-to', value: to || '07:00' });
+  const idle = h('input', { type: 'checkbox', id: 'phone-idle' });
+  idle.checked = s.onlyWhenIdle != null;
+  const minutes = h('input', { type: 'number', id: 'phone-idle-minutes', min: '0', max: '1440', value: String(s.onlyWhenIdle ?? 5) });
+  const node = h('fieldset', { class: 'phone-wake', id: 'phone-wake' },
+    h('legend', {}, 'Waking the phone'),
+    h('label', { class: 'phone-check' }, show, h('span', {}, 'Show the question on the lock screen (text and choices only; otherwise “An agent is waiting”)')),
+    h('label', { class: 'phone-check' }, quiet, h('span', {}, 'Quiet hours from '), quietFrom, h('span', {}, ' to '), quietTo),
+    h('label', { class: 'phone-check' }, idle, h('span', {}, 'Only when this desk is locked or idle for '), minutes, h('span', {}, ' minutes')),
+    h('p', { class: 'muted phone-hint' }, 'Permission prompts never show their content on the lock screen. Where this desk cannot tell whether you are at it, the phone is woken.'));
+  return {
+    node,
+    settings: () => ({
+      showQuestions: show.checked,
+      quietHours: quiet.checked && quietFrom.value && quietTo.value ? `${quietFrom.value}-${quietTo.value}` : null,
+      onlyWhenIdle: idle.checked ? Number(minutes.value) : null,
+    }),
+  };
+}
+
+function pushState(d) {
+  if (d.push === 'on') return h('span', { class: 'muted device-push', dataset: { push: 'on' } }, 'woken by notifications');
+  if (d.push === 'dropped') {
+    return h('span', { class: 'connect-problem device-push', dataset: { push: 'dropped' } },
+      `notifications dropped by its push service ${when(d.pushDroppedAt)} (${d.pushDroppedStatus}): open the page on the phone to turn them on again`);
+  }
+  return h('span', { class: 'muted device-push', dataset: { push: 'off' } }, 'not subscribed to notifications');
 }
 
 // A phone's browser trusts the desk only once askdesk's own authority is installed on it.
@@ -129,6 +171,7 @@ function devicesCard(view, refresh, toast) {
     h('span', { class: 'device-name' }, d.name),
     h('span', { class: 'muted' }, `paired ${when(d.pairedAt)}`),
     h('span', { class: 'muted' }, d.lastSeen ? `last seen ${when(d.lastSeen)}` : 'never connected'),
+    pushState(d),
     h('span', { class: 'muted' }, d.passkeyAllowed ? 'may add a passkey now' : d.passkey ? 'passkey' : 'no passkey'),
     h('button', {
       type: 'button', class: 'button ghost small', dataset: { action: 'allow-passkey' },

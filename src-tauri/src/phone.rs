@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use askdesk_core::{AnswererId, AnswererRegistration, Scope, Service};
 use askdesk_remote::answerer::{RemoteAnswerer, LABEL};
+use askdesk_remote::push::QuietHours;
 use askdesk_remote::{
-    bind, CertificateSource, Device, DeviceStore, PairingId, Remote, RemoteConfig,
+    bind, CertificateSource, Device, DeviceStore, PairingId, Presence, Remote, RemoteConfig,
 };
 use serde::{Deserialize, Serialize};
 use tauri::async_runtime::JoinHandle;
@@ -46,6 +47,16 @@ pub struct PhoneSettings {
     pub certificate: Option<PathBuf>,
     #[serde(default)]
     pub key: Option<PathBuf>,
+    /// Show a text or choice question itself on the phone's lock screen (never a plan's or a
+    /// permission prompt's content); off: only "An agent is waiting (N)".
+    #[serde(default)]
+    pub show_questions: bool,
+    /// No phone is woken in these hours of the local day (`"22:00-07:00"`).
+    #[serde(default)]
+    pub quiet_hours: Option<QuietHours>,
+    /// Wake a phone only once this desk has been idle this many minutes, or its screen is locked.
+    #[serde(default)]
+    pub only_when_idle: Option<u64>,
 }
 
 fn default_port() -> u16 {
@@ -60,6 +71,9 @@ impl Default for PhoneSettings {
             port: DEFAULT_PORT,
             certificate: None,
             key: None,
+            show_questions: false,
+            quiet_hours: None,
+            only_when_idle: None,
         }
     }
 }
@@ -107,6 +121,11 @@ pub struct DeviceView {
     pub passkey: bool,
     /// Whether the desk allows it to register a passkey now.
     pub passkey_allowed: bool,
+    /// Whether the phone is woken: `on`, `off`, or `dropped` by its push service.
+    pub push: &'static str,
+    /// When its push service dropped it, and what it answered (404 or 410).
+    pub push_dropped_at: Option<u64>,
+    pub push_dropped_status: Option<u16>,
 }
 
 /// The Devices view.
@@ -220,6 +239,13 @@ impl Phone {
             (None, None) => {}
             _ => return Err("give both a certificate and its key, or neither".into()),
         }
+        config.push.show_questions = settings.show_questions;
+        config.push.quiet_hours = settings.quiet_hours;
+        config.push.only_when_idle = settings
+            .only_when_idle
+            .map(|minutes| std::time::Duration::from_secs(minutes.saturating_mul(60)));
+        // The session's screen saver (else logind) says whether the person is at the desk.
+        config.push.presence = Presence::session();
         let (remote, server) = bind(config).await.map_err(|e| e.to_string())?;
         let registration = AnswererRegistration {
             scope: Scope::All,
@@ -307,12 +333,21 @@ fn store(hosted: Option<&Hosted>) -> Result<DeviceStore, String> {
 
 fn device_view(device: Device) -> DeviceView {
     let passkey_allowed = device.may_register_passkey(askdesk_remote::devices::now());
+    let push = match (&device.push, &device.push_dropped) {
+        (Some(_), _) => "on",
+        (None, Some(_)) => "dropped",
+        (None, None) => "off",
+    };
+    let dropped = device.push_dropped.filter(|_| device.push.is_none());
     DeviceView {
         name: device.name,
         paired_at: device.paired_at.saturating_mul(1000),
         last_seen: device.last_seen.map(|seen| seen.saturating_mul(1000)),
         passkey: device.passkey.is_some(),
         passkey_allowed,
+        push,
+        push_dropped_at: dropped.as_ref().map(|d| d.at.saturating_mul(1000)),
+        push_dropped_status: dropped.map(|d| d.status),
     }
 }
 
@@ -447,6 +482,15 @@ pub async fn set_phone(
             "choose one address: listening on every interface is not offered here",
         ));
     }
+    if settings
+        .only_when_idle
+        .is_some_and(|minutes| minutes > 24 * 60)
+    {
+        return Err(CommandError::new(
+            "invalid",
+            "\"only when this desk is idle\" takes at most 1440 minutes",
+        ));
+    }
     let saved = settings.clone();
     blocking(move || write_settings(&saved))
         .await?
@@ -578,6 +622,14 @@ mod tests {
         let read: PhoneSettings = serde_json::from_str(r#"{"enabled": true}"#).unwrap();
         assert_eq!(read.port, DEFAULT_PORT);
         assert_eq!(read.address, None);
+        assert!(
+            !read.show_questions && read.quiet_hours.is_none() && read.only_when_idle.is_none()
+        );
+        let night: PhoneSettings =
+            serde_json::from_str(r#"{"quietHours": "22:00-07:00", "onlyWhenIdle": 5}"#).unwrap();
+        assert_eq!(night.quiet_hours, Some("22:00-07:00".parse().unwrap()));
+        assert_eq!(night.only_when_idle, Some(5));
+        assert!(serde_json::from_str::<PhoneSettings>(r#"{"quietHours": "late"}"#).is_err());
     }
 
     #[test]

@@ -295,3 +295,51 @@ def test_a_permission_prompt_is_not_offered_to_a_phone_outside_its_scope(ctx, ph
         expect_error(prompt_outcome(), "ASK_ABORTED")
     finally:
         sock.close()
+
+
+def test_a_subscription_its_push_service_dropped_is_shown_under_the_phone(ctx, phone_off):
+    """The desk drops a subscription its push service answered 404 or 410 for (tests/push checks
+    that) and records it in devices.json: the view says so under the phone until it subscribes again."""
+    import json
+    os.makedirs(REMOTE_DIR, exist_ok=True)
+    subscription = {"endpoint": "https://fcm.googleapis.com/fcm/send/x", "keys": {"p256dh": "BKey", "auth": "secret"}}
+    with open(os.path.join(REMOTE_DIR, "devices.json"), "w") as f:
+        json.dump({"version": 1, "devices": [
+            {"name": "Woken", "publicKey": "B1", "pairedAt": 1780000000, "push": subscription},
+            {"name": "Dropped", "publicKey": "B2", "pairedAt": 1780000000,
+             "pushDropped": {"at": 1780003600, "status": 410}},
+            {"name": "Silent", "publicKey": "B3", "pairedAt": 1780000000},
+        ]}, f)
+    open_devices(ctx)
+    states = ctx.page.js("""return Object.fromEntries([...document.querySelectorAll('.device')].map((d) =>
+        [d.dataset.device, [d.querySelector('.device-push').dataset.push, d.querySelector('.device-push').textContent]]))""")
+    assert states["Woken"] == ["on", "woken by notifications"], states
+    assert states["Silent"] == ["off", "not subscribed to notifications"], states
+    assert states["Dropped"][0] == "dropped", states
+    assert "dropped by its push service" in states["Dropped"][1] and "(410)" in states["Dropped"][1], states
+
+
+def test_when_a_phone_is_woken_is_kept_and_the_remote_serves_with_it(ctx, phone_off):
+    import json
+    origin = switch_on(ctx, free_port())
+    page = ctx.page
+    before = loads(ctx)
+    page.click(page.find("#phone-show-questions"))
+    page.click(page.find("#phone-quiet"))
+    page.js("document.getElementById('phone-quiet-from').value = '21:30';"
+            "document.getElementById('phone-quiet-to').value = '06:45';")
+    page.click(page.find("#phone-idle"))
+    page.js("document.getElementById('phone-idle-minutes').value = '7';")
+    page.click(page.find("#phone-apply"))
+    page.until("return Number(document.getElementById('view-devices').dataset.loaded || 0) > arguments[0]"
+               " && document.getElementById('phone-status')", before, message="the view did not come back")
+    with open(os.path.join(os.environ["XDG_CONFIG_HOME"], "askdesk", "phone.json")) as f:
+        saved = json.load(f)
+    assert (saved["showQuestions"], saved["quietHours"], saved["onlyWhenIdle"]) == (True, "21:30-06:45", 7), saved
+    assert page.js("return document.getElementById('phone-quiet').checked"
+                   " && document.getElementById('phone-quiet-from').value === '21:30'"
+                   " && document.getElementById('phone-idle-minutes').value === '7'"
+                   " && document.getElementById('phone-show-questions').checked")
+    assert page.js("return document.getElementById('phone-status').textContent") == f"Serving phones at {origin}"
+    port = int(origin.rsplit(":", 1)[1])
+    assert connects(port)

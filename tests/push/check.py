@@ -27,6 +27,8 @@ expect("the settled prompt was replaced on the phone it was shown to",
        reports[7:], [("ok", "Accepted")])
 expect("404 and 410 dropped the subscription, 201 and 429 kept it",
        probe["subscribed"], {"ok": True, "gone404": False, "gone410": False, "busy": True})
+expect("the desk recorded what the service answered when it dropped a subscription",
+       probe["dropped"], {"ok": None, "gone404": 404, "gone410": 410, "busy": None})
 expect("the service received every push the desk reported", len(pushes), len(reports))
 expect("every push carried a valid VAPID token and decrypted",
        [p.get("error") for p in pushes], [None] * len(pushes))
@@ -36,6 +38,10 @@ to_ok = [(p["payload"]["tag"], p["payload"]["body"]) for p in pushes if p["path"
 expect("the phone saw the question, a count for the prompt, then both replaced",
        to_ok, [("r1", "Deploy to staging?"), ("r2", "An agent is waiting (2)"), ("r1", "Answered on the desk"),
                ("r2", "Answered on the desk")])
+expect("each notice names its request's class for the service worker, and whether it was answered",
+       [(p["payload"]["class"], p["payload"]["answered"]) for p in pushes if p["path"] == "/201/ok"],
+       [("text-and-choices", False), ("permission-prompt", False), ("text-and-choices", True),
+        ("permission-prompt", True)])
 expect("no push ever held the permission prompt's content",
        [p for p in pushes if "secret" in json.dumps(p.get("payload"))], [])
 expect("every payload is titled askdesk",

@@ -295,6 +295,54 @@ class Browser:
             f"document.activeElement === document.querySelector({json.dumps(selector)})"))
         self.page("Input.insertText", {"text": text})
 
+    def grant_notifications(self, origin):
+        """The page may show notifications, as if the person had allowed them."""
+        self.call("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})
+
+    def stub_push(self, subscribe):
+        """Replaces `PushManager.prototype.subscribe` in every document from now on (headless Chromium
+        has no push service to reach): `subscribe` is the body of an async function of `options`
+        that may use `b64u(bytes)`. The application server keys it was called with collect in
+        `window.pushKeys`."""
+        self.page("Page.addScriptToEvaluateOnNewDocument", {"source": f"""(() => {{
+            if (!window.PushManager) return;
+            const b64u = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes)))
+              .replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+            window.pushKeys = [];
+            PushManager.prototype.subscribe = async function (options) {{
+              window.pushKeys.push(b64u(options.applicationServerKey));
+              {subscribe}
+            }};
+        }})();"""})
+
+    def deliver_push(self, origin, notice):
+        """Drives `notice` (JSON) into the page's service worker as a push message and returns the
+        worker's message once it showed it (read earlier, `getNotifications()` loses it)."""
+        until("the service worker is active", lambda: self.evaluate(
+            "navigator.serviceWorker.ready.then((r) => Boolean(r.active))"))
+        self.page("ServiceWorker.enable")
+        registration = until("the service worker's registration is reported", lambda: next(
+            (r["registrationId"] for e in reversed(self.events)
+             if e.get("method") == "ServiceWorker.workerRegistrationUpdated"
+             for r in e["params"]["registrations"]
+             if r["scopeURL"].startswith(origin) and not r.get("isDeleted")), None))
+        self.evaluate("""(() => {
+            if (window.notified) return;
+            window.notified = [];
+            navigator.serviceWorker.addEventListener('message', (e) => window.notified.push(e.data));
+        })()""")
+        seen = self.evaluate("window.notified.length")
+        self.page("ServiceWorker.deliverPushMessage",
+                  {"origin": origin, "registrationId": registration, "data": json.dumps(notice)})
+        until("the service worker says it showed the notice", lambda: self.evaluate("window.notified.length") > seen)
+        return self.evaluate(f"window.notified[{seen}]")
+
+    def notifications(self):
+        """The page's notifications: [{title, body, tag}]."""
+        return self.evaluate("""navigator.serviceWorker.ready
+            .then((r) => r.getNotifications())
+            .then((list) => list.map((n) => ({ title: n.title, body: n.body, tag: n.tag })))""")
+
     def screenshot(self, path):
         data = self.page("Page.captureScreenshot", {"format": "png"})["data"]
         with open(path, "wb") as f:

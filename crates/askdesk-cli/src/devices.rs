@@ -29,7 +29,8 @@ pub struct DevicesArgs {
 
 #[derive(Debug, Subcommand)]
 enum DevicesCommand {
-    /// The paired devices: name, when paired, when last seen
+    /// The paired devices: name, when paired, when last seen, scope, whether it is woken (PUSH:
+    /// on, off, or dropped by its push service), state
     List {
         /// The store's entries as JSON (exact names and public keys)
         #[arg(long)]
@@ -127,7 +128,7 @@ fn list(store: &DeviceStore, json: bool) -> Result<()> {
 
 fn table(devices: &[Device]) -> String {
     let now = askdesk_remote::devices::now();
-    let rows: Vec<[String; 6]> = devices
+    let rows: Vec<[String; 7]> = devices
         .iter()
         .map(|device| {
             [
@@ -143,6 +144,7 @@ fn table(devices: &[Device]) -> String {
                     (Some(_), false) => "yes".to_string(),
                     (None, false) => "no".to_string(),
                 },
+                push_text(device),
                 if device.is_suspended() {
                     "suspended".to_string()
                 } else {
@@ -158,10 +160,25 @@ fn table(devices: &[Device]) -> String {
             "LAST SEEN (UTC)",
             "SCOPE",
             "PASSKEY",
+            "PUSH",
             "STATE",
         ],
         &rows,
     )
+}
+
+/// Whether the phone is woken: `on`, `off`, or dropped by its push service (until the phone's
+/// page subscribes again).
+fn push_text(device: &Device) -> String {
+    match (&device.push, &device.push_dropped) {
+        (Some(_), _) => "on".into(),
+        (None, Some(dropped)) => format!(
+            "dropped {} ({})",
+            when(dropped.at.saturating_mul(1000)),
+            dropped.status
+        ),
+        (None, None) => "off".into(),
+    }
 }
 
 /// A scope in one line: the highest class, then the agents and projects it is narrowed to.

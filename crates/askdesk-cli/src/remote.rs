@@ -38,13 +38,19 @@ phone's scope reaches them (`askdesk devices scope NAME --up-to permission-promp
 one from the phone needs its passkey; otherwise they go to the next answerer at once. Prints the address phones use on standard output; \
 runs until Ctrl-C or SIGTERM. Pair phones with --pair; list and revoke them with `askdesk devices`.
 
+A subscribed phone is woken (Web Push) when a request waits, unless in --quiet-hours. With \
+--only-when-idle, only when the desktop session on this machine says it is locked or idle (its \
+screen saver on the session bus, else logind); beside a headless broker nothing can say so, and \
+the phone is woken.
+
 Exit status: 0 after Ctrl-C or SIGTERM; 2 usage error; 3 no broker is running; 20 the address \
 cannot be served, or the broker closed the connection.
 
 Examples:
   askdesk remote --listen 100.64.0.7:8443
   askdesk remote --listen 192.168.1.20:8443 --pair
-  askdesk remote --listen 100.64.0.7:443 --name desk.tail1234.ts.net --cert desk.crt --key desk.key"
+  askdesk remote --listen 100.64.0.7:443 --name desk.tail1234.ts.net --cert desk.crt --key desk.key
+  askdesk remote --listen 100.64.0.7:8443 --quiet-hours 22:00-07:00 --only-when-idle 5"
 )]
 pub struct RemoteArgs {
     /// The one address and port to serve (a LAN or tailnet address of this machine; port 0 picks one)
@@ -70,6 +76,17 @@ pub struct RemoteArgs {
     #[arg(long, value_name = "SECONDS", requires = "pair", default_value_t = 120,
           value_parser = clap::value_parser!(u64).range(1..=120))]
     pub pair_lifetime: u64,
+    /// Show a text or choice question itself on the phone's lock screen (never a plan's or a
+    /// permission prompt's content); by default only "An agent is waiting (N)"
+    #[arg(long)]
+    pub show_questions: bool,
+    /// Wake no phone in these hours of this machine's local day, as 22:00-07:00
+    #[arg(long, value_name = "HH:MM-HH:MM")]
+    pub quiet_hours: Option<askdesk_remote::push::QuietHours>,
+    /// Wake a phone only once the desktop session has been idle this many minutes or its screen
+    /// is locked (asked over D-Bus; where nothing can tell, the phone is woken)
+    #[arg(long, value_name = "MINUTES", value_parser = clap::value_parser!(u64).range(0..=1440))]
+    pub only_when_idle: Option<u64>,
 }
 
 pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
@@ -78,6 +95,14 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     config.names = args.names;
     config.every_interface = args.every_interface;
     config.pairing_lifetime = std::time::Duration::from_secs(args.pair_lifetime);
+    config.push.show_questions = args.show_questions;
+    config.push.quiet_hours = args.quiet_hours;
+    config.push.only_when_idle = args
+        .only_when_idle
+        .map(|minutes| std::time::Duration::from_secs(minutes * 60));
+    if config.push.only_when_idle.is_some() {
+        config.push.presence = askdesk_remote::Presence::session();
+    }
     if let (Some(certificate), Some(key)) = (args.cert, args.key) {
         config.certificates = CertificateSource::Provided { certificate, key };
     }

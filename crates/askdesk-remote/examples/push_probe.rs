@@ -71,9 +71,11 @@ async fn main() {
     remote_config.push = PushSettings {
         show_questions: true,
         quiet_hours: None,
+        only_when_idle: None,
         contact: "mailto:desk@example.invalid".into(),
         extra_roots: vec![std::fs::read(text("root")).unwrap()],
         extra_services: vec![host_of(&text("base"))],
+        ..PushSettings::default()
     };
     let (remote, _server) = bind(remote_config).await.unwrap();
     let mut pushed = remote.push_reports();
@@ -134,13 +136,22 @@ async fn main() {
     log.extend(reports(&mut pushed, 2).await);
     drop(prompt);
     log.extend(reports(&mut pushed, 1).await);
-    let kept: Value = remote
-        .devices()
-        .list()
-        .unwrap()
-        .into_iter()
-        .map(|device| (device.name, Value::Bool(device.push.is_some())))
+    let devices = remote.devices().list().unwrap();
+    let kept: Value = devices
+        .iter()
+        .map(|device| (device.name.clone(), Value::Bool(device.push.is_some())))
         .collect::<serde_json::Map<_, _>>()
         .into();
-    println!("{}", json!({ "reports": log, "subscribed": kept }));
+    let dropped: Value = devices
+        .iter()
+        .map(|device| {
+            let status = device.push_dropped.as_ref().map(|dropped| dropped.status);
+            (device.name.clone(), json!(status))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    println!(
+        "{}",
+        json!({ "reports": log, "subscribed": kept, "dropped": dropped })
+    );
 }

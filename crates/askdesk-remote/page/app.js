@@ -3,9 +3,10 @@
 // waiting requests, newest on top) and signed answers (docs/remote.md, "What a phone signs").
 // Every request arrives with the desk's own view of it (askdesk-view's RequestView: the sanitized
 // detail HTML, the plan's blocks); this script renders no markdown and sets every other string as
-// text. Passkeys and permission prompts are passkey.js's.
+// text. Passkeys and permission prompts are passkey.js's; Web Push is push.js's.
 
 import { passkeys } from './passkey.js';
+import { subscribePush } from './push.js';
 
 const DB = 'askdesk';
 /** How long a claimed pairing waits for the desk (docs/remote.md, "Pairing"), and a little more. */
@@ -241,6 +242,7 @@ async function receive(socket, message) {
       statusLine(`Connected as ${shown(message.device)}`, 'ok');
       if (!document.getElementById('requests')) showRequests();
       passkey.state(message.passkey);
+      subscribePush({ device: state.device, sign, unb64u });
       break;
     case 'requests': {
       const held = new Set(message.requests.map((r) => r.id));

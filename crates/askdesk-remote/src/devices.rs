@@ -52,6 +52,19 @@ pub struct Device {
     /// when the desk confirms its pairing or the person allows one, ended by a registration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passkey_until: Option<u64>,
+    /// When its push service said the subscription is gone (404 or 410), until the phone
+    /// subscribes again: the desk shows it, since the phone no longer rings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push_dropped: Option<PushDropped>,
+}
+
+/// A subscription the push service dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushDropped {
+    /// Seconds since the Unix epoch.
+    pub at: u64,
+    /// What the push service answered: 404 or 410.
+    pub status: u16,
 }
 
 impl Device {
@@ -141,6 +154,7 @@ impl DeviceStore {
                 push: None,
                 passkey: None,
                 passkey_until: None,
+                push_dropped: None,
             };
             devices.push(device.clone());
             device
@@ -200,14 +214,18 @@ impl DeviceStore {
         let text = key.text();
         self.update(|devices| {
             let device = devices.iter_mut().find(|d| d.public_key == text)?;
+            if push.is_some() {
+                device.push_dropped = None;
+            }
             device.push = push;
             Some(device.clone())
         })
     }
 
     /// Drops the push subscription of the device named `name` if it is still `endpoint` (its push
-    /// service said it is gone); whether one was dropped.
-    pub fn drop_push(&self, name: &str, endpoint: &str) -> Result<bool, Error> {
+    /// service answered `status`, 404 or 410: it is gone) and records that it did; whether one was
+    /// dropped.
+    pub fn drop_push(&self, name: &str, endpoint: &str, status: u16) -> Result<bool, Error> {
         self.update(|devices| {
             match devices
                 .iter_mut()
@@ -215,6 +233,7 @@ impl DeviceStore {
             {
                 Some(device) => {
                     device.push = None;
+                    device.push_dropped = Some(PushDropped { at: now(), status });
                     true
                 }
                 None => false,

@@ -17,7 +17,8 @@
 //!   options; [`desk_only`]: the permission prompts no phone may allow, with the reason.
 //! - [`passkeys`]: the remote as a WebAuthn relying party: a device's passkey, registered only
 //!   while the desk allows it, asserted over the digest of an allow of a permission prompt.
-//! - [`push`]: Web Push to the paired phones (VAPID, `aes128gcm`), the notices and quiet hours.
+//! - [`push`]: Web Push to the paired phones (VAPID, `aes128gcm`), the notices, quiet hours and
+//!   "only when the desk is idle"; [`presence`]: whether the person is at the desk (D-Bus).
 //! - [`scope`]: what one device may answer (agents, projects, the highest class), set at the
 //!   desk; [`limits`]: approvals per device in a window, bad signatures that suspend it.
 //! - `socket`: a device's WebSocket: its signed hello, the requests it hears, its answers.
@@ -41,6 +42,7 @@ mod pages;
 pub mod pairing;
 pub mod passkeys;
 pub mod pending;
+pub mod presence;
 pub mod push;
 pub mod remote;
 pub mod risk;
@@ -50,12 +52,13 @@ mod socket;
 
 pub use answerer::RemoteAnswerer;
 pub use certs::{CertificateSource, Certificates};
-pub use devices::{Device, DeviceStore};
+pub use devices::{Device, DeviceStore, PushDropped};
 pub use error::Error;
 pub use limits::Limits;
 pub use names::{Name, Served};
 pub use pairing::{Claimed, PairingError, PairingId};
 pub use pending::{Ending, OfferError, PendingRequest, Settled, VerifiedAnswer};
+pub use presence::{Idle, Presence};
 pub use remote::{AllowIntent, Offered, PairingOffer, Refusal, Remote, SignedAnswer};
 pub use risk::{Class, Risk};
 pub use scope::Scope;

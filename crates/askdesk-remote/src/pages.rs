@@ -34,6 +34,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../page/passkey.js"),
     ),
     (
+        "/push.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../page/push.js"),
+    ),
+    (
         "/style.css",
         "text/css; charset=utf-8",
         include_str!("../page/style.css"),

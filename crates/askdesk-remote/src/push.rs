@@ -4,8 +4,9 @@
 //! encrypted as RFC 8291 `aes128gcm` (`web-push-native`) and posted over HTTPS. A push service
 //! that answers 404 or 410 has dropped the subscription: the desk drops it too and says so.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use http_body_util::{BodyExt, Full};
@@ -21,11 +22,14 @@ use tokio::net::TcpStream;
 use tokio::sync::broadcast;
 use tokio_rustls::TlsConnector;
 
+use askdesk_core::sync::lock;
+
 use crate::devices::{Device, DeviceStore};
 use crate::error::Error;
 use crate::files;
 use crate::keys;
 use crate::pending::Shown;
+use crate::presence::{Idle, Presence};
 use crate::risk::Class;
 
 /// How long a push service keeps a notice for a phone that is off (its `TTL`).
@@ -64,21 +68,19 @@ impl Subscription {
     }
 }
 
-/// Hours in which no notice is sent, as minutes of the day (`from` included, `to` not; `from`
-/// after `to` spans midnight), in the desk's time zone given as its offset from UTC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Hours in which no new notice is sent, as minutes of the desk's local day (`from` included,
+/// `to` not; `from` after `to` spans midnight). Written `HH:MM-HH:MM` (`22:00-07:00`), in
+/// settings files too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct QuietHours {
     pub from: u16,
     pub to: u16,
-    /// The desk's offset from UTC in minutes (east positive).
-    pub utc_offset: i32,
 }
 
 impl QuietHours {
-    /// Whether `unix_seconds` falls in the quiet hours.
-    pub fn holds(&self, unix_seconds: u64) -> bool {
-        let local = unix_seconds as i64 / 60 + i64::from(self.utc_offset);
-        let minute = local.rem_euclid(24 * 60) as u16;
+    /// Whether `minute` (of the local day, 0 to 1439) falls in the quiet hours.
+    pub fn holds(&self, minute: u16) -> bool {
         if self.from <= self.to {
             (self.from..self.to).contains(&minute)
         } else {
@@ -87,13 +89,92 @@ impl QuietHours {
     }
 }
 
+impl std::str::FromStr for QuietHours {
+    type Err = String;
+
+    /// `HH:MM-HH:MM`, each a time of day (`00:00` to `23:59`); the two must differ.
+    fn from_str(text: &str) -> Result<QuietHours, String> {
+        let minute = |part: &str| {
+            let (hours, minutes) = part.trim().split_once(':')?;
+            let (hours, minutes) = (hours.parse::<u16>().ok()?, minutes.parse::<u16>().ok()?);
+            (hours < 24 && minutes < 60 && part.trim().len() == 5).then_some(hours * 60 + minutes)
+        };
+        let wrong = || format!("{text:?} is not quiet hours: write HH:MM-HH:MM, as 22:00-07:00");
+        let (from, to) = text.split_once('-').ok_or_else(wrong)?;
+        let (from, to) = (
+            minute(from).ok_or_else(wrong)?,
+            minute(to).ok_or_else(wrong)?,
+        );
+        if from == to {
+            return Err(format!(
+                "{text:?} is empty: the quiet hours start and end at once"
+            ));
+        }
+        Ok(QuietHours { from, to })
+    }
+}
+
+impl TryFrom<String> for QuietHours {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<QuietHours, String> {
+        text.parse()
+    }
+}
+
+impl From<QuietHours> for String {
+    fn from(quiet: QuietHours) -> String {
+        quiet.to_string()
+    }
+}
+
+impl std::fmt::Display for QuietHours {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = |minute: u16| format!("{:02}:{:02}", minute / 60, minute % 60);
+        write!(f, "{}-{}", at(self.from), at(self.to))
+    }
+}
+
+/// Why a new notice was held back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    QuietHours,
+    /// "Only when the desk is idle" is set and the person is at the desk.
+    DeskInUse,
+}
+
+/// Whether a new notice waits: in quiet hours, or while the desk is in use when the person wants
+/// the phone to ring only once the desk has been idle (`idle` is asked only then). A desk that
+/// cannot tell whether it is in use wakes the phone. Replacements ("Answered on the desk") are
+/// never held.
+pub fn held(
+    settings: &PushSettings,
+    local_minute: u16,
+    idle: impl FnOnce() -> Idle,
+) -> Option<Held> {
+    if settings
+        .quiet_hours
+        .is_some_and(|quiet| quiet.holds(local_minute))
+    {
+        return Some(Held::QuietHours);
+    }
+    let minimum = settings.only_when_idle?;
+    (idle().at_least(minimum) == Some(false)).then_some(Held::DeskInUse)
+}
+
 /// What the person chose for notices.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct PushSettings {
     /// Show the question of a text and choice request on the lock screen (never a plan's or a
     /// permission prompt's).
     pub show_questions: bool,
     pub quiet_hours: Option<QuietHours>,
+    /// Wake the phone only once the desk has been idle (screen locked, or no input) this long;
+    /// `None`: whenever a request waits.
+    pub only_when_idle: Option<Duration>,
+    /// Where the desk learns whether the person is at it, for `only_when_idle` (by default it
+    /// cannot tell: [`Presence::unknown`]).
+    pub presence: Presence,
     /// The VAPID contact (`mailto:` or `https:`) push services may write to; empty: none given.
     pub contact: String,
     /// Roots trusted for push services besides Mozilla's (DER), for a push service of one's own.
@@ -137,36 +218,60 @@ impl PushSettings {
     }
 }
 
-/// A notice for the lock screen: its text and the tag that replaces an earlier one.
+/// A notice for the lock screen: its text and the tag that replaces an earlier one, with what the
+/// phone's service worker needs to hold the desk to its rules (it shows a request's own text only
+/// for a text and choice request: [`Notice::payload`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
     pub tag: String,
     pub body: String,
+    /// The request's class.
+    pub class: Class,
+    /// The requests waiting for the device (none once answered).
+    pub waiting: usize,
+    /// The request was settled: this notice replaces its earlier one.
+    pub answered: bool,
 }
 
 impl Notice {
-    /// "An agent is waiting (N)", or the question itself where the person chose to see it.
-    pub fn waiting(tag: &str, waiting: usize, question: Option<&str>) -> Notice {
+    /// "An agent is waiting (N)", or the question of a text and choice request where the person
+    /// chose to see it (never a plan's or a permission prompt's).
+    pub fn waiting(tag: &str, class: Class, waiting: usize, question: Option<&str>) -> Notice {
+        let question = question.filter(|_| class == Class::TextAndChoices);
         Notice {
             tag: tag.to_owned(),
             body: question
                 .map_or_else(|| format!("An agent is waiting ({waiting})"), str::to_owned),
+            class,
+            waiting,
+            answered: false,
         }
     }
 
     /// The request was settled elsewhere: the earlier notice under the same tag is replaced.
-    pub fn answered(tag: &str) -> Notice {
+    pub fn answered(tag: &str, class: Class) -> Notice {
         Notice {
             tag: tag.to_owned(),
             body: "Answered on the desk".into(),
+            class,
+            waiting: 0,
+            answered: true,
         }
     }
 
-    /// The JSON the phone's service worker shows: `{"title", "body", "tag"}`.
+    /// The JSON the phone's service worker shows: `{"title", "body", "tag", "class", "waiting",
+    /// "answered"}`.
     pub fn payload(&self) -> Vec<u8> {
-        json!({ "title": "askdesk", "body": self.body, "tag": self.tag })
-            .to_string()
-            .into_bytes()
+        json!({
+            "title": "askdesk",
+            "body": self.body,
+            "tag": self.tag,
+            "class": self.class.name(),
+            "waiting": self.waiting,
+            "answered": self.answered,
+        })
+        .to_string()
+        .into_bytes()
     }
 }
 
@@ -373,37 +478,56 @@ pub(crate) struct Pushing {
     pub settings: PushSettings,
     pub store: DeviceStore,
     pub reports: broadcast::Sender<PushReport>,
+    /// The devices each held request's waiting notice went to, by tag: only they hear it was
+    /// answered, so a request held back (quiet hours, the desk in use) never rings a phone when it
+    /// is settled.
+    pub sent: Arc<Mutex<HashMap<String, Vec<String>>>>,
 }
 
 impl Pushing {
     /// A request was offered: each subscribed device within whose scope it is hears how many
-    /// requests wait for it (or, where chosen, a text and choice question itself); nothing in
-    /// quiet hours.
-    pub fn offered(&self, shown: Arc<Shown>, held: Vec<Arc<Shown>>) {
-        if self
-            .settings
-            .quiet_hours
-            .is_some_and(|quiet| quiet.holds(unix_now()))
-        {
-            return;
-        }
+    /// requests wait for it (or, where chosen, a text and choice question itself); nothing while
+    /// [`held`].
+    pub fn offered(&self, shown: Arc<Shown>, held_now: Vec<Arc<Shown>>) {
+        lock(&self.sent).insert(tag(&shown), Vec::new());
         let show_question = self.settings.show_questions && shown.class == Class::TextAndChoices;
-        self.spawn(shown, move |device, shown| {
-            let waiting = held
-                .iter()
-                .filter(|held| device.scope.admits(held.agent.as_ref(), held.class))
-                .count();
-            let question = shown.wire["questions"][0]["question"]
-                .as_str()
-                .filter(|_| show_question)
-                .map(|text| text.chars().take(120).collect::<String>());
-            Notice::waiting(&tag(shown), waiting, question.as_deref())
-        });
+        let this = self.clone();
+        self.spawn(
+            shown,
+            move || {
+                let presence = this.settings.presence.clone();
+                held(&this.settings, local_minute(), move || presence.idle())
+            },
+            move |device, shown| {
+                let waiting = held_now
+                    .iter()
+                    .filter(|held| device.scope.admits(held.agent.as_ref(), held.class))
+                    .count();
+                let question = shown.wire["questions"][0]["question"]
+                    .as_str()
+                    .filter(|_| show_question)
+                    .map(|text| text.chars().take(120).collect::<String>());
+                Notice::waiting(&tag(shown), shown.class, waiting, question.as_deref())
+            },
+            None,
+        );
     }
 
-    /// A request was settled (anywhere): the notice under its tag is replaced.
+    /// A request was settled (anywhere): the notice under its tag is replaced on the devices it
+    /// went to; none was sent (held back, or not yet sent), none is replaced.
     pub fn settled(&self, shown: Arc<Shown>) {
-        self.spawn(shown, |_, shown| Notice::answered(&tag(shown)));
+        let Some(devices) = lock(&self.sent).remove(&tag(&shown)) else {
+            return;
+        };
+        if devices.is_empty() {
+            return;
+        }
+        self.spawn(
+            shown,
+            || None,
+            |_, shown| Notice::answered(&tag(shown), shown.class),
+            Some(devices),
+        );
     }
 
     /// Sends `notice` to every subscribed, unsuspended device within whose scope `shown` is, off
@@ -411,7 +535,9 @@ impl Pushing {
     fn spawn(
         &self,
         shown: Arc<Shown>,
+        hold: impl FnOnce() -> Option<Held> + Send + 'static,
         notice: impl Fn(&Device, &Shown) -> Notice + Send + 'static,
+        only: Option<Vec<String>>,
     ) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::warn!("no runtime to push from");
@@ -419,6 +545,12 @@ impl Pushing {
         };
         let this = self.clone();
         runtime.spawn(async move {
+            // Asked off the runtime: the desk's idleness is a D-Bus round trip.
+            let hold = tokio::task::spawn_blocking(hold).await.ok().flatten();
+            if let Some(why) = hold {
+                tracing::debug!(?why, "no push for this request");
+                return;
+            }
             let store = this.store.clone();
             let devices = tokio::task::spawn_blocking(move || store.list())
                 .await
@@ -433,13 +565,24 @@ impl Pushing {
                 {
                     continue;
                 }
+                match &only {
+                    // A replacement: only where the waiting notice went.
+                    Some(only) if !only.contains(&device.name) => continue,
+                    Some(_) => {}
+                    // A waiting notice: recorded before it is sent; none once the request was
+                    // settled.
+                    None => match lock(&this.sent).get_mut(&tag(&shown)) {
+                        Some(sent) => sent.push(device.name.clone()),
+                        None => break,
+                    },
+                }
                 let delivery = this.pusher.send(&subscription, &notice(&device, &shown)).await;
                 if let Delivery::Gone(status) = delivery {
                     tracing::warn!(device = ?device.name, status, "the push service dropped the phone's subscription");
                     let store = this.store.clone();
                     let name = device.name.clone();
                     let endpoint = subscription.endpoint;
-                    let _ = tokio::task::spawn_blocking(move || store.drop_push(&name, &endpoint))
+                    let _ = tokio::task::spawn_blocking(move || store.drop_push(&name, &endpoint, status))
                         .await;
                 }
                 let _ = this.reports.send(PushReport {
@@ -456,6 +599,13 @@ fn tag(shown: &Shown) -> String {
     shown.wire["id"].as_str().unwrap_or_default().to_owned()
 }
 
+/// The minute of the desk's local day now (its time zone as the system names it).
+fn local_minute() -> u16 {
+    use chrono::Timelike;
+    let now = chrono::Local::now();
+    (now.hour() * 60 + now.minute()) as u16
+}
+
 fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -466,38 +616,137 @@ fn unix_now() -> u64 {
 mod tests {
     use super::*;
 
+    const fn at(hour: u16, minute: u16) -> u16 {
+        hour * 60 + minute
+    }
+
     #[test]
-    fn quiet_hours_span_midnight_in_the_desks_zone() {
-        let night = QuietHours {
-            from: 22 * 60,
-            to: 7 * 60,
-            utc_offset: 60,
+    fn quiet_hours_span_midnight() {
+        let night: QuietHours = "22:00-07:00".parse().unwrap();
+        assert_eq!(
+            night,
+            QuietHours {
+                from: at(22, 0),
+                to: at(7, 0)
+            }
+        );
+        assert_eq!(night.to_string(), "22:00-07:00");
+        assert!(night.holds(at(22, 0)) && night.holds(at(23, 59)));
+        assert!(night.holds(at(0, 0)) && night.holds(at(6, 59)));
+        assert!(!night.holds(at(7, 0)) && !night.holds(at(12, 0)) && !night.holds(at(21, 59)));
+        let lunch: QuietHours = "12:00-13:00".parse().unwrap();
+        assert!(lunch.holds(at(12, 30)) && !lunch.holds(at(13, 0)) && !lunch.holds(at(11, 59)));
+    }
+
+    #[test]
+    fn quiet_hours_that_are_not_two_times_of_day_are_refused() {
+        for wrong in [
+            "",
+            "22:00",
+            "22:00-",
+            "24:00-07:00",
+            "22:60-07:00",
+            "7:00-8:00",
+            "22:00-22:00",
+            "22:00-07:00-08:00",
+            "-1:00-07:00",
+            "ab:cd-07:00",
+        ] {
+            assert!(wrong.parse::<QuietHours>().is_err(), "{wrong:?}");
+        }
+    }
+
+    fn settings(quiet: Option<&str>, idle_minutes: Option<u64>) -> PushSettings {
+        PushSettings {
+            quiet_hours: quiet.map(|text| text.parse().unwrap()),
+            only_when_idle: idle_minutes.map(|m| Duration::from_secs(m * 60)),
+            ..PushSettings::default()
+        }
+    }
+
+    #[test]
+    fn nothing_is_held_by_default_and_idleness_is_not_asked() {
+        let asked = std::cell::Cell::new(false);
+        let idle = || {
+            asked.set(true);
+            Idle::For(Duration::ZERO)
         };
-        let at = |hour: u64, minute: u64| (hour * 60 + minute) * 60;
-        assert!(night.holds(at(21, 0)), "22:00 at UTC+1");
-        assert!(night.holds(at(5, 59)), "06:59 at UTC+1");
-        assert!(!night.holds(at(6, 0)), "07:00 at UTC+1");
-        assert!(!night.holds(at(12, 0)));
-        let lunch = QuietHours {
-            from: 12 * 60,
-            to: 13 * 60,
-            utc_offset: 0,
-        };
-        assert!(lunch.holds(at(12, 30)) && !lunch.holds(at(13, 0)));
+        assert_eq!(held(&settings(None, None), at(3, 0), idle), None);
+        assert!(
+            !asked.get(),
+            "the desk is asked only when the person wants it"
+        );
+    }
+
+    #[test]
+    fn quiet_hours_hold_a_notice_whatever_the_desk_says() {
+        let night = settings(Some("22:00-07:00"), Some(5));
+        assert_eq!(
+            held(&night, at(23, 0), || Idle::Locked),
+            Some(Held::QuietHours)
+        );
+        assert_eq!(
+            held(&night, at(6, 59), || Idle::Unknown),
+            Some(Held::QuietHours)
+        );
+        assert_eq!(held(&night, at(7, 0), || Idle::Locked), None);
+    }
+
+    #[test]
+    fn only_an_idle_or_locked_desk_wakes_the_phone_when_so_chosen() {
+        let five = settings(None, Some(5));
+        let noon = at(12, 0);
+        assert_eq!(
+            held(&five, noon, || Idle::For(Duration::from_secs(30))),
+            Some(Held::DeskInUse)
+        );
+        assert_eq!(
+            held(&five, noon, || Idle::For(Duration::from_secs(299))),
+            Some(Held::DeskInUse)
+        );
+        assert_eq!(
+            held(&five, noon, || Idle::For(Duration::from_secs(300))),
+            None
+        );
+        assert_eq!(
+            held(&five, noon, || Idle::Locked),
+            None,
+            "a locked screen is away"
+        );
+        assert_eq!(
+            held(&five, noon, || Idle::Unknown),
+            None,
+            "a desk that cannot tell wakes the phone"
+        );
+        let at_once = settings(None, Some(0));
+        assert_eq!(held(&at_once, noon, || Idle::For(Duration::ZERO)), None);
     }
 
     #[test]
     fn notices_say_only_that_an_agent_waits_unless_chosen() {
         assert_eq!(
-            Notice::waiting("r7", 2, None).body,
+            Notice::waiting("r7", Class::TextAndChoices, 2, None).body,
             "An agent is waiting (2)"
         );
-        assert_eq!(Notice::answered("r7").tag, "r7");
+        assert_eq!(
+            Notice::waiting("r7", Class::TextAndChoices, 1, Some("Deploy?")).body,
+            "Deploy?"
+        );
+        for class in [Class::PlanReview, Class::PermissionPrompt] {
+            assert_eq!(
+                Notice::waiting("r7", class, 3, Some("rm -rf ~/secret")).body,
+                "An agent is waiting (3)",
+                "{class:?} never shows its content"
+            );
+        }
+        assert_eq!(Notice::answered("r7", Class::PermissionPrompt).tag, "r7");
         let payload: serde_json::Value =
-            serde_json::from_slice(&Notice::answered("r7").payload()).unwrap();
+            serde_json::from_slice(&Notice::answered("r7", Class::PermissionPrompt).payload())
+                .unwrap();
         assert_eq!(
             payload,
-            json!({ "title": "askdesk", "body": "Answered on the desk", "tag": "r7" })
+            json!({ "title": "askdesk", "body": "Answered on the desk", "tag": "r7",
+                    "class": "permission-prompt", "waiting": 0, "answered": true })
         );
     }
 
@@ -592,5 +841,72 @@ mod tests {
         for bad in [plain, short, junk] {
             assert!(!bad.is_valid(), "{bad:?}");
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_request_held_back_rings_no_phone_when_it_is_settled() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let in_use = Arc::new(AtomicBool::new(true));
+        let mut config =
+            crate::RemoteConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().join("remote"));
+        config.push.only_when_idle = Some(Duration::from_secs(300));
+        let desk = in_use.clone();
+        config.push.presence = Presence::new(move || {
+            if desk.load(Ordering::SeqCst) {
+                Idle::For(Duration::ZERO)
+            } else {
+                Idle::Locked
+            }
+        });
+        // A push service of one's own that refuses connections: every push is reported, failed.
+        config.push.extra_services = vec!["127.0.0.1".into()];
+        let (remote, _server) = crate::bind(config).await.unwrap();
+        let phone = SigningKey::from_slice(&[9; 32]).unwrap();
+        let key = keys::DeviceKey::from_raw(phone.verifying_key().to_sec1_point(false).as_bytes())
+            .unwrap();
+        remote.devices().add("phone", &key).unwrap();
+        let subscription = Subscription {
+            endpoint: "https://127.0.0.1:9/x".into(),
+            keys: SubscriptionKeys {
+                p256dh: keys::encode(phone.verifying_key().to_sec1_point(false).as_bytes()),
+                auth: keys::encode(&[1; 16]),
+            },
+        };
+        remote.devices().set_push(&key, Some(subscription)).unwrap();
+        let mut reports = remote.push_reports();
+        let request = |id| crate::PendingRequest {
+            id: askdesk_core::RequestId(id),
+            agent: None,
+            questions: vec![
+                serde_json::from_value(json!({ "id": "q", "question": "Deploy?" })).unwrap(),
+            ],
+        };
+        // Offered while the person sits at the desk, and answered there.
+        drop(remote.offer(request(1)).unwrap());
+        in_use.store(false, Ordering::SeqCst);
+        // Offered once the desk is locked: the phone hears it, then that it was answered.
+        let second = remote.offer(request(2)).unwrap();
+        let ceiling = Duration::from_secs(30);
+        let waiting = tokio::time::timeout(ceiling, reports.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        drop(second);
+        let answered = tokio::time::timeout(ceiling, reports.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (waiting.device.as_str(), answered.device.as_str()),
+            ("phone", "phone")
+        );
+        assert!(
+            matches!(
+                reports.try_recv(),
+                Err(broadcast::error::TryRecvError::Empty)
+            ),
+            "the request held back sent nothing, not even its replacement"
+        );
     }
 }

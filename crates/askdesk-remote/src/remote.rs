@@ -256,6 +256,7 @@ impl Remote {
             settings: push,
             store: devices.clone(),
             reports: broadcast::channel(64).0,
+            sent: Arc::default(),
         };
         let store_watch = watch_store(&devices, revocations.clone())
             .inspect_err(|error| {

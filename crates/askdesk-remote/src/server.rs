@@ -56,7 +56,8 @@ pub struct RemoteConfig {
     pub pairing_lifetime: Duration,
     /// The limits on each device: approvals in a window, bad signatures that suspend it.
     pub limits: Limits,
-    /// Web Push: quiet hours, what the lock screen may show, the VAPID contact.
+    /// Web Push: quiet hours, "only when the desk is idle" and where the desk learns it, what the
+    /// lock screen may show, the VAPID contact.
     pub push: PushSettings,
 }
 
