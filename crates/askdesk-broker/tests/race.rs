@@ -28,6 +28,7 @@ fn choose(id: &str, label: &str) -> Answer {
             id: id.into(),
             selected: vec![label.into()],
             custom: None,
+            images: Vec::new(),
         }],
     }
 }
