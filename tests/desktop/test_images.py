@@ -144,7 +144,7 @@ def test_a_picture_pasted_into_other_goes_with_the_answer(ctx):
     # The picture chose Other, and the text typed is as it was.
     assert page.js("return document.querySelector('[data-qid=\"layout\"] .other-choice').checked") is True
     assert page.js(f"return document.querySelector('{OTHER}').value") == "Like this, but narrower"
-    ctx.shot("answer-picture", top=True)
+    ctx.shot("answer-picture", scroll_to='[data-qid="layout"] .option.other')
     page.click(page.find("#submit"))
     (item,) = answer_of(outcome())["answers"]
     assert (item["id"], item["selected"], item["custom"]) == ("layout", [], "Like this, but narrower")

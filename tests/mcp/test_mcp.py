@@ -400,7 +400,7 @@ async def an_answers_picture_comes_back_as_image_content(world):
     assert json.loads(text.text) == answer, result
     assert result.structured_content == answer, result
     # The broker re-encoded the answerer's GIF: the agent gets a PNG.
-    assert image.type == "image" and image.mimeType == "image/png", image
+    assert image.type == "image" and image.mime_type == "image/png", image
     assert base64.b64decode(image.data).startswith(b"\x89PNG\r\n\x1a\n"), image
 
 
@@ -418,7 +418,7 @@ async def plan_feedback_with_a_picture_comes_back_as_image_content(world):
     assert not result.is_error, result
     text, image = result.content
     assert text.text.endswith("move the button\n\nThe user attached a picture to the feedback: it follows."), text
-    assert image.type == "image" and image.mimeType == "image/png", image
+    assert image.type == "image" and image.mime_type == "image/png", image
     assert result.structured_content["images"] == 1, result
 
 
