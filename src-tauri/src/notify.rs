@@ -57,7 +57,7 @@ pub struct Spec {
     pub hold: bool,
     /// The first question's first image (else its first option's), a PNG the broker made safe,
     /// sent as the `image-data` hint: servers that show images show it (scaled to
-    /// [`IMAGE_SIDE`]), the others ignore it.
+    /// `IMAGE_SIDE`), the others ignore it.
     pub image: Option<askdesk_core::Image>,
 }
 
