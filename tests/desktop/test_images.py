@@ -101,8 +101,9 @@ def test_a_question_with_two_images_shows_both(ctx):
     _, _, outcome = ctx.ask([SCREENS], agent="coder")
     ctx.show("screens")
     page = ctx.page
-    # Its notification carries the first image as the image-data hint (dunst shows it).
-    ctx.notification_id("claude-code asks")
+    # Its notification carries the first image as the image-data hint (dunst shows it). The bus log prints
+    # the hint's pixels byte by byte, so it may trail the call by a while on a loaded machine.
+    ctx.notification_id("claude-code asks", timeout=60)
     hints = notify_hints(ctx.bus_log(), "claude-code asks")
     assert "image-data" in hints, hints
     thumbs = "[...document.querySelectorAll('[data-qid=\"screens\"] > .image-strip .image-thumb img')]"
@@ -151,6 +152,12 @@ def test_a_picture_pasted_into_other_goes_with_the_answer(ctx):
     (image,) = item["images"]
     assert image["mime"] == "image/png"
     assert base64.b64decode(image["data"]).startswith(b"\x89PNG\r\n\x1a\n")
+    # History keeps the picture with the answer.
+    page.click(page.find("#nav-history"))
+    page.until("const img = document.querySelector('.history-item dd .image-strip img');"
+               " return Boolean(img && img.complete && img.naturalWidth === 300)",
+               message="History does not show the answer's picture")
+    page.click(page.find("#nav-queue"))
 
 
 def test_a_removed_picture_is_not_sent(ctx):
