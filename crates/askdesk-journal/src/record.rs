@@ -141,8 +141,20 @@ fn kept<'a>(
 
 impl Record {
     /// The record of an answer that arrived after its request had settled (and was discarded).
-    pub fn late_answer(request: &Request, answer: Answer, answerer: Option<String>) -> Record {
+    ///
+    /// Its images are not kept (they count in `imagesOmitted`): the service makes safe only the
+    /// answer a request settles with, so these are as the answerer sent them.
+    pub fn late_answer(request: &Request, mut answer: Answer, answerer: Option<String>) -> Record {
+        let unsafe_images: usize = answer
+            .answers
+            .iter_mut()
+            .map(|item| std::mem::take(&mut item.images).len())
+            .sum();
         let kept = kept(&request.questions, Some(&answer), None);
+        let images_omitted = match (kept.images_omitted, unsafe_images) {
+            (omitted, 0) => omitted,
+            (omitted, late) => Some(omitted.unwrap_or(0) + late),
+        };
         Record {
             asked_at: millis(request.asked_at),
             settled_at: millis(SystemTime::now()),
@@ -153,7 +165,7 @@ impl Record {
             error: None,
             answerer,
             draft: None,
-            images_omitted: kept.images_omitted,
+            images_omitted,
         }
     }
 }
@@ -369,6 +381,29 @@ pub(crate) mod tests {
         let answer = big.answer.unwrap();
         assert!(answer.answers[0].images.is_empty());
         assert_eq!(answer.answers[0].custom.as_deref(), Some("like this"));
+    }
+
+    #[test]
+    fn a_late_answers_images_are_never_kept() {
+        let request = Request {
+            id: askdesk_core::RequestId(5),
+            questions: vec![serde_json::from_value(
+                serde_json::json!({"id": "q", "question": "Which layout?"}),
+            )
+            .unwrap()],
+            agent: None,
+            asked_at: UNIX_EPOCH,
+        };
+        let answer = serde_json::from_value(serde_json::json!({"answers": [{
+            "id": "q", "selected": [], "custom": "this",
+            "images": [{"mime": "image/png", "data": "iVBORw0KGgo="}],
+        }]}))
+        .unwrap();
+        let late = Record::late_answer(&request, answer, None);
+        let answer = late.answer.unwrap();
+        assert!(answer.answers[0].images.is_empty());
+        assert_eq!(answer.answers[0].custom.as_deref(), Some("this"));
+        assert_eq!(late.images_omitted, Some(1));
     }
 
     #[test]
