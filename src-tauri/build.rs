@@ -5,6 +5,7 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "set_choices",
     "submit",
+    "attach_image",
     "dismiss",
     "close_ended",
     "set_dnd",

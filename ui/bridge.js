@@ -19,6 +19,7 @@ export const api = {
   settings: () => invoke('get_settings'),
   setChoices: (choices) => invoke('set_choices', { choices }),
   submit: (request, answer, comments = null) => invoke('submit', { request, answer, comments }),
+  attachImage: (data) => invoke('attach_image', { data }),
   dismiss: (request) => invoke('dismiss', { request }),
   closeEnded: (request) => invoke('close_ended', { request }),
   setDnd: (on) => invoke('set_dnd', { on }),

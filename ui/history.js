@@ -154,7 +154,7 @@ function entry(e) {
       return [
         h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question),
           imageStrip(q.images)),
-        h('dd', {}, a ? answerText(a)
+        h('dd', {}, a ? [answerText(a), imageStrip(a.images, 'Picture in the answer')]
           : d ? h('span', { class: 'history-draft' }, h('span', { class: 'pill draft' }, 'draft, not sent'), ' ', answerText(d))
             : h('span', { class: 'muted' }, '—')),
       ];
@@ -179,5 +179,7 @@ function makeRuleButton(id) {
 function answerText(item) {
   const parts = item.selected.map(displayLabel);
   if (item.custom) parts.push(`“${item.custom}”`);
-  return parts.length ? marked(parts.join(', ')) : h('span', { class: 'muted' }, 'skipped');
+  if (parts.length) return marked(parts.join(', '));
+  // A picture alone is an answer: its thumbnail follows.
+  return item.images && item.images.length ? null : h('span', { class: 'muted' }, 'skipped');
 }

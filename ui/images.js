@@ -1,7 +1,10 @@
 // askdesk UI: the images agents attach to questions, options and plans (protocol 1.4), shown inline
-// and enlarged on a click. Only re-encoded PNGs are shown, as data: URLs; anything else is left out.
+// and enlarged on a click; and the pictures the person pastes or drops into an answer, made safe by
+// the backend before they are shown. Only re-encoded PNGs are shown, as data: URLs; anything else is
+// left out.
 
 import { h } from './dom.js';
+import { api } from './bridge.js';
 
 // The base64 of a PNG's signature: every image the backend passes on starts with it.
 const PNG_START = 'iVBORw0KGgo';
@@ -40,4 +43,91 @@ function enlarge(src, name) {
   dialog.addEventListener('close', () => dialog.remove());
   document.body.append(dialog);
   dialog.showModal();
+}
+
+/** The base64 of a file's bytes. */
+function base64Of(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.addEventListener('load', () => resolve(String(reader.result).replace(/^data:[^,]*,/, '')));
+    reader.addEventListener('error', () => reject(reader.error));
+    reader.readAsDataURL(file);
+  });
+}
+
+/**
+ * Pictures the person answers with: pasted or dropped into `box` (a text box), each made safe by the
+ * backend (re-encoded as a PNG, or refused with the limit named) before it shows as a thumbnail with
+ * Remove. A refused picture leaves the typed text as it was. Returns { node (the thumbnails and the
+ * refusal, to place under the box), images() (the PNGs, for the answer), count(), clear() }.
+ * `onChange` is called when a picture comes or goes.
+ */
+export function answerPictures(box, { onChange = () => {}, label = 'Your picture' } = {}) {
+  let pictures = [];
+  const strip = h('div', { class: 'image-strip answer-pictures', hidden: true });
+  const refused = h('div', { class: 'picture-refused', role: 'alert', hidden: true });
+  const node = h('div', { class: 'answer-attachments' }, strip, refused);
+
+  function render() {
+    strip.replaceChildren(...pictures.map((picture, i) => {
+      const name = pictures.length > 1 ? `${label} ${i + 1} of ${pictures.length}` : label;
+      const src = dataUrl(picture);
+      const thumb = h('button', { type: 'button', class: 'image-thumb', 'aria-label': `${name}: enlarge` },
+        h('img', { src, alt: name }));
+      thumb.addEventListener('click', (e) => { e.preventDefault(); e.stopPropagation(); enlarge(src, name); });
+      const remove = h('button', { type: 'button', class: 'link picture-remove', 'aria-label': `Remove ${name}` }, 'Remove');
+      remove.addEventListener('click', (e) => {
+        e.preventDefault();
+        e.stopPropagation();
+        pictures = pictures.filter((p) => p !== picture);
+        render();
+        onChange();
+        box.focus();
+      });
+      return h('span', { class: 'answer-picture' }, thumb, remove);
+    }));
+    strip.hidden = !pictures.length;
+  }
+
+  async function take(files) {
+    let problem = null;
+    for (const file of files) {
+      try {
+        const picture = await api.attachImage(await base64Of(file));
+        if (dataUrl(picture)) pictures.push(picture);
+      } catch (error) {
+        problem = (error && error.message) || String(error);
+      }
+    }
+    refused.textContent = problem || '';
+    refused.hidden = !problem;
+    render();
+    onChange();
+  }
+
+  const filesOf = (transfer) => (transfer && transfer.files ? [...transfer.files] : []);
+  box.addEventListener('paste', (e) => {
+    const files = filesOf(e.clipboardData);
+    // Text pastes as usual; only files are taken as pictures.
+    if (!files.length) return;
+    e.preventDefault();
+    take(files);
+  });
+  box.addEventListener('dragover', (e) => {
+    if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) e.preventDefault();
+  });
+  box.addEventListener('drop', (e) => {
+    const files = filesOf(e.dataTransfer);
+    if (!files.length) return;
+    e.preventDefault();
+    take(files);
+  });
+
+  return {
+    node,
+    images: () => pictures.map((p) => ({ mime: p.mime, data: p.data })),
+    count: () => pictures.length,
+    /** Takes every picture off, without telling `onChange` (the caller redraws). */
+    clear() { pictures = []; refused.hidden = true; render(); },
+  };
 }

@@ -1,7 +1,7 @@
 // askdesk UI: the plan-review pane: the plan with its outline, comments anchored to its blocks, the changes since the last review, and the decision beside it.
 import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
-import { imageStrip } from './images.js';
+import { imageStrip, answerPictures } from './images.js';
 import { api } from './bridge.js';
 
 // Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
@@ -598,8 +598,20 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     'aria-label': 'Feedback on the plan',
   });
 
-  /** Whether the answer carries feedback: typed, or comments on the plan. */
-  const hasFeedback = () => Boolean(feedback.value.trim() || comments.length);
+  // A picture pasted or dropped into the feedback box goes with the feedback.
+  const pictures = answerPictures(feedback, {
+    label: 'Your picture for the plan',
+    onChange: () => {
+      prepared = null;
+      card.classList.remove('missing');
+      if (!q.multiSelect && pictures.count() && chosen.size) choose(null);
+      else renderSends();
+      onChange();
+    },
+  });
+
+  /** Whether the answer carries feedback: typed, pictures, or comments on the plan. */
+  const hasFeedback = () => Boolean(feedback.value.trim() || comments.length || pictures.count());
 
   /** Single select: `label` becomes the one choice (null: none). */
   function choose(label) {
@@ -651,6 +663,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     if (!q.multiSelect && hasFeedback()) {
       if ((await confirmDrop()) !== 'drop') { approve.focus(); return; }
       feedback.value = '';
+      pictures.clear();
       comments = [];
       editing = null;
       changedComments();
@@ -715,6 +728,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
               o.description ? h('span', { class: 'option-desc' }, o.description) : null))))
       : null,
     h('label', { class: 'feedback-label' }, 'Feedback', feedback),
+    pictures.node,
     commentHint,
     send,
     sendsLine,
@@ -774,7 +788,9 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   function pendingFeedback() {
     const n = comments.length;
     const typed = feedback.value.trim() ? 'your feedback' : '';
-    return [typed, n ? `${n} comment${n === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+    const p = pictures.count();
+    return [typed, n ? `${n} comment${n === 1 ? '' : 's'}` : '', p ? `${p} picture${p === 1 ? '' : 's'}` : '']
+      .filter(Boolean).join(' and ');
   }
 
   /**
@@ -783,7 +799,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
    */
   function confirmDrop() {
     const what = pendingFeedback();
-    const them = comments.length + (feedback.value.trim() ? 1 : 0) === 1 ? 'it' : 'them';
+    const them = comments.length + pictures.count() + (feedback.value.trim() ? 1 : 0) === 1 ? 'it' : 'them';
     return askInModal(`Approve and drop ${what}?`,
       `This review takes an approval or feedback, not both: approving drops ${what}.` +
       (sendsItself ? ` To send ${them} instead, go back and use Send feedback.` : ` To send ${them} instead, go back and Submit.`),
@@ -876,14 +892,20 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       if (skipped) return { id: q.id, selected: [] };
       const sending = prepared ? prepared.comments : comments;
       const general = prepared ? prepared.general : feedback.value.trim();
+      const images = pictures.images();
       // With comments the answer is feedback even with nothing typed: `custom` is then filled in
-      // by the backend from the comments.
-      const feedbackSent = Boolean(general || sending.length);
-      if (!q.multiSelect && feedbackSent) return { id: q.id, selected: [], custom: general };
+      // by the backend from the comments. Pictures go with the feedback (protocol 1.4).
+      const feedbackSent = Boolean(general || sending.length || images.length);
+      const withFeedback = (item) => {
+        item.custom = general;
+        if (images.length) item.images = images;
+        return item;
+      };
+      if (!q.multiSelect && feedbackSent) return withFeedback({ id: q.id, selected: [] });
       // In option order, as the question lists them.
       const labels = q.options.map((o) => o.label).filter((label) => chosen.has(label));
-      if (!labels.length) return feedbackSent ? { id: q.id, selected: [], custom: general } : null;
-      return feedbackSent ? { id: q.id, selected: labels, custom: general } : { id: q.id, selected: labels };
+      if (!labels.length) return feedbackSent ? withFeedback({ id: q.id, selected: [] }) : null;
+      return feedbackSent ? withFeedback({ id: q.id, selected: labels }) : { id: q.id, selected: labels };
     },
     /** The keys this plan takes, for the window's footer (the digits and Ctrl+Enter are the window's). */
     keys: ['J/K select a block', 'C comment', ...(changed ? ['N/P changes'] : [])],

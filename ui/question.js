@@ -1,6 +1,6 @@
 // askdesk UI: one ordinary question (single or multi select, free-text "Other", skip) and its answer.
 import { h, displayLabel } from './dom.js';
-import { imageStrip } from './images.js';
+import { imageStrip, answerPictures } from './images.js';
 
 /**
  * Renders a question card, restored from `draft` (what draft() returned for it before) when there
@@ -23,6 +23,15 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
     'aria-label': hasOptions ? `Other answer to: ${q.question}` : `Answer to: ${q.question}`,
   });
   const otherInput = hasOptions ? h('input', { type, name, value: '', class: 'option-input other-choice' }) : null;
+  // A picture pasted or dropped into the box goes with the Other answer, as typed text does.
+  const pictures = answerPictures(otherText, {
+    onChange: () => {
+      if (otherInput && pictures.count() && !otherInput.checked) otherInput.checked = true;
+      card.classList.remove('missing');
+      syncSkipStop();
+      onChange();
+    },
+  });
 
   const optionRows = q.options.map((o, i) =>
     h('label', { class: `option${o.recommended ? ' recommended' : ''}` },
@@ -41,8 +50,8 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
         h('span', { class: 'option-key', 'aria-hidden': 'true' }, q.options.length < 9 ? String(q.options.length + 1) : ''),
         h('span', { class: 'option-body' },
           h('span', { class: 'option-title' }, h('span', { class: 'option-label' }, 'Other')),
-          otherText))
-    : h('div', { class: 'free-text' }, otherText);
+          otherText, pictures.node))
+    : h('div', { class: 'free-text' }, otherText, pictures.node);
 
   // Typing in "Other" chooses it; choosing "Other" puts the cursor in its box.
   otherText.addEventListener('input', () => {
@@ -57,7 +66,7 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
   const keptNote = h('span', { class: 'kept-note', role: 'status', hidden: true }, 'Your text is kept: clear it, or click Skip, to skip this question.');
   // No key throws typed text away: a Tab out of the box does not land on Skip, and Space or Enter
   // on Skip (a click of detail 0) does not skip a question with text typed; a click does.
-  const typed = () => otherText.value.trim() !== '';
+  const typed = () => otherText.value.trim() !== '' || pictures.count() > 0;
   skipButton.addEventListener('click', (e) => {
     if (!skipped && e.detail === 0 && typed()) {
       keptNote.hidden = false;
@@ -119,16 +128,23 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
     answer() {
       if (skipped) return { id: q.id, selected: [] };
       const text = otherText.value.trim();
-      if (!hasOptions) return text ? { id: q.id, selected: [], custom: text } : null;
+      // The pictures go with the Other answer (protocol 1.4), beside its text or alone.
+      const images = pictures.images();
+      const withOther = (item) => {
+        if (text) item.custom = text;
+        if (images.length) item.images = images;
+        return item;
+      };
+      if (!hasOptions) return text || images.length ? withOther({ id: q.id, selected: [] }) : null;
       const chosen = q.options.filter((_, i) => inputs[i].checked).map((o) => o.label);
-      const other = otherInput.checked && text ? text : null;
+      const other = otherInput.checked && (text || images.length);
       if (!multi) {
         // protocol 1: for a single-select question, custom overrides the choice and selected is empty.
-        if (otherInput.checked) return other ? { id: q.id, selected: [], custom: other } : null;
+        if (otherInput.checked) return other ? withOther({ id: q.id, selected: [] }) : null;
         return chosen.length ? { id: q.id, selected: chosen } : null;
       }
       if (!chosen.length && !other) return null;
-      return other ? { id: q.id, selected: chosen, custom: other } : { id: q.id, selected: chosen };
+      return other ? withOther({ id: q.id, selected: chosen }) : { id: q.id, selected: chosen };
     },
     pick(n) {
       if (skipped || !hasOptions) return false;

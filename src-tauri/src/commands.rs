@@ -166,6 +166,23 @@ pub fn submit(
     Ok(gui.submit_review(RequestId(request), answer, comments.unwrap_or_default())?)
 }
 
+/// A picture the person pasted or dropped into an answer (base64 of the file as given), made safe
+/// in Rust before the page shows it: the re-encoded PNG, or a refusal (`invalid`) naming the limit.
+#[tauri::command]
+pub async fn attach_image(data: String) -> Result<askdesk_core::Image, CommandError> {
+    tauri::async_runtime::spawn_blocking(move || {
+        askdesk_image::make_picture_safe(&data, &askdesk_image::Limits::default())
+    })
+    .await
+    .map_err(|_| CommandError::new("failed", "the picture could not be processed"))?
+    .map_err(|refusal| {
+        CommandError::new(
+            "invalid",
+            format!("This picture is not attached: {refusal}"),
+        )
+    })
+}
+
 /// Dismisses the whole batch: the asker gets `ASK_CANCELLED`.
 #[tauri::command]
 pub fn dismiss(gui: State<'_, GuiAnswerer>, request: u64) -> Result<(), CommandError> {

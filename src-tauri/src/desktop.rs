@@ -377,6 +377,7 @@ fn on_notification_action(app: &AppHandle, action: Action, token: Option<Token>)
                     id: question.id.clone(),
                     selected: vec![choice.label.clone()],
                     custom: None,
+                    images: Vec::new(),
                 }],
             };
             match gui.submit(request, answer) {

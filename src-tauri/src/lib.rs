@@ -96,6 +96,7 @@ pub fn run() {
             commands::get_settings,
             commands::set_choices,
             commands::submit,
+            commands::attach_image,
             commands::dismiss,
             commands::close_ended,
             commands::set_dnd,

@@ -64,7 +64,14 @@ pub struct Spec {
     pub choices: Vec<String>,
     /// Whether a rule's deadline runs on the request: the body says so and "Hold" stops it.
     pub hold: bool,
+    /// The first question's first image (else its first option's), a PNG the broker made safe,
+    /// sent as the `image-data` hint: servers that show images show it (scaled to
+    /// `IMAGE_SIDE`), the others ignore it.
+    pub image: Option<askdesk_core::Image>,
 }
+
+/// The longest side of a notification's image, in pixels.
+const IMAGE_SIDE: u32 = 256;
 
 /// The label of the action that holds a rule's deadline.
 const HOLD_LABEL: &str = "Hold";
@@ -138,12 +145,18 @@ pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
             in_words(left)
         ));
     }
+    let image = first
+        .images
+        .first()
+        .or_else(|| first.options.iter().find_map(|o| o.images.first()))
+        .cloned();
     Spec {
         request: request.id,
         title: format!("{} asks", isolate(who)),
         body,
         choices,
         hold: deadline.is_some(),
+        image,
     }
 }
 
@@ -644,6 +657,18 @@ fn build(spec: &Spec) -> Notification {
     }
     if spec.hold {
         notification.action(&hold_key(spec.request), HOLD_LABEL);
+    }
+    let pixels = spec
+        .image
+        .as_ref()
+        .and_then(|image| askdesk_image::thumbnail_rgba(image, IMAGE_SIDE));
+    if let Some((width, height, rgba)) = pixels {
+        match notify_rust::Image::from_rgba(width as i32, height as i32, rgba) {
+            Ok(image) => {
+                notification.image_data(image);
+            }
+            Err(error) => tracing::debug!(%error, "the notification's image was left out"),
+        }
     }
     notification
 }

@@ -329,6 +329,9 @@ fn build(
         .inner_size(1100.0, 760.0)
         .min_inner_size(640.0, 420.0)
         .visible(false)
+        // A file dropped on the window reaches the page's own drop event (a picture dropped into
+        // an answer, made safe by `attach_image`); the page ignores any other drop.
+        .disable_drag_drop_handler()
         // The page never navigates: links open in the system browser through `open_link`.
         .on_navigation(|url| url.scheme() == "tauri" || url.host_str() == Some("tauri.localhost"))
         .on_page_load(|_, payload| tracing::debug!(event = ?payload.event(), "page load"))

@@ -1,12 +1,17 @@
-"""askdesk desktop tests: images attached to a question and its options (protocol 1.4).
+"""askdesk desktop tests: images attached to a question and its options (protocol 1.4), and the
+pictures the person answers with.
 
-Shown inline as data: URLs of the PNGs the broker re-encoded, enlarged on a click.
+Shown inline as data: URLs of the PNGs the broker re-encoded, enlarged on a click. A picture pasted or
+dropped into Other or a plan's feedback is re-encoded by the backend before it shows, and goes with the
+answer; a refused one names its limit and keeps what was typed.
 """
 import base64
+import re
 import struct
 import zlib
 
 from harness import answer_of
+import samples
 
 GIF_1X1 = "R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="
 
@@ -69,3 +74,145 @@ def test_a_question_shows_its_images_and_enlarges_one(ctx):
     page.click(ctx.option("layout", "Top bar"))
     page.click(page.find("#submit"))
     assert answer_of(outcome()) == {"answers": [{"id": "layout", "selected": ["Top bar"]}]}
+
+
+# Two screenshots of the same page compared by eye.
+SCREENS = {
+    "id": "screens", "header": "Layout", "question": "Which of these two screens should ship?",
+    "detail": "The left one keeps the old toolbar; the right one moves it into the sidebar.",
+    "images": [png(240, 150, (70, 130, 220)), png(240, 150, (230, 160, 60))],
+    "options": [{"label": "Left (Recommended)"}, {"label": "Right"}],
+}
+
+
+def notify_hints(log, summary):
+    """The hint names of the last Notify call whose summary is `summary` (None when there is none)."""
+    hints = None
+    for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
+        head = block.split("\n", 1)[0]
+        if head.startswith("method call") and "member=Notify" in head:
+            strings = re.findall(r'^\s+string "(.*)"$', block, re.M)
+            if len(strings) >= 3 and strings[2] == summary:
+                hints = re.findall(r'^\s+dict entry\(\n\s+string "([a-z-]+)"', block, re.M)
+    return hints
+
+
+def test_a_question_with_two_images_shows_both(ctx):
+    _, _, outcome = ctx.ask([SCREENS], agent="coder")
+    ctx.show("screens")
+    page = ctx.page
+    # Its notification carries the first image as the image-data hint (dunst shows it). The bus log prints
+    # the hint's pixels byte by byte, so it may trail the call by a while on a loaded machine.
+    ctx.notification_id("claude-code asks", timeout=60)
+    hints = notify_hints(ctx.bus_log(), "claude-code asks")
+    assert "image-data" in hints, hints
+    thumbs = "[...document.querySelectorAll('[data-qid=\"screens\"] > .image-strip .image-thumb img')]"
+    page.until(f"return {thumbs}.length === 2 && {thumbs}.every((i) => i.complete && i.naturalWidth === 240)",
+               message="the two images never loaded")
+    ctx.shot("dialog-two-images", top=True)
+    page.click(ctx.option("screens", "Right"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "screens", "selected": ["Right"]}]}
+
+
+def give_picture(page, selector, picture, how):
+    """Pastes (`how` 'paste') or drops ('drop') a file holding `picture` (base64) into the element: the events
+    a clipboard or a file manager would send, with a DataTransfer holding the file."""
+    page.js(
+        "const bytes = Uint8Array.from(atob(arguments[1]), (c) => c.charCodeAt(0));"
+        "const transfer = new DataTransfer();"
+        "transfer.items.add(new File([bytes], 'shot.png', {type: 'image/png'}));"
+        "const target = document.querySelector(arguments[0]);"
+        "target.focus();"
+        "const event = arguments[2] === 'paste'"
+        "  ? new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true})"
+        "  : new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true});"
+        "target.dispatchEvent(event);", selector, picture, how)
+
+
+OTHER = '[data-qid="layout"] .other-input'
+ATTACHED = "[...document.querySelectorAll('.answer-pictures .image-thumb img')]"
+
+
+def test_a_picture_pasted_into_other_goes_with_the_answer(ctx):
+    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
+    ctx.show("layout")
+    page = ctx.page
+    page.type(page.find(OTHER), "Like this, but narrower")
+    give_picture(page, OTHER, png(300, 180, (200, 60, 90))["data"], "paste")
+    page.until(f"return {ATTACHED}.length === 1 && {ATTACHED}[0].naturalWidth === 300",
+               message="the pasted picture never showed")
+    # The picture chose Other, and the text typed is as it was.
+    assert page.js("return document.querySelector('[data-qid=\"layout\"] .other-choice').checked") is True
+    assert page.js(f"return document.querySelector('{OTHER}').value") == "Like this, but narrower"
+    ctx.shot("answer-picture", scroll_to='[data-qid="layout"] .option.other')
+    page.click(page.find("#submit"))
+    (item,) = answer_of(outcome())["answers"]
+    assert (item["id"], item["selected"], item["custom"]) == ("layout", [], "Like this, but narrower")
+    (image,) = item["images"]
+    assert image["mime"] == "image/png"
+    assert base64.b64decode(image["data"]).startswith(b"\x89PNG\r\n\x1a\n")
+    # History keeps the picture with the answer.
+    page.click(page.find("#nav-history"))
+    page.until("const img = document.querySelector('.history-item dd .image-strip img');"
+               " return Boolean(img && img.complete && img.naturalWidth === 300)",
+               message="History does not show the answer's picture")
+    page.click(page.find("#nav-queue"))
+
+
+def test_a_removed_picture_is_not_sent(ctx):
+    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
+    ctx.show("layout")
+    page = ctx.page
+    give_picture(page, OTHER, png(20, 20, (0, 0, 0))["data"], "paste")
+    give_picture(page, OTHER, png(30, 30, (0, 0, 0))["data"], "paste")
+    page.until(f"return {ATTACHED}.length === 2", message="the two pictures never showed")
+    page.click(page.find('.answer-pictures .picture-remove'))
+    page.until(f"return {ATTACHED}.length === 1 && {ATTACHED}[0].naturalWidth === 30",
+               message="the first picture was not removed")
+    page.click(page.find("#submit"))
+    (item,) = answer_of(outcome())["answers"]
+    assert "custom" not in item and len(item["images"]) == 1, item
+
+
+# A PNG whose header claims 9000×9000 pixels, and one cut short.
+PNG_9000 = "iVBORw0KGgoAAAANSUhEUgAAIygAACMoCAYAAABt1XK6AAAAAElEQVQ1rwYeAAAAAElFTkSuQmCC"
+REFUSED = "document.querySelector('.picture-refused')"
+
+
+def test_a_refused_picture_names_its_limit_and_keeps_the_text(ctx):
+    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
+    ctx.show("layout")
+    page = ctx.page
+    page.type(page.find(OTHER), "kept")
+    give_picture(page, OTHER, PNG_9000, "paste")
+    page.until(f"return !{REFUSED}.hidden", message="the oversized picture was not refused")
+    assert page.js(f"return {REFUSED}.textContent") == (
+        "This picture is not attached: an image of 9000×9000 pixels is over the limit of 8192 pixels a side "
+        "(image-side)")
+    cut = base64.b64encode(base64.b64decode(png(40, 40, (1, 2, 3))["data"])[:-20]).decode()
+    give_picture(page, OTHER, cut, "drop")
+    page.until(f"return {REFUSED}.textContent.includes('a malformed image/png')",
+               message="the malformed picture was not refused")
+    assert page.js(f"return {ATTACHED}.length") == 0
+    assert page.js(f"return document.querySelector('{OTHER}').value") == "kept"
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "layout", "selected": [], "custom": "kept"}]}
+
+
+FEEDBACK = '[data-qid="plan"] .plan-feedback'
+
+
+def test_a_picture_dropped_into_plan_feedback_is_sent_as_feedback(ctx):
+    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    ctx.show("plan")
+    page = ctx.page
+    give_picture(page, FEEDBACK, png(64, 48, (20, 120, 200))["data"], "drop")
+    page.until(f"return {ATTACHED}.length === 1 && {ATTACHED}[0].naturalWidth === 64",
+               message="the dropped picture never showed")
+    assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-sends').textContent") == \
+        "Sends: your feedback, instead of a choice"
+    page.click(page.find('[data-qid="plan"] .plan-send'))
+    (item,) = answer_of(outcome())["answers"]
+    assert (item["id"], item["selected"]) == ("plan", []), item
+    assert len(item["images"]) == 1 and item["images"][0]["mime"] == "image/png", item

@@ -381,6 +381,63 @@ async def a_refused_image_is_an_error_text(world):
 
 
 @case
+async def an_answers_picture_comes_back_as_image_content(world):
+    import base64
+    world.answerer.policy = lambda params: {"answers": [
+        {"id": "q", "selected": [], "custom": "like this",
+         "images": [{"mime": "image/gif", "data": GIF_1X1}]},
+    ]}
+
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [
+            {"id": "q", "question": "Which layout?", "options": [{"label": "A"}, {"label": "B"}]},
+        ]})
+
+    result = await session_call(world, run)
+    assert not result.is_error, result
+    text, image = result.content
+    answer = {"answers": [{"id": "q", "selected": [], "custom": "like this", "images": 1}]}
+    assert json.loads(text.text) == answer, result
+    assert result.structured_content == answer, result
+    # The broker re-encoded the answerer's GIF: the agent gets a PNG.
+    assert image.type == "image" and image.mime_type == "image/png", image
+    assert base64.b64decode(image.data).startswith(b"\x89PNG\r\n\x1a\n"), image
+
+
+@case
+async def plan_feedback_with_a_picture_comes_back_as_image_content(world):
+    world.answerer.policy = lambda params: {"answers": [
+        {"id": "plan", "selected": [], "custom": "move the button",
+         "images": [{"data": PNG_1X1}]},
+    ]}
+
+    async def run(session):
+        return await session.call_tool("review_plan", {"plan": "# Plan\n- one step\n"})
+
+    result = await session_call(world, run)
+    assert not result.is_error, result
+    text, image = result.content
+    assert text.text.endswith("move the button\n\nThe user attached a picture to the feedback: it follows."), text
+    assert image.type == "image" and image.mime_type == "image/png", image
+    assert result.structured_content["images"] == 1, result
+
+
+@case
+async def a_malformed_answer_picture_is_an_error_text(world):
+    world.answerer.policy = lambda params: {"answers": [
+        {"id": "q", "selected": [], "images": [{"data": "R0lGODlhAQAB"}]},
+    ]}
+
+    async def run(session):
+        return await session.call_tool("ask_user_question", {"questions": [{"id": "q", "question": "?"}]})
+
+    result = await session_call(world, run)
+    assert result.is_error, result
+    assert text_of(result).startswith(
+        "Error: the answerer sent a bad answer: answers[0].images[0]: a malformed image/gif"), result
+
+
+@case
 async def review_plan_rejected_with_feedback(world):
     world.answerer.policy = lambda params: {"answers": [
         {"id": params["questions"][0]["id"], "selected": [], "custom": "Split the backfill into batches."}]}

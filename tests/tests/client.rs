@@ -93,6 +93,7 @@ async fn ask_and_answer_through_the_client_library() {
             id: "q".into(),
             selected: vec!["No".into()],
             custom: None,
+            images: Vec::new(),
         }],
     };
     incoming_request.reply(Ok(Some(answer.clone()))).await;
@@ -272,6 +273,7 @@ async fn a_request_over_the_message_limit_is_refused_unsent_and_the_others_go_on
             id: "q".into(),
             selected: vec!["Yes".into()],
             custom: None,
+            images: Vec::new(),
         }],
     })))
     .await;

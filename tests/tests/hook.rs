@@ -195,6 +195,73 @@ async fn plan_feedback_denies_with_the_feedback() {
     );
 }
 
+/// A 1×1 GIF, as an answerer sends a picture the person gave; the broker re-encodes it as a PNG.
+const GIF_1X1: &str = "R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==";
+
+/// The plan prompt of `claude-plan`, asked from `project`.
+fn plan_prompt_in(project: &Path) -> String {
+    let mut input: Value = serde_json::from_str(&fixture("claude-plan")).unwrap();
+    input["cwd"] = json!(project);
+    input.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_feedback_with_a_picture_saves_it_under_the_project_and_names_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let hook = spawn_hook(&broker, "claude-code", &plan_prompt_in(project.path()), &[]);
+    let request = script.next_request().await;
+    let mut answer = one(&request["params"], &[], Some("Put the button here."));
+    answer["answers"][0]["images"] = json!([{ "mime": "image/gif", "data": GIF_1X1 }]);
+    script.reply(&request, answer).await;
+    let output = finish(hook).await;
+    let folder = project.path().join(".askdesk/attachments");
+    let saved: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let file = &saved[0];
+    assert!(std::fs::read(file)
+        .unwrap()
+        .starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert_eq!(
+        std::fs::metadata(file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(
+        std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    let message = format!(
+        "Put the button here.\n\n[The user attached a picture: {}]",
+        file.display()
+    );
+    assert_decision(
+        &output,
+        &json!({ "behavior": "deny", "message": message }).to_string(),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_picture_is_never_saved_through_a_link_out_of_the_project() {
+    let project = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), project.path().join(".askdesk")).unwrap();
+    let broker = Broker::start();
+    let script = answerer(&broker).await;
+    let hook = spawn_hook(&broker, "claude-code", &plan_prompt_in(project.path()), &[]);
+    let request = script.next_request().await;
+    let mut answer = one(&request["params"], &[], Some("Like this."));
+    answer["answers"][0]["images"] = json!([{ "data": GIF_1X1 }]);
+    script.reply(&request, answer).await;
+    let output = finish(hook).await;
+    assert_fell_open(&output, "the answer's picture cannot be saved");
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
 /// Claude Code 2.1.328 passes `{plan, planFilePath}` when the model wrote its plan file, and `{}`
 /// for a plan given only inline (recorded inputs). Without `plan`, the file is shown; the decision
 /// echoes the input as given either way.

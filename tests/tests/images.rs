@@ -1,6 +1,7 @@
 //! Images over the socket (protocol 1.4): a path read from the agent's `meta.cwd` reaches the
 //! answerer as a re-encoded PNG; a link out of that folder and a limit are refused before any
-//! answerer sees the request.
+//! answerer sees the request. An answerer's picture reaches the asker as a re-encoded PNG; a
+//! malformed or oversized one fails the ask `BAD_ANSWER`, naming it.
 
 use std::os::unix::fs::symlink;
 use std::time::Duration;
@@ -129,4 +130,71 @@ async fn too_many_images_is_image_limit_naming_it() {
         .next_incoming_within(Duration::from_millis(300))
         .await
         .is_none());
+}
+
+/// A PNG whose header claims 9000×9000 pixels, with no pixel data.
+const PNG_9000: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAIygAACMoCAYAAABt1XK6AAAAAElEQVQ1rwYeAAAAAElFTkSuQmCC";
+
+/// An ask of one question answered by the socket answerer with `custom` text and `images`: what
+/// the asker got.
+async fn answered_with(images: Value) -> Result<Value, askdesk_e2e::RpcError> {
+    let dir = tempfile::tempdir().unwrap();
+    let (_broker, answerer, asker, agent) = setup(dir.path()).await;
+    let id = asker
+        .start(
+            "user-questions/ask",
+            ask(
+                vec![q("layout", "Which layout?", &["A", "B"])],
+                Some(&agent),
+            ),
+        )
+        .await;
+    let request = answerer.next_request().await;
+    answerer
+        .reply(
+            &request,
+            json!({ "answers": [{ "id": "layout", "selected": [], "custom": "like this", "images": images }] }),
+        )
+        .await;
+    asker.wait(id).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answerers_picture_reaches_the_asker_as_a_png() {
+    let answer = answered_with(json!([{ "mime": "image/gif", "data": GIF_1X1 }]))
+        .await
+        .unwrap();
+    let item = &answer["answers"][0];
+    assert_eq!(item["custom"], "like this");
+    let image = &item["images"][0];
+    assert_eq!(image.as_object().unwrap().len(), 2, "{image}");
+    assert_eq!(image["mime"], "image/png");
+    assert!(
+        image["data"].as_str().unwrap().starts_with(PNG_START),
+        "{image}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_answer_picture_fails_the_ask_naming_it() {
+    let result = answered_with(json!([{ "data": "R0lGODlhAQAB" }])).await;
+    let error = expect_question_error(result, "BAD_ANSWER");
+    assert!(
+        error.message.starts_with(
+            "the answerer sent a bad answer: answers[0].images[0]: a malformed image/gif"
+        ),
+        "{error:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_answer_picture_fails_the_ask_naming_the_limit() {
+    let result = answered_with(json!([{ "mime": "image/png", "data": PNG_9000 }])).await;
+    let error = expect_question_error(result, "BAD_ANSWER");
+    assert_eq!(
+        error.message,
+        "the answerer sent a bad answer: answers[0].images[0]: an image of 9000×9000 pixels is over \
+         the limit of 8192 pixels a side (image-side)"
+    );
 }

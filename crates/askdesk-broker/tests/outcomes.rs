@@ -23,6 +23,7 @@ fn yes() -> Answer {
             id: "go".into(),
             selected: vec!["Yes".into()],
             custom: None,
+            images: Vec::new(),
         }],
     }
 }

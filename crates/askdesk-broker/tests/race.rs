@@ -29,6 +29,7 @@ fn choose(id: &str, label: &str) -> Answer {
             id: id.into(),
             selected: vec![label.into()],
             custom: None,
+            images: Vec::new(),
         }],
     }
 }

@@ -247,6 +247,7 @@ pub fn apply_policy(policy: Policy, questions: &[Question]) -> Reply {
             id: question.id.clone(),
             selected: vec![label.to_owned()],
             custom: None,
+            images: Vec::new(),
         },
         None => AnswerItem::skipped(&question.id),
     };
@@ -478,7 +479,8 @@ mod tests {
                 answers: vec![AnswerItem {
                     id: "a".into(),
                     selected: vec!["One".into()],
-                    custom: Some("x".into())
+                    custom: Some("x".into()),
+                    images: Vec::new(),
                 }]
             })
         );

@@ -79,7 +79,7 @@ fn main() {
     runtime.block_on(async {
         let service = Service::new(Config::default());
         let template = request();
-        let answer = Answer { answers: vec![AnswerItem { id: "cleanup".into(), selected: vec!["No".into()], custom: None }] };
+        let answer = Answer { answers: vec![AnswerItem { id: "cleanup".into(), selected: vec!["No".into()], custom: None, images: Vec::new(), }] };
         for answerer in [Arc::new(Delegates) as Arc<dyn Answerer>, Arc::new(Delegates), Arc::new(Claims(answer.clone()))] {
             let registration = AnswererRegistration { scope: Scope::All, prepend: false, label: None, group: None };
             service.register_answerer(registration, answerer).expect("registers");

@@ -41,6 +41,14 @@ pub trait ImageGate: Send + Sync + fmt::Debug {
         questions: Vec<Question>,
         agent: Option<AgentInfo>,
     ) -> std::pin::Pin<Box<dyn Future<Output = Result<Vec<Question>, UserQuestionError>> + Send>>;
+
+    /// `answer` with every image the person answered with made safe, or the error (`BAD_ANSWER`,
+    /// naming the image's field and the limit it hit) the ask fails with. Called only for an
+    /// answer that has images, after protocol 1.2's checks.
+    fn make_answer_safe(
+        &self,
+        answer: Answer,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<Answer, UserQuestionError>> + Send>>;
 }
 
 /// A batch of questions, optionally asked for a registered agent.
@@ -725,8 +733,41 @@ async fn admit_images(
     Ok(safe)
 }
 
-/// The waterfall of one dispatched request (protocol 4), after the checks of protocol 2 passed.
+/// One dispatched request settled: its waterfall walked, then the images of its answer made safe.
 async fn walk(
+    request: Arc<Request>,
+    chain: Arc<[Link]>,
+    guard: PendingGuard,
+    stops: Stops,
+) -> AskSettlement {
+    let gate = guard.inner.images.clone();
+    let settlement = walk_links(request, chain, guard, stops).await;
+    admit_answer_images(settlement, gate).await
+}
+
+/// The settlement with its answer's images made safe (protocol 1.4), or failed `BAD_ANSWER` when
+/// the gate refuses one or there is no gate: an image as an answerer sent it never reaches the
+/// asker, and the journal keeps what the asker got.
+async fn admit_answer_images(
+    mut settlement: AskSettlement,
+    gate: Option<Arc<dyn ImageGate>>,
+) -> AskSettlement {
+    let answer = match settlement.result {
+        Ok(answer) if answer.has_images() => answer,
+        result => {
+            settlement.result = result;
+            return settlement;
+        }
+    };
+    settlement.result = match gate {
+        Some(gate) => gate.make_answer_safe(answer).await.map_err(AskError::from),
+        None => Err(UserQuestionError::bad_answer("this broker takes no images").into()),
+    };
+    settlement
+}
+
+/// The waterfall of one dispatched request (protocol 4), after the checks of protocol 2 passed.
+async fn walk_links(
     request: Arc<Request>,
     chain: Arc<[Link]>,
     mut guard: PendingGuard,

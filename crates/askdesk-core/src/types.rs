@@ -146,6 +146,10 @@ pub struct AnswerItem {
     pub selected: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom: Option<String>,
+    /// Pictures the person answered with, beside `custom` (protocol 1.4, an askdesk extension):
+    /// made safe by the service like a question's before the asker gets them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 impl AnswerItem {
@@ -155,7 +159,15 @@ impl AnswerItem {
             id: id.into(),
             selected: Vec::new(),
             custom: None,
+            images: Vec::new(),
         }
+    }
+}
+
+impl Answer {
+    /// Whether any item of the answer carries an image.
+    pub fn has_images(&self) -> bool {
+        self.answers.iter().any(|item| !item.images.is_empty())
     }
 }
 

@@ -513,7 +513,7 @@ mod tests {
                     }
                     let custom = if custom { Some("note".to_owned()) } else { None };
                     if custom.is_some() && !q.multi_select { selected.clear(); }
-                    AnswerItem { id: q.id.clone(), selected, custom }
+                    AnswerItem { id: q.id.clone(), selected, custom, images: Vec::new() }
                 }).collect();
                 let n = items.len();
                 items.rotate_left(rotate % n);
@@ -531,6 +531,7 @@ mod tests {
                     id: q.id.clone(),
                     selected: if i == target { vec!["zzz-not-an-option".into()] } else { vec![] },
                     custom: None,
+                    images: Vec::new(),
                 }).collect();
                 let err = check_answer(&qs, Answer { answers: items }).unwrap_err();
                 prop_assert_eq!(err.code, ErrorCode::BadAnswer);

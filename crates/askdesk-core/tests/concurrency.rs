@@ -27,6 +27,7 @@ fn echo(request: &Request) -> Answer {
                 id: q.id.clone(),
                 selected: vec![],
                 custom: Some(format!("{}|{agent}", q.id)),
+                images: Vec::new(),
             })
             .collect(),
     }
@@ -157,11 +158,13 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
                     id: format!("q{i}"),
                     selected: vec![],
                     custom: Some(format!("q{i}|{agent}")),
+                    images: Vec::new(),
                 },
                 AnswerItem {
                     id: format!("extra-{i}"),
                     selected: vec![],
                     custom: Some(format!("extra-{i}|{agent}")),
+                    images: Vec::new(),
                 },
             ],
         };

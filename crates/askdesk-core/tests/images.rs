@@ -1,5 +1,6 @@
 //! Images in a request (protocol 1.4): made safe by the host's gate after the checks of protocol 2
-//! and before any answerer sees them; refused when there is no gate or the gate refuses.
+//! and before any answerer sees them; refused when there is no gate or the gate refuses. The
+//! images of an answer: made safe by the gate before the asker gets them.
 
 mod common;
 
@@ -8,7 +9,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use askdesk_core::{
-    AgentInfo, Config, Image, ImageGate, Question, Scope, Service, UserQuestionError,
+    AgentInfo, Answer, Config, Decision, Image, ImageGate, Question, Scope, Service,
+    UserQuestionError,
 };
 use common::*;
 use tokio_util::sync::CancellationToken;
@@ -41,6 +43,28 @@ impl ImageGate for Fake {
                 };
             }
             Ok(questions)
+        })
+    }
+
+    fn make_answer_safe(
+        &self,
+        mut answer: Answer,
+    ) -> Pin<Box<dyn Future<Output = Result<Answer, UserQuestionError>> + Send>> {
+        let refuse = self.refuse;
+        Box::pin(async move {
+            if refuse {
+                return Err(UserQuestionError::bad_answer(
+                    "answers[0].images[0]: too big (image-bytes)",
+                ));
+            }
+            for image in answer.answers.iter_mut().flat_map(|a| a.images.iter_mut()) {
+                *image = Image {
+                    mime: Some(Image::SAFE_MIME.into()),
+                    data: Some("YW5zd2Vy".into()),
+                    path: None,
+                };
+            }
+            Ok(answer)
         })
     }
 }
@@ -160,5 +184,60 @@ async fn the_checks_of_protocol_2_come_before_the_images() {
         result,
         "BAD_INTENT",
         "question q declares intent plan-review without the detail it reviews",
+    );
+}
+
+/// Asks one plain question of a service whose one answerer answers it with a picture.
+async fn answered_with_a_picture(gate: Option<Fake>) -> askdesk_core::AskSettlement {
+    let service = service(gate);
+    let log = Log::default();
+    let (_id, mut holds) = register(&service, "a", Script::Hold, Scope::All, false, &log);
+    let ask = tokio::spawn(async move {
+        service
+            .ask_settled(
+                ask_request(vec![question("q")], None),
+                &CancellationToken::new(),
+            )
+            .await
+    });
+    let held = holds.next().await;
+    let mut answer = skipped(&held.request.questions);
+    answer.answers[0].custom = Some("like this".into());
+    answer.answers[0].images.push(Image {
+        data: Some("bm90IHlldCBzYWZl".into()),
+        ..Image::default()
+    });
+    held.responder.decide(Decision::Claim(answer)).unwrap();
+    ask.await.unwrap()
+}
+
+#[tokio::test]
+async fn the_asker_gets_the_answers_images_only_as_the_gate_made_them() {
+    let settled = answered_with_a_picture(Some(Fake { refuse: false })).await;
+    let answer = settled.result.unwrap();
+    assert_eq!(answer.answers[0].custom.as_deref(), Some("like this"));
+    assert_eq!(
+        answer.answers[0].images[0].data.as_deref(),
+        Some("YW5zd2Vy")
+    );
+}
+
+#[tokio::test]
+async fn an_answer_image_the_gate_refuses_fails_the_ask() {
+    let settled = answered_with_a_picture(Some(Fake { refuse: true })).await;
+    assert_question_error(
+        settled.result,
+        "BAD_ANSWER",
+        "the answerer sent a bad answer: answers[0].images[0]: too big (image-bytes)",
+    );
+}
+
+#[tokio::test]
+async fn without_a_gate_an_answer_image_fails_the_ask() {
+    let settled = answered_with_a_picture(None).await;
+    assert_question_error(
+        settled.result,
+        "BAD_ANSWER",
+        "the answerer sent a bad answer: this broker takes no images",
     );
 }

@@ -19,6 +19,7 @@ fn yes(id: &str) -> Answer {
             id: id.into(),
             selected: vec!["Yes".into()],
             custom: None,
+            images: Vec::new(),
         }],
     }
 }

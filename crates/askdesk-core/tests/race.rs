@@ -19,6 +19,7 @@ fn choose(label: &str) -> Answer {
             id: "q".into(),
             selected: vec![label.into()],
             custom: None,
+            images: Vec::new(),
         }],
     }
 }

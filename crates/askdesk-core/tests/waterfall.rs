@@ -27,6 +27,7 @@ fn custom(id: &str, text: &str) -> Answer {
             id: id.into(),
             selected: vec![],
             custom: Some(text.into()),
+            images: Vec::new(),
         }],
     }
 }

@@ -26,6 +26,7 @@ fn typed() -> Answer {
             id: "q".into(),
             selected: vec![],
             custom: Some("half a thou".into()),
+            images: Vec::new(),
         }],
     }
 }

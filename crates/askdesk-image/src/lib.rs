@@ -16,7 +16,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::pin::Pin;
 
-use askdesk_core::{meta, AgentInfo, Image, ImageGate, Question, UserQuestionError};
+use askdesk_core::{meta, AgentInfo, Answer, Image, ImageGate, Question, UserQuestionError};
 use base64::Engine as _;
 use image::codecs::png::PngEncoder;
 use image::{ExtendedColorType, ImageEncoder, ImageFormat, ImageReader};
@@ -84,6 +84,19 @@ impl Refusal {
             Refusal::Limit { problem, .. } => UserQuestionError::image_limit(field, problem),
             Refusal::Bad(problem) => UserQuestionError::bad_image(field, problem),
         }
+    }
+
+    /// What was wrong, as a person reads it: for a limit, ending with the limit's name.
+    pub fn problem(&self) -> &str {
+        match self {
+            Refusal::Limit { problem, .. } | Refusal::Bad(problem) => problem,
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.problem())
     }
 }
 
@@ -362,6 +375,70 @@ pub fn make_safe(
     Ok(questions)
 }
 
+/// One picture the person gives (pasted or dropped in the desk's dialog; standard base64), made
+/// safe as an answer's image is, so the page shows only a re-encoded PNG and a refusal names its
+/// limit at once. The broker checks the answer's images again, together, when it is sent.
+pub fn make_picture_safe(data: &str, limits: &Limits) -> Result<Image, Refusal> {
+    let image = Image {
+        data: Some(data.to_owned()),
+        ..Image::default()
+    };
+    make_one_safe(&image, None, limits, &mut Budget::default())
+}
+
+/// An image the broker made safe, scaled to fit `max_side` pixels a side (never enlarged), as
+/// width, height and RGBA pixels: for a notification's `image-data` hint. `None` for anything but
+/// a safe PNG.
+pub fn thumbnail_rgba(image: &Image, max_side: u32) -> Option<(u32, u32, Vec<u8>)> {
+    let png = safe_png(image).ok()?;
+    let decoded = image::load_from_memory_with_format(&png, ImageFormat::Png).ok()?;
+    let small = if decoded.width().max(decoded.height()) > max_side {
+        decoded.thumbnail(max_side, max_side)
+    } else {
+        decoded
+    };
+    let rgba = small.into_rgba8();
+    Some((rgba.width(), rgba.height(), rgba.into_raw()))
+}
+
+/// The PNG bytes of an image the broker made safe (`image/png` base64 `data`), to write to a file;
+/// anything else is refused.
+pub fn safe_png(image: &Image) -> Result<Vec<u8>, Refusal> {
+    let data = match (&image.mime, &image.data, &image.path) {
+        (Some(mime), Some(data), None) if mime == Image::SAFE_MIME => data,
+        _ => return Err(Refusal::Bad("not an image the broker made safe".into())),
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|error| Refusal::Bad(format!("data is not base64: {error}")))?;
+    match image::guess_format(&bytes) {
+        Ok(ImageFormat::Png) => Ok(bytes),
+        _ => Err(Refusal::Bad("not a PNG".into())),
+    }
+}
+
+/// Every image of an answer made safe (a re-encoded PNG as `data`), in item order, under the same
+/// [`Limits`] as a request's; or `BAD_ANSWER` naming the first refused one's field
+/// (`answers[0].images[1]`) and, for a limit, the limit. An answer's image gives `data`: a `path`
+/// is never read, since the answerer's files are not the asker's.
+pub fn make_answer_safe(mut answer: Answer, limits: &Limits) -> Result<Answer, UserQuestionError> {
+    let mut budget = Budget::default();
+    for (i, item) in answer.answers.iter_mut().enumerate() {
+        for (k, image) in item.images.iter_mut().enumerate() {
+            let refused = |refusal: Refusal| {
+                UserQuestionError::bad_answer(format_args!("answers[{i}].images[{k}]: {refusal}"))
+            };
+            if image.path.is_some() {
+                return Err(refused(Refusal::Bad(
+                    "an answer's image gives data; a path is never read".into(),
+                )));
+            }
+            *image = make_one_safe(image, None, limits, &mut budget).map_err(refused)?;
+        }
+    }
+    Ok(answer)
+}
+
 /// The [`ImageGate`] the brokers use: [`make_safe`] on a blocking thread, with paths read from
 /// the asking agent's `meta.cwd`.
 #[derive(Debug, Default)]
@@ -387,6 +464,22 @@ impl ImageGate for Gate {
                     Err(UserQuestionError::bad_image(
                         "questions",
                         "the images could not be processed",
+                    ))
+                })
+        })
+    }
+
+    fn make_answer_safe(
+        &self,
+        answer: Answer,
+    ) -> Pin<Box<dyn Future<Output = Result<Answer, UserQuestionError>> + Send>> {
+        let limits = self.limits;
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || make_answer_safe(answer, &limits))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(UserQuestionError::bad_answer(
+                        "the answer's images could not be processed",
                     ))
                 })
         })

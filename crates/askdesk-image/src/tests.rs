@@ -419,3 +419,95 @@ async fn the_gate_reads_paths_from_the_agents_cwd() {
         .unwrap();
     decoded_png(&safe[0].images[0]);
 }
+
+fn answered_with(images: Vec<Image>) -> Answer {
+    let mut item = askdesk_core::AnswerItem::skipped("q");
+    item.custom = Some("like this".into());
+    item.images = images;
+    Answer {
+        answers: vec![item],
+    }
+}
+
+#[test]
+fn an_answers_image_comes_out_as_a_png() {
+    let answer = answered_with(vec![data(&encoded(ImageFormat::WebP, 4, 6))]);
+    let safe = make_answer_safe(answer, &Limits::default()).unwrap();
+    let png = decoded_png(&safe.answers[0].images[0]);
+    assert_eq!((png.width(), png.height()), (4, 6));
+    assert_eq!(safe.answers[0].custom.as_deref(), Some("like this"));
+}
+
+#[test]
+fn a_malformed_answer_image_is_a_bad_answer_naming_its_field() {
+    let mut png = encoded(ImageFormat::Png, 8, 8);
+    png.truncate(png.len() - 20);
+    let error = make_answer_safe(answered_with(vec![data(&png)]), &Limits::default()).unwrap_err();
+    assert_eq!(error.code, ErrorCode::BadAnswer);
+    assert!(
+        error.message.starts_with(
+            "the answerer sent a bad answer: answers[0].images[0]: a malformed image/png"
+        ),
+        "{}",
+        error.message
+    );
+}
+
+#[test]
+fn an_oversized_answer_image_is_a_bad_answer_naming_the_limit() {
+    let png = encoded(ImageFormat::Png, 16, 16);
+    let limits = Limits {
+        image_bytes: png.len() - 1,
+        ..Limits::default()
+    };
+    let error = make_answer_safe(answered_with(vec![data(&png)]), &limits).unwrap_err();
+    assert_eq!(error.code, ErrorCode::BadAnswer);
+    assert!(
+        error.message.ends_with("(image-bytes)"),
+        "{}",
+        error.message
+    );
+    // The answer's images together count against the request limits too.
+    let limits = Limits {
+        images: 1,
+        ..Limits::default()
+    };
+    let two = answered_with(vec![data(&png), data(&png)]);
+    let error = make_answer_safe(two, &limits).unwrap_err();
+    assert!(
+        error
+            .message
+            .starts_with("the answerer sent a bad answer: answers[0].images[1]: image number 2"),
+        "{}",
+        error.message
+    );
+}
+
+#[test]
+fn an_answers_image_path_is_never_read() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("shot.png");
+    fs::write(&file, encoded(ImageFormat::Png, 2, 2)).unwrap();
+    let error = make_answer_safe(answered_with(vec![path(&file)]), &Limits::default()).unwrap_err();
+    assert_eq!(error.code, ErrorCode::BadAnswer);
+    assert!(
+        error.message.contains("a path is never read"),
+        "{}",
+        error.message
+    );
+}
+
+#[test]
+fn a_thumbnail_fits_its_side_and_keeps_the_shape() {
+    let safe =
+        make_picture_safe(&b64(&encoded(ImageFormat::Png, 40, 20)), &Limits::default()).unwrap();
+    let (width, height, rgba) = thumbnail_rgba(&safe, 10).unwrap();
+    assert_eq!((width, height, rgba.len()), (10, 5, 10 * 5 * 4));
+    let (width, height, _) = thumbnail_rgba(&safe, 100).unwrap();
+    assert_eq!((width, height), (40, 20));
+    // Only an image the broker made safe is drawn.
+    assert_eq!(
+        thumbnail_rgba(&data(&encoded(ImageFormat::Gif, 2, 2)), 10),
+        None
+    );
+}

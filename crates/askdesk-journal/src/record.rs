@@ -75,8 +75,9 @@ pub struct Record {
     /// what the person had chosen and typed so far, never sent (and not a valid answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draft: Option<Answer>,
-    /// How many attached images the record does not keep: a request's images are kept only
-    /// while they fit [`IMAGE_BUDGET`], so one request cannot push History out of the journal.
+    /// How many images the record does not keep: a request's images and its answer's are kept
+    /// only while they fit [`IMAGE_BUDGET`] together, so one request cannot push History out of
+    /// the journal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images_omitted: Option<usize>,
 }
@@ -85,44 +86,82 @@ pub struct Record {
 /// recorded without them, with their number in `imagesOmitted`.
 pub const IMAGE_BUDGET: usize = 1024 * 1024;
 
-/// The questions as a record keeps them: with their images when these fit [`IMAGE_BUDGET`], else
-/// without any, and how many were left out.
-fn kept(questions: &[Question]) -> (Cow<'_, [Question]>, Option<usize>) {
+/// What a record keeps of a request's questions and of the answers it carries: with every image
+/// while the images of all of them fit [`IMAGE_BUDGET`] together, else without any, and how many
+/// were left out.
+struct Kept<'a> {
+    questions: Cow<'a, [Question]>,
+    answer: Option<Cow<'a, Answer>>,
+    draft: Option<Cow<'a, Answer>>,
+    images_omitted: Option<usize>,
+}
+
+fn kept<'a>(
+    questions: &'a [Question],
+    answer: Option<&'a Answer>,
+    draft: Option<&'a Answer>,
+) -> Kept<'a> {
+    let answers = || answer.into_iter().chain(draft);
     let images = || {
-        questions.iter().flat_map(|q| {
-            q.images
-                .iter()
-                .chain(q.options.iter().flat_map(|o| &o.images))
-        })
+        questions
+            .iter()
+            .flat_map(|q| {
+                q.images
+                    .iter()
+                    .chain(q.options.iter().flat_map(|o| &o.images))
+            })
+            .chain(answers().flat_map(|a| a.answers.iter().flat_map(|item| &item.images)))
     };
     let bytes: usize = images()
         .map(|image| image.data.as_ref().map_or(0, String::len))
         .sum();
     if bytes <= IMAGE_BUDGET {
-        return (Cow::Borrowed(questions), None);
+        return Kept {
+            questions: Cow::Borrowed(questions),
+            answer: answer.map(Cow::Borrowed),
+            draft: draft.map(Cow::Borrowed),
+            images_omitted: None,
+        };
     }
     let count = images().count();
-    let mut stripped = questions.to_vec();
-    for question in &mut stripped {
-        question.images.clear();
-        for option in &mut question.options {
-            option.images.clear();
+    let stripped = |answer: &Answer| {
+        let mut answer = answer.clone();
+        for item in &mut answer.answers {
+            item.images.clear();
         }
+        Cow::Owned(answer)
+    };
+    Kept {
+        questions: Cow::Owned(askdesk_core::without_images(questions.to_vec())),
+        answer: answer.map(stripped),
+        draft: draft.map(stripped),
+        images_omitted: Some(count),
     }
-    (Cow::Owned(stripped), Some(count))
 }
 
 impl Record {
     /// The record of an answer that arrived after its request had settled (and was discarded).
-    pub fn late_answer(request: &Request, answer: Answer, answerer: Option<String>) -> Record {
-        let (questions, images_omitted) = kept(&request.questions);
+    ///
+    /// Its images are not kept (they count in `imagesOmitted`): the service makes safe only the
+    /// answer a request settles with, so these are as the answerer sent them.
+    pub fn late_answer(request: &Request, mut answer: Answer, answerer: Option<String>) -> Record {
+        let unsafe_images: usize = answer
+            .answers
+            .iter_mut()
+            .map(|item| std::mem::take(&mut item.images).len())
+            .sum();
+        let kept = kept(&request.questions, Some(&answer), None);
+        let images_omitted = match (kept.images_omitted, unsafe_images) {
+            (omitted, 0) => omitted,
+            (omitted, late) => Some(omitted.unwrap_or(0) + late),
+        };
         Record {
             asked_at: millis(request.asked_at),
             settled_at: millis(SystemTime::now()),
             agent: request.agent.clone(),
-            questions: questions.into_owned(),
+            questions: kept.questions.into_owned(),
             outcome: Outcome::LateAnswer,
-            answer: Some(answer),
+            answer: kept.answer.map(Cow::into_owned),
             error: None,
             answerer,
             draft: None,
@@ -150,18 +189,22 @@ impl Serialize for AskRecord {
         &self,
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error> {
-        let (questions, images_omitted) = kept(&self.request.questions);
+        let kept = kept(
+            &self.request.questions,
+            self.answer.as_ref(),
+            self.draft.as_ref(),
+        );
         RecordRef {
             asked_at: millis(self.request.asked_at),
             settled_at: self.settled_at,
             agent: self.request.agent.as_ref(),
-            questions: &questions,
+            questions: &kept.questions,
             outcome: self.outcome,
-            answer: self.answer.as_ref(),
+            answer: kept.answer.as_deref(),
             error: self.error.as_ref(),
             answerer: self.answerer.as_deref(),
-            draft: self.draft.as_ref(),
-            images_omitted,
+            draft: kept.draft.as_deref(),
+            images_omitted: kept.images_omitted,
         }
         .serialize(serializer)
     }
@@ -298,6 +341,69 @@ pub(crate) mod tests {
         );
         assert_eq!(late.images_omitted, Some(2));
         assert!(late.questions[0].images.is_empty());
+    }
+
+    #[test]
+    fn an_answers_image_is_kept_within_the_same_budget() {
+        let request = Arc::new(Request {
+            id: askdesk_core::RequestId(4),
+            questions: vec![serde_json::from_value(
+                serde_json::json!({"id": "q", "question": "Which layout?"}),
+            )
+            .unwrap()],
+            agent: None,
+            asked_at: UNIX_EPOCH,
+        });
+        let line = |bytes: usize| {
+            let answer = serde_json::from_value(serde_json::json!({"answers": [{
+                "id": "q", "selected": [], "custom": "like this",
+                "images": [{"mime": "image/png", "data": "A".repeat(bytes)}],
+            }]}))
+            .unwrap();
+            let ask = AskRecord {
+                request: request.clone(),
+                settled_at: 1,
+                outcome: Outcome::Answered,
+                answer: Some(answer),
+                error: None,
+                answerer: None,
+                draft: None,
+            };
+            let mut out = Vec::new();
+            Line::Ask(ask).write_to(&mut out);
+            serde_json::from_slice::<Record>(&out).unwrap()
+        };
+        let small = line(1000);
+        assert_eq!(small.images_omitted, None);
+        assert_eq!(small.answer.unwrap().answers[0].images.len(), 1);
+        let big = line(IMAGE_BUDGET + 1);
+        assert_eq!(big.images_omitted, Some(1));
+        let answer = big.answer.unwrap();
+        assert!(answer.answers[0].images.is_empty());
+        assert_eq!(answer.answers[0].custom.as_deref(), Some("like this"));
+    }
+
+    #[test]
+    fn a_late_answers_images_are_never_kept() {
+        let request = Request {
+            id: askdesk_core::RequestId(5),
+            questions: vec![serde_json::from_value(
+                serde_json::json!({"id": "q", "question": "Which layout?"}),
+            )
+            .unwrap()],
+            agent: None,
+            asked_at: UNIX_EPOCH,
+        };
+        let answer = serde_json::from_value(serde_json::json!({"answers": [{
+            "id": "q", "selected": [], "custom": "this",
+            "images": [{"mime": "image/png", "data": "iVBORw0KGgo="}],
+        }]}))
+        .unwrap();
+        let late = Record::late_answer(&request, answer, None);
+        let answer = late.answer.unwrap();
+        assert!(answer.answers[0].images.is_empty());
+        assert_eq!(answer.answers[0].custom.as_deref(), Some("this"));
+        assert_eq!(late.images_omitted, Some(1));
     }
 
     #[test]

@@ -192,6 +192,7 @@ mod tests {
                 id: "q".into(),
                 selected: vec![label.into()],
                 custom: None,
+                images: Vec::new(),
             }],
         }
     }

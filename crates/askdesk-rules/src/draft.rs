@@ -449,6 +449,7 @@ mod tests {
             id: id.into(),
             selected: labels.iter().map(|l| l.to_string()).collect(),
             custom: None,
+            images: Vec::new(),
         }
     }
 
@@ -457,6 +458,7 @@ mod tests {
             id: id.into(),
             selected: Vec::new(),
             custom: Some(text.into()),
+            images: Vec::new(),
         }
     }
 

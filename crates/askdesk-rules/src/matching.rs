@@ -350,6 +350,7 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
         id: question.id.clone(),
         selected: vec![label.to_owned()],
         custom: None,
+        images: Vec::new(),
     };
     match choice {
         Choice::Option(wanted) => {
@@ -375,6 +376,7 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
             id: question.id.clone(),
             selected: Vec::new(),
             custom: Some(text.clone()),
+            images: Vec::new(),
         }),
     }
 }

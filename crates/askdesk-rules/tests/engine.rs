@@ -111,6 +111,7 @@ fn answer(label: &str) -> Answer {
             id: "q".into(),
             selected: vec![label.into()],
             custom: None,
+            images: Vec::new(),
         }],
     }
 }

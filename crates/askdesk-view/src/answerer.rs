@@ -771,6 +771,7 @@ mod tests {
                     id: "q".into(),
                     selected: vec!["No".into()],
                     custom: None,
+                    images: Vec::new(),
                 }],
             }),
         };
@@ -949,11 +950,13 @@ mod tests {
                     id: "b".into(),
                     selected: vec![],
                     custom: Some("free".into()),
+                    images: Vec::new(),
                 },
                 AnswerItem {
                     id: "a".into(),
                     selected: vec!["Yes (Recommended)".into()],
                     custom: None,
+                    images: Vec::new(),
                 },
             ],
         };
@@ -1006,6 +1009,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec!["Yes".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         gui.submit(a, answer).unwrap();
@@ -1054,6 +1058,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec!["Maybe".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         assert!(
@@ -1114,6 +1119,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec!["Yes".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));
@@ -1151,6 +1157,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec!["No".into()],
                 custom: None,
+                images: Vec::new(),
             },
         );
         assert!(task.await.unwrap().is_ok());
@@ -1214,6 +1221,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec!["Yes".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         }
     }
@@ -1256,6 +1264,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec!["No".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         // Both before the broker's task runs again (this test's runtime has one thread).
@@ -1303,6 +1312,7 @@ mod tests {
                 id: "plan".into(),
                 selected: vec![],
                 custom: custom.map(str::to_owned),
+                images: Vec::new(),
             }],
         };
         let comment = |block: String, text: &str| CommentInput {
@@ -1398,6 +1408,7 @@ mod tests {
                 id: "plan".into(),
                 selected: vec![],
                 custom: Some("Split step 1.".into()),
+                images: Vec::new(),
             },
         );
         first.await.unwrap().unwrap();
@@ -1439,6 +1450,7 @@ mod tests {
                 id: "plan".into(),
                 selected: vec!["Approve".into(), "Keep planning".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         assert!(matches!(
@@ -1461,6 +1473,7 @@ mod tests {
                 id: "plan".into(),
                 selected: vec![],
                 custom: Some("Keep the JSON export.".into()),
+                images: Vec::new(),
             }],
         };
         gui.submit_review(queue[0].request, keep, comments).unwrap();
@@ -1503,6 +1516,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec![label.into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         gui.submit(queue[1].request, pick("Two")).unwrap();
@@ -1612,6 +1626,7 @@ mod tests {
                 id: "a".into(),
                 selected: vec!["Yes".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));

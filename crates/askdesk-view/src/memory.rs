@@ -166,6 +166,7 @@ mod tests {
                     id: "q".into(),
                     selected: selected.iter().map(|s| s.to_string()).collect(),
                     custom: None,
+                    images: Vec::new(),
                 }],
             }),
             error: None,

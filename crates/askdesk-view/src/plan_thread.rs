@@ -955,6 +955,7 @@ pub(crate) mod tests {
                     id: "plan".into(),
                     selected: vec![],
                     custom: Some(sent),
+                    images: Vec::new(),
                 }],
             },
         );
@@ -1128,6 +1129,7 @@ pub(crate) mod tests {
                 id: "plan".into(),
                 selected: selected.iter().map(|s| (*s).to_owned()).collect(),
                 custom: custom.map(str::to_owned),
+                images: Vec::new(),
             }],
         };
         assert_eq!(decision_of(&q, &item(&["Approve"], None)), "approved");

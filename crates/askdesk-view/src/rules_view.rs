@@ -338,6 +338,7 @@ mode = "off"
                 id: "q".into(),
                 selected: vec!["Yes".into()],
                 custom: None,
+                images: Vec::new(),
             }],
         };
         let shown = SuggestionView::new(&Proposal {

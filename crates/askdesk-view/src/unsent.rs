@@ -74,6 +74,7 @@ pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer>
                 id: question.id.clone(),
                 selected,
                 custom,
+                images: Vec::new(),
             })
         })
         .collect();

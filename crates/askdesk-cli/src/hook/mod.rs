@@ -5,6 +5,8 @@
 //!   decision JSON.
 //! - [`json`]: JSON that keeps its key order and numbers as written, for `tool_input` echoed
 //!   back in a decision.
+//! - [`attachments`]: the pictures a person answered with, saved under the project's folder and
+//!   named in the answer's text.
 //! - [`detail`]: the markdown that shows what a tool call will do (command, diff, URL, arguments).
 //! - [`settings`]: `askdesk hook install|uninstall`, the command line around the merge of our entry
 //!   into the client's settings (`askdesk_connect::hook`).
@@ -17,6 +19,7 @@
 //! on stderr, and the client shows its own prompt. Only a decision the human made is printed,
 //! and the `allow` of askdesk's own MCP question tools, which ask the human themselves.
 
+mod attachments;
 mod detail;
 mod json;
 pub mod parent;
@@ -206,6 +209,7 @@ async fn decision(
         }
         answer => answer.map_err(|error| explain(&error))?,
     };
+    let answer = attachments::save(answer, input.cwd.as_deref())?;
     let decision = prompt::decide(&input, &prompt, &answer).map_err(|none| none.0)?;
     Ok(decision.output())
 }

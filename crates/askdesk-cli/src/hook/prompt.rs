@@ -622,6 +622,7 @@ mod tests {
             id: "x".into(),
             selected: selected.iter().map(|s| s.to_string()).collect(),
             custom: custom.map(Into::into),
+            images: Vec::new(),
         }
     }
 

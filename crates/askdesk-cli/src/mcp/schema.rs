@@ -37,7 +37,9 @@ fn generate<T: JsonSchema>(contract: Contract) -> Arc<JsonObject> {
 }
 
 /// Rewrites what schemars emits for `Option<T>` into the portable form: `"type": ["string",
-/// "null"]` becomes `"type": "string"` and a `"default": null` goes, at every depth.
+/// "null"]` becomes `"type": "string"` and a `"default": null` goes, at every depth; so does the
+/// `"format": "uint"` (or `int32`, ...) it puts on an integer, a format JSON Schema does not
+/// define, which validators warn about.
 fn make_portable(value: &mut Value) {
     match value {
         Value::Object(object) => {
@@ -50,6 +52,13 @@ fn make_portable(value: &mut Value) {
             }
             if object.get("default") == Some(&Value::Null) {
                 object.remove("default");
+            }
+            let integer_format = object
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|format| format.starts_with("int") || format.starts_with("uint"));
+            if integer_format {
+                object.remove("format");
             }
             object.values_mut().for_each(make_portable);
         }

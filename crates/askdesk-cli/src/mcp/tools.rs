@@ -205,6 +205,10 @@ pub struct AnswerItemOutput {
     /// The user's free text, present only when the user wrote some.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub custom: Option<String>,
+    /// How many pictures the user answered this question with, present only when there are some:
+    /// they follow the text as image content, in question order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<usize>,
 }
 
 impl From<&Answer> for AnswerOutput {
@@ -218,15 +222,33 @@ impl From<&Answer> for AnswerOutput {
                          id,
                          selected,
                          custom,
+                         images,
                      }| AnswerItemOutput {
                         id: id.clone(),
                         selected: selected.clone(),
                         custom: custom.clone(),
+                        images: (!images.is_empty()).then_some(images.len()),
                     },
                 )
                 .collect(),
         }
     }
+}
+
+/// The pictures of an answer as MCP image content, in question order: each one a PNG the broker
+/// re-encoded (protocol 1.4).
+fn image_content(answer: &Answer) -> impl Iterator<Item = ContentBlock> + '_ {
+    answer
+        .answers
+        .iter()
+        .flat_map(|item| &item.images)
+        .filter_map(|image| {
+            let data = image.data.as_deref()?;
+            Some(ContentBlock::image(
+                data,
+                image.mime.as_deref().unwrap_or(Image::SAFE_MIME),
+            ))
+        })
 }
 
 /// The user's verdict on the plan. Clients that read structured content give the model this
@@ -240,6 +262,10 @@ pub struct PlanVerdict {
     /// What the user wrote, present only when the user wrote something.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
+    /// How many pictures the user gave with the feedback, present only when there are some:
+    /// they follow the text as image content.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<usize>,
 }
 
 impl From<&Answer> for PlanVerdict {
@@ -251,10 +277,12 @@ impl From<&Answer> for PlanVerdict {
             .map(str::trim)
             .filter(|f| !f.is_empty())
             .map(str::to_owned);
+        let images = item.map_or(0, |i| i.images.len());
         PlanVerdict {
             approved,
-            message: plan_verdict_text(approved, feedback.as_deref()),
+            message: plan_verdict_text(approved, feedback.as_deref(), images),
             feedback,
+            images: (images > 0).then_some(images),
         }
     }
 }
@@ -292,7 +320,7 @@ pub fn plan_question(args: ReviewPlanArgs) -> Question {
 
 /// The text of a `review_plan` result: plainly approved or not, what to do next, and the human's
 /// feedback.
-fn plan_verdict_text(approved: bool, feedback: Option<&str>) -> String {
+fn plan_verdict_text(approved: bool, feedback: Option<&str>, images: usize) -> String {
     let mut text = if approved {
         "The user APPROVED the plan. Go ahead and carry it out.".to_owned()
     } else {
@@ -309,28 +337,42 @@ fn plan_verdict_text(approved: bool, feedback: Option<&str>) -> String {
         }
         None => {}
     }
+    match images {
+        0 => {}
+        1 => text.push_str("\n\nThe user attached a picture to the feedback: it follows."),
+        n => text.push_str(&format!(
+            "\n\nThe user attached {n} pictures to the feedback: they follow."
+        )),
+    }
     text
 }
 
-/// The compact answer JSON `ask_user_question` returns (`custom` omitted when unused).
+/// The compact answer JSON `ask_user_question` returns (`custom` and `images` omitted when unused;
+/// the pictures themselves are image content, never base64 in the text).
 pub fn answer_text(answer: &Answer) -> String {
-    serde_json::to_string(answer).expect("an answer serializes")
+    serde_json::to_string(&AnswerOutput::from(answer)).expect("an answer serializes")
 }
 
-/// `ask_user_question`'s result: the answer JSON as text, and the same object as structured content.
+/// `ask_user_question`'s result: the answer JSON as text, then the pictures the user answered with
+/// as image content, and the same object as structured content.
 pub fn answer_result(answer: &Answer) -> CallToolResult {
     let structured =
         serde_json::to_value(AnswerOutput::from(answer)).expect("an answer serializes");
-    let mut result = CallToolResult::success(vec![ContentBlock::text(answer_text(answer))]);
+    let mut content = vec![ContentBlock::text(answer_text(answer))];
+    content.extend(image_content(answer));
+    let mut result = CallToolResult::success(content);
     result.structured_content = Some(structured);
     result
 }
 
-/// `review_plan`'s result: the verdict in words, and `{approved, message, feedback?}` (the same
-/// words in `message`) as structured content.
+/// `review_plan`'s result: the verdict in words, then the pictures given with the feedback as
+/// image content, and `{approved, message, feedback?, images?}` (the same words in `message`) as
+/// structured content.
 pub fn verdict_result(answer: &Answer) -> CallToolResult {
     let verdict = PlanVerdict::from(answer);
-    let mut result = CallToolResult::success(vec![ContentBlock::text(verdict.message.clone())]);
+    let mut content = vec![ContentBlock::text(verdict.message.clone())];
+    content.extend(image_content(answer));
+    let mut result = CallToolResult::success(content);
     result.structured_content = Some(serde_json::to_value(&verdict).expect("a verdict serializes"));
     result
 }
@@ -587,11 +629,13 @@ mod tests {
                     id: "cleanup".into(),
                     selected: vec!["Yes".into()],
                     custom: None,
+                    images: Vec::new(),
                 },
                 AnswerItem {
                     id: "n".into(),
                     selected: vec![],
                     custom: Some("later".into()),
+                    images: Vec::new(),
                 },
             ],
         }
@@ -621,6 +665,48 @@ mod tests {
     }
 
     #[test]
+    fn an_answers_pictures_follow_the_text_as_image_content() {
+        let mut answer = sample_answer();
+        answer.answers[1].images = vec![
+            Image {
+                mime: Some("image/png".into()),
+                data: Some("iVBORw0K".into()),
+                path: None,
+            };
+            2
+        ];
+        let text = r#"{"answers":[{"id":"cleanup","selected":["Yes"]},{"id":"n","selected":[],"custom":"later","images":2}]}"#;
+        let result = answer_result(&answer);
+        assert_eq!(result.content[0].as_text().unwrap().text, text);
+        assert_eq!(result.content.len(), 3);
+        for block in &result.content[1..] {
+            let image = block.as_image().expect("image content");
+            assert_eq!(
+                (image.data.as_str(), image.mime_type.as_str()),
+                ("iVBORw0K", "image/png")
+            );
+        }
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::from_str::<Value>(text).unwrap())
+        );
+        let mut feedback = Answer {
+            answers: vec![AnswerItem::skipped("plan")],
+        };
+        feedback.answers[0].custom = Some("like this".into());
+        feedback.answers[0].images = answer.answers[1].images[..1].to_vec();
+        let verdict = verdict_result(&feedback);
+        let message = &verdict.content[0].as_text().unwrap().text;
+        assert!(
+            message
+                .ends_with("like this\n\nThe user attached a picture to the feedback: it follows."),
+            "{message}"
+        );
+        assert!(verdict.content[1].as_image().is_some());
+        assert_eq!(verdict.structured_content.unwrap()["images"], 1);
+    }
+
+    #[test]
     fn plan_reviews_are_plain() {
         let question = plan_question(ReviewPlanArgs {
             plan: "# Plan\n- step".into(),
@@ -641,6 +727,7 @@ mod tests {
                 id: "plan".into(),
                 selected: selected.iter().map(|s| s.to_string()).collect(),
                 custom: custom.map(Into::into),
+                images: Vec::new(),
             }],
         };
         let approved = verdict_result(&answer(&["Approve"], None));

@@ -92,7 +92,8 @@ async fn a_signed_answer_is_yielded_with_its_device() {
             answers: vec![AnswerItem {
                 id: "go".into(),
                 selected: vec!["Yes (Recommended)".into()],
-                custom: None
+                custom: None,
+                images: Vec::new(),
             }]
         })
     );

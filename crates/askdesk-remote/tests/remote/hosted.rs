@@ -96,6 +96,7 @@ fn chose_yes() -> Answer {
             id: "go".into(),
             selected: vec!["Yes (Recommended)".into()],
             custom: None,
+            images: Vec::new(),
         }],
     }
 }
