@@ -1,0 +1,1 @@
+# The page's words (ui/*.js and ui/index.html).

@@ -1,0 +1,1 @@
+# 页面用语（ui/*.js 与 ui/index.html）。
