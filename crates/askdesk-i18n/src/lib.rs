@@ -255,7 +255,14 @@ mod tests {
 
     #[test]
     fn chinese_in_any_simplified_form_finds_the_chinese_catalogue() {
-        for name in ["zh_CN.UTF-8", "zh-CN", "zh", "zh-Hans", "zh_SG.UTF-8", "zh-Hans-CN"] {
+        for name in [
+            "zh_CN.UTF-8",
+            "zh-CN",
+            "zh",
+            "zh-Hans",
+            "zh_SG.UTF-8",
+            "zh-Hans-CN",
+        ] {
             assert_eq!(negotiate(Some(name)), "zh-CN", "{name}");
         }
     }

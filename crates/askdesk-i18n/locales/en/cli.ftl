@@ -35,6 +35,10 @@ status-request = { $agent }  { $questions ->
        *[other] { $questions } questions
     }  waiting { $age }
 status-held-by = { " " } held by { $holder }
+# How long a request has waited: "59s", "1m 0s", "2h 5m".
+age-seconds = { $seconds }s
+age-minutes = { $minutes }m { $seconds }s
+age-hours = { $hours }h { $minutes }m
 
 ## askdesk devices
 
@@ -64,6 +68,8 @@ remote-paired = paired "{ $name }"
 
 ## askdesk hook install / uninstall
 
+# The hook could not get a decision: the agent's client asks the person itself.
+hook-fell-back = askdesk hook: { $reason }; { $client } shows its own prompt instead
 hook-merge-into = Merge this into { $path }:
 hook-installed-already = The askdesk hook for { $client } is installed in { $path } already; nothing changed.
 hook-installed = Installed the askdesk hook for { $client } in { $path } (PermissionRequest, matcher { $matcher }, timeout { $timeout } s).
@@ -97,6 +103,14 @@ rules-applies = { " " } applies to { $hits ->
     }; settled { $acted } itself; agrees with you on { $agreed }, differs on { $differed }
 rules-differs-rule = { "    " }rule: { $verdict }
 rules-differs-you = { "    " }you:  { $settled }
+rules-verdict-answer = answer { $answer }
+rules-verdict-deny = deny ({ $message })
+rules-verdict-dismiss = dismiss ({ $message })
+rules-verdict-ask = ask you
+rules-settled-answered = answered { $answer }
+rules-settled-dismissed = dismissed
+rules-settled-failed = failed ({ $code })
+rules-settled-withdrawn = withdrawn
 rules-unmatched = no rule applies to { $unmatched ->
         [one] { $unmatched } request
        *[other] { $unmatched } requests

@@ -30,6 +30,9 @@ status-pending = 等待中的请求：{ $count }
 status-no-agent = 无代理
 status-request = { $agent }  { $questions } 个问题  已等待 { $age }
 status-held-by = { " " } 由 { $holder } 持有
+age-seconds = { $seconds } 秒
+age-minutes = { $minutes } 分 { $seconds } 秒
+age-hours = { $hours } 小时 { $minutes } 分
 
 ## askdesk devices
 
@@ -59,6 +62,7 @@ remote-paired = 已配对“{ $name }”
 
 ## askdesk hook install / uninstall
 
+hook-fell-back = askdesk hook：{ $reason }；改由 { $client } 显示它自己的提示
 hook-merge-into = 请把以下内容合并到 { $path }：
 hook-installed-already = { $client } 的 askdesk 钩子已安装在 { $path } 中，没有任何改动。
 hook-installed = 已在 { $path } 中为 { $client } 安装 askdesk 钩子（PermissionRequest，匹配 { $matcher }，超时 { $timeout } 秒）。
@@ -86,4 +90,12 @@ rules-rule = 规则 { $name }（{ $mode }，第 { $line } 行）：{ $action }
 rules-applies = { " " } 适用于 { $hits } 个请求；自行处理 { $acted } 个；与你一致 { $agreed } 个，不同 { $differed } 个
 rules-differs-rule = { "    " }规则：{ $verdict }
 rules-differs-you = { "    " }你：  { $settled }
+rules-verdict-answer = 回答 { $answer }
+rules-verdict-deny = 拒绝（{ $message }）
+rules-verdict-dismiss = 驳回（{ $message }）
+rules-verdict-ask = 询问你
+rules-settled-answered = 已回答 { $answer }
+rules-settled-dismissed = 已驳回
+rules-settled-failed = 失败（{ $code }）
+rules-settled-withdrawn = 已撤回
 rules-unmatched = 没有规则适用的请求：{ $unmatched } 个
