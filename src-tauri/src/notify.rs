@@ -23,6 +23,7 @@ use std::time::{Duration, SystemTime};
 
 use askdesk_core::meta::display_name;
 use askdesk_core::{Request, RequestId};
+use askdesk_i18n::t;
 use askdesk_rules::Deadline;
 use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
@@ -57,9 +58,8 @@ pub struct Spec {
     pub hold: bool,
 }
 
-/// The key and label of the action that holds a rule's deadline.
+/// The key of the action that holds a rule's deadline (its label is `notify-hold`).
 const HOLD_KEY: &str = "hold";
-const HOLD_LABEL: &str = "Hold";
 
 /// The most options a notification offers as buttons; more would not fit most desktops.
 pub const MAX_CHOICES: usize = 3;
@@ -93,10 +93,8 @@ pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
     let mut body = isolate(&body);
     let more = request.questions.len() - 1;
     if more > 0 {
-        body.push_str(&format!(
-            "\n(+{more} more question{})",
-            if more == 1 { "" } else { "s" }
-        ));
+        body.push('\n');
+        body.push_str(&t!("notify-more", more = more));
     }
     // A question whose `detail` says what is at stake (a hook's command, a diff) gets no buttons:
     // answering from the notification would decide without seeing it.
@@ -121,16 +119,17 @@ pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
             .at
             .duration_since(SystemTime::now())
             .unwrap_or_default();
-        body.push_str(&format!(
-            "\nRule “{}” will {} in {} unless you answer.",
-            isolate(&deadline.rule),
-            isolate(&deadline.action),
-            in_words(left)
+        body.push('\n');
+        body.push_str(&t!(
+            "notify-rule-will",
+            rule = isolate(&deadline.rule),
+            action = isolate(&deadline.action),
+            left = in_words(left)
         ));
     }
     Spec {
         request: request.id,
-        title: format!("{} asks", isolate(who)),
+        title: t!("notify-asks", agent = isolate(who)),
         body,
         choices,
         hold: deadline.is_some(),
@@ -142,10 +141,10 @@ fn in_words(left: Duration) -> String {
     let seconds = left.as_secs_f64().round() as u64;
     let minutes = seconds.div_ceil(60);
     match (seconds, minutes) {
-        (s, _) if s < 60 => format!("{s} s"),
-        (_, m) if m < 60 => format!("{m} min"),
-        (_, m) if m % 60 == 0 => format!("{} h", m / 60),
-        (_, m) => format!("{} h {} min", m / 60, m % 60),
+        (s, _) if s < 60 => t!("notify-seconds", seconds = s),
+        (_, m) if m < 60 => t!("notify-minutes", minutes = m),
+        (_, m) if m % 60 == 0 => t!("notify-hours", hours = m / 60),
+        (_, m) => t!("notify-hours-minutes", hours = m / 60, minutes = m % 60),
     }
 }
 
@@ -313,7 +312,7 @@ fn show_note(
         .body(&escape_markup(&spec.body))
         .icon("dialog-information")
         .timeout(Timeout::Never)
-        .action("default", "Open");
+        .action("default", &t!("notify-open"));
     let handle = match notification.show() {
         Ok(handle) => handle,
         Err(error) => {
@@ -472,12 +471,12 @@ fn build(spec: &Spec) -> Notification {
         .body(&escape_markup(&spec.body))
         .icon("dialog-question")
         .timeout(Timeout::Never)
-        .action("default", "Open");
+        .action("default", &t!("notify-open"));
     for (index, label) in spec.choices.iter().enumerate() {
         notification.action(&choice_key(index), label);
     }
     if spec.hold {
-        notification.action(HOLD_KEY, HOLD_LABEL);
+        notification.action(HOLD_KEY, &t!("notify-hold"));
     }
     notification
 }
