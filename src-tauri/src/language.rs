@@ -36,6 +36,8 @@ pub struct CatalogueView {
     language: &'static str,
     /// What the person chose; `None` follows the system.
     chosen: Option<&'static str>,
+    /// The language the system (or `ASKDESK_LANG`) gives, which "System" in the choice stands for.
+    system: &'static str,
     /// Whether `ASKDESK_LANG` decides, whatever is chosen.
     overridden: bool,
     /// The page's messages in `language`, then in English.
@@ -50,6 +52,7 @@ fn view(prefs: &Preferences) -> CatalogueView {
     CatalogueView {
         language,
         chosen: prefs.get().language.map(|l| l.0),
+        system: askdesk_i18n::choose(None),
         overridden: std::env::var(askdesk_i18n::OVERRIDE).is_ok_and(|v| !v.trim().is_empty()),
         source: page(language),
         fallback: page(askdesk_i18n::DEFAULT),

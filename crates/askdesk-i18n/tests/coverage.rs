@@ -320,3 +320,179 @@ fn the_cli_scanner_sees_words_in_every_printing_macro() {
     );
     assert!(!has_words("{}\\n{rule}\\n{you}"));
 }
+
+/// The page's modules not converted yet: their words are still English literals.
+const PAGE_NOT_YET: &[&str] = &[
+    "connect.js",
+    "devices.js",
+    "history.js",
+    "images.js",
+    "plan.js",
+    "rule_preview.js",
+    "rules.js",
+];
+
+/// Literal text on the page outside the catalogues, each with why: (file, the text).
+const PAGE_ALLOWED: &[(&str, &str)] = &[
+    // Said when the page cannot reach the backend, which is where the catalogue comes from.
+    (
+        "app.js",
+        "The askdesk backend is not reachable from this page.",
+    ),
+    // A console message for whoever debugs the page, not for the person.
+    ("l10n.js", "askdesk: ${} catalogue:"),
+];
+
+/// The names of keys (`KeyboardEvent.key`) and of elements the page compares with: not words.
+const NOT_WORDS: &[&str] = &[
+    "Tab",
+    "Shift",
+    "Control",
+    "Alt",
+    "Meta",
+    "Escape",
+    "Enter",
+    "Home",
+    "End",
+    "PageUp",
+    "PageDown",
+    "ArrowUp",
+    "ArrowDown",
+    "ArrowLeft",
+    "ArrowRight",
+];
+
+/// The string literals of a module's code (comments left out), template placeholders as `${}`.
+fn js_literals(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '/' && i > 0 && {
+            // A regular expression literal: after an operator or an opening bracket.
+            let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
+            matches!(
+                before,
+                Some('(' | ',' | '=' | ':' | '[' | '!' | '&' | '|' | '?' | '{' | ';')
+            )
+        } {
+            i += 1;
+            while i < chars.len() && chars[i] != '/' && chars[i] != '\n' {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if matches!(c, '\'' | '"' | '`') {
+            let mut literal = String::new();
+            let mut depth = 0;
+            i += 1;
+            while i < chars.len() && !(chars[i] == c && depth == 0) {
+                if chars[i] == '\\' {
+                    literal.push(chars[i]);
+                    i += 1;
+                } else if c == '`' && chars[i] == '$' && chars.get(i + 1) == Some(&'{') {
+                    if depth == 0 {
+                        literal.push_str("${}");
+                    }
+                    depth += 1;
+                    i += 1;
+                } else if c == '`' && depth > 0 && chars[i] == '}' {
+                    depth -= 1;
+                } else if c == '`' && depth > 0 && chars[i] == '{' {
+                    depth += 1;
+                } else if depth == 0 {
+                    literal.push(chars[i]);
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push(literal);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether a literal reads as words for a person: a capitalised word ("Skip", "Not sent: ${}"), or
+/// lower-case words ending a sentence ("just now.").
+fn reads_as_words(literal: &str) -> bool {
+    if NOT_WORDS.contains(&literal) {
+        return false;
+    }
+    let words: Vec<&str> = literal
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 2)
+        .collect();
+    let capitalised = words.iter().any(|w| {
+        let mut chars = w.chars();
+        chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase)
+    });
+    let sentence = words.len() >= 2
+        && literal.contains(' ')
+        && literal.trim_end().ends_with(['.', '…', '?', '!']);
+    capitalised || sentence
+}
+
+#[test]
+fn the_page_puts_no_words_outside_the_catalogues() {
+    let mut left = Vec::new();
+    for file in sources("ui", "js") {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        if PAGE_NOT_YET.contains(&name.as_str()) {
+            continue;
+        }
+        for literal in js_literals(&std::fs::read_to_string(&file).unwrap()) {
+            if reads_as_words(&literal)
+                && !PAGE_ALLOWED.contains(&(name.as_str(), literal.as_str()))
+            {
+                left.push(format!("{name}: {literal:?}"));
+            }
+        }
+    }
+    // The window's frame: every element with words of its own, or a title, label or placeholder,
+    // names its message.
+    let html = std::fs::read_to_string(root().join("ui/index.html")).unwrap();
+    let body = &html[html.find("<body>").unwrap()..];
+    for (n, tag) in body.split('<').enumerate().skip(1) {
+        let (open, text) = tag.split_once('>').unwrap_or((tag, ""));
+        let worded = text.trim().chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && text.trim() != "askdesk";
+        let attributes = ["title=", "aria-label=", "placeholder="]
+            .iter()
+            .any(|a| open.contains(a));
+        if !open.starts_with('/') && (worded || attributes) && !open.contains("data-l10n-id") {
+            left.push(format!("index.html, element {n}: <{open}>{}", text.trim()));
+        }
+    }
+    assert!(
+        left.is_empty(),
+        "on the page outside the catalogues:\n{}",
+        left.join("\n")
+    );
+}
+
+#[test]
+fn the_page_scanner_sees_words_and_not_code() {
+    let code = "h('span', { class: 'link skip' }, 'Skip this question'); // 'Not this'\n\
+        toast(`Not sent: ${(e && e.message) || e}`); if (e.key === 'Tab') x.replace(/\\s*(Recommended)$/, '');\n\
+        t('waited-days', { days }); h('b', {}, 'just now.');";
+    let words: Vec<String> = js_literals(code)
+        .into_iter()
+        .filter(|l| reads_as_words(l))
+        .collect();
+    assert_eq!(words, ["Skip this question", "Not sent: ${}", "just now."]);
+}
