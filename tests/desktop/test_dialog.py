@@ -559,6 +559,17 @@ def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text
         got = answer_of(outcome())
         assert got == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}, got
         ctx.wait_queue(0)
+        # The plan review too: its frame in Chinese, the plan as the agent wrote it.
+        _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+        ctx.show("plan")
+        assert page.text(page.find('[data-qid="plan"] .plan-kicker')) == "待审阅的计划"
+        assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-feedback').placeholder") == \
+            "需要改什么？你的反馈会代替选项发回给代理。"
+        ctx.shot("plan-review-zh-CN", top=True)
+        page.type(page.find('[data-qid="plan"] .plan-feedback'), "Keep the JSON export.")
+        page.click(page.find('[data-qid="plan"] .plan-send'))
+        assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
+        ctx.wait_queue(0)
     finally:
         _speak(page, "")
     assert page.js("return document.getElementById('submit').textContent") == "Submit"

@@ -53,6 +53,13 @@ fn expression_variables(expression: &ast::Expression<&str>, out: &mut BTreeSet<S
         ast::InlineExpression::VariableReference { id } => {
             out.insert(id.name.to_owned());
         }
+        ast::InlineExpression::FunctionReference { arguments, .. } => {
+            for argument in &arguments.positional {
+                if let ast::InlineExpression::VariableReference { id } = argument {
+                    out.insert(id.name.to_owned());
+                }
+            }
+        }
         ast::InlineExpression::Placeable { expression } => expression_variables(expression, out),
         _ => {}
     }
@@ -327,7 +334,6 @@ const PAGE_NOT_YET: &[&str] = &[
     "devices.js",
     "history.js",
     "images.js",
-    "plan.js",
     "rule_preview.js",
     "rules.js",
 ];

@@ -167,3 +167,125 @@ skipped-note = Skipped — the agent gets no answer to this one.
 kept-note = Your text is kept: clear it, or click Skip, to skip this question.
 choose-any = Choose any
 choose-one = Choose one
+
+## A plan review (ui/plan.js)
+
+plan-doc =
+    .aria-label = Plan. J and K move between blocks, C comments on the selected block.
+plan-comment-block = Comment on this block (C)
+plan-comment-selection = Comment on selection (C)
+plan-what-added = added
+plan-what-changed = changed
+plan-what-removed = removed
+plan-what-moved = moved
+plan-removed-title = Removed: { $path }
+plan-carried = Carried forward from your last review
+plan-edit = Edit
+plan-remove = Remove
+plan-edit-on = Edit comment on { $path }
+plan-remove-on = Remove comment on { $path }
+plan-outdated = Outdated
+plan-outdated-small = outdated
+plan-last-review = Last review
+plan-outdated-why = the block changed since this comment
+plan-carry = Carry forward
+plan-resolve = Resolve
+plan-comment-placeholder = Your comment on this part of the plan…
+plan-comment-on = Comment on { $path }
+plan-the-block = the block
+# Byte counts as digits alone: they name a limit to compare, not a quantity to read.
+plan-too-long = Too long: a comment may have at most { NUMBER($max, useGrouping: 0) } bytes (this one has { NUMBER($bytes, useGrouping: 0) }). Shorten it or split it.
+plan-bytes = { NUMBER($bytes, useGrouping: 0) } of at most { NUMBER($max, useGrouping: 0) } bytes
+plan-editor-keys = Ctrl+Enter saves · Esc leaves the box
+plan-cancel = Cancel
+plan-save-comment = Save comment
+plan-changes-nav =
+    .aria-label = Changes since the last review
+plan-changes = Changes
+plan-changes-keys = N / P
+    .title = N: next change · P: previous change
+plan-comments-empty = Select a block (J/K or a click) and press C, or select text inside it, to comment.
+plan-from-last-review = From your last review
+plan-gone = No longer in the plan
+plan-comments-go = { $comments ->
+        [one] Your comment goes back with your feedback, quoted from the plan.
+       *[other] Your { $comments } comments go back with your feedback, quoted from the plan.
+    }
+plan-version = Version { $version }
+plan-version-decision = Version { $version }: { $decision }
+plan-asked-at = asked { $when }
+plan-back-to = Back to version { $version }
+plan-show-clean = Show clean plan
+plan-show-changes = Show changes
+plan-change-first = { $count ->
+        [one] { $count } block { $what }
+       *[other] { $count } blocks { $what }
+    }
+plan-change-more = { $count } { $what }
+plan-changes-since = Changes since version { $version }
+plan-no-changes-since = No changes since version { $version }
+plan-you-asked = You asked last time
+plan-earlier = { " " }· earlier:
+plan-outline =
+    .aria-label = Plan outline
+plan-contents = Contents
+plan-send-feedback = Send feedback · keep planning
+plan-send-option = Send “{ $option }”
+plan-approving-drops = Approving drops { $what }.
+plan-feedback-placeholder = What should change? Your feedback goes back to the agent instead of a choice.
+plan-feedback-aria = Feedback on the plan
+plan-sends-skipped = Skipped: nothing is sent for this plan
+plan-sends-instead = Sends: your feedback, instead of a choice
+plan-sends-labels = Sends: { $labels }
+plan-sends-labels-feedback = Sends: { $labels } and your feedback
+plan-sends-feedback = Sends: your feedback
+plan-sends-nothing = Nothing chosen yet
+plan-feedback = Feedback
+plan-comments-panel =
+    .aria-label = Comments on the plan
+plan-comments = Comments
+plan-kicker = Plan for review
+plan-keys = J/K select a block · C comment
+plan-image = Image of the plan
+plan-key-select = J/K select a block
+plan-key-comment = C comment
+plan-key-changes = N/P changes
+plan-pending = { $feedback ->
+        [yes] { $comments ->
+            [0] your feedback
+            [one] your feedback and { $comments } comment
+           *[other] your feedback and { $comments } comments
+        }
+       *[no] { $comments ->
+            [one] { $comments } comment
+           *[other] { $comments } comments
+        }
+    }
+plan-drop-title = Approve and drop { $what }?
+plan-drop-text = This review takes an approval or feedback, not both: approving drops { $what }.
+plan-drop-send-itself = { $items ->
+        [one] To send it instead, go back and use Send feedback.
+       *[other] To send them instead, go back and use Send feedback.
+    }
+plan-drop-submit = { $items ->
+        [one] To send it instead, go back and Submit.
+       *[other] To send them instead, go back and Submit.
+    }
+plan-go-back = Go back
+plan-drop-ok = { $items ->
+        [one] Approve and drop it
+       *[other] Approve and drop them
+    }
+plan-notes-title = { $comments ->
+        [one] Send your comment with the approval?
+       *[other] Send your { $comments } comments with the approval?
+    }
+plan-notes-text = { $comments ->
+        [one] This review can carry notes with the approval: your comment would go back quoted from the plan, next to the approval.
+       *[other] This review can carry notes with the approval: your { $comments } comments would go back quoted from the plan, next to the approval.
+    }
+plan-notes-send = { $comments ->
+        [one] Approve and send your comment as notes
+       *[other] Approve and send your { $comments } comments as notes
+    }
+plan-notes-drop = Approve without them

@@ -159,3 +159,114 @@ skipped-note = 已跳过 — 代理不会收到这个问题的回答。
 kept-note = 你输入的内容已保留：清空它，或点击“跳过”，才能跳过此问题。
 choose-any = 可多选
 choose-one = 单选
+
+## 计划审阅（ui/plan.js）
+
+plan-doc =
+    .aria-label = 计划。J 和 K 在段落间移动，C 对选中的段落发表评论。
+plan-comment-block = 评论此段落 (C)
+plan-comment-selection = 评论所选内容 (C)
+plan-what-added = 新增
+plan-what-changed = 修改
+plan-what-removed = 删除
+plan-what-moved = 移动
+plan-removed-title = 已删除：{ $path }
+plan-carried = 沿用自你上次的审阅
+plan-edit = 编辑
+plan-remove = 移除
+plan-edit-on = 编辑对 { $path } 的评论
+plan-remove-on = 移除对 { $path } 的评论
+plan-outdated = 已过时
+plan-outdated-small = 已过时
+plan-last-review = 上次审阅
+plan-outdated-why = 此评论之后该段落已改动
+plan-carry = 沿用
+plan-resolve = 已解决
+plan-comment-placeholder = 你对计划这一部分的评论…
+plan-comment-on = 评论 { $path }
+plan-the-block = 该段落
+plan-too-long = 太长了：一条评论最多 { NUMBER($max, useGrouping: 0) } 字节（这条有 { NUMBER($bytes, useGrouping: 0) } 字节）。请缩短或拆分。
+plan-bytes = { NUMBER($bytes, useGrouping: 0) } / 最多 { NUMBER($max, useGrouping: 0) } 字节
+plan-editor-keys = Ctrl+Enter 保存 · Esc 离开输入框
+plan-cancel = 取消
+plan-save-comment = 保存评论
+plan-changes-nav =
+    .aria-label = 自上次审阅以来的改动
+plan-changes = 改动
+plan-changes-keys = N / P
+    .title = N：下一处改动 · P：上一处改动
+plan-comments-empty = 选中一个段落（J/K 或点击）后按 C，或在其中选中文字，即可评论。
+plan-from-last-review = 来自你上次的审阅
+plan-gone = 已不在计划中
+plan-comments-go = { $comments ->
+        [1] 你的评论会随反馈一起发回，并引用计划原文。
+       *[other] 你的 { $comments } 条评论会随反馈一起发回，并引用计划原文。
+    }
+plan-version = 第 { $version } 版
+plan-version-decision = 第 { $version } 版：{ $decision }
+plan-asked-at = 提问于 { $when }
+plan-back-to = 回到第 { $version } 版
+plan-show-clean = 显示干净的计划
+plan-show-changes = 显示改动
+plan-change-first = { $count } 个段落{ $what }
+plan-change-more = { $count } 个{ $what }
+plan-changes-since = 自第 { $version } 版以来的改动
+plan-no-changes-since = 自第 { $version } 版以来没有改动
+plan-you-asked = 你上次的要求
+plan-earlier = { " " }· 更早：
+plan-outline =
+    .aria-label = 计划大纲
+plan-contents = 目录
+plan-send-feedback = 发送反馈 · 继续规划
+plan-send-option = 发送“{ $option }”
+plan-approving-drops = 批准将丢弃{ $what }。
+plan-feedback-placeholder = 需要改什么？你的反馈会代替选项发回给代理。
+plan-feedback-aria = 对计划的反馈
+plan-sends-skipped = 已跳过：此计划不发送任何内容
+plan-sends-instead = 将发送：你的反馈（代替选项）
+plan-sends-labels = 将发送：{ $labels }
+plan-sends-labels-feedback = 将发送：{ $labels } 以及你的反馈
+plan-sends-feedback = 将发送：你的反馈
+plan-sends-nothing = 尚未选择
+plan-feedback = 反馈
+plan-comments-panel =
+    .aria-label = 对计划的评论
+plan-comments = 评论
+plan-kicker = 待审阅的计划
+plan-keys = J/K 选择段落 · C 评论
+plan-image = 计划的图片
+plan-key-select = J/K 选择段落
+plan-key-comment = C 评论
+plan-key-changes = N/P 改动
+plan-pending = { $feedback ->
+        [yes] { $comments ->
+            [0] 你的反馈
+           *[other] 你的反馈和 { $comments } 条评论
+        }
+       *[no] { $comments } 条评论
+    }
+plan-drop-title = 批准并丢弃{ $what }？
+plan-drop-text = 此审阅只接受批准或反馈之一：批准将丢弃{ $what }。
+plan-drop-send-itself = { $items ->
+        [1] 如要改为发送它，请返回并使用“发送反馈”。
+       *[other] 如要改为发送它们，请返回并使用“发送反馈”。
+    }
+plan-drop-submit = { $items ->
+        [1] 如要改为发送它，请返回并提交。
+       *[other] 如要改为发送它们，请返回并提交。
+    }
+plan-go-back = 返回
+plan-drop-ok = { $items ->
+        [1] 批准并丢弃它
+       *[other] 批准并丢弃它们
+    }
+plan-notes-title = { $comments ->
+        [1] 随批准一起发送你的评论？
+       *[other] 随批准一起发送你的 { $comments } 条评论？
+    }
+plan-notes-text = 此审阅可以随批准附带备注：你的 { $comments } 条评论会引用计划原文，与批准一起发回。
+plan-notes-send = { $comments ->
+        [1] 批准并把你的评论作为备注发送
+       *[other] 批准并把你的 { $comments } 条评论作为备注发送
+    }
+plan-notes-drop = 批准，不附评论
