@@ -119,6 +119,20 @@ fn every_language_has_every_message_with_the_same_variables() {
 }
 
 #[test]
+fn no_two_files_of_a_language_name_the_same_message() {
+    for language in askdesk_i18n::languages() {
+        let mut seen = BTreeMap::new();
+        for (file, messages) in catalogue(language) {
+            for id in messages.into_keys() {
+                if let Some(other) = seen.insert(id.clone(), file) {
+                    panic!("{language}: {id} is in {other} and in {file}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn the_catalogues_built_in_are_the_files_on_disk() {
     let mut on_disk = BTreeMap::new();
     for language in std::fs::read_dir(locales()).unwrap() {

@@ -289,3 +289,29 @@ plan-notes-send = { $comments ->
        *[other] Approve and send your { $comments } comments as notes
     }
 plan-notes-drop = Approve without them
+
+## History (ui/history.js)
+
+history-nothing-matches = Nothing matches.
+history-nothing-yet = Nothing has been asked yet.
+history-show-more = Show { $count } more
+history-newest = The newest { $shown } of { $matching }.
+history-today = Today
+history-yesterday = Yesterday
+history-by = by
+history-when =
+    .title = asked { $asked }, settled { $settled }
+history-plan-versions = { $versions ->
+        [one] Plan · { $versions } version
+       *[other] Plan · { $versions } versions
+    }
+history-show-all = Show all of it
+history-show-line = Show one line
+history-draft = draft, not sent
+history-images-omitted = { $images ->
+        [one] Its image is not kept in History: over 1 MiB
+       *[other] Its { $images } images are not kept in History: over 1 MiB
+    }
+history-make-rule = Make a rule
+history-rule-saved = Rule saved
+history-was-skipped = skipped

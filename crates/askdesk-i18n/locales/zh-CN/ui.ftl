@@ -270,3 +270,26 @@ plan-notes-send = { $comments ->
        *[other] 批准并把你的 { $comments } 条评论作为备注发送
     }
 plan-notes-drop = 批准，不附评论
+
+## 历史（ui/history.js）
+
+history-nothing-matches = 没有匹配的内容。
+history-nothing-yet = 还没有任何提问。
+history-show-more = 再显示 { $count } 条
+history-newest = 最新的 { $shown } 条，共 { $matching } 条。
+history-today = 今天
+history-yesterday = 昨天
+history-by = 回答者
+history-when =
+    .title = 提问于 { $asked }，处理于 { $settled }
+history-plan-versions = 计划 · { $versions } 个版本
+history-show-all = 显示全部
+history-show-line = 只显示一行
+history-draft = 草稿，未发送
+history-images-omitted = { $images ->
+        [1] 它的图片未保存在历史中：超过 1 MiB
+       *[other] 它的 { $images } 张图片未保存在历史中：超过 1 MiB
+    }
+history-make-rule = 生成规则
+history-rule-saved = 规则已保存
+history-was-skipped = 已跳过
