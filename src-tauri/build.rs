@@ -30,6 +30,8 @@ const COMMANDS: &[&str] = &[
     "preview_connect",
     "apply_connect",
     "set_autostart",
+    "get_catalogue",
+    "set_language",
     "get_phone",
     "set_phone",
     "revoke_device",

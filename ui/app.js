@@ -8,7 +8,8 @@ import { previewRule } from './rule_preview.js';
 import { renderRules, showRulesNotice, showSuggestions } from './rules.js';
 import { renderConnect } from './connect.js';
 import { renderDevices } from './devices.js';
-import { showChoices, wireChoices } from './choices.js';
+import { showChoices, wireChoices, showLanguages, wireLanguage } from './choices.js';
+import { t, tAttr, locale, useCatalogue, translate } from './l10n.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -87,8 +88,7 @@ function renderSidebar() {
   // The folded queue's button (a narrow window) says how many wait, too.
   els.toggleCount.textContent = String(waiting);
   els.toggleCount.hidden = waiting === 0;
-  els.queueToggle.setAttribute('aria-label', waiting
-    ? `Show the waiting requests (${waiting} waiting)` : 'Show the waiting requests (none waiting)');
+  els.queueToggle.setAttribute('aria-label', t('queue-toggle-waiting', { waiting }));
   els.queueList.replaceChildren(...state.queue.map((view) => {
     const first = view.questions[0];
     // What tells parallel sessions of one agent apart: the project folder and the session.
@@ -100,14 +100,14 @@ function renderSidebar() {
     },
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, initial(view.who)),
       h('span', { class: 'queue-text' },
-        h('span', { class: 'queue-who', title: view.who }, view.who),
-        where ? h('span', { class: 'queue-where', title: where }, where) : null,
-        h('span', { class: 'queue-what' }, first.header || first.question)),
+        h('span', { class: 'queue-who', title: view.who, dir: 'auto' }, view.who),
+        where ? h('span', { class: 'queue-where', title: where, dir: 'auto' }, where) : null,
+        h('span', { class: 'queue-what', dir: 'auto' }, first.header || first.question)),
       h('span', { class: 'queue-meta' },
         h('span', { class: 'queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt)),
-        view.ended ? h('span', { class: 'queue-ended', title: view.ended.text }, 'ended') : null,
+        view.ended ? h('span', { class: 'queue-ended', title: view.ended.text }, t('queue-ended')) : null,
         !view.ended && view.questions.length > 1
-          ? h('span', { class: 'queue-n', title: 'questions answered of the batch' }, progressText(view)) : null,
+          ? h('span', { class: 'queue-n', title: tAttr('queue-progress', 'title') }, progressText(view)) : null,
         view.deadline ? queueDeadline(view.deadline) : null));
     const open = () => { state.current = view.request; state.mode = 'queue'; renderSidebar(); renderMain(); };
     item.addEventListener('click', open);
@@ -135,8 +135,8 @@ function progressText(view) {
 // A rule's deadline in the queue row: the time left, ticking with the header's, or "held".
 function queueDeadline(deadline) {
   const held = deadline.held !== null && deadline.held !== undefined;
-  return h('span', { class: `queue-rule${held ? ' held' : ''}`, title: `Rule “${deadline.rule}” will ${deadline.action}` },
-    held ? 'rule held' : h('span', { class: 'rule-left', dataset: { until: String(deadline.at) } }, timeLeft(deadline.at)));
+  return h('span', { class: `queue-rule${held ? ' held' : ''}`, title: t('queue-rule-title', { rule: deadline.rule, action: deadline.action }) },
+    held ? t('queue-rule-held') : h('span', { class: 'rule-left', dataset: { until: String(deadline.at) } }, timeLeft(deadline.at)));
 }
 
 // After each change to a form: its row's progress, and whether the choice differs from the rule's.
@@ -156,7 +156,7 @@ function showDiffers(view) {
   if (!note) return;
   const rule = view.deadline && view.deadline.answer;
   const mine = form ? form.questions.map((c) => c.answer()) : [];
-  const words = (item) => (item.custom ? `“${item.custom}”` : item.selected.map((l) => `“${displayLabel(l)}”`).join(', ')) || 'nothing';
+  const words = (item) => (item.custom ? `“${item.custom}”` : item.selected.map((l) => `“${displayLabel(l)}”`).join(', ')) || t('rule-differs-nothing');
   const differing = rule ? view.questions.map((q, i) => {
     const theirs = rule.answers.find((a) => a.id === q.id);
     const ours = mine[i];
@@ -166,9 +166,10 @@ function showDiffers(view) {
   note.hidden = differing.length === 0;
   if (!differing.length) return;
   const { q, theirs, ours } = differing[0];
-  const which = view.questions.length > 1 ? ` to “${q.header || q.question}”` : '';
-  note.textContent = `Your choice differs: you picked ${words(ours)}, the rule will answer ${words(theirs)}${which}.` +
-    (differing.length > 1 ? ` (${differing.length - 1} more question${differing.length > 2 ? 's' : ''} differ.)` : '');
+  const picked = { ours: words(ours), theirs: words(theirs) };
+  note.textContent = (view.questions.length > 1
+    ? t('rule-differs-in', { ...picked, question: q.header || q.question }) : t('rule-differs', picked)) +
+    (differing.length > 1 ? ` ${t('rule-differs-more', { more: differing.length - 1 })}` : '');
   note.title = note.textContent;
 }
 
@@ -265,15 +266,14 @@ function placeFocus(form) {
 
 // The footer's keys, exactly those that work for the request shown. A plan's Enter comments on its
 // block, so a request with a plan says Ctrl+Enter, which sends from anywhere.
-const PLAIN_KEYS = '1–9 pick · Tab moves · Enter submits · Esc hides';
 function keysHint(view, form) {
   const own = form.questions.flatMap((c) => c.keys || []);
-  if (!own.length) return PLAIN_KEYS;
+  if (!own.length) return t('keys-hint');
   // A plan's digits are its options; a question's, its options and Other.
   const digits = Math.min(9, Math.max(...view.questions.map((q) =>
     q.planReview ? q.options.length : q.options.length ? q.options.length + 1 : 0)));
-  const pick = digits > 1 ? [`1–${digits} pick`] : digits === 1 ? ['1 picks'] : [];
-  return [...own, ...pick, 'Ctrl+Enter sends', 'Tab moves', 'Esc hides'].join(' · ');
+  const pick = digits > 1 ? [t('keys-pick', { digits })] : digits === 1 ? [t('keys-pick-one')] : [];
+  return [...own, ...pick, t('keys-send'), t('keys-tab'), t('keys-esc')].join(' · ');
 }
 
 // What the person typed in a request that ended stays on screen to read and copy: text boxes become
@@ -305,21 +305,21 @@ function renderAsker(view) {
   const chips = keys.map((key) => chip(key, metaText(meta, key) ?? 'null', key !== 'model'));
   // Internal identifiers, for telling two processes apart when it matters: last and quiet.
   for (const key of LAST_META.filter((k) => k in meta)) chips.push(chip(key, metaText(meta, key) ?? 'null', true, true));
-  if (agent && agent.label && agent.label !== agent.id) chips.push(chip('agent id', agent.id, true, true));
+  if (agent && agent.label && agent.label !== agent.id) chips.push(chip(t('chip-agent-id'), agent.id, true, true));
   els.asker.replaceChildren(
     h('span', { class: 'avatar large', 'aria-hidden': 'true' }, initial(view.who)),
     h('div', { class: 'asker-text' },
       h('div', { class: 'asker-title' },
-        h('span', { class: 'asker-name' }, view.who),
-        h('span', { class: 'asker-verb' }, `${view.ended ? 'asked' : 'asks'}${view.questions.length > 1 ? ` ${view.questions.length} questions` : ''}`)),
+        h('span', { class: 'asker-name', dir: 'auto' }, view.who),
+        h('span', { class: 'asker-verb' }, t(view.ended ? 'asker-asked' : 'asker-asks', { questions: view.questions.length }))),
       h('div', { class: 'chips' }, chips),
       view.deadline && !view.ended ? ruleDeadline(view) : null,
       view.deadline && !view.ended ? h('div', { class: 'rule-differs', role: 'status', hidden: true }) : null,
       view.ended ? h('div', { class: 'ended-note', role: 'status' },
         h('strong', {}, `${view.ended.text}.`),
-        ' Nothing was sent. What you typed stays here to copy, and in History, until you close it.') : null),
+        ` ${t('ended-note')}`) : null),
     h('div', { class: 'asker-age' },
-      h('span', { class: 'age-label' }, view.ended ? 'asked' : 'waiting'),
+      h('span', { class: 'age-label' }, t(view.ended ? 'age-asked' : 'age-waiting')),
       h('span', { class: 'age-value queue-age', dataset: { since: String(view.askedAt) } }, waited(view.askedAt))));
 }
 
@@ -329,21 +329,22 @@ function renderAsker(view) {
 function ruleDeadline(view) {
   const deadline = view.deadline;
   const held = deadline.held !== null && deadline.held !== undefined;
-  const button = h('button', { type: 'button', class: 'button small hold-deadline' }, held ? 'Release' : 'Hold');
+  const button = h('button', { type: 'button', class: 'button small hold-deadline' }, t(held ? 'deadline-release' : 'deadline-hold'));
   button.addEventListener('click', async () => {
     try {
       await api.holdDeadline(view.request, !held);
     } catch (error) {
-      toast(`Not held: ${(error && error.message) || error}`, 'warn');
+      toast(t('deadline-not-held', { error: (error && error.message) || error }), 'warn');
     }
     await refreshQueue();
   });
+  const said = { rule: deadline.rule, action: deadline.action };
   const text = held
-    ? h('span', { class: 'rule-text' }, `Rule “${deadline.rule}” would ${deadline.action}: held by you with `,
-      h('span', { class: 'mono' }, timeLeft(Date.now() + deadline.held)), ' left. It waits until you release it.')
-    : h('span', { class: 'rule-text' }, `Rule “${deadline.rule}” will ${deadline.action} in `,
+    ? h('span', { class: 'rule-text' }, `${t('deadline-held-before', said)} `,
+      h('span', { class: 'mono' }, timeLeft(Date.now() + deadline.held)), ` ${t('deadline-held-after')}`)
+    : h('span', { class: 'rule-text' }, `${t('deadline-will-before', said)} `,
       h('span', { class: 'rule-left mono', dataset: { until: String(deadline.at) } }, timeLeft(deadline.at)),
-      ' unless you answer');
+      ` ${t('deadline-will-after')}`);
   return h('div', { class: `rule-deadline${held ? ' held' : ''}`, role: 'status' }, text, button);
 }
 
@@ -398,7 +399,7 @@ async function showMemory(view, node) {
     const found = past[i];
     const card = !q.planReview && found && node.querySelector(`[data-qid="${CSS.escape(q.id)}"]`);
     if (!card || card.querySelector('.memory-hint')) return;
-    const use = h('button', { type: 'button', class: 'link use-again' }, 'Use again');
+    const use = h('button', { type: 'button', class: 'link use-again' }, t('use-again'));
     use.addEventListener('click', () => {
       for (const input of card.querySelectorAll('input.option-input')) {
         input.checked = found.selected.includes(input.value);
@@ -422,7 +423,7 @@ function saveDraft(request) {
     const form = state.forms.get(request);
     if (!form) return;
     api.saveDraft(request, { questions: form.questions.map((c) => c.draft()) })
-      .catch((error) => toast(`What you typed is not kept if the window closes: ${(error && error.message) || error}`, 'warn'));
+      .catch((error) => toast(t('draft-not-kept', { error: (error && error.message) || error }), 'warn'));
   });
 }
 
@@ -454,10 +455,10 @@ async function collectAnswer() {
     }
   } catch (error) {
     if (error && error.kind === 'late') {
-      toast('Too late: the agent withdrew this question before your answer arrived.', 'warn');
+      toast(t('too-late'), 'warn');
       await refreshQueue();
     } else {
-      toast(`Not sent: ${(error && error.message) || error}`, 'error');
+      toast(t('not-sent', { error: (error && error.message) || error }), 'error');
     }
     return null;
   } finally {
@@ -468,7 +469,7 @@ async function collectAnswer() {
   if (missing.length) {
     missing.forEach((c) => c.markMissing());
     missing[0].focus();
-    toast(missing.length === 1 ? 'Answer or skip the highlighted question.' : `Answer or skip the ${missing.length} highlighted questions.`,
+    toast(t('answer-missing', { missing: missing.length }),
       'info', { avoid: missing[0].node });
     return null;
   }
@@ -485,13 +486,13 @@ async function sendAnswer(request, items, before = '', comments = []) {
   const view = state.queue.find((v) => v.request === request);
   const feedback = comments.length > 0 ||
     (view ? items.some((item, i) => view.questions[i] && view.questions[i].planReview && item.custom) : false);
-  const sent = !feedback ? 'Answer sent.' : items.length > 1 ? 'Feedback and answers sent.' : 'Feedback sent.';
+  const sent = t(!feedback ? 'sent-answer' : items.length > 1 ? 'sent-feedback-answers' : 'sent-feedback');
   try {
     await api.submit(request, { answers: items }, comments);
     toast(`${before}${sent}`);
   } catch (error) {
-    if (error && error.kind === 'late') toast(`${before}Too late: the agent withdrew this question before your answer arrived. It is kept in History.`, 'warn');
-    else toast(`${before}Not sent: ${(error && error.message) || error}`, 'error');
+    if (error && error.kind === 'late') toast(`${before}${t('too-late-kept')}`, 'warn');
+    else toast(`${before}${t('not-sent', { error: (error && error.message) || error })}`, 'error');
   } finally {
     state.busy = false;
     await refreshQueue();
@@ -508,9 +509,9 @@ async function submit() {
 async function alwaysAnswer() {
   const got = await collectAnswer();
   if (!got) return;
-  const saved = await previewRule('Always answer this way here',
-    () => api.draftRule(got.request, { answers: got.items }), { saveLabel: 'Save rule and submit' });
-  if (saved) await sendAnswer(got.request, got.items, 'Rule saved. ');
+  const saved = await previewRule(t('always'),
+    () => api.draftRule(got.request, { answers: got.items }), { saveLabel: t('always-save') });
+  if (saved) await sendAnswer(got.request, got.items, `${t('rule-saved')} `);
 }
 
 async function dismiss() {
@@ -519,7 +520,7 @@ async function dismiss() {
   state.settledHere.add(state.current);
   try {
     await api.dismiss(state.current);
-    toast('Dismissed: the agent was told you declined.');
+    toast(t('dismissed'));
   } catch (error) {
     toast((error && error.message) || String(error), 'warn');
   } finally {
@@ -548,7 +549,7 @@ async function showHistory(askedAt = null) {
   for (const filter of [els.historyAgent, els.historyOutcome, els.historyAnswerer, els.historySearch]) filter.value = '';
   await loadHistory();
   const entry = els.historyList.querySelector(`[data-asked~="${askedAt}"]`);
-  if (!entry) { toast('That request is not in History (yet).', 'warn'); return; }
+  if (!entry) { toast(t('history-not-yet'), 'warn'); return; }
   entry.classList.add('sought');
   entry.scrollIntoView({ block: 'center' });
 }
@@ -567,7 +568,7 @@ async function loadHistory() {
   try {
     page = await api.history(query);
   } catch (error) {
-    toast(`History unavailable: ${(error && error.message) || error}`, 'error');
+    toast(t('history-unavailable', { error: (error && error.message) || error }), 'error');
     page = { entries: [], matching: 0, total: 0, agents: [], answerers: [], outcomes: [] };
   }
   if (read !== historyRead) return;
@@ -589,9 +590,9 @@ function filterHistory() {
 async function openRulesFile() {
   try {
     await api.openRulesFile();
-    toast('The rules file is open in your editor: the rules show here once you save it.');
+    toast(t('rules-file-open'));
   } catch (error) {
-    toast(`Not opened: ${(error && error.message) || error}`, 'error');
+    toast(t('not-opened', { error: (error && error.message) || error }), 'error');
   }
 }
 
@@ -612,7 +613,7 @@ async function refreshRules() {
   try {
     view = await api.rules(counts);
   } catch (error) {
-    if (counts) toast(`Rules unavailable: ${(error && error.message) || error}`, 'error');
+    if (counts) toast(t('rules-unavailable', { error: (error && error.message) || error }), 'error');
     return;
   }
   if (read !== rulesRead) return; // a newer read is on its way
@@ -626,9 +627,9 @@ async function refreshRules() {
 async function setRuleMode(name, mode) {
   try {
     await api.setRuleMode(name, mode);
-    toast(`Rule “${name}” is ${mode} now.`);
+    toast(t('rule-mode-now', { name, mode }));
   } catch (error) {
-    toast(`Not changed: ${(error && error.message) || error}`, 'error');
+    toast(t('not-changed', { error: (error && error.message) || error }), 'error');
   }
   await refreshRules();
 }
@@ -641,17 +642,17 @@ async function refreshNotes() {
   let notes;
   try { notes = await api.notes(); } catch { return; }
   els.ruleNotes.replaceChildren(...notes.map((note) => {
-    const close = h('button', { type: 'button', class: 'link note-close', 'aria-label': 'Close this note' }, 'Close');
+    const close = h('button', { type: 'button', class: 'link note-close', 'aria-label': tAttr('note-close', 'aria-label') }, t('note-close'));
     close.addEventListener('click', () => api.closeNote(note.id).then(refreshNotes, refreshNotes));
     // The exact answer the rule sent (its words for it, like "the recommended option", only when it sent none).
+    const said = { rule: note.rule, who: note.who, question: note.question };
     const did = note.answer !== null && note.answer !== undefined
-      ? `Rule “${note.rule}” answered ${note.who}'s question “${note.question}”: ${note.answer}.`
-      : `Rule “${note.rule}” acted on ${note.who}'s question “${note.question}”: ${note.action}.`;
-    const open = h('button', { type: 'button', class: 'link note-history' }, 'Show in History');
+      ? t('note-answered', { ...said, answer: note.answer }) : t('note-acted', { ...said, action: note.action });
+    const open = h('button', { type: 'button', class: 'link note-history' }, t('note-history'));
     open.addEventListener('click', () => showHistory(note.askedAt));
     return h('div', { class: 'rule-note', role: 'status', dataset: { request: String(note.request) } },
-      h('span', { class: 'rule-note-text' }, did),
-      h('span', { class: 'rule-note-when' }, new Date(note.at).toLocaleTimeString(undefined, { timeStyle: 'short' })),
+      h('span', { class: 'rule-note-text', dir: 'auto' }, did),
+      h('span', { class: 'rule-note-when' }, new Date(note.at).toLocaleTimeString(locale(), { timeStyle: 'short' })),
       open, close);
   }));
   els.ruleNotes.hidden = notes.length === 0;
@@ -730,7 +731,7 @@ els.confirmCancel.addEventListener('click', closeConfirm);
 els.confirmOk.addEventListener('click', async () => {
   const url = pendingUrl;
   closeConfirm();
-  try { await api.openLink(url); } catch (error) { toast(`Could not open the link: ${(error && error.message) || error}`, 'error'); }
+  try { await api.openLink(url); } catch (error) { toast(t('link-not-opened', { error: (error && error.message) || error }), 'error'); }
 });
 
 // ----- keyboard -----
@@ -853,7 +854,7 @@ els.always.addEventListener('click', alwaysAnswer);
 // throws away typed text; a click does what it says.
 els.dismiss.addEventListener('click', (e) => {
   const typed = [...els.form.querySelectorAll('textarea')].some((box) => box.value.trim());
-  if (e.detail === 0 && typed) toast('Not dismissed: you have typed an answer. Click Dismiss to drop it.', 'warn');
+  if (e.detail === 0 && typed) toast(t('not-dismissed'), 'warn');
   else dismiss();
 });
 els.form.addEventListener('submit', (e) => e.preventDefault());
@@ -874,6 +875,7 @@ els.historySearch.addEventListener('input', () => {
 });
 els.dnd.addEventListener('change', () => api.setDnd(els.dnd.checked));
 wireChoices(toast);
+wireLanguage(toast);
 
 // The "waiting" ages tick only while the window is visible: a hidden window wakes for nothing.
 let ageTimer = null;
@@ -915,14 +917,14 @@ document.addEventListener('visibilitychange', syncCountdown);
 // Another member of the desktop's race group (the person's phone) answered a request first: in
 // place of its card when it was on screen (or had just left it), else as a notice.
 function answeredElsewhere(p) {
-  const where = `Answered on ${p.answeredOn}`;
+  const where = t('elsewhere-where', { device: p.answeredOn });
   const onScreen = state.mode === 'queue' && (state.current === p.request || state.left === p.request);
   if (!onScreen) {
-    toast(`${where}: ${p.who}'s question.`);
+    toast(t('elsewhere-toast', { device: p.answeredOn, who: p.who }));
     return;
   }
   els.elsewhereWhere.textContent = where;
-  els.elsewhereWho.textContent = `${p.who}'s question was answered there.`;
+  els.elsewhereWho.textContent = t('elsewhere-who', { who: p.who });
   state.elsewhereUntil = performance.now() + ELSEWHERE_MS;
   clearTimeout(elsewhereTimer);
   elsewhereTimer = setTimeout(() => { state.elsewhereUntil = 0; renderMain(); }, ELSEWHERE_MS);
@@ -931,9 +933,15 @@ function answeredElsewhere(p) {
 
 async function start() {
   if (!available()) {
+    // No backend, no catalogue: said in English.
     toast('The askdesk backend is not reachable from this page.', 'error');
     return;
   }
+  // The page's words first: everything drawn from here on is in the app's language.
+  const catalogue = await api.catalogue();
+  useCatalogue(catalogue);
+  translate();
+  showLanguages(catalogue);
   // Listen first (in parallel), then read the state, so no change slips between the two.
   await Promise.all([
     listen('queue-changed', () => refreshQueue()),

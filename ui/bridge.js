@@ -17,6 +17,8 @@ export function listen(event, handler) {
 export const api = {
   queue: () => invoke('get_queue'),
   settings: () => invoke('get_settings'),
+  catalogue: () => invoke('get_catalogue'),
+  setLanguage: (language) => invoke('set_language', { language }),
   setChoices: (choices) => invoke('set_choices', { choices }),
   submit: (request, answer, comments = null) => invoke('submit', { request, answer, comments }),
   attachImage: (data) => invoke('attach_image', { data }),

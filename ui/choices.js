@@ -1,5 +1,6 @@
 // ui/choices.js: the person's app settings in the sidebar ("Notify only", "Show without focus"), read and kept through the backend.
 import { api } from './bridge.js';
+import { t, useCatalogue } from './l10n.js';
 
 const notifyOnly = () => document.getElementById('notify-only');
 const withoutFocus = () => document.getElementById('without-focus');
@@ -8,9 +9,7 @@ const withoutFocus = () => document.getElementById('without-focus');
 export function showChoices(view) {
   notifyOnly().checked = view.notifyOnly;
   notifyOnly().disabled = view.notifyOnlyForced;
-  notifyOnly().closest('label').title = view.notifyOnlyForced
-    ? 'Set for this run by --notify-only or ASKDESK_NOTIFY_ONLY'
-    : 'New questions raise a notification; the window opens only when you open it';
+  notifyOnly().closest('label').title = t(view.notifyOnlyForced ? 'notify-only-forced' : 'notify-only-title');
   withoutFocus().checked = view.withoutFocus;
 }
 
@@ -19,9 +18,34 @@ export function wireChoices(toast) {
   const keep = () => api.setChoices({ notifyOnly: notifyOnly().checked, withoutFocus: withoutFocus().checked })
     .then(showChoices)
     .catch((error) => {
-      toast(`The setting was not kept: ${error.message || error}`, 'error');
+      toast(t('setting-not-kept', { error: error.message || error }), 'error');
       api.settings().then(showChoices).catch(() => {});
     });
   notifyOnly().addEventListener('change', keep);
   withoutFocus().addEventListener('change', keep);
+}
+
+const language = () => document.getElementById('language');
+
+/** The language choice: "System" (the system's language, named) and each catalogue's language in its own words. */
+export function showLanguages(view) {
+  const system = view.languages.find((l) => l.id === view.system);
+  const options = [['', t('language-system', { language: system ? system.name : view.system })],
+    ...view.languages.map((l) => [l.id, l.name])];
+  language().replaceChildren(...options.map(([id, name]) => {
+    const option = document.createElement('option');
+    option.value = id;
+    option.textContent = name;
+    return option;
+  }));
+  language().value = view.chosen || '';
+  language().disabled = view.overridden;
+  if (view.overridden) language().closest('label').title = t('language-fixed');
+}
+
+/** Keeps a language chosen and draws the page again in it (what is typed is kept by the backend's drafts). */
+export function wireLanguage(toast) {
+  language().addEventListener('change', () => api.setLanguage(language().value || null)
+    .then((view) => { useCatalogue(view); window.location.reload(); })
+    .catch((error) => toast(t('setting-not-kept', { error: error.message || error }), 'error')));
 }

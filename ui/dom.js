@@ -1,4 +1,5 @@
 // askdesk UI: small DOM helpers. Every string goes in as text; nothing here parses HTML.
+import { t, locale } from './l10n.js';
 
 /** Creates an element; `props` become attributes (`class`, `text`, `on<event>` handled), children are nodes or text. */
 export function h(tag, props = {}, ...children) {
@@ -22,13 +23,12 @@ export function h(tag, props = {}, ...children) {
 /** "just now", "4 min", "2 h 5 min", "3 days". */
 export function waited(sinceMillis, now = Date.now()) {
   const seconds = Math.max(0, Math.round((now - sinceMillis) / 1000));
-  if (seconds < 45) return 'just now';
+  if (seconds < 45) return t('waited-just-now');
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 60) return t('waited-minutes', { minutes });
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
-  const days = Math.round(hours / 24);
-  return days === 1 ? '1 day' : `${days} days`;
+  if (hours < 24) return minutes % 60 ? t('waited-hours-minutes', { hours, minutes: minutes % 60 }) : t('waited-hours', { hours });
+  return t('waited-days', { days: Math.round(hours / 24) });
 }
 
 /**
@@ -49,18 +49,18 @@ export function daysAgo(millis, now = new Date()) {
 /** A past day in a sentence: "today", "yesterday", else "on 3 Dec", with the year only when it is not this one. */
 export function onDay(millis, now = new Date()) {
   const ago = daysAgo(millis, now);
-  if (ago === 0) return 'today';
-  if (ago === 1) return 'yesterday';
+  if (ago === 0) return t('day-today');
+  if (ago === 1) return t('day-yesterday');
   const day = new Date(millis);
-  return `on ${day.toLocaleDateString(undefined, {
+  return t('day-on', { date: day.toLocaleDateString(locale(), {
     day: 'numeric', month: 'short', year: day.getFullYear() === now.getFullYear() ? undefined : 'numeric',
-  })}`;
+  }) });
 }
 
 /** A local date and time, short. */
 export function when(millis) {
   const d = new Date(millis);
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return d.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** A string meta value, or null. */

@@ -3,6 +3,7 @@ import { h, when, displayLabel, daysAgo } from './dom.js';
 import { api } from './bridge.js';
 import { previewRule } from './rule_preview.js';
 import { imageStrip } from './images.js';
+import { t, tAttr, locale } from './l10n.js';
 
 /**
  * Renders one page of History (the backend's HistoryPage: the newest entries the filters and the
@@ -11,12 +12,12 @@ import { imageStrip } from './images.js';
  */
 export function renderHistory(page, { list, agentSelect, answererSelect, outcomeSelect, onMore }) {
   searched = searchPattern(page.words || []);
-  fillSelect(agentSelect, 'All agents', page.agents.map((v) => [v, v]));
-  fillSelect(answererSelect, 'Anyone', page.answerers.map((v) => [v, v]));
-  fillSelect(outcomeSelect, 'All outcomes', page.outcomes.map((o) => [o.value, o.name]));
+  fillSelect(agentSelect, t('history-all-agents'), page.agents.map((v) => [v, v]));
+  fillSelect(answererSelect, t('history-anyone'), page.answerers.map((v) => [v, v]));
+  fillSelect(outcomeSelect, t('history-all-outcomes'), page.outcomes.map((o) => [o.value, o.name]));
   if (!page.entries.length) {
     list.replaceChildren(h('li', { class: 'history-empty' },
-      page.total ? 'Nothing matches.' : 'Nothing has been asked yet.'));
+      t(page.total ? 'history-nothing-matches' : 'history-nothing-yet')));
     return;
   }
   const items = [];
@@ -33,10 +34,10 @@ export function renderHistory(page, { list, agentSelect, answererSelect, outcome
   const rest = page.matching - page.entries.length;
   if (rest > 0) {
     const more = h('button', { type: 'button', class: 'button ghost history-more-button' },
-      `Show ${Math.min(rest, page.entries.length).toLocaleString()} more`);
+      t('history-show-more', { count: Math.min(rest, page.entries.length) }));
     more.addEventListener('click', () => { more.disabled = true; onMore(); });
     items.push(h('li', { class: 'history-more' },
-      h('span', { class: 'muted' }, `The newest ${page.entries.length.toLocaleString()} of ${page.matching.toLocaleString()}.`),
+      h('span', { class: 'muted' }, t('history-newest', { shown: page.entries.length, matching: page.matching })),
       more));
   }
   list.replaceChildren(...items);
@@ -77,7 +78,7 @@ function marked(text) {
 
 /** The time of day: the day is said by the group the entry sits under. */
 function timeOfDay(millis) {
-  return new Date(millis).toLocaleTimeString(undefined, { timeStyle: 'short' });
+  return new Date(millis).toLocaleTimeString(locale(), { timeStyle: 'short' });
 }
 
 /** "Today", "Yesterday", else the date with its weekday, in the person's locale. */
@@ -85,9 +86,9 @@ function dayName(millis) {
   const day = new Date(millis);
   const today = new Date();
   const ago = daysAgo(millis, today);
-  if (ago === 0) return 'Today';
-  if (ago === 1) return 'Yesterday';
-  return day.toLocaleDateString(undefined, {
+  if (ago === 0) return t('history-today');
+  if (ago === 1) return t('history-yesterday');
+  return day.toLocaleDateString(locale(), {
     weekday: 'long', day: 'numeric', month: 'long',
     year: day.getFullYear() === today.getFullYear() ? undefined : 'numeric',
   });
@@ -98,21 +99,22 @@ function top(e, { pill = null, tail = null } = {}) {
   return h('div', { class: 'history-top' },
     h('span', { class: `pill outcome ${e.outcome}` }, e.outcomeName),
     pill,
-    h('span', { class: 'history-agent' }, marked(e.who)),
-    e.by ? h('span', { class: `pill answerer${e.byRule ? ' rule' : ''}` }, 'by ', marked(e.by)) : null,
+    h('span', { class: 'history-agent', dir: 'auto' }, marked(e.who)),
+    e.by ? h('span', { class: `pill answerer${e.byRule ? ' rule' : ''}` }, `${t('history-by')} `, marked(e.by)) : null,
     e.project ? h('span', { class: 'history-cwd mono' }, marked(e.project)) : null,
-    h('span', { class: 'history-when', title: `asked ${when(e.askedAt)}, settled ${when(e.settledAt)}` }, timeOfDay(e.settledAt)),
+    h('span', { class: 'history-when', title: tAttr('history-when', 'title', { asked: when(e.askedAt), settled: when(e.settledAt) }) },
+      timeOfDay(e.settledAt)),
     tail);
 }
 
 /** A plan thread: one entry, its versions oldest first with the decision at each. */
-function thread(t) {
-  const last = t.versions[t.versions.length - 1];
+function thread(th) {
+  const last = th.versions[th.versions.length - 1];
   const q = last.questions.find((x) => x.intent && x.intent.kind === 'plan-review') || last.questions[0];
-  return h('li', { class: 'history-item card plan-thread', dataset: { outcome: last.outcome, asked: t.versions.map((v) => v.askedAt).join(' ') } },
-    top(last, { pill: h('span', { class: 'pill thread' }, `Plan · ${t.versions.length} version${t.versions.length === 1 ? '' : 's'}`) }),
+  return h('li', { class: 'history-item card plan-thread', dataset: { outcome: last.outcome, asked: th.versions.map((v) => v.askedAt).join(' ') } },
+    top(last, { pill: h('span', { class: 'pill thread' }, t('history-plan-versions', { versions: th.versions.length })) }),
     h('div', { class: 'thread-question' }, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question)),
-    h('ol', { class: 'thread-versions' }, t.versions.map((v, i) =>
+    h('ol', { class: 'thread-versions' }, th.versions.map((v, i) =>
       h('li', { class: 'thread-version' },
         h('span', { class: 'version-number' }, `v${i + 1}`),
         h('span', { class: `pill decision ${v.decision.startsWith('approved') ? 'ok' : ''}` }, v.decision),
@@ -127,13 +129,13 @@ function thread(t) {
 function feedback(line, html) {
   const full = h('div', { class: 'md feedback-full', hidden: true });
   full.innerHTML = html; // sanitized by markdown.rs, like detailHtml
-  const box = h('div', { class: 'version-feedback', role: 'button', tabindex: '0', 'aria-expanded': 'false', title: 'Show all of it' },
+  const box = h('div', { class: 'version-feedback', role: 'button', tabindex: '0', 'aria-expanded': 'false', title: t('history-show-all') },
     h('span', { class: 'feedback-line' }, marked(line)), full);
   const toggle = () => {
     const open = box.classList.toggle('open');
     full.hidden = !open;
     box.setAttribute('aria-expanded', String(open));
-    box.title = open ? 'Show one line' : 'Show all of it';
+    box.title = t(open ? 'history-show-line' : 'history-show-all');
   };
   box.addEventListener('click', (event) => { if (!event.target.closest('a')) toggle(); });
   box.addEventListener('keydown', (event) => {
@@ -154,22 +156,22 @@ function entry(e) {
       return [
         h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question),
           imageStrip(q.images)),
-        h('dd', {}, a ? [answerText(a), imageStrip(a.images, 'Picture in the answer')]
-          : d ? h('span', { class: 'history-draft' }, h('span', { class: 'pill draft' }, 'draft, not sent'), ' ', answerText(d))
+        h('dd', {}, a ? [answerText(a), imageStrip(a.images, t('history-answer-picture'))]
+          : d ? h('span', { class: 'history-draft' }, h('span', { class: 'pill draft' }, t('history-draft')), ' ', answerText(d))
             : h('span', { class: 'muted' }, '—')),
       ];
     })),
     e.imagesOmitted ? h('p', { class: 'muted history-images-omitted' },
-      `${e.imagesOmitted === 1 ? 'Its image is' : `Its ${e.imagesOmitted} images are`} not kept in History: over 1 MiB`) : null,
+      t('history-images-omitted', { images: e.imagesOmitted })) : null,
     e.problem ? h('div', { class: 'history-error' }, e.problem) : null);
 }
 
 /** "Make a rule" on a request the person answered: the rule that repeats that answer, previewed before it is saved. */
 function makeRuleButton(id) {
-  const button = h('button', { type: 'button', class: 'link make-rule' }, 'Make a rule');
+  const button = h('button', { type: 'button', class: 'link make-rule' }, t('history-make-rule'));
   button.addEventListener('click', async () => {
-    if (await previewRule('Make a rule', () => api.draftRuleFromHistory(id))) {
-      button.textContent = 'Rule saved';
+    if (await previewRule(t('history-make-rule'), () => api.draftRuleFromHistory(id))) {
+      button.textContent = t('history-rule-saved');
       button.disabled = true;
     }
   });
@@ -181,5 +183,5 @@ function answerText(item) {
   if (item.custom) parts.push(`“${item.custom}”`);
   if (parts.length) return marked(parts.join(', '));
   // A picture alone is an answer: its thumbnail follows.
-  return item.images && item.images.length ? null : h('span', { class: 'muted' }, 'skipped');
+  return item.images && item.images.length ? null : h('span', { class: 'muted' }, t('history-was-skipped'));
 }

@@ -3,6 +3,7 @@ import { h, displayLabel, when } from './dom.js';
 import { detail } from './question.js';
 import { imageStrip, answerPictures } from './images.js';
 import { api } from './bridge.js';
+import { t, tAttr, locale } from './l10n.js';
 
 // Block keys, kinds, paths and texts, the diff marks and the earlier versions all come from the
 // backend (markdown.rs, plan_thread.rs). The page only places them: every string from the plan
@@ -44,9 +45,9 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   const doc = detail(q.detailHtml || '');
   doc.classList.add('plan-doc');
   doc.tabIndex = 0;
-  doc.setAttribute('aria-label', 'Plan. J and K move between blocks, C comments on the selected block.');
+  doc.setAttribute('aria-label', tAttr('plan-doc', 'aria-label'));
   const older = h('div', { class: 'md detail plan-doc plan-older', hidden: true });
-  const commentButton = h('button', { type: 'button', class: 'block-comment-btn', hidden: true, tabindex: '-1', 'aria-label': 'Comment on this block (C)' }, '+');
+  const commentButton = h('button', { type: 'button', class: 'block-comment-btn', hidden: true, tabindex: '-1', 'aria-label': t('plan-comment-block') }, '+');
 
   const blockEl = (key) => doc.querySelector(`[data-block="${CSS.escape(key)}"]`);
   const navigable = () => [...doc.querySelectorAll('[data-block]')];
@@ -130,9 +131,9 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     return ghost;
   }
   function ghostElement(gone, before) {
-    const label = h('span', { class: 'ghost-label' }, 'removed');
+    const label = h('span', { class: 'ghost-label' }, t('plan-what-removed'));
     const text = h('span', { class: 'ghost-text' }, gone.text);
-    const title = `Removed: ${gone.path}`;
+    const title = t('plan-removed-title', { path: gone.path });
     if (before && before.tagName === 'LI') return h('li', { class: 'diff-removed', title }, label, text);
     if (before && before.tagName === 'TR') {
       return h('tr', { class: 'diff-removed', title }, h('td', { colspan: String(Math.max(1, before.children.length)) }, label, text));
@@ -156,12 +157,12 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   function noteNode(c) {
     if (editing && editing.id === c.id) return null;
     return h('div', { class: 'plan-note', dataset: { comment: String(c.id) } },
-      Number.isInteger(c.carried) ? h('div', { class: 'note-head' }, h('span', { class: 'pill' }, 'Carried forward from your last review')) : null,
+      Number.isInteger(c.carried) ? h('div', { class: 'note-head' }, h('span', { class: 'pill' }, t('plan-carried'))) : null,
       c.quote ? h('div', { class: 'note-quote' }, c.quote) : null,
       h('div', { class: 'note-text' }, c.text),
       h('div', { class: 'note-actions' },
-        h('button', { type: 'button', class: 'link note-edit', onclick: () => edit(c) }, 'Edit'),
-        h('button', { type: 'button', class: 'link note-remove', onclick: () => remove(c) }, 'Remove')));
+        h('button', { type: 'button', class: 'link note-edit', onclick: () => edit(c) }, t('plan-edit')),
+        h('button', { type: 'button', class: 'link note-remove', onclick: () => remove(c) }, t('plan-remove'))));
   }
 
   /** The last review's comments still open: not resolved, not carried forward into this round. */
@@ -173,8 +174,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const outdated = c.placement === 'outdated';
     return h('div', { class: `plan-note past ${c.placement}`, dataset: { past: String(c.index) } },
       h('div', { class: 'note-head' },
-        h('span', { class: `pill ${outdated ? 'outdated' : ''}` }, outdated ? 'Outdated' : 'Last review'),
-        outdated ? h('span', { class: 'note-why' }, 'the block changed since this comment') : null),
+        h('span', { class: `pill ${outdated ? 'outdated' : ''}` }, t(outdated ? 'plan-outdated' : 'plan-last-review')),
+        outdated ? h('span', { class: 'note-why' }, t('plan-outdated-why')) : null),
       c.narrowed ? h('div', { class: 'note-quote' }, c.quote) : null,
       h('div', { class: 'note-text' }, c.text),
       pastActions(c));
@@ -183,8 +184,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   /** Resolve (done with it) or, on a block still in the plan, carry forward (sent again with this round). */
   function pastActions(c) {
     return h('div', { class: 'note-actions' },
-      c.key ? h('button', { type: 'button', class: 'link past-carry', onclick: () => setPast(c, 'carried') }, 'Carry forward') : null,
-      h('button', { type: 'button', class: 'link past-resolve', onclick: () => setPast(c, 'resolved') }, 'Resolve'));
+      c.key ? h('button', { type: 'button', class: 'link past-carry', onclick: () => setPast(c, 'carried') }, t('plan-carry')) : null,
+      h('button', { type: 'button', class: 'link past-resolve', onclick: () => setPast(c, 'resolved') }, t('plan-resolve')));
   }
 
   /** Records with the backend what was done with a past comment, then shows it; carrying makes it one of this round's comments. */
@@ -192,7 +193,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     try {
       await api.setPastComment(request, c.index, state);
     } catch (error) {
-      pastError.textContent = `Not changed: ${(error && error.message) || error}`;
+      pastError.textContent = t('not-changed', { error: (error && error.message) || error });
       return;
     }
     pastError.textContent = '';
@@ -209,8 +210,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const box = h('textarea', {
       class: 'note-input other-input',
       rows: 3,
-      placeholder: 'Your comment on this part of the plan…',
-      'aria-label': `Comment on ${block ? block.path : 'the block'}`,
+      placeholder: t('plan-comment-placeholder'),
+      'aria-label': t('plan-comment-on', { path: block ? block.path : t('plan-the-block') }),
     });
     // What was typed survives the editor being drawn again (Show changes, a newer revision).
     box.value = typeof editing.text === 'string' ? editing.text : existing ? existing.text : '';
@@ -221,8 +222,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       const tooLong = bytes > maxCommentBytes;
       limit.classList.toggle('over', tooLong);
       limit.textContent = tooLong
-        ? `Too long: a comment may have at most ${maxCommentBytes} bytes (this one has ${bytes}). Shorten it or split it.`
-        : bytes > maxCommentBytes * 0.8 ? `${bytes} of at most ${maxCommentBytes} bytes` : '';
+        ? t('plan-too-long', { max: maxCommentBytes, bytes })
+        : bytes > maxCommentBytes * 0.8 ? t('plan-bytes', { max: maxCommentBytes, bytes }) : '';
       return tooLong;
     };
     box.addEventListener('input', over);
@@ -254,9 +255,9 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       box,
       limit,
       h('div', { class: 'note-actions' },
-        h('span', { class: 'note-keys' }, 'Ctrl+Enter saves · Esc leaves the box'),
-        h('button', { type: 'button', class: 'button ghost small note-cancel', onclick: cancel }, 'Cancel'),
-        h('button', { type: 'button', class: 'button primary small note-save', onclick: save }, 'Save comment')));
+        h('span', { class: 'note-keys' }, t('plan-editor-keys')),
+        h('button', { type: 'button', class: 'button ghost small note-cancel', onclick: cancel }, t('plan-cancel')),
+        h('button', { type: 'button', class: 'button primary small note-save', onclick: save }, t('plan-save-comment'))));
   }
 
   /** Puts every note group after its block: inside a list item, as a row under a table row, under a code block. */
@@ -342,7 +343,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const box = el.getBoundingClientRect();
     commentButton.hidden = false;
     // A "+" in the margin, as beside a diff's lines; its name says what it comments on.
-    const label = selectionInBlock() ? 'Comment on selection (C)' : 'Comment on this block (C)';
+    const label = t(selectionInBlock() ? 'plan-comment-selection' : 'plan-comment-block');
     commentButton.setAttribute('aria-label', label);
     commentButton.title = label;
     commentButton.classList.toggle('on-selection', Boolean(selectionInBlock()));
@@ -397,8 +398,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   // The list of changes, beside the outline: each change by what happened and where, in the plan's order.
   const changesList = h('ol', { class: 'change-list' });
   const changesNav = changed
-    ? h('nav', { class: 'plan-changes', 'aria-label': 'Changes since the last review' },
-        h('div', { class: 'side-title' }, 'Changes ', h('span', { class: 'change-keys', title: 'N: next change · P: previous change' }, 'N / P')),
+    ? h('nav', { class: 'plan-changes', 'aria-label': tAttr('plan-changes-nav', 'aria-label') },
+        h('div', { class: 'side-title' }, `${t('plan-changes')} `, h('span', { class: 'change-keys', title: tAttr('plan-changes-keys', 'title') }, t('plan-changes-keys'))),
         changesList)
     : null;
   function renderChanges() {
@@ -412,7 +413,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       const path = key ? blocks.get(key)?.path || key : el.dataset.path || '';
       return h('li', { class: `change-item ${what}${i === changeAt ? ' current' : ''}` },
         h('button', { type: 'button', class: 'change-jump', onclick: () => { goToChange(i); doc.focus({ preventScroll: true }); } },
-          h('span', { class: `change-what ${what}` }, what), ' ', h('span', { class: 'change-path' }, path)));
+          h('span', { class: `change-what ${what}` }, t(`plan-what-${what}`)), ' ', h('span', { class: 'change-path' }, path)));
     }));
   }
   const commentCount = h('span', { class: 'count zero' }, '0');
@@ -434,30 +435,30 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
           h('span', { class: 'comment-path' }, block ? block.path : c.block),
           h('span', { class: 'comment-text' }, c.text)),
         h('span', { class: 'comment-actions' },
-          h('button', { type: 'button', class: 'link', onclick: () => edit(c), 'aria-label': `Edit comment on ${block ? block.path : ''}` }, 'Edit'),
-          h('button', { type: 'button', class: 'link', onclick: () => remove(c), 'aria-label': `Remove comment on ${block ? block.path : ''}` }, 'Remove')));
+          h('button', { type: 'button', class: 'link', onclick: () => edit(c), 'aria-label': t('plan-edit-on', { path: block ? block.path : '' }) }, t('plan-edit')),
+          h('button', { type: 'button', class: 'link', onclick: () => remove(c), 'aria-label': t('plan-remove-on', { path: block ? block.path : '' }) }, t('plan-remove'))));
     });
     const past = openPast();
     const placed = past.filter((c) => c.placement !== 'gone');
     const gone = past.filter((c) => c.placement === 'gone');
     commentList.replaceChildren(...[
-      ...(mine.length ? mine : [h('li', { class: 'comment-empty' }, 'Select a block (J/K or a click) and press C, or select text inside it, to comment.')]),
-      placed.length ? h('li', { class: 'comment-sub' }, 'From your last review') : null,
+      ...(mine.length ? mine : [h('li', { class: 'comment-empty' }, t('plan-comments-empty'))]),
+      placed.length ? h('li', { class: 'comment-sub' }, t('plan-from-last-review')) : null,
       ...placed.map((c) => h('li', { class: `comment-item past ${c.placement}` },
         h('button', { type: 'button', class: 'comment-jump', onclick: jump(c.key) },
-          h('span', { class: 'comment-path' }, c.path, c.placement === 'outdated' ? h('span', { class: 'pill outdated' }, 'outdated') : null),
+          h('span', { class: 'comment-path' }, c.path, c.placement === 'outdated' ? h('span', { class: 'pill outdated' }, t('plan-outdated-small')) : null),
           h('span', { class: 'comment-text' }, c.text)))),
-      gone.length ? h('li', { class: 'comment-sub' }, 'No longer in the plan') : null,
+      gone.length ? h('li', { class: 'comment-sub' }, t('plan-gone')) : null,
       ...gone.map((c) => h('li', { class: 'comment-item past gone', dataset: { past: String(c.index) } },
         h('div', { class: 'comment-static' },
           h('span', { class: 'comment-path' }, c.path),
           h('span', { class: 'note-quote' }, c.quote),
           h('span', { class: 'comment-text' }, c.text)),
         h('span', { class: 'comment-actions' },
-          h('button', { type: 'button', class: 'link past-resolve', onclick: () => setPast(c, 'resolved') }, 'Resolve')))),
+          h('button', { type: 'button', class: 'link past-resolve', onclick: () => setPast(c, 'resolved') }, t('plan-resolve'))))),
     ].filter(Boolean));
     commentHint.textContent = comments.length
-      ? `${comments.length === 1 ? 'Your comment goes' : `Your ${comments.length} comments go`} back with your feedback, quoted from the plan.`
+      ? t('plan-comments-go', { comments: comments.length })
       : '';
   }
 
@@ -489,15 +490,16 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     if (!showing) { if (current) setCurrent(current); return; }
     older.innerHTML = version.html; // sanitized by markdown.rs, like detailHtml
     olderBar.replaceChildren(
-      h('span', {}, `Version ${version.version}`, version.decision ? ` · ${version.decision}` : '', ` · asked ${when(version.askedAt)}`),
-      h('button', { type: 'button', class: 'link older-back', onclick: () => showVersion(null) }, `Back to version ${revision.version}`));
+      h('span', {}, t('plan-version', { version: version.version }), version.decision ? ` · ${version.decision}` : '',
+        ` · ${t('plan-asked-at', { when: when(version.askedAt) })}`),
+      h('button', { type: 'button', class: 'link older-back', onclick: () => showVersion(null) }, t('plan-back-to', { version: revision.version })));
     // Below the sticky revision bar, wherever the plan was scrolled (a revision opens on its first change).
     olderBar.style.scrollMarginTop = `${(revisionBar ? revisionBar.offsetHeight : 0) + 24}px`;
     olderBar.scrollIntoView({ block: 'start' });
     olderBar.querySelector('button').focus({ preventScroll: true });
   }
   function renderToggle() {
-    toggle.textContent = showChanges ? 'Show clean plan' : 'Show changes';
+    toggle.textContent = t(showChanges ? 'plan-show-clean' : 'plan-show-changes');
     toggle.setAttribute('aria-pressed', String(showChanges));
   }
   toggle.addEventListener('click', () => { showChanges = !showChanges; changeAt = -1; renderToggle(); decorate(); placeNotes(); renderChanges(); });
@@ -507,7 +509,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   function changeSummary() {
     const counts = [['added', changes.added], ['changed', changes.changed], ['removed', changes.removed], ['moved', changes.moved]]
       .filter(([, n]) => n > 0);
-    return counts.map(([what, n], i) => (i === 0 ? `${n} block${n === 1 ? '' : 's'} ${what}` : `${n} ${what}`)).join(' · ');
+    return counts.map(([what, n], i) => t(i === 0 ? 'plan-change-first' : 'plan-change-more', { count: n, what: t(`plan-what-${what}`) }))
+      .join(' · ');
   }
 
   function revisionBarFor() {
@@ -518,19 +521,19 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       : null;
     return h('div', { class: 'revision-bar' },
       h('div', { class: 'revision-line' },
-        h('span', { class: 'revision-title' }, changed ? `Changes since version ${since}` : `No changes since version ${since}`),
+        h('span', { class: 'revision-title' }, t(changed ? 'plan-changes-since' : 'plan-no-changes-since', { version: since })),
         changed ? h('span', { class: 'revision-summary' }, changeSummary()) : null,
         changed ? badge : null),
       revision.feedback
         ? h('div', { class: 'revision-asked' },
-            h('span', { class: 'asked-label' }, 'You asked last time'),
+            h('span', { class: 'asked-label' }, t('plan-you-asked')),
             h('span', { class: 'asked-text', title: revision.feedback }, revision.feedback))
         : null,
       h('div', { class: 'revision-versions' },
-        h('span', { class: 'version-now' }, `Version ${revision.version}`),
-        h('span', { class: 'muted' }, ' · earlier:'),
+        h('span', { class: 'version-now' }, t('plan-version', { version: revision.version })),
+        h('span', { class: 'muted' }, t('plan-earlier')),
         revision.previous.map((v) => h('button', {
-          type: 'button', class: 'version-link', title: v.decision ? `Version ${v.version}: ${v.decision}` : `Version ${v.version}`,
+          type: 'button', class: 'version-link', title: v.decision ? t('plan-version-decision', { version: v.version, decision: v.decision }) : t('plan-version', { version: v.version }),
           onclick: () => showVersion(v),
         }, `v${v.version}`, v.decision ? h('span', { class: 'version-decision' }, v.decision) : null)),
         changed ? toggle : null));
@@ -551,8 +554,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   // ----- outline and decision -----
 
   const outline = q.outline.length
-    ? h('nav', { class: 'plan-outline', 'aria-label': 'Plan outline' },
-        h('div', { class: 'side-title' }, 'Contents'),
+    ? h('nav', { class: 'plan-outline', 'aria-label': tAttr('plan-outline', 'aria-label') },
+        h('div', { class: 'side-title' }, t('plan-contents')),
         h('ol', {}, q.outline.map((heading) =>
           h('li', { class: `lvl${Math.min(heading.level, 4)}` },
             h('button', {
@@ -579,10 +582,10 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const other = [...chosen].find((label) => label !== approveLabel);
     const typed = hasFeedback();
     send.hidden = !sendsItself || skipped || !(typed || other);
-    send.textContent = typed ? 'Send feedback · keep planning' : other ? `Send “${displayLabel(other)}”` : '';
+    send.textContent = typed ? t('plan-send-feedback') : other ? t('plan-send-option', { option: displayLabel(other) }) : '';
     const dropped = !q.multiSelect && typed ? pendingFeedback() : '';
     approveDesc.textContent = dropped
-      ? `Approving drops ${dropped}.`
+      ? t('plan-approving-drops', { what: dropped })
       : (approveOption && approveOption.description) || '';
     approveDesc.hidden = !approveDesc.textContent;
     // Single select: with feedback the options cannot go (the feedback replaces the choice).
@@ -594,13 +597,13 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
   const feedback = h('textarea', {
     class: 'plan-feedback other-input',
     rows: 4,
-    placeholder: 'What should change? Your feedback goes back to the agent instead of a choice.',
-    'aria-label': 'Feedback on the plan',
+    placeholder: t('plan-feedback-placeholder'),
+    'aria-label': t('plan-feedback-aria'),
   });
 
   // A picture pasted or dropped into the feedback box goes with the feedback.
   const pictures = answerPictures(feedback, {
-    label: 'Your picture for the plan',
+    label: t('plan-picture-label'),
     onChange: () => {
       prepared = null;
       card.classList.remove('missing');
@@ -639,10 +642,10 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     const labels = q.options.filter((o) => chosen.has(o.label)).map((o) => displayLabel(o.label));
     const typed = hasFeedback();
     let text;
-    if (skipped) text = 'Skipped: nothing is sent for this plan';
-    else if (!q.multiSelect && typed) text = 'Sends: your feedback, instead of a choice';
-    else if (labels.length) text = `Sends: ${labels.join(', ')}${typed ? ' and your feedback' : ''}`;
-    else text = typed ? 'Sends: your feedback' : 'Nothing chosen yet';
+    if (skipped) text = t('plan-sends-skipped');
+    else if (!q.multiSelect && typed) text = t('plan-sends-instead');
+    else if (labels.length) text = t(typed ? 'plan-sends-labels-feedback' : 'plan-sends-labels', { labels: labels.join(', ') });
+    else text = t(typed ? 'plan-sends-feedback' : 'plan-sends-nothing');
     sendsLine.textContent = text;
     renderPrimary();
   }
@@ -703,47 +706,47 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
     else renderSends();
   });
 
-  const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
+  const skipButton = h('button', { type: 'button', class: 'link skip' }, t('skip'));
   function setSkipped(on) {
     skipped = on;
     card.classList.toggle('skipped', skipped);
     for (const el of [approve, send, feedback, ...otherInputs]) el.disabled = skipped;
     renderPrimary();
-    skipButton.textContent = skipped ? 'Undo skip' : 'Skip this question';
+    skipButton.textContent = t(skipped ? 'undo-skip' : 'skip');
     renderSends();
     onChange();
   }
   skipButton.addEventListener('click', () => setSkipped(!skipped));
 
   const decision = h('div', { class: 'plan-decision card' },
-    q.header ? h('div', { class: 'q-header' }, q.header) : null,
-    h('div', { class: 'q-text' }, q.question),
+    q.header ? h('div', { class: 'q-header', dir: 'auto' }, q.header) : null,
+    h('div', { class: 'q-text', dir: 'auto' }, q.question),
     approve,
     approveDesc,
     others.length
       ? h('div', { class: 'options compact', role: q.multiSelect ? 'group' : 'radiogroup' }, others.map((o, i) =>
           h('label', { class: 'option' }, otherInputs[i],
             h('span', { class: 'option-body' },
-              h('span', { class: 'option-title' }, h('span', { class: 'option-label' }, displayLabel(o.label))),
-              o.description ? h('span', { class: 'option-desc' }, o.description) : null))))
+              h('span', { class: 'option-title' }, h('span', { class: 'option-label', dir: 'auto' }, displayLabel(o.label))),
+              o.description ? h('span', { class: 'option-desc', dir: 'auto' }, o.description) : null))))
       : null,
-    h('label', { class: 'feedback-label' }, 'Feedback', feedback),
+    h('label', { class: 'feedback-label' }, t('plan-feedback'), feedback),
     pictures.node,
     commentHint,
     send,
     sendsLine,
     h('div', { class: 'q-foot' }, skipButton));
 
-  const commentsPanel = h('section', { class: 'plan-comments card', 'aria-label': 'Comments on the plan' },
-    h('div', { class: 'side-title' }, 'Comments ', commentCount),
+  const commentsPanel = h('section', { class: 'plan-comments card', 'aria-label': tAttr('plan-comments-panel', 'aria-label') },
+    h('div', { class: 'side-title' }, `${t('plan-comments')} `, commentCount),
     pastError,
     commentList);
 
   const main = h('div', { class: 'plan-main card' },
     h('div', { class: 'plan-head' },
-      h('span', { class: 'plan-kicker' }, 'Plan for review'),
-      h('span', { class: 'plan-keys' }, 'J/K select a block · C comment')),
-    revisionBar, olderBar, imageStrip(q.images, 'Image of the plan'), doc, older, commentButton);
+      h('span', { class: 'plan-kicker' }, t('plan-kicker')),
+      h('span', { class: 'plan-keys' }, t('plan-keys'))),
+    revisionBar, olderBar, imageStrip(q.images, t('plan-image')), doc, older, commentButton);
 
   const card = h('section', { class: 'question plan-review', dataset: { qid: q.id } },
     h('div', { class: 'plan-layout' },
@@ -787,10 +790,11 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
    */
   function pendingFeedback() {
     const n = comments.length;
-    const typed = feedback.value.trim() ? 'your feedback' : '';
+    const typed = feedback.value.trim() !== '';
     const p = pictures.count();
-    return [typed, n ? `${n} comment${n === 1 ? '' : 's'}` : '', p ? `${p} picture${p === 1 ? '' : 's'}` : '']
-      .filter(Boolean).join(' and ');
+    const parts = [typed ? t('plan-pending-feedback') : '', n ? t('plan-pending-comments', { count: n }) : '',
+      p ? t('plan-pending-pictures', { count: p }) : ''].filter(Boolean);
+    return new Intl.ListFormat(locale(), { type: 'conjunction' }).format(parts);
   }
 
   /**
@@ -799,20 +803,17 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
    */
   function confirmDrop() {
     const what = pendingFeedback();
-    const them = comments.length + pictures.count() + (feedback.value.trim() ? 1 : 0) === 1 ? 'it' : 'them';
-    return askInModal(`Approve and drop ${what}?`,
-      `This review takes an approval or feedback, not both: approving drops ${what}.` +
-      (sendsItself ? ` To send ${them} instead, go back and use Send feedback.` : ` To send ${them} instead, go back and Submit.`),
-      [['back', 'Go back', 'ghost'], ['drop', `Approve and drop ${them}`, 'primary']], 0);
+    const items = comments.length + pictures.count() + (feedback.value.trim() ? 1 : 0);
+    return askInModal(t('plan-drop-title', { what }),
+      `${t('plan-drop-text', { what })} ${t(sendsItself ? 'plan-drop-send-itself' : 'plan-drop-submit', { items })}`,
+      [['back', t('plan-go-back'), 'ghost'], ['drop', t('plan-drop-ok', { items }), 'primary']], 0);
   }
 
   /** Multi select: asks whether the comments go with the approval as notes; 'send', 'drop' or null. */
   function askAboutNotes() {
-    const n = comments.length;
-    const many = n === 1 ? 'your comment' : `your ${n} comments`;
-    return askInModal(`Send ${many} with the approval?`,
-      `This review can carry notes with the approval: ${many} would go back quoted from the plan, next to the approval.`,
-      [['send', `Approve and send ${many} as notes`, 'primary'], ['drop', 'Approve without them', 'ghost']], 1);
+    const n = { comments: comments.length };
+    return askInModal(t('plan-notes-title', n), t('plan-notes-text', n),
+      [['send', t('plan-notes-send', n), 'primary'], ['drop', t('plan-notes-drop'), 'ghost']], 1);
   }
 
   /**
@@ -908,7 +909,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
       return feedbackSent ? withFeedback({ id: q.id, selected: labels }) : { id: q.id, selected: labels };
     },
     /** The keys this plan takes, for the window's footer (the digits and Ctrl+Enter are the window's). */
-    keys: ['J/K select a block', 'C comment', ...(changed ? ['N/P changes'] : [])],
+    keys: [t('plan-key-select'), t('plan-key-comment'), ...(changed ? [t('plan-key-changes')] : [])],
     pick(n) {
       if (skipped) return false;
       const labels = [approveLabel, ...others.map((o) => o.label)];

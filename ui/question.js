@@ -1,6 +1,7 @@
 // askdesk UI: one ordinary question (single or multi select, free-text "Other", skip) and its answer.
 import { h, displayLabel } from './dom.js';
 import { imageStrip, answerPictures } from './images.js';
+import { t } from './l10n.js';
 
 /**
  * Renders a question card, restored from `draft` (what draft() returned for it before) when there
@@ -19,8 +20,8 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
   const otherText = h('textarea', {
     class: 'other-input',
     rows: 2,
-    placeholder: !hasOptions ? 'Type your answer…' : multi ? 'Add something of your own…' : 'Type your own answer instead…',
-    'aria-label': hasOptions ? `Other answer to: ${q.question}` : `Answer to: ${q.question}`,
+    placeholder: t(!hasOptions ? 'other-placeholder-free' : multi ? 'other-placeholder-multi' : 'other-placeholder-single'),
+    'aria-label': t(hasOptions ? 'other-aria' : 'answer-aria', { question: q.question }),
   });
   const otherInput = hasOptions ? h('input', { type, name, value: '', class: 'option-input other-choice' }) : null;
   // A picture pasted or dropped into the box goes with the Other answer, as typed text does.
@@ -39,17 +40,17 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
       h('span', { class: 'option-key', 'aria-hidden': 'true' }, i < 9 ? String(i + 1) : ''),
       h('span', { class: 'option-body' },
         h('span', { class: 'option-title' },
-          h('span', { class: 'option-label' }, displayLabel(o.label)),
-          o.recommended ? h('span', { class: 'pill accent' }, 'Recommended') : null),
-        o.description ? h('span', { class: 'option-desc' }, o.description) : null,
-        imageStrip(o.images, `Image of ${displayLabel(o.label)}`))));
+          h('span', { class: 'option-label', dir: 'auto' }, displayLabel(o.label)),
+          o.recommended ? h('span', { class: 'pill accent' }, t('recommended')) : null),
+        o.description ? h('span', { class: 'option-desc', dir: 'auto' }, o.description) : null,
+        imageStrip(o.images, t('option-image', { option: displayLabel(o.label) })))));
 
   const otherRow = hasOptions
     ? h('label', { class: 'option other' },
         otherInput,
         h('span', { class: 'option-key', 'aria-hidden': 'true' }, q.options.length < 9 ? String(q.options.length + 1) : ''),
         h('span', { class: 'option-body' },
-          h('span', { class: 'option-title' }, h('span', { class: 'option-label' }, 'Other')),
+          h('span', { class: 'option-title' }, h('span', { class: 'option-label' }, t('other'))),
           otherText, pictures.node))
     : h('div', { class: 'free-text' }, otherText, pictures.node);
 
@@ -61,9 +62,9 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
   if (otherInput) otherInput.addEventListener('change', () => { if (otherInput.checked) otherText.focus(); });
   for (const input of inputs) input.addEventListener('change', () => card.classList.remove('missing'));
 
-  const skipButton = h('button', { type: 'button', class: 'link skip' }, 'Skip this question');
-  const skippedNote = h('span', { class: 'skipped-note' }, 'Skipped — the agent gets no answer to this one.');
-  const keptNote = h('span', { class: 'kept-note', role: 'status', hidden: true }, 'Your text is kept: clear it, or click Skip, to skip this question.');
+  const skipButton = h('button', { type: 'button', class: 'link skip' }, t('skip'));
+  const skippedNote = h('span', { class: 'skipped-note' }, t('skipped-note'));
+  const keptNote = h('span', { class: 'kept-note', role: 'status', hidden: true }, t('kept-note'));
   // No key throws typed text away: a Tab out of the box does not land on Skip, and Space or Enter
   // on Skip (a click of detail 0) does not skip a question with text typed; a click does.
   const typed = () => otherText.value.trim() !== '' || pictures.count() > 0;
@@ -82,13 +83,13 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
 
   // Focusable, so a click anywhere on the card makes it the question digits act on.
   const card = h('fieldset', { class: 'question card', tabindex: '-1', dataset: { qid: q.id } },
-    q.header ? h('div', { class: 'q-header' }, q.header) : null,
-    h('legend', { class: 'q-text' }, q.question),
+    q.header ? h('div', { class: 'q-header', dir: 'auto' }, q.header) : null,
+    h('legend', { class: 'q-text', dir: 'auto' }, q.question),
     q.detailHtml ? detail(q.detailHtml) : null,
     imageStrip(q.images),
     hasOptions ? h('div', { class: 'options', role: multi ? 'group' : 'radiogroup' }, optionRows, otherRow) : otherRow,
     h('div', { class: 'q-foot' },
-      multi ? h('span', { class: 'q-kind' }, 'Choose any') : hasOptions ? h('span', { class: 'q-kind' }, 'Choose one') : null,
+      multi ? h('span', { class: 'q-kind' }, t('choose-any')) : hasOptions ? h('span', { class: 'q-kind' }, t('choose-one')) : null,
       skippedNote, keptNote, skipButton));
 
   function setSkipped(on) {
@@ -96,7 +97,7 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
     card.classList.toggle('skipped', on);
     card.classList.remove('missing');
     for (const input of [...inputs, otherInput, otherText]) if (input) input.disabled = on;
-    skipButton.textContent = on ? 'Undo skip' : 'Skip this question';
+    skipButton.textContent = t(on ? 'undo-skip' : 'skip');
     syncSkipStop();
     onChange();
   }

@@ -608,9 +608,11 @@ mod tests {
             .split_once("])")
             .expect("the end of the handler list")
             .0;
-        // The Devices view's commands live beside the hosted remote, in `phone`.
+        // The Devices view's commands live beside the hosted remote, in `phone`; the page's
+        // catalogue and the language choice in `language`.
         let mut registered = names_after(handlers, "commands::", ',');
         registered.extend(names_after(handlers, "phone::", ','));
+        registered.extend(names_after(handlers, "language::", ','));
         assert_eq!(
             registered, build,
             "the handler list registers exactly COMMANDS"

@@ -24,10 +24,11 @@
 //! - [`settings`]: start-up settings from the environment and the command line, and the person's
 //!   choices in the window ("notify only", "show without focus"), kept in `desktop.json`.
 //! - [`trim`]: the memory an idle app gives back once its window is dropped.
+//! - [`language`]: the app's language, the page's catalogue, and the choice that changes it.
 //!
 //! Dependencies between the modules point one way, with no cycle: `commands` → `window`,
 //! `state`, `settings`; `desktop` → `tray`, `window`, `notify`, `activation`, `state`,
-//! `settings`; `phone` → `commands`; `tray` → `window`, `graphics`; `notify` → `activation`; `window` → `activation`,
+//! `settings`; `phone` → `commands`; `language` → `commands`, `settings`; `tray` → `window`, `graphics`; `notify` → `activation`; `window` → `activation`,
 //! `trim`, `settings`. Each may use `askdesk_view`, which uses none of them. The page's
 //! event names and payloads live in `askdesk_view::page`, so the window and the desktop thread
 //! both emit them without knowing of each other; the handles they share (the journal, the rules
@@ -37,6 +38,7 @@ pub mod activation;
 pub mod commands;
 pub mod desktop;
 pub mod graphics;
+pub mod language;
 pub mod notify;
 pub mod phone;
 pub mod settings;
@@ -121,6 +123,8 @@ pub fn run() {
             commands::preview_connect,
             commands::apply_connect,
             commands::set_autostart,
+            language::get_catalogue,
+            language::set_language,
             phone::get_phone,
             phone::set_phone,
             phone::revoke_device,
@@ -222,7 +226,10 @@ fn start_desktop(
     markdown::warm_up();
     app.manage(MainWindow::new(settings.drop_window_after));
     app.manage(crate::state::Socket(listener.path().to_owned()));
-    app.manage(Preferences::load(&settings));
+    let prefs = Preferences::load(&settings);
+    // Before the tray, the first notification and the page say anything.
+    language::apply(&prefs);
+    app.manage(prefs);
     let desktop = Desktop::start(handle.clone(), journal.clone())?;
     let gui = GuiAnswerer::new(Arc::new(desktop.presenter()));
     let service = Service::new(Config {

@@ -33,6 +33,7 @@ use std::time::{Duration, SystemTime};
 
 use askdesk_core::meta::display_name;
 use askdesk_core::{Request, RequestId};
+use askdesk_i18n::t;
 use askdesk_rules::Deadline;
 use futures_lite::future;
 use notify_rust::{Notification, NotificationResponse, Timeout};
@@ -73,8 +74,6 @@ pub struct Spec {
 /// The longest side of a notification's image, in pixels.
 const IMAGE_SIDE: u32 = 256;
 
-/// The label of the action that holds a rule's deadline.
-const HOLD_LABEL: &str = "Hold";
 /// How many waiting requests "N questions waiting" names in its body.
 const MAX_LISTED: usize = 4;
 
@@ -110,10 +109,8 @@ pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
     let mut body = isolate(&body);
     let more = request.questions.len() - 1;
     if more > 0 {
-        body.push_str(&format!(
-            "\n(+{more} more question{})",
-            if more == 1 { "" } else { "s" }
-        ));
+        body.push('\n');
+        body.push_str(&t!("notify-more", more = more));
     }
     // A question whose `detail` says what is at stake (a hook's command, a diff) gets no buttons:
     // answering from the notification would decide without seeing it.
@@ -138,11 +135,12 @@ pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
             .at
             .duration_since(SystemTime::now())
             .unwrap_or_default();
-        body.push_str(&format!(
-            "\nRule “{}” will {} in {} unless you answer.",
-            isolate(&deadline.rule),
-            isolate(&deadline.action),
-            in_words(left)
+        body.push('\n');
+        body.push_str(&t!(
+            "notify-rule-will",
+            rule = isolate(&deadline.rule),
+            action = isolate(&deadline.action),
+            left = in_words(left)
         ));
     }
     let image = first
@@ -152,7 +150,7 @@ pub fn spec_for(request: &Request, deadline: Option<&Deadline>) -> Spec {
         .cloned();
     Spec {
         request: request.id,
-        title: format!("{} asks", isolate(who)),
+        title: t!("notify-asks", agent = isolate(who)),
         body,
         choices,
         hold: deadline.is_some(),
@@ -165,10 +163,10 @@ fn in_words(left: Duration) -> String {
     let seconds = left.as_secs_f64().round() as u64;
     let minutes = seconds.div_ceil(60);
     match (seconds, minutes) {
-        (s, _) if s < 60 => format!("{s} s"),
-        (_, m) if m < 60 => format!("{m} min"),
-        (_, m) if m % 60 == 0 => format!("{} h", m / 60),
-        (_, m) => format!("{} h {} min", m / 60, m % 60),
+        (s, _) if s < 60 => t!("notify-seconds", seconds = s),
+        (_, m) if m < 60 => t!("notify-minutes", minutes = m),
+        (_, m) if m % 60 == 0 => t!("notify-hours", hours = m / 60),
+        (_, m) => t!("notify-hours-minutes", hours = m / 60, minutes = m % 60),
     }
 }
 
@@ -456,8 +454,8 @@ pub fn note_spec(note: &askdesk_view::page::RuleNote) -> NoteSpec {
 /// withdrawn, or decided by a rule in the meantime): nothing was done.
 pub fn gone_note_spec() -> NoteSpec {
     NoteSpec {
-        title: "That question is no longer waiting".into(),
-        body: "It was settled before your click; nothing was sent.".into(),
+        title: t!("notify-gone-title"),
+        body: t!("notify-gone-body"),
         lasting: false,
     }
 }
@@ -479,7 +477,7 @@ fn show_note(
         } else {
             Timeout::Default
         })
-        .action("default", "Open");
+        .action("default", &t!("notify-open"));
     let handle = match notification.show() {
         Ok(handle) => handle,
         Err(error) => {
@@ -651,12 +649,12 @@ fn build(spec: &Spec) -> Notification {
         .body(&escape_markup(&spec.body))
         .icon("dialog-question")
         .timeout(Timeout::Never)
-        .action("default", "Open");
+        .action("default", &t!("notify-open"));
     for (index, label) in spec.choices.iter().enumerate() {
         notification.action(&choice_key(spec.request, index), label);
     }
     if spec.hold {
-        notification.action(&hold_key(spec.request), HOLD_LABEL);
+        notification.action(&hold_key(spec.request), &t!("notify-hold"));
     }
     let pixels = spec
         .image
@@ -691,7 +689,7 @@ fn build_several(requests: &[&Request]) -> Notification {
         })
         .collect();
     if requests.len() > MAX_LISTED {
-        lines.push(format!("and {} more", requests.len() - MAX_LISTED));
+        lines.push(t!("notify-and-more", more = requests.len() - MAX_LISTED));
     }
     let mut notification = Notification::new();
     notification
@@ -700,12 +698,12 @@ fn build_several(requests: &[&Request]) -> Notification {
         .body(&escape_markup(&lines.join("\n")))
         .icon("dialog-question")
         .timeout(Timeout::Never)
-        .action("default", "Open");
+        .action("default", &t!("notify-open"));
     notification
 }
 
 fn several_title(count: usize) -> String {
-    format!("{count} questions waiting")
+    t!("notify-waiting", count = count)
 }
 
 /// The key of option `index`'s button: it names the request, so a late click answers that

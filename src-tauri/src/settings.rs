@@ -145,6 +145,33 @@ pub struct Choices {
     pub notify_only: bool,
     /// A window a request opens shows without taking the focus (the person clicks into it).
     pub without_focus: bool,
+    /// The app's language, one askdesk has a catalogue for; `None` follows the system
+    /// (`ASKDESK_LANG` overrides both, see `askdesk_i18n::choose`). A language the file names
+    /// that askdesk has no catalogue for reads as `None`.
+    #[serde(
+        deserialize_with = "known_language",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub language: Option<Language>,
+}
+
+/// A language askdesk has a catalogue for (one of `askdesk_i18n::languages`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Language(pub &'static str);
+
+impl Language {
+    /// The language of this name, `None` when askdesk has no catalogue for it.
+    pub fn named(name: &str) -> Option<Language> {
+        askdesk_i18n::languages().find(|l| *l == name).map(Language)
+    }
+}
+
+fn known_language<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Language>, D::Error> {
+    let name = Option::<String>::deserialize(deserializer)?;
+    Ok(name.as_deref().and_then(Language::named))
 }
 
 /// The person's choices, read at start-up and written whenever they change one.
@@ -201,9 +228,29 @@ impl Preferences {
     }
 
     /// Keeps the person's new choices, on disk (atomically) before this returns; in force at
-    /// once. On an error, what was chosen before stays.
-    pub fn set(&self, choices: Choices) -> std::io::Result<ChoicesView> {
+    /// once. On an error, what was chosen before stays. The language stays as it is: the page
+    /// sends the switches, and the language through [`set_language`](Self::set_language).
+    pub fn set(&self, mut choices: Choices) -> std::io::Result<ChoicesView> {
         let mut chosen = askdesk_core::sync::lock(&self.chosen);
+        choices.language = chosen.language;
+        if let Some(path) = &self.path {
+            write_choices(path, &choices)?;
+        }
+        *chosen = choices;
+        drop(chosen);
+        Ok(self.view())
+    }
+}
+
+impl Preferences {
+    /// Keeps the person's language (`None`: the system's), as [`set`](Self::set) keeps the other
+    /// choices.
+    pub fn set_language(&self, language: Option<Language>) -> std::io::Result<ChoicesView> {
+        let mut chosen = askdesk_core::sync::lock(&self.chosen);
+        let choices = Choices {
+            language,
+            ..*chosen
+        };
         if let Some(path) = &self.path {
             write_choices(path, &choices)?;
         }
@@ -346,6 +393,7 @@ mod tests {
         let chosen = Choices {
             notify_only: true,
             without_focus: true,
+            language: None,
         };
         assert_eq!(first.set(chosen).unwrap().choices, chosen);
         assert_eq!(Preferences::at(Some(path.clone()), false).get(), chosen);
@@ -357,6 +405,17 @@ mod tests {
             Preferences::at(Some(path.clone()), false).get(),
             Choices::default()
         );
+        // The language is kept beside them, and switching a choice keeps it.
+        let prefs = Preferences::at(Some(path.clone()), false);
+        prefs.set_language(Language::named("zh-CN")).unwrap();
+        prefs.set(chosen).unwrap();
+        let reread = Preferences::at(Some(path.clone()), false).get();
+        assert_eq!(reread.language, Some(Language("zh-CN")));
+        assert!(reread.notify_only && reread.without_focus);
+        // A language askdesk has no catalogue for follows the system.
+        std::fs::write(&path, r#"{"notifyOnly": true, "language": "xx-YY"}"#).unwrap();
+        let unknown = Preferences::at(Some(path.clone()), false).get();
+        assert_eq!((unknown.notify_only, unknown.language), (true, None));
         // A broken file gives the defaults.
         std::fs::write(&path, "{ not json").unwrap();
         assert_eq!(Preferences::at(Some(path), false).get(), Choices::default());

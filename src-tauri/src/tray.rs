@@ -8,6 +8,7 @@
 //! (libayatana-appindicator), whose `GtkStatusIcon` fallback X11 panels show (XEmbed); under Wayland,
 //! which cannot show that fallback, the icon waits until a host appears ([`build_where_hosted`]).
 
+use askdesk_i18n::t;
 use askdesk_view::answerer::GuiAnswerer;
 use askdesk_view::badge::{self, Rgba};
 use futures_lite::StreamExt;
@@ -108,9 +109,9 @@ fn when_tray_host_appears(then: impl FnOnce() + Send + 'static) -> std::io::Resu
 
 /// Builds the tray icon with no requests waiting.
 fn build(app: &AppHandle) -> tauri::Result<()> {
-    let open = MenuItem::with_id(app, "open", "Open askdesk", true, None::<&str>)?;
-    let dnd = CheckMenuItem::with_id(app, "dnd", "Do not disturb", true, false, None::<&str>)?;
-    let quit = MenuItem::with_id(app, "quit", "Quit askdesk", true, None::<&str>)?;
+    let open = MenuItem::with_id(app, "open", t!("tray-open"), true, None::<&str>)?;
+    let dnd = CheckMenuItem::with_id(app, "dnd", t!("tray-dnd"), true, false, None::<&str>)?;
+    let quit = MenuItem::with_id(app, "quit", t!("tray-quit"), true, None::<&str>)?;
     let menu = Menu::with_items(
         app,
         &[
@@ -256,14 +257,14 @@ impl ksni::Tray for Item {
         use ksni::menu::{CheckmarkItem, StandardItem};
         vec![
             StandardItem {
-                label: "Open askdesk".into(),
+                label: t!("tray-open"),
                 activate: Box::new(|item: &mut Self| item.open()),
                 ..Default::default()
             }
             .into(),
             ksni::MenuItem::Separator,
             CheckmarkItem {
-                label: "Do not disturb".into(),
+                label: t!("tray-dnd"),
                 checked: self.dnd,
                 activate: Box::new(|item: &mut Self| {
                     item.dnd = !item.dnd;
@@ -274,7 +275,7 @@ impl ksni::Tray for Item {
             .into(),
             ksni::MenuItem::Separator,
             StandardItem {
-                label: "Quit askdesk".into(),
+                label: t!("tray-quit"),
                 activate: Box::new(|item: &mut Self| item.app.exit(0)),
                 ..Default::default()
             }
@@ -326,11 +327,7 @@ fn default_icon(app: &AppHandle) -> Option<Rgba> {
 }
 
 fn tooltip(waiting: usize) -> String {
-    match waiting {
-        0 => "askdesk — no questions waiting".to_owned(),
-        1 => "askdesk — 1 question waiting".to_owned(),
-        n => format!("askdesk — {n} questions waiting"),
-    }
+    t!("tray-waiting", waiting = waiting)
 }
 
 #[cfg(test)]

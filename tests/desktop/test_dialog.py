@@ -12,7 +12,7 @@ import pytest
 import contrast
 from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, long_plan
 import samples
-from webdriver import CONTROL, ENTER, ESCAPE
+from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
 
 
 def test_batch_answer_reaches_the_asker(ctx):
@@ -513,3 +513,64 @@ def test_dark_mode_draws_unchecked_choices_hollow_and_placeholders_dimmer_than_t
     page.click(page.find('[data-qid="notes"] .skip'))
     page.click(page.find("#submit"))
     assert answer_of(outcome())["answers"][0] == {"id": "release", "selected": ["Patch (0.2.5)"]}
+
+
+def _speak(page, language):
+    """Chooses `language` ('' for the system's) in the sidebar and waits for the page drawn again in it."""
+    page.js("document.body.dataset.ready = 'false';"
+            "const s = document.getElementById('language'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('change'))", language)
+    deadline = time.time() + 30
+    while True:
+        # While the page loads again, WebKitWebDriver may answer "unknown error".
+        try:
+            page.until("return document.body.dataset.ready === 'true'"
+                       " && document.documentElement.lang === (arguments[0] || 'en')", language, timeout=30,
+                       message=f"the page was not drawn again in {language or 'the system language'}")
+            break
+        except WebDriverError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.5)
+    page.js("if (!document.getElementById('view-connect').hidden) document.getElementById('nav-queue').click()")
+
+
+def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text_as_written(ctx):
+    """The language choice draws the page in Simplified Chinese and the next notification speaks it too; the
+    agent's question and options are never translated, and their text takes its direction from itself."""
+    page = ctx.page
+    _speak(page, "zh-CN")
+    try:
+        _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+        assert ctx.notification_id("claude-code 提问") > 0
+        ctx.show("migrate")
+        assert page.text(page.find("#submit")) == "提交"
+        assert page.text(page.find("#dismiss")) == "驳回"
+        assert page.text(page.find('[data-qid="migrate"] .pill.accent')) == "推荐"
+        assert page.text(page.find('[data-qid="migrate"] .q-kind')) == "单选"
+        legend = page.find('[data-qid="migrate"] .q-text')
+        assert page.text(legend) == samples.SINGLE[0]["question"]
+        assert page.js("return document.querySelector('[data-qid=\"migrate\"] .q-text').getAttribute('dir')") == "auto"
+        labels = page.js("return [...document.querySelectorAll('[data-qid=\"migrate\"] .option-label')]"
+                         ".map((l) => l.textContent)")
+        assert labels[:3] == ["Online, in batches", "Offline, in one transaction", "Skip the migration for now"]
+        ctx.shot("dialog-zh-CN", top=True)
+        page.click(ctx.option("migrate", "Offline, in one transaction"))
+        page.click(page.find("#submit"))
+        got = answer_of(outcome())
+        assert got == {"answers": [{"id": "migrate", "selected": ["Offline, in one transaction"]}]}, got
+        ctx.wait_queue(0)
+        # The plan review too: its frame in Chinese, the plan as the agent wrote it.
+        _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+        ctx.show("plan")
+        assert page.text(page.find('[data-qid="plan"] .plan-kicker')) == "待审阅的计划"
+        assert page.js("return document.querySelector('[data-qid=\"plan\"] .plan-feedback').placeholder") == \
+            "需要改什么？你的反馈会代替选项发回给代理。"
+        ctx.shot("plan-review-zh-CN", top=True)
+        page.type(page.find('[data-qid="plan"] .plan-feedback'), "Keep the JSON export.")
+        page.click(page.find('[data-qid="plan"] .plan-send'))
+        assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
+        ctx.wait_queue(0)
+    finally:
+        _speak(page, "")
+    assert page.js("return document.getElementById('submit').textContent") == "Submit"

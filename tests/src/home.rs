@@ -117,6 +117,9 @@ impl Home {
             .env("XDG_RUNTIME_DIR", self.runtime_dir())
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
             .env_remove("RUST_LOG")
+            // The tests read the English output; the language of whoever runs them must not
+            // choose another. A test of another language sets its own.
+            .env("ASKDESK_LANG", "en")
             .stdin(Stdio::null());
         if self.user_home {
             cmd.env("HOME", self.dir.path())

@@ -937,6 +937,28 @@ async fn history_without_a_journal_prints_nothing_and_creates_nothing() {
     );
 }
 
+/// The system's language chooses the words when nothing overrides it, and `ASKDESK_LANG` overrides
+/// the system's; the table's data (an empty history's count) is the same in both.
+#[tokio::test(flavor = "multi_thread")]
+async fn history_speaks_the_systems_language_unless_askdesk_lang_says_otherwise() {
+    let home = Home::new();
+    let in_language = |lang: Option<&str>| {
+        let mut cmd = home.command(["history"]);
+        cmd.env_remove("ASKDESK_LANG")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", "zh_CN.UTF-8");
+        if let Some(lang) = lang {
+            cmd.env("ASKDESK_LANG", lang);
+        }
+        let output = run_with_timeout(&mut cmd, Duration::from_secs(30));
+        assert_success(&output);
+        text(&output.stdout)
+    };
+    assert_eq!(in_language(None), "还没有历史\n");
+    assert_eq!(in_language(Some("en")), "no history yet\n");
+}
+
 // ----- 4. `askdesk history` -----
 
 /// A table's rows as cells, split at the header's column starts.

@@ -573,7 +573,7 @@ fn rules_test_since_longer_than_the_clock_takes_the_whole_journal() {
     let (status, out, err) = rules_cli(&home, &["test", "--since", "213503982335d"]);
     assert_eq!(status, 0, "{err}");
     assert!(
-        out.starts_with("1 requests from the last 213503982335d"),
+        out.starts_with("1 request from the last 213503982335d"),
         "{out}"
     );
 }

@@ -2,6 +2,7 @@
 //! and changed in the device store the remote itself keeps (`askdesk_remote::DeviceStore`); no
 //! broker needed.
 
+use askdesk_i18n::t;
 use askdesk_remote::{Class, Device, DeviceStore, Scope};
 use clap::{Args, Subcommand};
 
@@ -82,7 +83,7 @@ pub async fn run(args: DevicesArgs) -> Result<()> {
             let device = store
                 .confirm(&name)
                 .map_err(|e| Error::Internal(e.to_string()))?;
-            done(device, &name, "confirmed")
+            done(device, &name, "devices-confirmed")
         }
         DevicesCommand::Scope {
             name,
@@ -119,7 +120,7 @@ fn list(store: &DeviceStore, json: bool) -> Result<()> {
             serde_json::to_string_pretty(&devices).expect("devices serialize")
         )?;
     } else if devices.is_empty() {
-        outln!("no device is paired")?;
+        outln!("{}", t!("devices-none"))?;
     } else {
         out!("{}", table(&devices))?;
     }
@@ -135,33 +136,33 @@ fn table(devices: &[Device]) -> String {
                 clip(&device.name, 40),
                 when(device.paired_at.saturating_mul(1000)),
                 device.last_seen.map_or_else(
-                    || "never".to_string(),
+                    || t!("devices-never"),
                     |seen| when(seen.saturating_mul(1000)),
                 ),
                 clip(&scope_text(&device.scope), 60),
                 match (&device.passkey, device.may_register_passkey(now)) {
-                    (_, true) => "may register".to_string(),
-                    (Some(_), false) => "yes".to_string(),
-                    (None, false) => "no".to_string(),
+                    (_, true) => t!("devices-passkey-may"),
+                    (Some(_), false) => t!("devices-passkey-yes"),
+                    (None, false) => t!("devices-passkey-no"),
                 },
                 push_text(device),
                 if device.is_suspended() {
-                    "suspended".to_string()
+                    t!("devices-suspended")
                 } else {
-                    "ok".to_string()
+                    t!("devices-ok")
                 },
             ]
         })
         .collect();
     columns(
         [
-            "NAME",
-            "PAIRED (UTC)",
-            "LAST SEEN (UTC)",
-            "SCOPE",
-            "PASSKEY",
-            "PUSH",
-            "STATE",
+            t!("devices-col-name"),
+            t!("devices-col-paired"),
+            t!("devices-col-seen"),
+            t!("devices-col-scope"),
+            t!("devices-col-passkey"),
+            t!("devices-col-push"),
+            t!("devices-col-state"),
         ],
         &rows,
     )
@@ -171,24 +172,27 @@ fn table(devices: &[Device]) -> String {
 /// page subscribes again).
 fn push_text(device: &Device) -> String {
     match (&device.push, &device.push_dropped) {
-        (Some(_), _) => "on".into(),
-        (None, Some(dropped)) => format!(
-            "dropped {} ({})",
-            when(dropped.at.saturating_mul(1000)),
-            dropped.status
+        (Some(_), _) => t!("devices-push-on"),
+        (None, Some(dropped)) => t!(
+            "devices-push-dropped",
+            when = when(dropped.at.saturating_mul(1000)),
+            status = dropped.status
         ),
-        (None, None) => "off".into(),
+        (None, None) => t!("devices-push-off"),
     }
 }
 
 /// A scope in one line: the highest class, then the agents and projects it is narrowed to.
 fn scope_text(scope: &Scope) -> String {
-    let mut text = format!("up to {}", scope.up_to.name());
+    let mut text = t!("devices-scope-up-to", class = scope.up_to.name());
     if !scope.agents.is_empty() {
-        text += &format!("; agents {}", scope.agents.join(", "));
+        text += &t!("devices-scope-agents", agents = scope.agents.join(", "));
     }
     if !scope.projects.is_empty() {
-        text += &format!("; in {}", scope.projects.join(", "));
+        text += &t!(
+            "devices-scope-projects",
+            projects = scope.projects.join(", ")
+        );
     }
     text
 }
@@ -218,14 +222,15 @@ fn scope(
     let device = store
         .set_scope(name, scope)
         .map_err(|e| Error::Internal(e.to_string()))?;
-    done(device, name, "scoped")
+    done(device, name, "devices-scoped")
 }
 
-/// `<what> NAME` for the device changed, or the usage error for a name no device has.
+/// Message `what` (`devices-revoked`) naming the device changed, or the usage error for a name no
+/// device has.
 fn done(device: Option<Device>, name: &str, what: &str) -> Result<()> {
     match device {
         Some(device) => {
-            outln!("{what} {}", clip(&device.name, 80))?;
+            outln!("{}", t!(what, name = clip(&device.name, 80)))?;
             Ok(())
         }
         None => Err(Error::Usage(format!(
@@ -238,5 +243,5 @@ fn revoke(store: &DeviceStore, name: &str) -> Result<()> {
     let device = store
         .revoke(name)
         .map_err(|e| Error::Internal(e.to_string()))?;
-    done(device, name, "revoked")
+    done(device, name, "devices-revoked")
 }

@@ -3,6 +3,7 @@
 use std::collections::VecDeque;
 
 use askdesk_core::Answer;
+use askdesk_i18n::t;
 use askdesk_journal::{Outcome, Record};
 use clap::Args;
 
@@ -46,7 +47,7 @@ pub async fn run(args: HistoryArgs) -> Result<()> {
     .await
     .map_err(|e| Error::Internal(format!("reading the history failed: {e}")))??;
     if records.is_empty() && journaled > 0 && !json {
-        outln!("no request in the history matches ({journaled} recorded)")?;
+        outln!("{}", t!("history-none-match", recorded = journaled))?;
         return Ok(());
     }
     if json {
@@ -160,7 +161,7 @@ pub fn select(records: Vec<Record>, args: &HistoryArgs) -> Vec<Record> {
 /// by the columns it takes.
 pub fn table(records: &[Record]) -> String {
     if records.is_empty() {
-        return "no history yet\n".to_owned();
+        return t!("history-empty") + "\n";
     }
     let rows: Vec<[String; 6]> = records
         .iter()
@@ -178,10 +179,10 @@ pub fn table(records: &[Record]) -> String {
                         .map(|q| q.question.as_str())
                         .unwrap_or(""),
                     48,
-                ) + if r.questions.len() > 1 {
-                    " (+more)"
+                ) + &if r.questions.len() > 1 {
+                    t!("history-more")
                 } else {
-                    ""
+                    String::new()
                 },
                 clip(&summary(r), 60),
                 // Who settled it: `desktop`, a socket answerer's label, `rule:<name>`.
@@ -190,7 +191,14 @@ pub fn table(records: &[Record]) -> String {
         })
         .collect();
     columns(
-        ["WHEN (UTC)", "AGENT", "OUTCOME", "QUESTION", "ANSWER", "BY"],
+        [
+            t!("history-col-when"),
+            t!("history-col-agent"),
+            t!("history-col-outcome"),
+            t!("history-col-question"),
+            t!("history-col-answer"),
+            t!("history-col-by"),
+        ],
         &rows,
     )
 }
@@ -219,7 +227,7 @@ pub fn answer_summary(answer: &Answer) -> String {
                 parts.push(format!("\"{custom}\""));
             }
             if parts.is_empty() {
-                format!("{}: (skipped)", item.id)
+                format!("{}: {}", item.id, t!("history-skipped"))
             } else {
                 format!("{}: {}", item.id, parts.join(", "))
             }

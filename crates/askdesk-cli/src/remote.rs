@@ -15,6 +15,7 @@ use askdesk_core::{RequestId, Scope, UserQuestionError};
 // The answerer's label. The protocol carries only the answerer's label, so the history says
 // "phone", not which phone; the device is logged. (The desktop app hosts the remote in-process
 // and records `phone:<device>`.)
+use askdesk_i18n::t;
 use askdesk_remote::answerer::LABEL;
 use askdesk_remote::{
     bind, CertificateSource, Ending, Name, PendingRequest, Remote, RemoteConfig, Settled,
@@ -122,7 +123,13 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
         )
         .await?;
     let server = tokio::spawn(server.run());
-    outln!("serving phones at {}", remote.served().origin())?;
+    outln!(
+        "{}",
+        t!(
+            "remote-serving",
+            origin = remote.served().origin().to_string()
+        )
+    )?;
     tracing::info!(%answerer, "answering requests from paired phones");
     let pairing = tokio::spawn(pair_if(args.pair, remote.clone()));
 
@@ -242,7 +249,7 @@ async fn pair_if(pair: bool, remote: Remote) {
         return;
     }
     if let Err(message) = pair_one(&remote).await {
-        eprintln!("Pairing failed: {message}");
+        eprintln!("{}", t!("remote-pairing-failed", reason = message));
     }
 }
 
@@ -251,9 +258,12 @@ async fn pair_one(remote: &Remote) -> std::result::Result<(), String> {
     let mut claims = remote.pairing_claims();
     let offer = remote.offer_pairing();
     outln!(
-        "open on the phone within {} s: {}",
-        offer.lifetime.as_secs(),
-        offer.url
+        "{}",
+        t!(
+            "remote-open-on-phone",
+            seconds = offer.lifetime.as_secs(),
+            url = offer.url.to_string()
+        )
     )
     .map_err(|e| e.to_string())?;
     let claimed = loop {
@@ -266,8 +276,11 @@ async fn pair_one(remote: &Remote) -> std::result::Result<(), String> {
         }
     };
     outln!(
-        "\"{}\" asks to pair: type the code it shows",
-        crate::terminal::visible(&claimed.name)
+        "{}",
+        t!(
+            "remote-asks-to-pair",
+            name = crate::terminal::visible(&claimed.name)
+        )
     )
     .map_err(|e| e.to_string())?;
     let mut line = String::new();
@@ -278,5 +291,12 @@ async fn pair_one(remote: &Remote) -> std::result::Result<(), String> {
     let device = remote
         .confirm_pairing(offer.id, line.trim())
         .map_err(|e| e.to_string())?;
-    outln!("paired \"{}\"", crate::terminal::visible(&device.name)).map_err(|e| e.to_string())
+    outln!(
+        "{}",
+        t!(
+            "remote-paired",
+            name = crate::terminal::visible(&device.name)
+        )
+    )
+    .map_err(|e| e.to_string())
 }

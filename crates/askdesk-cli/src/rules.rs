@@ -4,6 +4,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use askdesk_i18n::t;
 use askdesk_journal::{millis, Record};
 use askdesk_rules::{file, past_requests, replay, Replay, RuleSet, Settlement, Verdict};
 use clap::{Args, Subcommand};
@@ -105,7 +106,7 @@ pub async fn run(args: RulesArgs) -> Result<()> {
 /// `rules list`: one row per rule.
 pub fn list(path: &std::path::Path, replay: &Replay) -> String {
     if replay.rules.is_empty() {
-        return format!("no rules in {}\n", path.display());
+        return t!("rules-none", path = path.display().to_string()) + "\n";
     }
     let rows: Vec<[String; 8]> = replay
         .rules
@@ -128,13 +129,20 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
         .collect();
     let mut out = columns(
         [
-            "RULE", "MODE", "AFTER", "ACTION", "HITS", "ACTED", "AGREED", "DIFFERED",
+            t!("rules-col-rule"),
+            t!("rules-col-mode"),
+            t!("rules-col-after"),
+            t!("rules-col-action"),
+            t!("rules-col-hits"),
+            t!("rules-col-acted"),
+            t!("rules-col-agreed"),
+            t!("rules-col-differed"),
         ],
         &rows,
     );
     for report in &replay.rules {
         if let Some(warning) = report.rule.warning() {
-            let _ = writeln!(out, "warning: {}", one_line(&warning));
+            let _ = writeln!(out, "{}", t!("rules-warning", warning = one_line(&warning)));
         }
     }
     out
@@ -150,78 +158,82 @@ pub fn test(
 ) -> String {
     let mut out = String::new();
     let span = since.map_or_else(
-        || "the whole journal".to_owned(),
-        |s| format!("the last {s}"),
+        || t!("rules-span-all"),
+        |s| t!("rules-span-since", since = s),
     );
-    let _ = writeln!(
-        out,
-        "{requests} requests from {span}, replayed through {}",
-        path.display()
+    let replayed = t!(
+        "rules-replayed",
+        requests = requests,
+        span = span,
+        path = path.display().to_string()
     );
+    let _ = writeln!(out, "{replayed}");
     for report in &replay.rules {
-        let _ = writeln!(
-            out,
-            "\nrule {:?} ({}, line {}): {}",
-            report.rule.name,
-            report.rule.mode.as_str(),
-            report.rule.line,
-            report.rule.action
+        let rule = t!(
+            "rules-rule",
+            name = format!("{:?}", report.rule.name),
+            mode = report.rule.mode.as_str(),
+            line = report.rule.line,
+            action = report.rule.action.to_string()
         );
-        let _ = writeln!(
-            out,
-            "  applies to {}; settled {} itself; agrees with you on {}, differs on {}",
-            count(report.hits, "request"),
-            report.acted,
-            report.agreed,
-            report.differed.len()
+        let applies = t!(
+            "rules-applies",
+            hits = report.hits,
+            acted = report.acted,
+            agreed = report.agreed,
+            differed = report.differed.len()
         );
+        let _ = writeln!(out, "\n{rule}\n{applies}");
         for (request, verdict) in &report.differed {
             let question = request
                 .questions
                 .first()
                 .map(|q| q.question.as_str())
                 .unwrap_or_default();
+            let rule = t!(
+                "rules-differs-rule",
+                verdict = one_line(&verdict_text(verdict))
+            );
+            let you = t!(
+                "rules-differs-you",
+                settled = one_line(&settlement_text(&request.settled))
+            );
             let _ = writeln!(
                 out,
-                "  {}  {:?}\n    rule: {}\n    you:  {}",
+                "  {}  {:?}\n{rule}\n{you}",
                 when(request.asked_at),
-                question,
-                one_line(&verdict_text(verdict)),
-                one_line(&settlement_text(&request.settled))
+                question
             );
         }
     }
     let _ = writeln!(
         out,
-        "\nno rule applies to {}",
-        count(replay.unmatched, "request")
+        "\n{}",
+        t!("rules-unmatched", unmatched = replay.unmatched)
     );
     out
 }
 
 fn verdict_text(verdict: &Verdict) -> String {
     match verdict {
-        Verdict::Answer(answer) => format!("answer {}", answer_summary(answer)),
-        Verdict::Deny(message) => format!("deny ({message})"),
-        Verdict::Dismiss(message) => format!("dismiss ({message})"),
-        Verdict::Ask => "ask you".to_owned(),
+        Verdict::Answer(answer) => t!("rules-verdict-answer", answer = answer_summary(answer)),
+        Verdict::Deny(message) => t!("rules-verdict-deny", message = message.as_str()),
+        Verdict::Dismiss(message) => t!("rules-verdict-dismiss", message = message.as_str()),
+        Verdict::Ask => t!("rules-verdict-ask"),
     }
 }
 
 fn settlement_text(settled: &Settlement) -> String {
     match settled {
-        Settlement::Answered(answer) => format!("answered {}", answer_summary(answer)),
-        Settlement::Dismissed => "dismissed".to_owned(),
-        Settlement::Failed(code) => format!("failed ({})", code.as_deref().unwrap_or("internal")),
-        Settlement::Other => "withdrawn".to_owned(),
-    }
-}
-
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
+        Settlement::Answered(answer) => {
+            t!("rules-settled-answered", answer = answer_summary(answer))
+        }
+        Settlement::Dismissed => t!("rules-settled-dismissed"),
+        Settlement::Failed(code) => t!(
+            "rules-settled-failed",
+            code = code.as_deref().unwrap_or("internal")
+        ),
+        Settlement::Other => t!("rules-settled-withdrawn"),
     }
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use askdesk_broker::protocol::methods::{HistoryState, HistoryStatus, StatusResult};
 use askdesk_core::AgentSummary;
+use askdesk_i18n::t;
 use clap::Args;
 use serde_json::Value;
 
@@ -63,13 +64,12 @@ pub async fn run(args: StatusArgs, socket: PathBuf) -> Result<()> {
 
 /// The journal's state, where it is, and what is wrong with it.
 fn history_line(history: &HistoryStatus) -> String {
-    let state = match history.state {
-        HistoryState::On => "on",
-        HistoryState::Off => "off (--no-history)",
-        HistoryState::Failing => "FAILING, answers are delivered but not recorded",
-        HistoryState::Unavailable => "UNAVAILABLE, nothing is recorded",
+    let mut line = match history.state {
+        HistoryState::On => t!("status-history-on"),
+        HistoryState::Off => t!("status-history-off"),
+        HistoryState::Failing => t!("status-history-failing"),
+        HistoryState::Unavailable => t!("status-history-unavailable"),
     };
-    let mut line = state.to_owned();
     if let Some(path) = &history.path {
         let _ = write!(line, "  {}", one_line(path));
     }
@@ -83,24 +83,36 @@ fn history_line(history: &HistoryStatus) -> String {
 /// through [`one_line`], so a label cannot act on the terminal or break the layout.
 pub fn render(status: &StatusResult) -> String {
     let mut out = String::new();
+    let server = t!(
+        "status-server",
+        name = one_line(&status.server.name),
+        version = one_line(&status.server.version),
+        socket = one_line(&status.socket)
+    );
+    let _ = writeln!(out, "{server}");
     let _ = writeln!(
         out,
-        "{} {} at {}",
-        one_line(&status.server.name),
-        one_line(&status.server.version),
-        one_line(&status.socket)
+        "{}",
+        t!("status-connections", count = status.connections)
     );
-    let _ = writeln!(out, "connections: {}", status.connections);
     if let Some(history) = &status.history {
-        let _ = writeln!(out, "history: {}", history_line(history));
+        let _ = writeln!(
+            out,
+            "{}",
+            t!("status-history", state = history_line(history))
+        );
     }
 
-    let _ = writeln!(out, "agents: {}", status.agents.len());
+    let _ = writeln!(out, "{}", t!("status-agents", count = status.agents.len()));
     for root in status.agents.iter().filter(|a| a.owner.is_none()) {
         agent_tree(&mut out, &status.agents, root, 1);
     }
 
-    let _ = writeln!(out, "answerers (chain order): {}", status.answerers.len());
+    let _ = writeln!(
+        out,
+        "{}",
+        t!("status-answerers", count = status.answerers.len())
+    );
     for (n, answerer) in status.answerers.iter().enumerate() {
         let _ = write!(
             out,
@@ -112,30 +124,36 @@ pub fn render(status: &StatusResult) -> String {
         if let Some(group) = &answerer.group {
             let _ = write!(out, "  group={}", one_line(group));
         }
-        let _ = writeln!(out, "{}", if answerer.prepend { "  prepended" } else { "" });
+        let prepended = if answerer.prepend {
+            t!("status-prepended")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "{prepended}");
     }
 
-    let _ = writeln!(out, "pending requests: {}", status.pending.len());
+    let _ = writeln!(
+        out,
+        "{}",
+        t!("status-pending", count = status.pending.len())
+    );
     for request in &status.pending {
         let agent = match &request.agent {
-            None => "no agent".to_owned(),
+            None => t!("status-no-agent"),
             Some(agent) => agent_name(&agent.id, agent.label.as_deref()),
         };
-        let questions = request.questions;
-        let _ = writeln!(
-            out,
-            "  #{}  {}  {} question{}  waiting {}{}",
-            request.request.0,
-            agent,
-            questions,
-            if questions == 1 { "" } else { "s" },
-            age(request.age_ms),
-            request
-                .holder
-                .as_ref()
-                .map(|h| format!("  held by {}", one_line(h)))
-                .unwrap_or_default()
+        let line = t!(
+            "status-request",
+            agent = agent,
+            questions = request.questions,
+            age = age(request.age_ms)
         );
+        let held = request
+            .holder
+            .as_ref()
+            .map(|h| t!("status-held-by", holder = one_line(h)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  #{}  {line}{held}", request.request.0);
     }
     out
 }
@@ -151,7 +169,11 @@ fn agent_tree(out: &mut String, agents: &[AgentSummary], agent: &AgentSummary, d
         }
         _ => String::new(),
     };
-    let role = if depth == 1 { "" } else { "  (owned)" };
+    let role = if depth == 1 {
+        String::new()
+    } else {
+        t!("status-owned")
+    };
     let _ = writeln!(
         out,
         "{}{}{role}{meta}",
@@ -186,9 +208,9 @@ fn text(value: &Value) -> String {
 pub fn age(ms: u64) -> String {
     let secs = ms / 1000;
     match secs {
-        0..=59 => format!("{secs}s"),
-        60..=3599 => format!("{}m {}s", secs / 60, secs % 60),
-        _ => format!("{}h {}m", secs / 3600, secs % 3600 / 60),
+        0..=59 => t!("age-seconds", seconds = secs),
+        60..=3599 => t!("age-minutes", minutes = secs / 60, seconds = secs % 60),
+        _ => t!("age-hours", hours = secs / 3600, minutes = secs % 3600 / 60),
     }
 }
 

@@ -82,15 +82,15 @@ pub fn clip(text: &str, max: usize) -> String {
 /// its widest cell (not its count of characters, which would misalign wide text); no trailing
 /// spaces. The cells are printed as they are: pass client-supplied text through [`one_line`] or
 /// [`clip`] first.
-pub fn columns<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
-    let mut widths = header.map(UnicodeWidthStr::width);
+pub fn columns<const N: usize>(header: [impl AsRef<str>; N], rows: &[[String; N]]) -> String {
+    let mut widths = header.each_ref().map(|h| h.as_ref().width());
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.width());
         }
     }
     let mut out = String::new();
-    for row in std::iter::once(header.map(str::to_owned)).chain(rows.iter().cloned()) {
+    for row in std::iter::once(header.map(|h| h.as_ref().to_owned())).chain(rows.iter().cloned()) {
         let mut line = String::new();
         for (cell, width) in row.iter().zip(widths) {
             line.push_str(cell);

@@ -109,8 +109,12 @@ async fn answer(client: HookClient, args: HookRunArgs, socket: &Path) -> Result<
         // One line, whatever the hook input or the broker put in the reason.
         Err(reason) => {
             eprintln!(
-                "askdesk hook: {}; {client} shows its own prompt instead",
-                crate::terminal::one_line(&reason)
+                "{}",
+                askdesk_i18n::t!(
+                    "hook-fell-back",
+                    reason = crate::terminal::one_line(&reason),
+                    client = client.to_string()
+                )
             );
             Ok(())
         }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use askdesk_connect::hook::{self, HookEntry};
 use askdesk_connect::Agent;
+use askdesk_i18n::t;
 use clap::Args;
 
 use super::HookClient;
@@ -65,29 +66,38 @@ pub fn install(args: &InstallArgs, socket: &Path, named: Option<&Path>) -> Resul
         &args.mcp_server,
     )?;
     if args.print {
-        eprintln!("Merge this into {}:", path.display());
+        eprintln!(
+            "{}",
+            t!("hook-merge-into", path = path.display().to_string())
+        );
         outln!("{}", entry.snippet())?;
         return Ok(());
     }
     let change = hook::install(&path, &entry)?;
     if !change.changes() {
         outln!(
-            "The askdesk hook for {} is installed in {} already; nothing changed.",
-            args.client,
-            path.display()
+            "{}",
+            t!(
+                "hook-installed-already",
+                client = args.client.to_string(),
+                path = path.display().to_string()
+            )
         )?;
         return Ok(());
     }
     let backup = change.write()?;
     outln!(
-        "Installed the askdesk hook for {} in {} (PermissionRequest, matcher {:?}, timeout {} s).",
-        args.client,
-        change.shown(),
-        entry.matcher,
-        entry.timeout
+        "{}",
+        t!(
+            "hook-installed",
+            client = args.client.to_string(),
+            path = change.shown().to_string(),
+            matcher = format!("{:?}", entry.matcher),
+            timeout = entry.timeout
+        )
     )?;
     if let Some(backup) = backup {
-        outln!("The previous file is kept as {}.", backup.display())?;
+        outln!("{}", t!("hook-backup", path = backup.display().to_string()))?;
     }
     if args.client == HookClient::Codex {
         outln!("{}", Agent::Codex.after_connecting()[0])?;
@@ -100,25 +110,31 @@ pub fn uninstall(args: &UninstallArgs) -> Result<()> {
     let change = hook::uninstall(&path, args.client)?;
     if !change.changes() {
         outln!(
-            "The askdesk hook for {} is not installed in {}; nothing changed.",
-            args.client,
-            path.display()
+            "{}",
+            t!(
+                "hook-not-installed",
+                client = args.client.to_string(),
+                path = path.display().to_string()
+            )
         )?;
         return Ok(());
     }
     if args.print {
-        eprintln!("{} without the askdesk hook:", path.display());
+        eprintln!("{}", t!("hook-without", path = path.display().to_string()));
         out!("{}", change.after_text())?;
         return Ok(());
     }
     let backup = change.write()?;
     outln!(
-        "Removed the askdesk hook for {} from {}.",
-        args.client,
-        change.shown()
+        "{}",
+        t!(
+            "hook-removed",
+            client = args.client.to_string(),
+            path = change.shown().to_string()
+        )
     )?;
     if let Some(backup) = backup {
-        outln!("The previous file is kept as {}.", backup.display())?;
+        outln!("{}", t!("hook-backup", path = backup.display().to_string()))?;
     }
     Ok(())
 }
