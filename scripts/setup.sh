@@ -23,10 +23,11 @@ PACKAGE_APT_PACKAGES=(dpkg-dev desktop-file-utils)
 # Python for the Wayland suite (tests/desktop/run-wayland.sh); for the phone-page suite
 # (tests/remote) headless Chromium, NSS's certutil to trust the remote's authority; zbarimg, to read
 # the pairing QR code from a screenshot, and Python's cryptography, for the phone the Devices tests
-# play (tests/desktop/test_devices.py).
+# play (tests/desktop/test_devices.py); a Chinese font, so the window in Chinese is drawn in
+# characters, not boxes (the Chinese case in tests/desktop/test_dialog.py, docs/ screenshots).
 TEST_APT_PACKAGES=(xvfb dbus-x11 dunst webkit2gtk-driver imagemagick xdotool x11-utils openbox python3
   python3-venv python3-pytest tmux sway mutter grim wtype python3-gi gir1.2-gtk-3.0
-  chromium libnss3-tools zbar-tools python3-cryptography
+  chromium libnss3-tools zbar-tools python3-cryptography fonts-wqy-microhei
   "${PACKAGE_APT_PACKAGES[@]}")
 # The MCP suite's TypeScript client and the real-client suite's CLIs need Node.js (20 or later) and
 # npm; one installed another way (NodeSource, nvm) counts.
