@@ -1,6 +1,6 @@
 //! Desktop notifications for waiting requests, over the freedesktop D-Bus interface (notify-rust).
 //!
-//! The waiting requests have one notification between them ([`waiting`] decides what it shows):
+//! The waiting requests have one notification between them (`waiting` decides what it shows):
 //! a single request's own, with its options as buttons when it is simple, or "N questions
 //! waiting" when several wait, updated in place (`Notify` with the same id) as requests come and
 //! go, and withdrawn while the window has the keyboard focus. Its action keys name their request
