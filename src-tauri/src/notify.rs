@@ -661,6 +661,10 @@ fn build(spec: &Spec) -> Notification {
         .as_ref()
         .and_then(|image| askdesk_image::thumbnail_rgba(image, IMAGE_SIDE));
     if let Some((width, height, rgba)) = pixels {
+        // The image hint's name depends on the server's spec version, which notify-rust asks for
+        // lazily, on first use, with a blocking D-Bus call: asked there, inside `show`'s own
+        // blocking call, it panics. Asked here first, once, it is known by then.
+        let _spec = &*notify_rust::SPEC_VERSION;
         match notify_rust::Image::from_rgba(width as i32, height as i32, rgba) {
             Ok(image) => {
                 notification.image_data(image);

@@ -98,14 +98,16 @@ def notify_hints(log, summary):
 
 
 def test_a_question_with_two_images_shows_both(ctx):
-    _, _, outcome = ctx.ask([SCREENS], agent="coder")
-    ctx.show("screens")
-    page = ctx.page
-    # Its notification carries the first image as the image-data hint (dunst shows it). The bus log prints
-    # the hint's pixels byte by byte, so it may trail the call by a while on a loaded machine.
-    ctx.notification_id("claude-code asks", timeout=60)
+    # Its notification carries the first image as the image-data hint (dunst shows it): the window is behind
+    # another program, so the notification stays up. The bus log prints the hint's pixels byte by byte, so it
+    # may trail the call by a while on a loaded machine.
+    with ctx.elsewhere():
+        _, _, outcome = ctx.ask([SCREENS], agent="coder")
+        ctx.notification_id("claude-code asks", timeout=60)
     hints = notify_hints(ctx.bus_log(), "claude-code asks")
     assert "image-data" in hints, hints
+    ctx.show("screens")
+    page = ctx.page
     thumbs = "[...document.querySelectorAll('[data-qid=\"screens\"] > .image-strip .image-thumb img')]"
     page.until(f"return {thumbs}.length === 2 && {thumbs}.every((i) => i.complete && i.naturalWidth === 240)",
                message="the two images never loaded")
