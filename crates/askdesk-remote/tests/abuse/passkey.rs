@@ -13,7 +13,9 @@ use serde_json::{json, Value};
 
 use crate::authenticator::Authenticator;
 use crate::phone::{assert_closed, desk_with, next, nonce, Desk, Phone, Socket};
-use crate::risk::{chose, connected_within, offered, outcome, prompt, send, showing_prompts};
+use crate::risk::{
+    chose, connected_within, denies, offered, outcome, prompt, send, showing_prompts,
+};
 
 const ALLOW: &str = "Allow once";
 
@@ -117,14 +119,7 @@ async fn deny_needs_no_passkey_and_an_allow_without_one_is_refused() {
         (refused["type"].as_str(), refused["reason"].as_str()),
         (Some("passkey-refused"), Some("no-passkey"))
     );
-    assert_eq!(
-        outcome(&phone, &mut socket, &wire, chose("Deny")).await,
-        "accepted"
-    );
-    assert_eq!(
-        held.await.unwrap().answer.unwrap().answers[0].selected,
-        ["Deny"]
-    );
+    denies(&phone, &mut socket, &wire, held).await;
 }
 
 #[tokio::test]
@@ -287,14 +282,7 @@ async fn allows_past_the_rate_limit_are_refused_even_with_a_passkey() {
     let reply = allow(&phone, &mut socket, &mut authenticator, &wire).await;
     assert_eq!(reply["reason"], "rate-limited", "{reply}");
     // A denial is no approval: it still counts.
-    assert_eq!(
-        outcome(&phone, &mut socket, &wire, chose("Deny")).await,
-        "accepted"
-    );
-    assert_eq!(
-        held.await.unwrap().answer.unwrap().answers[0].selected,
-        ["Deny"]
-    );
+    denies(&phone, &mut socket, &wire, held).await;
 }
 
 #[tokio::test]

@@ -126,6 +126,23 @@ pub async fn outcome(phone: &Phone, socket: &mut Socket, wire: &Value, answer: V
     }
 }
 
+/// Sends a signed "Deny" for `wire`: it is accepted, needing no passkey, and the agent gets it.
+pub async fn denies(
+    phone: &Phone,
+    socket: &mut Socket,
+    wire: &Value,
+    held: askdesk_remote::Offered,
+) {
+    assert_eq!(
+        outcome(phone, socket, wire, chose("Deny")).await,
+        "accepted"
+    );
+    assert_eq!(
+        held.await.unwrap().answer.unwrap().answers[0].selected,
+        ["Deny"]
+    );
+}
+
 #[tokio::test]
 async fn each_request_reaches_the_phone_with_its_class() {
     let desk = crate::phone::desk().await;
@@ -168,14 +185,7 @@ async fn no_allow_of_a_permission_prompt_counts_from_a_phone_without_its_passkey
         "standing"
     );
     // A denial needs no passkey.
-    assert_eq!(
-        outcome(&phone, &mut socket, &wire, chose("Deny")).await,
-        "accepted"
-    );
-    assert_eq!(
-        held.await.unwrap().answer.unwrap().answers[0].selected,
-        ["Deny"]
-    );
+    denies(&phone, &mut socket, &wire, held).await;
 }
 
 #[tokio::test]
