@@ -114,11 +114,19 @@ def test_a_request_that_takes_the_place_of_a_withdrawn_one_gets_no_keys_meant_fo
 
 
 def set_window_size(page, width, height):
-    """Asks for a window of this size and returns the page's viewport once it has changed."""
+    """Asks for a window of this size and returns the page's viewport once it has reached that size and kept
+    it for a moment. Growing as well as shrinking is waited for: a click while the layout still changes lands
+    on whatever moved under the point."""
     page.cmd("POST", "/window/rect", {"width": width, "height": height})
-    return page.until("return window.innerWidth <= arguments[0] + 40 && window.innerHeight <= arguments[1] + 40"
-                      " ? [window.innerWidth, window.innerHeight] : null", width, height,
-                      message=f"the window did not become {width}x{height}")
+    near = ("return Math.abs(window.innerWidth - arguments[0]) <= 40 && Math.abs(window.innerHeight - arguments[1]) <= 40"
+            " ? [window.innerWidth, window.innerHeight] : null")
+    seen = page.until(near, width, height, message=f"the window did not become {width}x{height}")
+    while True:
+        time.sleep(0.2)
+        now = page.until(near, width, height, message=f"the window did not stay {width}x{height}")
+        if now == seen:
+            return now
+        seen = now
 
 
 def test_the_smallest_window_keeps_the_question_and_its_buttons_in_reach(ctx):

@@ -98,7 +98,18 @@ class Session:
             time.sleep(0.2)
 
     def click(self, element):
-        self.cmd("POST", f"/element/{element}/click", {})
+        try:
+            self.cmd("POST", f"/element/{element}/click", {})
+        except WebDriverError as error:
+            if "intercepted" not in str(error):
+                raise
+            # Name what lay over the element's centre, so a failure says what covered it.
+            over = self.js("const r = arguments[0].getBoundingClientRect();"
+                           "const x = r.left + r.width / 2, y = r.top + r.height / 2;"
+                           "const at = document.elementFromPoint(x, y);"
+                           "return [x, y, innerWidth, innerHeight, at ? at.outerHTML.slice(0, 200) : null];",
+                           {ELEMENT: element})
+            raise WebDriverError(f"{error}; at its centre {over}") from None
 
     def type(self, element, text):
         self.wait_for_keys()
