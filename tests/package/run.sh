@@ -65,9 +65,15 @@ for path in /usr/bin/askdesk /usr/bin/askdesk-desktop /usr/share/applications/as
   /usr/share/doc/askdesk/copyright /usr/share/doc/askdesk/LICENSE-MIT /usr/share/doc/askdesk/LICENSE-APACHE; do
   grep -qxF "$path" "$WORK/files" || fail "the package lacks $path; it holds:$(printf '\n  %s' $(cat "$WORK/files"))"
 done
+# Each module vendored under ui/vendor/ is built into the app: its licence ships beside ours.
+for dir in "$ROOT"/ui/vendor/*/; do
+  path=/usr/share/doc/askdesk/vendor/$(basename "$dir")/LICENSE
+  grep -qxF "$path" "$WORK/files" || fail "the package lacks $path, the licence of the vendored $(basename "$dir")"
+done
+grep -qxF /usr/share/doc/askdesk/vendor/README.md "$WORK/files" || fail "the package lacks the vendored modules' notice"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libwebkit2gtk-4.1' <<<"$depends" || fail "Depends does not name WebKitGTK: $depends"
-ok "dpkg-deb -c lists both binaries, the desktop and autostart entries, the icons and the licence"
+ok "dpkg-deb -c lists both binaries, the desktop and autostart entries, the icons and the licences"
 
 # 3. The desktop entries, as installed.
 dpkg-deb -x "$deb" "$WORK/tree"
