@@ -4,8 +4,9 @@
   `--remote-debugging-pipe`: a fresh profile, a 390x844 touch screen, its process group killed at
   teardown. It trusts the desk's certificate authority only through the test HOME's NSS database
   (`certutil`), never by switching certificate checks off.
-- `Desk`: a real `askdesk serve` on a temporary socket and `askdesk remote --listen 127.0.0.1:PORT
-  --pair`, whose pairing URL is read from its output and whose code is typed into its stdin.
+- `Desk`: a real `askdesk serve` on a temporary socket (or the desktop app hosting the broker there,
+  for the benchmark) and `askdesk remote --listen 127.0.0.1:PORT --pair`, whose pairing URL is read
+  from its output and whose code is typed into its stdin.
 """
 import base64
 import json
@@ -77,18 +78,28 @@ class Desk:
     def log(self, name):
         return open(os.path.join(self.dir, name), "ab")
 
-    def start_broker(self):
-        self.broker = subprocess.Popen([BINARY, "serve"], env=self.env, stdout=self.log("broker.log"),
-                                       stderr=subprocess.STDOUT)
+    def start_broker(self, app=None):
+        """The broker: `askdesk serve`, or the desktop app at `app` hosting it (on the caller's
+        display and session bus), whose debug log, with each request its page painted, is
+        `self.broker_log`."""
+        if app:
+            command, env, log, name = [app], dict(self.env, ASKDESK_LOG="info,askdesk_desktop=debug"), \
+                "desktop.log", "the desktop app"
+        else:
+            command, env, log, name = [BINARY, "serve"], self.env, "broker.log", "askdesk serve"
+        self.broker_log = os.path.join(self.dir, log)
+        # A session of its own: the desktop app's web processes end with it.
+        self.broker = subprocess.Popen(command, env=env, stdout=self.log(log), stderr=subprocess.STDOUT,
+                                       start_new_session=True)
 
         def up():
-            assert self.broker.poll() is None, f"askdesk serve exited with {self.broker.returncode}"
+            assert self.broker.poll() is None, f"{name} exited with {self.broker.returncode}"
             try:
                 Conn(self.socket, timeout=2).close()
                 return True
             except OSError:
                 return False
-        until("askdesk serve opens its socket", up)
+        until(f"{name} opens its socket", up)
 
     def stop_broker(self):
         self.broker.send_signal(signal.SIGTERM)
@@ -151,10 +162,15 @@ class Desk:
             self.remote.wait(PATIENCE)
 
     def close(self):
-        for proc in (self.remote, self.broker):
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait(PATIENCE)
+        if self.remote and self.remote.poll() is None:
+            self.remote.kill()
+            self.remote.wait(PATIENCE)
+        if self.broker:
+            try:
+                os.killpg(self.broker.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.broker.wait(PATIENCE)
         if os.environ.get("KEEP") != "1":
             shutil.rmtree(self.dir, ignore_errors=True)
 
