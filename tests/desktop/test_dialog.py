@@ -10,7 +10,7 @@ import time
 import pytest
 
 import contrast
-from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, long_plan
+from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, load_rules, long_plan, no_rules, rule_names
 import samples
 from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
 
@@ -582,3 +582,52 @@ def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text
     finally:
         _speak(page, "")
     assert page.js("return document.getElementById('submit').textContent") == "Submit"
+
+
+CHINESE_RULES = """# The person's own words: the view shows them as written.
+[[rule]]
+name = "fmt-check"
+match.question = "^Run cargo fmt --check"
+answer = "Yes"
+mode = "shadow"
+after = "1h30m"
+"""
+
+
+def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_written(ctx):
+    """Under Simplified Chinese the Rules view's own words (the switch, the facts' names, the counts) are
+    Chinese; the rule's name and mode stay as the rules file says them."""
+    page = ctx.page
+    load_rules(ctx, CHINESE_RULES, lambda s: rule_names(s) == [("fmt-check", "shadow")])
+    _speak(page, "zh-CN")
+    try:
+        page.click(page.find("#nav-rules"))
+        card = '#rules-list .rule-item[data-rule="fmt-check"]'
+        page.until("return document.querySelector(arguments[0] + ' .rule-counts')", card,
+                   message="no rule card with its counts in the Rules view")
+        seen = page.js("""const card = document.querySelector(arguments[0]);
+            const texts = (sel) => [...card.querySelectorAll(sel)].map((e) => e.textContent);
+            return {
+                title: document.querySelector('#view-rules h1').textContent,
+                name: card.querySelector('.rule-name').textContent,
+                mode: card.querySelector('.pill.mode').textContent,
+                line: card.querySelector('.rule-line').textContent,
+                facts: texts('.rule-facts dt'),
+                switch: texts('.mode-option'),
+                switchTitle: card.querySelector('.mode-option[data-mode="shadow"]').title,
+                label: card.querySelector('.mode-switch').getAttribute('aria-label'),
+                hits: card.querySelector('.rule-count').textContent,
+            };""", card)
+        assert seen == {
+            "title": "规则", "name": "fmt-check", "mode": "shadow", "line": "第 2 行",
+            "facts": ["匹配", "动作", "延时"], "switch": ["开启", "影子", "关闭"],
+            "switchTitle": "规则只给出建议，由你决定", "label": "规则 fmt-check 的模式", "hits": "0 次命中",
+        }, seen
+        ctx.shot("rules-zh-CN", x_window=True)
+    finally:
+        _speak(page, "")
+        no_rules(ctx)
+    page.click(page.find("#nav-rules"))
+    page.until("return document.querySelector('#view-rules h1').textContent === 'Rules'",
+               message="the Rules view stayed in Chinese")
+    page.click(page.find("#nav-queue"))
