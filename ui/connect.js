@@ -4,7 +4,7 @@
 // login" switch.
 // The backend (askdesk_connect::overview) decides every state and computes every diff.
 import { api } from './bridge.js';
-import { h } from './dom.js';
+import { h, errorText } from './dom.js';
 import { t } from './l10n.js';
 
 /** A client's state as its card says it: the words and the pill's tone. */
@@ -24,7 +24,7 @@ export async function renderConnect(root, { toast }) {
   try {
     view = await api.connectView();
   } catch (error) {
-    toast(t('connect-unavailable', { error: (error && error.message) || String(error) }), 'error');
+    toast(t('connect-unavailable', { error: errorText(error) }), 'error');
     return null;
   }
   const refresh = () => renderConnect(root, { toast });
@@ -103,7 +103,7 @@ async function preview(client, connect, detail, refresh, toast) {
   try {
     change = await api.previewConnect(client.client, connect);
   } catch (error) {
-    detail.replaceChildren(h('p', { class: 'connect-problem', role: 'alert' }, (error && error.message) || String(error)));
+    detail.replaceChildren(h('p', { class: 'connect-problem', role: 'alert' }, errorText(error)));
     return;
   }
   if (!change.diff) {
@@ -127,7 +127,7 @@ async function preview(client, connect, detail, refresh, toast) {
     } catch (error) {
       write.disabled = false;
       detail.querySelector('.connect-problem')?.remove();
-      detail.prepend(h('p', { class: 'connect-problem', role: 'alert' }, (error && error.message) || String(error)));
+      detail.prepend(h('p', { class: 'connect-problem', role: 'alert' }, errorText(error)));
     }
   });
   detail.replaceChildren(
@@ -170,7 +170,7 @@ function autostartSwitch(autostart, refresh, toast) {
       const now = await api.setAutostart(box.checked);
       toast(now.enabled ? t('connect-autostart-on') : t('connect-autostart-off'));
     } catch (error) {
-      toast(t('not-changed', { error: (error && error.message) || String(error) }), 'error');
+      toast(t('not-changed', { error: errorText(error) }), 'error');
     }
     await refresh();
   });

@@ -4,7 +4,7 @@
 // Cancel), and when a phone is woken (what its lock screen shows, quiet hours, only when this desk
 // is idle). The backend (src-tauri `phone`) runs the remote and draws the QR codes.
 import { api, listen } from './bridge.js';
-import { h, when } from './dom.js';
+import { h, when, errorText } from './dom.js';
 import { t } from './l10n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -19,9 +19,6 @@ function kindOf(kind) {
   }
 }
 
-/** The message of a failed call. */
-const reason = (error) => (error && error.message) || String(error);
-
 // The pairing the modal shows, and what it is waiting for.
 let pairing = null;
 
@@ -33,7 +30,7 @@ export async function renderDevices(root, { toast }) {
   try {
     view = await api.phone();
   } catch (error) {
-    toast(t('devices-unavailable', { error: reason(error) }), 'error');
+    toast(t('devices-unavailable', { error: errorText(error) }), 'error');
     return null;
   }
   const refresh = () => renderDevices(root, { toast });
@@ -93,7 +90,7 @@ function settingsCard(view, refresh, toast) {
       if (now.running) toast(t('devices-answering-at', { origin: now.running.origin }));
       else if (!on) toast(t('devices-answering-off'));
     } catch (error) {
-      toast(t('not-changed', { error: reason(error) }), 'error');
+      toast(t('not-changed', { error: errorText(error) }), 'error');
     }
     await refresh();
   };
@@ -192,7 +189,7 @@ function devicesCard(view, refresh, toast) {
           await api.allowPasskey(d.name);
           toast(t('devices-passkey-allowed-toast', { device: d.name }));
         } catch (error) {
-          toast(t('devices-not-allowed', { error: reason(error) }), 'error');
+          toast(t('devices-not-allowed', { error: errorText(error) }), 'error');
         }
         await refresh();
       },
@@ -204,7 +201,7 @@ function devicesCard(view, refresh, toast) {
           await api.revokeDevice(d.name);
           toast(t('devices-revoked-toast', { device: d.name }));
         } catch (error) {
-          toast(t('devices-not-revoked', { error: reason(error) }), 'error');
+          toast(t('devices-not-revoked', { error: errorText(error) }), 'error');
         }
         await refresh();
       },
@@ -221,7 +218,7 @@ async function addPhone(refresh, toast) {
   try {
     offer = await api.addPhone();
   } catch (error) {
-    toast(t('devices-cannot-pair', { error: reason(error) }), 'error');
+    toast(t('devices-cannot-pair', { error: errorText(error) }), 'error');
     return;
   }
   const body = h('div', { class: 'pair-body' });
@@ -268,7 +265,7 @@ async function addPhone(refresh, toast) {
           toast(t('devices-is-paired', { device: name }));
           close(false);
         } catch (error) {
-          ended(t('devices-not-paired', { error: reason(error) }));
+          ended(t('devices-not-paired', { error: errorText(error) }));
         }
       });
       body.replaceChildren(

@@ -3,7 +3,7 @@
 // the backend before they are shown. Only re-encoded PNGs are shown, as data: URLs; anything else is
 // left out.
 
-import { h } from './dom.js';
+import { h, errorText } from './dom.js';
 import { api } from './bridge.js';
 import { t } from './l10n.js';
 
@@ -97,7 +97,7 @@ export function answerPictures(box, { onChange = () => {}, label = t('image-your
         const picture = await api.attachImage(await base64Of(file));
         if (dataUrl(picture)) pictures.push(picture);
       } catch (error) {
-        problem = (error && error.message) || String(error);
+        problem = errorText(error);
       }
     }
     refused.textContent = problem || '';

@@ -1,6 +1,6 @@
 // askdesk UI: the preview of a rule made from an answer ("Always answer this way here", "Make a rule"): how far it reaches (the scopes the backend drafted, each with the History entries it would have matched), on or as a shadow, the rule's text, the file it goes to, Save / Cancel; errors stay in the preview.
 import { api } from './bridge.js';
-import { h, when } from './dom.js';
+import { h, when, errorText } from './dom.js';
 import { t } from './l10n.js';
 
 /**
@@ -30,7 +30,7 @@ export function previewRule(title, draft, { saveLabel = t('rule-preview-save') }
       resolve(saved);
     };
     const fail = (e) => {
-      error.textContent = (e && e.message) || String(e);
+      error.textContent = errorText(e);
       error.hidden = false;
     };
     cancel.addEventListener('click', () => { if (!busy) close(false); });

@@ -353,7 +353,7 @@ rule-preview-matched = { $count ->
        *[other] { $count } 个过去的请求
     }
 rule-preview-matched-none = 它不会匹配历史中的任何内容。
-rule-preview-matched-title = 在历史中，它会匹配{ $matched }：
+rule-preview-matched-title = 在历史中，它会匹配 { $matched }：
 rule-preview-who-by = { $who }，由 { $by } 回答
 rule-preview-more = 以及更早的 { $more } 个
 
