@@ -629,11 +629,12 @@ def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_w
         }, seen
         ctx.shot("rules-zh-CN", x_window=True)
         # The other views converted with it speak Chinese too.
-        for nav, heading in (("#nav-connect", "连接你的代理"), ("#nav-devices", "设备")):
-            page.click(page.find(nav))
+        for view, heading in (("connect", "连接你的代理"), ("devices", "设备")):
+            page.click(page.find(f"#nav-{view}"))
             page.until("return [...document.querySelectorAll('.view:not([hidden]) h1')]"
                        ".some((h) => h.textContent === arguments[0])", heading,
-                       message=f"{nav} did not show {heading}")
+                       message=f"the {view} view did not show {heading}")
+            ctx.shot(f"{view}-zh-CN", x_window=True)
     finally:
         _speak(page, "")
         no_rules(ctx)
