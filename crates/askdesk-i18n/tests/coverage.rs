@@ -163,7 +163,66 @@ fn page_uses(file: &Path, text: &str) -> Vec<Use> {
             });
         }
     }
+    // `t(cond ? 'one' : 'other', ...)`: each id the first argument's conditions choose.
+    for opener in ["t(", "tAttr("] {
+        for (start, _) in text.match_indices(opener) {
+            let rest = &text[start + opener.len()..];
+            if text[..start].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+                || rest.starts_with(['\'', '"'])
+            {
+                continue;
+            }
+            out.extend(chosen_ids(rest).into_iter().map(|id| Use {
+                file: file.to_owned(),
+                id,
+                args: None,
+            }));
+        }
+    }
     out
+}
+
+/// The quoted ids a call's first argument (`rest` starts right after the opening parenthesis)
+/// chooses between with `?` and `:`.
+fn chosen_ids(rest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut previous = ' ';
+    let mut chars = rest.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => break,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => break,
+            '\'' | '"' => {
+                let end = rest[i + 1..].find(c).map_or(rest.len(), |e| i + 1 + e);
+                if depth == 0 && matches!(previous, '?' | ':') {
+                    out.push(rest[i + 1..end].to_owned());
+                }
+                // Past the literal's closing quote.
+                while chars.next().is_some_and(|(j, _)| j < end) {}
+            }
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            previous = c;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_page_scanner_finds_the_ids_a_condition_chooses() {
+    let uses = page_uses(
+        Path::new("x.js"),
+        "t(on ? 'a-on' : n > 1 ? 'a-many' : 'a-one', { n: f(1, 'x') }); tAttr(open ? 'b-open' : 'b-shut', 'title'); x.t(y ? 'no' : 'none'); t('plain')",
+    );
+    let ids: Vec<&str> = uses.iter().map(|u| u.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["plain", "a-on", "a-many", "a-one", "b-open", "b-shut"]
+    );
 }
 
 #[test]
