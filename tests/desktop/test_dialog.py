@@ -11,7 +11,9 @@ import time
 import pytest
 
 import contrast
-from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, load_rules, long_plan, no_rules, rule_names
+from harness import (
+    SHIFT, TAB, answer_of, closed_on_bus_eventually, expect_error, load_rules, long_plan, no_rules, rule_names, rule_preview,
+)
 import samples
 from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
 
@@ -597,7 +599,8 @@ after = "1h30m"
 
 def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_written(ctx):
     """Under Simplified Chinese the Rules view's own words (the switch, the facts' names, the counts) are
-    Chinese; the rule's name and mode stay as the rules file says them. Connect and Devices follow."""
+    Chinese; the rule's name and mode stay as the rules file says them. Connect, Devices and a rule's preview
+    follow."""
     page = ctx.page
     load_rules(ctx, CHINESE_RULES, lambda s: rule_names(s) == [("fmt-check", "shadow")])
     _speak(page, "zh-CN")
@@ -635,6 +638,26 @@ def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_w
                        ".some((h) => h.textContent === arguments[0])", heading,
                        message=f"the {view} view did not show {heading}")
             ctx.shot(f"{view}-zh-CN", x_window=True)
+        # The preview of a rule made from an answer: its frame in Chinese, the question as asked.
+        prune = [{"id": "prune", "header": "Prune", "question": "Prune the 3 stale worktrees?",
+                  "options": [{"label": "Yes"}, {"label": "No"}]}]
+        _, _, outcome = ctx.ask(prune, agent="coder")
+        page.click(page.find("#nav-queue"))
+        ctx.show("prune")
+        page.click(ctx.option("prune", "Yes"))
+        page.click(page.find("#always"))
+        rule_preview(page)
+        preview = page.js("""const m = document.querySelector('.rule-preview');
+            return {legend: m.querySelector('legend').textContent, cancel: m.querySelector('.rule-cancel').textContent,
+                    save: m.querySelector('.rule-save').textContent,
+                    shadow: m.querySelector('.rule-shadow-choice').textContent.trim()};""")
+        assert preview == {"legend": "这样回答", "cancel": "取消", "save": "保存规则并提交",
+                           "shadow": "先以影子模式试用（它只建议，由你决定）"}, preview
+        ctx.shot("rule-preview-zh-CN", x_window=True)
+        page.click(page.find(".rule-preview .rule-cancel"))
+        page.click(page.find("#dismiss"))
+        expect_error(outcome(), "ASK_CANCELLED")
+        ctx.wait_queue(0)
     finally:
         _speak(page, "")
         no_rules(ctx)
