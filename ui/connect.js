@@ -4,14 +4,19 @@
 // login" switch.
 // The backend (askdesk_connect::overview) decides every state and computes every diff.
 import { api } from './bridge.js';
-import { h } from './dom.js';
+import { h, errorText } from './dom.js';
+import { t } from './l10n.js';
 
-const STATES = {
-  connected: ['Connected', 'ok'],
-  outdated: ['Needs update', 'warn'],
-  'not-connected': ['Not connected', ''],
-  error: ['Cannot read its settings', 'danger'],
-};
+/** A client's state as its card says it: the words and the pill's tone. */
+function stateOf(client) {
+  if (!client.present) return [t('connect-not-installed'), ''];
+  switch (client.state) {
+    case 'connected': return [t('connect-connected'), 'ok'];
+    case 'outdated': return [t('connect-outdated'), 'warn'];
+    case 'error': return [t('connect-error'), 'danger'];
+    default: return [t('connect-not-connected'), ''];
+  }
+}
 
 /** Renders the Connect view into `root`; `toast(text, kind)` reports results. */
 export async function renderConnect(root, { toast }) {
@@ -19,23 +24,23 @@ export async function renderConnect(root, { toast }) {
   try {
     view = await api.connectView();
   } catch (error) {
-    toast(`Connect unavailable: ${(error && error.message) || error}`, 'error');
+    toast(t('connect-unavailable', { error: errorText(error) }), 'error');
     return null;
   }
   const refresh = () => renderConnect(root, { toast });
   // Drawn again after a write: the list stays where the person had scrolled it.
   const scrolled = root.querySelector('.connect-body')?.scrollTop || 0;
   root.replaceChildren(
-    h('header', { class: 'history-head' }, h('h1', {}, 'Connect your agents')),
+    h('header', { class: 'history-head' }, h('h1', {}, t('connect-title'))),
     h('div', { class: 'connect-body' },
       view.firstRun ? h('p', { class: 'connect-intro', dataset: { firstRun: 'true' } },
-        'Welcome to askdesk. Connect the agents you use, and their questions and permission prompts come here instead of the terminal. Nothing is written until you have seen the change.') : null,
+        t('connect-welcome')) : null,
       view.problem ? h('p', { class: 'connect-problem', role: 'alert' }, view.problem) : null,
       h('ol', { class: 'connect-list' }, view.clients.map((c) => clientCard(c, Boolean(view.problem), refresh, toast))),
       view.autostart ? autostartSwitch(view.autostart, refresh, toast) : null,
       view.snippet ? h('section', { class: 'connect-other card' },
-        h('h2', {}, 'Other MCP clients'),
-        h('p', { class: 'muted' }, 'Cursor and other clients with an mcpServers setting: add this to their settings file.'),
+        h('h2', {}, t('connect-other-title')),
+        h('p', { class: 'muted' }, t('connect-other-text')),
         h('div', { class: 'connect-snippet-box' },
           h('pre', { class: 'connect-snippet mono' }, view.snippet),
           copyButton(view.snippet, toast))) : null));
@@ -46,7 +51,7 @@ export async function renderConnect(root, { toast }) {
 
 /** A Copy button for `text`: the system clipboard, then "Copied" on the button for a moment. */
 function copyButton(text, toast) {
-  const button = h('button', { type: 'button', class: 'button small connect-copy' }, 'Copy');
+  const button = h('button', { type: 'button', class: 'button small connect-copy' }, t('connect-copy'));
   let reset = null;
   button.addEventListener('click', async () => {
     try {
@@ -59,17 +64,17 @@ function copyButton(text, toast) {
       const copied = document.execCommand('copy');
       box.remove();
       button.focus();
-      if (!copied) { toast('Not copied: select the text and press Ctrl+C.', 'warn'); return; }
+      if (!copied) { toast(t('connect-not-copied'), 'warn'); return; }
     }
-    button.textContent = 'Copied';
+    button.textContent = t('connect-copied');
     clearTimeout(reset);
-    reset = setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+    reset = setTimeout(() => { button.textContent = t('connect-copy'); }, 2000);
   });
   return button;
 }
 
 function clientCard(client, disabled, refresh, toast) {
-  const [label, tone] = client.present ? STATES[client.state] : ['Not installed', ''];
+  const [label, tone] = stateOf(client);
   const connected = client.state === 'connected' || client.state === 'outdated';
   const detail = h('div', { class: 'connect-detail' });
   const button = (text, connect, primary) => h('button', {
@@ -78,16 +83,16 @@ function clientCard(client, disabled, refresh, toast) {
     onclick: () => preview(client, connect, detail, refresh, toast),
   }, text);
   const actions = [];
-  if (client.state === 'outdated') actions.push(button('Update', true, true));
-  else if (!connected && client.present) actions.push(button('Connect', true, true));
-  if (connected) actions.push(button('Disconnect', false, false));
+  if (client.state === 'outdated') actions.push(button(t('connect-update'), true, true));
+  else if (!connected && client.present) actions.push(button(t('connect-connect'), true, true));
+  if (connected) actions.push(button(t('connect-disconnect'), false, false));
   return h('li', { class: `connect-client card state-${client.state}${client.present ? '' : ' absent'}`, dataset: { client: client.client, state: client.state } },
     h('div', { class: 'connect-top' },
       h('span', { class: 'connect-name' }, client.label),
       h('span', { class: `pill connect-state ${tone}` }, label),
-      h('span', { class: 'connect-via muted' }, client.via === 'hook' ? 'permission prompts, plans, questions' : 'ask_user_question and review_plan tools'),
+      h('span', { class: 'connect-via muted' }, client.via === 'hook' ? t('connect-via-hook') : t('connect-via-mcp')),
       h('span', { class: 'connect-actions' }, actions)),
-    h('div', { class: 'connect-file mono muted' }, client.present ? client.file : `No ${client.folder}: install ${client.label} first`),
+    h('div', { class: 'connect-file mono muted' }, client.present ? client.file : t('connect-install-first', { folder: client.folder, client: client.label })),
     client.present && client.detail ? h('div', { class: 'connect-state-detail muted' }, client.detail) : null,
     detail);
 }
@@ -98,15 +103,15 @@ async function preview(client, connect, detail, refresh, toast) {
   try {
     change = await api.previewConnect(client.client, connect);
   } catch (error) {
-    detail.replaceChildren(h('p', { class: 'connect-problem', role: 'alert' }, (error && error.message) || String(error)));
+    detail.replaceChildren(h('p', { class: 'connect-problem', role: 'alert' }, errorText(error)));
     return;
   }
   if (!change.diff) {
-    detail.replaceChildren(h('p', { class: 'muted' }, `${change.file} already says this; nothing to change.`));
+    detail.replaceChildren(h('p', { class: 'muted' }, t('connect-unchanged', { file: change.file })));
     return;
   }
-  const write = h('button', { type: 'button', class: 'button primary small', dataset: { action: 'write' } }, 'Write this change');
-  const cancel = h('button', { type: 'button', class: 'button ghost small', dataset: { action: 'cancel' } }, 'Cancel');
+  const write = h('button', { type: 'button', class: 'button primary small', dataset: { action: 'write' } }, t('connect-write'));
+  const cancel = h('button', { type: 'button', class: 'button ghost small', dataset: { action: 'cancel' } }, t('connect-cancel'));
   cancel.addEventListener('click', () => detail.replaceChildren());
   write.addEventListener('click', async () => {
     write.disabled = true;
@@ -122,11 +127,12 @@ async function preview(client, connect, detail, refresh, toast) {
     } catch (error) {
       write.disabled = false;
       detail.querySelector('.connect-problem')?.remove();
-      detail.prepend(h('p', { class: 'connect-problem', role: 'alert' }, (error && error.message) || String(error)));
+      detail.prepend(h('p', { class: 'connect-problem', role: 'alert' }, errorText(error)));
     }
   });
   detail.replaceChildren(
-    h('p', { class: 'connect-diff-title' }, `${connect ? 'Connecting' : 'Disconnecting'} changes ${change.file}:`),
+    h('p', { class: 'connect-diff-title' },
+      connect ? t('connect-diff-connecting', { file: change.file }) : t('connect-diff-disconnecting', { file: change.file })),
     h('pre', { class: 'connect-diff mono' }, change.diff.split('\n').filter((l, i, all) => l || i < all.length - 1).map(diffLine)),
     h('div', { class: 'connect-buttons' }, cancel, write));
   write.focus({ preventScroll: true });
@@ -149,9 +155,9 @@ function diffLine(line) {
 function applied(done) {
   return h('div', { class: 'connect-done', role: 'status' },
     h('p', {}, done.message),
-    done.backup ? h('p', { class: 'muted' }, `The previous file is kept as ${done.backup}.`) : null,
+    done.backup ? h('p', { class: 'muted' }, t('connect-backup', { file: done.backup })) : null,
     done.next.length ? h('div', {},
-      h('p', { class: 'connect-next-title' }, 'What is left to do:'),
+      h('p', { class: 'connect-next-title' }, t('connect-next')),
       h('ul', { class: 'connect-next' }, done.next.map((step) => h('li', {}, step)))) : null);
 }
 
@@ -162,15 +168,14 @@ function autostartSwitch(autostart, refresh, toast) {
   box.addEventListener('change', async () => {
     try {
       const now = await api.setAutostart(box.checked);
-      toast(now.enabled ? 'askdesk starts in the tray when you log in.' : 'askdesk no longer starts when you log in.');
+      toast(now.enabled ? t('connect-autostart-on') : t('connect-autostart-off'));
     } catch (error) {
-      toast(`Not changed: ${(error && error.message) || error}`, 'error');
+      toast(t('not-changed', { error: errorText(error) }), 'error');
     }
     await refresh();
   });
   return h('section', { class: 'connect-autostart card' },
-    h('label', { class: 'connect-switch' }, box, h('span', {}, 'Start askdesk in the tray when I log in')),
-    h('p', { class: 'muted' }, autostart.available
-      ? 'The app waits in the tray, so agents can ask you all day.'
-      : 'Installed from source: the package adds the login entry.'));
+    h('label', { class: 'connect-switch' }, box, h('span', {}, t('connect-autostart'))),
+    h('p', { class: 'muted' },
+      autostart.available ? t('connect-autostart-available') : t('connect-autostart-from-source')));
 }

@@ -4,10 +4,20 @@
 // Cancel), and when a phone is woken (what its lock screen shows, quiet hours, only when this desk
 // is idle). The backend (src-tauri `phone`) runs the remote and draws the QR codes.
 import { api, listen } from './bridge.js';
-import { h } from './dom.js';
+import { h, when, errorText } from './dom.js';
+import { t } from './l10n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const KINDS = { tailnet: 'tailnet', lan: 'LAN', loopback: 'this computer only', other: 'other network' };
+
+/** What kind of network an address is on, in words. */
+function kindOf(kind) {
+  switch (kind) {
+    case 'tailnet': return t('devices-kind-tailnet');
+    case 'lan': return t('devices-kind-lan');
+    case 'loopback': return t('devices-kind-loopback');
+    default: return t('devices-kind-other');
+  }
+}
 
 // The pairing the modal shows, and what it is waiting for.
 let pairing = null;
@@ -20,12 +30,12 @@ export async function renderDevices(root, { toast }) {
   try {
     view = await api.phone();
   } catch (error) {
-    toast(`Devices unavailable: ${(error && error.message) || error}`, 'error');
+    toast(t('devices-unavailable', { error: errorText(error) }), 'error');
     return null;
   }
   const refresh = () => renderDevices(root, { toast });
   root.replaceChildren(
-    h('header', { class: 'history-head' }, h('h1', {}, 'Devices')),
+    h('header', { class: 'history-head' }, h('h1', {}, t('devices-title'))),
     h('div', { class: 'devices-body' },
       settingsCard(view, refresh, toast),
       view.running && view.running.ownAuthority ? trustCard(view.running) : null,
@@ -59,12 +69,12 @@ function settingsCard(view, refresh, toast) {
   enabled.checked = s.enabled;
   const chosen = s.address || (view.addresses.find((a) => a.kind === 'tailnet' || a.kind === 'lan') || {}).ip || '';
   const address = h('select', { id: 'phone-address' },
-    h('option', { value: '' }, 'Choose an address…'),
-    view.addresses.map((a) => h('option', { value: a.ip }, `${a.ip} — ${KINDS[a.kind]} (${a.interface})`)));
+    h('option', { value: '' }, t('devices-choose-address')),
+    view.addresses.map((a) => h('option', { value: a.ip }, t('devices-address', { ip: a.ip, kind: kindOf(a.kind), interface: a.interface }))));
   address.value = view.addresses.some((a) => a.ip === chosen) ? chosen : '';
   const port = h('input', { type: 'number', id: 'phone-port', min: '1', max: '65535', value: String(s.port) });
-  const cert = h('input', { type: 'text', id: 'phone-cert', class: 'mono', placeholder: 'askdesk’s own authority', value: s.certificate || '' });
-  const key = h('input', { type: 'text', id: 'phone-key', class: 'mono', placeholder: 'with your certificate only', value: s.key || '' });
+  const cert = h('input', { type: 'text', id: 'phone-cert', class: 'mono', placeholder: t('devices-cert-placeholder'), value: s.certificate || '' });
+  const key = h('input', { type: 'text', id: 'phone-key', class: 'mono', placeholder: t('devices-key-placeholder'), value: s.key || '' });
   const wake = wakeFields(s);
   const save = async (on) => {
     const settings = {
@@ -77,28 +87,28 @@ function settingsCard(view, refresh, toast) {
     };
     try {
       const now = await api.setPhone(settings);
-      if (now.running) toast(`Phones can answer at ${now.running.origin}.`);
-      else if (!on) toast('Phones can no longer answer.');
+      if (now.running) toast(t('devices-answering-at', { origin: now.running.origin }));
+      else if (!on) toast(t('devices-answering-off'));
     } catch (error) {
-      toast(`Not changed: ${(error && error.message) || error}`, 'error');
+      toast(t('not-changed', { error: errorText(error) }), 'error');
     }
     await refresh();
   };
   enabled.addEventListener('change', () => save(enabled.checked));
   const apply = h('button', { type: 'button', id: 'phone-apply', class: 'button small', onclick: () => save(enabled.checked) },
-    s.enabled ? 'Apply' : 'Save');
+    s.enabled ? t('devices-apply') : t('devices-save'));
   let status = null;
   if (view.problem) status = h('p', { id: 'phone-problem', class: 'connect-problem', role: 'alert' }, view.problem);
-  else if (view.running) status = h('p', { id: 'phone-status', class: 'phone-status' }, 'Serving phones at ', h('span', { class: 'mono' }, view.running.origin));
+  else if (view.running) status = h('p', { id: 'phone-status', class: 'phone-status' }, t('devices-serving'), ' ', h('span', { class: 'mono' }, view.running.origin));
   return h('section', { class: 'phone-settings card', id: 'phone-settings' },
-    h('label', { class: 'connect-switch' }, enabled, h('span', {}, 'Answer from your phone')),
-    h('p', { class: 'muted' }, 'Paired phones see the questions waiting here and may answer them, over your own network only: nothing goes through anyone else’s server. Permission prompts stay at the desk.'),
+    h('label', { class: 'connect-switch' }, enabled, h('span', {}, t('devices-enable'))),
+    h('p', { class: 'muted' }, t('devices-enable-text')),
     h('div', { class: 'phone-fields' },
-      h('label', {}, h('span', {}, 'Listen on'), address),
-      h('label', {}, h('span', {}, 'Port'), port),
-      h('label', {}, h('span', {}, 'Certificate (PEM)'), cert),
-      h('label', {}, h('span', {}, 'Its key (PEM)'), key)),
-    h('p', { class: 'muted phone-hint' }, 'A tailnet address reaches your phone wherever it is and admits only your devices; a LAN address, everything on that network. askdesk never listens on every interface.'),
+      h('label', {}, h('span', {}, t('devices-listen-on')), address),
+      h('label', {}, h('span', {}, t('devices-port')), port),
+      h('label', {}, h('span', {}, t('devices-cert')), cert),
+      h('label', {}, h('span', {}, t('devices-key')), key)),
+    h('p', { class: 'muted phone-hint' }, t('devices-address-hint')),
     wake.node,
     h('div', { class: 'connect-buttons' }, apply),
     status);
@@ -118,11 +128,13 @@ function wakeFields(s) {
   idle.checked = s.onlyWhenIdle != null;
   const minutes = h('input', { type: 'number', id: 'phone-idle-minutes', min: '0', max: '1440', value: String(s.onlyWhenIdle ?? 5) });
   const node = h('fieldset', { class: 'phone-wake', id: 'phone-wake' },
-    h('legend', {}, 'Waking the phone'),
-    h('label', { class: 'phone-check' }, show, h('span', {}, 'Show the question on the lock screen (text and choices only; otherwise “An agent is waiting”)')),
-    h('label', { class: 'phone-check' }, quiet, h('span', {}, 'Quiet hours from '), quietFrom, h('span', {}, ' to '), quietTo),
-    h('label', { class: 'phone-check' }, idle, h('span', {}, 'Only when this desk is locked or idle for '), minutes, h('span', {}, ' minutes')),
-    h('p', { class: 'muted phone-hint' }, 'Permission prompts never show their content on the lock screen. Where this desk cannot tell whether you are at it, the phone is woken.'));
+    h('legend', {}, t('devices-wake')),
+    h('label', { class: 'phone-check' }, show, h('span', {}, t('devices-wake-show'))),
+    h('label', { class: 'phone-check' }, quiet, h('span', {}, t('devices-quiet-from'), ' '), quietFrom,
+      h('span', {}, ' ', t('devices-quiet-to'), ' '), quietTo),
+    h('label', { class: 'phone-check' }, idle, h('span', {}, t('devices-idle-before'), ' '), minutes,
+      h('span', {}, ' ', t('devices-idle-after'))),
+    h('p', { class: 'muted phone-hint' }, t('devices-wake-hint')));
   return {
     node,
     settings: () => ({
@@ -134,74 +146,70 @@ function wakeFields(s) {
 }
 
 function pushState(d) {
-  if (d.push === 'on') return h('span', { class: 'muted device-push', dataset: { push: 'on' } }, 'woken by notifications');
+  if (d.push === 'on') return h('span', { class: 'muted device-push', dataset: { push: 'on' } }, t('devices-push-woken'));
   if (d.push === 'dropped') {
     return h('span', { class: 'connect-problem device-push', dataset: { push: 'dropped' } },
-      `notifications dropped by its push service ${when(d.pushDroppedAt)} (${d.pushDroppedStatus}): open the page on the phone to turn them on again`);
+      t('devices-push-lost', { when: when(d.pushDroppedAt), status: d.pushDroppedStatus }));
   }
-  return h('span', { class: 'muted device-push', dataset: { push: 'off' } }, 'not subscribed to notifications');
+  return h('span', { class: 'muted device-push', dataset: { push: 'off' } }, t('devices-push-unsubscribed'));
 }
 
 // A phone's browser trusts the desk only once askdesk's own authority is installed on it.
 function trustCard(running) {
   return h('section', { class: 'phone-trust card', id: 'phone-trust', role: 'note' },
     h('div', { class: 'phone-trust-text' },
-      h('h2', {}, 'Your phone does not trust this desk yet'),
-      h('p', {}, 'This desk’s certificate comes from askdesk’s own authority, which no phone trusts until you install it. Until then the phone’s browser warns about the page and cannot pair.'),
-      h('p', {}, 'Scan this code with the phone, accept the warning once, and download the certificate from the page it opens:'),
+      h('h2', {}, t('devices-trust-title')),
+      h('p', {}, t('devices-trust-why')),
+      h('p', {}, t('devices-trust-scan')),
       h('ul', {},
-        h('li', {}, h('strong', {}, 'iPhone: '), 'install the downloaded profile in Settings, then turn on full trust in Settings → General → About → Certificate Trust Settings.'),
-        h('li', {}, h('strong', {}, 'Android: '), 'Settings → Security → Encryption & credentials → Install a certificate → CA certificate.')),
+        h('li', {}, h('strong', {}, t('devices-trust-iphone')), ' ', t('devices-trust-iphone-steps')),
+        h('li', {}, h('strong', {}, t('devices-trust-android')), ' ', t('devices-trust-android-steps'))),
       h('p', { class: 'mono muted' }, running.installUrl),
-      h('p', { class: 'muted' }, 'With a certificate of your own (tailscale cert, your domain) there is nothing to install.')),
-    running.installQr ? qrCode(running.installQr, 'QR code of the page that installs askdesk’s authority') : null);
-}
-
-function when(millis) {
-  return new Date(millis).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+      h('p', { class: 'muted' }, t('devices-trust-own-cert'))),
+    running.installQr ? qrCode(running.installQr, t('devices-trust-qr')) : null);
 }
 
 function devicesCard(view, refresh, toast) {
   const add = h('button', {
     type: 'button', id: 'add-phone', class: 'button primary small', disabled: !view.running || undefined,
-    title: view.running ? 'Show a QR code for the phone’s camera' : 'Turn on “Answer from your phone” first',
+    title: view.running ? t('devices-add-title') : t('devices-add-off-title'),
     onclick: () => addPhone(refresh, toast),
-  }, 'Add a phone');
+  }, t('devices-add'));
   const rows = view.devices.map((d) => h('li', { class: 'device', dataset: { device: d.name } },
     h('span', { class: 'device-name' }, d.name),
-    h('span', { class: 'muted' }, `paired ${when(d.pairedAt)}`),
-    h('span', { class: 'muted' }, d.lastSeen ? `last seen ${when(d.lastSeen)}` : 'never connected'),
+    h('span', { class: 'muted' }, t('devices-paired-at', { when: when(d.pairedAt) })),
+    h('span', { class: 'muted' }, d.lastSeen ? t('devices-last-seen', { when: when(d.lastSeen) }) : t('devices-never-seen')),
     pushState(d),
-    h('span', { class: 'muted' }, d.passkeyAllowed ? 'may add a passkey now' : d.passkey ? 'passkey' : 'no passkey'),
+    h('span', { class: 'muted' }, d.passkeyAllowed ? t('devices-passkey-allowed') : d.passkey ? t('devices-passkey') : t('devices-no-passkey')),
     h('button', {
       type: 'button', class: 'button ghost small', dataset: { action: 'allow-passkey' },
-      title: 'Let this phone register a passkey (its fingerprint, face or PIN) in the next 5 minutes: it needs one to allow permission prompts',
+      title: t('devices-allow-passkey-title'),
       onclick: async () => {
         try {
           await api.allowPasskey(d.name);
-          toast(`${d.name} may add a passkey in the next 5 minutes.`);
+          toast(t('devices-passkey-allowed-toast', { device: d.name }));
         } catch (error) {
-          toast(`Not allowed: ${(error && error.message) || error}`, 'error');
+          toast(t('devices-not-allowed', { error: errorText(error) }), 'error');
         }
         await refresh();
       },
-    }, 'Allow a passkey'),
+    }, t('devices-allow-passkey')),
     h('button', {
       type: 'button', class: 'button ghost small', dataset: { action: 'revoke' },
       onclick: async () => {
         try {
           await api.revokeDevice(d.name);
-          toast(`${d.name} can no longer answer.`);
+          toast(t('devices-revoked-toast', { device: d.name }));
         } catch (error) {
-          toast(`Not revoked: ${(error && error.message) || error}`, 'error');
+          toast(t('devices-not-revoked', { error: errorText(error) }), 'error');
         }
         await refresh();
       },
-    }, 'Revoke')));
+    }, t('devices-revoke'))));
   return h('section', { class: 'devices card', id: 'devices' },
-    h('div', { class: 'connect-top' }, h('h2', {}, 'Paired phones'), h('span', { class: 'connect-actions' }, add)),
+    h('div', { class: 'connect-top' }, h('h2', {}, t('devices-paired')), h('span', { class: 'connect-actions' }, add)),
     rows.length ? h('ol', { class: 'device-list', id: 'device-list' }, rows)
-      : h('p', { class: 'muted', id: 'no-devices' }, 'No phone is paired.'));
+      : h('p', { class: 'muted', id: 'no-devices' }, t('devices-none-paired')));
 }
 
 // "Add a phone": the QR and its countdown; a phone's claim turns it into the code to compare.
@@ -210,14 +218,14 @@ async function addPhone(refresh, toast) {
   try {
     offer = await api.addPhone();
   } catch (error) {
-    toast(`Cannot pair now: ${(error && error.message) || error}`, 'error');
+    toast(t('devices-cannot-pair', { error: errorText(error) }), 'error');
     return;
   }
   const body = h('div', { class: 'pair-body' });
   const actions = h('div', { class: 'modal-actions' });
   const modal = h('div', { class: 'modal-backdrop', id: 'pair-modal' },
     h('div', { class: 'modal pair', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'pair-title' },
-      h('h2', { id: 'pair-title' }, 'Add a phone'), body, actions));
+      h('h2', { id: 'pair-title' }, t('devices-add')), body, actions));
   let timer = null;
   const close = (cancel) => {
     clearInterval(timer);
@@ -226,44 +234,44 @@ async function addPhone(refresh, toast) {
     if (cancel) api.cancelPhone(offer.id).catch(() => {});
     refresh();
   };
-  const cancel = h('button', { type: 'button', class: 'button ghost', id: 'pair-cancel', onclick: () => close(true) }, 'Cancel');
+  const cancel = h('button', { type: 'button', class: 'button ghost', id: 'pair-cancel', onclick: () => close(true) }, t('devices-cancel'));
   const ended = (message) => {
     clearInterval(timer);
     pairing = null; // a claim that comes after this is not shown: the offer is over at the desk
     body.replaceChildren(h('p', { class: 'connect-problem', role: 'alert', id: 'pair-ended' }, message));
-    actions.replaceChildren(h('button', { type: 'button', class: 'button', id: 'pair-close', onclick: () => close(true) }, 'Close'));
+    actions.replaceChildren(h('button', { type: 'button', class: 'button', id: 'pair-close', onclick: () => close(true) }, t('devices-close')));
   };
   const until = Date.now() + offer.seconds * 1000;
   const countdown = h('p', { class: 'pair-countdown muted', id: 'pair-countdown', 'aria-live': 'off' });
   const tick = () => {
     const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-    countdown.textContent = `Valid for ${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
-    if (!left) ended('The code expired before a phone used it. Start again with “Add a phone”.');
+    countdown.textContent = t('devices-valid-for', { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` });
+    if (!left) ended(t('devices-expired'));
   };
   body.replaceChildren(
-    h('p', {}, 'Open the camera on your phone and point it at this code. Only a phone that scans it here can pair.'),
-    qrCode(offer.qr, 'QR code of the pairing address'),
+    h('p', {}, t('devices-pair-scan')),
+    qrCode(offer.qr, t('devices-pair-qr')),
     countdown);
   actions.replaceChildren(cancel);
   pairing = {
     id: offer.id,
     claimed: (claim) => {
       clearInterval(timer);
-      const match = h('button', { type: 'button', class: 'button primary', id: 'pair-match' }, 'Codes match');
+      const match = h('button', { type: 'button', class: 'button primary', id: 'pair-match' }, t('devices-codes-match'));
       match.addEventListener('click', async () => {
         match.disabled = true;
         try {
           const name = await api.confirmPhone(offer.id, claim.code);
-          toast(`${name} is paired.`);
+          toast(t('devices-is-paired', { device: name }));
           close(false);
         } catch (error) {
-          ended(`Not paired: ${(error && error.message) || error}`);
+          ended(t('devices-not-paired', { error: errorText(error) }));
         }
       });
       body.replaceChildren(
-        h('p', {}, h('strong', { class: 'pair-name' }, claim.name), ' asks to pair. Does the phone show this code?'),
+        h('p', {}, h('strong', { class: 'pair-name' }, claim.name), ' ', t('devices-asks-to-pair')),
         h('p', { class: 'pair-code mono', id: 'pair-code' }, `${claim.code.slice(0, 3)} ${claim.code.slice(3)}`),
-        h('p', { class: 'muted' }, 'If the codes differ, press Cancel: another phone may have scanned the QR code.'));
+        h('p', { class: 'muted' }, t('devices-codes-differ')));
       actions.replaceChildren(cancel, match);
       match.focus();
     },

@@ -63,6 +63,11 @@ export function when(millis) {
   return d.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** What a failed call says: its message, or the thrown value as text. */
+export function errorText(error) {
+  return (error && error.message) || String(error);
+}
+
 /** A string meta value, or null. */
 export function metaText(meta, key) {
   const v = meta && meta[key];

@@ -3,8 +3,9 @@
 // the backend before they are shown. Only re-encoded PNGs are shown, as data: URLs; anything else is
 // left out.
 
-import { h } from './dom.js';
+import { h, errorText } from './dom.js';
 import { api } from './bridge.js';
+import { t } from './l10n.js';
 
 // The base64 of a PNG's signature: every image the backend passes on starts with it.
 const PNG_START = 'iVBORw0KGgo';
@@ -18,12 +19,12 @@ function dataUrl(image) {
 }
 
 /** A row of thumbnails for `images` (null when none can be shown); a click enlarges one. */
-export function imageStrip(images, label = 'Image') {
+export function imageStrip(images, label = t('image')) {
   const urls = (images || []).map(dataUrl).filter(Boolean);
   if (!urls.length) return null;
   return h('div', { class: 'image-strip' }, urls.map((src, i) => {
-    const name = urls.length > 1 ? `${label} ${i + 1} of ${urls.length}` : label;
-    const button = h('button', { type: 'button', class: 'image-thumb', 'aria-label': `${name}: enlarge` },
+    const name = urls.length > 1 ? t('image-numbered', { label, number: i + 1, count: urls.length }) : label;
+    const button = h('button', { type: 'button', class: 'image-thumb', 'aria-label': t('image-enlarge', { name }) },
       h('img', { src, alt: name }));
     button.addEventListener('click', (e) => {
       // A thumbnail inside an option's label must not choose the option.
@@ -62,7 +63,7 @@ function base64Of(file) {
  * refusal, to place under the box), images() (the PNGs, for the answer), count(), clear() }.
  * `onChange` is called when a picture comes or goes.
  */
-export function answerPictures(box, { onChange = () => {}, label = 'Your picture' } = {}) {
+export function answerPictures(box, { onChange = () => {}, label = t('image-yours') } = {}) {
   let pictures = [];
   const strip = h('div', { class: 'image-strip answer-pictures', hidden: true });
   const refused = h('div', { class: 'picture-refused', role: 'alert', hidden: true });
@@ -70,12 +71,12 @@ export function answerPictures(box, { onChange = () => {}, label = 'Your picture
 
   function render() {
     strip.replaceChildren(...pictures.map((picture, i) => {
-      const name = pictures.length > 1 ? `${label} ${i + 1} of ${pictures.length}` : label;
+      const name = pictures.length > 1 ? t('image-numbered', { label, number: i + 1, count: pictures.length }) : label;
       const src = dataUrl(picture);
-      const thumb = h('button', { type: 'button', class: 'image-thumb', 'aria-label': `${name}: enlarge` },
+      const thumb = h('button', { type: 'button', class: 'image-thumb', 'aria-label': t('image-enlarge', { name }) },
         h('img', { src, alt: name }));
       thumb.addEventListener('click', (e) => { e.preventDefault(); e.stopPropagation(); enlarge(src, name); });
-      const remove = h('button', { type: 'button', class: 'link picture-remove', 'aria-label': `Remove ${name}` }, 'Remove');
+      const remove = h('button', { type: 'button', class: 'link picture-remove', 'aria-label': t('image-remove-aria', { name }) }, t('image-remove'));
       remove.addEventListener('click', (e) => {
         e.preventDefault();
         e.stopPropagation();
@@ -96,7 +97,7 @@ export function answerPictures(box, { onChange = () => {}, label = 'Your picture
         const picture = await api.attachImage(await base64Of(file));
         if (dataUrl(picture)) pictures.push(picture);
       } catch (error) {
-        problem = (error && error.message) || String(error);
+        problem = errorText(error);
       }
     }
     refused.textContent = problem || '';

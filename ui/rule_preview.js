@@ -1,17 +1,18 @@
 // askdesk UI: the preview of a rule made from an answer ("Always answer this way here", "Make a rule"): how far it reaches (the scopes the backend drafted, each with the History entries it would have matched), on or as a shadow, the rule's text, the file it goes to, Save / Cancel; errors stay in the preview.
 import { api } from './bridge.js';
-import { h, when } from './dom.js';
+import { h, when, errorText } from './dom.js';
+import { t } from './l10n.js';
 
 /**
  * Opens the preview of the rule `draft()` drafts (a promise of the backend's RuleDraftView).
  * Resolves true once the rule is saved, false when the human cancels (or no rule is offered).
  * `saveLabel` names the Save button.
  */
-export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
+export function previewRule(title, draft, { saveLabel = t('rule-preview-save') } = {}) {
   return new Promise((resolve) => {
-    const body = h('div', { class: 'rule-preview-body' }, h('p', { class: 'modal-text' }, 'Drafting the rule…'));
+    const body = h('div', { class: 'rule-preview-body' }, h('p', { class: 'modal-text' }, t('rule-preview-drafting')));
     const error = h('p', { class: 'rule-preview-error', role: 'alert', hidden: true });
-    const cancel = h('button', { type: 'button', class: 'button ghost rule-cancel' }, 'Cancel');
+    const cancel = h('button', { type: 'button', class: 'button ghost rule-cancel' }, t('rule-preview-cancel'));
     const save = h('button', { type: 'button', class: 'button primary rule-save', disabled: true }, saveLabel);
     const modal = h('div', { class: 'modal-backdrop rule-preview' },
       h('div', { class: 'modal wide', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'rule-preview-title' },
@@ -29,7 +30,7 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
       resolve(saved);
     };
     const fail = (e) => {
-      error.textContent = (e && e.message) || String(e);
+      error.textContent = errorText(e);
       error.hidden = false;
     };
     cancel.addEventListener('click', () => { if (!busy) close(false); });
@@ -59,8 +60,8 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
 
     draft().then((view) => {
       if (!view.choices.length) {
-        body.replaceChildren(h('p', { class: 'modal-text rule-unavailable' }, `No rule is offered: ${view.unavailable}.`));
-        cancel.textContent = 'Close';
+        body.replaceChildren(h('p', { class: 'modal-text rule-unavailable' }, t('rule-preview-none', { why: view.unavailable })));
+        cancel.textContent = t('rule-preview-close');
         save.hidden = true;
         return;
       }
@@ -74,11 +75,11 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
         text = shadow.checked ? choice.shadowToml : choice.toml;
         toml.textContent = text;
         says.textContent = shadow.checked
-          ? 'As a shadow, the rule only suggests its answer under the question; you still decide. '
-          : 'From now on, these requests from this project are answered this way without asking you. ';
+          ? t('rule-preview-says-shadow')
+          : t('rule-preview-says-on');
         matches.replaceChildren(pastMatches(choice));
       };
-      const scopes = h('fieldset', { class: 'rule-scopes' }, h('legend', {}, 'Answer this way'),
+      const scopes = h('fieldset', { class: 'rule-scopes' }, h('legend', {}, t('rule-preview-scope')),
         view.choices.map((c) => {
           const input = h('input', { type: 'radio', name: 'rule-scope', value: c.scope, disabled: !c.toml, checked: c === choice });
           input.addEventListener('change', () => { choice = c; show(); });
@@ -88,43 +89,42 @@ export function previewRule(title, draft, { saveLabel = 'Save rule' } = {}) {
             c.toml ? h('span', { class: 'rule-scope-count' }, matchedCount(c)) : null,
             c.toml && c.parts.length ? h('span', { class: 'rule-scope-parts' }, c.parts.map((parts) => h('q', {},
               parts.map((p) => p.varies
-                ? h('mark', { class: `varies ${p.varies}`, title: p.varies === 'number' ? 'any number' : 'any name (letters, digits, _ . / -)' }, p.text)
+                ? h('mark', { class: `varies ${p.varies}`, title: p.varies === 'number' ? t('rule-preview-any-number') : t('rule-preview-any-name') }, p.text)
                 : p.text)))) : null,
-            c.toml ? null : h('span', { class: 'rule-scope-why' }, `Not offered: ${c.unavailable}.`));
+            c.toml ? null : h('span', { class: 'rule-scope-why' }, t('rule-preview-not-offered', { why: c.unavailable })));
         }),
-        h('label', { class: 'rule-shadow-choice' }, shadow, ' Try it as a shadow first (it suggests, you decide)'));
+        h('label', { class: 'rule-shadow-choice' }, shadow, ' ', t('rule-preview-shadow-first')));
       shadow.addEventListener('change', show);
       body.replaceChildren(scopes, matches,
-        h('p', { class: 'modal-text' }, says,
-          'The rule is added at the end of ', h('span', { class: 'mono rule-path' }, view.path), '.'),
+        h('p', { class: 'modal-text' }, says, ' ',
+          t('rule-preview-path-before'), ' ', h('span', { class: 'mono rule-path' }, view.path), t('rule-preview-path-after')),
         toml);
       show();
-      if (view.problem) fail({ message: `The rules file has a problem, and saving will be refused until it is fixed: ${view.problem}` });
+      if (view.problem) fail({ message: t('rule-preview-file-problem', { problem: view.problem }) });
       save.disabled = false;
       save.focus();
     }, (e) => {
       body.replaceChildren();
       fail(e);
-      cancel.textContent = 'Close';
+      cancel.textContent = t('rule-preview-close');
       save.hidden = true;
     });
   });
 }
 
 function matchedCount(choice) {
-  const n = choice.matchedCount;
-  return n === 0 ? 'no past requests' : n === 1 ? '1 past request' : `${n} past requests`;
+  return t('rule-preview-matched', { count: choice.matchedCount });
 }
 
 // The History entries the chosen scope would have matched, newest first.
 function pastMatches(choice) {
-  if (!choice.matchedCount) return h('p', { class: 'rule-matches-none' }, 'It would have matched nothing in History.');
+  if (!choice.matchedCount) return h('p', { class: 'rule-matches-none' }, t('rule-preview-matched-none'));
   const more = choice.matchedCount - choice.matched.length;
   return h('div', {},
-    h('p', { class: 'rule-matches-title' }, `In History, it would have matched ${matchedCount(choice)}:`),
+    h('p', { class: 'rule-matches-title' }, t('rule-preview-matched-title', { matched: matchedCount(choice) })),
     h('ul', { class: 'rule-matches-list' }, choice.matched.map((m) => h('li', { dataset: { entry: m.id } },
       h('span', { class: 'rule-match-when' }, when(m.askedAt)), ' ',
       h('span', { class: 'rule-match-question' }, m.question), ' ',
-      h('span', { class: 'rule-match-who' }, m.by ? `${m.who}, answered by ${m.by}` : m.who)))),
-    more > 0 ? h('p', { class: 'rule-matches-more' }, `and ${more} earlier`) : null);
+      h('span', { class: 'rule-match-who' }, m.by ? t('rule-preview-who-by', { who: m.who, by: m.by }) : m.who)))),
+    more > 0 ? h('p', { class: 'rule-matches-more' }, t('rule-preview-more', { more })) : null);
 }

@@ -3,6 +3,7 @@
 Answers, keyboard, focus, small windows, the header and its colours.
 """
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -10,7 +11,9 @@ import time
 import pytest
 
 import contrast
-from harness import SHIFT, TAB, answer_of, closed_on_bus_eventually, long_plan
+from harness import (
+    SHIFT, TAB, answer_of, closed_on_bus_eventually, expect_error, load_rules, long_plan, no_rules, rule_names, rule_preview,
+)
 import samples
 from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
 
@@ -582,3 +585,83 @@ def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text
     finally:
         _speak(page, "")
     assert page.js("return document.getElementById('submit').textContent") == "Submit"
+
+
+CHINESE_RULES = """# The person's own words: the view shows them as written.
+[[rule]]
+name = "fmt-check"
+match.question = "^Run cargo fmt --check"
+answer = "Yes"
+mode = "shadow"
+after = "1h30m"
+"""
+
+
+def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_written(ctx):
+    """Under Simplified Chinese the Rules view's own words (the switch, the facts' names, the counts) are
+    Chinese; the rule's name and mode stay as the rules file says them. Connect, Devices and a rule's preview
+    follow."""
+    page = ctx.page
+    load_rules(ctx, CHINESE_RULES, lambda s: rule_names(s) == [("fmt-check", "shadow")])
+    _speak(page, "zh-CN")
+    try:
+        page.click(page.find("#nav-rules"))
+        card = '#rules-list .rule-item[data-rule="fmt-check"]'
+        page.until("return document.querySelector(arguments[0] + ' .rule-counts')", card,
+                   message="no rule card with its counts in the Rules view")
+        seen = page.js("""const card = document.querySelector(arguments[0]);
+            const texts = (sel) => [...card.querySelectorAll(sel)].map((e) => e.textContent);
+            return {
+                title: document.querySelector('#view-rules h1').textContent,
+                name: card.querySelector('.rule-name').textContent,
+                mode: card.querySelector('.pill.mode').textContent,
+                line: card.querySelector('.rule-line').textContent,
+                facts: texts('.rule-facts dt'),
+                switch: texts('.mode-option'),
+                switchTitle: card.querySelector('.mode-option[data-mode="shadow"]').title,
+                label: card.querySelector('.mode-switch').getAttribute('aria-label'),
+                hits: card.querySelector('.rule-count').textContent,
+            };""", card)
+        # How many requests it hits depends on what the suite asked before: only the words are checked.
+        hits = seen.pop("hits")
+        assert re.fullmatch(r"\d+ 次命中", hits), hits
+        assert seen == {
+            "title": "规则", "name": "fmt-check", "mode": "shadow", "line": "第 2 行",
+            "facts": ["匹配", "动作", "延时"], "switch": ["开启", "影子", "关闭"],
+            "switchTitle": "规则只给出建议，由你决定", "label": "规则 fmt-check 的模式",
+        }, seen
+        ctx.shot("rules-zh-CN", x_window=True)
+        # The other views converted with it speak Chinese too.
+        for view, heading in (("connect", "连接你的代理"), ("devices", "设备")):
+            page.click(page.find(f"#nav-{view}"))
+            page.until("return [...document.querySelectorAll('.view:not([hidden]) h1')]"
+                       ".some((h) => h.textContent === arguments[0])", heading,
+                       message=f"the {view} view did not show {heading}")
+            ctx.shot(f"{view}-zh-CN", x_window=True)
+        # The preview of a rule made from an answer: its frame in Chinese, the question as asked.
+        prune = [{"id": "prune", "header": "Prune", "question": "Prune the 3 stale worktrees?",
+                  "options": [{"label": "Yes"}, {"label": "No"}]}]
+        _, _, outcome = ctx.ask(prune, agent="coder")
+        page.click(page.find("#nav-queue"))
+        ctx.show("prune")
+        page.click(ctx.option("prune", "Yes"))
+        page.click(page.find("#always"))
+        rule_preview(page)
+        preview = page.js("""const m = document.querySelector('.rule-preview');
+            return {legend: m.querySelector('legend').textContent, cancel: m.querySelector('.rule-cancel').textContent,
+                    save: m.querySelector('.rule-save').textContent,
+                    shadow: m.querySelector('.rule-shadow-choice').textContent.trim()};""")
+        assert preview == {"legend": "这样回答", "cancel": "取消", "save": "保存规则并提交",
+                           "shadow": "先以影子模式试用（它只建议，由你决定）"}, preview
+        ctx.shot("rule-preview-zh-CN", x_window=True)
+        page.click(page.find(".rule-preview .rule-cancel"))
+        page.click(page.find("#dismiss"))
+        expect_error(outcome(), "ASK_CANCELLED")
+        ctx.wait_queue(0)
+    finally:
+        _speak(page, "")
+        no_rules(ctx)
+    page.click(page.find("#nav-rules"))
+    page.until("return document.querySelector('#view-rules h1').textContent === 'Rules'",
+               message="the Rules view stayed in Chinese")
+    page.click(page.find("#nav-queue"))

@@ -143,10 +143,10 @@ fn rust_uses(file: &Path, text: &str) -> Vec<Use> {
     out
 }
 
-/// `t('id'`, `t("id"` and `data-l10n-id="id"` in the page.
+/// `t('id'`, `t("id"`, `tAttr('id'` and `data-l10n-id="id"` in the page.
 fn page_uses(file: &Path, text: &str) -> Vec<Use> {
     let mut out = Vec::new();
-    for opener in ["t('", "t(\"", "data-l10n-id=\"", "l10n('"] {
+    for opener in ["t('", "t(\"", "tAttr('", "data-l10n-id=\"", "l10n('"] {
         for (start, _) in text.match_indices(opener) {
             if opener.starts_with('t')
                 && text[..start].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
@@ -163,7 +163,66 @@ fn page_uses(file: &Path, text: &str) -> Vec<Use> {
             });
         }
     }
+    // `t(cond ? 'one' : 'other', ...)`: each id the first argument's conditions choose.
+    for opener in ["t(", "tAttr("] {
+        for (start, _) in text.match_indices(opener) {
+            let rest = &text[start + opener.len()..];
+            if text[..start].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+                || rest.starts_with(['\'', '"'])
+            {
+                continue;
+            }
+            out.extend(chosen_ids(rest).into_iter().map(|id| Use {
+                file: file.to_owned(),
+                id,
+                args: None,
+            }));
+        }
+    }
     out
+}
+
+/// The quoted ids a call's first argument (`rest` starts right after the opening parenthesis)
+/// chooses between with `?` and `:`.
+fn chosen_ids(rest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut previous = ' ';
+    let mut chars = rest.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => break,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => break,
+            '\'' | '"' => {
+                let end = rest[i + 1..].find(c).map_or(rest.len(), |e| i + 1 + e);
+                if depth == 0 && matches!(previous, '?' | ':') {
+                    out.push(rest[i + 1..end].to_owned());
+                }
+                // Past the literal's closing quote.
+                while chars.next().is_some_and(|(j, _)| j < end) {}
+            }
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            previous = c;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_page_scanner_finds_the_ids_a_condition_chooses() {
+    let uses = page_uses(
+        Path::new("x.js"),
+        "t(on ? 'a-on' : n > 1 ? 'a-many' : 'a-one', { n: f(1, 'x') }); tAttr(open ? 'b-open' : 'b-shut', 'title'); x.t(y ? 'no' : 'none'); t('plain')",
+    );
+    let ids: Vec<&str> = uses.iter().map(|u| u.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["plain", "a-on", "a-many", "a-one", "b-open", "b-shut"]
+    );
 }
 
 #[test]
@@ -328,15 +387,6 @@ fn the_cli_scanner_sees_words_in_every_printing_macro() {
     assert!(!has_words("{}\\n{rule}\\n{you}"));
 }
 
-/// The page's modules not converted yet: their words are still English literals.
-const PAGE_NOT_YET: &[&str] = &[
-    "connect.js",
-    "devices.js",
-    "images.js",
-    "rule_preview.js",
-    "rules.js",
-];
-
 /// Literal text on the page outside the catalogues, each with why: (file, the text).
 const PAGE_ALLOWED: &[(&str, &str)] = &[
     // Said when the page cannot reach the backend, which is where the catalogue comes from.
@@ -346,6 +396,8 @@ const PAGE_ALLOWED: &[(&str, &str)] = &[
     ),
     // A console message for whoever debugs the page, not for the person.
     ("l10n.js", "askdesk: ${} catalogue:"),
+    // The type a drag of files carries (`DataTransfer.types`), compared with, never shown.
+    ("images.js", "Files"),
 ];
 
 /// The names of keys (`KeyboardEvent.key`) and of elements the page compares with: not words.
@@ -367,8 +419,70 @@ const NOT_WORDS: &[&str] = &[
     "ArrowRight",
 ];
 
-/// The string literals of a module's code (comments left out), template placeholders as `${}`.
-fn js_literals(text: &str) -> Vec<String> {
+/// Where a literal of the page's code stands, as the code just before it says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Context {
+    /// Names for the code: a class list, a CSS selector, an element's tag name to compare with.
+    Code,
+    /// Put before a person: an element's text (`h(tag, props, 'text')`), a title, label or
+    /// placeholder, a toast, an element's `textContent`.
+    Shown,
+    /// Anything else: words are told from names by how they look.
+    Other,
+}
+
+/// A string literal of the page's code, template placeholders as `${}`.
+#[derive(Debug)]
+struct Literal {
+    text: String,
+    context: Context,
+}
+
+/// What the code before a literal (`before`, up to its opening quote) makes of it.
+fn context_of(before: &[char]) -> Context {
+    let code: String = before
+        .iter()
+        .rev()
+        .take(40)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let code = code.trim_end();
+    let code_ends = [
+        "class:",
+        "className =",
+        "querySelector(",
+        "querySelectorAll(",
+        "closest(",
+        "matches(",
+        "tagName ===",
+        "tagName !==",
+    ];
+    let shown_ends = [
+        "title:",
+        "placeholder:",
+        "'aria-label':",
+        "alt:",
+        "text:",
+        "textContent =",
+        ".title =",
+        ".placeholder =",
+        "toast(",
+        // The first child of `h(tag, props, ...)`: after its props.
+        "},",
+    ];
+    if code_ends.iter().any(|end| code.ends_with(end)) {
+        Context::Code
+    } else if shown_ends.iter().any(|end| code.ends_with(end)) {
+        Context::Shown
+    } else {
+        Context::Other
+    }
+}
+
+/// The string literals of a module's code (comments left out), each with its context.
+fn js_literals(text: &str) -> Vec<Literal> {
     let mut out = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
@@ -401,7 +515,15 @@ fn js_literals(text: &str) -> Vec<String> {
             }
             i += 1;
         } else if matches!(c, '\'' | '"' | '`') {
+            let context = context_of(&chars[..i]);
+            let before_quote = chars[..i]
+                .iter()
+                .rev()
+                .find(|c| !c.is_whitespace())
+                .copied();
             let mut literal = String::new();
+            // The code of a template's placeholders, each a statement of its own, scanned after it.
+            let mut inner = String::new();
             let mut depth = 0;
             i += 1;
             while i < chars.len() && !(chars[i] == c && depth == 0) {
@@ -411,20 +533,36 @@ fn js_literals(text: &str) -> Vec<String> {
                 } else if c == '`' && chars[i] == '$' && chars.get(i + 1) == Some(&'{') {
                     if depth == 0 {
                         literal.push_str("${}");
+                    } else {
+                        inner.push_str("${");
                     }
                     depth += 1;
                     i += 1;
                 } else if c == '`' && depth > 0 && chars[i] == '}' {
                     depth -= 1;
+                    inner.push_str(if depth == 0 { ";\n" } else { "}" });
                 } else if c == '`' && depth > 0 && chars[i] == '{' {
                     depth += 1;
+                    inner.push('{');
                 } else if depth == 0 {
                     literal.push(chars[i]);
+                } else {
+                    inner.push(chars[i]);
                 }
                 i += 1;
             }
             i += 1;
-            out.push(literal);
+            let inner = js_literals(&inner);
+            // An object's key ({ 'aria-label': ... }) names a property.
+            let after = chars[i.min(chars.len())..]
+                .iter()
+                .find(|c| !c.is_whitespace());
+            let key = after == Some(&':') && matches!(before_quote, Some('{' | ','));
+            out.push(Literal {
+                text: literal,
+                context: if key { Context::Code } else { context },
+            });
+            out.extend(inner);
         } else {
             i += 1;
         }
@@ -432,24 +570,39 @@ fn js_literals(text: &str) -> Vec<String> {
     out
 }
 
-/// Whether a literal reads as words for a person: a capitalised word ("Skip", "Not sent: ${}"), or
-/// lower-case words ending a sentence ("just now.").
-fn reads_as_words(literal: &str) -> bool {
-    if NOT_WORDS.contains(&literal) {
+/// Whether a literal reads as words for a person. Shown where a person reads it: any two letters.
+/// Elsewhere: a capitalised word ("Skip", "Not sent: ${}"), lower-case words ending a sentence
+/// ("just now."), an abbreviation ("LAN"), two or more words of letters alone between spaces
+/// ("never connected"), or
+/// letters outside ASCII (text written in another language). Class lists and selectors are code.
+fn reads_as_words(literal: &Literal) -> bool {
+    let text = literal.text.as_str();
+    if literal.context == Context::Code || NOT_WORDS.contains(&text) {
         return false;
     }
-    let words: Vec<&str> = literal
+    let words: Vec<&str> = text
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 2)
         .collect();
+    if literal.context == Context::Shown {
+        return !words.is_empty();
+    }
     let capitalised = words.iter().any(|w| {
         let mut chars = w.chars();
         chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase)
     });
-    let sentence = words.len() >= 2
-        && literal.contains(' ')
-        && literal.trim_end().ends_with(['.', '…', '?', '!']);
-    capitalised || sentence
+    let sentence =
+        words.len() >= 2 && text.contains(' ') && text.trim_end().ends_with(['.', '…', '?', '!']);
+    // Whole words between spaces: "prompts," is one, "[data-x]" and ".card" are not.
+    let phrase = text
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', '.', ':', ';', '?', '!']))
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '’'))
+        .count()
+        >= 2;
+    let abbreviation = words.iter().any(|w| w.chars().all(char::is_uppercase));
+    let foreign = text.chars().any(|c| c.is_alphabetic() && !c.is_ascii());
+    capitalised || abbreviation || sentence || phrase || foreign
 }
 
 #[test]
@@ -457,14 +610,11 @@ fn the_page_puts_no_words_outside_the_catalogues() {
     let mut left = Vec::new();
     for file in sources("ui", "js") {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        if PAGE_NOT_YET.contains(&name.as_str()) {
-            continue;
-        }
         for literal in js_literals(&std::fs::read_to_string(&file).unwrap()) {
             if reads_as_words(&literal)
-                && !PAGE_ALLOWED.contains(&(name.as_str(), literal.as_str()))
+                && !PAGE_ALLOWED.contains(&(name.as_str(), literal.text.as_str()))
             {
-                left.push(format!("{name}: {literal:?}"));
+                left.push(format!("{name}: {:?}", literal.text));
             }
         }
     }
@@ -494,10 +644,31 @@ fn the_page_puts_no_words_outside_the_catalogues() {
 fn the_page_scanner_sees_words_and_not_code() {
     let code = "h('span', { class: 'link skip' }, 'Skip this question'); // 'Not this'\n\
         toast(`Not sent: ${(e && e.message) || e}`); if (e.key === 'Tab') x.replace(/\\s*(Recommended)$/, '');\n\
-        t('waited-days', { days }); h('b', {}, 'just now.');";
+        t('waited-days', { days }); h('b', {}, 'just now.');\n\
+        h('span', { class: 'muted connect-via' }, 'passkey'); y('never connected', 'tailnet', '已连接');\n\
+        e.target.closest('button, a[href], summary'); if (el.tagName === 'TR') h('i', { title: 'any name' });\n\
+        h('label', { class: 'option other' }, 'x'); b.textContent = 'Use';\n\
+        h('li', { x }, { 'aria-selected': 'true', 'data-x': 'y' }); k = { lan: 'LAN' };\n\
+        h('p', {}, `${on ? 'Connecting' : `${n} more`} changes ${f}:`, `pill${on ? ' active' : ''}`);";
     let words: Vec<String> = js_literals(code)
         .into_iter()
-        .filter(|l| reads_as_words(l))
+        .filter(reads_as_words)
+        .map(|l| l.text)
         .collect();
-    assert_eq!(words, ["Skip this question", "Not sent: ${}", "just now."]);
+    assert_eq!(
+        words,
+        [
+            "Skip this question",
+            "Not sent: ${}",
+            "just now.",
+            "passkey",
+            "never connected",
+            "已连接",
+            "any name",
+            "Use",
+            "LAN",
+            "${} changes ${}:",
+            "Connecting",
+        ]
+    );
 }

@@ -315,3 +315,200 @@ history-images-omitted = { $images ->
 history-make-rule = Make a rule
 history-rule-saved = Rule saved
 history-was-skipped = skipped
+
+## Rules (ui/rules.js)
+
+# The rules file's own words for the modes (on, shadow, off) stay as they are; these name the switch.
+rules-mode-on = On
+    .title = The rule acts
+rules-mode-shadow = Shadow
+    .title = The rule only suggests; you decide
+rules-mode-off = Off
+    .title = The rule is ignored
+rules-mode-aria = Mode of rule { $name }
+rules-no-folder = No configuration folder: answer rules are off.
+rules-error-title = The rules file has an error
+rules-error-at = Line { $line }, column { $column }: { $problem }
+rules-error-kept = { $rules ->
+        [0] No rules are in force until it is fixed.
+        [one] The last good rules stay in force until it is fixed: the rule below.
+       *[other] The last good rules stay in force until it is fixed: the { $rules } rules below.
+    }
+rules-list-none = No rules.
+rules-empty = No rules yet. A rule answers the questions it matches, so they never reach you; write them in the rules file. For example, running the tests in one project is always fine:
+rules-empty-from-answer = Or press “{ always }” beside { submit }, or “{ history-make-rule }” in { history-title }, to make one from an answer.
+rules-open-file = Open rules file
+rules-line = line { $line }
+rules-matches = Matches
+rules-does = Does
+rules-after = After
+# Each count's number is shown before these words.
+rules-count-hits = { $count ->
+        [one] hit
+       *[other] hits
+    }
+    .title = Journaled requests this rule applies to now
+rules-count-acted = acted
+    .title = Requests this rule settled
+rules-count-agreed = agreed
+    .title = Requests you settled the way this rule would have
+rules-count-differed = differed
+    .title = Requests you settled differently
+rules-suggests = Rule “{ $rule }” (shadow) suggests: { $says }
+rules-use = Use
+rules-used = Used
+
+## A rule's preview (ui/rule_preview.js)
+
+rule-preview-save = Save rule
+rule-preview-drafting = Drafting the rule…
+rule-preview-cancel = Cancel
+rule-preview-close = Close
+# The reason comes from the backend.
+rule-preview-none = No rule is offered: { $why }.
+rule-preview-not-offered = Not offered: { $why }.
+rule-preview-scope = Answer this way
+rule-preview-any-number = any number
+rule-preview-any-name = any name (letters, digits, _ . / -)
+rule-preview-shadow-first = Try it as a shadow first (it suggests, you decide)
+rule-preview-says-shadow = As a shadow, the rule only suggests its answer under the question; you still decide.
+rule-preview-says-on = From now on, these requests from this project are answered this way without asking you.
+# The rules file's path goes between these two.
+rule-preview-path-before = The rule is added at the end of
+rule-preview-path-after = .
+rule-preview-file-problem = The rules file has a problem, and saving will be refused until it is fixed: { $problem }
+rule-preview-matched = { $count ->
+        [0] no past requests
+        [one] { $count } past request
+       *[other] { $count } past requests
+    }
+rule-preview-matched-none = It would have matched nothing in History.
+# $matched is rule-preview-matched.
+rule-preview-matched-title = In History, it would have matched { $matched }:
+rule-preview-who-by = { $who }, answered by { $by }
+rule-preview-more = and { $more } earlier
+
+## Connect (ui/connect.js)
+
+connect-title = Connect your agents
+connect-welcome = Welcome to askdesk. Connect the agents you use, and their questions and permission prompts come here instead of the terminal. Nothing is written until you have seen the change.
+connect-unavailable = Connect unavailable: { $error }
+connect-connected = Connected
+connect-outdated = Needs update
+connect-not-connected = Not connected
+connect-error = Cannot read its settings
+connect-not-installed = Not installed
+connect-update = Update
+connect-connect = Connect
+connect-disconnect = Disconnect
+# What a client is connected through: its hooks, or askdesk's MCP tools (their names stay).
+connect-via-hook = permission prompts, plans, questions
+connect-via-mcp = ask_user_question and review_plan tools
+connect-install-first = No { $folder }: install { $client } first
+connect-other-title = Other MCP clients
+connect-other-text = Cursor and other clients with an mcpServers setting: add this to their settings file.
+connect-copy = Copy
+connect-copied = Copied
+connect-not-copied = Not copied: select the text and press Ctrl+C.
+connect-unchanged = { $file } already says this; nothing to change.
+connect-write = Write this change
+connect-cancel = Cancel
+connect-diff-connecting = Connecting changes { $file }:
+connect-diff-disconnecting = Disconnecting changes { $file }:
+connect-backup = The previous file is kept as { $file }.
+connect-next = What is left to do:
+connect-autostart = Start askdesk in the tray when I log in
+connect-autostart-on = askdesk starts in the tray when you log in.
+connect-autostart-off = askdesk no longer starts when you log in.
+connect-autostart-available = The app waits in the tray, so agents can ask you all day.
+connect-autostart-from-source = Installed from source: the package adds the login entry.
+
+## Devices (ui/devices.js)
+
+devices-title = Devices
+devices-unavailable = Devices unavailable: { $error }
+devices-enable = Answer from your phone
+devices-enable-text = Paired phones see the questions waiting here and may answer them, over your own network only: nothing goes through anyone else’s server. Permission prompts stay at the desk.
+devices-listen-on = Listen on
+devices-choose-address = Choose an address…
+# An address to listen on: its IP, the kind of network (below) and the interface's name.
+devices-address = { $ip } — { $kind } ({ $interface })
+devices-kind-tailnet = tailnet
+devices-kind-lan = LAN
+devices-kind-loopback = this computer only
+devices-kind-other = other network
+devices-port = Port
+devices-cert = Certificate (PEM)
+devices-cert-placeholder = askdesk’s own authority
+devices-key = Its key (PEM)
+devices-key-placeholder = with your certificate only
+devices-address-hint = A tailnet address reaches your phone wherever it is and admits only your devices; a LAN address, everything on that network. askdesk never listens on every interface.
+devices-apply = Apply
+devices-save = Save
+# The address phones use follows.
+devices-serving = Serving phones at
+devices-answering-at = Phones can answer at { $origin }.
+devices-answering-off = Phones can no longer answer.
+devices-wake = Waking the phone
+devices-wake-show = Show the question on the lock screen (text and choices only; otherwise “An agent is waiting”)
+# Two times of day follow these: "from [22:00] to [07:00]".
+devices-quiet-from = Quiet hours from
+devices-quiet-to = to
+# A number of minutes goes between these two.
+devices-idle-before = Only when this desk is locked or idle for
+devices-idle-after = minutes
+devices-wake-hint = Permission prompts never show their content on the lock screen. Where this desk cannot tell whether you are at it, the phone is woken.
+devices-push-woken = woken by notifications
+devices-push-lost = notifications dropped by its push service { $when } ({ $status }): open the page on the phone to turn them on again
+devices-push-unsubscribed = not subscribed to notifications
+devices-trust-title = Your phone does not trust this desk yet
+devices-trust-why = This desk’s certificate comes from askdesk’s own authority, which no phone trusts until you install it. Until then the phone’s browser warns about the page and cannot pair.
+devices-trust-scan = Scan this code with the phone, accept the warning once, and download the certificate from the page it opens:
+devices-trust-iphone = iPhone:
+devices-trust-iphone-steps = install the downloaded profile in Settings, then turn on full trust in Settings → General → About → Certificate Trust Settings.
+devices-trust-android = Android:
+devices-trust-android-steps = Settings → Security → Encryption & credentials → Install a certificate → CA certificate.
+devices-trust-own-cert = With a certificate of your own (tailscale cert, your domain) there is nothing to install.
+devices-trust-qr = QR code of the page that installs askdesk’s authority
+devices-paired = Paired phones
+devices-none-paired = No phone is paired.
+devices-add = Add a phone
+devices-add-title = Show a QR code for the phone’s camera
+devices-add-off-title = Turn on “{ devices-enable }” first
+devices-paired-at = paired { $when }
+devices-last-seen = last seen { $when }
+devices-never-seen = never connected
+devices-passkey-allowed = may add a passkey now
+devices-passkey = passkey
+devices-no-passkey = no passkey
+devices-allow-passkey = Allow a passkey
+devices-allow-passkey-title = Let this phone register a passkey (its fingerprint, face or PIN) in the next 5 minutes: it needs one to allow permission prompts
+devices-passkey-allowed-toast = { $device } may add a passkey in the next 5 minutes.
+devices-not-allowed = Not allowed: { $error }
+devices-revoke = Revoke
+devices-revoked-toast = { $device } can no longer answer.
+devices-not-revoked = Not revoked: { $error }
+devices-cannot-pair = Cannot pair now: { $error }
+devices-cancel = Cancel
+devices-close = Close
+# $time is minutes:seconds.
+devices-valid-for = Valid for { $time }
+devices-expired = The code expired before a phone used it. Start again with “{ devices-add }”.
+devices-pair-scan = Open the camera on your phone and point it at this code. Only a phone that scans it here can pair.
+devices-pair-qr = QR code of the pairing address
+# The phone's name is shown before this.
+devices-asks-to-pair = asks to pair. Does the phone show this code?
+devices-codes-differ = If the codes differ, press { devices-cancel }: another phone may have scanned the QR code.
+devices-codes-match = Codes match
+devices-is-paired = { $device } is paired.
+devices-not-paired = Not paired: { $error }
+
+## Images (ui/images.js)
+
+image = Image
+image-yours = Your picture
+# One of several: "Image 2 of 3".
+image-numbered = { $label } { $number } of { $count }
+image-enlarge = { $name }: enlarge
+image-remove = Remove
+image-remove-aria = Remove { $name }

@@ -291,3 +291,185 @@ history-images-omitted = { $images ->
 history-make-rule = 生成规则
 history-rule-saved = 规则已保存
 history-was-skipped = 已跳过
+
+## 规则（ui/rules.js）
+
+rules-mode-on = 开启
+    .title = 规则会直接处理
+rules-mode-shadow = 影子
+    .title = 规则只给出建议，由你决定
+rules-mode-off = 关闭
+    .title = 规则被忽略
+rules-mode-aria = 规则 { $name } 的模式
+rules-no-folder = 没有配置文件夹：回答规则已关闭。
+rules-error-title = 规则文件有错误
+rules-error-at = 第 { $line } 行，第 { $column } 列：{ $problem }
+rules-error-kept = { $rules ->
+        [0] 在修复之前，没有任何规则生效。
+       *[other] 在修复之前，上次正确的规则仍然生效：即下面的 { $rules } 条规则。
+    }
+rules-list-none = 没有规则。
+rules-empty = 还没有规则。规则会回答它匹配的问题，这些问题就不会再来找你；规则写在规则文件中。例如，在某个项目中运行测试总是可以的：
+rules-empty-from-answer = 也可以点击{ submit }旁边的“{ always }”，或在{ history-title }中点击“{ history-make-rule }”，从一次回答生成规则。
+rules-open-file = 打开规则文件
+rules-line = 第 { $line } 行
+rules-matches = 匹配
+rules-does = 动作
+rules-after = 延时
+# 中文不分单复数；选择器只为与英文的变量一致。
+rules-count-hits = { $count ->
+       *[other] 次命中
+    }
+    .title = 此规则现在适用的已记录请求
+rules-count-acted = 次处理
+    .title = 此规则处理过的请求
+rules-count-agreed = 次一致
+    .title = 你的处理与此规则相同的请求
+rules-count-differed = 次不同
+    .title = 你的处理与此规则不同的请求
+rules-suggests = 规则“{ $rule }”（影子）建议：{ $says }
+rules-use = 采用
+rules-used = 已采用
+
+## 规则预览（ui/rule_preview.js）
+
+rule-preview-save = 保存规则
+rule-preview-drafting = 正在起草规则…
+rule-preview-cancel = 取消
+rule-preview-close = 关闭
+rule-preview-none = 无法生成规则：{ $why }。
+rule-preview-not-offered = 不可用：{ $why }。
+rule-preview-scope = 这样回答
+rule-preview-any-number = 任意数字
+rule-preview-any-name = 任意名称（字母、数字、_ . / -）
+rule-preview-shadow-first = 先以影子模式试用（它只建议，由你决定）
+rule-preview-says-shadow = 在影子模式下，规则只在问题下方给出建议答案；仍由你决定。
+rule-preview-says-on = 从现在起，此项目中的这类请求都会这样回答，不再询问你。
+rule-preview-path-before = 规则会添加到
+rule-preview-path-after = 的末尾。
+rule-preview-file-problem = 规则文件有问题，修复之前保存会被拒绝：{ $problem }
+rule-preview-matched = { $count ->
+        [0] 没有过去的请求
+       *[other] { $count } 个过去的请求
+    }
+rule-preview-matched-none = 它不会匹配历史中的任何内容。
+rule-preview-matched-title = 在历史中，它会匹配 { $matched }：
+rule-preview-who-by = { $who }，由 { $by } 回答
+rule-preview-more = 以及更早的 { $more } 个
+
+## 连接（ui/connect.js）
+
+connect-title = 连接你的代理
+connect-welcome = 欢迎使用 askdesk。连接你使用的代理后，它们的问题和权限请求会来到这里，而不是终端。在你看过改动之前，不会写入任何内容。
+connect-unavailable = 连接不可用：{ $error }
+connect-connected = 已连接
+connect-outdated = 需要更新
+connect-not-connected = 未连接
+connect-error = 无法读取它的设置
+connect-not-installed = 未安装
+connect-update = 更新
+connect-connect = 连接
+connect-disconnect = 断开
+connect-via-hook = 权限请求、计划、问题
+connect-via-mcp = ask_user_question 与 review_plan 工具
+connect-install-first = 没有 { $folder }：请先安装 { $client }
+connect-other-title = 其他 MCP 客户端
+connect-other-text = Cursor 以及其他带有 mcpServers 设置的客户端：把这段内容加到它们的设置文件中。
+connect-copy = 复制
+connect-copied = 已复制
+connect-not-copied = 未能复制：请选中文本后按 Ctrl+C。
+connect-unchanged = { $file } 已经是这样；无需改动。
+connect-write = 写入此改动
+connect-cancel = 取消
+connect-diff-connecting = 连接会改动 { $file }：
+connect-diff-disconnecting = 断开会改动 { $file }：
+connect-backup = 原文件已保存为 { $file }。
+connect-next = 还需要做的：
+connect-autostart = 登录时在托盘中启动 askdesk
+connect-autostart-on = 登录时 askdesk 会在托盘中启动。
+connect-autostart-off = 登录时 askdesk 不再启动。
+connect-autostart-available = 应用在托盘中等待，代理随时都能向你提问。
+connect-autostart-from-source = 从源码安装：登录启动项由安装包添加。
+
+## 设备（ui/devices.js）
+
+devices-title = 设备
+devices-unavailable = 设备不可用：{ $error }
+devices-enable = 用手机回答
+devices-enable-text = 已配对的手机能看到这里等待中的问题并可以回答，只经过你自己的网络：不经过任何他人的服务器。权限请求仍留在电脑上处理。
+devices-listen-on = 监听地址
+devices-choose-address = 选择一个地址…
+devices-address = { $ip } — { $kind }（{ $interface }）
+devices-kind-tailnet = tailnet
+devices-kind-lan = 局域网
+devices-kind-loopback = 仅限本机
+devices-kind-other = 其他网络
+devices-port = 端口
+devices-cert = 证书（PEM）
+devices-cert-placeholder = askdesk 自己的证书颁发机构
+devices-key = 证书私钥（PEM）
+devices-key-placeholder = 仅在使用你自己的证书时填写
+devices-address-hint = tailnet 地址无论手机在哪里都能访问，且只允许你的设备连接；局域网地址则对该网络中的所有设备开放。askdesk 从不在所有网络接口上监听。
+devices-apply = 应用
+devices-save = 保存
+devices-serving = 手机访问地址：
+devices-answering-at = 手机可以在 { $origin } 回答了。
+devices-answering-off = 手机不能再回答了。
+devices-wake = 唤醒手机
+devices-wake-show = 在锁屏上显示问题（仅文字和选项；否则显示“有代理在等待”）
+devices-quiet-from = 免打扰时段：从
+devices-quiet-to = 到
+devices-idle-before = 仅当这台电脑锁定或空闲超过
+devices-idle-after = 分钟时
+devices-wake-hint = 权限请求的内容从不显示在锁屏上。当这台电脑无法判断你是否在用它时，会唤醒手机。
+devices-push-woken = 通过通知唤醒
+devices-push-lost = 推送服务于 { $when } 停止了通知（{ $status }）：在手机上打开页面即可重新开启
+devices-push-unsubscribed = 未订阅通知
+devices-trust-title = 你的手机还不信任这台电脑
+devices-trust-why = 这台电脑的证书来自 askdesk 自己的证书颁发机构，在你安装它之前没有手机会信任它。在此之前，手机浏览器会对页面发出警告，也无法配对。
+devices-trust-scan = 用手机扫描此二维码，接受一次警告，然后从打开的页面下载证书：
+devices-trust-iphone = iPhone：
+devices-trust-iphone-steps = 在“设置”中安装下载的描述文件，然后在 设置 → 通用 → 关于本机 → 证书信任设置 中开启完全信任。
+devices-trust-android = Android：
+devices-trust-android-steps = 设置 → 安全 → 加密与凭据 → 安装证书 → CA 证书。
+devices-trust-own-cert = 使用你自己的证书（tailscale cert、你的域名）时，无需安装任何内容。
+devices-trust-qr = 安装 askdesk 证书颁发机构的页面的二维码
+devices-paired = 已配对的手机
+devices-none-paired = 没有已配对的手机。
+devices-add = 添加手机
+devices-add-title = 显示供手机相机扫描的二维码
+devices-add-off-title = 请先开启“{ devices-enable }”
+devices-paired-at = 配对于 { $when }
+devices-last-seen = 最近连接于 { $when }
+devices-never-seen = 从未连接
+devices-passkey-allowed = 现在可以添加通行密钥
+devices-passkey = 已有通行密钥
+devices-no-passkey = 没有通行密钥
+devices-allow-passkey = 允许添加通行密钥
+devices-allow-passkey-title = 允许这部手机在接下来 5 分钟内注册一个通行密钥（指纹、面容或 PIN）：批准权限请求需要它
+devices-passkey-allowed-toast = { $device } 可以在接下来 5 分钟内添加通行密钥。
+devices-not-allowed = 未允许：{ $error }
+devices-revoke = 撤销
+devices-revoked-toast = { $device } 不能再回答了。
+devices-not-revoked = 未撤销：{ $error }
+devices-cannot-pair = 现在无法配对：{ $error }
+devices-cancel = 取消
+devices-close = 关闭
+devices-valid-for = 有效期还剩 { $time }
+devices-expired = 在手机使用之前，代码已过期。请重新点击“{ devices-add }”。
+devices-pair-scan = 打开手机相机，对准此二维码。只有在这里扫描它的手机才能配对。
+devices-pair-qr = 配对地址的二维码
+devices-asks-to-pair = 请求配对。手机上显示的是这个代码吗？
+devices-codes-differ = 如果代码不一致，请点击“{ devices-cancel }”：可能有另一部手机扫描了二维码。
+devices-codes-match = 代码一致
+devices-is-paired = { $device } 已配对。
+devices-not-paired = 未配对：{ $error }
+
+## 图片（ui/images.js）
+
+image = 图片
+image-yours = 你的图片
+image-numbered = { $label }（第 { $number } 张，共 { $count } 张）
+image-enlarge = { $name }：放大
+image-remove = 移除
+image-remove-aria = 移除 { $name }
