@@ -12,7 +12,6 @@ const COMMANDS: &[&str] = &[
     "save_draft",
     "set_past_comment",
     "get_history",
-    "get_memory",
     "open_link",
     "hide_window",
     "shown",

@@ -391,12 +391,11 @@ function formFor(view) {
 }
 
 // Under each question answered before for the same project with the same text: who answered what
-// then, and a button that selects it again (the human still submits). Text only.
-async function showMemory(view, node) {
-  let past;
-  try { past = await api.memory(view.request); } catch { return; }
+// then, and a button that selects it again (the human still submits). Text only. The past answers
+// come with the queue, so the hint is there in the request's first draw and never moves the options.
+function showMemory(view, node) {
   view.questions.forEach((q, i) => {
-    const found = past[i];
+    const found = (view.memory || [])[i];
     const card = !q.planReview && found && node.querySelector(`[data-qid="${CSS.escape(q.id)}"]`);
     if (!card || card.querySelector('.memory-hint')) return;
     const use = h('button', { type: 'button', class: 'link use-again' }, t('use-again'));

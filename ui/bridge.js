@@ -28,7 +28,6 @@ export const api = {
   saveDraft: (request, draft) => invoke('save_draft', { request, draft }),
   setPastComment: (request, index, state) => invoke('set_past_comment', { request, index, state }),
   history: (query) => invoke('get_history', { query }),
-  memory: (request) => invoke('get_memory', { request }),
   openLink: (url) => invoke('open_link', { url }),
   hide: () => invoke('hide_window'),
   shown: (request) => invoke('shown', { request }),

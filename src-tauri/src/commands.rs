@@ -4,17 +4,18 @@
 //! Errors reach the page as `{ kind, message }`; `kind` is `late`, `invalid`, `refused` or `failed`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use askdesk_connect::autostart::{self, Autostart};
 use askdesk_connect::overview::{self, Applied, Overview, Preview};
 use askdesk_connect::Agent;
-use askdesk_core::{Answer, RequestId};
+use askdesk_core::{Answer, Request, RequestId};
 use askdesk_journal::millis;
 use askdesk_rules::file;
 use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
 use askdesk_view::history::{self, HistoryPage, HistoryPageBuilder, HistoryQuery};
-use askdesk_view::memory::{Memory, PastAnswer};
+use askdesk_view::memory::Memory;
 use askdesk_view::page::{Notes, PageView, RuleNote, EVENT_NOTES};
 use askdesk_view::plan_thread::{CommentError, CommentInput, PastState};
 use askdesk_view::rule_draft::{self, RuleDraftView};
@@ -79,7 +80,12 @@ pub struct SettingsView {
 
 /// The waiting requests, oldest first.
 #[tauri::command]
-pub fn get_queue(gui: State<'_, GuiAnswerer>, rules: State<'_, Rules>) -> Vec<RequestView> {
+pub async fn get_queue(
+    gui: State<'_, GuiAnswerer>,
+    rules: State<'_, Rules>,
+    history: State<'_, History>,
+    memory: State<'_, Memory>,
+) -> Result<Vec<RequestView>, CommandError> {
     let mut queue = gui.queue();
     if let Some(engine) = rules.0.get() {
         for view in &mut queue {
@@ -90,7 +96,32 @@ pub fn get_queue(gui: State<'_, GuiAnswerer>, rules: State<'_, Rules>) -> Vec<Re
             view.suggestions = suggestions(engine, view.request);
         }
     }
-    queue
+    // Past answers come with the queue, so each request is drawn whole the first time. The journal
+    // is read off the window's thread, once per request (the memory keeps what it found).
+    let Some(journal) = history.0.clone() else {
+        return Ok(queue);
+    };
+    let asked: Vec<(usize, Arc<Request>)> = queue
+        .iter()
+        .enumerate()
+        .filter(|(_, view)| view.ended.is_none())
+        .filter_map(|(at, view)| waiting(&gui, view.request.0).ok().map(|r| (at, r)))
+        .collect();
+    if asked.is_empty() {
+        return Ok(queue);
+    }
+    let memory = memory.inner().clone();
+    let found = blocking(move || {
+        asked
+            .into_iter()
+            .map(|(at, request)| (at, memory.lookup(&journal, &request)))
+            .collect::<Vec<_>>()
+    })
+    .await?;
+    for (at, past) in found {
+        queue[at].memory = past;
+    }
+    Ok(queue)
 }
 
 fn suggestions(engine: &askdesk_rules::Engine, request: RequestId) -> Vec<SuggestionView> {
@@ -242,23 +273,6 @@ pub async fn get_history(
     })
     .await?
     .map_err(|e: askdesk_journal::Error| CommandError::new("failed", e))
-}
-
-/// The human's past answers to the waiting request's questions (same project, same text), one
-/// entry per question; the journal is read off the UI thread, once per request.
-#[tauri::command]
-pub async fn get_memory(
-    gui: State<'_, GuiAnswerer>,
-    history: State<'_, History>,
-    memory: State<'_, Memory>,
-    request: u64,
-) -> Result<Vec<Option<PastAnswer>>, CommandError> {
-    let asked = waiting(&gui, request)?;
-    let Some(journal) = history.0.clone() else {
-        return Ok(vec![None; asked.questions.len()]);
-    };
-    let memory = memory.inner().clone();
-    blocking(move || memory.lookup(&journal, &asked)).await
 }
 
 /// The Rules view: the rules in force, the file's path and error, and with `counts` each rule's
@@ -519,10 +533,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 }
 
 /// The waiting request `request`; the page is told `late` when it has settled meanwhile.
-fn waiting(
-    gui: &GuiAnswerer,
-    request: u64,
-) -> Result<std::sync::Arc<askdesk_core::Request>, CommandError> {
+fn waiting(gui: &GuiAnswerer, request: u64) -> Result<Arc<Request>, CommandError> {
     gui.request(RequestId(request))
         .ok_or_else(|| CommandError::new("late", "the request is no longer waiting"))
 }

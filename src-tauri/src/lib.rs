@@ -105,7 +105,6 @@ pub fn run() {
             commands::save_draft,
             commands::set_past_comment,
             commands::get_history,
-            commands::get_memory,
             commands::open_link,
             commands::hide_window,
             commands::shown,

@@ -30,8 +30,15 @@ def test_memory_hint_offers_the_last_answer_again(ctx):
         time.sleep(0.2)
     ctx.wait_queue(0)
 
+    # Whether the card held its hint when it entered the page: a hint added later would move the options
+    # under the pointer.
+    page.js("window.firstDraw = null; const seen = new MutationObserver(() => {"
+            " const card = document.querySelector('[data-qid=\"rebase\"]');"
+            " if (card && window.firstDraw === null) { window.firstDraw = Boolean(card.querySelector('.memory-hint')); seen.disconnect(); }"
+            "}); seen.observe(document.body, {childList: true, subtree: true});")
     _, _, outcome = ctx.ask(questions, agent="coder")
     ctx.show("rebase")
+    assert page.js("return window.firstDraw") is True, "the hint came after the question was drawn"
     hint = page.until("return document.querySelector('[data-qid=\"rebase\"] .memory-hint')", message="no memory hint")
     said = page.text(element_id(hint))
     # Today's answer says "today", not the date.

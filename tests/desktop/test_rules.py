@@ -168,6 +168,9 @@ def test_hold_stops_the_rule_s_clock_until_released(ctx):
         row = page.until("return document.querySelector('.queue-item .queue-rule .rule-left')",
                          message="the queue row shows no deadline")
         assert re.fullmatch(r"0:0[0-5]", page.text(element_id(row))), page.text(element_id(row))
+        # The header's deadline line and its Hold come with the request's draw; read the options' places once
+        # it stands, as the person sees them before a click.
+        page.wait_for("#asker .rule-deadline .hold-deadline")
         where = "return [...document.querySelectorAll('[data-qid=\"cleanup\"] .option')].map((o) => o.getBoundingClientRect().top)"
         before = page.js(where)
         page.click(ctx.option("cleanup", "Yes"))

@@ -575,6 +575,10 @@ pub struct RequestView {
     /// The page's last draft of the answer ([`GuiAnswerer::save_draft`]), filled in as the queue
     /// is read.
     pub draft: Option<Box<RawValue>>,
+    /// The person's past answers to these questions, one entry per question
+    /// ([`crate::memory::Memory::lookup`]), filled in as the queue is read: they come with the
+    /// request's first draw, so a hint never appears later above the options and moves them.
+    pub memory: Vec<Option<crate::memory::PastAnswer>>,
     /// Set when the request ended without the human and stays, read-only, until they close it.
     pub ended: Option<EndedView>,
     /// Whether "Always answer this way here" is offered: not for a tool prompt with no command,
@@ -703,6 +707,7 @@ impl RequestView {
             deadline: None,
             suggestions: Vec::new(),
             draft: None,
+            memory: Vec::new(),
             ended: None,
             offers_rule: askdesk_rules::draft::narrowable(request.agent.as_ref()),
             questions: request
