@@ -552,8 +552,10 @@ def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text
     page = ctx.page
     _speak(page, "zh-CN")
     try:
-        _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
-        assert ctx.notification_id("claude-code 提问") > 0
+        # The notification stays up only while the window lacks the focus.
+        with ctx.elsewhere():
+            _, _, outcome = ctx.ask(samples.SINGLE, agent="coder")
+            assert ctx.notification_id("claude-code 提问") > 0
         ctx.show("migrate")
         assert page.text(page.find("#submit")) == "提交"
         assert page.text(page.find("#dismiss")) == "驳回"
