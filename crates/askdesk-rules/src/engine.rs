@@ -632,7 +632,7 @@ impl Answerer for RulesAnswerer {
                         let _ = self.engine.shared.acted.send(Acted {
                             request: request.clone(),
                             rule: rule.name.clone(),
-                            action: rule.action.to_string(),
+                            action: rule.action.said(),
                             answer,
                         });
                     }
@@ -643,7 +643,7 @@ impl Answerer for RulesAnswerer {
                     let deadline = Deadline {
                         rule: rule.name.clone(),
                         at: SystemTime::now() + after,
-                        action: rule.action.to_string(),
+                        action: rule.action.said(),
                         held: None,
                         answer: match &decision {
                             Decision::Claim(answer) => Some(answer.clone()),
