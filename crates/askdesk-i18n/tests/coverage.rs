@@ -560,13 +560,16 @@ const BACKEND_ALLOWED: &[(&str, &str)] = &[
         "graphics.rs",
         "; `askdesk serve` runs the broker without a window",
     ),
+    // The comment a drafted rule carries into the rules file, whose keys and comments are
+    // English: the file reads the same whoever edits it.
+    ("draft.rs", "an agent"),
+    ("draft.rs", "# Made from your answer to {} on {}.\\n"),
 ];
 
-/// Files of the backend not converted yet: the rules file's errors and the reasons a rule cannot
-/// be drafted or may not allow a place are still English (the clients' own option labels in
+/// Files of the backend not converted yet: the rules file's errors and the reasons a rule may not
+/// allow a place are still English (the clients' own option labels in
 /// `standing.rs` are the clients' words, and stay).
 const BACKEND_NOT_YET: &[&str] = &[
-    "draft.rs",
     "edit.rs",
     "engine.rs",
     "file.rs",
