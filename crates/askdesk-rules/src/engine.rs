@@ -34,6 +34,7 @@ use askdesk_core::{
     Answerer, AnswererId, AnswererRegistration, Decision, Offer, Override, RegistryError, Request,
     RequestId, Scope, Service, WeakService,
 };
+use askdesk_i18n::t;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -96,7 +97,7 @@ pub struct Deadline {
 pub enum HoldError {
     /// The request has no running deadline: it settled, its rule already acted, or a reload
     /// called the deadline off. Nothing is left to hold.
-    #[error("no rule's deadline runs on this request any more: it was answered, or its rule acted or changed")]
+    #[error("{}", t!("rules-hold-no-deadline"))]
     NoDeadline,
 }
 

@@ -42,3 +42,7 @@ rules-draft-different = the questions got different answers, and one rule gives 
 rules-draft-cannot = no rule could be drafted that gives this answer ({ $why })
 rules-draft-would-not-answer = the rule would not answer this request
 rules-draft-would-differ = the rule would answer differently
+
+## Why a rule's deadline could not be held or released (the page shows it)
+
+rules-hold-no-deadline = no rule's deadline runs on this request any more: it was answered, or its rule acted or changed

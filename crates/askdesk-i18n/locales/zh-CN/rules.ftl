@@ -39,3 +39,7 @@ rules-draft-different = 这些问题得到了不同的回答，而一条规则�
 rules-draft-cannot = 无法起草出给出这个回答的规则（{ $why }）
 rules-draft-would-not-answer = 这条规则不会回答这个请求
 rules-draft-would-differ = 这条规则的回答会不同
+
+## 为什么无法暂停或恢复规则的期限
+
+rules-hold-no-deadline = 这个请求上已没有正在计时的规则期限：它已被回答，或者它的规则已经执行或已更改
