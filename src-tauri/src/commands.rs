@@ -11,6 +11,7 @@ use askdesk_connect::autostart::{self, Autostart};
 use askdesk_connect::overview::{self, Applied, Overview, Preview};
 use askdesk_connect::Agent;
 use askdesk_core::{Answer, Request, RequestId};
+use askdesk_i18n::t;
 use askdesk_journal::millis;
 use askdesk_rules::file;
 use askdesk_view::answerer::{DeadlineView, DraftError, GuiAnswerer, RequestView, SubmitError};
@@ -205,11 +206,14 @@ pub async fn attach_image(data: String) -> Result<askdesk_core::Image, CommandEr
         askdesk_image::make_picture_safe(&data, &askdesk_image::Limits::default())
     })
     .await
-    .map_err(|_| CommandError::new("failed", "the picture could not be processed"))?
+    .map_err(|_| CommandError::new("failed", t!("desktop-command-picture-failed")))?
     .map_err(|refusal| {
         CommandError::new(
             "invalid",
-            format!("This picture is not attached: {refusal}"),
+            t!(
+                "desktop-command-picture-refused",
+                refusal = refusal.to_string()
+            ),
         )
     })
 }
@@ -312,7 +316,10 @@ pub async fn set_rule_mode(
     mode: askdesk_rules::Mode,
 ) -> Result<(), CommandError> {
     let Some(engine) = rules.0.get().cloned() else {
-        return Err(CommandError::new("refused", "there is no rules file"));
+        return Err(CommandError::new(
+            "refused",
+            t!("desktop-command-no-rules-file"),
+        ));
     };
     let path = engine.path().to_owned();
     blocking(move || askdesk_rules::set_mode(&path, &name, mode))
@@ -358,7 +365,10 @@ pub async fn draft_rule_from_history(
 ) -> Result<RuleDraftView, CommandError> {
     let path = rules_path(&rules)?;
     let Some(journal) = history.0.clone() else {
-        return Err(CommandError::new("refused", "there is no history journal"));
+        return Err(CommandError::new(
+            "refused",
+            t!("desktop-command-no-journal"),
+        ));
     };
     blocking(move || {
         let record = history::find(|each| journal.visit(each), &entry)?;
@@ -368,7 +378,7 @@ pub async fn draft_rule_from_history(
             }
             None => Ok(RuleDraftView::unavailable(
                 &path,
-                "this entry is no longer in the history",
+                &t!("desktop-command-entry-gone"),
             )),
         }
     })
@@ -423,7 +433,7 @@ pub async fn open_link(app: AppHandle, url: String) -> Result<(), CommandError> 
     if !matches!(parsed.scheme(), "http" | "https" | "mailto") {
         return Err(CommandError::new(
             "refused",
-            format!("{} links are not opened", parsed.scheme()),
+            t!("desktop-command-link-scheme", scheme = parsed.scheme()),
         ));
     }
     blocking(move || app.opener().open_url(parsed.as_str(), None::<&str>))
@@ -535,7 +545,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 /// The waiting request `request`; the page is told `late` when it has settled meanwhile.
 fn waiting(gui: &GuiAnswerer, request: u64) -> Result<Arc<Request>, CommandError> {
     gui.request(RequestId(request))
-        .ok_or_else(|| CommandError::new("late", "the request is no longer waiting"))
+        .ok_or_else(|| CommandError::new("late", t!("desktop-command-not-waiting")))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use askdesk_core::meta::{self, display_name};
 use askdesk_core::{Answer, AnswerItem, Request, RequestId};
+use askdesk_i18n::t;
 use askdesk_journal::{Journal, Record};
 use askdesk_rules::Acted;
 use askdesk_view::answerer::{GuiAnswerer, Presenter, Removal};
@@ -215,14 +216,15 @@ impl Worker {
                     let known = known.remove(&request);
                     self.emit(EVENT_QUEUE, QueueChanged { waiting });
                     if let Removal::AnsweredElsewhere { by } = why {
-                        let who = known
-                            .as_ref()
-                            .map_or("the agent", |k| display_name(k.request.agent.as_ref()));
+                        let who = known.as_ref().map_or_else(
+                            || t!("desktop-the-agent"),
+                            |k| display_name(k.request.agent.as_ref()).to_owned(),
+                        );
                         let withdrawn = Withdrawn {
                             request,
                             rule: None,
                             action: None,
-                            who: who.to_owned(),
+                            who,
                             // A phone's signature names the device that answered.
                             answered_on: Some(
                                 askdesk_remote::answerer::device_of(&by)
@@ -251,9 +253,10 @@ impl Worker {
                                 deadline.answer.as_ref(),
                             ));
                         }
-                        let who = known
-                            .as_ref()
-                            .map_or("the agent", |k| display_name(k.request.agent.as_ref()));
+                        let who = known.as_ref().map_or_else(
+                            || t!("desktop-the-agent"),
+                            |k| display_name(k.request.agent.as_ref()).to_owned(),
+                        );
                         let kept = self
                             .app
                             .try_state::<GuiAnswerer>()
@@ -262,8 +265,8 @@ impl Worker {
                             request,
                             rule: rule.map(|d| d.rule.clone()),
                             action: rule.map(|d| d.action.clone()),
-                            message: why.said_of(who),
-                            who: who.to_owned(),
+                            message: why.said_of(&who),
+                            who,
                             answered_on: None,
                             kept,
                         };

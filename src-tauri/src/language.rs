@@ -5,6 +5,7 @@
 //! `ui.ftl` the catalogues hold: [`get_catalogue`] sends the chosen language's text and English's,
 //! which the page falls back to per message as the Rust side does.
 
+use askdesk_i18n::t;
 use serde::Serialize;
 use tauri::State;
 
@@ -81,7 +82,10 @@ pub fn set_language(
     let language = match language.as_deref() {
         None | Some("") => None,
         Some(name) => Some(Language::named(name).ok_or_else(|| {
-            CommandError::new("invalid", format!("askdesk has no catalogue for {name:?}"))
+            CommandError::new(
+                "invalid",
+                t!("desktop-command-no-catalogue", name = format!("{name:?}")),
+            )
         })?),
     };
     prefs

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use askdesk_core::{AnswererId, AnswererRegistration, Scope, Service};
+use askdesk_i18n::t;
 use askdesk_remote::answerer::{RemoteAnswerer, LABEL};
 use askdesk_remote::push::QuietHours;
 use askdesk_remote::{
@@ -58,6 +59,9 @@ pub struct PhoneSettings {
     #[serde(default)]
     pub only_when_idle: Option<u64>,
 }
+
+/// The longest "only when this desk is idle" offered: a day, in minutes.
+const MAX_IDLE_MINUTES: u64 = 24 * 60;
 
 fn default_port() -> u16 {
     DEFAULT_PORT
@@ -226,7 +230,7 @@ impl Phone {
     async fn start(&self, settings: &PhoneSettings, app: &AppHandle) -> Result<Hosted, String> {
         let address = settings
             .address
-            .ok_or("choose the address your phone reaches this computer at")?;
+            .ok_or_else(|| t!("desktop-phone-choose-address"))?;
         let dir = askdesk_remote::files::default_dir().map_err(|e| e.to_string())?;
         let mut config = RemoteConfig::new(SocketAddr::new(address, settings.port), dir);
         match (&settings.certificate, &settings.key) {
@@ -237,7 +241,7 @@ impl Phone {
                 }
             }
             (None, None) => {}
-            _ => return Err("give both a certificate and its key, or neither".into()),
+            _ => return Err(t!("desktop-phone-certificate-pair")),
         }
         config.push.show_questions = settings.show_questions;
         config.push.quiet_hours = settings.quiet_hours;
@@ -440,7 +444,7 @@ fn qr(text: &str) -> Option<Qr> {
 fn settings_path() -> Result<PathBuf, String> {
     askdesk_core::xdg::config_home()
         .map(|home| home.join("askdesk").join("phone.json"))
-        .ok_or_else(|| "no configuration directory (HOME is not set)".to_owned())
+        .ok_or_else(|| t!("desktop-phone-no-config-dir"))
 }
 
 fn read_settings() -> Result<PhoneSettings, String> {
@@ -479,16 +483,16 @@ pub async fn set_phone(
     if settings.address.is_some_and(|ip| ip.is_unspecified()) {
         return Err(CommandError::new(
             "invalid",
-            "choose one address: listening on every interface is not offered here",
+            t!("desktop-phone-one-address"),
         ));
     }
     if settings
         .only_when_idle
-        .is_some_and(|minutes| minutes > 24 * 60)
+        .is_some_and(|minutes| minutes > MAX_IDLE_MINUTES)
     {
         return Err(CommandError::new(
             "invalid",
-            "\"only when this desk is idle\" takes at most 1440 minutes",
+            t!("desktop-phone-idle-limit", minutes = MAX_IDLE_MINUTES),
         ));
     }
     let saved = settings.clone();
@@ -539,7 +543,7 @@ async fn change_device(
     .map_err(|e| CommandError::new("failed", e))?;
     match changed {
         Some(_) => Ok(()),
-        None => Err(CommandError::new("late", "no paired device has that name")),
+        None => Err(CommandError::new("late", t!("desktop-phone-no-device"))),
     }
 }
 
@@ -550,10 +554,10 @@ pub async fn add_phone(phone: State<'_, Phone>) -> Result<PairingView, CommandEr
     let hosted = hosting
         .running
         .as_ref()
-        .ok_or_else(|| CommandError::new("refused", "turn on \"Answer from your phone\" first"))?;
+        .ok_or_else(|| CommandError::new("refused", t!("desktop-phone-turn-on")))?;
     let offer = hosted.remote.offer_pairing();
     let qr =
-        qr(&offer.url).ok_or_else(|| CommandError::new("failed", "no QR code fits the URL"))?;
+        qr(&offer.url).ok_or_else(|| CommandError::new("failed", t!("desktop-phone-no-qr")))?;
     Ok(PairingView {
         id: offer.id.0,
         qr,
@@ -592,7 +596,7 @@ async fn running_remote(phone: &Phone) -> Result<Remote, CommandError> {
         .running
         .as_ref()
         .map(|hosted| hosted.remote.clone())
-        .ok_or_else(|| CommandError::new("late", "the remote stopped: start pairing again"))
+        .ok_or_else(|| CommandError::new("late", t!("desktop-phone-stopped")))
 }
 
 #[cfg(test)]

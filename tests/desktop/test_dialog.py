@@ -12,10 +12,11 @@ import pytest
 
 import contrast
 from harness import (
-    SHIFT, TAB, answer_of, closed_on_bus_eventually, expect_error, load_rules, long_plan, no_rules, rule_names, rule_preview,
+    SHIFT, TAB, answer_of, closed_on_bus_eventually, expect_error, journal_path, load_rules, long_plan, no_rules,
+    rule_names, rule_preview,
 )
 import samples
-from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
+from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError, element_id
 
 
 def test_batch_answer_reaches_the_asker(ctx):
@@ -667,3 +668,43 @@ def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_w
     page.until("return document.querySelector('#view-rules h1').textContent === 'Rules'",
                message="the Rules view stayed in Chinese")
     page.click(page.find("#nav-queue"))
+
+
+def test_the_sentences_the_app_composes_follow_the_language_chosen(ctx):
+    """With Chinese chosen, what the app composes for the page comes in Chinese too: the line under a question
+    answered before and History's outcome names; the option's label stays as the agent wrote it."""
+    page = ctx.page
+    text = "Squash the fixup commits before the review?"
+    questions = [{"id": "squash", "question": text, "options": [{"label": "Squash them"}, {"label": "Keep them"}]}]
+    _, _, outcome = ctx.ask(questions, agent="coder")
+    ctx.show("squash")
+    page.click(ctx.option("squash", "Squash them"))
+    page.click(page.find("#submit"))
+    assert answer_of(outcome()) == {"answers": [{"id": "squash", "selected": ["Squash them"]}]}
+    deadline = time.time() + 10
+    while text not in open(journal_path(), encoding="utf-8").read():
+        assert time.time() < deadline, "the first answer never reached the journal"
+        time.sleep(0.2)
+    ctx.wait_queue(0)
+    _speak(page, "zh-CN")
+    try:
+        _, _, outcome = ctx.ask(questions, agent="coder")
+        ctx.show("squash")
+        hint = page.until("return document.querySelector('[data-qid=\"squash\"] .memory-hint')",
+                          message="no memory hint")
+        said = page.text(element_id(hint))
+        assert said.startswith("你回答了 Squash them"), said
+        page.click(page.find("#dismiss"))
+        expect_error(outcome(), "ASK_CANCELLED")
+        ctx.wait_queue(0)
+        page.click(page.find("#nav-history"))
+        page.wait_for('.history-item[data-outcome="answered"]')
+        offered = page.js("return [...document.getElementById('history-outcome').options].map((o) => o.textContent)")
+        assert offered[1:] == ["已回答", "已驳回", "已撤回", "失败", "迟到的回答"], offered
+        pill = page.js("return document.querySelector('.history-item[data-outcome=\"answered\"] .pill.outcome')"
+                       ".textContent")
+        assert pill == "已回答", pill
+    finally:
+        page.click(page.find("#nav-queue"))
+        _speak(page, "")
+    assert page.js("return document.getElementById('submit').textContent") == "Submit"

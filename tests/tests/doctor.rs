@@ -409,3 +409,47 @@ fn a_journal_this_user_cannot_write_is_a_problem() {
     let (_, fix) = finding(&out, "problem", "history", "is not writable by you");
     assert!(fix.is_some_and(|f| f.contains("chown")), "{out}");
 }
+
+/// `ASKDESK_LANG=zh-CN` gives every finding, its fix and the count in Chinese; the paths and
+/// commands it names stay as they are.
+#[test]
+fn doctor_speaks_chinese_when_askdesk_lang_says_so() {
+    let home = Home::user();
+    let mut cmd = home.command(["doctor"]);
+    cmd.env("ASKDESK_LANG", "zh-CN")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    let Output { status, stdout, .. } = run_with_timeout(&mut cmd, PATIENCE * 3);
+    let out = String::from_utf8(stdout).expect("UTF-8 output");
+    assert_eq!(status.code(), Some(1), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let broker = lines
+        .iter()
+        .position(|l| {
+            l.starts_with("问题") && l.contains("中转服务：") && l.contains("没有运行中的")
+        })
+        .unwrap_or_else(|| panic!("no Chinese broker problem in:\n{out}"));
+    assert!(
+        lines[broker + 1].trim_start().starts_with("修复：")
+            && lines[broker + 1].contains("`askdesk serve`"),
+        "{out}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("问题")
+            && l.contains("会话总线：")
+            && l.contains("DBUS_SESSION_BUS_ADDRESS")),
+        "{out}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("正常") && l.contains("历史：")),
+        "{out}"
+    );
+    assert_eq!(lines.last(), Some(&"2 个问题，0 个警告"), "{out}");
+    for english in ["problem", "ok ", "fix:", "not installed", "warning"] {
+        assert!(
+            !out.contains(english),
+            "{english:?} left in English:\n{out}"
+        );
+    }
+}

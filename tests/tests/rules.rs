@@ -624,3 +624,40 @@ fn rules_with_a_missing_draft_fail_and_without_an_installed_file_list_none() {
     assert_eq!(status, 0, "{err}");
     assert!(out.starts_with("no rules in "), "{out}");
 }
+
+/// `ASKDESK_LANG=zh-CN askdesk rules list` says a rule's action and its broad-allow warning in
+/// Chinese; the rule's name and answer stay as the file writes them.
+#[test]
+fn rules_list_says_the_action_and_the_warning_in_the_language_chosen() {
+    let home = Home::new();
+    write_rules(
+        &home,
+        "[[rule]]\nname = \"git\"\nmatch = { tool = \"Bash\", command = \"git *\" }\nanswer = \"Allow once\"\n",
+    );
+    let output = home
+        .command(["rules", "list"])
+        .env("ASKDESK_LANG", "zh-CN")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let out = String::from_utf8(output.stdout).unwrap();
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("git "))
+        .unwrap_or_else(|| panic!("no row of the rule in:\n{out}"));
+    assert!(row.contains("回答 \"Allow once\""), "{out}");
+    let warning = out
+        .lines()
+        .find(|l| l.starts_with("警告："))
+        .unwrap_or_else(|| panic!("no Chinese warning in:\n{out}"));
+    assert!(
+        warning.contains("规则 \"git\"（第 1 行）宽泛地允许命令"),
+        "{warning}"
+    );
+    for english in ["warning:", "allows commands broadly", "answer \""] {
+        assert!(
+            !out.contains(english),
+            "{english:?} left in English:\n{out}"
+        );
+    }
+}

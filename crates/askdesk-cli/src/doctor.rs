@@ -11,7 +11,9 @@ use std::process::Command;
 use askdesk_broker::protocol::methods::{HistoryState, StatusResult};
 use askdesk_connect::hook;
 use askdesk_connect::{client, mcp, Agent};
+use askdesk_i18n::t;
 use clap::Args;
+use unicode_width::UnicodeWidthStr;
 
 use crate::connect::{connect, HANDSHAKE_WAIT};
 use crate::exit::{Error, Result};
@@ -40,13 +42,14 @@ enum Level {
     Problem,
 }
 
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(match self {
-            Level::Ok => "ok",
-            Level::Warning => "warning",
-            Level::Problem => "problem",
-        })
+impl Level {
+    /// The level in words, at the start of a finding's line.
+    fn word(self) -> String {
+        match self {
+            Level::Ok => t!("doctor-ok"),
+            Level::Warning => t!("doctor-warning"),
+            Level::Problem => t!("doctor-problem"),
+        }
     }
 }
 
@@ -101,16 +104,22 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The levels in a column as wide as the widest of them, by display width (a Chinese
+        // character takes two columns).
+        let words = [Level::Ok, Level::Warning, Level::Problem].map(Level::word);
+        let column = words.iter().map(|w| w.width()).max().unwrap_or(0).max(8);
         for finding in &self.0 {
-            writeln!(
-                f,
-                "{:<8} {}: {}",
-                finding.level,
-                finding.topic,
-                one_line(&finding.what)
-            )?;
+            let word = finding.level.word();
+            let pad = " ".repeat(column - word.width());
+            let said = t!(
+                "doctor-finding",
+                topic = finding.topic.as_str(),
+                what = one_line(&finding.what)
+            );
+            writeln!(f, "{word}{pad} {said}")?;
             if let Some(fix) = &finding.fix {
-                writeln!(f, "{:<8} fix: {}", "", one_line(fix))?;
+                let fix = t!("doctor-fix", fix = one_line(fix));
+                writeln!(f, "{} {fix}", " ".repeat(column))?;
             }
         }
         Ok(())
@@ -130,22 +139,13 @@ pub async fn run(_args: DoctorArgs, socket: PathBuf, named: Option<&Path>) -> Re
     out!("{report}")?;
     let (problems, warnings) = (report.count(Level::Problem), report.count(Level::Warning));
     outln!(
-        "{problems} problem{}, {warnings} warning{}",
-        plural(problems),
-        plural(warnings)
+        "{}",
+        t!("doctor-summary", problems = problems, warnings = warnings)
     )?;
     if problems > 0 {
         return Err(Error::Problems(problems));
     }
     Ok(())
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// A broker on the socket, and which: the desktop app's (its answerer is registered) or `serve`'s.
@@ -154,8 +154,9 @@ async fn broker(report: &mut Report, socket: &Path) -> Option<StatusResult> {
         let client = connect(socket, "doctor").await?;
         Ok::<_, Error>(client.status().await?)
     };
-    let start =
-        "start the desktop app (askdesk-desktop, or from your launcher), or run `askdesk serve`";
+    let start = t!("doctor-start");
+    let topic = t!("doctor-topic-broker");
+    let at = socket.display().to_string();
     match tokio::time::timeout(HANDSHAKE_WAIT, asked).await {
         Ok(Ok(status)) => {
             let desktop = status
@@ -163,45 +164,46 @@ async fn broker(report: &mut Report, socket: &Path) -> Option<StatusResult> {
                 .iter()
                 .any(|a| a.label == askdesk_connect::DESKTOP_ANSWERER);
             let which = if desktop {
-                "the desktop app"
+                t!("doctor-broker-desktop")
             } else {
-                "`askdesk serve` (no desktop answerer: nothing shows a dialog)"
+                t!("doctor-broker-serve")
             };
             report.ok(
-                "broker",
-                format!(
-                    "{which} answers at {} (askdesk {})",
-                    socket.display(),
-                    status.server.version
+                topic,
+                t!(
+                    "doctor-broker-answers",
+                    which = which,
+                    socket = at,
+                    version = status.server.version.as_str()
                 ),
             );
             Some(status)
         }
         Ok(Err(Error::NoBroker { .. })) => {
-            report.problem(
-                "broker",
-                format!("no askdesk broker is running at {}", socket.display()),
-                start,
-            );
+            report.problem(topic, t!("doctor-broker-none", socket = at), start);
             None
         }
         Ok(Err(error)) => {
             report.problem(
-                "broker",
-                format!("the broker at {} failed: {error}", socket.display()),
-                format!("stop whatever holds the socket, then {start}"),
+                topic,
+                t!(
+                    "doctor-broker-failed",
+                    socket = at,
+                    error = error.to_string()
+                ),
+                t!("doctor-broker-failed-fix", start = start),
             );
             None
         }
         Err(_) => {
             report.problem(
-                "broker",
-                format!(
-                    "the broker at {} did not answer within {} s (stopped or hung)",
-                    socket.display(),
-                    HANDSHAKE_WAIT.as_secs()
+                topic,
+                t!(
+                    "doctor-broker-silent",
+                    socket = at,
+                    seconds = HANDSHAKE_WAIT.as_secs()
                 ),
-                "resume it (`kill -CONT`) or end it, then start it again",
+                t!("doctor-broker-silent-fix"),
             );
             None
         }
@@ -212,26 +214,26 @@ async fn broker(report: &mut Report, socket: &Path) -> Option<StatusResult> {
 fn session_bus(report: &mut Report) {
     if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none_or(|a| a.is_empty()) {
         report.problem(
-            "session bus",
-            "DBUS_SESSION_BUS_ADDRESS is not set: the desktop app can raise no notification and show no tray icon",
-            "run askdesk in your desktop session (a terminal of it has the variable), or start one with `dbus-run-session -- askdesk-desktop`",
+            t!("doctor-topic-session-bus"),
+            t!("doctor-bus-unset"),
+            t!("doctor-bus-unset-fix"),
         );
         return;
     }
     let checks = [
         (
-            "notifications",
+            t!("doctor-topic-notifications"),
             "org.freedesktop.Notifications",
-            "a notification server runs on the session bus",
-            "no notification server on the session bus: questions open the window but raise no notification",
-            "start your desktop's notification daemon (or `dunst`)",
+            t!("doctor-notifications-ok"),
+            t!("doctor-notifications-missing"),
+            t!("doctor-notifications-fix"),
         ),
         (
-            "tray",
+            t!("doctor-topic-tray"),
             "org.kde.StatusNotifierWatcher",
-            "a tray host (StatusNotifierWatcher) runs on the session bus",
-            "no tray host (StatusNotifierWatcher) on the session bus: the app's tray icon and waiting count do not show",
-            "on GNOME enable the AppIndicator extension (gnome-shell-extension-appindicator); other desktops have a tray of their own",
+            t!("doctor-tray-ok"),
+            t!("doctor-tray-missing"),
+            t!("doctor-tray-fix"),
         ),
     ];
     for (topic, name, there, missing, fix) in checks {
@@ -240,8 +242,8 @@ fn session_bus(report: &mut Report) {
             Ok(false) => report.warn(topic, missing, fix),
             Err(why) => report.warn(
                 topic,
-                format!("cannot ask the session bus for {name}: {why}"),
-                "install dbus-send (the dbus-bin package) so doctor can check",
+                t!("doctor-bus-unasked", name = name, reason = why),
+                t!("doctor-bus-unasked-fix"),
             ),
         }
     }
@@ -260,7 +262,7 @@ fn name_has_owner(name: &str) -> std::result::Result<bool, String> {
             &format!("string:{name}"),
         ])
         .output()
-        .map_err(|e| format!("cannot run dbus-send: {e}"))?;
+        .map_err(|e| t!("doctor-no-dbus-send", error = e.to_string()))?;
     if !output.status.success() {
         return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
     }
@@ -272,27 +274,27 @@ fn client_checks(report: &mut Report, agent: Agent, socket: &Path, named: Option
     let topic = agent.label();
     let dir = match client::config_dir(agent) {
         Ok(dir) => dir,
-        Err(error) => return report.problem(topic, error.to_string(), "set HOME"),
+        Err(error) => return report.problem(topic, error.to_string(), t!("doctor-set-home")),
     };
     if !dir.is_dir() {
-        report.ok(topic, format!("not installed here (no {})", dir.display()));
+        report.ok(
+            topic,
+            t!("doctor-client-absent", dir = dir.display().to_string()),
+        );
         return;
     }
     let mut connected = false;
     if let Some(hook_client) = agent.hook() {
         let path = match hook::settings_path(hook_client, None) {
             Ok(path) => path,
-            Err(error) => return report.problem(topic, error.to_string(), "set HOME"),
+            Err(error) => return report.problem(topic, error.to_string(), t!("doctor-set-home")),
         };
-        let install = format!(
-            "`askdesk hook install {}`, or Connect in the desktop app",
-            hook_client.slug()
-        );
+        let install = t!("doctor-hook-install", client = hook_client.slug());
         match hook::installed_commands(&path, hook_client) {
             Err(error) => report.problem(
                 topic,
                 error.to_string(),
-                format!("fix the file, then {install}"),
+                t!("doctor-fix-file-then", install = install.as_str()),
             ),
             Ok(commands) => {
                 connected = !commands.is_empty();
@@ -303,15 +305,15 @@ fn client_checks(report: &mut Report, agent: Agent, socket: &Path, named: Option
         }
     }
     match mcp::configured(agent) {
-        Err(error) => report.problem(topic, error.to_string(), "fix the file the message names"),
+        Err(error) => report.problem(topic, error.to_string(), t!("doctor-fix-named-file")),
         Ok(Some(command)) => {
             connected = true;
             match program_problem(&command) {
-                None => report.ok(topic, format!("askdesk is an MCP server: {command} mcp")),
+                None => report.ok(topic, t!("doctor-mcp-ok", command = command.as_str())),
                 Some(why) => report.problem(
                     topic,
-                    format!("askdesk's MCP entry runs {command}, which {why}"),
-                    "add it again with the askdesk installed now (see docs/mcp.md), or Connect in the desktop app",
+                    t!("doctor-mcp-broken", command = command.as_str(), why = why),
+                    t!("doctor-mcp-broken-fix"),
                 ),
             }
         }
@@ -319,17 +321,12 @@ fn client_checks(report: &mut Report, agent: Agent, socket: &Path, named: Option
     }
     if !connected {
         let fix = match agent.hook() {
-            Some(hook_client) => format!(
-                "`askdesk hook install {}`, or Connect in the desktop app",
-                hook_client.slug()
-            ),
-            None => {
-                "Connect in the desktop app, or add the MCP entry by hand (docs/mcp.md)".to_owned()
-            }
+            Some(hook_client) => t!("doctor-hook-install", client = hook_client.slug()),
+            None => t!("doctor-connect-by-hand"),
         };
         report.warn(
             topic,
-            format!("installed ({}) but not connected to askdesk", dir.display()),
+            t!("doctor-not-connected", dir = dir.display().to_string()),
             fix,
         );
     }
@@ -351,39 +348,37 @@ fn hook_command(
     if let Some(why) = program_problem(&program) {
         return report.problem(
             topic,
-            format!("the hook runs {program}, which {why}"),
+            t!("doctor-hook-broken", program = program.as_str(), why = why),
             install.to_owned(),
         );
     }
     let here = socket.display().to_string();
     match (agent, hook_socket) {
-        (_, Some(asks)) if asks == here => {
-            report.ok(topic, format!("hook installed, asking at {asks}"))
-        }
+        (_, Some(asks)) if asks == here => report.ok(topic, t!("doctor-hook-ok", socket = asks)),
         (Agent::Codex, Some(asks)) => report.problem(
             topic,
-            format!("the hook asks at {asks}, but the broker here is at {here}"),
-            format!("{install}, then restart Codex: its background server keeps the environment of the first codex started"),
+            t!("doctor-hook-elsewhere", asks = asks, here = here.as_str()),
+            t!("doctor-hook-restart-codex", install = install),
         ),
         (_, Some(asks)) => report.warn(
             topic,
-            format!("the hook asks at {asks}, but the broker here is at {here}"),
+            t!("doctor-hook-elsewhere", asks = asks, here = here.as_str()),
             install.to_owned(),
         ),
         (Agent::Codex, None) => report.problem(
             topic,
-            "the hook names no socket: it asks wherever the environment of the first codex started points",
-            format!("{install} (it writes the socket into the command)"),
+            t!("doctor-hook-codex-unnamed"),
+            t!("doctor-hook-codex-unnamed-fix", install = install),
         ),
         (_, None) => {
             let how = if named.is_some() {
-                "the environment Claude Code gives it, not --socket"
+                t!("doctor-hook-env-given")
             } else {
-                "Claude Code's environment (ASKDESK_SOCKET, else XDG_RUNTIME_DIR)"
+                t!("doctor-hook-env")
             };
             report.ok(
                 topic,
-                format!("hook installed, asking at the socket of {how}: here {here}"),
+                t!("doctor-hook-env-ok", how = how, here = here.as_str()),
             )
         }
     }
@@ -391,47 +386,37 @@ fn hook_command(
 
 /// Why `program` cannot run, or `None`: a path must be an executable file; a bare name must be
 /// on PATH.
-fn program_problem(program: &str) -> Option<&'static str> {
+fn program_problem(program: &str) -> Option<String> {
     if program.contains('/') {
-        return (!client::is_program(Path::new(program)))
-            .then_some("is not there (or is not executable)");
+        return (!client::is_program(Path::new(program))).then(|| t!("doctor-program-missing"));
     }
     let found = std::env::var_os("PATH").is_some_and(|path| {
         std::env::split_paths(&path).any(|dir| client::is_program(&dir.join(program)))
     });
-    (!found).then_some("is not on PATH")
+    (!found).then(|| t!("doctor-program-off-path"))
 }
 
 /// The rules file: whether it parses, how many rules, any that answers everything.
 fn rules(report: &mut Report) {
     use askdesk_rules::file;
+    let topic = t!("doctor-topic-rules");
+    let topic = topic.as_str();
     let path = match file::default_path() {
         Ok(path) => path,
-        Err(error) => {
-            return report.problem("rules", error.to_string(), "set XDG_CONFIG_HOME or HOME")
-        }
+        Err(error) => return report.problem(topic, error.to_string(), t!("doctor-rules-set-home")),
     };
+    let shown = path.display().to_string();
     if !path.exists() {
-        report.ok(
-            "rules",
-            format!(
-                "no rules file ({}): nothing is answered by rule",
-                path.display()
-            ),
-        );
+        report.ok(topic, t!("doctor-rules-none", path = shown));
         return;
     }
     match file::load(&path) {
-        Err(error) => report.problem(
-            "rules",
-            error.to_string(),
-            "fix the line it names (docs/rules.md); meanwhile a running broker keeps the last rules that loaded",
-        ),
+        Err(error) => report.problem(topic, error.to_string(), t!("doctor-rules-broken-fix")),
         Ok(rules) => {
-            let n = rules.rules.len();
-            report.ok("rules", format!("{} holds {n} rule{}", path.display(), plural(n)));
+            let count = rules.rules.len();
+            report.ok(topic, t!("doctor-rules-count", path = shown, count = count));
             for warning in rules.warnings() {
-                report.warn("rules", warning, "add a `match` that names the agent, tool or project it is for");
+                report.warn(topic, warning.said(), t!("doctor-rules-warning-fix"));
             }
         }
     }
@@ -439,27 +424,33 @@ fn rules(report: &mut Report) {
 
 /// The journal: where, how large, writable, private; and what the broker says of it.
 fn history(report: &mut Report, status: Option<&StatusResult>) {
+    let topic = t!("doctor-topic-history");
+    let topic = topic.as_str();
     let dir = match askdesk_journal::default_dir() {
         Ok(dir) => dir,
         Err(error) => {
-            return report.problem("history", error.to_string(), "set XDG_DATA_HOME or HOME")
+            return report.problem(topic, error.to_string(), t!("doctor-history-set-home"))
         }
     };
     let file = dir.join(askdesk_journal::FILE_NAME);
+    let (dir_shown, file_shown) = (dir.display().to_string(), file.display().to_string());
     if let Some(history) = status.and_then(|s| s.history.as_ref()) {
         match history.state {
             HistoryState::Failing | HistoryState::Unavailable => report.problem(
-                "history",
-                format!(
-                    "the broker cannot record answers: {}",
-                    history.error.as_deref().unwrap_or("no reason given")
+                topic,
+                t!(
+                    "doctor-history-failing",
+                    reason = history
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| t!("doctor-history-no-reason"))
                 ),
-                "free disk space, or fix the journal's folder (answers are delivered meanwhile)",
+                t!("doctor-history-failing-fix"),
             ),
             HistoryState::Off => report.warn(
-                "history",
-                "the broker runs with --no-history: answers are not recorded",
-                "start it without --no-history",
+                topic,
+                t!("doctor-history-off"),
+                t!("doctor-history-off-fix"),
             ),
             HistoryState::On => {}
         }
@@ -467,86 +458,65 @@ fn history(report: &mut Report, status: Option<&StatusResult>) {
     let dir_meta = match std::fs::metadata(&dir) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return report.ok(
-                "history",
-                format!("none yet; it will be kept in {}", file.display()),
-            );
+            return report.ok(topic, t!("doctor-history-none", path = file_shown));
         }
         Err(e) => {
             return report.problem(
-                "history",
-                format!("cannot read {}: {e}", dir.display()),
-                "fix the folder's permissions",
+                topic,
+                t!(
+                    "doctor-history-unreadable",
+                    path = dir_shown,
+                    error = e.to_string()
+                ),
+                t!("doctor-history-unreadable-fix"),
             );
         }
     };
     if !dir_meta.is_dir() {
         return report.problem(
-            "history",
-            format!("{} is not a folder: nothing can be recorded", dir.display()),
-            format!("move {} away", dir.display()),
+            topic,
+            t!("doctor-history-not-folder", path = dir_shown.as_str()),
+            t!("doctor-history-move", path = dir_shown),
         );
     }
     let file_meta = std::fs::symlink_metadata(&file).ok();
     let mut loose = Vec::new();
+    let mode = |path: &str, meta: &std::fs::Metadata| {
+        let mode = format!("{:o}", meta.permissions().mode() & 0o777);
+        t!("doctor-history-mode", path = path, mode = mode)
+    };
     if dir_meta.permissions().mode() & 0o077 != 0 {
-        loose.push(format!(
-            "{} is {:o}",
-            dir.display(),
-            dir_meta.permissions().mode() & 0o777
-        ));
+        loose.push(mode(&dir_shown, &dir_meta));
     }
     if let Some(meta) = &file_meta {
         if meta.permissions().mode() & 0o077 != 0 {
-            loose.push(format!(
-                "{} is {:o}",
-                file.display(),
-                meta.permissions().mode() & 0o777
-            ));
+            loose.push(mode(&file_shown, meta));
         }
     }
     let uid = effective_uid();
     let foreign = dir_meta.uid() != uid || file_meta.as_ref().is_some_and(|m| m.uid() != uid);
     let writable = access_w(&dir) && file_meta.as_ref().is_none_or(|_| access_w(&file));
     if !writable || foreign {
-        report.problem(
-            "history",
-            format!(
-                "{} is not writable by you{}",
-                file.display(),
-                if foreign {
-                    " (another user owns it)"
-                } else {
-                    ""
-                }
-            ),
-            format!(
-                "give it back to you: chown -R $USER {}; chmod 700 {}",
-                dir.display(),
-                dir.display()
-            ),
-        );
+        let what = if foreign {
+            t!("doctor-history-foreign", path = file_shown)
+        } else {
+            t!("doctor-history-not-writable", path = file_shown)
+        };
+        report.problem(topic, what, t!("doctor-history-chown", dir = dir_shown));
     } else if !loose.is_empty() {
         report.problem(
-            "history",
-            format!(
-                "not private: {}; others can read your answers",
-                loose.join(", ")
-            ),
-            format!(
-                "chmod 700 {} && chmod 600 {}/* (a broker tightens them when it opens the journal)",
-                dir.display(),
-                dir.display()
-            ),
+            topic,
+            t!("doctor-history-loose", loose = loose.join(", ")),
+            t!("doctor-history-chmod", dir = dir_shown),
         );
     } else {
         let size = file_meta.map_or(0, |m| m.len());
         report.ok(
-            "history",
-            format!(
-                "{} ({} KiB, private, writable)",
-                file.display(),
-                size.div_ceil(1024)
+            topic,
+            t!(
+                "doctor-history-ok",
+                path = file_shown,
+                kib = size.div_ceil(1024)
             ),
         );
     }

@@ -119,7 +119,7 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
                     .after
                     .map(file::format_duration)
                     .unwrap_or_else(|| "-".into()),
-                r.rule.action.to_string(),
+                r.rule.action.said(),
                 r.hits.to_string(),
                 r.acted.to_string(),
                 r.agreed.to_string(),
@@ -142,7 +142,11 @@ pub fn list(path: &std::path::Path, replay: &Replay) -> String {
     );
     for report in &replay.rules {
         if let Some(warning) = report.rule.warning() {
-            let _ = writeln!(out, "{}", t!("rules-warning", warning = one_line(&warning)));
+            let _ = writeln!(
+                out,
+                "{}",
+                t!("rules-warning", warning = one_line(&warning.said()))
+            );
         }
     }
     out
@@ -174,7 +178,7 @@ pub fn test(
             name = format!("{:?}", report.rule.name),
             mode = report.rule.mode.as_str(),
             line = report.rule.line,
-            action = report.rule.action.to_string()
+            action = report.rule.action.said()
         );
         let applies = t!(
             "rules-applies",
@@ -268,7 +272,7 @@ mod tests {
             warnings,
             [format!(
                 "warning: rule \"git\" (line 1) allows commands broadly: {}",
-                askdesk_rules::file::BROAD_ALLOW
+                askdesk_rules::file::broad_allow()
             )],
             "{out}"
         );

@@ -1,9 +1,9 @@
 //! askdesk's messages in the person's language: the Fluent catalogues built in, the language chosen
 //! for this process, and each message formatted in it with English as the fallback.
 //!
-//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `desktop.ftl`, `ui.ftl`), the
-//!   one source of every message the CLI's human-readable output, the desktop's notifications and
-//!   tray, and the page show; the page gets the text of its language's files through [`source`]
+//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `desktop.ftl`, `rules.ftl`,
+//!   `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
+//!   notifications, tray and the sentences it composes for the page, and the page show; the page gets the text of its language's files through [`source`]
 //!   and formats it with Fluent's own JavaScript implementation.
 //! - The language ([`choose`]): `ASKDESK_LANG`, else the app's setting, else the system's
 //!   (`LC_ALL`, `LC_MESSAGES`, `LANG`, the first one set), negotiated against the catalogues;
@@ -42,6 +42,7 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         &[
             ("cli.ftl", include_str!("../locales/en/cli.ftl")),
             ("desktop.ftl", include_str!("../locales/en/desktop.ftl")),
+            ("rules.ftl", include_str!("../locales/en/rules.ftl")),
             ("ui.ftl", include_str!("../locales/en/ui.ftl")),
         ],
     ),
@@ -50,6 +51,7 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         &[
             ("cli.ftl", include_str!("../locales/zh-CN/cli.ftl")),
             ("desktop.ftl", include_str!("../locales/zh-CN/desktop.ftl")),
+            ("rules.ftl", include_str!("../locales/zh-CN/rules.ftl")),
             ("ui.ftl", include_str!("../locales/zh-CN/ui.ftl")),
         ],
     ),
@@ -216,6 +218,12 @@ pub fn current() -> Arc<Messages> {
     Arc::clone(slot.get_or_insert_with(|| Arc::new(Messages::new(choose(None)))))
 }
 
+/// The messages in English, for what stays English whatever the language (the log).
+pub fn english() -> Arc<Messages> {
+    static ENGLISH: std::sync::OnceLock<Arc<Messages>> = std::sync::OnceLock::new();
+    Arc::clone(ENGLISH.get_or_init(|| Arc::new(Messages::new(DEFAULT))))
+}
+
 /// Makes `language` this process's language from now on (the desktop, when its setting changes).
 pub fn set_language(language: &str) {
     let messages = Arc::new(Messages::new(language));
@@ -225,8 +233,17 @@ pub fn set_language(language: &str) {
 /// Message `id` in this process's language, with named arguments:
 /// `t!("history-none", recorded = 3)`. Arguments are anything [`FluentValue`] converts from
 /// (strings, numbers); text an agent supplied is escaped or isolated before it is passed.
+/// `t!(in messages, "id", ...)` formats it in the language of `messages` (a [`Messages`]) instead.
 #[macro_export]
 macro_rules! t {
+    (in $messages:expr, $id:literal) => {
+        $messages.get($id, None)
+    };
+    (in $messages:expr, $id:literal, $($name:ident = $value:expr),+ $(,)?) => {{
+        let mut args = $crate::FluentArgs::new();
+        $( args.set(stringify!($name), $crate::FluentValue::from($value)); )+
+        $messages.get($id, Some(&args))
+    }};
     ($id:expr) => {
         $crate::current().get($id, None)
     };

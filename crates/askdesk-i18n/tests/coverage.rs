@@ -92,14 +92,24 @@ fn sources(dir: &str, extension: &str) -> Vec<PathBuf> {
     out
 }
 
-/// `t!("id")` and `t!("id", name = value, ...)` in Rust.
+/// `t!("id")`, `t!("id", name = value, ...)` and `t!(in messages, "id", ...)` in Rust.
 fn rust_uses(file: &Path, text: &str) -> Vec<Use> {
     let mut out = Vec::new();
-    for (start, _) in text.match_indices("t!(\"") {
+    for (start, _) in text.match_indices("t!(") {
         if text[..start].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
             continue;
         }
-        let rest = &text[start + 4..];
+        let mut rest = text[start + 3..].trim_start();
+        if let Some(after) = rest.strip_prefix("in ") {
+            // The messages to format in, up to the comma before the id.
+            let Some(comma) = after.find(',') else {
+                continue;
+            };
+            rest = after[comma + 1..].trim_start();
+        }
+        let Some(rest) = rest.strip_prefix('"') else {
+            continue;
+        };
         let id = &rest[..rest.find('"').unwrap()];
         // The macro's arguments up to its closing parenthesis, at depth 0.
         let mut depth = 1;
@@ -229,7 +239,12 @@ fn the_page_scanner_finds_the_ids_a_condition_chooses() {
 fn every_message_the_code_asks_for_exists_with_the_arguments_it_names() {
     let english = english();
     let mut uses = Vec::new();
-    for dir in ["crates/askdesk-cli/src", "src-tauri/src"] {
+    for dir in [
+        "crates/askdesk-cli/src",
+        "src-tauri/src",
+        "crates/askdesk-view/src",
+        "crates/askdesk-rules/src",
+    ] {
         for file in sources(dir, "rs") {
             uses.extend(rust_uses(&file, &std::fs::read_to_string(&file).unwrap()));
         }
@@ -286,9 +301,6 @@ const CLI_ALLOWED: &[(&str, &str)] = &[
     ("status.rs", "  {}. {}  scope={}"),
     ("status.rs", "  group={}"),
 ];
-
-/// Files of the CLI not converted yet: their human-readable output is still English.
-const CLI_NOT_YET: &[&str] = &["doctor.rs"];
 
 /// The format string of each printing macro in `text` (its production code, before the tests).
 fn printed_literals(text: &str) -> Vec<String> {
@@ -356,9 +368,6 @@ fn the_cli_prints_no_words_outside_the_catalogues() {
     let mut left = Vec::new();
     for file in sources("crates/askdesk-cli/src", "rs") {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        if CLI_NOT_YET.contains(&name.as_str()) {
-            continue;
-        }
         for literal in printed_literals(&std::fs::read_to_string(&file).unwrap()) {
             if has_words(&literal) && !CLI_ALLOWED.contains(&(name.as_str(), literal.as_str())) {
                 left.push(format!("{}: {literal:?}", file.display()));
@@ -671,4 +680,245 @@ fn the_page_scanner_sees_words_and_not_code() {
             "Connecting",
         ]
     );
+}
+
+/// The backend's sources whose text reaches the person: what the desktop app composes for the
+/// page, its notifications and the page's commands' errors (`askdesk-view`, `src-tauri`), and the
+/// answer rules' words.
+const BACKEND: [&str; 3] = [
+    "crates/askdesk-view/src",
+    "src-tauri/src",
+    "crates/askdesk-rules/src",
+];
+
+/// The calls whose text is for whoever reads the log or debugs, not for the person: left out of
+/// the backend's scan with everything between their parentheses.
+const NOT_FOR_THE_PERSON: &[&str] = &[
+    "trace!(",
+    "debug!(",
+    "info!(",
+    "warn!(",
+    "error!(",
+    "panic!(",
+    "unreachable!(",
+    "expect(",
+    "assert!(",
+    "debug_assert!(",
+];
+
+/// Literal sentences the backend composes outside the catalogues, each with why: (file, text).
+const BACKEND_ALLOWED: &[(&str, &str)] = &[
+    // Markup and attribute values of the rendered markdown, and the name syntect gives plain
+    // text: not words a person reads.
+    (
+        "markdown.rs",
+        r#"<span class="task-box task-done">☑</span> "#,
+    ),
+    ("markdown.rs", r#"<span class="task-box">☐</span> "#),
+    ("markdown.rs", "Plain Text"),
+    ("markdown.rs", "noopener noreferrer"),
+    // Why the desktop cannot start, on its standard error before it has a window or a language
+    // (as the CLI's `Error:` line, it stays English).
+    (
+        "graphics.rs",
+        "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)",
+    ),
+    (
+        "graphics.rs",
+        "cannot open the display {display} (GTK refused to start)",
+    ),
+    (
+        "graphics.rs",
+        "; `askdesk serve` runs the broker without a window",
+    ),
+    // The comment a drafted rule carries into the rules file, whose keys and comments are
+    // English: the file reads the same whoever edits it.
+    ("draft.rs", "an agent"),
+    ("draft.rs", "# Made from your answer to {} on {}.\\n"),
+];
+
+/// Files of the backend not converted yet: the rules file's errors and the reasons a rule may not
+/// allow a place are still English (the clients' own option labels in
+/// `standing.rs` are the clients' words, and stay).
+const BACKEND_NOT_YET: &[&str] = &[
+    "edit.rs",
+    "file.rs",
+    "glob.rs",
+    "protected.rs",
+    "shell.rs",
+    "standing.rs",
+];
+
+/// The string literals of Rust code (comments and char literals left out), raw strings included,
+/// without the calls of [`NOT_FOR_THE_PERSON`].
+fn rust_literals(code: &str) -> Vec<String> {
+    let mut code = code.to_owned();
+    for call in NOT_FOR_THE_PERSON {
+        while let Some(start) = code.find(call) {
+            let open = start + call.len();
+            let mut depth = 1;
+            let mut end = code.len();
+            let mut in_string = false;
+            let mut escaped = false;
+            for (i, c) in code[open..].char_indices() {
+                match c {
+                    '\\' if in_string && !escaped => {
+                        escaped = true;
+                        continue;
+                    }
+                    '"' if !escaped => in_string = !in_string,
+                    '(' if !in_string => depth += 1,
+                    ')' if !in_string => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = open + i + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                escaped = false;
+            }
+            code.replace_range(start..end, "");
+        }
+    }
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            // A char literal ('"'); a lifetime has no closing quote there.
+            i += 3;
+        } else if c == '\'' && chars.get(i + 1) == Some(&'\\') {
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+        } else if c == 'r'
+            && matches!(chars.get(i + 1), Some('#' | '"'))
+            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'))
+        {
+            let hashes = chars[i + 1..].iter().take_while(|c| **c == '#').count();
+            let start = i + 1 + hashes + 1;
+            let close: String = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let rest: String = chars[start.min(chars.len())..].iter().collect();
+            let end = rest.find(&close).unwrap_or(rest.len());
+            out.push(rest[..end].to_owned());
+            i = start + rest[..end].chars().count() + close.chars().count();
+        } else if c == '"' {
+            let mut literal = String::new();
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    literal.push(chars[i]);
+                    i += 1;
+                }
+                if let Some(&c) = chars.get(i) {
+                    literal.push(c);
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push(literal);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether a literal is a sentence for a person: two words in a row (letters, apart by one
+/// space) outside its `{...}` placeholders.
+fn is_sentence(literal: &str) -> bool {
+    let mut plain = String::new();
+    let mut depth = 0;
+    for c in literal.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => plain.push('\u{0}'),
+        }
+    }
+    plain
+        .split(|c: char| !(c.is_alphabetic() || c == ' ' || c == '\''))
+        .any(|run| {
+            run.split(' ')
+                .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+                .count()
+                >= 2
+                && run.contains(|c: char| c.is_alphabetic() && c.is_lowercase())
+        })
+}
+
+#[test]
+fn the_backend_composes_no_sentences_outside_the_catalogues() {
+    let mut left = Vec::new();
+    let mut scanned = 0;
+    for dir in BACKEND {
+        for file in sources(dir, "rs") {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            if dir.contains("askdesk-rules") && BACKEND_NOT_YET.contains(&name.as_str()) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = text.split("\n#[cfg(test)]").next().unwrap_or(&text);
+            for literal in rust_literals(code) {
+                scanned += 1;
+                if is_sentence(&literal)
+                    && !BACKEND_ALLOWED.contains(&(name.as_str(), literal.as_str()))
+                {
+                    left.push(format!("{dir}/{name}: {literal:?}"));
+                }
+            }
+        }
+    }
+    assert!(scanned > 200, "the scan found too few literals: {scanned}");
+    assert!(
+        left.is_empty(),
+        "composed outside the catalogues ({}):\n{}",
+        left.len(),
+        left.join("\n")
+    );
+}
+
+#[test]
+fn the_backend_scanner_sees_sentences_and_not_code_or_logs() {
+    let code = r##"let a = format!("{who} withdrew the question"); // "Not this"
+        let b = "rules.toml"; let c = '"'; let d = r#"a "quoted" word list"#;
+        tracing::warn!("a log line {x}", x = f("nested (words)"));
+        #[error("an error the page shows")] E; let e: &'a str = "snake_case_only";
+        t!(in messages, "rules-warning", name = "x");"##;
+    let sentences: Vec<String> = rust_literals(code)
+        .into_iter()
+        .filter(|l| is_sentence(l))
+        .collect();
+    assert_eq!(
+        sentences,
+        [
+            "{who} withdrew the question",
+            "a \"quoted\" word list",
+            "an error the page shows"
+        ]
+    );
+    assert!(!is_sentence("{a} {b}"));
+    assert!(!is_sentence("Plain"));
+    let uses = rust_uses(Path::new("x.rs"), code);
+    assert_eq!(uses.len(), 1);
+    assert_eq!(uses[0].id, "rules-warning");
+    assert_eq!(uses[0].args, Some(BTreeSet::from(["name".to_owned()])));
 }

@@ -27,6 +27,7 @@
 //! same request, it must decide exactly the human's answer.
 
 use askdesk_core::{AgentInfo, Answer, AnswerItem, Question};
+use askdesk_i18n::t;
 use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table};
 
 use crate::file::RuleSet;
@@ -115,24 +116,26 @@ fn build(
 ) -> Result<(String, String), String> {
     let questions = source.questions;
     if questions.is_empty() {
-        return Err("there is no question to make a rule from".into());
+        return Err(t!("rules-draft-no-question"));
     }
     if questions
         .iter()
         .any(|q| q.intent.as_ref().is_some_and(|i| i.is_plan_review()))
     {
-        return Err("a plan review is not made into a rule: a rule cannot see the plan, so it would decide every plan from this project the same way".into());
+        return Err(t!("rules-draft-plan"));
     }
     // The first rule in force that applies decides: a rule added after it would never act.
     if let Some((rule, verdict)) = existing.evaluate(source.agent, questions).acting {
         return Err(match verdict {
-            Verdict::Answer(answer) if answer == *source.answer => format!(
-                "the rule {:?} (line {}) already answers this way here",
-                rule.name, rule.line
+            Verdict::Answer(answer) if answer == *source.answer => t!(
+                "rules-draft-same",
+                name = format!("{:?}", rule.name),
+                line = rule.line
             ),
-            _ => format!(
-                "the rule {:?} (line {}) already decides this request, and a rule added after it would never act: change that rule or switch it off in the Rules view",
-                rule.name, rule.line
+            _ => t!(
+                "rules-draft-shadowed",
+                name = format!("{:?}", rule.name),
+                line = rule.line
             ),
         });
     }
@@ -146,13 +149,15 @@ fn build(
             .filter(|v| !v.is_empty())
     };
     let Some(cwd) = meta(CWD).filter(|c| c.starts_with('/')) else {
-        return Err("the agent did not say which project it works in (no absolute `cwd`), so there is no \"here\" for a rule".into());
+        return Err(t!("rules-draft-no-cwd"));
     };
     let reply = reply(questions, source.answer)?;
     if let Reply::Label(label) = reply {
         if let Some(once) = standing::one_call_instead(label) {
-            return Err(format!(
-                "{label:?} grants a standing permission for the rest of the session, and a rule answers one call at a time: answer {once:?} to make a rule from the answer"
+            return Err(t!(
+                "rules-draft-standing",
+                label = format!("{label:?}"),
+                once = format!("{once:?}")
             ));
         }
     }
@@ -161,7 +166,7 @@ fn build(
     matcher.insert("cwd", cwd.into());
     let tool = meta(TOOL);
     if tool.is_some() && scope != Scope::Exact {
-        return Err("a permission prompt's rule names its exact command, file or address: a broader one would allow what you have not seen, so write it by hand".into());
+        return Err(t!("rules-draft-prompt-exact"));
     }
     let command = tool.and(meta(COMMAND));
     // What the tool touches, as a rule that answers reads it.
@@ -187,7 +192,7 @@ fn build(
         if scope == Scope::Similar {
             let who = source.agent.map(AgentInfo::display_name);
             let Some(who) = who else {
-                return Err("the question came from no named agent, so there is no \"this agent\" for a rule".into());
+                return Err(t!("rules-draft-no-agent"));
             };
             matcher.insert("agent", Glob::escape(who).into());
         }
@@ -195,8 +200,8 @@ fn build(
             matcher.insert("header", Glob::escape(header).into());
         } else if scope == Scope::Header {
             return Err(match questions {
-                [_] => "the question has no header".into(),
-                _ => "the questions do not share one header".into(),
+                [_] => t!("rules-draft-no-header"),
+                _ => t!("rules-draft-headers-differ"),
             });
         }
         // Every question of a batch must match: one text, or any of the batch's texts.
@@ -205,7 +210,7 @@ fn build(
             Scope::Similar => {
                 let general: Vec<_> = texts.iter().map(|t| generalise(t)).collect();
                 if !general.iter().any(|g| g.varies()) {
-                    return Err("nothing in the question varies (it has no numbers or names), so questions like it are only this exact question".into());
+                    return Err(t!("rules-draft-nothing-varies"));
                 }
                 general
                     .into_iter()
@@ -283,9 +288,7 @@ fn touched<'a>(
 ) -> Result<(&'static str, String, String), String> {
     if let Some(given) = meta(PATH) {
         let Some(path) = targets.strict_path() else {
-            return Err(format!(
-                "the file {given:?} cannot be resolved for sure (a relative path without the agent's folder, a link to nowhere, a folder that cannot be read), or it is one no rule may allow changing, so no rule is made for it"
-            ));
+            return Err(t!("rules-draft-file-unsure", file = format!("{given:?}")));
         };
         let file = std::path::Path::new(path)
             .file_name()
@@ -295,15 +298,11 @@ fn touched<'a>(
     }
     if let Some(given) = meta(URL) {
         let Some(url) = targets.strict_url() else {
-            return Err(format!(
-                "{given:?} is not a plain http or https address, so no rule is made for it"
-            ));
+            return Err(t!("rules-draft-not-http", url = format!("{given:?}")));
         };
         return Ok(("host", url.host.clone(), url.host.clone()));
     }
-    Err(format!(
-        "this {tool} prompt names no command, file or web address to narrow a rule to, and a rule for every {tool} call would answer them all: answer it each time, or write a rule by hand"
-    ))
+    Err(t!("rules-draft-nothing-to-narrow", tool = tool))
 }
 
 /// The one reply the human gave every question, or why there is none.
@@ -311,16 +310,16 @@ fn reply<'a>(questions: &[Question], answer: &'a Answer) -> Result<Reply<'a>, St
     let mut replies = Vec::new();
     for question in questions {
         let Some(item) = answer.answers.iter().find(|a| a.id == question.id) else {
-            return Err(format!(
-                "the answer has nothing for {:?}, and a rule answers every question",
-                question.question
+            return Err(t!(
+                "rules-draft-unanswered",
+                question = format!("{:?}", question.question)
             ));
         };
         replies.push(match (item.selected.as_slice(), item.custom.as_deref()) {
             ([label], None) => Reply::Label(label),
             ([], Some(text)) if !text.trim().is_empty() => Reply::Text(text),
-            ([], None) => return Err("a skipped question cannot be skipped by a rule: a rule answers every question".into()),
-            _ => return Err("several picks (or a pick with typed text) in one question cannot be given by one rule: a rule picks one option or types one text".into()),
+            ([], None) => return Err(t!("rules-draft-skipped")),
+            _ => return Err(t!("rules-draft-several")),
         });
     }
     let first = &replies[0];
@@ -329,25 +328,21 @@ fn reply<'a>(questions: &[Question], answer: &'a Answer) -> Result<Reply<'a>, St
         _ => false,
     });
     if !same {
-        return Err("the questions got different answers, and one rule gives every question the same answer".into());
+        return Err(t!("rules-draft-different"));
     }
     Ok(replies.swap_remove(0))
 }
 
 /// The draft, read back as the file would read it, decides exactly the human's answer.
 fn check(toml: &str, source: Source<'_>) -> Result<(), String> {
-    let cannot = |why: &str| {
-        Err(format!(
-            "no rule could be drafted that gives this answer ({why})"
-        ))
-    };
+    let cannot = |why: &str| Err(t!("rules-draft-cannot", why = why));
     let set = match RuleSet::parse(toml) {
         Ok(set) => set,
         Err(e) => return cannot(&e.to_string()),
     };
     let mut evaluation = set.evaluate(source.agent, source.questions);
     let Some((_, Verdict::Answer(decided))) = evaluation.acting.or(evaluation.shadow.pop()) else {
-        return cannot("the rule would not answer this request");
+        return cannot(&t!("rules-draft-would-not-answer"));
     };
     let sorted = |items: &[AnswerItem]| {
         let mut items: Vec<_> = items
@@ -358,7 +353,7 @@ fn check(toml: &str, source: Source<'_>) -> Result<(), String> {
         items
     };
     if sorted(&decided.answers) != sorted(&source.answer.answers) {
-        return cannot("the rule would answer differently");
+        return cannot(&t!("rules-draft-would-differ"));
     }
     Ok(())
 }

@@ -34,6 +34,7 @@ use askdesk_core::{
     Answerer, AnswererId, AnswererRegistration, Decision, Offer, Override, RegistryError, Request,
     RequestId, Scope, Service, WeakService,
 };
+use askdesk_i18n::t;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -96,7 +97,7 @@ pub struct Deadline {
 pub enum HoldError {
     /// The request has no running deadline: it settled, its rule already acted, or a reload
     /// called the deadline off. Nothing is left to hold.
-    #[error("no rule's deadline runs on this request any more: it was answered, or its rule acted or changed")]
+    #[error("{}", t!("rules-hold-no-deadline"))]
     NoDeadline,
 }
 
@@ -632,7 +633,7 @@ impl Answerer for RulesAnswerer {
                         let _ = self.engine.shared.acted.send(Acted {
                             request: request.clone(),
                             rule: rule.name.clone(),
-                            action: rule.action.to_string(),
+                            action: rule.action.said(),
                             answer,
                         });
                     }
@@ -643,7 +644,7 @@ impl Answerer for RulesAnswerer {
                     let deadline = Deadline {
                         rule: rule.name.clone(),
                         at: SystemTime::now() + after,
-                        action: rule.action.to_string(),
+                        action: rule.action.said(),
                         held: None,
                         answer: match &decision {
                             Decision::Claim(answer) => Some(answer.clone()),

@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use askdesk_i18n::{t, Messages};
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
@@ -53,30 +54,84 @@ impl Rule {
     /// What is risky about a rule that loads: an answer with an empty match (no `match`, or
     /// `match = {}`) answers every request it fits, from every agent and project; an answer
     /// that allows commands broadly ([`Match::allows_broadly`]) allows whatever the programs
-    /// it allows run themselves ([`BROAD_ALLOW`]). Such a rule loads (a file that worked keeps
+    /// it allows run themselves ([`broad_allow`]). Such a rule loads (a file that worked keeps
     /// working), and `askdesk rules list`, the desktop's Rules view and the log say this.
-    pub fn warning(&self) -> Option<String> {
+    pub fn warning(&self) -> Option<Warning> {
         if !matches!(self.action, Action::Answer(_)) {
             return None;
         }
-        if self.matcher.is_empty() {
-            return Some(format!(
-                "rule {:?} (line {}) answers with an empty match: it answers every request it fits, from any agent in any project (permission prompts and plan reviews excepted); give it a `match`",
-                self.name, self.line
-            ));
-        }
-        self.matcher.allows_broadly().then(|| {
-            format!(
-                "rule {:?} (line {}) allows commands broadly: {BROAD_ALLOW}",
-                self.name, self.line
-            )
+        let risk = if self.matcher.is_empty() {
+            Risk::EmptyMatch
+        } else if self.matcher.allows_broadly() {
+            Risk::BroadAllow
+        } else {
+            return None;
+        };
+        Some(Warning {
+            rule: self.name.clone(),
+            line: self.line,
+            risk,
         })
     }
 }
 
-/// What a broad command allow still lets through, said once for `askdesk rules list`, the
-/// desktop's Rules view and the log (docs/rules.md says the same at length).
-pub const BROAD_ALLOW: &str = "it also allows whatever those programs run themselves: files run by an interpreter or build tool (`python3 x.py`, `make`, `npm test`), code read from a file or input, and options that run code (`awk` `system()`, `sed`'s `e`, a repository's own git hooks, aliases and filters); askdesk refuses only the wrappers, inline code and git settings it knows";
+/// What is risky about a rule that loads ([`Rule::warning`]); in words with [`Warning::said`] (the
+/// person's language) or `Display` (English, for the log).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The rule's name.
+    pub rule: String,
+    /// Where the rule starts in the file.
+    pub line: usize,
+    pub risk: Risk,
+}
+
+/// The risks a rule that loads may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Risk {
+    /// It answers, and its match is empty: every request it fits, from any agent and project.
+    EmptyMatch,
+    /// It answers a command prompt with a match that allows commands broadly.
+    BroadAllow,
+}
+
+impl Warning {
+    /// The warning in this process's language.
+    pub fn said(&self) -> String {
+        self.said_in(&askdesk_i18n::current())
+    }
+
+    /// The warning in the language of `messages`.
+    pub fn said_in(&self, messages: &Messages) -> String {
+        let name = format!("{:?}", self.rule);
+        match self.risk {
+            Risk::EmptyMatch => t!(
+                in messages,
+                "rules-warning-empty-match",
+                name = name,
+                line = self.line
+            ),
+            Risk::BroadAllow => t!(
+                in messages,
+                "rules-warning-broad-allow",
+                name = name,
+                line = self.line
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.said_in(&askdesk_i18n::english()))
+    }
+}
+
+/// What a broad command allow still lets through, in English: the sentence docs/rules.md quotes
+/// (the catalogues say it for `askdesk rules list`, the desktop's Rules view and the log).
+pub fn broad_allow() -> String {
+    t!(in askdesk_i18n::english(), "rules-broad-allow")
+}
 
 /// The tools whose prompts carry a command line (`meta.command`): Claude Code's `Bash`, Codex's
 /// `shell` and `exec_command`.
@@ -326,7 +381,7 @@ impl RuleSet {
     }
 
     /// Each rule's [`Rule::warning`], in file order.
-    pub fn warnings(&self) -> impl Iterator<Item = String> + '_ {
+    pub fn warnings(&self) -> impl Iterator<Item = Warning> + '_ {
         self.rules.iter().filter_map(Rule::warning)
     }
 }
@@ -773,16 +828,38 @@ impl<'de> Deserialize<'de> for QuestionRegex {
     }
 }
 
+impl Action {
+    /// What the rule does, in this process's language (`answer "No"`); the rules file's own label,
+    /// text and message stay as it writes them.
+    pub fn said(&self) -> String {
+        self.said_in(&askdesk_i18n::current())
+    }
+
+    /// What the rule does, in the language of `messages`.
+    pub fn said_in(&self, messages: &Messages) -> String {
+        match self {
+            Action::Answer(Choice::Option(label)) => {
+                t!(in messages, "rules-action-answer", label = format!("{label:?}"))
+            }
+            Action::Answer(Choice::Recommended) => t!(in messages, "rules-action-recommended"),
+            Action::Answer(Choice::Text(text)) => {
+                t!(in messages, "rules-action-text", text = format!("{text:?}"))
+            }
+            Action::Deny(message) => {
+                t!(in messages, "rules-verdict-deny", message = message.as_str())
+            }
+            Action::Dismiss(message) => {
+                t!(in messages, "rules-verdict-dismiss", message = message.as_str())
+            }
+            Action::Ask => t!(in messages, "rules-action-ask"),
+        }
+    }
+}
+
+/// English, for the log.
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Action::Answer(Choice::Option(label)) => write!(f, "answer {label:?}"),
-            Action::Answer(Choice::Recommended) => f.write_str("answer the recommended option"),
-            Action::Answer(Choice::Text(text)) => write!(f, "answer with the text {text:?}"),
-            Action::Deny(message) => write!(f, "deny ({message})"),
-            Action::Dismiss(message) => write!(f, "dismiss ({message})"),
-            Action::Ask => f.write_str("ask the human"),
-        }
+        f.write_str(&self.said_in(&askdesk_i18n::english()))
     }
 }
 
@@ -914,7 +991,7 @@ mode = "off"
             "[[rule]]\nname = \"all\"\nanswer = \"Yes\"\n\n[[rule]]\nname = \"braces\"\nmatch = {}\nanswer.text = \"ok\"\n\n[[rule]]\nname = \"no\"\ndeny = \"no\"\n\n[[rule]]\nname = \"some\"\nmatch.host = \"docs.rs\"\nanswer = \"Yes\"\n",
         )
         .unwrap();
-        let warnings: Vec<String> = set.warnings().collect();
+        let warnings: Vec<String> = set.warnings().map(|w| w.to_string()).collect();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].starts_with("rule \"all\" (line 1) answers with an empty match"));
         assert!(warnings[1].starts_with("rule \"braces\" (line 5)"));
@@ -926,7 +1003,12 @@ mode = "off"
     fn an_answer_that_allows_commands_broadly_loads_with_the_broad_allow_warning() {
         let rule = |m: &str, action: &str| {
             let text = format!("[[rule]]\nname = \"r\"\n{action}\nmatch = {{ {m} }}\n");
-            RuleSet::parse(&text).unwrap().rules.remove(0).warning()
+            RuleSet::parse(&text)
+                .unwrap()
+                .rules
+                .remove(0)
+                .warning()
+                .map(|w| w.to_string())
         };
         let answer = "answer = \"Allow once\"";
         for m in [
@@ -941,7 +1023,10 @@ mode = "off"
             let warning = rule(m, answer).unwrap_or_else(|| panic!("no warning for {m}"));
             assert_eq!(
                 warning,
-                format!("rule \"r\" (line 1) allows commands broadly: {BROAD_ALLOW}")
+                format!(
+                    "rule \"r\" (line 1) allows commands broadly: {}",
+                    broad_allow()
+                )
             );
         }
         for m in [
@@ -960,13 +1045,36 @@ mode = "off"
     }
 
     #[test]
+    fn warnings_and_actions_are_said_in_the_language_asked_and_english_in_the_log() {
+        let set = RuleSet::parse(
+            "[[rule]]\nname = \"all\"\nanswer = \"Yes\"\n\n[[rule]]\nname = \"no\"\ndeny = \"not here\"\n",
+        )
+        .unwrap();
+        let chinese = Messages::new("zh-CN");
+        let warning = set.rules[0].warning().unwrap();
+        assert_eq!(warning.risk, Risk::EmptyMatch);
+        let said = warning.said_in(&chinese);
+        assert!(said.starts_with("规则 \"all\"（第 1 行）"), "{said}");
+        assert!(
+            warning
+                .to_string()
+                .starts_with("rule \"all\" (line 1) answers"),
+            "{warning}"
+        );
+        assert_eq!(set.rules[0].action.said_in(&chinese), "回答 \"Yes\"");
+        assert_eq!(set.rules[0].action.to_string(), "answer \"Yes\"");
+        // The rules file's message is the agent's, and stays as the file writes it.
+        assert_eq!(set.rules[1].action.said_in(&chinese), "拒绝（not here）");
+    }
+
+    #[test]
     fn docs_rules_md_quotes_the_broad_allow_sentence() {
         let docs = std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md"),
         )
         .unwrap();
         let collapsed = docs.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(collapsed.contains(&format!("\"{BROAD_ALLOW}\"")));
+        assert!(collapsed.contains(&format!("\"{}\"", broad_allow())));
     }
 
     #[test]

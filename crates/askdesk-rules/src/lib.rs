@@ -56,7 +56,8 @@ pub use engine::{
     Acted, Deadline, Engine, HoldError, Loaded, Proposal, ANSWERER_LABEL, DEFAULT_POLL,
 };
 pub use file::{
-    default_path, rule_named, Action, Choice, Error, Match, Mode, ParseError, Rule, RuleSet,
+    default_path, rule_named, Action, Choice, Error, Match, Mode, ParseError, Risk, Rule, RuleSet,
+    Warning,
 };
 pub use matching::{Evaluation, Request, Verdict, ASK_DENIED};
 pub use replay::{applies, past_requests, replay, Past, Replay, RuleReport, Settlement};

@@ -9,6 +9,7 @@
 //! Invariant: the state mutex is never held while calling the presenter or deciding, and never
 //! across an `.await` (this module has none).
 
+use askdesk_i18n::t;
 use askdesk_journal::millis;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -73,7 +74,7 @@ pub enum Removal {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SubmitError {
     /// The request is no longer waiting (withdrawn by the agent or settled); nothing to do.
-    #[error("this request is no longer waiting: the agent withdrew it before the answer arrived")]
+    #[error("{}", t!("desktop-request-gone"))]
     Late,
     /// The answer breaks the answer rules; the page should let the human fix it.
     #[error(transparent)]
@@ -85,13 +86,29 @@ pub enum SubmitError {
 }
 
 /// Why a draft was not kept.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DraftError {
-    #[error("a draft is a JSON object")]
     NotAnObject,
-    #[error("a draft may have at most {MAX_DRAFT_BYTES} bytes (this one has {0})")]
     TooLarge(usize),
 }
+
+/// In the person's language: the page shows it.
+impl std::fmt::Display for DraftError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&match self {
+            DraftError::NotAnObject => t!("desktop-draft-not-object"),
+            DraftError::TooLarge(bytes) => {
+                t!(
+                    "desktop-draft-too-large",
+                    limit = MAX_DRAFT_BYTES,
+                    bytes = *bytes
+                )
+            }
+        })
+    }
+}
+
+impl std::error::Error for DraftError {}
 
 /// The largest draft kept per request, in bytes of JSON: room for far more than a human types.
 pub const MAX_DRAFT_BYTES: usize = 1024 * 1024;
@@ -108,8 +125,8 @@ impl Removal {
     /// (`Claude Code withdrew the question`); `None` for the other ways.
     pub fn said_of(&self, who: &str) -> Option<String> {
         match self {
-            Removal::Withdrawn => Some(format!("{who} withdrew the question")),
-            Removal::Disconnected => Some(format!("{who} disconnected (the process ended)")),
+            Removal::Withdrawn => Some(t!("desktop-ended-withdrew", who = who)),
+            Removal::Disconnected => Some(t!("desktop-ended-disconnected", who = who)),
             Removal::Answered
             | Removal::Dismissed
             | Removal::Overruled
@@ -415,7 +432,7 @@ impl GuiAnswerer {
         let decided = waiting.responder.decide(Decision::Fail(Failure::Domain(
             UserQuestionError::cancelled_by_user(),
         )));
-        self.shared.threads.ended(id, "dismissed");
+        self.shared.threads.ended(id, &t!("desktop-plan-dismissed"));
         self.thread_changed(id);
         let why = if decided.is_ok() {
             Removal::Dismissed
@@ -461,7 +478,7 @@ impl Answerer for GuiAnswerer {
             // The app is stopping, or the request moves on to another answerer.
             Withdrawal::ShuttingDown | Withdrawal::Unregistered => (Removal::Withdrawn, false),
             Withdrawal::AnsweredElsewhere { by } => {
-                let ended = format!("answered on {by}");
+                let ended = t!("desktop-plan-answered-on", device = by.as_str());
                 let why = Removal::AnsweredElsewhere { by };
                 // Not waiting any more: the human's own answer crossed the winner's and lost;
                 // the page still hears where the request was answered.
@@ -476,13 +493,18 @@ impl Answerer for GuiAnswerer {
                 return None;
             }
         };
-        self.leave(id, removal, "withdrawn", keep)
+        self.leave(id, removal, &t!("desktop-plan-withdrawn"), keep)
     }
 
     fn overruled(&self, id: RequestId, by: &str) {
         tracing::debug!(request = %id, by, "decided while it waited");
         // A plan version a rule decided shows who decided it, not that the agent withdrew it.
-        self.leave(id, Removal::Overruled, &format!("decided by {by}"), false);
+        self.leave(
+            id,
+            Removal::Overruled,
+            &t!("desktop-plan-decided-by", by = by),
+            false,
+        );
     }
 }
 

@@ -9,6 +9,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use askdesk_core::meta::{self, display_name};
 use askdesk_core::Question;
+use askdesk_i18n::t;
 use askdesk_journal::{Outcome, Record};
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +40,7 @@ pub struct RecordEntry {
     /// The folder the agent worked in, when it said.
     pub project: Option<String>,
     /// The outcome in words ([`outcome_name`]).
-    pub outcome_name: &'static str,
+    pub outcome_name: String,
     /// The error worth a line: only a failure's; a withdrawn or dismissed ask says all in its outcome.
     pub problem: Option<String>,
     /// Whether "Make a rule" can repeat this answer: the person gave it.
@@ -249,7 +250,7 @@ fn searchable(record: &Record, out: &mut String) {
 #[derive(Debug, Clone, Serialize)]
 pub struct OutcomeChoice {
     pub value: &'static str,
-    pub name: &'static str,
+    pub name: String,
 }
 
 /// One page of History: the newest matching entries, how many match in all, and the values the
@@ -268,14 +269,14 @@ pub struct HistoryPage {
     pub words: Vec<String>,
 }
 
-/// An outcome as History calls it.
-pub fn outcome_name(outcome: Outcome) -> &'static str {
+/// An outcome as History calls it, in the person's language.
+pub fn outcome_name(outcome: Outcome) -> String {
     match outcome {
-        Outcome::Answered => "Answered",
-        Outcome::Dismissed => "Dismissed",
-        Outcome::Withdrawn => "Withdrawn",
-        Outcome::Failed => "Failed",
-        Outcome::LateAnswer => "Late answer",
+        Outcome::Answered => t!("desktop-history-outcome-answered"),
+        Outcome::Dismissed => t!("desktop-history-outcome-dismissed"),
+        Outcome::Withdrawn => t!("desktop-history-outcome-withdrawn"),
+        Outcome::Failed => t!("desktop-history-outcome-failed"),
+        Outcome::LateAnswer => t!("desktop-history-outcome-late-answer"),
     }
 }
 
@@ -811,7 +812,11 @@ mod tests {
     #[test]
     fn the_outcome_filter_offers_every_outcome_by_name() {
         let page = HistoryPageBuilder::new(HistoryQuery::default()).finish();
-        let offered: Vec<(&str, &str)> = page.outcomes.iter().map(|o| (o.value, o.name)).collect();
+        let offered: Vec<(&str, &str)> = page
+            .outcomes
+            .iter()
+            .map(|o| (o.value, o.name.as_str()))
+            .collect();
         assert_eq!(
             offered,
             [

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use askdesk_core::{meta, shown_label, AgentInfo, Question, Request, RequestId};
+use askdesk_i18n::t;
 use askdesk_journal::{Journal, Outcome, Record};
 use serde::Serialize;
 
@@ -34,11 +35,11 @@ fn said(record: &Record, selected: &[String]) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     match answerer_name(record) {
-        None => format!("Answered {what}"),
-        Some("you") => format!("You answered {what}"),
+        None => t!("desktop-past-unknown", what = what),
+        Some("you") => t!("desktop-past-you", what = what),
         Some(label) => match askdesk_rules::rule_named(label) {
-            Some(rule) => format!("Rule “{rule}” answered {what}"),
-            None => format!("{label} answered {what}"),
+            Some(rule) => t!("desktop-past-rule", rule = rule, what = what),
+            None => t!("desktop-past-other", who = label, what = what),
         },
     }
 }

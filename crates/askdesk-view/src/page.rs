@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use askdesk_core::meta::display_name;
 use askdesk_core::shown_label;
 use askdesk_core::{Answer, Request, RequestId};
+use askdesk_i18n::t;
 use serde::{Deserialize, Serialize};
 
 /// The number of waiting requests changed ([`QueueChanged`]).
@@ -178,15 +179,28 @@ impl RuleNote {
     /// The note in one line, as its notification's title says it: `Rule “prune” answered: Delete
     /// them`, or, when the rule sent no answer, `Rule “prune”: deny (not here)`.
     pub fn headline(&self) -> String {
+        let rule = self.rule.as_str();
         match &self.answer {
-            Some(answer) => format!("Rule “{}” answered: {answer}", self.rule),
-            None => format!("Rule “{}”: {}", self.rule, self.action),
+            Some(answer) => t!(
+                "desktop-rule-note-answered",
+                rule = rule,
+                answer = answer.as_str()
+            ),
+            None => t!(
+                "desktop-rule-note-acted",
+                rule = rule,
+                action = self.action.as_str()
+            ),
         }
     }
 
     /// Which question it was, as its notification's body says it.
     pub fn about(&self) -> String {
-        format!("{} asked: {}", self.who, shorten(&self.question))
+        t!(
+            "desktop-rule-note-about",
+            who = self.who.as_str(),
+            question = shorten(&self.question)
+        )
     }
 }
 
@@ -212,7 +226,7 @@ pub fn answer_words(answer: &Answer) -> String {
                 parts.push(format!("“{}”", shorten(text)));
             }
             if parts.is_empty() {
-                "skipped".to_owned()
+                t!("desktop-answer-skipped")
             } else {
                 parts.join(", ")
             }

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use askdesk_core::{meta, AgentInfo, Answer, Question, Request, RequestId};
+use askdesk_i18n::t;
 use askdesk_journal::millis;
 use serde::{Deserialize, Serialize};
 
@@ -71,36 +72,63 @@ pub struct CommentInput {
 }
 
 /// Why comments were refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommentError {
     /// The request is not waiting any more (the agent withdrew it); nothing to send.
-    #[error("this request is no longer waiting: the agent withdrew it before the answer arrived")]
     NotWaiting,
     /// The request has no plan under review; the page should submit without comments.
-    #[error("this request has no plan under review")]
     NoPlan,
     /// A comment names a block the plan does not have; the page is out of step with its plan.
     /// `index` counts from 0; the message counts from 1, as the human does.
-    #[error("comment {}: the plan has no block {key:?}", .index + 1)]
     NoBlock { index: usize, key: String },
     /// A comment is empty or too long; the human should fix it. The message names the block it is
     /// on (`path`), and says the limit.
-    #[error("your comment {} on “{path}” {problem}", .index + 1)]
     Bad {
         index: usize,
         path: String,
         problem: String,
     },
     /// More comments than [`MAX_COMMENTS`].
-    #[error("at most {MAX_COMMENTS} comments can be sent at once")]
     TooMany,
     /// The page named a comment of the last review that the version before this one does not have.
-    #[error("the last review has no comment {}", .0 + 1)]
     NoPastComment(usize),
     /// Only a comment whose block is still in the plan can be carried forward to it.
-    #[error("comment {} of the last review is on a part of the plan that is gone; it can only be resolved", .0 + 1)]
     CannotCarry(usize),
 }
+
+/// In the person's language: the page and the phone show it.
+impl std::fmt::Display for CommentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&match self {
+            CommentError::NotWaiting => t!("desktop-request-gone"),
+            CommentError::NoPlan => t!("desktop-comment-no-plan"),
+            CommentError::NoBlock { index, key } => {
+                t!(
+                    "desktop-comment-no-block",
+                    index = index + 1,
+                    key = format!("{key:?}")
+                )
+            }
+            CommentError::Bad {
+                index,
+                path,
+                problem,
+            } => t!(
+                "desktop-comment-bad",
+                index = index + 1,
+                path = path.as_str(),
+                problem = problem.as_str()
+            ),
+            CommentError::TooMany => t!("desktop-comment-too-many", limit = MAX_COMMENTS),
+            CommentError::NoPastComment(index) => t!("desktop-comment-no-past", index = index + 1),
+            CommentError::CannotCarry(index) => {
+                t!("desktop-comment-cannot-carry", index = index + 1)
+            }
+        })
+    }
+}
+
+impl std::error::Error for CommentError {}
 
 /// A comment with what it quotes, as it goes to the agent and as a later revision shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -182,12 +210,13 @@ pub fn resolve(blocks: &[Block], inputs: Vec<CommentInput>) -> Result<Vec<Commen
                 problem,
             };
             if text.is_empty() {
-                return Err(bad("is empty".into()));
+                return Err(bad(t!("desktop-comment-empty")));
             }
             if text.len() > MAX_COMMENT_BYTES {
-                return Err(bad(format!(
-                    "is too long: {} bytes, and a comment may have at most {MAX_COMMENT_BYTES} bytes (about as many characters of plain text); shorten it or split it",
-                    text.len()
+                return Err(bad(t!(
+                    "desktop-comment-too-long",
+                    bytes = text.len(),
+                    limit = MAX_COMMENT_BYTES
                 )));
             }
             if input
@@ -195,8 +224,9 @@ pub fn resolve(blocks: &[Block], inputs: Vec<CommentInput>) -> Result<Vec<Commen
                 .as_ref()
                 .is_some_and(|q| q.len() > MAX_COMMENT_BYTES)
             {
-                return Err(bad(format!(
-                    "quotes too much of the plan: at most {MAX_COMMENT_BYTES} bytes; select less text, or comment on the whole block"
+                return Err(bad(t!(
+                    "desktop-comment-quote-too-long",
+                    limit = MAX_COMMENT_BYTES
                 )));
             }
             let quote = input
@@ -259,16 +289,16 @@ pub fn review<'b>(
 /// What the human decided on one version, in words for the pane and History.
 pub fn decision_of(question: &Question, answer: &Answer) -> String {
     let Some(item) = answer.answers.iter().find(|a| a.id == question.id) else {
-        return "no answer".to_owned();
+        return t!("desktop-plan-no-answer");
     };
     let approve = question.intent.as_ref().map(|i| i.approve.as_str());
     let approved = approve.is_some_and(|label| item.selected.iter().any(|s| s == label));
     match (approved, item.custom.is_some(), item.selected.first()) {
-        (true, true, _) => "approved with notes".to_owned(),
-        (true, false, _) => "approved".to_owned(),
-        (false, true, _) => "feedback sent".to_owned(),
-        (false, false, Some(label)) => format!("chose “{label}”"),
-        (false, false, None) => "skipped".to_owned(),
+        (true, true, _) => t!("desktop-plan-approved-notes"),
+        (true, false, _) => t!("desktop-plan-approved"),
+        (false, true, _) => t!("desktop-plan-feedback-sent"),
+        (false, false, Some(label)) => t!("desktop-plan-chose", label = label.as_str()),
+        (false, false, None) => t!("desktop-plan-skipped"),
     }
 }
 

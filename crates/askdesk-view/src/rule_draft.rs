@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use askdesk_core::meta::display_name;
 use askdesk_core::{Answer, Question, Request};
+use askdesk_i18n::t;
 use askdesk_journal::Record;
 use askdesk_rules::generalise::{generalise, Varies};
 use askdesk_rules::{draft_as, file, Draft, Past, RuleSet, Scope, Source};
@@ -98,20 +99,14 @@ pub fn from_answer(path: PathBuf, asked: &Request, answer: &Answer, now: u64) ->
 /// The drafts for a History record: only an answer the human gave is repeated. Reads the file.
 pub fn from_record(path: PathBuf, record: &Record) -> RuleDraftView {
     let Some(answer) = &record.answer else {
-        return RuleDraftView::unavailable(
-            &path,
-            "this request was not answered, so there is no answer to repeat",
-        );
+        return RuleDraftView::unavailable(&path, &t!("desktop-draft-not-answered"));
     };
     if let Some(by) = record
         .answerer
         .as_deref()
         .filter(|a| askdesk_rules::rule_named(a).is_some())
     {
-        return RuleDraftView::unavailable(
-            &path,
-            &format!("this request was answered by a rule ({by}), not by you"),
-        );
+        return RuleDraftView::unavailable(&path, &t!("desktop-draft-by-rule", rule = by));
     }
     let source = Source {
         agent: record.agent.as_ref(),
@@ -166,16 +161,16 @@ impl ScopeChoice {
     fn new(scope: Scope, source: Source<'_>) -> ScopeChoice {
         let header = source.questions.first().and_then(|q| q.header.as_deref());
         let (name, title) = match scope {
-            Scope::Exact => ("exact", "This exact question".to_owned()),
+            Scope::Exact => ("exact", t!("desktop-draft-exact")),
             Scope::Similar => (
                 "similar",
-                format!("Questions like it from {}", display_name(source.agent)),
+                t!("desktop-draft-similar", agent = display_name(source.agent)),
             ),
             Scope::Header => (
                 "header",
                 match header.filter(|h| !h.trim().is_empty()) {
-                    Some(header) => format!("Every question headed “{header}”"),
-                    None => "Every question with this header".to_owned(),
+                    Some(header) => t!("desktop-draft-header", header = header),
+                    None => t!("desktop-draft-header-none"),
                 },
             ),
         };

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use askdesk_core::AnswerItem;
+use askdesk_i18n::t;
 use askdesk_journal::Record;
 use askdesk_rules::{file, past_requests, replay, Loaded, Match, Proposal, Verdict};
 use serde::Serialize;
@@ -83,10 +84,10 @@ pub fn view(path: Option<&Path>, loaded: &Loaded, records: Option<Vec<Record>>) 
             name: rule.name.clone(),
             mode: rule.mode.as_str(),
             matches: match_words(&rule.matcher),
-            action: rule.action.to_string(),
+            action: rule.action.said(),
             after: rule.after.map(file::format_duration),
             line: rule.line,
-            warning: rule.warning(),
+            warning: rule.warning().map(|w| w.said()),
             counts: replayed.as_ref().map(|r| {
                 let report = &r.rules[i];
                 Counts {
@@ -121,7 +122,9 @@ pub fn match_words(m: &Match) -> String {
     };
     let mut parts: Vec<String> = [
         glob("agent", &m.agent),
-        m.cwd.as_ref().map(|cwd| format!("cwd under {cwd}")),
+        m.cwd
+            .as_ref()
+            .map(|cwd| t!("desktop-rules-match-cwd", cwd = cwd.as_str())),
         glob("client", &m.client),
         glob("tool", &m.tool),
         glob("command", &m.command),
@@ -140,7 +143,7 @@ pub fn match_words(m: &Match) -> String {
         parts.push(format!("intent {intent}"));
     }
     if parts.is_empty() {
-        "every request".to_owned()
+        t!("desktop-rules-match-everything")
     } else {
         parts.join(", ")
     }
@@ -162,8 +165,14 @@ impl SuggestionView {
     pub fn new(proposal: &Proposal) -> Option<Self> {
         let (answers, says) = match &proposal.verdict {
             Verdict::Answer(answer) => (answer.answers.clone(), None),
-            Verdict::Deny(message) => (Vec::new(), Some(format!("deny ({message})"))),
-            Verdict::Dismiss(message) => (Vec::new(), Some(format!("dismiss ({message})"))),
+            Verdict::Deny(message) => (
+                Vec::new(),
+                Some(t!("rules-verdict-deny", message = message.as_str())),
+            ),
+            Verdict::Dismiss(message) => (
+                Vec::new(),
+                Some(t!("rules-verdict-dismiss", message = message.as_str())),
+            ),
             Verdict::Ask => return None,
         };
         Some(SuggestionView {
@@ -272,7 +281,7 @@ mode = "off"
         let view = view(None, &loaded, None);
         let warning = view.rules[0].warning.as_deref().expect("a warning");
         assert!(
-            warning.ends_with(askdesk_rules::file::BROAD_ALLOW),
+            warning.ends_with(&askdesk_rules::file::broad_allow()),
             "{warning}"
         );
         let narrow = super::view(
