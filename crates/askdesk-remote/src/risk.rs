@@ -159,22 +159,18 @@ mod tests {
         Question {
             id: "q".into(),
             question: "?".into(),
-            header: None,
-            detail: None,
             options: labels
                 .iter()
                 .map(|label| QuestionOption {
                     label: (*label).into(),
-                    description: None,
-                    images: Vec::new(),
+                    ..Default::default()
                 })
                 .collect(),
-            multi_select: false,
             intent: plan.then(|| Intent {
                 kind: Intent::PLAN_REVIEW.into(),
                 approve: "Approve (Recommended)".into(),
             }),
-            images: Vec::new(),
+            ..Default::default()
         }
     }
 
@@ -191,8 +187,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "q".into(),
                 selected: vec![label.into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         }
     }

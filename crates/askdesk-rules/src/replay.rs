@@ -205,21 +205,16 @@ mod tests {
 
     fn question(text: &str) -> Question {
         Question {
-            images: Vec::new(),
             id: "q".into(),
             question: text.into(),
-            header: None,
-            detail: None,
             options: ["Yes", "No"]
                 .iter()
                 .map(|l| QuestionOption {
-                    images: Vec::new(),
                     label: (*l).into(),
-                    description: None,
+                    ..Default::default()
                 })
                 .collect(),
-            multi_select: false,
-            intent: None,
+            ..Default::default()
         }
     }
 
@@ -238,8 +233,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "q".into(),
                 selected: vec![label.into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         })
     }

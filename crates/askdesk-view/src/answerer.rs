@@ -766,14 +766,7 @@ mod tests {
             at,
             action: "answer \"No\"".into(),
             held: None,
-            answer: Some(Answer {
-                answers: vec![AnswerItem {
-                    id: "q".into(),
-                    selected: vec!["No".into()],
-                    custom: None,
-                    images: Vec::new(),
-                }],
-            }),
+            answer: Some(choose("q", "No")),
         };
         let view = DeadlineView::new(&deadline);
         assert_eq!(view.at, 1_800_000_123_456);
@@ -817,10 +810,8 @@ mod tests {
         assert_eq!(session_of(Some(&short)).as_deref(), Some("s1"));
     }
 
-    use askdesk_core::{
-        AnswerItem, AnswererRegistration, AskError, AskRequest, Config, ErrorCode, Question,
-        QuestionOption, Scope, Service,
-    };
+    use askdesk_core::testing::{choose, chosen, member, typed, Holding};
+    use askdesk_core::{AnswerItem, AskError, AskRequest, Config, ErrorCode, Question, Service};
     use std::time::Duration;
     use tokio_util::sync::CancellationToken;
 
@@ -862,36 +853,15 @@ mod tests {
         let recorder = Arc::new(Recorder::default());
         let gui = GuiAnswerer::new(recorder.clone());
         service
-            .register_answerer(
-                AnswererRegistration {
-                    scope: Scope::All,
-                    prepend: false,
-                    label: Some("desktop".into()),
-                    group: None,
-                },
-                Arc::new(gui.clone()),
-            )
+            .register_answerer(member("desktop", None), Arc::new(gui.clone()))
             .unwrap();
         (service, gui, recorder)
     }
 
     fn question(id: &str, options: &[&str]) -> Question {
         Question {
-            images: Vec::new(),
-            id: id.into(),
-            question: format!("{id}?"),
-            header: None,
             detail: Some("**bold** <script>x()</script>".into()),
-            options: options
-                .iter()
-                .map(|l| QuestionOption {
-                    images: Vec::new(),
-                    label: (*l).into(),
-                    description: None,
-                })
-                .collect(),
-            multi_select: false,
-            intent: None,
+            ..askdesk_core::testing::question(id, &format!("{id}?"), options)
         }
     }
 
@@ -945,20 +915,7 @@ mod tests {
         );
         // Items in any order come back in question order.
         let answer = Answer {
-            answers: vec![
-                AnswerItem {
-                    id: "b".into(),
-                    selected: vec![],
-                    custom: Some("free".into()),
-                    images: Vec::new(),
-                },
-                AnswerItem {
-                    id: "a".into(),
-                    selected: vec!["Yes (Recommended)".into()],
-                    custom: None,
-                    images: Vec::new(),
-                },
-            ],
+            answers: vec![typed("b", "free"), chosen("a", &["Yes (Recommended)"])],
         };
         gui.submit(view.request, answer).unwrap();
         let got = task.await.unwrap().unwrap();
@@ -1004,14 +961,7 @@ mod tests {
         let json = serde_json::to_value(&queue[0]).unwrap();
         assert_eq!(json["draft"]["questions"][0]["text"], "half a thought");
 
-        let answer = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let answer = choose("a", "Yes");
         gui.submit(a, answer).unwrap();
         first.await.unwrap().unwrap();
         // Settled: a late save is let go, not kept for a request that no longer waits.
@@ -1053,14 +1003,7 @@ mod tests {
         let (service, gui, _) = setup();
         let (task, cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
         let id = wait_queued(&gui, 1).await[0].request;
-        let bad = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Maybe".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let bad = choose("a", "Maybe");
         assert!(
             matches!(gui.submit(id, bad), Err(SubmitError::Invalid(e)) if e.code == ErrorCode::BadAnswer)
         );
@@ -1114,14 +1057,7 @@ mod tests {
             Some(&ErrorCode::AskAborted)
         );
         assert!(gui.queue().is_empty());
-        let answer = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let answer = choose("a", "Yes");
         assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));
         assert_eq!(
             recorder.events(),
@@ -1149,17 +1085,7 @@ mod tests {
         let (service, gui, recorder) = setup();
         let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
         let id = wait_queued(&gui, 1).await[0].request;
-        overrule(
-            &service,
-            id,
-            "rule:auto no",
-            AnswerItem {
-                id: "a".into(),
-                selected: vec!["No".into()],
-                custom: None,
-                images: Vec::new(),
-            },
-        );
+        overrule(&service, id, "rule:auto no", chosen("a", &["No"]));
         assert!(task.await.unwrap().is_ok());
         assert!(gui.queue().is_empty());
         assert_eq!(
@@ -1171,33 +1097,13 @@ mod tests {
         );
     }
 
-    /// Another member of the desktop's race group: it holds every request it is offered until
-    /// the test decides for it.
-    #[derive(Default)]
-    struct Phone {
-        held: Mutex<Vec<Responder>>,
-    }
-
-    impl Answerer for Phone {
-        fn offer(&self, _: &Arc<Request>) -> Offer {
-            let (responder, receiver) = decision_channel();
-            self.held.lock().unwrap().push(responder);
-            Offer::Later(receiver)
-        }
-    }
-
-    /// The desktop and a phone in the group `person`, the phone first when `phone_first`.
-    fn setup_with_phone(phone_first: bool) -> (Service, GuiAnswerer, Arc<Recorder>, Arc<Phone>) {
+    /// The desktop and a phone in the group `person`, the phone first when `phone_first`. The
+    /// phone holds every request it is offered until the test decides for it.
+    fn setup_with_phone(phone_first: bool) -> (Service, GuiAnswerer, Arc<Recorder>, Arc<Holding>) {
         let service = Service::new(Config::default());
         let recorder = Arc::new(Recorder::default());
         let gui = GuiAnswerer::new(recorder.clone());
-        let phone = Arc::new(Phone::default());
-        let member = |label: &str| AnswererRegistration {
-            scope: Scope::All,
-            prepend: false,
-            label: Some(label.into()),
-            group: Some(PERSON_GROUP.into()),
-        };
+        let phone = Arc::new(Holding::default());
         let members: [(&str, Arc<dyn Answerer>); 2] = if phone_first {
             [
                 ("phone", phone.clone()),
@@ -1210,20 +1116,15 @@ mod tests {
             ]
         };
         for (label, answerer) in members {
-            service.register_answerer(member(label), answerer).unwrap();
+            service
+                .register_answerer(member(label, Some(PERSON_GROUP)), answerer)
+                .unwrap();
         }
         (service, gui, recorder, phone)
     }
 
     fn yes() -> Answer {
-        Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        }
+        choose("a", "Yes")
     }
 
     #[tokio::test]
@@ -1231,7 +1132,7 @@ mod tests {
         let (service, gui, recorder, phone) = setup_with_phone(false);
         let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
         let id = wait_queued(&gui, 1).await[0].request;
-        let on_phone = phone.held.lock().unwrap().pop().expect("the phone races");
+        let on_phone = phone.take().expect("the phone races");
         on_phone.decide(Decision::Claim(yes())).unwrap();
         assert_eq!(task.await.unwrap(), Ok(yes()));
         assert!(gui.queue().is_empty());
@@ -1258,15 +1159,8 @@ mod tests {
             &cancel,
         ));
         let id = wait_queued(&gui, 1).await[0].request;
-        let on_phone = phone.held.lock().unwrap().pop().expect("the phone races");
-        let no = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["No".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let on_phone = phone.take().expect("the phone races");
+        let no = choose("a", "No");
         // Both before the broker's task runs again (this test's runtime has one thread).
         on_phone.decide(Decision::Claim(no.clone())).unwrap();
         assert_eq!(gui.submit(id, yes()), Ok(()));
@@ -1310,9 +1204,8 @@ mod tests {
         let general = |custom: Option<&str>| Answer {
             answers: vec![AnswerItem {
                 id: "plan".into(),
-                selected: vec![],
                 custom: custom.map(str::to_owned),
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         let comment = |block: String, text: &str| CommentInput {
@@ -1400,17 +1293,7 @@ mod tests {
         let (service, gui, _) = setup();
         let (first, _c1) = ask_in_session(&service, "a1", "# Plan\n\n1. Read\n");
         let id = wait_queued(&gui, 1).await[0].request;
-        overrule(
-            &service,
-            id,
-            "rule:plans",
-            AnswerItem {
-                id: "plan".into(),
-                selected: vec![],
-                custom: Some("Split step 1.".into()),
-                images: Vec::new(),
-            },
-        );
+        overrule(&service, id, "rule:plans", typed("plan", "Split step 1."));
         first.await.unwrap().unwrap();
         let (second, cancel) = ask_in_session(&service, "a2", "# Plan\n\n1. Read twice\n");
         let queue = wait_queued(&gui, 1).await;
@@ -1449,8 +1332,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "plan".into(),
                 selected: vec!["Approve".into(), "Keep planning".into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         assert!(matches!(
@@ -1469,12 +1351,7 @@ mod tests {
             .comments
             .is_empty());
         let keep = Answer {
-            answers: vec![AnswerItem {
-                id: "plan".into(),
-                selected: vec![],
-                custom: Some("Keep the JSON export.".into()),
-                images: Vec::new(),
-            }],
+            answers: vec![typed("plan", "Keep the JSON export.")],
         };
         gui.submit_review(queue[0].request, keep, comments).unwrap();
         first.await.unwrap().unwrap();
@@ -1515,8 +1392,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "a".into(),
                 selected: vec![label.into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         gui.submit(queue[1].request, pick("Two")).unwrap();
@@ -1621,14 +1497,7 @@ mod tests {
             "removed r1 Disconnected (0)"
         );
         // It cannot be answered any more: an answer now is late.
-        let answer = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let answer = choose("a", "Yes");
         assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));
         assert_eq!(gui.queue().len(), 1, "a late answer does not close it");
         // Only the person closes it.

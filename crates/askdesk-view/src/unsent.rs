@@ -74,7 +74,7 @@ pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer>
                 id: question.id.clone(),
                 selected,
                 custom,
-                images: Vec::new(),
+                ..Default::default()
             })
         })
         .collect();
@@ -84,26 +84,9 @@ pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::QuestionOption;
 
     fn question(id: &str, options: &[&str]) -> Question {
-        Question {
-            images: Vec::new(),
-            id: id.into(),
-            question: format!("{id}?"),
-            header: None,
-            detail: None,
-            options: options
-                .iter()
-                .map(|label| QuestionOption {
-                    images: Vec::new(),
-                    label: (*label).into(),
-                    description: None,
-                })
-                .collect(),
-            multi_select: false,
-            intent: None,
-        }
+        askdesk_core::testing::question(id, &format!("{id}?"), options)
     }
 
     fn read(questions: &[Question], json: &str) -> Option<Answer> {

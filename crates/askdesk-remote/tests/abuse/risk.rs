@@ -12,22 +12,18 @@ pub fn question(labels: &[&str], approve: Option<&str>) -> Question {
     Question {
         id: "q".into(),
         question: "Go ahead?".into(),
-        header: None,
-        detail: None,
         options: labels
             .iter()
             .map(|label| QuestionOption {
                 label: (*label).into(),
-                description: None,
-                images: Vec::new(),
+                ..Default::default()
             })
             .collect(),
-        multi_select: false,
         intent: approve.map(|approve| Intent {
             kind: Intent::PLAN_REVIEW.into(),
             approve: approve.into(),
         }),
-        images: Vec::new(),
+        ..Default::default()
     }
 }
 
