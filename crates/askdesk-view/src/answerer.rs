@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::markdown::{self, Block, Heading};
 use crate::plan_thread::{self, CommentError, CommentInput, PlanThreads, Review, RevisionView};
-use crate::unsent::unsent_answer;
+use crate::unsent::{picture_refs, unsent_answer};
 
 /// The name the desktop's answerer registers with (History calls it "you"; `askdesk doctor` tells
 /// the desktop's broker from `askdesk serve`'s by it).
@@ -91,6 +91,8 @@ pub enum DraftError {
     NotAnObject,
     #[error("a draft may have at most {MAX_DRAFT_BYTES} bytes (this one has {0})")]
     TooLarge(usize),
+    #[error("an answer may have at most {0} pictures")]
+    TooManyPictures(usize),
 }
 
 /// The largest draft kept per request, in bytes of JSON: room for far more than a human types.
@@ -159,6 +161,26 @@ struct Waiting {
     /// What the human has chosen and typed in this request's form so far, in the page's own
     /// format: the window may be dropped while the request waits, and its next page restores it.
     draft: Option<Box<RawValue>>,
+    /// The pictures the human attached to this request's answer, which the draft names.
+    pictures: KeptPictures,
+}
+
+/// The pictures attached to a waiting request's answer (made safe already), kept here so the
+/// page's draft names each by a number instead of carrying its bytes, and a page built after the
+/// window was dropped shows them again. One a draft named and a later draft no longer names was
+/// removed, and goes; one no draft named yet stays (the draft that names it may still be on its
+/// way), up to the cap [`GuiAnswerer::keep_picture`] is given. They go with the request.
+#[derive(Default)]
+struct KeptPictures {
+    next: u64,
+    kept: Vec<KeptPicture>,
+}
+
+struct KeptPicture {
+    id: u64,
+    image: Image,
+    /// Whether a draft has named it.
+    named: bool,
 }
 
 impl GuiAnswerer {
@@ -238,10 +260,58 @@ impl GuiAnswerer {
         if !text.starts_with('{') {
             return Err(DraftError::NotAnObject);
         }
+        // Read outside the lock: a draft may be large.
+        let named = picture_refs(&draft);
         if let Some(waiting) = self.state().waiting.get_mut(&id) {
             waiting.draft = Some(draft);
+            waiting.pictures.kept.retain_mut(|picture| {
+                let now = named.contains(&picture.id);
+                let removed = picture.named && !now;
+                picture.named |= now;
+                !removed
+            });
         }
         Ok(())
+    }
+
+    /// Keeps a picture the human attached to waiting request `id`'s answer (made safe already)
+    /// while the request waits, at most `max` at a time; returns the number the page's draft names
+    /// it by, or `None` when the request no longer waits.
+    pub fn keep_picture(
+        &self,
+        id: RequestId,
+        image: Image,
+        max: usize,
+    ) -> Result<Option<u64>, DraftError> {
+        let mut state = self.state();
+        let Some(waiting) = state.waiting.get_mut(&id) else {
+            return Ok(None);
+        };
+        let pictures = &mut waiting.pictures;
+        if pictures.kept.len() >= max {
+            return Err(DraftError::TooManyPictures(max));
+        }
+        pictures.next += 1;
+        let picture = pictures.next;
+        pictures.kept.push(KeptPicture {
+            id: picture,
+            image,
+            named: false,
+        });
+        Ok(Some(picture))
+    }
+
+    /// The picture the draft of waiting request `id` names `picture`, for the page to show again;
+    /// `None` once it was removed or the request no longer waits.
+    pub fn kept_picture(&self, id: RequestId, picture: u64) -> Option<Image> {
+        let state = self.state();
+        let waiting = state.waiting.get(&id)?;
+        waiting
+            .pictures
+            .kept
+            .iter()
+            .find(|kept| kept.id == picture)
+            .map(|kept| kept.image.clone())
     }
 
     /// Renders a waiting request's view ahead of the page asking for it. Call it off the async
@@ -442,6 +512,7 @@ impl Answerer for GuiAnswerer {
                     responder,
                     view: Arc::default(),
                     draft: None,
+                    pictures: KeptPictures::default(),
                 },
             );
             state.waiting.len()
@@ -996,6 +1067,57 @@ mod tests {
             gui.queue()[0].draft.as_deref().map(RawValue::get),
             Some(r#"{"kept":1}"#)
         );
+    }
+
+    fn picture(colour: &str) -> Image {
+        Image {
+            mime: Some(Image::SAFE_MIME.into()),
+            data: Some(colour.into()),
+            path: None,
+        }
+    }
+
+    /// A draft naming `pictures` for question "a", as the page writes one.
+    fn naming(pictures: &[u64]) -> Box<RawValue> {
+        raw(&serde_json::json!({"questions": [{"id": "a", "pictures": pictures}]}).to_string())
+    }
+
+    #[tokio::test]
+    async fn an_attached_picture_is_kept_by_number_until_a_draft_drops_it_or_the_request_goes() {
+        let (service, gui, _) = setup();
+        let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        let red = gui.keep_picture(id, picture("red"), 3).unwrap().unwrap();
+        let blue = gui.keep_picture(id, picture("blue"), 3).unwrap().unwrap();
+        assert_ne!(red, blue);
+        assert_eq!(gui.kept_picture(id, red), Some(picture("red")));
+        // A draft saved before the page knew of the blue one does not take it away.
+        gui.save_draft(id, naming(&[red])).unwrap();
+        assert_eq!(gui.kept_picture(id, blue), Some(picture("blue")));
+        gui.save_draft(id, naming(&[red, blue])).unwrap();
+        // Removed: the next draft no longer names it.
+        gui.save_draft(id, naming(&[blue])).unwrap();
+        assert_eq!(gui.kept_picture(id, red), None);
+        assert_eq!(gui.kept_picture(id, blue), Some(picture("blue")));
+        // Another request's number, or a number never given, is nothing.
+        assert_eq!(gui.kept_picture(RequestId(id.0 + 1), blue), None);
+        assert_eq!(gui.kept_picture(id, blue + 100), None);
+        // At most the cap at a time.
+        gui.keep_picture(id, picture("green"), 3).unwrap().unwrap();
+        gui.keep_picture(id, picture("grey"), 3).unwrap().unwrap();
+        assert_eq!(
+            gui.keep_picture(id, picture("black"), 3),
+            Err(DraftError::TooManyPictures(3))
+        );
+        assert_eq!(
+            DraftError::TooManyPictures(3).to_string(),
+            "an answer may have at most 3 pictures"
+        );
+        gui.submit(id, choose("a", "Yes")).unwrap();
+        task.await.unwrap().unwrap();
+        // They go with the request.
+        assert_eq!(gui.kept_picture(id, blue), None);
+        assert_eq!(gui.keep_picture(id, picture("white"), 3), Ok(None));
     }
 
     #[tokio::test]
