@@ -8,7 +8,7 @@ use std::sync::Arc;
 use askdesk_broker::client::{Client, Incoming, IncomingRequest, Outcome};
 use askdesk_broker::protocol::methods::CancelReason;
 use askdesk_broker::ServerConfig;
-use askdesk_core::testing::{ask, choose, member, question, Holding};
+use askdesk_core::testing::{ask, choose, member, overrule, question, Holding};
 use askdesk_core::{Answer, AskRequest, Config, Decision, Scope, Service};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -196,11 +196,7 @@ async fn a_request_an_answer_rules_deadline_decided_says_it_expired() {
     let mut broker = broker().await;
     let (asking, _, request) = broker.ask().await;
     let pending = broker.service.pending();
-    let overrule = broker
-        .service
-        .take_override(pending[0].request, "rule:lunch")
-        .unwrap();
-    overrule.decide(Decision::Claim(yes())).unwrap();
+    overrule(&broker.service, pending[0].request, "rule:lunch", yes());
     assert_eq!(
         Broker::withdrawn(&request).await,
         (Some(CancelReason::Expired), Some("rule:lunch".into()))

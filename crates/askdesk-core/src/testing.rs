@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::answerer::{decision_channel, Answerer, Offer, Responder};
-use crate::service::{AnswererRegistration, AskRequest, Scope};
+use crate::answerer::{decision_channel, Answerer, Decision, Offer, Responder};
+use crate::service::{AnswererRegistration, AskRequest, Scope, Service};
 use crate::sync::lock;
-use crate::types::{Answer, AnswerItem, Question, QuestionOption, Request};
+use crate::types::{Answer, AnswerItem, Question, QuestionOption, Request, RequestId};
 
 /// The option labelled `label`, with nothing else set.
 pub fn option(label: &str) -> QuestionOption {
@@ -70,6 +70,16 @@ pub fn member(label: &str, group: Option<&str>) -> AnswererRegistration {
         label: Some(label.to_owned()),
         group: group.map(str::to_owned),
     }
+}
+
+/// Decides pending request `id` with `answer`, as answer rule `by`'s deadline would (`by` is
+/// `rule:<name>`). Panics when the request is not pending or its override was taken.
+pub fn overrule(service: &Service, id: RequestId, by: &str, answer: Answer) {
+    service
+        .take_override(id, by)
+        .expect("the request is pending and its override free")
+        .decide(Decision::Claim(answer))
+        .expect("the request is still pending");
 }
 
 /// An answerer that holds every request it is offered until the test decides for it through the

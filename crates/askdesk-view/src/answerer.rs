@@ -1193,13 +1193,10 @@ mod tests {
 
     /// Decides waiting request `id` with one answer item, as rule `by`'s deadline would.
     fn overrule(service: &Service, id: RequestId, by: &str, item: AnswerItem) {
-        service
-            .take_override(id, by)
-            .unwrap()
-            .decide(Decision::Claim(Answer {
-                answers: vec![item],
-            }))
-            .unwrap();
+        let answer = Answer {
+            answers: vec![item],
+        };
+        askdesk_core::testing::overrule(service, id, by, answer);
     }
 
     #[tokio::test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use askdesk_core::testing::{choose, member, Holding};
+use askdesk_core::testing::{choose, member, overrule, Holding};
 use askdesk_core::{Answer, AskError, AskRequest, Config, Decision, Service};
 use askdesk_remote::RemoteAnswerer;
 use serde_json::{json, Value};
@@ -125,11 +125,12 @@ async fn a_request_an_answer_rules_deadline_decided_says_it_expired() {
     let mut hosted = hosted().await;
     let (asking, _) = hosted.ask(&CancellationToken::new()).await;
     let pending = hosted.service.pending();
-    let overrule = hosted
-        .service
-        .take_override(pending[0].request, "rule:lunch")
-        .unwrap();
-    overrule.decide(Decision::Claim(chose_yes())).unwrap();
+    overrule(
+        &hosted.service,
+        pending[0].request,
+        "rule:lunch",
+        chose_yes(),
+    );
     asking.await.unwrap().unwrap();
     assert_eq!(
         hosted.told().await,
