@@ -308,20 +308,7 @@ pub(crate) mod tests {
                 asked_at: UNIX_EPOCH,
             })
         };
-        let line = |request: Arc<Request>| {
-            let ask = AskRecord {
-                request,
-                settled_at: 1,
-                outcome: Outcome::Answered,
-                answer: None,
-                error: None,
-                answerer: None,
-                draft: None,
-            };
-            let mut out = Vec::new();
-            Line::Ask(ask).write_to(&mut out);
-            serde_json::from_slice::<Record>(&out).unwrap()
-        };
+        let line = |request: Arc<Request>| answered(request, None);
         let small = line(request(2000));
         assert_eq!(small.images_omitted, None);
         assert_eq!(small.questions[0].images.len(), 1);
@@ -341,6 +328,22 @@ pub(crate) mod tests {
         );
         assert_eq!(late.images_omitted, Some(2));
         assert!(late.questions[0].images.is_empty());
+    }
+
+    /// The record of `request` answered with `answer`, as written to the journal and read back.
+    fn answered(request: Arc<Request>, answer: Option<Answer>) -> Record {
+        let ask = AskRecord {
+            request,
+            settled_at: 1,
+            outcome: Outcome::Answered,
+            answer,
+            error: None,
+            answerer: None,
+            draft: None,
+        };
+        let mut out = Vec::new();
+        Line::Ask(ask).write_to(&mut out);
+        serde_json::from_slice::<Record>(&out).unwrap()
     }
 
     /// Request `id`: the one free-text question "q", "Which layout?".
@@ -370,18 +373,7 @@ pub(crate) mod tests {
         let request = Arc::new(which_layout(4));
         let line = |bytes: usize| {
             let answer = typed_with_picture("like this", &"A".repeat(bytes));
-            let ask = AskRecord {
-                request: request.clone(),
-                settled_at: 1,
-                outcome: Outcome::Answered,
-                answer: Some(answer),
-                error: None,
-                answerer: None,
-                draft: None,
-            };
-            let mut out = Vec::new();
-            Line::Ask(ask).write_to(&mut out);
-            serde_json::from_slice::<Record>(&out).unwrap()
+            answered(request.clone(), Some(answer))
         };
         let small = line(1000);
         assert_eq!(small.images_omitted, None);
