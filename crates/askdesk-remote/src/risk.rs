@@ -153,24 +153,15 @@ impl Risk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::{AnswerItem, Intent, QuestionOption};
+    use askdesk_core::{AnswerItem, Intent};
 
     fn question(labels: &[&str], plan: bool) -> Question {
         Question {
-            id: "q".into(),
-            question: "?".into(),
-            options: labels
-                .iter()
-                .map(|label| QuestionOption {
-                    label: (*label).into(),
-                    ..Default::default()
-                })
-                .collect(),
             intent: plan.then(|| Intent {
                 kind: Intent::PLAN_REVIEW.into(),
                 approve: "Approve (Recommended)".into(),
             }),
-            ..Default::default()
+            ..askdesk_core::testing::question("q", "?", labels)
         }
     }
 

@@ -388,7 +388,6 @@ fn one_call(label: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::file::Match;
-    use askdesk_core::QuestionOption;
     use serde_json::{json, Map, Value};
 
     fn rules(text: &str) -> RuleSet {
@@ -396,18 +395,7 @@ mod tests {
     }
 
     fn question(id: &str, text: &str, options: &[&str]) -> Question {
-        Question {
-            id: id.into(),
-            question: text.into(),
-            options: options
-                .iter()
-                .map(|l| QuestionOption {
-                    label: (*l).into(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
+        askdesk_core::testing::question(id, text, options)
     }
 
     fn plan() -> Question {

@@ -201,21 +201,10 @@ fn sorted(labels: &[String]) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::{AnswerItem, QuestionOption};
+    use askdesk_core::AnswerItem;
 
     fn question(text: &str) -> Question {
-        Question {
-            id: "q".into(),
-            question: text.into(),
-            options: ["Yes", "No"]
-                .iter()
-                .map(|l| QuestionOption {
-                    label: (*l).into(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
+        askdesk_core::testing::question("q", text, &["Yes", "No"])
     }
 
     fn past(text: &str, settled: Settlement, answerer: Option<&str>) -> Past {

@@ -1,6 +1,6 @@
 //! The class the desk gives each request, sent with it, and the answers it keeps from phones.
 
-use askdesk_core::{AgentInfo, Intent, Question, QuestionOption, RequestId};
+use askdesk_core::{AgentInfo, Intent, Question, RequestId};
 use askdesk_remote::{Class, PendingRequest, Scope};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
@@ -10,20 +10,11 @@ use crate::phone::{next, nonce, paired, Desk, Phone, Socket};
 
 pub fn question(labels: &[&str], approve: Option<&str>) -> Question {
     Question {
-        id: "q".into(),
-        question: "Go ahead?".into(),
-        options: labels
-            .iter()
-            .map(|label| QuestionOption {
-                label: (*label).into(),
-                ..Default::default()
-            })
-            .collect(),
         intent: approve.map(|approve| Intent {
             kind: Intent::PLAN_REVIEW.into(),
             approve: approve.into(),
         }),
-        ..Default::default()
+        ..askdesk_core::testing::question("q", "Go ahead?", labels)
     }
 }
 
