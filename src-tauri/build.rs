@@ -6,6 +6,7 @@ const COMMANDS: &[&str] = &[
     "set_choices",
     "submit",
     "attach_image",
+    "kept_picture",
     "dismiss",
     "close_ended",
     "set_dnd",

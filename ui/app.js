@@ -379,7 +379,7 @@ function formFor(view) {
     const draft = drafts.get(q.id) || null;
     return q.planReview
       ? planQuestion(q, i, { alone, submitNow: () => submit(), request: view.request, draft, onChange })
-      : plainQuestion(q, i, { draft, onChange });
+      : plainQuestion(q, i, { request: view.request, draft, onChange });
   });
   built = true;
   const ordered = [...questions.filter((c) => c.node.classList.contains('plan-review')), ...questions.filter((c) => !c.node.classList.contains('plan-review'))];

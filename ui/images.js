@@ -57,14 +57,18 @@ function base64Of(file) {
 }
 
 /**
- * Pictures the person answers with: pasted or dropped into `box` (a text box), each made safe by the
- * backend (re-encoded as a PNG, or refused with the limit named) before it shows as a thumbnail with
- * Remove. A refused picture leaves the typed text as it was. Returns { node (the thumbnails and the
- * refusal, to place under the box), images() (the PNGs, for the answer), count(), clear() }.
+ * Pictures the person answers `request` with: pasted or dropped into `box` (a text box), each made
+ * safe by the backend (re-encoded as a PNG, or refused with the limit named) before it shows as a
+ * thumbnail with Remove. A refused picture leaves the typed text as it was. The backend keeps each
+ * while the request waits, under a number: `kept` are the numbers a draft saved, shown again once
+ * the backend gives them back. Returns { node (the thumbnails and the refusal, to place under the
+ * box), images() (the PNGs, for the answer), kept() (the numbers, for the draft), count(), clear() }.
  * `onChange` is called when a picture comes or goes.
  */
-export function answerPictures(box, { onChange = () => {}, label = t('image-yours') } = {}) {
+export function answerPictures(box, { request, kept = [], onChange = () => {}, label = t('image-yours') } = {}) {
   let pictures = [];
+  // The numbers of a draft's pictures not back from the backend yet: a draft saved meanwhile names them still.
+  let restoring = (Array.isArray(kept) ? kept : []).filter(Number.isInteger);
   const strip = h('div', { class: 'image-strip answer-pictures', hidden: true });
   const refused = h('div', { class: 'picture-refused', role: 'alert', hidden: true });
   const node = h('div', { class: 'answer-attachments' }, strip, refused);
@@ -94,7 +98,7 @@ export function answerPictures(box, { onChange = () => {}, label = t('image-your
     let problem = null;
     for (const file of files) {
       try {
-        const picture = await api.attachImage(await base64Of(file));
+        const picture = await api.attachImage(request, await base64Of(file));
         if (dataUrl(picture)) pictures.push(picture);
       } catch (error) {
         problem = errorText(error);
@@ -124,11 +128,25 @@ export function answerPictures(box, { onChange = () => {}, label = t('image-your
     take(files);
   });
 
+  if (restoring.length) {
+    Promise.all(restoring.map((n) => api.keptPicture(request, n).then(
+      (image) => (dataUrl(image) ? { ...image, picture: n } : null), () => null)))
+      .then((back) => {
+        // Put back before any pasted since, unless they were cleared meanwhile.
+        if (!restoring.length) return;
+        restoring = [];
+        pictures = [...back.filter(Boolean), ...pictures];
+        render();
+        onChange();
+      });
+  }
+
   return {
     node,
     images: () => pictures.map((p) => ({ mime: p.mime, data: p.data })),
+    kept: () => [...pictures.map((p) => p.picture).filter(Number.isInteger), ...restoring],
     count: () => pictures.length,
     /** Takes every picture off, without telling `onChange` (the caller redraws). */
-    clear() { pictures = []; refused.hidden = true; render(); },
+    clear() { pictures = []; restoring = []; refused.hidden = true; render(); },
   };
 }

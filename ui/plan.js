@@ -603,6 +603,8 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
 
   // A picture pasted or dropped into the feedback box goes with the feedback.
   const pictures = answerPictures(feedback, {
+    request,
+    kept: draft && draft.pictures,
     label: t('plan-picture-label'),
     onChange: () => {
       prepared = null;
@@ -858,6 +860,7 @@ export function planQuestion(q, index, { alone, submitNow, request, draft = null
         chosen: [...chosen],
         skipped,
         feedback: feedback.value,
+        pictures: pictures.kept(),
         comments: comments.map((c) => ({ block: c.block, quote: c.quote, text: c.text, carried: c.carried })),
         editing: editing
           ? { block: editing.block, quote: editing.quote, comment: at >= 0 ? at : null,

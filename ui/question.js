@@ -4,12 +4,13 @@ import { imageStrip, answerPictures } from './images.js';
 import { t } from './l10n.js';
 
 /**
- * Renders a question card, restored from `draft` (what draft() returned for it before) when there
- * is one; `onChange` is called whenever the human changes the answer. Returns a controller:
+ * Renders a question card of `request`, restored from `draft` (what draft() returned for it before,
+ * its pictures by the numbers the backend keeps them under) when there is one; `onChange` is called
+ * whenever the human changes the answer. Returns a controller:
  *   node, id, answer() -> AnswerItem | null (null: not answered yet), draft(), pick(n) for digit
  *   keys, focus(), focusStart(), markMissing().
  */
-export function plainQuestion(q, index, { draft = null, onChange = () => {} } = {}) {
+export function plainQuestion(q, index, { request, draft = null, onChange = () => {} } = {}) {
   const name = `q${index}`;
   const multi = q.multiSelect;
   const type = multi ? 'checkbox' : 'radio';
@@ -26,6 +27,8 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
   const otherInput = hasOptions ? h('input', { type, name, value: '', class: 'option-input other-choice' }) : null;
   // A picture pasted or dropped into the box goes with the Other answer, as typed text does.
   const pictures = answerPictures(otherText, {
+    request,
+    kept: draft && draft.pictures,
     onChange: () => {
       if (otherInput && pictures.count() && !otherInput.checked) otherInput.checked = true;
       card.classList.remove('missing');
@@ -123,6 +126,7 @@ export function plainQuestion(q, index, { draft = null, onChange = () => {} } = 
         checked: inputs.filter((input) => input.checked).map((input) => input.value),
         other: Boolean(otherInput && otherInput.checked),
         text: otherText.value,
+        pictures: pictures.kept(),
         skipped,
       };
     },

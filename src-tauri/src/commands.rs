@@ -198,12 +198,29 @@ pub fn submit(
     Ok(gui.submit_review(RequestId(request), answer, comments.unwrap_or_default())?)
 }
 
-/// A picture the person pasted or dropped into an answer (base64 of the file as given), made safe
-/// in Rust before the page shows it: the re-encoded PNG, or a refusal (`invalid`) naming the limit.
+/// A picture attached to an answer, as the page gets it: the re-encoded PNG and the number the
+/// desk keeps it under for `request` (`None` when the request no longer waits), which the page's
+/// draft names it by.
+#[derive(Serialize)]
+pub struct AttachedPicture {
+    picture: Option<u64>,
+    #[serde(flatten)]
+    image: askdesk_core::Image,
+}
+
+/// A picture the person pasted or dropped into an answer to `request` (base64 of the file as
+/// given), made safe in Rust before the page shows it, and kept while the request waits so a page
+/// built after the window was dropped shows it again: the re-encoded PNG, or a refusal (`invalid`)
+/// naming the limit.
 #[tauri::command]
-pub async fn attach_image(data: String) -> Result<askdesk_core::Image, CommandError> {
-    tauri::async_runtime::spawn_blocking(move || {
-        askdesk_image::make_picture_safe(&data, &askdesk_image::Limits::default())
+pub async fn attach_image(
+    gui: State<'_, GuiAnswerer>,
+    request: u64,
+    data: String,
+) -> Result<AttachedPicture, CommandError> {
+    let limits = askdesk_image::Limits::default();
+    let image = tauri::async_runtime::spawn_blocking(move || {
+        askdesk_image::make_picture_safe(&data, &limits)
     })
     .await
     .map_err(|_| CommandError::new("failed", t!("desktop-command-picture-failed")))?
@@ -215,7 +232,25 @@ pub async fn attach_image(data: String) -> Result<askdesk_core::Image, CommandEr
                 refusal = refusal.to_string()
             ),
         )
-    })
+    })?;
+    // An answer carries no more pictures than a request does.
+    let picture = gui
+        .keep_picture(RequestId(request), image.clone(), limits.images)
+        .map_err(|error| {
+            CommandError::new("invalid", format!("This picture is not attached: {error}"))
+        })?;
+    Ok(AttachedPicture { picture, image })
+}
+
+/// A picture attached to waiting `request`'s answer, by the number its draft names it by, for a
+/// page built after the window was dropped; `None` once it was removed or the request ended.
+#[tauri::command]
+pub fn kept_picture(
+    gui: State<'_, GuiAnswerer>,
+    request: u64,
+    picture: u64,
+) -> Option<askdesk_core::Image> {
+    gui.kept_picture(RequestId(request), picture)
 }
 
 /// Dismisses the whole batch: the asker gets `ASK_CANCELLED`.

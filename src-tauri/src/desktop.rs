@@ -379,8 +379,7 @@ fn on_notification_action(app: &AppHandle, action: Action, token: Option<Token>)
                 answers: vec![AnswerItem {
                     id: question.id.clone(),
                     selected: vec![choice.label.clone()],
-                    custom: None,
-                    images: Vec::new(),
+                    ..Default::default()
                 }],
             };
             match gui.submit(request, answer) {

@@ -99,6 +99,7 @@ pub fn run() {
             commands::set_choices,
             commands::submit,
             commands::attach_image,
+            commands::kept_picture,
             commands::dismiss,
             commands::close_ended,
             commands::set_dnd,

@@ -756,21 +756,16 @@ mod tests {
 
     fn question(options: &[&str]) -> Question {
         Question {
-            images: Vec::new(),
             id: "q".into(),
             question: "Deploy <now>?".into(),
-            header: None,
-            detail: None,
             options: options
                 .iter()
                 .map(|l| QuestionOption {
-                    images: Vec::new(),
                     label: (*l).into(),
-                    description: None,
+                    ..Default::default()
                 })
                 .collect(),
-            multi_select: false,
-            intent: None,
+            ..Default::default()
         }
     }
 

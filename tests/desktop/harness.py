@@ -2,9 +2,10 @@
 
 `Ctx` is what every test gets: the page (a WebDriver session on the app), the socket path, the bus log
 and helpers to ask, read the page and find notifications. Besides it: parsers of the dbus-monitor log,
-helpers of more than one area (rules file, journal, plan comments), and starting the app under
+helpers of more than one area (rules file, journal, plan comments, pictures), and starting the app under
 WebDriver. test_lifecycle.py uses the bus and process helpers too.
 """
+import base64
 import contextlib
 import json
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The project's own protocol client (tests/pyclient/askdesk_client.py).
@@ -246,18 +248,33 @@ def find_notification(log, summary):
     return shown[-1] if shown else None
 
 
-def notify_buttons(log, summary):
-    """The actions of the last Notify call whose summary is `summary`: [key, label] pairs (they alternate)."""
-    actions = None
+def notify_calls(log, summary):
+    """Parses dbus-monitor output: the blocks of the Notify calls whose summary is `summary`, in order."""
     for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
         head = block.split("\n", 1)[0]
         if head.startswith("method call") and "member=Notify" in head:
             strings = re.findall(r'^\s+string "(.*)"$', block, re.M)
-            listed = re.search(r"^\s+array \[\n(.*?)^\s+\]", block, re.M | re.S)
-            if len(strings) >= 3 and strings[2] == summary and listed:
-                flat = re.findall(r'^\s+string "(.*)"$', listed.group(1), re.M)
-                actions = [list(pair) for pair in zip(flat[::2], flat[1::2])]
+            if len(strings) >= 3 and strings[2] == summary:
+                yield block
+
+
+def notify_buttons(log, summary):
+    """The actions of the last Notify call whose summary is `summary`: [key, label] pairs (they alternate)."""
+    actions = None
+    for block in notify_calls(log, summary):
+        listed = re.search(r"^\s+array \[\n(.*?)^\s+\]", block, re.M | re.S)
+        if listed:
+            flat = re.findall(r'^\s+string "(.*)"$', listed.group(1), re.M)
+            actions = [list(pair) for pair in zip(flat[::2], flat[1::2])]
     return actions
+
+
+def notify_hints(log, summary):
+    """The hint names of the last Notify call whose summary is `summary` (None when there is none)."""
+    hints = None
+    for block in notify_calls(log, summary):
+        hints = re.findall(r'^\s+dict entry\(\n\s+string "([a-z-]+)"', block, re.M)
+    return hints
 
 
 def notify_actions(log, summary):
@@ -382,6 +399,39 @@ def find_tray_item():
 
 
 DOC = '[data-qid="plan"] .plan-doc:not(.plan-older)'
+
+
+def png(width, height, colour):
+    """A plain-colour RGB PNG, base64."""
+    raw = b"".join(b"\x00" + bytes(colour) * width for _ in range(height))
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    data = (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
+    return {"mime": "image/png", "data": base64.b64encode(data).decode()}
+
+
+def give_picture(page, selector, picture, how):
+    """Pastes (`how` 'paste') or drops ('drop') a file holding `picture` (base64) into the element: the events
+    a clipboard or a file manager would send, with a DataTransfer holding the file."""
+    page.js(
+        "const bytes = Uint8Array.from(atob(arguments[1]), (c) => c.charCodeAt(0));"
+        "const transfer = new DataTransfer();"
+        "transfer.items.add(new File([bytes], 'shot.png', {type: 'image/png'}));"
+        "const target = document.querySelector(arguments[0]);"
+        "target.focus();"
+        "const event = arguments[2] === 'paste'"
+        "  ? new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true})"
+        "  : new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true});"
+        "target.dispatchEvent(event);", selector, picture, how)
+
+
+# The thumbnails of the pictures attached to answers, on the page.
+ATTACHED = "[...document.querySelectorAll('.answer-pictures .image-thumb img')]"
 
 
 def comment_by_keyboard(ctx, steps, text):

@@ -6,28 +6,11 @@ dropped into Other or a plan's feedback is re-encoded by the backend before it s
 answer; a refused one names its limit and keeps what was typed.
 """
 import base64
-import re
-import struct
-import zlib
 
-from harness import answer_of
+from harness import ATTACHED, answer_of, give_picture, notify_hints, png
 import samples
 
 GIF_1X1 = "R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="
-
-
-def png(width, height, colour):
-    """A plain-colour RGB PNG, base64."""
-    raw = b"".join(b"\x00" + bytes(colour) * width for _ in range(height))
-
-    def chunk(kind, body):
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-    data = (b"\x89PNG\r\n\x1a\n"
-            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
-    return {"mime": "image/png", "data": base64.b64encode(data).decode()}
 
 
 LAYOUT = {
@@ -42,13 +25,19 @@ LAYOUT = {
     ],
 }
 
+
+def ask_layout(ctx):
+    """Asks LAYOUT and shows it: the page, and the asker's outcome."""
+    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
+    ctx.show("layout")
+    return ctx.page, outcome
+
+
 THUMBS = "[...document.querySelectorAll('[data-qid=\"layout\"] .image-thumb img')]"
 
 
 def test_a_question_shows_its_images_and_enlarges_one(ctx):
-    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
-    ctx.show("layout")
-    page = ctx.page
+    page, outcome = ask_layout(ctx)
     # Every image is a PNG data: URL, the GIF included: the page never gets a file as sent.
     page.until(f"return {THUMBS}.length === 3 && {THUMBS}.every((i) => i.complete && i.naturalWidth > 0)",
                message="the three images never loaded")
@@ -85,18 +74,6 @@ SCREENS = {
 }
 
 
-def notify_hints(log, summary):
-    """The hint names of the last Notify call whose summary is `summary` (None when there is none)."""
-    hints = None
-    for block in re.split(r"\n(?=(?:method call|method return|signal|error) )", log):
-        head = block.split("\n", 1)[0]
-        if head.startswith("method call") and "member=Notify" in head:
-            strings = re.findall(r'^\s+string "(.*)"$', block, re.M)
-            if len(strings) >= 3 and strings[2] == summary:
-                hints = re.findall(r'^\s+dict entry\(\n\s+string "([a-z-]+)"', block, re.M)
-    return hints
-
-
 def test_a_question_with_two_images_shows_both(ctx):
     # Its notification carries the first image as the image-data hint (dunst shows it): the window is behind
     # another program, so the notification stays up. The bus log prints the hint's pixels byte by byte, so it
@@ -117,29 +94,11 @@ def test_a_question_with_two_images_shows_both(ctx):
     assert answer_of(outcome()) == {"answers": [{"id": "screens", "selected": ["Right"]}]}
 
 
-def give_picture(page, selector, picture, how):
-    """Pastes (`how` 'paste') or drops ('drop') a file holding `picture` (base64) into the element: the events
-    a clipboard or a file manager would send, with a DataTransfer holding the file."""
-    page.js(
-        "const bytes = Uint8Array.from(atob(arguments[1]), (c) => c.charCodeAt(0));"
-        "const transfer = new DataTransfer();"
-        "transfer.items.add(new File([bytes], 'shot.png', {type: 'image/png'}));"
-        "const target = document.querySelector(arguments[0]);"
-        "target.focus();"
-        "const event = arguments[2] === 'paste'"
-        "  ? new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true})"
-        "  : new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true});"
-        "target.dispatchEvent(event);", selector, picture, how)
-
-
 OTHER = '[data-qid="layout"] .other-input'
-ATTACHED = "[...document.querySelectorAll('.answer-pictures .image-thumb img')]"
 
 
 def test_a_picture_pasted_into_other_goes_with_the_answer(ctx):
-    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
-    ctx.show("layout")
-    page = ctx.page
+    page, outcome = ask_layout(ctx)
     page.type(page.find(OTHER), "Like this, but narrower")
     give_picture(page, OTHER, png(300, 180, (200, 60, 90))["data"], "paste")
     page.until(f"return {ATTACHED}.length === 1 && {ATTACHED}[0].naturalWidth === 300",
@@ -163,9 +122,7 @@ def test_a_picture_pasted_into_other_goes_with_the_answer(ctx):
 
 
 def test_a_removed_picture_is_not_sent(ctx):
-    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
-    ctx.show("layout")
-    page = ctx.page
+    page, outcome = ask_layout(ctx)
     give_picture(page, OTHER, png(20, 20, (0, 0, 0))["data"], "paste")
     give_picture(page, OTHER, png(30, 30, (0, 0, 0))["data"], "paste")
     page.until(f"return {ATTACHED}.length === 2", message="the two pictures never showed")
@@ -183,9 +140,7 @@ REFUSED = "document.querySelector('.picture-refused')"
 
 
 def test_a_refused_picture_names_its_limit_and_keeps_the_text(ctx):
-    _, _, outcome = ctx.ask([LAYOUT], agent="coder")
-    ctx.show("layout")
-    page = ctx.page
+    page, outcome = ask_layout(ctx)
     page.type(page.find(OTHER), "kept")
     give_picture(page, OTHER, PNG_9000, "paste")
     page.until(f"return !{REFUSED}.hidden", message="the oversized picture was not refused")

@@ -2,8 +2,10 @@
 
 An idle app drops its window and WebKit's network process.
 """
+import base64
 import os
 import socket
+import struct
 import subprocess
 import time
 
@@ -11,8 +13,8 @@ import pytest
 
 from askdesk_client import Conn
 from harness import (
-    DOC, answer_of, closed_on_bus, comment_by_keyboard, notifications_shown, notify_buttons, other_program, server_pid,
-    web_processes)
+    ATTACHED, DOC, answer_of, closed_on_bus, comment_by_keyboard, give_picture, notifications_shown, notify_buttons,
+    other_program, png, server_pid, web_processes)
 import samples
 from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
 
@@ -141,11 +143,22 @@ def test_an_idle_app_ends_the_network_process_and_a_question_brings_a_working_pa
             app.wait()
 
 
+def attached(qid, *widths):
+    """A script true once the pictures attached to question `qid`'s answer show, loaded, with these widths."""
+    return (f"return {ATTACHED}.filter((i) => i.closest('[data-qid=\"{qid}\"]') && i.complete)"
+            f".map((i) => i.naturalWidth).join() === '{','.join(map(str, widths))}'")
+
+
+def png_width(image):
+    """The width of a base64 PNG, from its header."""
+    return struct.unpack(">I", base64.b64decode(image["data"])[16:20])[0]
+
+
 @pytest.mark.app_args("--drop-window-after=1")
 def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed(ctx):
     """A window hidden with requests waiting is dropped like an idle one (its web process goes); the next
-    page opens on the request shown last and shows every choice, text, skip, plan comment, feedback and
-    half-written comment as it was."""
+    page opens on the request shown last and shows every choice, text, skip, plan comment, feedback,
+    half-written comment and pasted or dropped picture as it was, and the pictures go with the answers."""
     page = ctx.page
     pid = app_pid_of(ctx.socket)
     _, _, batch = ctx.ask(samples.BATCH, agent="coder")  # the oldest
@@ -154,6 +167,8 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
     page.click(ctx.option("scope", "server"))
     page.click(ctx.option("scope", "client"))
     page.type(ctx.other_box("release"), "0.3.0-rc.1")
+    give_picture(page, '[data-qid="release"] .other-input', png(48, 32, (200, 60, 90))["data"], "paste")
+    page.until(attached("release", 48), message="the pasted picture never showed")
     page.click(page.find('[data-qid="notes"] .skip'))
     ctx.open_request_of("review-bot")
     ctx.show("plan")
@@ -162,6 +177,8 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
     page.js("document.querySelector(arguments[0]).focus()", DOC)
     comment_by_keyboard(ctx, 2, "Say where the backup goes.")
     page.type(page.find('[data-qid="plan"] .plan-feedback'), "Smaller steps, please.")
+    give_picture(page, '[data-qid="plan"] .plan-feedback', png(64, 40, (20, 120, 200))["data"], "drop")
+    page.until(attached("plan", 64), message="the dropped picture never showed")
     page.js("document.querySelector(arguments[0]).focus()", DOC)
     page.keys("j", "c")
     page.type(page.wait_for('[data-qid="plan"] .note-input'), "half a thought")
@@ -190,6 +207,7 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
     page.wait_for('[data-qid="plan"] .note-input')
     typed = page.js("return document.querySelector('[data-qid=\"plan\"] .note-input').value")
     assert typed == "half a thought", typed
+    page.until(attached("plan", 64), message="the dropped picture was not shown again")
     ctx.shot("dialog-restored-after-drop", scroll_to='[data-qid="plan"] .plan-notes')
     page.click(page.find('[data-qid="plan"] .note-input'))
     page.keys(ENTER, modifier=CONTROL)
@@ -200,6 +218,7 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
     assert plan["id"] == "plan" and plan["selected"] == [], answer
     for text in ("Say where the backup goes.", "half a thought", "Smaller steps, please."):
         assert text in plan["custom"], (text, plan["custom"])
+    assert [png_width(image) for image in plan["images"]] == [64], plan
     assert answer["answers"][1] == {"id": "tests", "selected": ["No"]}, answer
 
     ctx.show("scope")
@@ -207,8 +226,12 @@ def test_a_window_dropped_with_questions_waiting_keeps_what_was_chosen_and_typed
     assert checked("release") == [""], checked("release")  # "Other", chosen by typing in it
     assert page.js("return document.querySelector('[data-qid=\"release\"] textarea.other-input').value") == "0.3.0-rc.1"
     assert page.js("return document.querySelector('[data-qid=\"notes\"]').classList.contains('skipped')")
+    page.until(attached("release", 48), message="the pasted picture was not shown again")
     page.click(page.find("#submit"))
-    assert answer_of(batch()) == {"answers": [
+    answer = answer_of(batch())
+    release = answer["answers"][1]
+    assert [png_width(image) for image in release.pop("images")] == [48], release
+    assert answer == {"answers": [
         {"id": "scope", "selected": ["server", "client"]},
         {"id": "release", "selected": [], "custom": "0.3.0-rc.1"},
         {"id": "notes", "selected": []},

@@ -69,14 +69,12 @@ async fn ask_and_answer_through_the_client_library() {
         params.questions[0].options,
         vec![
             QuestionOption {
-                images: Vec::new(),
                 label: "Yes".into(),
-                description: None
+                ..Default::default()
             },
             QuestionOption {
-                images: Vec::new(),
                 label: "No".into(),
-                description: None
+                ..Default::default()
             }
         ]
     );
@@ -92,8 +90,7 @@ async fn ask_and_answer_through_the_client_library() {
         answers: vec![AnswerItem {
             id: "q".into(),
             selected: vec!["No".into()],
-            custom: None,
-            images: Vec::new(),
+            ..Default::default()
         }],
     };
     incoming_request.reply(Ok(Some(answer.clone()))).await;
@@ -272,8 +269,7 @@ async fn a_request_over_the_message_limit_is_refused_unsent_and_the_others_go_on
         answers: vec![AnswerItem {
             id: "q".into(),
             selected: vec!["Yes".into()],
-            custom: None,
-            images: Vec::new(),
+            ..Default::default()
         }],
     })))
     .await;

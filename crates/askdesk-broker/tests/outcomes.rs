@@ -3,72 +3,32 @@
 //! with the reason (another member answered, naming it; an answer rule's deadline; the agent
 //! withdrew it; the agent went).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use askdesk_broker::client::{Client, Incoming, IncomingRequest, Outcome};
 use askdesk_broker::protocol::methods::CancelReason;
 use askdesk_broker::ServerConfig;
-use askdesk_core::{
-    decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config,
-    Decision, Offer, Question, QuestionOption, Request, Responder, Scope, Service,
-};
+use askdesk_core::testing::{ask, choose, member, overrule, question, Holding};
+use askdesk_core::{Answer, AskRequest, Config, Decision, Scope, Service};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio_util::sync::CancellationToken;
 
 fn yes() -> Answer {
-    Answer {
-        answers: vec![AnswerItem {
-            id: "go".into(),
-            selected: vec!["Yes".into()],
-            custom: None,
-            images: Vec::new(),
-        }],
-    }
+    choose("go", "Yes")
 }
 
 fn deploy() -> AskRequest {
-    let option = |label: &str| QuestionOption {
-        images: Vec::new(),
-        label: label.into(),
-        description: None,
-    };
-    AskRequest {
-        questions: vec![Question {
-            images: Vec::new(),
-            id: "go".into(),
-            question: "Deploy?".into(),
-            header: None,
-            detail: None,
-            options: vec![option("Yes"), option("No")],
-            multi_select: false,
-            intent: None,
-        }],
-        agent: None,
-    }
-}
-
-/// The desk's dialog as a race group's in-process member: it holds every request until the test
-/// decides for it.
-#[derive(Default)]
-struct Desk {
-    held: Mutex<Vec<Responder>>,
-}
-
-impl Answerer for Desk {
-    fn offer(&self, _request: &Arc<Request>) -> Offer {
-        let (responder, receiver) = decision_channel();
-        self.held.lock().unwrap().push(responder);
-        Offer::Later(receiver)
-    }
+    ask(vec![question("go", "Deploy?", &["Yes", "No"])])
 }
 
 struct Broker {
     _dir: tempfile::TempDir,
     socket: std::path::PathBuf,
     service: Service,
-    desk: Arc<Desk>,
+    /// The desk's dialog as a race group's in-process member.
+    desk: Arc<Holding>,
     /// The socket member: the phone's bridge, as `askdesk remote` registers it.
     phone: Client,
     incoming: Incoming,
@@ -79,17 +39,9 @@ async fn broker() -> Broker {
     let dir = tempfile::tempdir().unwrap();
     let socket = dir.path().join("run").join("askdesk.sock");
     let service = Service::new(Config::default());
-    let desk = Arc::new(Desk::default());
+    let desk = Arc::new(Holding::default());
     service
-        .register_answerer(
-            AnswererRegistration {
-                scope: Scope::All,
-                prepend: false,
-                label: Some("desktop".into()),
-                group: Some("person".into()),
-            },
-            desk.clone(),
-        )
+        .register_answerer(member("desktop", Some("person")), desk.clone())
         .unwrap();
     let shutdown = CancellationToken::new();
     let listener = askdesk_broker::bind(&socket).unwrap();
@@ -173,7 +125,7 @@ async fn a_member_whose_answer_settled_the_request_is_told_it_was_used() {
 async fn a_member_that_lost_to_the_desk_is_told_the_desk_answered() {
     let mut broker = broker().await;
     let (asking, _, request) = broker.ask().await;
-    let responder = broker.desk.held.lock().unwrap().pop().unwrap();
+    let responder = broker.desk.take().unwrap();
     responder.decide(Decision::Claim(yes())).unwrap();
     assert_eq!(
         Broker::withdrawn(&request).await,
@@ -185,7 +137,7 @@ async fn a_member_that_lost_to_the_desk_is_told_the_desk_answered() {
     asking.await.unwrap();
     // An answer that crossed the desk's is told the same, never that it was used.
     let (asking, _, request) = broker.ask().await;
-    let responder = broker.desk.held.lock().unwrap().pop().unwrap();
+    let responder = broker.desk.take().unwrap();
     responder.decide(Decision::Claim(yes())).unwrap();
     asking.await.unwrap();
     assert_eq!(
@@ -244,11 +196,7 @@ async fn a_request_an_answer_rules_deadline_decided_says_it_expired() {
     let mut broker = broker().await;
     let (asking, _, request) = broker.ask().await;
     let pending = broker.service.pending();
-    let overrule = broker
-        .service
-        .take_override(pending[0].request, "rule:lunch")
-        .unwrap();
-    overrule.decide(Decision::Claim(yes())).unwrap();
+    overrule(&broker.service, pending[0].request, "rule:lunch", yes());
     assert_eq!(
         Broker::withdrawn(&request).await,
         (Some(CancelReason::Expired), Some("rule:lunch".into()))

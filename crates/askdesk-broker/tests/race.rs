@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 
 use askdesk_broker::client::Client;
 use askdesk_broker::ServerConfig;
+use askdesk_core::testing::{ask, choose, member, question};
 use askdesk_core::{
-    decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config,
-    Decision, Offer, Question, QuestionOption, Request, RequestId, Scope, Service, Withdrawal,
+    decision_channel, Answer, Answerer, Config, Decision, Offer, Request, RequestId, Service,
+    Withdrawal,
 };
 use askdesk_journal::{Journal, Outcome, Record};
 use serde_json::{json, Value};
@@ -22,17 +23,6 @@ use tokio_util::sync::CancellationToken;
 
 const RACES: usize = 1000;
 const PATIENCE: Duration = Duration::from_secs(30);
-
-fn choose(id: &str, label: &str) -> Answer {
-    Answer {
-        answers: vec![AnswerItem {
-            id: id.into(),
-            selected: vec![label.into()],
-            custom: None,
-            images: Vec::new(),
-        }],
-    }
-}
 
 /// An in-process member that answers "Yes" the moment it is offered a request, from a task of
 /// its own, and records how each request was taken from it. An answer that comes back late it
@@ -134,15 +124,7 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
         withdrawn: Mutex::default(),
     });
     service
-        .register_answerer(
-            AnswererRegistration {
-                scope: Scope::All,
-                prepend: false,
-                label: Some("desk".into()),
-                group: Some("person".into()),
-            },
-            desk.clone(),
-        )
+        .register_answerer(member("desk", Some("person")), desk.clone())
         .unwrap();
     let shutdown = CancellationToken::new();
     let listener = askdesk_broker::bind(&socket).unwrap();
@@ -169,30 +151,7 @@ async fn a_thousand_races_of_an_in_process_and_a_socket_member_settle_once() {
     let mut won_by = Vec::with_capacity(RACES);
     for n in 0..RACES {
         let id = format!("r{n}");
-        let request = AskRequest {
-            questions: vec![Question {
-                images: Vec::new(),
-                id: id.clone(),
-                question: "Deploy?".into(),
-                header: None,
-                detail: None,
-                options: vec![
-                    QuestionOption {
-                        images: Vec::new(),
-                        label: "Yes".into(),
-                        description: None,
-                    },
-                    QuestionOption {
-                        images: Vec::new(),
-                        label: "No".into(),
-                        description: None,
-                    },
-                ],
-                multi_select: false,
-                intent: None,
-            }],
-            agent: None,
-        };
+        let request = ask(vec![question(&id, "Deploy?", &["Yes", "No"])]);
         let answer = asker
             .ask(&request, &CancellationToken::new())
             .await

@@ -246,8 +246,7 @@ pub fn apply_policy(policy: Policy, questions: &[Question]) -> Reply {
         Some(label) => AnswerItem {
             id: question.id.clone(),
             selected: vec![label.to_owned()],
-            custom: None,
-            images: Vec::new(),
+            ..Default::default()
         },
         None => AnswerItem::skipped(&question.id),
     };
@@ -480,7 +479,7 @@ mod tests {
                     id: "a".into(),
                     selected: vec!["One".into()],
                     custom: Some("x".into()),
-                    images: Vec::new(),
+                    ..Default::default()
                 }]
             })
         );

@@ -325,14 +325,14 @@ pub fn question_from_flags(args: &AskArgs, detail: Option<String>) -> Result<Que
                 let approve = approve.clone().unwrap_or_else(|| APPROVE.to_owned());
                 options = vec![
                     QuestionOption {
-                        images: Vec::new(),
                         label: approve.clone(),
                         description: Some("Go ahead with this plan".into()),
+                        ..Default::default()
                     },
                     QuestionOption {
-                        images: Vec::new(),
                         label: KEEP_PLANNING.to_owned(),
                         description: Some("Revise the plan first; say what to change".into()),
+                        ..Default::default()
                     },
                 ];
                 approve
@@ -352,7 +352,6 @@ pub fn question_from_flags(args: &AskArgs, detail: Option<String>) -> Result<Que
         None
     };
     Ok(Question {
-        images: Vec::new(),
         id: args.id.clone(),
         question: text,
         header: args.header.clone(),
@@ -360,6 +359,7 @@ pub fn question_from_flags(args: &AskArgs, detail: Option<String>) -> Result<Que
         options,
         multi_select: args.multi,
         intent,
+        ..Default::default()
     })
 }
 
@@ -367,14 +367,13 @@ pub fn question_from_flags(args: &AskArgs, detail: Option<String>) -> Result<Que
 pub fn parse_option(spec: &str) -> QuestionOption {
     match spec.split_once('=') {
         Some((label, description)) => QuestionOption {
-            images: Vec::new(),
             label: label.to_owned(),
             description: Some(description.to_owned()),
+            ..Default::default()
         },
         None => QuestionOption {
-            images: Vec::new(),
             label: spec.to_owned(),
-            description: None,
+            ..Default::default()
         },
     }
 }

@@ -5,9 +5,10 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use askdesk_core::testing::{ask, choose, question};
 use askdesk_core::{
-    Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest, Config, Decision, Offer,
-    Question, QuestionOption, Request, RequestId, Scope, Service,
+    Answer, Answerer, AnswererRegistration, AskRequest, Config, Decision, Offer, Question, Request,
+    RequestId, Scope, Service,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -32,24 +33,14 @@ impl Answerer for Claims {
 }
 
 fn request() -> AskRequest {
-    let option = |label: &str| QuestionOption {
-        images: Vec::new(),
-        label: label.into(),
-        description: None,
-    };
-    AskRequest {
-        questions: vec![Question {
-            images: Vec::new(),
-            id: "cleanup".into(),
-            question: "Delete the temporary branch?".into(),
-            header: Some("Cleanup".into()),
-            detail: None,
-            options: vec![option("Yes (Recommended)"), option("No")],
-            multi_select: false,
-            intent: None,
-        }],
-        agent: None,
-    }
+    ask(vec![Question {
+        header: Some("Cleanup".into()),
+        ..question(
+            "cleanup",
+            "Delete the temporary branch?",
+            &["Yes (Recommended)", "No"],
+        )
+    }])
 }
 
 /// Times `n` runs of `step` one by one; returns (p50, mean) in nanoseconds.
@@ -79,7 +70,7 @@ fn main() {
     runtime.block_on(async {
         let service = Service::new(Config::default());
         let template = request();
-        let answer = Answer { answers: vec![AnswerItem { id: "cleanup".into(), selected: vec!["No".into()], custom: None, images: Vec::new(), }] };
+        let answer = choose("cleanup", "No");
         for answerer in [Arc::new(Delegates) as Arc<dyn Answerer>, Arc::new(Delegates), Arc::new(Claims(answer.clone()))] {
             let registration = AnswererRegistration { scope: Scope::All, prepend: false, label: None, group: None };
             service.register_answerer(registration, answerer).expect("registers");

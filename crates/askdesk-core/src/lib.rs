@@ -13,6 +13,8 @@
 //! - [`meta`]: the agent `meta` keys askdesk writes and reads, and how an agent is named.
 //! - [`xdg`]: where the configuration and data directories are, from the environment.
 //! - [`sync`]: [`sync::lock`], the poison-tolerant mutex lock every crate of askdesk uses.
+//! - `testing` (feature `test-support`, for tests only): the question and answer builders and the
+//!   holding answerer the workspace's tests share.
 
 pub mod answerer;
 pub mod error;
@@ -20,6 +22,8 @@ pub mod meta;
 pub mod registry;
 pub mod service;
 pub mod sync;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 pub mod types;
 pub mod validate;
 pub mod xdg;

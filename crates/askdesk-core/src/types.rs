@@ -6,7 +6,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// One question of a batch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// `Default` is for building one field by field (`..Default::default()`); its empty `id` and
+/// `question` are refused by validation like any other empty ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Question {
     /// Unique within the batch; the answer item names it.
@@ -33,8 +36,8 @@ pub struct Question {
     pub images: Vec<Image>,
 }
 
-/// One choice of a question.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One choice of a question. `Default`'s empty label is refused by validation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionOption {
     pub label: String,
@@ -138,8 +141,8 @@ pub struct Answer {
     pub answers: Vec<AnswerItem>,
 }
 
-/// The answer to one question.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The answer to one question. `Default` names no question, so validation refuses it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AnswerItem {
     pub id: String,
@@ -157,9 +160,7 @@ impl AnswerItem {
     pub fn skipped(id: impl Into<String>) -> Self {
         AnswerItem {
             id: id.into(),
-            selected: Vec::new(),
-            custom: None,
-            images: Vec::new(),
+            ..Default::default()
         }
     }
 }
@@ -295,9 +296,8 @@ mod tests {
         ];
         for (label, expected) in cases {
             let option = QuestionOption {
-                images: Vec::new(),
                 label: label.into(),
-                description: None,
+                ..Default::default()
             };
             assert_eq!(option.is_recommended(), expected, "{label:?}");
         }

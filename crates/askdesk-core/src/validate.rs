@@ -306,6 +306,35 @@ mod tests {
     }
 
     #[test]
+    fn a_default_question_option_or_answer_item_is_refused_until_its_required_fields_are_set() {
+        let limits = Limits::default();
+        let shape_of = |question: Question| check_shape(&[question], &limits).map_err(|e| e.path);
+        assert_eq!(shape_of(Question::default()), Err("questions[0].id".into()));
+        let unasked = Question {
+            id: "a".into(),
+            ..Question::default()
+        };
+        assert_eq!(shape_of(unasked), Err("questions[0].question".into()));
+        let unlabelled = Question {
+            options: vec![crate::types::QuestionOption::default()],
+            ..crate::testing::question("a", "?", &[])
+        };
+        assert_eq!(
+            shape_of(unlabelled),
+            Err("questions[0].options[0].label".into())
+        );
+        let asked = [crate::testing::question("a", "?", &["Yes"])];
+        assert_eq!(check_shape(&asked, &limits), Ok(()));
+        let unnamed = Answer {
+            answers: vec![AnswerItem::default()],
+        };
+        assert_eq!(
+            check_answer(&asked, unnamed).unwrap_err().code,
+            ErrorCode::BadAnswer
+        );
+    }
+
+    #[test]
     fn limits_are_enforced() {
         let limits = Limits {
             max_questions: 2,
@@ -481,21 +510,17 @@ mod tests {
                 qs.into_iter()
                     .enumerate()
                     .map(|(i, (labels, multi))| Question {
-                        images: Vec::new(),
                         id: format!("q{i}"),
                         question: "?".into(),
-                        header: None,
-                        detail: None,
                         options: labels
                             .into_iter()
                             .map(|label| crate::types::QuestionOption {
-                                images: Vec::new(),
                                 label,
-                                description: None,
+                                ..Default::default()
                             })
                             .collect(),
                         multi_select: multi,
-                        intent: None,
+                        ..Default::default()
                     })
                     .collect()
             })
@@ -513,7 +538,12 @@ mod tests {
                     }
                     let custom = if custom { Some("note".to_owned()) } else { None };
                     if custom.is_some() && !q.multi_select { selected.clear(); }
-                    AnswerItem { id: q.id.clone(), selected, custom, images: Vec::new() }
+                    AnswerItem {
+                        id: q.id.clone(),
+                        selected,
+                        custom,
+                        ..Default::default()
+                    }
                 }).collect();
                 let n = items.len();
                 items.rotate_left(rotate % n);
@@ -530,8 +560,7 @@ mod tests {
                 let items: Vec<AnswerItem> = qs.iter().enumerate().map(|(i, q)| AnswerItem {
                     id: q.id.clone(),
                     selected: if i == target { vec!["zzz-not-an-option".into()] } else { vec![] },
-                    custom: None,
-                    images: Vec::new(),
+                    ..Default::default()
                 }).collect();
                 let err = check_answer(&qs, Answer { answers: items }).unwrap_err();
                 prop_assert_eq!(err.code, ErrorCode::BadAnswer);

@@ -644,7 +644,7 @@ async fn a_rule_breaking_answer_is_bad_answer() {
         id: id.into(),
         selected: selected.iter().map(|s| s.to_string()).collect(),
         custom: custom.map(str::to_owned),
-        images: Vec::new(),
+        ..Default::default()
     };
     let bad = [
         (vec![item("a", &["Yes"], None)], "one per question"),

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use askdesk_core::{
-    decision_channel, AgentRegistration, Answer, AnswerItem, Answerer, AnswererRegistration,
-    Config, Decision, Offer, Request, Scope, Service,
+    decision_channel, AgentRegistration, Answer, AnswerItem, Answerer, Config, Decision, Offer,
+    Request, Scope, Service,
 };
 use common::*;
 use tokio_util::sync::CancellationToken;
@@ -25,9 +25,8 @@ fn echo(request: &Request) -> Answer {
             .iter()
             .map(|q| AnswerItem {
                 id: q.id.clone(),
-                selected: vec![],
                 custom: Some(format!("{}|{agent}", q.id)),
-                images: Vec::new(),
+                ..Default::default()
             })
             .collect(),
     }
@@ -81,12 +80,7 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
                 .unwrap()
         })
         .collect();
-    let registration = AnswererRegistration {
-        scope: Scope::All,
-        prepend: false,
-        label: Some("flaky".into()),
-        group: None,
-    };
+    let registration = member("flaky", None);
     service
         .register_answerer(
             registration,
@@ -156,15 +150,13 @@ async fn thousands_of_simultaneous_asks_each_get_their_own_answer() {
             answers: vec![
                 AnswerItem {
                     id: format!("q{i}"),
-                    selected: vec![],
                     custom: Some(format!("q{i}|{agent}")),
-                    images: Vec::new(),
+                    ..Default::default()
                 },
                 AnswerItem {
                     id: format!("extra-{i}"),
-                    selected: vec![],
                     custom: Some(format!("extra-{i}|{agent}")),
-                    images: Vec::new(),
+                    ..Default::default()
                 },
             ],
         };

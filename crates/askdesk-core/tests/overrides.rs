@@ -18,8 +18,7 @@ fn yes(id: &str) -> Answer {
         answers: vec![AnswerItem {
             id: id.into(),
             selected: vec!["Yes".into()],
-            custom: None,
-            images: Vec::new(),
+            ..Default::default()
         }],
     }
 }

@@ -18,8 +18,7 @@ fn choose(label: &str) -> Answer {
         answers: vec![AnswerItem {
             id: "q".into(),
             selected: vec![label.into()],
-            custom: None,
-            images: Vec::new(),
+            ..Default::default()
         }],
     }
 }

@@ -25,9 +25,8 @@ fn custom(id: &str, text: &str) -> Answer {
     Answer {
         answers: vec![AnswerItem {
             id: id.into(),
-            selected: vec![],
             custom: Some(text.into()),
-            images: Vec::new(),
+            ..Default::default()
         }],
     }
 }
@@ -394,28 +393,13 @@ async fn cancelling_while_held_aborts_at_once_and_withdraws() {
     assert!(service.pending().is_empty());
 }
 
-/// An answerer that takes requests and never decides, keeping its responders alive.
-struct Stuck(std::sync::Mutex<Vec<askdesk_core::Responder>>);
-
-impl askdesk_core::Answerer for Stuck {
-    fn offer(&self, _: &std::sync::Arc<askdesk_core::Request>) -> askdesk_core::Offer {
-        let (responder, receiver) = askdesk_core::decision_channel();
-        self.0.lock().unwrap().push(responder);
-        askdesk_core::Offer::Later(receiver)
-    }
-    // No withdraw: a stuck answerer ignores being told, too.
-}
-
 #[tokio::test(start_paused = true)]
 async fn a_stuck_answerer_never_delays_cancellation() {
     let service = Service::new(Config::default());
-    let stuck = std::sync::Arc::new(Stuck(Default::default()));
-    let registration = askdesk_core::AnswererRegistration {
-        scope: Scope::All,
-        prepend: false,
-        label: Some("stuck".into()),
-        group: None,
-    };
+    // It takes requests and never decides, keeping its responders alive; told of a withdrawal, it
+    // does nothing.
+    let stuck = std::sync::Arc::new(Holding::default());
+    let registration = member("stuck", None);
     service
         .register_answerer(registration, stuck.clone())
         .unwrap();
@@ -447,7 +431,7 @@ async fn a_stuck_answerer_never_delays_cancellation() {
     assert_question_error(ask.await.unwrap(), "ASK_ABORTED", ABORTED);
     assert_eq!(Instant::now(), start);
 
-    let responders = std::mem::take(&mut *stuck.0.lock().unwrap());
+    let responders: Vec<_> = std::iter::from_fn(|| stuck.take()).collect();
     assert_eq!(responders.len(), 2);
     assert!(responders.iter().all(|r| r.is_withdrawn()));
     assert!(service.pending().is_empty());

@@ -7,8 +7,8 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use askdesk_core::{
-    decision_channel, AgentRegistration, Answer, AnswerItem, Answerer, AnswererRegistration,
-    Config, ErrorCode, Offer, Request, RequestId, Responder, Scope, Service, Withdrawal,
+    AgentRegistration, Answer, Answerer, Config, ErrorCode, Offer, Request, RequestId, Scope,
+    Service, Withdrawal,
 };
 use common::*;
 use tokio_util::sync::CancellationToken;
@@ -16,26 +16,19 @@ use tokio_util::sync::CancellationToken;
 /// Holds every request, remembers why each was withdrawn, and gives back a typed draft.
 #[derive(Default)]
 struct Typist {
-    held: Mutex<Vec<Responder>>,
+    held: Holding,
     why: Mutex<Vec<(RequestId, Withdrawal)>>,
 }
 
 fn typed() -> Answer {
     Answer {
-        answers: vec![AnswerItem {
-            id: "q".into(),
-            selected: vec![],
-            custom: Some("half a thou".into()),
-            images: Vec::new(),
-        }],
+        answers: vec![askdesk_core::testing::typed("q", "half a thou")],
     }
 }
 
 impl Answerer for Typist {
-    fn offer(&self, _request: &Arc<Request>) -> Offer {
-        let (responder, receiver) = decision_channel();
-        self.held.lock().unwrap().push(responder);
-        Offer::Later(receiver)
+    fn offer(&self, request: &Arc<Request>) -> Offer {
+        self.held.offer(request)
     }
 
     fn withdraw(&self, request: RequestId, why: Withdrawal) -> Option<Answer> {
@@ -48,21 +41,13 @@ fn setup() -> (Service, Arc<Typist>) {
     let service = Service::new(Config::default());
     let typist = Arc::new(Typist::default());
     service
-        .register_answerer(
-            AnswererRegistration {
-                scope: Scope::All,
-                prepend: false,
-                label: Some("typist".into()),
-                group: None,
-            },
-            typist.clone(),
-        )
+        .register_answerer(member("typist", None), typist.clone())
         .unwrap();
     (service, typist)
 }
 
 async fn held(typist: &Typist) {
-    while typist.held.lock().unwrap().is_empty() {
+    while typist.held.count() == 0 {
         tokio::task::yield_now().await;
     }
 }
@@ -113,7 +98,7 @@ async fn an_asker_that_goes_is_told_apart_from_one_that_cancels() {
         &second,
         Some(&connection),
     ));
-    while typist.held.lock().unwrap().len() < 2 {
+    while typist.held.count() < 2 {
         tokio::task::yield_now().await;
     }
     connection.cancel();

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use fluent_syntax::ast;
 use fluent_syntax::parser;
 
+mod common;
+use common::pattern_variables;
+
 /// A message's or term's shape: its variables, and its attributes with theirs.
 type Shape = (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>);
 
@@ -41,41 +44,6 @@ fn shapes(language: &str, name: &str, text: &str) -> BTreeMap<String, Shape> {
         assert!(previous.is_none(), "{language}/{name} repeats {id}");
     }
     out
-}
-
-fn pattern_variables(pattern: &ast::Pattern<&str>, out: &mut BTreeSet<String>) {
-    for element in &pattern.elements {
-        if let ast::PatternElement::Placeable { expression } = element {
-            expression_variables(expression, out);
-        }
-    }
-}
-
-fn expression_variables(expression: &ast::Expression<&str>, out: &mut BTreeSet<String>) {
-    match expression {
-        ast::Expression::Select { selector, variants } => {
-            inline_variables(selector, out);
-            for variant in variants {
-                pattern_variables(&variant.value, out);
-            }
-        }
-        ast::Expression::Inline(inline) => inline_variables(inline, out),
-    }
-}
-
-fn inline_variables(inline: &ast::InlineExpression<&str>, out: &mut BTreeSet<String>) {
-    match inline {
-        ast::InlineExpression::VariableReference { id } => {
-            out.insert(id.name.to_owned());
-        }
-        ast::InlineExpression::FunctionReference { arguments, .. } => {
-            for argument in &arguments.positional {
-                inline_variables(argument, out);
-            }
-        }
-        ast::InlineExpression::Placeable { expression } => expression_variables(expression, out),
-        _ => {}
-    }
 }
 
 /// Every entry of a language's catalogue, by file.

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use fluent_syntax::ast;
 use fluent_syntax::parser;
 
+mod common;
+use common::pattern_variables;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -22,47 +25,13 @@ fn english() -> BTreeMap<String, BTreeSet<String>> {
             if let ast::Entry::Message(m) = entry {
                 let mut variables = BTreeSet::new();
                 if let Some(value) = &m.value {
-                    variables_of(value, &mut variables);
+                    pattern_variables(value, &mut variables);
                 }
                 out.insert(m.id.name.to_owned(), variables);
             }
         }
     }
     out
-}
-
-fn variables_of(pattern: &ast::Pattern<&str>, out: &mut BTreeSet<String>) {
-    for element in &pattern.elements {
-        if let ast::PatternElement::Placeable { expression } = element {
-            expression_variables(expression, out);
-        }
-    }
-}
-
-fn expression_variables(expression: &ast::Expression<&str>, out: &mut BTreeSet<String>) {
-    let inline = match expression {
-        ast::Expression::Select { selector, variants } => {
-            for variant in variants {
-                variables_of(&variant.value, out);
-            }
-            selector
-        }
-        ast::Expression::Inline(inline) => inline,
-    };
-    match inline {
-        ast::InlineExpression::VariableReference { id } => {
-            out.insert(id.name.to_owned());
-        }
-        ast::InlineExpression::FunctionReference { arguments, .. } => {
-            for argument in &arguments.positional {
-                if let ast::InlineExpression::VariableReference { id } = argument {
-                    out.insert(id.name.to_owned());
-                }
-            }
-        }
-        ast::InlineExpression::Placeable { expression } => expression_variables(expression, out),
-        _ => {}
-    }
 }
 
 /// The message ids (and the argument names, for Rust) each source file asks for.

@@ -62,12 +62,8 @@ fn question(images: Vec<Image>) -> Question {
     Question {
         id: "q".into(),
         question: "Which?".into(),
-        header: None,
-        detail: None,
-        options: Vec::new(),
-        multi_select: false,
-        intent: None,
         images,
+        ..Default::default()
     }
 }
 
@@ -123,8 +119,8 @@ fn an_option_image_is_made_safe_too() {
     let mut q = question(Vec::new());
     q.options.push(QuestionOption {
         label: "A".into(),
-        description: None,
         images: vec![data(&encoded(ImageFormat::Gif, 2, 2))],
+        ..Default::default()
     });
     let safe = make_safe(vec![q], None, &Limits::default()).unwrap();
     decoded_png(&safe[0].options[0].images[0]);

@@ -308,20 +308,7 @@ pub(crate) mod tests {
                 asked_at: UNIX_EPOCH,
             })
         };
-        let line = |request: Arc<Request>| {
-            let ask = AskRecord {
-                request,
-                settled_at: 1,
-                outcome: Outcome::Answered,
-                answer: None,
-                error: None,
-                answerer: None,
-                draft: None,
-            };
-            let mut out = Vec::new();
-            Line::Ask(ask).write_to(&mut out);
-            serde_json::from_slice::<Record>(&out).unwrap()
-        };
+        let line = |request: Arc<Request>| answered(request, None);
         let small = line(request(2000));
         assert_eq!(small.images_omitted, None);
         assert_eq!(small.questions[0].images.len(), 1);
@@ -343,35 +330,50 @@ pub(crate) mod tests {
         assert!(late.questions[0].images.is_empty());
     }
 
-    #[test]
-    fn an_answers_image_is_kept_within_the_same_budget() {
-        let request = Arc::new(Request {
-            id: askdesk_core::RequestId(4),
+    /// The record of `request` answered with `answer`, as written to the journal and read back.
+    fn answered(request: Arc<Request>, answer: Option<Answer>) -> Record {
+        let ask = AskRecord {
+            request,
+            settled_at: 1,
+            outcome: Outcome::Answered,
+            answer,
+            error: None,
+            answerer: None,
+            draft: None,
+        };
+        let mut out = Vec::new();
+        Line::Ask(ask).write_to(&mut out);
+        serde_json::from_slice::<Record>(&out).unwrap()
+    }
+
+    /// Request `id`: the one free-text question "q", "Which layout?".
+    fn which_layout(id: u64) -> Request {
+        Request {
+            id: askdesk_core::RequestId(id),
             questions: vec![serde_json::from_value(
                 serde_json::json!({"id": "q", "question": "Which layout?"}),
             )
             .unwrap()],
             agent: None,
             asked_at: UNIX_EPOCH,
-        });
+        }
+    }
+
+    /// The answer to "q" that types `text` with one picture, its base64 `data`.
+    fn typed_with_picture(text: &str, data: &str) -> Answer {
+        serde_json::from_value(serde_json::json!({"answers": [{
+            "id": "q", "selected": [], "custom": text,
+            "images": [{"mime": "image/png", "data": data}],
+        }]}))
+        .unwrap()
+    }
+
+    #[test]
+    fn an_answers_image_is_kept_within_the_same_budget() {
+        let request = Arc::new(which_layout(4));
         let line = |bytes: usize| {
-            let answer = serde_json::from_value(serde_json::json!({"answers": [{
-                "id": "q", "selected": [], "custom": "like this",
-                "images": [{"mime": "image/png", "data": "A".repeat(bytes)}],
-            }]}))
-            .unwrap();
-            let ask = AskRecord {
-                request: request.clone(),
-                settled_at: 1,
-                outcome: Outcome::Answered,
-                answer: Some(answer),
-                error: None,
-                answerer: None,
-                draft: None,
-            };
-            let mut out = Vec::new();
-            Line::Ask(ask).write_to(&mut out);
-            serde_json::from_slice::<Record>(&out).unwrap()
+            let answer = typed_with_picture("like this", &"A".repeat(bytes));
+            answered(request.clone(), Some(answer))
         };
         let small = line(1000);
         assert_eq!(small.images_omitted, None);
@@ -385,21 +387,8 @@ pub(crate) mod tests {
 
     #[test]
     fn a_late_answers_images_are_never_kept() {
-        let request = Request {
-            id: askdesk_core::RequestId(5),
-            questions: vec![serde_json::from_value(
-                serde_json::json!({"id": "q", "question": "Which layout?"}),
-            )
-            .unwrap()],
-            agent: None,
-            asked_at: UNIX_EPOCH,
-        };
-        let answer = serde_json::from_value(serde_json::json!({"answers": [{
-            "id": "q", "selected": [], "custom": "this",
-            "images": [{"mime": "image/png", "data": "iVBORw0KGgo="}],
-        }]}))
-        .unwrap();
-        let late = Record::late_answer(&request, answer, None);
+        let answer = typed_with_picture("this", "iVBORw0KGgo=");
+        let late = Record::late_answer(&which_layout(5), answer, None);
         let answer = late.answer.unwrap();
         assert!(answer.answers[0].images.is_empty());
         assert_eq!(answer.answers[0].custom.as_deref(), Some("this"));

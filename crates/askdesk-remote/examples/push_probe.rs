@@ -17,19 +17,14 @@ fn question(text: &str, labels: &[&str]) -> Question {
     Question {
         id: "q".into(),
         question: text.into(),
-        header: None,
-        detail: None,
         options: labels
             .iter()
             .map(|label| QuestionOption {
                 label: (*label).into(),
-                description: None,
-                images: Vec::new(),
+                ..Default::default()
             })
             .collect(),
-        multi_select: false,
-        intent: None,
-        images: Vec::new(),
+        ..Default::default()
     }
 }
 

@@ -107,23 +107,9 @@ pub fn push_message(origin: &str, subscription: &Value) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::QuestionOption;
 
     fn question() -> Question {
-        Question {
-            images: Vec::new(),
-            id: "go".into(),
-            question: "Proceed?".into(),
-            header: None,
-            detail: None,
-            options: vec![QuestionOption {
-                images: Vec::new(),
-                label: "Yes".into(),
-                description: None,
-            }],
-            multi_select: false,
-            intent: None,
-        }
+        askdesk_core::testing::question("go", "Proceed?", &["Yes"])
     }
 
     #[test]

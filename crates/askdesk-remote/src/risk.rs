@@ -153,28 +153,15 @@ impl Risk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::{AnswerItem, Intent, QuestionOption};
+    use askdesk_core::{AnswerItem, Intent};
 
     fn question(labels: &[&str], plan: bool) -> Question {
         Question {
-            id: "q".into(),
-            question: "?".into(),
-            header: None,
-            detail: None,
-            options: labels
-                .iter()
-                .map(|label| QuestionOption {
-                    label: (*label).into(),
-                    description: None,
-                    images: Vec::new(),
-                })
-                .collect(),
-            multi_select: false,
             intent: plan.then(|| Intent {
                 kind: Intent::PLAN_REVIEW.into(),
                 approve: "Approve (Recommended)".into(),
             }),
-            images: Vec::new(),
+            ..askdesk_core::testing::question("q", "?", labels)
         }
     }
 
@@ -191,8 +178,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "q".into(),
                 selected: vec![label.into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         }
     }

@@ -443,17 +443,15 @@ mod tests {
         AnswerItem {
             id: id.into(),
             selected: labels.iter().map(|l| l.to_string()).collect(),
-            custom: None,
-            images: Vec::new(),
+            ..Default::default()
         }
     }
 
     fn typed(id: &str, text: &str) -> AnswerItem {
         AnswerItem {
             id: id.into(),
-            selected: Vec::new(),
             custom: Some(text.into()),
-            images: Vec::new(),
+            ..Default::default()
         }
     }
 

@@ -349,8 +349,7 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
     let selected = |label: &str| AnswerItem {
         id: question.id.clone(),
         selected: vec![label.to_owned()],
-        custom: None,
-        images: Vec::new(),
+        ..Default::default()
     };
     match choice {
         Choice::Option(wanted) => {
@@ -374,9 +373,8 @@ fn answer_item(question: &Question, choice: &Choice) -> Option<AnswerItem> {
             .map(selected),
         Choice::Text(text) => Some(AnswerItem {
             id: question.id.clone(),
-            selected: Vec::new(),
             custom: Some(text.clone()),
-            images: Vec::new(),
+            ..Default::default()
         }),
     }
 }
@@ -390,7 +388,6 @@ fn one_call(label: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::file::Match;
-    use askdesk_core::QuestionOption;
     use serde_json::{json, Map, Value};
 
     fn rules(text: &str) -> RuleSet {
@@ -398,23 +395,7 @@ mod tests {
     }
 
     fn question(id: &str, text: &str, options: &[&str]) -> Question {
-        Question {
-            images: Vec::new(),
-            id: id.into(),
-            question: text.into(),
-            header: None,
-            detail: None,
-            options: options
-                .iter()
-                .map(|l| QuestionOption {
-                    images: Vec::new(),
-                    label: (*l).into(),
-                    description: None,
-                })
-                .collect(),
-            multi_select: false,
-            intent: None,
-        }
+        askdesk_core::testing::question(id, text, options)
     }
 
     fn plan() -> Question {

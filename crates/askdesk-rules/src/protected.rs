@@ -564,20 +564,15 @@ mod tests {
         )
         .unwrap();
         let prompt = [Question {
-            images: Vec::new(),
             id: "q".into(),
             question: "Allow?".into(),
-            header: None,
-            detail: None,
             options: ["Allow once", "Deny"]
                 .map(|label| QuestionOption {
-                    images: Vec::new(),
                     label: label.into(),
-                    description: None,
+                    ..Default::default()
                 })
                 .to_vec(),
-            multi_select: false,
-            intent: None,
+            ..Default::default()
         }];
         let acting = |meta: Value| {
             let agent = AgentInfo {

@@ -201,26 +201,10 @@ fn sorted(labels: &[String]) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::{AnswerItem, QuestionOption};
+    use askdesk_core::AnswerItem;
 
     fn question(text: &str) -> Question {
-        Question {
-            images: Vec::new(),
-            id: "q".into(),
-            question: text.into(),
-            header: None,
-            detail: None,
-            options: ["Yes", "No"]
-                .iter()
-                .map(|l| QuestionOption {
-                    images: Vec::new(),
-                    label: (*l).into(),
-                    description: None,
-                })
-                .collect(),
-            multi_select: false,
-            intent: None,
-        }
+        askdesk_core::testing::question("q", text, &["Yes", "No"])
     }
 
     fn past(text: &str, settled: Settlement, answerer: Option<&str>) -> Past {
@@ -238,8 +222,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "q".into(),
                 selected: vec![label.into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         })
     }

@@ -6,10 +6,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use askdesk_core::testing::{self, member};
 use askdesk_core::{
-    decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskRequest,
-    AskSettlement, Config, Decision, Offer, Question, QuestionOption, Request, RequestId,
-    Responder, Scope, Service, Withdrawal,
+    decision_channel, Answer, Answerer, AskSettlement, Config, Decision, Offer, Question, Request,
+    RequestId, Responder, Service, Withdrawal,
 };
 use askdesk_rules::{Engine, Proposal, Verdict};
 use tokio::sync::mpsc;
@@ -53,15 +53,7 @@ async fn setup(rules: &str) -> Setup {
         withdrawn: Mutex::default(),
     });
     service
-        .register_answerer(
-            AnswererRegistration {
-                scope: Scope::All,
-                prepend: false,
-                label: Some("human".into()),
-                group: None,
-            },
-            human.clone(),
-        )
+        .register_answerer(member("human", None), human.clone())
         .unwrap();
     let engine = Engine::open(path).await;
     engine.install(&service).unwrap();
@@ -75,45 +67,19 @@ async fn setup(rules: &str) -> Setup {
 }
 
 fn question(id: &str, text: &str) -> Question {
-    Question {
-        images: Vec::new(),
-        id: id.into(),
-        question: text.into(),
-        header: None,
-        detail: None,
-        options: ["Yes (Recommended)", "No"]
-            .iter()
-            .map(|l| QuestionOption {
-                images: Vec::new(),
-                label: (*l).into(),
-                description: None,
-            })
-            .collect(),
-        multi_select: false,
-        intent: None,
-    }
+    testing::question(id, text, &["Yes (Recommended)", "No"])
 }
 
 fn ask(service: &Service, text: &str) -> tokio::task::JoinHandle<AskSettlement> {
     tokio::spawn(service.ask_settled(
-        AskRequest {
-            questions: vec![question("q", text)],
-            agent: None,
-        },
+        testing::ask(vec![question("q", text)]),
         &CancellationToken::new(),
     ))
 }
 
 /// Picks `label` in question "q".
 fn answer(label: &str) -> Answer {
-    Answer {
-        answers: vec![AnswerItem {
-            id: "q".into(),
-            selected: vec![label.into()],
-            custom: None,
-            images: Vec::new(),
-        }],
-    }
+    testing::choose("q", label)
 }
 
 fn chose(settled: &AskSettlement) -> Vec<String> {

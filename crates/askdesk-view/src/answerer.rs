@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::markdown::{self, Block, Heading};
 use crate::plan_thread::{self, CommentError, CommentInput, PlanThreads, Review, RevisionView};
-use crate::unsent::unsent_answer;
+use crate::unsent::{picture_refs, unsent_answer};
 
 /// The name the desktop's answerer registers with (History calls it "you"; `askdesk doctor` tells
 /// the desktop's broker from `askdesk serve`'s by it).
@@ -90,6 +90,8 @@ pub enum SubmitError {
 pub enum DraftError {
     NotAnObject,
     TooLarge(usize),
+    #[error("an answer may have at most {0} pictures")]
+    TooManyPictures(usize),
 }
 
 /// In the person's language: the page shows it.
@@ -176,6 +178,26 @@ struct Waiting {
     /// What the human has chosen and typed in this request's form so far, in the page's own
     /// format: the window may be dropped while the request waits, and its next page restores it.
     draft: Option<Box<RawValue>>,
+    /// The pictures the human attached to this request's answer, which the draft names.
+    pictures: KeptPictures,
+}
+
+/// The pictures attached to a waiting request's answer (made safe already), kept here so the
+/// page's draft names each by a number instead of carrying its bytes, and a page built after the
+/// window was dropped shows them again. One a draft named and a later draft no longer names was
+/// removed, and goes; one no draft named yet stays (the draft that names it may still be on its
+/// way), up to the cap [`GuiAnswerer::keep_picture`] is given. They go with the request.
+#[derive(Default)]
+struct KeptPictures {
+    next: u64,
+    kept: Vec<KeptPicture>,
+}
+
+struct KeptPicture {
+    id: u64,
+    image: Image,
+    /// Whether a draft has named it.
+    named: bool,
 }
 
 impl GuiAnswerer {
@@ -255,10 +277,58 @@ impl GuiAnswerer {
         if !text.starts_with('{') {
             return Err(DraftError::NotAnObject);
         }
+        // Read outside the lock: a draft may be large.
+        let named = picture_refs(&draft);
         if let Some(waiting) = self.state().waiting.get_mut(&id) {
             waiting.draft = Some(draft);
+            waiting.pictures.kept.retain_mut(|picture| {
+                let now = named.contains(&picture.id);
+                let removed = picture.named && !now;
+                picture.named |= now;
+                !removed
+            });
         }
         Ok(())
+    }
+
+    /// Keeps a picture the human attached to waiting request `id`'s answer (made safe already)
+    /// while the request waits, at most `max` at a time; returns the number the page's draft names
+    /// it by, or `None` when the request no longer waits.
+    pub fn keep_picture(
+        &self,
+        id: RequestId,
+        image: Image,
+        max: usize,
+    ) -> Result<Option<u64>, DraftError> {
+        let mut state = self.state();
+        let Some(waiting) = state.waiting.get_mut(&id) else {
+            return Ok(None);
+        };
+        let pictures = &mut waiting.pictures;
+        if pictures.kept.len() >= max {
+            return Err(DraftError::TooManyPictures(max));
+        }
+        pictures.next += 1;
+        let picture = pictures.next;
+        pictures.kept.push(KeptPicture {
+            id: picture,
+            image,
+            named: false,
+        });
+        Ok(Some(picture))
+    }
+
+    /// The picture the draft of waiting request `id` names `picture`, for the page to show again;
+    /// `None` once it was removed or the request no longer waits.
+    pub fn kept_picture(&self, id: RequestId, picture: u64) -> Option<Image> {
+        let state = self.state();
+        let waiting = state.waiting.get(&id)?;
+        waiting
+            .pictures
+            .kept
+            .iter()
+            .find(|kept| kept.id == picture)
+            .map(|kept| kept.image.clone())
     }
 
     /// Renders a waiting request's view ahead of the page asking for it. Call it off the async
@@ -459,6 +529,7 @@ impl Answerer for GuiAnswerer {
                     responder,
                     view: Arc::default(),
                     draft: None,
+                    pictures: KeptPictures::default(),
                 },
             );
             state.waiting.len()
@@ -793,14 +864,7 @@ mod tests {
             at,
             action: "answer \"No\"".into(),
             held: None,
-            answer: Some(Answer {
-                answers: vec![AnswerItem {
-                    id: "q".into(),
-                    selected: vec!["No".into()],
-                    custom: None,
-                    images: Vec::new(),
-                }],
-            }),
+            answer: Some(choose("q", "No")),
         };
         let view = DeadlineView::new(&deadline);
         assert_eq!(view.at, 1_800_000_123_456);
@@ -844,10 +908,8 @@ mod tests {
         assert_eq!(session_of(Some(&short)).as_deref(), Some("s1"));
     }
 
-    use askdesk_core::{
-        AnswerItem, AnswererRegistration, AskError, AskRequest, Config, ErrorCode, Question,
-        QuestionOption, Scope, Service,
-    };
+    use askdesk_core::testing::{choose, chosen, member, typed, Holding};
+    use askdesk_core::{AnswerItem, AskError, AskRequest, Config, ErrorCode, Question, Service};
     use std::time::Duration;
     use tokio_util::sync::CancellationToken;
 
@@ -889,36 +951,15 @@ mod tests {
         let recorder = Arc::new(Recorder::default());
         let gui = GuiAnswerer::new(recorder.clone());
         service
-            .register_answerer(
-                AnswererRegistration {
-                    scope: Scope::All,
-                    prepend: false,
-                    label: Some("desktop".into()),
-                    group: None,
-                },
-                Arc::new(gui.clone()),
-            )
+            .register_answerer(member("desktop", None), Arc::new(gui.clone()))
             .unwrap();
         (service, gui, recorder)
     }
 
     fn question(id: &str, options: &[&str]) -> Question {
         Question {
-            images: Vec::new(),
-            id: id.into(),
-            question: format!("{id}?"),
-            header: None,
             detail: Some("**bold** <script>x()</script>".into()),
-            options: options
-                .iter()
-                .map(|l| QuestionOption {
-                    images: Vec::new(),
-                    label: (*l).into(),
-                    description: None,
-                })
-                .collect(),
-            multi_select: false,
-            intent: None,
+            ..askdesk_core::testing::question(id, &format!("{id}?"), options)
         }
     }
 
@@ -972,20 +1013,7 @@ mod tests {
         );
         // Items in any order come back in question order.
         let answer = Answer {
-            answers: vec![
-                AnswerItem {
-                    id: "b".into(),
-                    selected: vec![],
-                    custom: Some("free".into()),
-                    images: Vec::new(),
-                },
-                AnswerItem {
-                    id: "a".into(),
-                    selected: vec!["Yes (Recommended)".into()],
-                    custom: None,
-                    images: Vec::new(),
-                },
-            ],
+            answers: vec![typed("b", "free"), chosen("a", &["Yes (Recommended)"])],
         };
         gui.submit(view.request, answer).unwrap();
         let got = task.await.unwrap().unwrap();
@@ -1031,14 +1059,7 @@ mod tests {
         let json = serde_json::to_value(&queue[0]).unwrap();
         assert_eq!(json["draft"]["questions"][0]["text"], "half a thought");
 
-        let answer = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let answer = choose("a", "Yes");
         gui.submit(a, answer).unwrap();
         first.await.unwrap().unwrap();
         // Settled: a late save is let go, not kept for a request that no longer waits.
@@ -1075,19 +1096,63 @@ mod tests {
         );
     }
 
+    fn picture(colour: &str) -> Image {
+        Image {
+            mime: Some(Image::SAFE_MIME.into()),
+            data: Some(colour.into()),
+            path: None,
+        }
+    }
+
+    /// A draft naming `pictures` for question "a", as the page writes one.
+    fn naming(pictures: &[u64]) -> Box<RawValue> {
+        raw(&serde_json::json!({"questions": [{"id": "a", "pictures": pictures}]}).to_string())
+    }
+
+    #[tokio::test]
+    async fn an_attached_picture_is_kept_by_number_until_a_draft_drops_it_or_the_request_goes() {
+        let (service, gui, _) = setup();
+        let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
+        let id = wait_queued(&gui, 1).await[0].request;
+        let red = gui.keep_picture(id, picture("red"), 3).unwrap().unwrap();
+        let blue = gui.keep_picture(id, picture("blue"), 3).unwrap().unwrap();
+        assert_ne!(red, blue);
+        assert_eq!(gui.kept_picture(id, red), Some(picture("red")));
+        // A draft saved before the page knew of the blue one does not take it away.
+        gui.save_draft(id, naming(&[red])).unwrap();
+        assert_eq!(gui.kept_picture(id, blue), Some(picture("blue")));
+        gui.save_draft(id, naming(&[red, blue])).unwrap();
+        // Removed: the next draft no longer names it.
+        gui.save_draft(id, naming(&[blue])).unwrap();
+        assert_eq!(gui.kept_picture(id, red), None);
+        assert_eq!(gui.kept_picture(id, blue), Some(picture("blue")));
+        // Another request's number, or a number never given, is nothing.
+        assert_eq!(gui.kept_picture(RequestId(id.0 + 1), blue), None);
+        assert_eq!(gui.kept_picture(id, blue + 100), None);
+        // At most the cap at a time.
+        gui.keep_picture(id, picture("green"), 3).unwrap().unwrap();
+        gui.keep_picture(id, picture("grey"), 3).unwrap().unwrap();
+        assert_eq!(
+            gui.keep_picture(id, picture("black"), 3),
+            Err(DraftError::TooManyPictures(3))
+        );
+        assert_eq!(
+            DraftError::TooManyPictures(3).to_string(),
+            "an answer may have at most 3 pictures"
+        );
+        gui.submit(id, choose("a", "Yes")).unwrap();
+        task.await.unwrap().unwrap();
+        // They go with the request.
+        assert_eq!(gui.kept_picture(id, blue), None);
+        assert_eq!(gui.keep_picture(id, picture("white"), 3), Ok(None));
+    }
+
     #[tokio::test]
     async fn a_bad_answer_is_refused_and_the_request_stays() {
         let (service, gui, _) = setup();
         let (task, cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
         let id = wait_queued(&gui, 1).await[0].request;
-        let bad = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Maybe".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let bad = choose("a", "Maybe");
         assert!(
             matches!(gui.submit(id, bad), Err(SubmitError::Invalid(e)) if e.code == ErrorCode::BadAnswer)
         );
@@ -1141,14 +1206,7 @@ mod tests {
             Some(&ErrorCode::AskAborted)
         );
         assert!(gui.queue().is_empty());
-        let answer = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let answer = choose("a", "Yes");
         assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));
         assert_eq!(
             recorder.events(),
@@ -1162,13 +1220,10 @@ mod tests {
 
     /// Decides waiting request `id` with one answer item, as rule `by`'s deadline would.
     fn overrule(service: &Service, id: RequestId, by: &str, item: AnswerItem) {
-        service
-            .take_override(id, by)
-            .unwrap()
-            .decide(Decision::Claim(Answer {
-                answers: vec![item],
-            }))
-            .unwrap();
+        let answer = Answer {
+            answers: vec![item],
+        };
+        askdesk_core::testing::overrule(service, id, by, answer);
     }
 
     #[tokio::test]
@@ -1176,17 +1231,7 @@ mod tests {
         let (service, gui, recorder) = setup();
         let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
         let id = wait_queued(&gui, 1).await[0].request;
-        overrule(
-            &service,
-            id,
-            "rule:auto no",
-            AnswerItem {
-                id: "a".into(),
-                selected: vec!["No".into()],
-                custom: None,
-                images: Vec::new(),
-            },
-        );
+        overrule(&service, id, "rule:auto no", chosen("a", &["No"]));
         assert!(task.await.unwrap().is_ok());
         assert!(gui.queue().is_empty());
         assert_eq!(
@@ -1198,33 +1243,13 @@ mod tests {
         );
     }
 
-    /// Another member of the desktop's race group: it holds every request it is offered until
-    /// the test decides for it.
-    #[derive(Default)]
-    struct Phone {
-        held: Mutex<Vec<Responder>>,
-    }
-
-    impl Answerer for Phone {
-        fn offer(&self, _: &Arc<Request>) -> Offer {
-            let (responder, receiver) = decision_channel();
-            self.held.lock().unwrap().push(responder);
-            Offer::Later(receiver)
-        }
-    }
-
-    /// The desktop and a phone in the group `person`, the phone first when `phone_first`.
-    fn setup_with_phone(phone_first: bool) -> (Service, GuiAnswerer, Arc<Recorder>, Arc<Phone>) {
+    /// The desktop and a phone in the group `person`, the phone first when `phone_first`. The
+    /// phone holds every request it is offered until the test decides for it.
+    fn setup_with_phone(phone_first: bool) -> (Service, GuiAnswerer, Arc<Recorder>, Arc<Holding>) {
         let service = Service::new(Config::default());
         let recorder = Arc::new(Recorder::default());
         let gui = GuiAnswerer::new(recorder.clone());
-        let phone = Arc::new(Phone::default());
-        let member = |label: &str| AnswererRegistration {
-            scope: Scope::All,
-            prepend: false,
-            label: Some(label.into()),
-            group: Some(PERSON_GROUP.into()),
-        };
+        let phone = Arc::new(Holding::default());
         let members: [(&str, Arc<dyn Answerer>); 2] = if phone_first {
             [
                 ("phone", phone.clone()),
@@ -1237,20 +1262,15 @@ mod tests {
             ]
         };
         for (label, answerer) in members {
-            service.register_answerer(member(label), answerer).unwrap();
+            service
+                .register_answerer(member(label, Some(PERSON_GROUP)), answerer)
+                .unwrap();
         }
         (service, gui, recorder, phone)
     }
 
     fn yes() -> Answer {
-        Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        }
+        choose("a", "Yes")
     }
 
     #[tokio::test]
@@ -1258,7 +1278,7 @@ mod tests {
         let (service, gui, recorder, phone) = setup_with_phone(false);
         let (task, _cancel) = ask(&service, vec![question("a", &["Yes", "No"])]);
         let id = wait_queued(&gui, 1).await[0].request;
-        let on_phone = phone.held.lock().unwrap().pop().expect("the phone races");
+        let on_phone = phone.take().expect("the phone races");
         on_phone.decide(Decision::Claim(yes())).unwrap();
         assert_eq!(task.await.unwrap(), Ok(yes()));
         assert!(gui.queue().is_empty());
@@ -1285,15 +1305,8 @@ mod tests {
             &cancel,
         ));
         let id = wait_queued(&gui, 1).await[0].request;
-        let on_phone = phone.held.lock().unwrap().pop().expect("the phone races");
-        let no = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["No".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let on_phone = phone.take().expect("the phone races");
+        let no = choose("a", "No");
         // Both before the broker's task runs again (this test's runtime has one thread).
         on_phone.decide(Decision::Claim(no.clone())).unwrap();
         assert_eq!(gui.submit(id, yes()), Ok(()));
@@ -1337,9 +1350,8 @@ mod tests {
         let general = |custom: Option<&str>| Answer {
             answers: vec![AnswerItem {
                 id: "plan".into(),
-                selected: vec![],
                 custom: custom.map(str::to_owned),
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         let comment = |block: String, text: &str| CommentInput {
@@ -1427,17 +1439,7 @@ mod tests {
         let (service, gui, _) = setup();
         let (first, _c1) = ask_in_session(&service, "a1", "# Plan\n\n1. Read\n");
         let id = wait_queued(&gui, 1).await[0].request;
-        overrule(
-            &service,
-            id,
-            "rule:plans",
-            AnswerItem {
-                id: "plan".into(),
-                selected: vec![],
-                custom: Some("Split step 1.".into()),
-                images: Vec::new(),
-            },
-        );
+        overrule(&service, id, "rule:plans", typed("plan", "Split step 1."));
         first.await.unwrap().unwrap();
         let (second, cancel) = ask_in_session(&service, "a2", "# Plan\n\n1. Read twice\n");
         let queue = wait_queued(&gui, 1).await;
@@ -1476,8 +1478,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "plan".into(),
                 selected: vec!["Approve".into(), "Keep planning".into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         assert!(matches!(
@@ -1496,12 +1497,7 @@ mod tests {
             .comments
             .is_empty());
         let keep = Answer {
-            answers: vec![AnswerItem {
-                id: "plan".into(),
-                selected: vec![],
-                custom: Some("Keep the JSON export.".into()),
-                images: Vec::new(),
-            }],
+            answers: vec![typed("plan", "Keep the JSON export.")],
         };
         gui.submit_review(queue[0].request, keep, comments).unwrap();
         first.await.unwrap().unwrap();
@@ -1542,8 +1538,7 @@ mod tests {
             answers: vec![AnswerItem {
                 id: "a".into(),
                 selected: vec![label.into()],
-                custom: None,
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         gui.submit(queue[1].request, pick("Two")).unwrap();
@@ -1648,14 +1643,7 @@ mod tests {
             "removed r1 Disconnected (0)"
         );
         // It cannot be answered any more: an answer now is late.
-        let answer = Answer {
-            answers: vec![AnswerItem {
-                id: "a".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let answer = choose("a", "Yes");
         assert_eq!(gui.submit(id, answer), Err(SubmitError::Late));
         assert_eq!(gui.queue().len(), 1, "a late answer does not close it");
         // Only the person closes it.

@@ -166,8 +166,7 @@ mod tests {
                 answers: vec![AnswerItem {
                     id: "q".into(),
                     selected: selected.iter().map(|s| s.to_string()).collect(),
-                    custom: None,
-                    images: Vec::new(),
+                    ..Default::default()
                 }],
             }),
             error: None,

@@ -797,28 +797,24 @@ pub(crate) mod tests {
 
     pub(crate) fn plan_question(detail: &str) -> Question {
         Question {
-            images: Vec::new(),
             id: "plan".into(),
             question: "Approve?".into(),
-            header: None,
             detail: Some(detail.into()),
             options: vec![
                 QuestionOption {
-                    images: Vec::new(),
                     label: "Approve".into(),
-                    description: None,
+                    ..Default::default()
                 },
                 QuestionOption {
-                    images: Vec::new(),
                     label: "Keep planning".into(),
-                    description: None,
+                    ..Default::default()
                 },
             ],
-            multi_select: false,
             intent: Some(Intent {
                 kind: "plan-review".into(),
                 approve: "Approve".into(),
             }),
+            ..Default::default()
         }
     }
 
@@ -983,9 +979,8 @@ pub(crate) mod tests {
             &Answer {
                 answers: vec![AnswerItem {
                     id: "plan".into(),
-                    selected: vec![],
                     custom: Some(sent),
-                    images: Vec::new(),
+                    ..Default::default()
                 }],
             },
         );
@@ -1159,7 +1154,7 @@ pub(crate) mod tests {
                 id: "plan".into(),
                 selected: selected.iter().map(|s| (*s).to_owned()).collect(),
                 custom: custom.map(str::to_owned),
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         assert_eq!(decision_of(&q, &item(&["Approve"], None)), "approved");

@@ -186,7 +186,7 @@ impl SuggestionView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::Answer;
+    use askdesk_core::testing::choose;
     use askdesk_rules::RuleSet;
     use serde_json::json;
 
@@ -342,14 +342,7 @@ mode = "off"
 
     #[test]
     fn a_suggestion_carries_the_answer_or_the_verdict_in_words() {
-        let answer = Answer {
-            answers: vec![AnswerItem {
-                id: "q".into(),
-                selected: vec!["Yes".into()],
-                custom: None,
-                images: Vec::new(),
-            }],
-        };
+        let answer = choose("q", "Yes");
         let shown = SuggestionView::new(&Proposal {
             rule: "fmt".into(),
             verdict: Verdict::Answer(answer.clone()),

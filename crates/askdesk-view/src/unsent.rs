@@ -4,8 +4,9 @@
 //!
 //! The draft is the page's own format (`ui/question.js` and `ui/plan.js`, `draft()`): a plain
 //! question's `checked` labels and `text`; a plan review's `chosen` labels, `feedback`, its
-//! comments' `text` and a comment still being written (`editing.text`). Anything else in it is
-//! ignored, and a draft that cannot be read is none.
+//! comments' `text` and a comment still being written (`editing.text`); either's `pictures`, the
+//! numbers the desk keeps the attached pictures under while the request waits ([`picture_refs`]).
+//! Anything else in it is ignored, and a draft that cannot be read is none.
 
 use askdesk_core::{Answer, AnswerItem, Question};
 use serde::Deserialize;
@@ -33,6 +34,8 @@ struct QuestionDraft {
     feedback: String,
     comments: Vec<CommentDraft>,
     editing: Option<CommentDraft>,
+    /// The attached pictures, by the numbers the desk keeps them under.
+    pictures: Vec<u64>,
 }
 
 #[derive(Default, Deserialize)]
@@ -41,17 +44,31 @@ struct CommentDraft {
     text: Option<String>,
 }
 
+/// The page's drafts of each question of `draft`; those that cannot be read are left out.
+fn question_drafts(draft: &RawValue) -> Vec<QuestionDraft> {
+    let Ok(page) = serde_json::from_str::<PageDraft>(draft.get()) else {
+        return Vec::new();
+    };
+    page.questions
+        .into_iter()
+        .filter_map(|value| serde_json::from_value(value).ok())
+        .collect()
+}
+
+/// The numbers of the pictures the page's `draft` names, of every question.
+pub fn picture_refs(draft: &RawValue) -> Vec<u64> {
+    question_drafts(draft)
+        .into_iter()
+        .flat_map(|question| question.pictures)
+        .collect()
+}
+
 /// What the person had chosen and typed in the page's `draft` of an answer to `questions`, in
 /// question order: the labels they picked among the question's own options, and their text (a
 /// plan review's feedback and comments, one after the other). `None` when they had picked and
 /// typed nothing, or the draft cannot be read. Not checked as an answer: it was never sent.
 pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer> {
-    let page: PageDraft = serde_json::from_str(draft.get()).ok()?;
-    let drafts: Vec<QuestionDraft> = page
-        .questions
-        .into_iter()
-        .filter_map(|value| serde_json::from_value(value).ok())
-        .collect();
+    let drafts = question_drafts(draft);
     let answers: Vec<AnswerItem> = questions
         .iter()
         .filter_map(|question| {
@@ -74,7 +91,7 @@ pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer>
                 id: question.id.clone(),
                 selected,
                 custom,
-                images: Vec::new(),
+                ..Default::default()
             })
         })
         .collect();
@@ -84,26 +101,9 @@ pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askdesk_core::QuestionOption;
 
     fn question(id: &str, options: &[&str]) -> Question {
-        Question {
-            images: Vec::new(),
-            id: id.into(),
-            question: format!("{id}?"),
-            header: None,
-            detail: None,
-            options: options
-                .iter()
-                .map(|label| QuestionOption {
-                    images: Vec::new(),
-                    label: (*label).into(),
-                    description: None,
-                })
-                .collect(),
-            multi_select: false,
-            intent: None,
-        }
+        askdesk_core::testing::question(id, &format!("{id}?"), options)
     }
 
     fn read(questions: &[Question], json: &str) -> Option<Answer> {

@@ -349,14 +349,13 @@ fn read_plan_file(path: &Path) -> Result<String, String> {
 fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
     let plan = plan_text(input)?;
     let option = |label: &str, description: &str| QuestionOption {
-        images: Vec::new(),
         label: label.to_owned(),
         description: Some(description.to_owned()),
+        ..Default::default()
     };
     Ok(Prompt {
         kind: Kind::Plan,
         questions: vec![Question {
-            images: Vec::new(),
             id: "plan".into(),
             question: "Approve this plan?".into(),
             header: Some("Plan review".into()),
@@ -372,11 +371,11 @@ fn plan_prompt(input: &HookInput) -> Result<Prompt, String> {
                     "Stay in plan mode; say in the feedback what to change",
                 ),
             ],
-            multi_select: false,
             intent: Some(Intent {
                 kind: Intent::PLAN_REVIEW.into(),
                 approve: APPROVE_ASK.into(),
             }),
+            ..Default::default()
         }],
     })
 }
@@ -443,7 +442,6 @@ fn questions_prompt(input: &HookInput) -> Result<Prompt, String> {
                 })
                 .collect();
             Question {
-                images: Vec::new(),
                 id: format!("q{}", index + 1),
                 question: asked.question,
                 header: asked.header.filter(|h| !h.is_empty()),
@@ -452,13 +450,13 @@ fn questions_prompt(input: &HookInput) -> Result<Prompt, String> {
                     .options
                     .into_iter()
                     .map(|o| QuestionOption {
-                        images: Vec::new(),
                         label: o.label,
                         description: o.description.filter(|d| !d.is_empty()),
+                        ..Default::default()
                     })
                     .collect(),
                 multi_select: asked.multi_select,
-                intent: None,
+                ..Default::default()
             }
         })
         .collect();
@@ -472,33 +470,31 @@ fn tool_prompt(client: HookClient, input: &HookInput) -> Prompt {
     let always = client == HookClient::ClaudeCode && !input.permission_suggestions.is_empty();
     let shown = detail::describe(&input.tool_name, &input.tool_input);
     let mut options = vec![QuestionOption {
-        images: Vec::new(),
         label: ALLOW_ONCE.into(),
         description: Some("Let it run this time; ask again next time".into()),
+        ..Default::default()
     }];
     if always {
         options.push(QuestionOption {
-            images: Vec::new(),
             label: ALLOW_SESSION.into(),
             description: Some(detail::suggestions(&input.permission_suggestions)),
+            ..Default::default()
         });
     }
     options.push(QuestionOption {
-        images: Vec::new(),
         label: DENY.into(),
         description: Some("Do not run it; type feedback instead to tell the agent why".into()),
+        ..Default::default()
     });
     Prompt {
         kind: Kind::Tool { always },
         questions: vec![Question {
-            images: Vec::new(),
             id: "permission".into(),
             question: shown.question,
             header: Some(shown.header),
             detail: Some(shown.detail),
             options,
-            multi_select: false,
-            intent: None,
+            ..Default::default()
         }],
     }
 }
@@ -622,7 +618,7 @@ mod tests {
             id: "x".into(),
             selected: selected.iter().map(|s| s.to_string()).collect(),
             custom: custom.map(Into::into),
-            images: Vec::new(),
+            ..Default::default()
         }
     }
 

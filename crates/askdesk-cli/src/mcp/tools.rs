@@ -157,7 +157,6 @@ impl From<McpQuestion> for Question {
             id: q.id,
             question: q.question,
             header: q.header,
-            detail: None,
             options: q
                 .options
                 .into_iter()
@@ -168,7 +167,7 @@ impl From<McpQuestion> for Question {
                 })
                 .collect(),
             multi_select: q.multi_select,
-            intent: None,
+            ..Default::default()
         }
     }
 }
@@ -300,21 +299,21 @@ pub fn plan_question(args: ReviewPlanArgs) -> Question {
         detail: Some(args.plan),
         options: vec![
             QuestionOption {
-                images: Vec::new(),
                 label: APPROVE.to_owned(),
                 description: Some("Go ahead with this plan".into()),
+                ..Default::default()
             },
             QuestionOption {
-                images: Vec::new(),
                 label: KEEP_PLANNING.to_owned(),
                 description: Some("Revise the plan first; say what to change".into()),
+                ..Default::default()
             },
         ],
-        multi_select: false,
         intent: Some(Intent {
             kind: Intent::PLAN_REVIEW.to_owned(),
             approve: APPROVE.to_owned(),
         }),
+        ..Default::default()
     }
 }
 
@@ -628,14 +627,12 @@ mod tests {
                 AnswerItem {
                     id: "cleanup".into(),
                     selected: vec!["Yes".into()],
-                    custom: None,
-                    images: Vec::new(),
+                    ..Default::default()
                 },
                 AnswerItem {
                     id: "n".into(),
-                    selected: vec![],
                     custom: Some("later".into()),
-                    images: Vec::new(),
+                    ..Default::default()
                 },
             ],
         }
@@ -727,7 +724,7 @@ mod tests {
                 id: "plan".into(),
                 selected: selected.iter().map(|s| s.to_string()).collect(),
                 custom: custom.map(Into::into),
-                images: Vec::new(),
+                ..Default::default()
             }],
         };
         let approved = verdict_result(&answer(&["Approve"], None));

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use askdesk_core::{
     decision_channel, Answer, AnswerItem, Answerer, AnswererId, AnswererRegistration, AskError,
-    AskRequest, Decision, Failure, Handle, Intent, Offer, Question, QuestionOption, Request,
-    RequestId, Responder, Scope, Service, Withdrawal,
+    AskRequest, Decision, Failure, Handle, Intent, Offer, Question, Request, RequestId, Responder,
+    Scope, Service, Withdrawal,
 };
 use tokio::sync::mpsc;
 
@@ -23,42 +23,25 @@ pub const NO_PROVIDER: &str = "no user-questions answerer accepted the request";
 pub const CANCELLED: &str = "the user cancelled ask_user_question";
 pub const SHUTTING_DOWN: &str = "askdesk shut down before the user answered";
 
+// The crate's shared builders, for `use common::*`; not every test uses each.
+#[allow(unused_imports)]
+pub use askdesk_core::testing::{member, option, Holding};
+
 /// A single-select question with the options "Yes" and "No".
 pub fn question(id: &str) -> Question {
-    Question {
-        images: Vec::new(),
-        id: id.to_owned(),
-        question: format!("Proceed with {id}?"),
-        header: None,
-        detail: None,
-        options: vec![option("Yes"), option("No")],
-        multi_select: false,
-        intent: None,
-    }
-}
-
-pub fn option(label: &str) -> QuestionOption {
-    QuestionOption {
-        images: Vec::new(),
-        label: label.to_owned(),
-        description: None,
-    }
+    askdesk_core::testing::question(id, &format!("Proceed with {id}?"), &["Yes", "No"])
 }
 
 /// A question with an intent of `kind` whose options are "Approve" and "Revise".
 pub fn with_intent(id: &str, kind: &str, approve: &str, detail: Option<&str>) -> Question {
     Question {
-        images: Vec::new(),
-        id: id.to_owned(),
-        question: "Approve the plan?".to_owned(),
         header: Some("Plan".to_owned()),
         detail: detail.map(str::to_owned),
-        options: vec![option("Approve"), option("Revise")],
-        multi_select: false,
         intent: Some(Intent {
             kind: kind.to_owned(),
             approve: approve.to_owned(),
         }),
+        ..askdesk_core::testing::question(id, "Approve the plan?", &["Approve", "Revise"])
     }
 }
 
@@ -310,8 +293,7 @@ pub fn register_in(
     let registration = AnswererRegistration {
         scope,
         prepend,
-        label: Some(name.to_owned()),
-        group: group.map(str::to_owned),
+        ..member(name, group)
     };
     let id = service
         .register_answerer(registration, answerer)

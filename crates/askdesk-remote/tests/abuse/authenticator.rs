@@ -81,16 +81,10 @@ impl Authenticator {
         cbor_head(&mut attestation, 5, 0);
         Cbor::Text("authData").write(&mut attestation);
         Cbor::Bytes(&auth).write(&mut attestation);
-        let id = keys::encode(&self.credential_id);
-        json!({
-            "id": id,
-            "rawId": id,
-            "type": "public-key",
-            "response": {
-                "clientDataJSON": keys::encode(&self.client_data("webauthn.create", &options["challenge"])),
-                "attestationObject": keys::encode(&attestation),
-            },
-        })
+        self.credential(json!({
+            "clientDataJSON": keys::encode(&self.client_data("webauthn.create", &options["challenge"])),
+            "attestationObject": keys::encode(&attestation),
+        }))
     }
 
     /// The assertion `navigator.credentials.get` gives for the remote's `passkey-challenge`
@@ -104,18 +98,18 @@ impl Authenticator {
         let mut signed = auth.clone();
         signed.extend_from_slice(&Sha256::digest(&client_data));
         let signature: Signature = self.key.sign(&signed);
+        self.credential(json!({
+            "authenticatorData": keys::encode(&auth),
+            "clientDataJSON": keys::encode(&client_data),
+            "signature": keys::encode(&der(&signature.to_bytes())),
+            "userHandle": null,
+        }))
+    }
+
+    /// The `PublicKeyCredential` the page sends for this credential, with `response`.
+    fn credential(&self, response: Value) -> Value {
         let id = keys::encode(&self.credential_id);
-        json!({
-            "id": id,
-            "rawId": id,
-            "type": "public-key",
-            "response": {
-                "authenticatorData": keys::encode(&auth),
-                "clientDataJSON": keys::encode(&client_data),
-                "signature": keys::encode(&der(&signature.to_bytes())),
-                "userHandle": null,
-            },
-        })
+        json!({ "id": id, "rawId": id, "type": "public-key", "response": response })
     }
 
     fn auth_data(&self, rp_id: &str, flags: u8) -> Vec<u8> {

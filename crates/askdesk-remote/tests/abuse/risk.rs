@@ -1,6 +1,6 @@
 //! The class the desk gives each request, sent with it, and the answers it keeps from phones.
 
-use askdesk_core::{AgentInfo, Intent, Question, QuestionOption, RequestId};
+use askdesk_core::{AgentInfo, Intent, Question, RequestId};
 use askdesk_remote::{Class, PendingRequest, Scope};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
@@ -10,24 +10,11 @@ use crate::phone::{next, nonce, paired, Desk, Phone, Socket};
 
 pub fn question(labels: &[&str], approve: Option<&str>) -> Question {
     Question {
-        id: "q".into(),
-        question: "Go ahead?".into(),
-        header: None,
-        detail: None,
-        options: labels
-            .iter()
-            .map(|label| QuestionOption {
-                label: (*label).into(),
-                description: None,
-                images: Vec::new(),
-            })
-            .collect(),
-        multi_select: false,
         intent: approve.map(|approve| Intent {
             kind: Intent::PLAN_REVIEW.into(),
             approve: approve.into(),
         }),
-        images: Vec::new(),
+        ..askdesk_core::testing::question("q", "Go ahead?", labels)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Signed answers over a device's socket: yielded only when a paired device signed this request's
 //! digest and a new nonce, while the request still waits; everything else refused.
 
-use askdesk_core::{AgentInfo, Answer, AnswerItem, Question, QuestionOption, RequestId};
+use askdesk_core::testing::{choose, question};
+use askdesk_core::{AgentInfo, Question, RequestId};
 use askdesk_remote::{Ending, PendingRequest, Refusal, SignedAnswer};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
@@ -18,21 +19,8 @@ pub fn request(id: u64) -> PendingRequest {
             meta: None,
         }),
         questions: vec![Question {
-            images: Vec::new(),
-            id: "go".into(),
-            question: "Deploy to staging?".into(),
             header: Some("Deploy".into()),
-            detail: None,
-            options: ["Yes (Recommended)", "No"]
-                .into_iter()
-                .map(|label| QuestionOption {
-                    images: Vec::new(),
-                    label: label.into(),
-                    description: None,
-                })
-                .collect(),
-            multi_select: false,
-            intent: None,
+            ..question("go", "Deploy to staging?", &["Yes (Recommended)", "No"])
         }],
     }
 }
@@ -86,17 +74,7 @@ async fn a_signed_answer_is_yielded_with_its_device() {
     let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
     assert_eq!(verified.request, RequestId(7));
     assert_eq!(verified.device, "Pixel");
-    assert_eq!(
-        verified.answer,
-        Some(Answer {
-            answers: vec![AnswerItem {
-                id: "go".into(),
-                selected: vec!["Yes (Recommended)".into()],
-                custom: None,
-                images: Vec::new(),
-            }]
-        })
-    );
+    assert_eq!(verified.answer, Some(choose("go", "Yes (Recommended)")));
     assert_eq!(
         next(&mut socket).await,
         json!({ "type": "withdrawn", "id": "r7", "reason": "claimed" })

@@ -1,12 +1,10 @@
 //! The remote hosted in the broker as the desktop app hosts it (`RemoteAnswerer` in the `person`
 //! race group beside the desk's dialog): what a phone is told of each way a request ends.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use askdesk_core::{
-    decision_channel, Answer, AnswerItem, Answerer, AnswererRegistration, AskError, AskRequest,
-    Config, Decision, Offer, Request, Responder, Scope, Service,
-};
+use askdesk_core::testing::{choose, member, overrule, Holding};
+use askdesk_core::{Answer, AskError, AskRequest, Config, Decision, Service};
 use askdesk_remote::RemoteAnswerer;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -14,25 +12,12 @@ use tokio_util::sync::CancellationToken;
 use crate::answers::{connected, request, yes};
 use crate::phone::{desk, next, nonce, Desk, Phone, Socket};
 
-/// The desk's dialog: holds every request until the test decides for it.
-#[derive(Default)]
-struct Dialog {
-    held: Mutex<Vec<Responder>>,
-}
-
-impl Answerer for Dialog {
-    fn offer(&self, _request: &Arc<Request>) -> Offer {
-        let (responder, receiver) = decision_channel();
-        self.held.lock().unwrap().push(responder);
-        Offer::Later(receiver)
-    }
-}
-
 struct Hosted {
     /// Serves the phone's socket while the test runs.
     _desk: Desk,
     service: Service,
-    dialog: Arc<Dialog>,
+    /// The desk's dialog: holds every request until the test decides for it.
+    dialog: Arc<Holding>,
     phone: Phone,
     socket: Socket,
 }
@@ -40,19 +25,13 @@ struct Hosted {
 async fn hosted() -> Hosted {
     let desk = desk().await;
     let service = Service::new(Config::default());
-    let dialog = Arc::new(Dialog::default());
-    let member = |label: &str| AnswererRegistration {
-        scope: Scope::All,
-        prepend: false,
-        label: Some(label.into()),
-        group: Some("person".into()),
-    };
+    let dialog = Arc::new(Holding::default());
     service
-        .register_answerer(member("desktop"), dialog.clone())
+        .register_answerer(member("desktop", Some("person")), dialog.clone())
         .unwrap();
     service
         .register_answerer(
-            member(askdesk_remote::answerer::LABEL),
+            member(askdesk_remote::answerer::LABEL, Some("person")),
             Arc::new(RemoteAnswerer::new(desk.remote.clone())),
         )
         .unwrap();
@@ -91,14 +70,7 @@ impl Hosted {
 }
 
 fn chose_yes() -> Answer {
-    Answer {
-        answers: vec![AnswerItem {
-            id: "go".into(),
-            selected: vec!["Yes (Recommended)".into()],
-            custom: None,
-            images: Vec::new(),
-        }],
-    }
+    choose("go", "Yes (Recommended)")
 }
 
 #[tokio::test]
@@ -126,7 +98,7 @@ async fn the_phone_that_answered_hears_its_answer_was_used() {
 async fn a_request_answered_on_the_desk_says_so() {
     let mut hosted = hosted().await;
     let (asking, _) = hosted.ask(&CancellationToken::new()).await;
-    let responder = hosted.dialog.held.lock().unwrap().pop().unwrap();
+    let responder = hosted.dialog.take().unwrap();
     responder.decide(Decision::Claim(chose_yes())).unwrap();
     asking.await.unwrap().unwrap();
     assert_eq!(
@@ -153,11 +125,12 @@ async fn a_request_an_answer_rules_deadline_decided_says_it_expired() {
     let mut hosted = hosted().await;
     let (asking, _) = hosted.ask(&CancellationToken::new()).await;
     let pending = hosted.service.pending();
-    let overrule = hosted
-        .service
-        .take_override(pending[0].request, "rule:lunch")
-        .unwrap();
-    overrule.decide(Decision::Claim(chose_yes())).unwrap();
+    overrule(
+        &hosted.service,
+        pending[0].request,
+        "rule:lunch",
+        chose_yes(),
+    );
     asking.await.unwrap().unwrap();
     assert_eq!(
         hosted.told().await,
