@@ -237,7 +237,10 @@ pub async fn attach_image(
     let picture = gui
         .keep_picture(RequestId(request), image.clone(), limits.images)
         .map_err(|error| {
-            CommandError::new("invalid", format!("This picture is not attached: {error}"))
+            CommandError::new(
+                "invalid",
+                t!("desktop-picture-not-attached", error = error.to_string()),
+            )
         })?;
     Ok(AttachedPicture { picture, image })
 }

@@ -90,7 +90,7 @@ pub enum SubmitError {
 pub enum DraftError {
     NotAnObject,
     TooLarge(usize),
-    #[error("an answer may have at most {0} pictures")]
+    /// More pictures than an answer may carry (the limit).
     TooManyPictures(usize),
 }
 
@@ -105,6 +105,9 @@ impl std::fmt::Display for DraftError {
                     limit = MAX_DRAFT_BYTES,
                     bytes = *bytes
                 )
+            }
+            DraftError::TooManyPictures(limit) => {
+                t!("desktop-draft-too-many-pictures", limit = *limit)
             }
         })
     }

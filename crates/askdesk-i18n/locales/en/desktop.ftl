@@ -119,3 +119,5 @@ desktop-comment-no-past = the last review has no comment { $index }
 desktop-comment-cannot-carry = comment { $index } of the last review is on a part of the plan that is gone; it can only be resolved
 desktop-draft-not-object = a draft is a JSON object
 desktop-draft-too-large = a draft may have at most { $limit } bytes (this one has { $bytes })
+desktop-draft-too-many-pictures = an answer may have at most { $limit } pictures
+desktop-picture-not-attached = This picture is not attached: { $error }

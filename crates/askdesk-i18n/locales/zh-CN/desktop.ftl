@@ -97,3 +97,5 @@ desktop-comment-no-past = 上一次审阅没有第 { $index } 条评论
 desktop-comment-cannot-carry = 上一次审阅的第 { $index } 条评论所在的计划部分已不存在；它只能被标为已解决
 desktop-draft-not-object = 草稿必须是 JSON 对象
 desktop-draft-too-large = 草稿最多 { $limit } 字节（这份有 { $bytes } 字节）
+desktop-draft-too-many-pictures = 一个回答最多可带 { $limit } 张图片
+desktop-picture-not-attached = 这张图片没有附上：{ $error }
