@@ -13,6 +13,7 @@
 //! - [`meta`]: the agent `meta` keys askdesk writes and reads, and how an agent is named.
 //! - [`xdg`]: where the configuration and data directories are, from the environment.
 //! - [`sync`]: [`sync::lock`], the poison-tolerant mutex lock every crate of askdesk uses.
+//! - [`text`]: agent-supplied text made safe to show (control and bidi characters escaped).
 
 pub mod answerer;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod meta;
 pub mod registry;
 pub mod service;
 pub mod sync;
+pub mod text;
 pub mod types;
 pub mod validate;
 pub mod xdg;
