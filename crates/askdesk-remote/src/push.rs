@@ -972,6 +972,7 @@ mod tests {
         let mut reports = remote.push_reports();
         let request = |id| crate::PendingRequest {
             id: askdesk_core::RequestId(id),
+            deadline: None,
             agent: None,
             questions: vec![
                 serde_json::from_value(json!({ "id": "q", "question": "Deploy?" })).unwrap(),

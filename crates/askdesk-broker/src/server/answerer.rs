@@ -1,6 +1,7 @@
 //! The socket answerer (protocol 5.5): relays requests to an answerer connection as
 //! `user-questions/request`, withdraws them with `$/cancelRequest` saying why, tells a race
-//! group's member whose reply settled a request with `askdesk/settled` (protocol 4.2), and reads
+//! group's member whose reply settled a request with `askdesk/settled` (protocol 4.2), tells it
+//! when a request's deadline runs out with `askdesk/deadline` (4.3), and reads
 //! the connection's responses as decisions (late ones are journaled).
 
 use std::sync::{Arc, OnceLock};
@@ -16,8 +17,8 @@ use serde_json::value::RawValue;
 
 use super::connection::{Conn, Outgoing, Withdrawn};
 use crate::protocol::methods::{
-    CancelParams, CancelReason, CancelRequest, QuestionRequest, RequestMethod, RequestParams,
-    Settled, SettledParams,
+    CancelParams, CancelReason, CancelRequest, Deadline, DeadlineParams, QuestionRequest,
+    RequestMethod, RequestParams, Settled, SettledParams,
 };
 use crate::protocol::{self, Id, Response, RpcError};
 use crate::settled;
@@ -106,6 +107,30 @@ impl Answerer for SocketAnswerer {
         };
         self.withdraw_for(request, reason, by);
         None
+    }
+
+    /// The request's deadline runs out at `at` (or no longer runs): `askdesk/deadline`, while
+    /// the connection holds the request.
+    fn deadline(&self, request: RequestId, at: Option<std::time::SystemTime>) {
+        let id = {
+            let state = self.conn.state();
+            let Some(id) = state
+                .outgoing
+                .iter()
+                .find(|(_, o)| o.request.id == request)
+                .map(|(id, _)| *id)
+            else {
+                return;
+            };
+            id
+        };
+        let at = at.map(askdesk_journal::millis);
+        self.conn
+            .out
+            .push(protocol::encode_notification::<Deadline>(&DeadlineParams {
+                id: Id::Number(id),
+                at,
+            }));
     }
 
     /// An answer rule's deadline decided the request: `$/cancelRequest` with `expired`.
