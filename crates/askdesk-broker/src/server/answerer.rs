@@ -15,7 +15,7 @@ use askdesk_core::{
 use askdesk_journal::Record;
 use serde_json::value::RawValue;
 
-use super::connection::{Conn, Outgoing, Withdrawn};
+use super::connection::{Conn, ConnState, Outgoing, Withdrawn};
 use crate::protocol::methods::{
     CancelParams, CancelReason, CancelRequest, Deadline, DeadlineParams, QuestionRequest,
     RequestMethod, RequestParams, Settled, SettledParams,
@@ -112,17 +112,8 @@ impl Answerer for SocketAnswerer {
     /// The request's deadline runs out at `at` (or no longer runs): `askdesk/deadline`, while
     /// the connection holds the request.
     fn deadline(&self, request: RequestId, at: Option<std::time::SystemTime>) {
-        let id = {
-            let state = self.conn.state();
-            let Some(id) = state
-                .outgoing
-                .iter()
-                .find(|(_, o)| o.request.id == request)
-                .map(|(id, _)| *id)
-            else {
-                return;
-            };
-            id
+        let Some(id) = outgoing_id(&self.conn.state(), request) else {
+            return;
         };
         let at = at.map(askdesk_journal::millis);
         self.conn
@@ -158,17 +149,21 @@ impl Answerer for SocketAnswerer {
     }
 }
 
+/// The id this connection was sent `request` under, while it holds it.
+fn outgoing_id(state: &ConnState, request: RequestId) -> Option<i64> {
+    state
+        .outgoing
+        .iter()
+        .find(|(_, o)| o.request.id == request)
+        .map(|(id, _)| *id)
+}
+
 impl SocketAnswerer {
     /// Drops `request` and sends `$/cancelRequest` for it with `reason` and `by`.
     fn withdraw_for(&self, request: RequestId, reason: CancelReason, by: Option<String>) {
         let id = {
             let mut state = self.conn.state();
-            let Some(id) = state
-                .outgoing
-                .iter()
-                .find(|(_, o)| o.request.id == request)
-                .map(|(id, _)| *id)
-            else {
+            let Some(id) = outgoing_id(&state, request) else {
                 // A race member whose answer crossed the winner's is told all the same.
                 let Some(at) = state.answered.iter().position(|(_, r)| *r == request) else {
                     return;
