@@ -15,6 +15,10 @@
 //! held request is never decided by its rule (a hold that comes as the time runs out wins; one
 //! that comes after the rule decided is refused).
 //!
+//! The time a deadline runs out is kept on the service as it is set, moved by a reload, held,
+//! released or called off (`Service::set_deadline`), so the answerers that show the request (a
+//! phone) count down to it; the rule still decides through its override alone.
+//!
 //! A rule that decides at once is announced ([`Engine::acted`]), so the desktop can say what it
 //! did although nobody saw the request.
 //!
