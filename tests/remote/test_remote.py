@@ -135,6 +135,10 @@ class PhoneTest(unittest.TestCase):
         self.addCleanup(conn.close)
         return conn, conn.start("user-questions/ask", params)
 
+    def note_of_newest(self, pattern):
+        return until(f"the newest card says {pattern!r}: {self.browser.text('.request:first-child')!r}",
+                     lambda: re.fullmatch(pattern, self.browser.text(".request:first-child .note")))
+
     def card(self, selector=""):
         return f".request {selector}".strip()
 
@@ -457,6 +461,30 @@ class Passkeys(PhoneTest):
         b.wait_text("Sent", ".request.permission .note")
         self.assertEqual(conn.wait(rid), chose("Allow once"))
 
+    def test_a_prompt_of_several_questions_is_answered_whole_from_the_phone(self):
+        # `AskUserQuestion` through the hook: a permission prompt (its meta names the tool) that
+        # asks several questions; every one is answered on the phone and the desk checks them all.
+        b = self.browser
+        self.register()
+        conn, rid = self.ask([
+            question("q1", "Which database?", ["SQLite", "Postgres"]),
+            question("q2", "Which platforms?", ["Linux", "macOS", "Windows"], multi=True),
+            question("q3", "Anything else?"),
+        ], agent={"label": "Claude Code", "meta": {"tool": "AskUserQuestion", "cwd": self.project}})
+        b.wait_text("Which platforms?", ".request.permission")
+        self.assertIn("Anything else?", b.text(".request.permission"))
+        b.tap('.request.permission [data-question=q1] [data-label="Postgres"]')
+        b.tap('.request.permission [data-question=q2] [data-label="Linux"]')
+        b.tap('.request.permission [data-question=q2] [data-label="Windows"]')
+        b.type(".request.permission [data-question=q3] textarea", "Keep the old flag.")
+        b.tap(".request.permission .send")
+        b.wait_text("Sent", ".request.permission .note")
+        self.assertEqual(conn.wait(rid), {"answers": [
+            {"id": "q1", "selected": ["Postgres"]},
+            {"id": "q2", "selected": ["Linux", "Windows"]},
+            {"id": "q3", "selected": [], "custom": "Keep the old flag."},
+        ]})
+
     def test_a_passkey_without_user_verification_allows_nothing(self):
         b = self.browser
         self.register()
@@ -678,12 +706,24 @@ class Races(PhoneTest):
                                            "params": {"id": offered["id"]}})
 
 
+def cleanup_rule(desk, conn, after):
+    """Writes an answer rule that answers a "Cleanup" question with its recommended option after
+    `after`, and waits until the broker (asked over `conn`) reads it."""
+    rules = os.path.join(desk.dir, "config", "askdesk", "rules.toml")
+    os.makedirs(os.path.dirname(rules), exist_ok=True)
+    with open(rules, "w", encoding="utf-8") as f:
+        f.write('[[rule]]\nname = "cleanup"\nmatch = { header = "Cleanup" }\n'
+                f'answer = {{ recommended = true }}\nafter = "{after}"\n')
+    until("the broker reads the rule", lambda: any(
+        a["label"] == "rules" for a in conn.call("askdesk/status", {})["answerers"]))
+
+
+def cleanup_question():
+    return question("tmp", "Remove the temporary files?", ["Yes (Recommended)", "No"], header="Cleanup")
+
+
 class Endings(PhoneTest):
     """The phone says how each request it did not answer ended, from the reason the broker gave."""
-
-    def note_of_newest(self, pattern):
-        return until(f"the newest card says {pattern!r}: {self.browser.text('.request:first-child')!r}",
-                     lambda: re.fullmatch(pattern, self.browser.text(".request:first-child .note")))
 
     def test_answered_on_the_desk_withdrawn_by_the_agent_and_expired_each_say_so(self):
         desk = self.desk.connect("desk")
@@ -703,15 +743,8 @@ class Endings(PhoneTest):
         self.note_of_newest(r"The agent withdrew it \d\d:\d\d Remove")
 
         # An answer rule's deadline decides a question the person left waiting.
-        rules = os.path.join(self.desk.dir, "config", "askdesk", "rules.toml")
-        os.makedirs(os.path.dirname(rules), exist_ok=True)
-        with open(rules, "w", encoding="utf-8") as f:
-            f.write('[[rule]]\nname = "cleanup"\nmatch = { header = "Cleanup" }\n'
-                    'answer = { recommended = true }\nafter = "1s"\n')
-        until("the broker reads the rule", lambda: any(
-            a["label"] == "rules" for a in desk.call("askdesk/status", {})["answerers"]))
-        conn, rid = self.ask([question("tmp", "Remove the temporary files?", ["Yes (Recommended)", "No"],
-                                       header="Cleanup")])
+        cleanup_rule(self.desk, desk, "1s")
+        conn, rid = self.ask([cleanup_question()])
         b.wait_text("Remove the temporary files?")
         self.assertEqual(conn.wait(rid), {"answers": [{"id": "tmp", "selected": ["Yes (Recommended)"]}]})
         self.note_of_newest(r"Expired \d\d:\d\d Remove")
@@ -723,6 +756,41 @@ class Endings(PhoneTest):
         self.browser.tap(".request .send")
         self.assertEqual(conn.wait(rid), {"answers": [{"id": "go", "selected": ["Yes"]}]})
         self.note_of_newest(r"Sent \d\d:\d\d Remove")
+
+
+class Countdowns(PhoneTest):
+    """A request an answer rule will decide shows the time left on the phone; the desk judges it."""
+
+    def countdown(self):
+        return self.browser.text(".request:first-child .countdown")
+
+    def test_the_phone_counts_down_to_a_rules_deadline_and_the_desk_judges_it(self):
+        b = self.browser
+        status = self.desk.connect("status")
+        self.addCleanup(status.close)
+        cleanup_rule(self.desk, status, "5m")
+        conn, rid = self.ask([cleanup_question()])
+        b.wait_text("Remove the temporary files?")
+        first = until(f"a countdown from 5:00: {self.countdown()!r}",
+                      lambda: re.fullmatch(r"Expires in [45]:\d\d", self.countdown()) and self.countdown())
+        until(f"the countdown moves on from {first!r}", lambda: self.countdown() not in ("", first))
+        self.shot(b, "phone-countdown.png")
+        # The phone's clock runs ten minutes ahead: the page says the time is up, in words...
+        b.evaluate("(() => { const real = Date.now.bind(Date); Date.now = () => real() + 600000; })()")
+        until(f"the countdown says it expired: {self.countdown()!r}", lambda: self.countdown() == "Expired")
+        # ... but the desk judges by its own clock, where the time is not up: the answer counts.
+        b.tap('.request [data-label="No"]')
+        b.tap(".request .send")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "tmp", "selected": ["No"]}]})
+        self.note_of_newest(r"Sent \d\d:\d\d Remove")
+        self.assertTrue(b.evaluate("document.querySelector('.request:first-child .countdown').hidden"),
+                        "an ended request counts down no more")
+
+    def test_a_request_without_a_deadline_shows_no_countdown(self):
+        conn, rid = self.ask([question("go", "Ship it?", ["Yes", "No"])])
+        self.browser.wait_text("Ship it?")
+        self.assertTrue(self.browser.evaluate("document.querySelector('.request .countdown').hidden"))
+        conn.notify("$/cancelRequest", {"id": rid})
 
 
 class Reconnects(PhoneTest):

@@ -114,6 +114,14 @@ async fn a_rule_answers_and_the_journal_names_it() {
     assert_eq!(records[0]["outcome"], "answered");
 }
 
+/// The time `askdesk/deadline` next tells `human` for `request` (milliseconds, or null).
+async fn deadline_told(human: &Conn, request: &Value) -> Value {
+    let told = human.next_incoming().await;
+    assert_eq!(told["method"], "askdesk/deadline", "{told}");
+    assert_eq!(told["params"]["id"], request["id"], "{told}");
+    told["params"]["at"].clone()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_deadline_is_called_off_when_its_rule_is_switched_off_or_removed() {
     const LATER: &str = r#"
@@ -139,6 +147,7 @@ after = "2s"
             .start("user-questions/ask", json!({ "questions": [cleanup()] }))
             .await;
         let request = human.next_request().await;
+        assert!(deadline_told(&human, &request).await.is_u64(), "{case}");
         match &edit {
             Some(text) => write_rules(broker.home(), text),
             None => std::fs::remove_file(rules_path(broker.home())).unwrap(),
@@ -149,7 +158,9 @@ after = "2s"
             |log| log.matches("rules loaded").count() >= 2,
         )
         .await;
-        // Past the deadline the question is still the human's.
+        // The human hears no deadline runs any more (protocol 4.3) ...
+        assert_eq!(deadline_told(&human, &request).await, Value::Null, "{case}");
+        // ... and past the deadline the question is still the human's.
         tokio::time::sleep(Duration::from_millis(2500)).await;
         assert!(
             human.next_incoming_within(Duration::ZERO).await.is_none(),
@@ -361,11 +372,22 @@ after = "10m"
     human.register_answerer(json!("all"), false, "human").await;
 
     let start = tokio::time::Instant::now();
+    let asked = askdesk_journal::millis(std::time::SystemTime::now());
     let id = asker
         .start("user-questions/ask", json!({ "questions": [cleanup()] }))
         .await;
     let request = human.next_request().await;
     assert_eq!(request["params"]["questions"][0]["id"], "c");
+    // The human is told when the rule decides (protocol 4.3), on the broker's clock.
+    let at = deadline_told(&human, &request)
+        .await
+        .as_u64()
+        .expect("a time");
+    let told = askdesk_journal::millis(std::time::SystemTime::now());
+    assert!(
+        (asked + 600_000..=told + 600_000).contains(&at),
+        "{at} ten minutes after {asked}..{told}"
+    );
 
     tokio::time::sleep(Duration::from_secs(599)).await;
     assert!(

@@ -8,6 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use askdesk_core::{AgentRegistration, Answer, AskRequest, Handle, Scope};
 use futures_util::StreamExt;
@@ -21,9 +22,9 @@ use tokio_util::sync::CancellationToken;
 use crate::framing::LineCodec;
 use crate::protocol::methods::{
     AgentsRegister, AgentsUnregister, AnswerersRegister, Ask, CancelParams, CancelReason,
-    CancelRequest, Capabilities, ClientInfo, Empty, Initialize, InitializeParams,
-    NotificationMethod, Ping, QuestionRequest, RegisterAnswererParams, RegisteredAnswerer,
-    RequestMethod, RequestParams, Settled, SettledParams, Status, StatusResult,
+    CancelRequest, Capabilities, ClientInfo, Deadline, DeadlineParams, Empty, Initialize,
+    InitializeParams, NotificationMethod, Ping, QuestionRequest, RegisterAnswererParams,
+    RegisteredAnswerer, RequestMethod, RequestParams, Settled, SettledParams, Status, StatusResult,
     UnregisterAgentParams,
 };
 use crate::protocol::{self, Id, Message, Notification, Response, RpcError, PROTOCOL_VERSION};
@@ -133,6 +134,8 @@ pub enum Outcome {
 struct Serving {
     cancelled: CancellationToken,
     outcome: watch::Sender<Option<Outcome>>,
+    /// When its deadline runs out, as the broker last said (`askdesk/deadline`).
+    deadline: watch::Sender<Option<SystemTime>>,
 }
 
 impl Serving {
@@ -331,6 +334,18 @@ impl Client {
                     }
                 }
             }
+            Ok(Message::Notification(Notification { method, params }))
+                if method == Deadline::NAME =>
+            {
+                if let Ok(DeadlineParams { id, at }) =
+                    protocol::notification_params::<Deadline>(params.as_deref())
+                {
+                    if let Some(serving) = self.state().serving.get(&id) {
+                        let at = at.map(|ms| UNIX_EPOCH + Duration::from_millis(ms));
+                        serving.deadline.send_replace(at);
+                    }
+                }
+            }
             Ok(Message::Notification(_)) => {}
             Err(bad) => tracing::warn!(error = %bad.error, "unreadable message from the broker"),
         }
@@ -356,11 +371,13 @@ impl Client {
         };
         let cancelled = CancellationToken::new();
         let (outcome, told) = watch::channel(None);
+        let (deadline, deadline_told) = watch::channel(None);
         self.state().serving.insert(
             request.id.clone(),
             Serving {
                 cancelled: cancelled.clone(),
                 outcome,
+                deadline,
             },
         );
         let served = IncomingRequest {
@@ -368,6 +385,7 @@ impl Client {
             params,
             cancelled,
             told,
+            deadline: deadline_told,
             client: self.clone(),
         };
         if let Err(mpsc::error::SendError(served)) = incoming.send(served).await {
@@ -531,6 +549,7 @@ pub struct IncomingRequest {
     pub cancelled: CancellationToken,
     /// What the broker said became of it, once it said.
     told: watch::Receiver<Option<Outcome>>,
+    deadline: watch::Receiver<Option<SystemTime>>,
     client: Client,
 }
 
@@ -545,6 +564,12 @@ impl IncomingRequest {
                 result.as_ref(),
             ))
             .await;
+    }
+
+    /// When the request's deadline runs out, as the broker says (`askdesk/deadline`, protocol
+    /// 4.3), from now on: `None` while no deadline runs.
+    pub fn deadline(&self) -> watch::Receiver<Option<SystemTime>> {
+        self.deadline.clone()
     }
 
     /// What the broker said became of the request so far: withdrawn (and why), or, after a

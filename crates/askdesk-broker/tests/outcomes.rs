@@ -203,3 +203,36 @@ async fn a_request_an_answer_rules_deadline_decided_says_it_expired() {
     );
     asking.await.unwrap();
 }
+
+/// The deadline the phone's bridge was last told for `request`, once it differs from `before`.
+async fn told_deadline(
+    request: &IncomingRequest,
+    before: Option<std::time::SystemTime>,
+) -> Option<std::time::SystemTime> {
+    let mut deadline = request.deadline();
+    let told = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        deadline.wait_for(|at| *at != before),
+    )
+    .await
+    .expect("told within the ceiling")
+    .expect("the connection stays");
+    *told
+}
+
+#[tokio::test]
+async fn a_member_holding_a_request_is_told_its_deadline_as_it_moves() {
+    let mut broker = broker().await;
+    let (asking, cancel, request) = broker.ask().await;
+    assert_eq!(*request.deadline().borrow(), None, "no deadline runs");
+    let id = broker.service.pending()[0].request;
+    // On the broker's clock, to the millisecond the protocol carries.
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(4_102_444_800_123);
+    broker.service.set_deadline(id, Some(at));
+    assert_eq!(told_deadline(&request, None).await, Some(at));
+    // Held at the desk: no clock runs.
+    broker.service.set_deadline(id, None);
+    assert_eq!(told_deadline(&request, Some(at)).await, None);
+    cancel.cancel();
+    asking.await.unwrap();
+}

@@ -182,10 +182,12 @@ async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
             return request.reply(Ok(None)).await;
         }
     }
+    let mut deadline = request.deadline();
     let offered = remote.offer(PendingRequest {
         id,
         agent: agent.cloned(),
         questions: request.params.questions.to_vec(),
+        deadline: *deadline.borrow_and_update(),
     });
     let mut offered = match offered {
         Ok(offered) => offered,
@@ -195,8 +197,20 @@ async fn bridge(remote: Remote, id: RequestId, request: IncomingRequest) {
         }
     };
     let cancelled = request.cancelled.clone();
+    // The phones count down to the deadline the broker tells, as it moves.
+    let follow = {
+        let remote = remote.clone();
+        async move {
+            while deadline.changed().await.is_ok() {
+                let at = *deadline.borrow_and_update();
+                remote.set_deadline(id, at);
+            }
+            std::future::pending::<()>().await
+        }
+    };
     // A withdrawn request drops `offered`, which withdraws it from every phone.
     tokio::select! {
+        () = follow => {}
         _ = cancelled.cancelled() => {
             let why = ending(request.outcome());
             // Withdrawn first, so no answer can claim it any more; one that claimed it as the

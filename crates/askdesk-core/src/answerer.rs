@@ -4,6 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::SystemTime;
 
 use tokio::sync::oneshot;
 
@@ -59,6 +60,17 @@ pub trait Answerer: Send + Sync + 'static {
     fn overruled(&self, request: RequestId, by: &str) {
         let _ = by;
         self.withdraw(request, Withdrawal::Cancelled);
+    }
+
+    /// The time `request`'s deadline runs out (an answer rule's `after`, [`Service::set_deadline`]),
+    /// told while this answerer holds it: once after the offer when a deadline runs, and again
+    /// whenever it is moved, held (`None`: no clock runs) or released. For showing a countdown
+    /// only: the deadline's owner decides when the time is up. Does nothing unless an answerer
+    /// shows it.
+    ///
+    /// [`Service::set_deadline`]: crate::Service::set_deadline
+    fn deadline(&self, request: RequestId, at: Option<SystemTime>) {
+        let _ = (request, at);
     }
 
     /// Who, among those this answerer speaks for, made the decision it just sent for `request`

@@ -15,6 +15,7 @@
 //! - [`sync`]: [`sync::lock`], the poison-tolerant mutex lock every crate of askdesk uses.
 //! - `testing` (feature `test-support`, for tests only): the question and answer builders and the
 //!   holding answerer the workspace's tests share.
+//! - [`text`]: agent-supplied text made safe to show (control and bidi characters escaped).
 
 pub mod answerer;
 pub mod error;
@@ -24,6 +25,7 @@ pub mod service;
 pub mod sync;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
+pub mod text;
 pub mod types;
 pub mod validate;
 pub mod xdg;

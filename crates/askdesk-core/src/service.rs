@@ -210,6 +210,8 @@ struct Pending {
     /// keeps a waiting ask small.
     waker: Option<Waker>,
     overrule: OverrideSlot,
+    /// When its deadline runs out, while one runs ([`Service::set_deadline`]).
+    deadline: Option<SystemTime>,
 }
 
 /// A request's override, made only when someone takes it: most requests never have one.
@@ -368,6 +370,27 @@ impl Service {
             label: label.into(),
             sender,
         })
+    }
+
+    /// Sets the time a pending request's deadline runs out (`None`: no clock runs, or none any
+    /// more), as the deadline's owner (the answer rules) keeps it: every answerer holding the
+    /// request is told ([`Answerer::deadline`]), and any offered it later. For showing only: the
+    /// owner decides through its [`Override`] when the time is up.
+    pub fn set_deadline(&self, request: RequestId, at: Option<SystemTime>) {
+        let holders: Vec<Arc<Entry>> = {
+            let mut state = self.state();
+            let Some(pending) = state.pending.get_mut(&request) else {
+                return;
+            };
+            if pending.deadline == at {
+                return;
+            }
+            pending.deadline = at;
+            pending.holders().cloned().collect()
+        };
+        for holder in holders {
+            holder.answerer.deadline(request, at);
+        }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -668,6 +691,7 @@ impl Service {
                 racing: Vec::new(),
                 waker: None,
                 overrule: OverrideSlot::Free,
+                deadline: None,
             },
         );
         Ok((request, agent_gone, state.chain.snapshot.clone()))
@@ -810,6 +834,7 @@ async fn walk_links(
             Offer::Now(decision) => decision,
             Offer::Later(mut receiver) => {
                 guard.hold(entry);
+                guard.tell_deadline(std::slice::from_ref(entry));
                 // A decision already sent wins over any stop or override that crossed it.
                 let waited = tokio::select! {
                     biased;
@@ -1036,6 +1061,21 @@ impl PendingGuard {
 
     fn release(&mut self) {
         self.holder = None;
+    }
+
+    /// Tells `holders`, just recorded as holding the request, when its deadline runs out, if one
+    /// runs: set before they held it, it reached none of them. Read after they were recorded, so
+    /// a change in between reaches them either way.
+    fn tell_deadline(&self, holders: &[Arc<Entry>]) {
+        let at = lock(&self.inner)
+            .pending
+            .get(&self.id)
+            .and_then(|pending| pending.deadline);
+        if let Some(at) = at {
+            for holder in holders {
+                holder.answerer.deadline(self.id, Some(at));
+            }
+        }
     }
 
     /// Records the members of a race still holding the request, for `status`, for the news of

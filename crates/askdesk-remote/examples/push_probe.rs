@@ -104,6 +104,7 @@ async fn main() {
     let text_request = remote
         .offer(PendingRequest {
             id: RequestId(1),
+            deadline: None,
             agent: None,
             questions: vec![question("Deploy to staging?", &["Yes", "No"])],
         })
@@ -119,6 +120,7 @@ async fn main() {
     let prompt = remote
         .offer(PendingRequest {
             id: RequestId(2),
+            deadline: None,
             agent: Some(prompt),
             questions: vec![question(
                 "Allow Bash: cat secret-token?",

@@ -202,6 +202,8 @@ const state = {
    */
   cards: new Map(),
   unreachableSince: null,
+  /** The countdowns' next tick, while a deadline runs. */
+  ticking: null,
   backoff: 500,
   stopped: false,
   confirming: false,
@@ -255,13 +257,23 @@ async function receive(socket, message) {
         }
       }
       for (const request of message.requests) {
-        if (!state.cards.has(request.id) || state.cards.get(request.id).phase !== 'waiting') addCard(request);
+        const card = state.cards.get(request.id);
+        if (!card || card.phase !== 'waiting') addCard(request);
+        else card.wire.deadline = request.deadline;
       }
+      tickCountdowns();
       break;
     }
     case 'request':
       addCard(message.request);
+      tickCountdowns();
       break;
+    case 'deadline': {
+      const card = state.cards.get(message.id);
+      if (card) card.wire.deadline = message.deadline;
+      tickCountdowns();
+      break;
+    }
     case 'withdrawn': {
       const card = state.cards.get(message.id);
       if (!card) break;
@@ -396,6 +408,47 @@ function endCard(id, text, kind = 'ended') {
   close.disabled = false;
   setNote(card, text, kind);
   card.node.querySelector('.note').append(' ', close);
+  tickCountdowns();
+}
+
+// --- deadlines ---
+
+/**
+ * A card's countdown: the time left until the desk decides the request without the person (an
+ * answer rule's deadline, `deadline` in the request, milliseconds on the desk's clock), counted on
+ * this phone's clock; "Expired" once it ran out. Only shown: the desk decides when the time is up,
+ * and refuses an answer that comes after it.
+ */
+function countdown() {
+  return h('span', { class: 'countdown', role: 'timer', hidden: true });
+}
+
+/** `ms` as 4:05 or 1:02:05, rounded up to the second. */
+function timeLeft(ms) {
+  const total = Math.ceil(ms / 1000);
+  const two = (n) => String(n).padStart(2, '0');
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  return hours ? `${hours}:${two(minutes)}:${two(total % 60)}` : `${minutes}:${two(total % 60)}`;
+}
+
+/** Sets every card's countdown, and ticks again on the next second while any runs. */
+function tickCountdowns() {
+  const now = Date.now();
+  let running = false;
+  for (const card of state.cards.values()) {
+    const node = card.node.querySelector('.countdown');
+    if (!node) continue;
+    const at = card.phase === 'ended' ? null : card.wire.deadline;
+    node.hidden = typeof at !== 'number';
+    if (node.hidden) continue;
+    const left = at - now;
+    node.textContent = left > 0 ? `Expires in ${timeLeft(left)}` : 'Expired';
+    node.classList.toggle('expired', left <= 0);
+    running ||= left > 0;
+  }
+  clearTimeout(state.ticking);
+  state.ticking = running ? setTimeout(tickCountdowns, 1000 - (now % 1000)) : null;
 }
 
 function renderCard(card) {
@@ -406,8 +459,8 @@ function renderCard(card) {
     h('span', { class: 'who' }, view.who || (card.wire.agent && card.wire.agent.id) || 'An agent'),
     view.project ? h('span', { class: 'project' }, view.project) : null,
     view.session ? h('span', { class: 'session' }, view.session) : null,
-    h('span', { class: 'when' }, when));
-  const questions = (view.questions || []).map((q) => q.planReview ? planForm(q) : questionForm(q));
+    h('span', { class: 'when' }, when), countdown());
+  const questions = (view.questions || []).map(form);
   card.forms = questions;
   const send = h('button', { type: 'button', class: 'button primary big send' }, 'Send');
   const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, 'Dismiss');
@@ -418,6 +471,11 @@ function renderCard(card) {
     head, questions.map((f) => f.node),
     h('div', { class: 'actions' }, onlyPlan ? null : send, dismiss),
     h('p', { class: 'note', role: 'status', hidden: true }));
+}
+
+/** A question's form: a plan under review, or an ordinary question. */
+function form(q) {
+  return q.planReview ? planForm(q) : questionForm(q);
 }
 
 /** One ordinary question: options (one or several), the Other text, Skip. */
@@ -642,7 +700,7 @@ async function answer(card, value, comments = [], withPasskey = null) {
 }
 
 const passkey = passkeys({
-  h, b64u, unb64u, setNote, displayLabel, hhmm, answer,
+  h, b64u, unb64u, setNote, displayLabel, hhmm, answer, form, countdown,
   send: (message) => state.socket && state.socket.send(JSON.stringify(message)),
 });
 

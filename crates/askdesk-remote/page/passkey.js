@@ -1,9 +1,11 @@
 // The phone page's passkeys and permission prompts: registering this phone's passkey while the
 // desk allows it, and the permission prompt's card (the whole command, escaped as the rest of the
-// page escapes agents' text, its head and tail when long, the working directory, agent and tool;
-// desk-only prompts read-only with the desk's reason). Deny is sent signed like any answer; any
-// other choice asks the desk for a passkey challenge bound to that exact answer and sends the
-// assertion with it (docs/remote.md, "Passkeys"). app.js hands in its helpers through `passkeys`.
+// page escapes agents' text, its head and tail when long, the working directory, agent and tool,
+// the countdown of a running deadline;
+// desk-only prompts read-only with the desk's reason; a prompt of several questions answered
+// whole). Deny is sent signed like any answer; any other choice asks the desk for a passkey
+// challenge bound to that exact answer and sends the assertion with it (docs/remote.md,
+// "Passkeys"). app.js hands in its helpers through `passkeys`.
 
 /** A command longer than this many lines or characters is shown as its head and tail. */
 const LONG_LINES = 12;
@@ -26,7 +28,8 @@ function clean(value) {
 
 /**
  * The passkey part of the page. `ui` is app.js's: { h, b64u, unb64u, setNote, displayLabel, hhmm,
- * answer(card, value, comments, withPasskey), send(message) }. Returns { state(passkey),
+ * answer(card, value, comments, withPasskey), send(message), form(question) -> { node, answer(),
+ * comments?() }, countdown() -> node }. Returns { state(passkey),
  * receive(message) -> handled, card(card) -> node }.
  */
 export function passkeys(ui) {
@@ -164,18 +167,49 @@ export function passkeys(ui) {
     return [h('dt', {}, name), h('dd', { class: 'mono' }, typeof value === 'string' ? value : JSON.stringify(value))];
   }
 
+  /**
+   * Whether an answer allows (needs the passkey): anything but choosing only denying options, as
+   * the desk judges it (askdesk_remote::risk::Risk::approves); the desk decides either way.
+   */
+  function allows(value, deny) {
+    return value.answers.some((item) => item.custom != null || item.selected.some((label) => !deny.has(label)));
+  }
+
+  /**
+   * A prompt of several questions (`AskUserQuestion` through the hook): every question answered in
+   * its own form, the whole batch sent at once (the desk checks it whole), with the passkey
+   * unless it only denies; Dismiss needs none.
+   */
+  function batch(c, questions, deny) {
+    const forms = questions.map(ui.form);
+    c.forms = forms;
+    const send = h('button', { type: 'button', class: 'button primary big send' }, 'Send');
+    const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, 'Dismiss');
+    send.addEventListener('click', () => {
+      const value = { answers: forms.map((f) => f.answer()) };
+      const comments = forms.flatMap((f) => (f.comments ? f.comments() : []));
+      ui.answer(c, value, comments, allows(value, deny) ? (intent) => assert(c, intent) : null);
+    });
+    dismiss.addEventListener('click', () => ui.answer(c, null));
+    return [...forms.map((f) => f.node), h('div', { class: 'actions' }, send, dismiss)];
+  }
+
   /** A permission prompt's card; Deny is sent as is, any other choice with the passkey. */
   function card(c) {
     const view = c.wire.view || {};
     const meta = (c.wire.agent && c.wire.agent.meta) || {};
     const risk = c.wire.risk || {};
-    const q = (view.questions || [])[0] || { options: [] };
+    const questions = view.questions || [];
+    const q = questions[0] || { options: [] };
+    const several = questions.length > 1;
     const deny = new Set(risk.deny || []);
     const standing = new Set(risk.standing || []);
     const note = h('p', { class: 'note', role: 'status', hidden: true });
     let actions;
     if (risk.deskOnly) {
       actions = h('p', { class: 'desk-only' }, `Only the desk may answer this: ${risk.deskOnly}`);
+    } else if (several) {
+      actions = batch(c, questions, deny);
     } else {
       actions = h('div', { class: 'actions permission-actions' }, q.options.map((o) => {
         const denying = deny.has(o.label);
@@ -201,8 +235,10 @@ export function passkeys(ui) {
       h('div', { class: 'card-head' },
         h('span', { class: 'who' }, view.who || (c.wire.agent && c.wire.agent.id) || 'An agent'),
         view.project ? h('span', { class: 'project' }, view.project) : null,
-        h('span', { class: 'when' }, view.askedAt ? ui.hhmm(new Date(view.askedAt)) : '')),
-      h('h2', { class: 'question-text' }, q.question || 'Permission prompt'),
+        h('span', { class: 'when' }, view.askedAt ? ui.hhmm(new Date(view.askedAt)) : ''), ui.countdown()),
+      several && !risk.deskOnly ? null
+        : questions.length ? questions.map((x) => h('h2', { class: 'question-text' }, x.question))
+          : h('h2', { class: 'question-text' }, 'Permission prompt'),
       h('dl', { class: 'facts' }, fact('Tool', meta.tool), fact('Agent', view.who || (c.wire.agent && c.wire.agent.id)),
         fact('Working directory', meta.cwd), fact('Path', meta.path),
         typeof meta.command === 'string' ? null : fact('Command', meta.command)),

@@ -5,10 +5,13 @@
 //! ([`Answerer::signer`]), so the journal and the desk say which phone answered. The service asks
 //! for the signer exactly when that answer settles the request, and withdraws the request from
 //! this answerer when another member's decision settled it: the devices are told which
-//! ([`Remote::settled`]), so the phone says "Sent" only for an answer the broker used.
+//! ([`Remote::settled`]), so the phone says "Sent" only for an answer the broker used. The time an
+//! answer rule's deadline runs out reaches the phones as the service tells it
+//! ([`Answerer::deadline`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use askdesk_core::answerer::{decision_channel, Answerer, Decision, Failure, Offer, Withdrawal};
 use askdesk_core::sync::lock;
@@ -32,6 +35,9 @@ pub fn device_of(by: &str) -> Option<&str> {
 pub struct RemoteAnswerer {
     remote: Remote,
     held: Arc<Mutex<HashMap<RequestId, Held>>>,
+    /// The service's latest word on each offered request's deadline: a permission prompt is held
+    /// for the phones only after the device list was read, and learns it from here then.
+    deadlines: Arc<Mutex<HashMap<RequestId, Option<SystemTime>>>>,
 }
 
 /// What this answerer knows of a request, until both its phone's answer (if any) and the
@@ -50,12 +56,14 @@ impl RemoteAnswerer {
         RemoteAnswerer {
             remote,
             held: Arc::default(),
+            deadlines: Arc::default(),
         }
     }
 
     /// The request settled without this answerer, for the reason `why`: devices are told, and a
     /// phone whose answer was on its way hears it was not used, and why.
     fn ended(&self, request: RequestId, why: Ending) {
+        lock(&self.deadlines).remove(&request);
         let answered = {
             let mut held = lock(&self.held);
             match held.remove(&request) {
@@ -81,6 +89,7 @@ impl Answerer for RemoteAnswerer {
             id: request.id,
             agent: request.agent.clone(),
             questions: request.questions.clone(),
+            deadline: None,
         };
         let prompt = meta::is_permission_prompt(request.agent.as_ref());
         // A permission prompt is held for the phones only once a device's scope was found to reach
@@ -98,6 +107,7 @@ impl Answerer for RemoteAnswerer {
         };
         let (responder, receiver) = decision_channel();
         let held = self.held.clone();
+        let deadlines = self.deadlines.clone();
         let remote = self.remote.clone();
         let id = request.id;
         tokio::spawn(async move {
@@ -116,14 +126,22 @@ impl Answerer for RemoteAnswerer {
                         if let Some(Held::Ended(why)) = ended {
                             return remote.withdraw(id, why);
                         }
+                        // A deadline told while the device list was read.
+                        let deadline = lock(&deadlines).get(&id).copied().flatten();
+                        remote.set_deadline(id, deadline);
                         offered
                     }
                     // The dropped responder passes the request on.
-                    None => return,
+                    None => {
+                        lock(&deadlines).remove(&id);
+                        return;
+                    }
                 },
             };
             // `None`: withdrawn from the phones; the dropped responder passes the request on.
-            let Some(verified) = offered.await else {
+            let verified = offered.await;
+            lock(&deadlines).remove(&id);
+            let Some(verified) = verified else {
                 lock(&held).remove(&id);
                 return;
             };
@@ -154,6 +172,11 @@ impl Answerer for RemoteAnswerer {
 
     fn overruled(&self, request: RequestId, _by: &str) {
         self.ended(request, Ending::Expired);
+    }
+
+    fn deadline(&self, request: RequestId, at: Option<SystemTime>) {
+        lock(&self.deadlines).insert(request, at);
+        self.remote.set_deadline(request, at);
     }
 
     fn signer(&self, request: RequestId) -> Option<String> {

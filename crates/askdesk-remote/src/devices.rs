@@ -368,17 +368,13 @@ pub fn clean_name(wanted: &str) -> String {
     let joined: String = words
         .join(" ")
         .chars()
-        .filter(|c| !c.is_control() && !is_bidi_control(*c))
+        .filter(|c| !askdesk_core::text::is_escaped(*c))
         .take(MAX_NAME_CHARS)
         .collect();
     match joined.trim() {
         "" => "phone".to_string(),
         name => name.to_string(),
     }
-}
-
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Seconds since the Unix epoch, as the device list keeps times.

@@ -28,6 +28,10 @@ pub struct PendingRequest {
     pub id: RequestId,
     pub agent: Option<AgentInfo>,
     pub questions: Vec<Question>,
+    /// When the desk decides it without the person (an answer rule's deadline), while that
+    /// clock runs: phones count down to it. `None` when no deadline runs (none set, or the
+    /// person holds it at the desk). For showing only: the broker decides when the time is up.
+    pub deadline: Option<SystemTime>,
 }
 
 /// A device's answer that passed every check: the adapter passes it to the broker.
@@ -54,6 +58,8 @@ pub struct Shown {
 #[derive(Debug, Clone)]
 pub enum Update {
     Offered(Arc<Shown>),
+    /// A held request's deadline was set, moved, held or released: its new wire form.
+    Deadline(Arc<Shown>),
     Withdrawn(RequestId, Ending),
     Settled(Settled),
 }
@@ -166,6 +172,12 @@ pub fn view(request: &PendingRequest, threads: &PlanThreads) -> RequestView {
     RequestView::new(&request, threads)
 }
 
+/// A deadline as devices are sent it: milliseconds since the Unix epoch (the desk's clock), or
+/// `null` when none runs.
+pub fn deadline_wire(at: Option<SystemTime>) -> Value {
+    at.map_or(Value::Null, |at| Value::from(askdesk_journal::millis(at)))
+}
+
 pub(crate) struct Entry {
     pub request: PendingRequest,
     /// Its class, desk-only reason and standing options, decided when it was offered.
@@ -227,6 +239,7 @@ impl Pending {
         let mut wire = digest::request_wire(request.id, &key, agent, &request.questions);
         wire["risk"] = risk.wire();
         wire["view"] = serde_json::to_value(&view).unwrap_or(Value::Null);
+        wire["deadline"] = deadline_wire(request.deadline);
         let shown = Arc::new(Shown {
             wire,
             agent: request.agent.clone(),
@@ -257,6 +270,27 @@ impl Pending {
         self.order.retain(|held| *held != id);
         let _ = self.updates.send(Update::Withdrawn(id, why));
         Some(entry)
+    }
+
+    /// Sets the time a held request's deadline runs out (`None`: no deadline runs) and tells
+    /// devices; `false` when the request is not held.
+    pub fn set_deadline(&mut self, id: RequestId, at: Option<SystemTime>) -> bool {
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return false;
+        };
+        if entry.request.deadline == at {
+            return true;
+        }
+        entry.request.deadline = at;
+        let mut wire = entry.shown.wire.clone();
+        wire["deadline"] = deadline_wire(at);
+        entry.shown = Arc::new(Shown {
+            wire,
+            agent: entry.shown.agent.clone(),
+            class: entry.shown.class,
+        });
+        let _ = self.updates.send(Update::Deadline(entry.shown.clone()));
+        true
     }
 
     /// Tells devices how a request a device answered ended at the broker.

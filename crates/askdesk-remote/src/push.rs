@@ -218,6 +218,23 @@ impl PushSettings {
     }
 }
 
+/// The most characters of a question a lock screen shows, its ellipsis included.
+pub const LOCK_SCREEN_CHARS: usize = 120;
+
+/// `line` cut to at most `max` characters, the last of them an ellipsis when it was longer.
+fn cut(line: &str, max: usize) -> String {
+    match line.char_indices().nth(max) {
+        None => line.to_owned(),
+        Some(_) => {
+            let end = line
+                .char_indices()
+                .nth(max - 1)
+                .map_or(line.len(), |(at, _)| at);
+            format!("{}…", &line[..end])
+        }
+    }
+}
+
 /// A notice for the lock screen: its text and the tag that replaces an earlier one, with what the
 /// phone's service worker needs to hold the desk to its rules (it shows a request's own text only
 /// for a text and choice request: [`Notice::payload`]).
@@ -235,13 +252,20 @@ pub struct Notice {
 
 impl Notice {
     /// "An agent is waiting (N)", or the question of a text and choice request where the person
-    /// chose to see it (never a plan's or a permission prompt's).
+    /// chose to see it (never a plan's or a permission prompt's): on one line, its control and
+    /// bidi characters escaped as the command line escapes them (`askdesk_core::text::one_line`),
+    /// cut to [`LOCK_SCREEN_CHARS`] with an ellipsis.
     pub fn waiting(tag: &str, class: Class, waiting: usize, question: Option<&str>) -> Notice {
-        let question = question.filter(|_| class == Class::TextAndChoices);
+        let question = question
+            .filter(|_| class == Class::TextAndChoices)
+            .map(askdesk_core::text::one_line)
+            .filter(|line| !line.is_empty());
         Notice {
             tag: tag.to_owned(),
-            body: question
-                .map_or_else(|| format!("An agent is waiting ({waiting})"), str::to_owned),
+            body: question.map_or_else(
+                || format!("An agent is waiting ({waiting})"),
+                |line| cut(&line, LOCK_SCREEN_CHARS),
+            ),
             class,
             waiting,
             answered: false,
@@ -505,9 +529,8 @@ impl Pushing {
                     .count();
                 let question = shown.wire["questions"][0]["question"]
                     .as_str()
-                    .filter(|_| show_question)
-                    .map(|text| text.chars().take(120).collect::<String>());
-                Notice::waiting(&tag(shown), shown.class, waiting, question.as_deref())
+                    .filter(|_| show_question);
+                Notice::waiting(&tag(shown), shown.class, waiting, question)
             },
             None,
         );
@@ -750,6 +773,78 @@ mod tests {
         );
     }
 
+    /// The body of the notice a chosen question makes, as the service worker reads it.
+    fn shown_on_the_lock_screen(question: &str) -> String {
+        let notice = Notice::waiting("r7", Class::TextAndChoices, 1, Some(question));
+        let payload: serde_json::Value = serde_json::from_slice(&notice.payload()).unwrap();
+        assert_eq!(payload["body"], notice.body.as_str());
+        notice.body
+    }
+
+    #[test]
+    fn a_bidi_override_on_the_lock_screen_is_shown_escaped() {
+        assert_eq!(
+            shown_on_the_lock_screen("Open invoice_\u{202e}fdp.exe? \u{2066}ok\u{2069}\u{200f}"),
+            "Open invoice_\\u{202e}fdp.exe? \\u{2066}ok\\u{2069}\\u{200f}"
+        );
+    }
+
+    #[test]
+    fn newlines_on_the_lock_screen_cannot_forge_lines() {
+        assert_eq!(
+            shown_on_the_lock_screen("Deploy?\n\nAnswered on the desk\r\n\tAll clear"),
+            "Deploy? Answered on the desk All clear"
+        );
+        assert_eq!(
+            shown_on_the_lock_screen(" \n\t "),
+            "An agent is waiting (1)",
+            "a question of nothing but whitespace says only that an agent waits"
+        );
+    }
+
+    #[test]
+    fn ansi_escapes_on_the_lock_screen_are_shown_as_code_points() {
+        let body = shown_on_the_lock_screen("\u{1b}[2J\u{1b}]0;pwned\u{7}Ship it?\u{9b}31m\u{0}");
+        assert_eq!(
+            body,
+            "\\u{1b}[2J\\u{1b}]0;pwned\\u{7}Ship it?\\u{9b}31m\\u{0}"
+        );
+        assert!(body.chars().all(|c| !askdesk_core::text::is_escaped(c)));
+    }
+
+    #[test]
+    fn a_huge_question_is_cut_for_the_lock_screen() {
+        let body = shown_on_the_lock_screen(&"Deploy the whole fleet? ".repeat(100_000));
+        assert_eq!(body.chars().count(), LOCK_SCREEN_CHARS);
+        assert!(body.ends_with('…'));
+        assert!(body.starts_with("Deploy the whole fleet? Deploy"));
+        // Cut after escaping: an escape near the end is cut, never a character let through raw.
+        let body = shown_on_the_lock_screen(&"\u{202e}".repeat(1_000));
+        assert_eq!(body.chars().count(), LOCK_SCREEN_CHARS);
+        assert!(body.chars().all(|c| c.is_ascii_graphic() || c == '…'));
+        let exact = "x".repeat(LOCK_SCREEN_CHARS);
+        assert_eq!(
+            shown_on_the_lock_screen(&exact),
+            exact,
+            "one that fits is whole"
+        );
+        let wide = "宽".repeat(LOCK_SCREEN_CHARS + 1);
+        assert_eq!(
+            shown_on_the_lock_screen(&wide),
+            format!("{}…", "宽".repeat(LOCK_SCREEN_CHARS - 1))
+        );
+    }
+
+    #[test]
+    fn a_permission_prompt_never_shows_its_content_however_it_is_written() {
+        for class in [Class::PlanReview, Class::PermissionPrompt] {
+            for question in ["rm -rf ~\n\u{202e}", "\u{1b}[2J", &"x".repeat(10_000)] {
+                let notice = Notice::waiting("r7", class, 1, Some(question));
+                assert_eq!(notice.body, "An agent is waiting (1)", "{class:?}");
+            }
+        }
+    }
+
     #[test]
     fn the_vapid_token_is_an_es256_jwt_for_the_endpoints_origin() {
         let dir = tempfile::tempdir().unwrap();
@@ -877,6 +972,7 @@ mod tests {
         let mut reports = remote.push_reports();
         let request = |id| crate::PendingRequest {
             id: askdesk_core::RequestId(id),
+            deadline: None,
             agent: None,
             questions: vec![
                 serde_json::from_value(json!({ "id": "q", "question": "Deploy?" })).unwrap(),

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use askdesk_core::sync::lock;
 use askdesk_core::{Answer, RequestId};
@@ -129,6 +129,8 @@ pub enum Refusal {
     NonceReused,
     #[error("too many attempts on this request")]
     TooManyAttempts,
+    #[error("the request's deadline has passed: the desk decides it")]
+    Expired,
     #[error("the answer breaks the rules of its questions: {0}")]
     BadAnswer(String),
     #[error("the message is malformed: {0}")]
@@ -172,6 +174,7 @@ impl Refusal {
             Refusal::BadSignature => "bad-signature",
             Refusal::NonceReused => "nonce-reused",
             Refusal::TooManyAttempts => "too-many-attempts",
+            Refusal::Expired => "expired",
             Refusal::BadAnswer(_) => "bad-answer",
             Refusal::Malformed(_) => "malformed",
             Refusal::DeskOnly(_) => "desk-only",
@@ -569,6 +572,12 @@ impl Remote {
         })
     }
 
+    /// The time a held request's deadline runs out was set, moved, held (`None`) or released:
+    /// devices count down to the new time. Nothing when the request is not held (any more).
+    pub fn set_deadline(&self, id: RequestId, at: Option<SystemTime>) {
+        lock(&self.inner.pending).set_deadline(id, at);
+    }
+
     /// Withdraws a request (settled elsewhere or cancelled); devices are told why.
     pub fn withdraw(&self, id: RequestId, why: Ending) {
         self.inner.settle(id, why);
@@ -657,6 +666,14 @@ impl Remote {
             .ok_or_else(|| Refusal::Malformed(format!("no request id {:?}", signed.id)))?;
         let mut pending = lock(&self.inner.pending);
         let entry = pending.get_mut(id).ok_or(Refusal::NotPending)?;
+        // The desk judges the deadline by its own clock, whatever the page showed.
+        if entry
+            .request
+            .deadline
+            .is_some_and(|at| SystemTime::now() >= at)
+        {
+            return Err(Refusal::Expired);
+        }
         let signature = signed.signature.as_deref().ok_or(Refusal::Unsigned)?;
         if let Some(digest) = &signed.digest {
             if *digest != keys::encode(&entry.digest) {

@@ -117,6 +117,15 @@ async fn session(remote: Remote, mut socket: WebSocket) {
                         send(&mut socket, json!({ "type": "request", "request": shown.wire })).await
                     }
                     Ok(Update::Offered(_)) => Ok(()),
+                    Ok(Update::Deadline(shown)) if admits(&device, &shown) => {
+                        let message = json!({
+                            "type": "deadline",
+                            "id": shown.wire["id"],
+                            "deadline": shown.wire["deadline"],
+                        });
+                        send(&mut socket, message).await
+                    }
+                    Ok(Update::Deadline(_)) => Ok(()),
                     Ok(Update::Withdrawn(id, why)) => {
                         let mut message = json!({ "type": "withdrawn", "id": id.to_string() });
                         why.describe(&mut message);

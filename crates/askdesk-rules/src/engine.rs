@@ -15,6 +15,10 @@
 //! held request is never decided by its rule (a hold that comes as the time runs out wins; one
 //! that comes after the rule decided is refused).
 //!
+//! The time a deadline runs out is kept on the service as it is set, moved by a reload, held,
+//! released or called off (`Service::set_deadline`), so the answerers that show the request (a
+//! phone) count down to it; the rule still decides through its override alone.
+//!
 //! A rule that decides at once is announced ([`Engine::acted`]), so the desktop can say what it
 //! did although nobody saw the request.
 //!
@@ -90,6 +94,11 @@ pub struct Deadline {
     pub held: Option<Duration>,
     /// The answer the rule will give (`None` when it denies or dismisses).
     pub answer: Option<askdesk_core::Answer>,
+}
+
+/// When a deadline runs out while its clock runs; `None` while the human holds it.
+fn running(deadline: &Deadline) -> Option<SystemTime> {
+    deadline.held.is_none().then_some(deadline.at)
 }
 
 /// Why a hold was not changed.
@@ -243,6 +252,13 @@ impl Engine {
     /// Stops (`held`) or restarts the clock of the deadline a rule set on a pending request. While
     /// held the rule never acts; released, it acts when the time left at the hold has passed.
     pub fn hold(&self, request: RequestId, held: bool) -> Result<Deadline, HoldError> {
+        let deadline = self.hold_clock(request, held)?;
+        self.announce(request, running(&deadline));
+        Ok(deadline)
+    }
+
+    /// [`Engine::hold`] under the lock of the pending deadlines.
+    fn hold_clock(&self, request: RequestId, held: bool) -> Result<Deadline, HoldError> {
         let mut pending = lock(&self.shared.pending);
         let entry = pending.get_mut(&request).ok_or(HoldError::NoDeadline)?;
         let (Some(acting), Some(deadline)) = (&mut entry.acting, &mut entry.deadline) else {
@@ -516,6 +532,7 @@ impl Engine {
     /// human decides those. A rule whose `after` changed moves its deadline: the new `after`
     /// counts from when the deadline started (a deadline already past acts now).
     fn recheck_deadlines(&self, rules: &RuleSet) {
+        let mut changed = Vec::new();
         let mut pending = lock(&self.shared.pending);
         for (request, entry) in pending.iter_mut() {
             let (Some(acting), Some(deadline)) = (&entry.acting, &mut entry.deadline) else {
@@ -537,13 +554,30 @@ impl Engine {
                     if deadline.held.is_some() {
                         deadline.held = Some(deadline.at.duration_since(now).unwrap_or_default());
                     }
+                    changed.push((*request, running(deadline)));
                 }
             } else {
                 tracing::info!(request = %request, rule = %deadline.rule, "the rule changed before its deadline; the human decides");
                 acting.stop.cancel();
                 entry.deadline = None;
                 entry.acting = None;
+                changed.push((*request, None));
             }
+        }
+        drop(pending);
+        for (request, at) in changed {
+            self.announce(request, at);
+        }
+    }
+
+    /// Tells the service when a pending request's deadline runs out now (`None`: it is held or
+    /// called off), so the answerers that show it count down (`Service::set_deadline`).
+    fn announce(&self, request: RequestId, at: Option<SystemTime>) {
+        let service = lock(&self.shared.installed)
+            .as_ref()
+            .and_then(|(service, _)| service.upgrade());
+        if let Some(service) = service {
+            service.set_deadline(request, at);
         }
     }
 
@@ -688,6 +722,10 @@ impl Answerer for RulesAnswerer {
                 }),
             },
         );
+        // The answerers offered the request after this one count down to it.
+        if let (Some((deadline, ..)), Some(service)) = (&act, self.service.upgrade()) {
+            service.set_deadline(request.id, Some(deadline.at));
+        }
         runtime.spawn(follow(
             self.engine.clone(),
             request.id,

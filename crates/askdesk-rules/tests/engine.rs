@@ -19,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 struct Human {
     offered: mpsc::UnboundedSender<(Arc<Request>, Responder)>,
     withdrawn: Mutex<Vec<RequestId>>,
+    /// Each deadline the service told, in order.
+    deadlines: Mutex<Vec<(RequestId, Option<std::time::SystemTime>)>>,
 }
 
 impl Answerer for Human {
@@ -31,6 +33,10 @@ impl Answerer for Human {
     fn withdraw(&self, request: RequestId, _why: Withdrawal) -> Option<Answer> {
         self.withdrawn.lock().unwrap().push(request);
         None
+    }
+
+    fn deadline(&self, request: RequestId, at: Option<std::time::SystemTime>) {
+        self.deadlines.lock().unwrap().push((request, at));
     }
 }
 
@@ -51,6 +57,7 @@ async fn setup(rules: &str) -> Setup {
     let human = Arc::new(Human {
         offered: tx,
         withdrawn: Mutex::default(),
+        deadlines: Mutex::default(),
     });
     service
         .register_answerer(member("human", None), human.clone())
@@ -684,4 +691,23 @@ async fn a_hold_made_as_the_time_runs_out_wins_and_the_human_answers() {
     let settled = pending.await.unwrap();
     assert_eq!(settled.answerer.as_deref(), Some("human"));
     assert_eq!(chose(&settled), ["Yes (Recommended)"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_human_is_told_the_deadline_as_it_is_held_and_released() {
+    let mut s = setup(RULES).await;
+    let pending = ask(&s.service, "Deploy to staging?");
+    let (request, responder) = s.offered.recv().await.unwrap();
+    let told = || s.human.deadlines.lock().unwrap().clone();
+    let at = s.engine.deadline(request.id).unwrap().at;
+    assert_eq!(told(), [(request.id, Some(at))], "told once it holds it");
+    s.engine.hold(request.id, true).unwrap();
+    assert_eq!(told().last(), Some(&(request.id, None)), "no clock runs");
+    let released = s.engine.hold(request.id, false).unwrap().at;
+    assert_eq!(told().last(), Some(&(request.id, Some(released))));
+    assert_eq!(told().len(), 3);
+    responder
+        .decide(Decision::Claim(answer("Yes (Recommended)")))
+        .unwrap();
+    pending.await.unwrap();
 }

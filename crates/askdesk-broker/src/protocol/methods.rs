@@ -280,6 +280,24 @@ pub struct SettledParams {
     pub id: Id,
 }
 
+/// `askdesk/deadline`, broker to an answerer holding request `id` (protocol 4.3): when the
+/// request's deadline (an answer rule's `after`) runs out, or `null` when no clock runs any more
+/// (the person holds it at the desk, or the rule was called off). For showing a countdown only.
+pub enum Deadline {}
+
+impl NotificationMethod for Deadline {
+    const NAME: &'static str = "askdesk/deadline";
+    type Params = DeadlineParams;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlineParams {
+    /// The id of the `user-questions/request` the deadline is for.
+    pub id: Id,
+    /// Milliseconds since the Unix epoch on the broker's clock; `null`: no deadline runs.
+    pub at: Option<u64>,
+}
+
 /// `user-questions/request`, broker to answerer (protocol 5.5): the answerer claims with an answer,
 /// delegates with `null`, or fails with an error.
 pub enum QuestionRequest {}

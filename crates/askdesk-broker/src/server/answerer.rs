@@ -1,6 +1,7 @@
 //! The socket answerer (protocol 5.5): relays requests to an answerer connection as
 //! `user-questions/request`, withdraws them with `$/cancelRequest` saying why, tells a race
-//! group's member whose reply settled a request with `askdesk/settled` (protocol 4.2), and reads
+//! group's member whose reply settled a request with `askdesk/settled` (protocol 4.2), tells it
+//! when a request's deadline runs out with `askdesk/deadline` (4.3), and reads
 //! the connection's responses as decisions (late ones are journaled).
 
 use std::sync::{Arc, OnceLock};
@@ -14,10 +15,10 @@ use askdesk_core::{
 use askdesk_journal::Record;
 use serde_json::value::RawValue;
 
-use super::connection::{Conn, Outgoing, Withdrawn};
+use super::connection::{Conn, ConnState, Outgoing, Withdrawn};
 use crate::protocol::methods::{
-    CancelParams, CancelReason, CancelRequest, QuestionRequest, RequestMethod, RequestParams,
-    Settled, SettledParams,
+    CancelParams, CancelReason, CancelRequest, Deadline, DeadlineParams, QuestionRequest,
+    RequestMethod, RequestParams, Settled, SettledParams,
 };
 use crate::protocol::{self, Id, Response, RpcError};
 use crate::settled;
@@ -108,6 +109,21 @@ impl Answerer for SocketAnswerer {
         None
     }
 
+    /// The request's deadline runs out at `at` (or no longer runs): `askdesk/deadline`, while
+    /// the connection holds the request.
+    fn deadline(&self, request: RequestId, at: Option<std::time::SystemTime>) {
+        let Some(id) = outgoing_id(&self.conn.state(), request) else {
+            return;
+        };
+        let at = at.map(askdesk_journal::millis);
+        self.conn
+            .out
+            .push(protocol::encode_notification::<Deadline>(&DeadlineParams {
+                id: Id::Number(id),
+                at,
+            }));
+    }
+
     /// An answer rule's deadline decided the request: `$/cancelRequest` with `expired`.
     fn overruled(&self, request: RequestId, by: &str) {
         self.withdraw_for(request, CancelReason::Expired, Some(by.to_owned()));
@@ -133,17 +149,21 @@ impl Answerer for SocketAnswerer {
     }
 }
 
+/// The id this connection was sent `request` under, while it holds it.
+fn outgoing_id(state: &ConnState, request: RequestId) -> Option<i64> {
+    state
+        .outgoing
+        .iter()
+        .find(|(_, o)| o.request.id == request)
+        .map(|(id, _)| *id)
+}
+
 impl SocketAnswerer {
     /// Drops `request` and sends `$/cancelRequest` for it with `reason` and `by`.
     fn withdraw_for(&self, request: RequestId, reason: CancelReason, by: Option<String>) {
         let id = {
             let mut state = self.conn.state();
-            let Some(id) = state
-                .outgoing
-                .iter()
-                .find(|(_, o)| o.request.id == request)
-                .map(|(id, _)| *id)
-            else {
+            let Some(id) = outgoing_id(&state, request) else {
                 // A race member whose answer crossed the winner's is told all the same.
                 let Some(at) = state.answered.iter().position(|(_, r)| *r == request) else {
                     return;

@@ -208,6 +208,7 @@ pub(super) async fn run(
         }
     }
     guard.set_racing(&racing.entries);
+    guard.tell_deadline(&racing.entries);
     while !racing.entries.is_empty() {
         // A decision already sent wins over any stop or override that crossed it.
         let waited = tokio::select! {

@@ -30,6 +30,7 @@ pub fn agent(id: &str, meta: Value) -> AgentInfo {
 pub fn prompt(id: u64, command: &str, cwd: &str) -> PendingRequest {
     PendingRequest {
         id: RequestId(id),
+        deadline: None,
         agent: Some(agent(
             "coder",
             json!({ "tool": "Bash", "command": command, "cwd": cwd }),
@@ -45,6 +46,7 @@ pub fn prompt(id: u64, command: &str, cwd: &str) -> PendingRequest {
 pub fn plan(id: u64, agent_id: &str, cwd: &str) -> PendingRequest {
     PendingRequest {
         id: RequestId(id),
+        deadline: None,
         agent: Some(agent(agent_id, json!({ "cwd": cwd }))),
         questions: vec![question(
             &[

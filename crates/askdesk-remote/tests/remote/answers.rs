@@ -13,6 +13,7 @@ use crate::phone::{desk, desk_with, next, nonce, paired, Desk, Phone, Socket, CE
 pub fn request(id: u64) -> PendingRequest {
     PendingRequest {
         id: RequestId(id),
+        deadline: None,
         agent: Some(AgentInfo {
             id: "coder".into(),
             label: Some("Coder".into()),
@@ -160,6 +161,72 @@ async fn every_altered_field_is_refused() {
     // The request was never claimed: the intact answer still is accepted.
     assert_eq!(send(&mut socket, &signed).await["type"], "accepted");
     assert_eq!(answered_by(held).await, "Pixel");
+}
+
+/// A request of three questions: a choice, several choices, free text.
+fn batch(id: u64) -> PendingRequest {
+    let mut request = request(id);
+    let first = request.questions[0].clone();
+    let mut platforms = first.clone();
+    platforms.id = "targets".into();
+    platforms.question = "Which platforms?".into();
+    platforms.multi_select = true;
+    platforms.options = ["Linux", "macOS"]
+        .into_iter()
+        .map(|label| QuestionOption {
+            images: Vec::new(),
+            label: label.into(),
+            description: None,
+        })
+        .collect();
+    let mut notes = first;
+    notes.id = "notes".into();
+    notes.question = "Anything else?".into();
+    notes.options = Vec::new();
+    request.questions.extend([platforms, notes]);
+    request
+}
+
+#[tokio::test]
+async fn a_batch_of_questions_is_answered_whole_from_a_phone() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let held = desk.remote.offer(batch(3)).unwrap();
+    let message = next(&mut socket).await;
+    let wire = message["request"].clone();
+    assert_eq!(wire["questions"].as_array().unwrap().len(), 3);
+    // The first question alone is not an answer to the batch: the desk checks it whole.
+    for partial in [
+        json!({ "answers": [{ "id": "go", "selected": ["No"] }] }),
+        json!({ "answers": [{ "id": "go", "selected": ["No"] },
+                            { "id": "targets", "selected": ["Linux"] }] }),
+        json!({ "answers": [{ "id": "go", "selected": ["No"] },
+                            { "id": "targets", "selected": ["Linux"] },
+                            { "id": "go", "selected": ["No"] }] }),
+        json!({ "answers": [{ "id": "go", "selected": ["No"] },
+                            { "id": "targets", "selected": ["Linux", "BSD"] },
+                            { "id": "notes", "selected": [], "custom": "x" }] }),
+    ] {
+        let reply = send(&mut socket, &phone.answer(&wire, &nonce(), partial.clone())).await;
+        assert_eq!(reply["reason"], "bad-answer", "{partial}: {reply}");
+    }
+    let whole = json!({ "answers": [
+        { "id": "notes", "selected": [], "custom": "Keep the old flag." },
+        { "id": "go", "selected": ["No"] },
+        { "id": "targets", "selected": ["Linux", "macOS"] },
+    ] });
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), whole)).await;
+    assert_eq!(reply["type"], "accepted", "{reply}");
+    let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
+    let answers = verified.answer.expect("answered").answers;
+    let ids: Vec<&str> = answers.iter().map(|item| item.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["go", "targets", "notes"],
+        "every question, in the batch's order"
+    );
+    assert_eq!(answers[1].selected, ["Linux", "macOS"]);
+    assert_eq!(answers[2].custom.as_deref(), Some("Keep the old flag."));
 }
 
 #[tokio::test]
@@ -591,4 +658,78 @@ async fn a_revised_plan_reaches_the_phone_with_the_desks_diff_against_the_versio
         statuses.contains(&"changed") && statuses.contains(&"added"),
         "{revision}"
     );
+}
+
+/// `at` as the phone is sent it: milliseconds since the Unix epoch.
+fn millis(at: std::time::SystemTime) -> u64 {
+    at.duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        .try_into()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_deadline_reaches_the_phone_and_follows_the_desk() {
+    let desk = desk().await;
+    let (_phone, mut socket) = connected(&desk, "Pixel").await;
+    let at = std::time::SystemTime::now() + std::time::Duration::from_secs(300);
+    let _held = desk
+        .remote
+        .offer(PendingRequest {
+            deadline: Some(at),
+            ..request(4)
+        })
+        .unwrap();
+    let offered = next(&mut socket).await;
+    assert_eq!(offered["request"]["deadline"], millis(at));
+    // Moved (a reload changed the rule's `after`), held at the desk, released.
+    let moved = at + std::time::Duration::from_secs(60);
+    for told in [Some(moved), None, Some(at)] {
+        desk.remote.set_deadline(RequestId(4), told);
+        assert_eq!(
+            next(&mut socket).await,
+            json!({ "type": "deadline", "id": "r4", "deadline": told.map(millis) })
+        );
+    }
+    // A socket opened later hears the deadline as it stands now.
+    desk.remote.set_deadline(RequestId(4), Some(moved));
+    assert_eq!(next(&mut socket).await["deadline"], millis(moved));
+    let tablet = crate::phone::paired(&desk, "Tablet").await;
+    let (mut later, welcome) = tablet.connect(&desk).await;
+    assert_eq!(welcome["type"], "welcome");
+    let snapshot = next(&mut later).await;
+    assert_eq!(snapshot["requests"][0]["deadline"], millis(moved));
+    // A request without one says so; a deadline for a request not held tells nobody.
+    let _plain = desk.remote.offer(request(5)).unwrap();
+    assert_eq!(next(&mut socket).await["request"]["deadline"], Value::Null);
+    desk.remote.set_deadline(RequestId(99), Some(at));
+    desk.remote.withdraw(RequestId(5), Ending::Withdrawn);
+    assert_eq!(next(&mut socket).await["type"], "withdrawn");
+}
+
+#[tokio::test]
+async fn an_answer_after_the_deadline_is_refused_whatever_the_page_shows() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let past = std::time::SystemTime::now() - std::time::Duration::from_millis(1);
+    let held = desk
+        .remote
+        .offer(PendingRequest {
+            deadline: Some(past),
+            ..request(6)
+        })
+        .unwrap();
+    let wire = next(&mut socket).await["request"].clone();
+    // A page that ignores its countdown: the desk's clock says the time is up.
+    for answer in [yes(), Value::Null] {
+        let reply = send(&mut socket, &phone.answer(&wire, &nonce(), answer)).await;
+        assert_eq!(reply["reason"], "expired", "{reply}");
+    }
+    // Held at the desk, no deadline runs: the phone may answer again.
+    desk.remote.set_deadline(RequestId(6), None);
+    assert_eq!(next(&mut socket).await["deadline"], Value::Null);
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
+    assert_eq!(reply["type"], "accepted", "{reply}");
+    assert_eq!(answered_by(held).await, "Pixel");
 }

@@ -160,3 +160,69 @@ async fn a_request_whose_agent_went_says_so() {
         json!({ "type": "withdrawn", "reason": "agent-gone" })
     );
 }
+
+/// An answer rule with `after`, as the rules engine keeps its deadline: set on the service while
+/// it is offered the request, before the person's group is.
+struct Timed {
+    service: askdesk_core::WeakService,
+    at: std::time::SystemTime,
+}
+
+impl Answerer for Timed {
+    fn offer(&self, request: &Arc<Request>) -> Offer {
+        if let Some(service) = self.service.upgrade() {
+            service.set_deadline(request.id, Some(self.at));
+        }
+        Offer::Now(Decision::Delegate)
+    }
+}
+
+#[tokio::test]
+async fn the_phone_counts_down_to_the_deadline_the_service_keeps() {
+    let mut hosted = hosted().await;
+    let at = std::time::SystemTime::now() + std::time::Duration::from_secs(120);
+    let timed = Timed {
+        service: hosted.service.downgrade(),
+        at,
+    };
+    let rules = AnswererRegistration {
+        scope: Scope::All,
+        prepend: true,
+        label: Some("rules".into()),
+        group: None,
+    };
+    hosted
+        .service
+        .register_answerer(rules, Arc::new(timed))
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let (asking, wire) = hosted.ask(&cancel).await;
+    let millis = |at: std::time::SystemTime| {
+        u64::try_from(
+            at.duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        hosted.told().await,
+        json!({ "type": "deadline", "deadline": millis(at) })
+    );
+    let id = askdesk_core::RequestId(wire["id"].as_str().unwrap()[1..].parse().unwrap());
+    // Held at the desk: no clock runs; released later.
+    hosted.service.set_deadline(id, None);
+    assert_eq!(
+        hosted.told().await,
+        json!({ "type": "deadline", "deadline": null })
+    );
+    let later = at + std::time::Duration::from_secs(30);
+    hosted.service.set_deadline(id, Some(later));
+    assert_eq!(
+        hosted.told().await,
+        json!({ "type": "deadline", "deadline": millis(later) })
+    );
+    cancel.cancel();
+    assert!(asking.await.unwrap().is_err());
+    assert_eq!(hosted.told().await["reason"], "withdrawn");
+}
