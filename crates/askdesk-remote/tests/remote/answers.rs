@@ -1,7 +1,7 @@
 //! Signed answers over a device's socket: yielded only when a paired device signed this request's
 //! digest and a new nonce, while the request still waits; everything else refused.
 
-use askdesk_core::testing::{choose, question};
+use askdesk_core::testing::{choose, option, question};
 use askdesk_core::{AgentInfo, Question, RequestId};
 use askdesk_remote::{Ending, PendingRequest, Refusal, SignedAnswer};
 use futures_util::SinkExt;
@@ -171,14 +171,7 @@ fn batch(id: u64) -> PendingRequest {
     platforms.id = "targets".into();
     platforms.question = "Which platforms?".into();
     platforms.multi_select = true;
-    platforms.options = ["Linux", "macOS"]
-        .into_iter()
-        .map(|label| QuestionOption {
-            images: Vec::new(),
-            label: label.into(),
-            description: None,
-        })
-        .collect();
+    platforms.options = ["Linux", "macOS"].into_iter().map(option).collect();
     let mut notes = first;
     notes.id = "notes".into();
     notes.question = "Anything else?".into();

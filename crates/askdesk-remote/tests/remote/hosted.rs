@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use askdesk_core::testing::{choose, member, overrule, Holding};
-use askdesk_core::{Answer, AskError, AskRequest, Config, Decision, Service};
+use askdesk_core::{
+    Answer, Answerer, AnswererRegistration, AskError, AskRequest, Config, Decision, Offer, Request,
+    Scope, Service,
+};
 use askdesk_remote::RemoteAnswerer;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
