@@ -316,7 +316,7 @@ function renderAsker(view) {
       view.deadline && !view.ended ? ruleDeadline(view) : null,
       view.deadline && !view.ended ? h('div', { class: 'rule-differs', role: 'status', hidden: true }) : null,
       view.ended ? h('div', { class: 'ended-note', role: 'status' },
-        h('strong', {}, `${view.ended.text}.`),
+        h('strong', {}, t('ended-said', { said: view.ended.text })),
         ` ${t('ended-note')}`) : null),
     h('div', { class: 'asker-age' },
       h('span', { class: 'age-label' }, t(view.ended ? 'age-asked' : 'age-waiting')),
@@ -948,7 +948,7 @@ async function start() {
       if (p.answeredOn) answeredElsewhere(p);
       // A rule whose `after` time passed leaves a lasting note instead (notes-changed); a request
       // the person had typed in stays on screen, ended, and says it there.
-      else if (!p.rule && !p.kept && p.message) toast(`${p.message}.`, 'warn');
+      else if (!p.rule && !p.kept && p.message) toast(t('ended-said', { said: p.message }), 'warn');
     }),
     listen('focus-request', async (p) => {
       await refreshQueue();

@@ -101,6 +101,8 @@ asker-asked = { $questions ->
         [1] asked
        *[other] asked { $questions } questions
     }
+# A sentence the desk composed (why a request ended), ended as a sentence.
+ended-said = { $said }.
 ended-note = Nothing was sent. What you typed stays here to copy, and in History, until you close it.
 age-asked = asked
 age-waiting = waiting

@@ -94,6 +94,7 @@ asker-asked = { $questions ->
         [1] 问过
        *[other] 问过 { $questions } 个问题
     }
+ended-said = { $said }。
 ended-note = 没有发送任何内容。你输入的内容留在这里可供复制，也保存在历史中，直到你关闭它。
 age-asked = 提问于
 age-waiting = 已等待
