@@ -459,6 +459,29 @@ fn context_of(before: &[char]) -> Context {
     }
 }
 
+/// Where a `//` or `/* */` comment starting at `i` ends (JavaScript and Rust alike), if one starts there.
+fn past_comment(chars: &[char], mut i: usize) -> Option<usize> {
+    if chars[i] != '/' {
+        return None;
+    }
+    match chars.get(i + 1) {
+        Some('/') => {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            Some(i)
+        }
+        Some('*') => {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                i += 1;
+            }
+            Some(i + 2)
+        }
+        _ => None,
+    }
+}
+
 /// The string literals of a module's code (comments left out), each with its context.
 fn js_literals(text: &str) -> Vec<Literal> {
     let mut out = Vec::new();
@@ -466,16 +489,8 @@ fn js_literals(text: &str) -> Vec<Literal> {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if c == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
-                i += 1;
-            }
-            i += 2;
+        if let Some(after) = past_comment(&chars, i) {
+            i = after;
         } else if c == '/' && i > 0 && {
             // A regular expression literal: after an operator or an opening bracket.
             let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
@@ -756,16 +771,8 @@ fn rust_literals(code: &str) -> Vec<String> {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if c == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
-                i += 1;
-            }
-            i += 2;
+        if let Some(after) = past_comment(&chars, i) {
+            i = after;
         } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
             // A char literal ('"'); a lifetime has no closing quote there.
             i += 3;
