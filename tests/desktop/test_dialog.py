@@ -642,12 +642,13 @@ def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_w
                        message=f"the {view} view did not show {heading}")
             ctx.shot(f"{view}-zh-CN", x_window=True)
         # The preview of a rule made from an answer: its frame in Chinese, the question as asked.
-        prune = [{"id": "prune", "header": "Prune", "question": "Prune the 3 stale worktrees?",
-                  "options": [{"label": "Yes"}, {"label": "No"}]}]
-        _, _, outcome = ctx.ask(prune, agent="coder")
+        # Its own question and header: History keeps the dismissal, which the Rules tests' counts must not see.
+        tidy = [{"id": "tidy", "header": "Tidy", "question": "Delete the 5 merged branches?",
+                 "options": [{"label": "Yes"}, {"label": "No"}]}]
+        _, _, outcome = ctx.ask(tidy, agent="coder")
         page.click(page.find("#nav-queue"))
-        ctx.show("prune")
-        page.click(ctx.option("prune", "Yes"))
+        ctx.show("tidy")
+        page.click(ctx.option("tidy", "Yes"))
         page.click(page.find("#always"))
         rule_preview(page)
         preview = page.js("""const m = document.querySelector('.rule-preview');

@@ -1004,12 +1004,22 @@ def test_after_carry_forward_approve_still_approves_by_mouse(ctx):
 def test_the_plan_gets_the_room_in_a_small_window(ctx):
     """Below about 900 px the queue folds away (the ☰ button shows it); the plan comes before the decision and
     takes the width; a table scrolls inside its block; a comment on a table row keeps its buttons in its card,
-    the editor's buttons stay on one line, and the comment button covers no text."""
+    the editor's buttons stay on one line, and the comment button covers no text. In a short window the
+    revision bar scrolls with the plan rather than covering it."""
     page = ctx.page
     before = page.window_rect()
-    _, _, outcome = ctx.ask(samples.PLAN_REVIEW, agent="coder")
+    # A plan asked again after feedback comes with its revision bar.
+    session = {"session": "small-window"}
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, "small-window-1", meta=session)
+    ctx.show("plan")
+    page.type(page.find(FEEDBACK), "Measure the binary first.")
+    page.click(page.find(SEND))
+    answer_of(outcome())
+    ctx.wait_queue(0)
+    outcome = ask_as(ctx, samples.PLAN_REVIEW, "small-window-2", meta=session)
     try:
         ctx.show("plan")
+        page.wait_for('[data-qid="plan"] .revision-bar')
         # At the default size the plan has most of the request's width: twice the decision column's, at least.
         wide = page.js("const w = (s) => document.querySelector('[data-qid=\"plan\"] ' + s).getBoundingClientRect().width;"
                        "return [w('.plan-main'), w('.plan-side'), innerWidth];")
@@ -1041,9 +1051,10 @@ def test_the_plan_gets_the_room_in_a_small_window(ctx):
             " tableScrolls: getComputedStyle(table).overflowX === 'auto',"
             " removeInside: remove.right <= note.right + 0.5 && remove.left >= note.left - 0.5,"
             " buttonClear: button.right <= block.left + 0.5,"
+            " barScrolls: getComputedStyle(q('.revision-bar')).position === 'static',"
             " page: document.documentElement.scrollWidth <= document.documentElement.clientWidth};")
         assert layout == {"queue": True, "planFirst": True, "planWide": True, "tableInside": True, "tableScrolls": True,
-                          "removeInside": True, "buttonClear": True, "page": True}, layout
+                          "removeInside": True, "buttonClear": True, "barScrolls": True, "page": True}, layout
         ctx.shot("plan-small", x_window=True)
         # The folded queue opens over the page and closes on a pick.
         page.click(page.find("#queue-toggle"))
