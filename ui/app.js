@@ -53,8 +53,24 @@ let guardUntil = 0;
 
 // ----- queue -----
 
-async function refreshQueue() {
-  state.queue = await api.queue();
+// Each refresh asks for the queue; answers can come back out of order (one that reads the journal
+// for past answers takes longer), so only the newest call's answer is drawn: an older one would
+// bring back requests that have gone since. A superseded call waits for the newest one, so whoever
+// awaits a refresh sees the queue drawn.
+let queueAsked = 0;
+let newestRefresh = Promise.resolve();
+function refreshQueue() {
+  const asked = ++queueAsked;
+  newestRefresh = (async () => {
+    const queue = await api.queue();
+    if (asked !== queueAsked) return newestRefresh;
+    showQueue(queue);
+  })();
+  return newestRefresh;
+}
+
+function showQueue(queue) {
+  state.queue = queue;
   if (state.queue.length) els.empty.classList.remove('sent');
   const ids = new Set(state.queue.map((v) => v.request));
   for (const id of [...state.forms.keys()]) if (!ids.has(id)) state.forms.delete(id);

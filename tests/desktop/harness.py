@@ -529,9 +529,14 @@ def settle(page):
     """Waits until the window shows no request: a test starts on an empty queue, so a request the last
     one answered or dismissed (still on screen until the app's queue refresh lands) is never mistaken for
     this test's own."""
-    page.until("return document.getElementById('queue-count').textContent === '0'"
-               " && !document.querySelector('#request-form [data-qid]')", timeout=10,
-               message="the previous test left a request on screen")
+    try:
+        page.until("return document.getElementById('queue-count').textContent === '0'"
+                   " && !document.querySelector('#request-form [data-qid]')", timeout=10)
+    except WebDriverError:
+        left = page.js("return {waiting: document.getElementById('queue-count').textContent,"
+                       " shown: [...document.querySelectorAll('#request-form [data-qid]')].map((q) => q.dataset.qid),"
+                       " ended: document.querySelector('#asker .ended-note')?.textContent ?? null}")
+        raise WebDriverError(f"the previous test left a request on screen: {left}") from None
     # A rule's note stays until the person closes it (a permission prompt a rule answered, a
     # deadline that passed): close what earlier tests left, so their notes take no room here.
     page.js("document.querySelectorAll('.note-close').forEach((b) => b.click())")
