@@ -3,23 +3,42 @@
 The switch starts the remote in the app (a TLS connection to the chosen address and port succeeds) and
 stops it (refused); "Add a phone" shows a QR code, read here from a screenshot of the window with
 zbarimg, whose URL carries the token in its fragment and pairs a phone played in Python (phone.py),
-and only the desk's "Codes match" stores it; a used pairing URL is refused; Revoke closes the device's
-socket at once; "Allow a passkey" opens the phone's window to register one; a request the phone
-answers says "Answered on <device>" and History names the device;
-a permission prompt is not offered to a phone whose scope stops below it.
+and only the desk's "Codes match" stores it; headless Chromium (tests/remote/phone.py's `Browser`,
+trusting askdesk's authority through NSS) pairs from that URL, the code it shows confirmed at the
+desk, and answers an agent's question from its page, once; a used pairing URL is refused; Revoke
+closes the device's socket at once; "Allow a passkey" opens the phone's window to register one; a
+request the phone answers says "Answered on <device>" and History names the device; a permission
+prompt is not offered to a phone whose scope stops below it.
 Every test leaves the remote off and no device paired.
 """
+import importlib.util
+import json
 import os
+import re
+import shutil
 import socket
 import subprocess
 import tempfile
+import types
 
 import pytest
 
-from harness import answer_of, expect_error, journal_record, outcome_of
+from harness import HERE, answer_of, expect_error, journal_lines, journal_record, outcome_of
 from phone import REMOTE_DIR, Phone, tls
 
 ADDRESS = "127.0.0.1"
+
+
+def load_browser_phone():
+    """tests/remote/phone.py, whose `Browser` is headless Chromium standing in for the phone; loaded
+    by its path, since this folder's phone.py holds the name `phone`."""
+    spec = importlib.util.spec_from_file_location("browser_phone", os.path.join(HERE, "..", "remote", "phone.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+browser_phone = load_browser_phone()
 
 
 def free_port():
@@ -99,17 +118,18 @@ def qr_url(ctx):
     return pairing[0]
 
 
-def pair(ctx, origin, name, shot=None):
-    """Add a phone → QR → the phone claims it → the desk shows the phone's code → Codes match."""
-    page = ctx.page
-    page.click(page.find("#add-phone"))
+def offer(ctx, origin):
+    """Add a phone → the URL of the QR code the window shows, for this desk's `origin`."""
+    ctx.page.click(ctx.page.find("#add-phone"))
     url = qr_url(ctx)
     assert url.startswith(f"{origin}/pair#v1."), url
-    if shot:
-        ctx.shot(f"{shot}-qr", x_window=True)
-    phone = Phone(name)
-    status, body, code = phone.claim(url)
-    assert (status, body) == (202, {"state": "confirm-at-desk"}), (status, body)
+    return url
+
+
+def confirm_at_desk(ctx, name, code, shot=None):
+    """The desk shows the code the phone `name` shows (`code`, six digits); the person sees they
+    match and confirms: the desk lists the phone."""
+    page = ctx.page
     shown = page.until("const c = document.getElementById('pair-code'); return c && c.textContent",
                        message="the desk never showed the code")
     assert shown.replace(" ", "") == code, (shown, code)
@@ -119,6 +139,17 @@ def pair(ctx, origin, name, shot=None):
     page.until("return !document.getElementById('pair-modal') &&"
                " [...document.querySelectorAll('.device-name')].some((n) => n.textContent === arguments[0])", name,
                message=f"{name} is not in the list")
+
+
+def pair(ctx, origin, name, shot=None):
+    """Add a phone → QR → the phone claims it → the desk shows the phone's code → Codes match."""
+    url = offer(ctx, origin)
+    if shot:
+        ctx.shot(f"{shot}-qr", x_window=True)
+    phone = Phone(name)
+    status, body, code = phone.claim(url)
+    assert (status, body) == (202, {"state": "confirm-at-desk"}), (status, body)
+    confirm_at_desk(ctx, name, code, shot)
     return phone, url
 
 
@@ -166,11 +197,66 @@ def test_a_phone_pairs_through_the_qr_code_and_the_code_confirmed_at_the_desk(ct
     ctx.shot("devices-list", x_window=True)
 
 
+def authority_der():
+    """askdesk's own authority, as the remote in the app keeps it (what the phone installs)."""
+    with open(os.path.join(REMOTE_DIR, "ca.der"), "rb") as f:
+        return f.read()
+
+
+def test_chromium_pairs_from_the_qr_in_the_window_and_answers_an_agent_once(ctx, phone_off):
+    """Headless Chromium is the phone (tests/remote's Browser: a 390x844 touch screen, a fresh
+    profile, askdesk's authority trusted through its own NSS database, certificate checks on): it
+    opens the URL read from the QR code in a screenshot of the window, shows the code the desk
+    shows, and is paired once the person confirms at the desk; a question an agent asks is then
+    answered by touching the page: the agent has that answer, the journal records it once, by the
+    phone, and the desk says where it was answered."""
+    chromium = browser_phone.CHROMIUM
+    assert os.access(chromium, os.X_OK), \
+        f"no Chromium at {chromium}: scripts/setup.sh installs Debian's chromium (CHROMIUM names another)"
+    assert shutil.which("certutil"), "no certutil: scripts/setup.sh installs libnss3-tools"
+    name = "Chromium phone"
+    origin = switch_on(ctx, free_port())
+    url = offer(ctx, origin)
+    browser = browser_phone.Browser(types.SimpleNamespace(authority_der=authority_der))
+    try:
+        browser_phone.open_pairing(browser, url, name)
+        # Served over TLS the browser trusts: a secure context on the desk's origin.
+        assert browser.evaluate("window.isSecureContext && location.origin") == origin
+        code = browser_phone.until("the page shows the code", lambda: browser.evaluate(
+            "(document.getElementById('pair-code') || {}).textContent"))
+        assert re.fullmatch(r"\d{3} \d{3}", code), code
+        confirm_at_desk(ctx, name, code.replace(" ", ""))
+        browser.wait_text(f"Connected as {name}", "#status")
+
+        page = ctx.page
+        page.click(page.find("#nav-queue"))
+        question = "Ship the release from the phone?"
+        _, _, outcome = ctx.ask([{"id": "ship", "question": question,
+                                  "options": [{"label": "Ship"}, {"label": "Wait"}]}], agent="coder")
+        # Both surfaces of the person show it: the desk's dialog and the phone's page.
+        ctx.show("ship")
+        browser.wait_text(question, ".request")
+        browser.tap('[data-question=ship] [data-label="Wait"]')
+        browser.tap(".request .send")
+        where = page.until("const v = document.getElementById('view-elsewhere');"
+                           " return !v.hidden && document.getElementById('elsewhere-where').textContent",
+                           message="the desk never said the request was answered elsewhere")
+        assert where == f"Answered on {name}", where
+        browser.wait_text("Sent", ".request .note")
+    finally:
+        browser.close()
+    assert answer_of(outcome()) == {"answers": [{"id": "ship", "selected": ["Wait"]}]}
+    assert journal_record(question)["answerer"] == f"phone:{name}"
+    records = [r for r in map(json.loads, journal_lines()) if r["questions"][0]["question"] == question]
+    assert len(records) == 1, records
+    # Nothing is left at the desk to answer it a second time.
+    ctx.wait_queue(0)
+
+
 def test_cancel_at_the_desk_pairs_nothing(ctx, phone_off):
     origin = switch_on(ctx, free_port())
     page = ctx.page
-    page.click(page.find("#add-phone"))
-    url = qr_url(ctx)
+    url = offer(ctx, origin)
     phone = Phone("Unconfirmed")
     status, _, _ = phone.claim(url)
     assert status == 202

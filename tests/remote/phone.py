@@ -3,7 +3,8 @@
 - `Browser`: headless Chromium (Debian's) standing in for the phone, driven by raw CDP over
   `--remote-debugging-pipe`: a fresh profile, a 390x844 touch screen, its process group killed at
   teardown. It trusts the desk's certificate authority only through the test HOME's NSS database
-  (`certutil`), never by switching certificate checks off.
+  (`certutil`), never by switching certificate checks off. The desktop suite's pairing test
+  (tests/desktop/test_devices.py) uses it too, with the authority the desktop app's remote keeps.
 - `Desk`: a real `askdesk serve` on a temporary socket (or the desktop app hosting the broker there,
   for the benchmark) and `askdesk remote --listen 127.0.0.1:PORT --pair`, whose pairing URL is read
   from its output and whose code is typed into its stdin.
@@ -320,7 +321,7 @@ class Browser:
         has no push service to reach): `subscribe` is the body of an async function of `options`
         that may use `b64u(bytes)`. The application server keys it was called with collect in
         `window.pushKeys`."""
-        self.page("Page.addScriptToEvaluateOnNewDocument", {"source": f"""(() => {{
+        self.page("Page.addScriptToEvaluateOnNewDocument", {"source": rf"""(() => {{
             if (!window.PushManager) return;
             const b64u = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes)))
               .replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
