@@ -39,21 +39,11 @@ else
   MEASURE=(--minimal "$MINIMAL")
 fi
 
-WORK="$(mktemp -d /tmp/askdesk-bench-desktop.XXXXXX)"
-chmod 700 "$WORK"
-PIDS=()
-cleanup() {
-  local status=$?
-  for (( i=${#PIDS[@]}-1; i>=0; i-- )); do kill "${PIDS[$i]}" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "$status" -ne 0 ]; then echo "--- logs kept in $WORK ---" >&2; else rm -rf "$WORK"; fi
-  exit "$status"
-}
-trap cleanup EXIT INT TERM
 
 # Xvfb, a private session bus, dunst, private XDG directories; --profile stamps every message with
 # the time it crossed the bus.
 . "$ROOT/tests/desktop/services.sh"
+work_with_cleanup askdesk-bench-desktop
 start_desktop_services 170 240 --profile
 python3 "$ROOT/tests/desktop/bench_desktop.py" --app "$APP" "${MEASURE[@]}" \
   --bus-log "$WORK/bus-monitor.log" --work "$WORK" --idle "${IDLE:-30}" --cycles "${CYCLES:-20}"

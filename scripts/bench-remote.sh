@@ -48,20 +48,10 @@ fi
 for tool in Xvfb dbus-daemon dbus-monitor dbus-send dunst; do
   command -v "$tool" >/dev/null || fail "missing $tool (apt-get install xvfb dbus-x11 dunst)"
 done
-WORK="$(mktemp -d /tmp/askdesk-bench-remote.XXXXXX)"
-chmod 700 "$WORK"
-PIDS=()
-cleanup() {
-  local status=$?
-  for (( i=${#PIDS[@]}-1; i>=0; i-- )); do kill "${PIDS[$i]}" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "$status" -ne 0 ]; then echo "--- the services' logs kept in $WORK ---" >&2; else rm -rf "$WORK"; fi
-  exit "$status"
-}
-trap cleanup EXIT INT TERM
 # Xvfb, a private session bus and dunst for the desktop app, on displays of their own (bench-desktop.sh
 # takes 170-240, the suites 90-160 and 250-320).
 . "$ROOT/tests/desktop/services.sh"
+work_with_cleanup askdesk-bench-remote
 start_desktop_services 330 400
 cd "$ROOT/tests/remote"
 python3 -W ignore::ResourceWarning bench_remote.py "${MEASURE[@]}" --desktop "$APP"

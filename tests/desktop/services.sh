@@ -4,10 +4,27 @@
 # private XDG directories and HOME, all exported to the caller's environment.
 #
 # The caller defines fail() and a PIDS array (its cleanup trap stops them in reverse order) and a
-# private directory WORK, then calls:
+# private directory WORK, or has `work_with_cleanup NAME` make all three but fail(), then calls:
 #   start_desktop_services FIRST LAST [dbus-monitor options...]
 # FIRST..LAST is the range of X display numbers to pick a free one from (callers use disjoint ranges
 # so that both can run at once). Logs go to $WORK; dbus-monitor's to $WORK/bus-monitor.log.
+
+# A private WORK directory (/tmp/NAME.XXXXXX) and a PIDS array, with a trap that stops those
+# processes in reverse order on exit and keeps WORK only when the script failed.
+work_with_cleanup() {
+  WORK="$(mktemp -d "/tmp/$1.XXXXXX")"
+  chmod 700 "$WORK"
+  PIDS=()
+  trap _stop_and_clean EXIT INT TERM
+}
+
+_stop_and_clean() {
+  local status=$?
+  for (( i=${#PIDS[@]}-1; i>=0; i-- )); do kill "${PIDS[$i]}" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ "$status" -ne 0 ]; then echo "--- logs kept in $WORK ---" >&2; else rm -rf "$WORK"; fi
+  exit "$status"
+}
 
 start_desktop_services() {
   local first="$1" last="$2" n
