@@ -1,8 +1,8 @@
 //! askdesk's messages in the person's language: the Fluent catalogues built in, the language chosen
 //! for this process, and each message formatted in it with English as the fallback.
 //!
-//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `desktop.ftl`, `rules.ftl`,
-//!   `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
+//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `desktop.ftl`, `phone.ftl`,
+//!   `remote.ftl`, `rules.ftl`, `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
 //!   notifications, tray and the sentences it composes for the page, and the page show; the page gets the text of its language's files through [`source`]
 //!   and formats it with Fluent's own JavaScript implementation.
 //! - The language ([`choose`]): `ASKDESK_LANG`, else the app's setting, else the system's
@@ -42,7 +42,9 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         &[
             ("cli.ftl", include_str!("../locales/en/cli.ftl")),
             ("desktop.ftl", include_str!("../locales/en/desktop.ftl")),
+            ("phone.ftl", include_str!("../locales/en/phone.ftl")),
             ("rules.ftl", include_str!("../locales/en/rules.ftl")),
+            ("remote.ftl", include_str!("../locales/en/remote.ftl")),
             ("ui.ftl", include_str!("../locales/en/ui.ftl")),
         ],
     ),
@@ -51,7 +53,9 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         &[
             ("cli.ftl", include_str!("../locales/zh-CN/cli.ftl")),
             ("desktop.ftl", include_str!("../locales/zh-CN/desktop.ftl")),
+            ("phone.ftl", include_str!("../locales/zh-CN/phone.ftl")),
             ("rules.ftl", include_str!("../locales/zh-CN/rules.ftl")),
+            ("remote.ftl", include_str!("../locales/zh-CN/remote.ftl")),
             ("ui.ftl", include_str!("../locales/zh-CN/ui.ftl")),
         ],
     ),

@@ -18,8 +18,16 @@ fn root() -> PathBuf {
 
 /// Every English message with its variables.
 fn english() -> BTreeMap<String, BTreeSet<String>> {
+    english_in(|_| true)
+}
+
+/// The English messages of the files `file` picks, with their variables.
+fn english_in(file: impl Fn(&str) -> bool) -> BTreeMap<String, BTreeSet<String>> {
     let mut out = BTreeMap::new();
     for (name, text) in askdesk_i18n::files(askdesk_i18n::DEFAULT).unwrap() {
+        if !file(name) {
+            continue;
+        }
         let resource = parser::parse(*text).unwrap_or_else(|(_, e)| panic!("{name}: {e:?}"));
         for entry in resource.body {
             if let ast::Entry::Message(m) = entry {
@@ -213,6 +221,7 @@ fn every_message_the_code_asks_for_exists_with_the_arguments_it_names() {
         "src-tauri/src",
         "crates/askdesk-view/src",
         "crates/askdesk-rules/src",
+        "crates/askdesk-remote/src",
     ] {
         for file in sources(dir, "rs") {
             uses.extend(rust_uses(&file, &std::fs::read_to_string(&file).unwrap()));
@@ -246,6 +255,60 @@ fn every_message_the_code_asks_for_exists_with_the_arguments_it_names() {
             );
         }
     }
+}
+
+/// The phone's page (`crates/askdesk-remote/page`), which the desk serves with `phone.ftl` alone.
+const PHONE_PAGE: &str = "crates/askdesk-remote/page";
+
+/// The ids the phone's page asks for, by file.
+fn phone_uses() -> Vec<Use> {
+    let mut uses = Vec::new();
+    for extension in ["js", "html"] {
+        for file in sources(PHONE_PAGE, extension) {
+            uses.extend(page_uses(&file, &std::fs::read_to_string(&file).unwrap()));
+        }
+    }
+    uses
+}
+
+#[test]
+fn every_message_the_phone_asks_for_is_in_the_catalogue_the_desk_sends_it() {
+    let phone = english_in(|file| file == "phone.ftl");
+    let uses = phone_uses();
+    assert!(
+        uses.len() > 60,
+        "the scan found too few uses: {}",
+        uses.len()
+    );
+    let missing: Vec<String> = uses
+        .iter()
+        .filter(|used| !phone.contains_key(&used.id))
+        .map(|used| format!("{}: {}", used.file.display(), used.id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the phone asks for messages phone.ftl lacks:\n{}",
+        missing.join("\n")
+    );
+    // And phone.ftl holds nothing the page never asks for (pairing errors are chosen by code).
+    let asked: BTreeSet<&str> = uses.iter().map(|used| used.id.as_str()).collect();
+    let page = phone_page_text();
+    let unused: Vec<&String> = phone
+        .keys()
+        .filter(|id| !asked.contains(id.as_str()) && !page.contains(&format!("'{id}'")))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "phone.ftl has messages no page asks for: {unused:?}"
+    );
+}
+
+/// The text of every module of the phone's page.
+fn phone_page_text() -> String {
+    sources(PHONE_PAGE, "js")
+        .iter()
+        .map(|file| std::fs::read_to_string(file).unwrap())
+        .collect()
 }
 
 /// The macros whose text a person reads when the CLI prints it.
@@ -376,6 +439,17 @@ const PAGE_ALLOWED: &[(&str, &str)] = &[
     ("l10n.js", "askdesk: ${} catalogue:"),
     // The type a drag of files carries (`DataTransfer.types`), compared with, never shown.
     ("images.js", "Files"),
+    // The phone's page: the names WebCrypto and fetch take (algorithms, a method), the label its
+    // pairing code is computed over (the desk computes the same bytes), a global's name tested
+    // with `in`, and the class names of a permission prompt's allow button.
+    ("app.js", "SHA-256"),
+    ("app.js", "ECDSA"),
+    ("app.js", "HMAC"),
+    ("app.js", "POST"),
+    ("app.js", "askdesk pairing code v1"),
+    ("push.js", "POST"),
+    ("push.js", "Notification"),
+    ("passkey.js", "allow primary"),
 ];
 
 /// The names of keys (`KeyboardEvent.key`) and of elements the page compares with: not words.
@@ -601,7 +675,10 @@ fn reads_as_words(literal: &Literal) -> bool {
 #[test]
 fn the_page_puts_no_words_outside_the_catalogues() {
     let mut left = Vec::new();
-    for file in sources("ui", "js") {
+    for file in sources("ui", "js")
+        .into_iter()
+        .chain(sources(PHONE_PAGE, "js"))
+    {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         for literal in js_literals(&std::fs::read_to_string(&file).unwrap()) {
             if reads_as_words(&literal)
@@ -613,7 +690,21 @@ fn the_page_puts_no_words_outside_the_catalogues() {
     }
     // The window's frame: every element with words of its own, or a title, label or placeholder,
     // names its message.
-    let html = std::fs::read_to_string(root().join("ui/index.html")).unwrap();
+    for page in ["ui/index.html", "crates/askdesk-remote/page/index.html"] {
+        left.extend(unnamed_elements(page));
+    }
+    assert!(
+        left.is_empty(),
+        "on the page outside the catalogues:\n{}",
+        left.join("\n")
+    );
+}
+
+/// The elements of a page's frame (`index.html`) with words of their own, or a title, label or
+/// placeholder, that name no message.
+fn unnamed_elements(page: &str) -> Vec<String> {
+    let mut left = Vec::new();
+    let html = std::fs::read_to_string(root().join(page)).unwrap();
     let body = &html[html.find("<body>").unwrap()..];
     for (n, tag) in body.split('<').enumerate().skip(1) {
         let (open, text) = tag.split_once('>').unwrap_or((tag, ""));
@@ -623,14 +714,10 @@ fn the_page_puts_no_words_outside_the_catalogues() {
             .iter()
             .any(|a| open.contains(a));
         if !open.starts_with('/') && (worded || attributes) && !open.contains("data-l10n-id") {
-            left.push(format!("index.html, element {n}: <{open}>{}", text.trim()));
+            left.push(format!("{page}, element {n}: <{open}>{}", text.trim()));
         }
     }
-    assert!(
-        left.is_empty(),
-        "on the page outside the catalogues:\n{}",
-        left.join("\n")
-    );
+    left
 }
 
 #[test]
@@ -667,12 +754,14 @@ fn the_page_scanner_sees_words_and_not_code() {
 }
 
 /// The backend's sources whose text reaches the person: what the desktop app composes for the
-/// page, its notifications and the page's commands' errors (`askdesk-view`, `src-tauri`), and the
-/// answer rules' words.
-const BACKEND: [&str; 3] = [
+/// page, its notifications and the page's commands' errors (`askdesk-view`, `src-tauri`), the
+/// answer rules' words, and the phone's server (what it tells a phone, the lock screen, the
+/// problems the Devices view shows).
+const BACKEND: [&str; 4] = [
     "crates/askdesk-view/src",
     "src-tauri/src",
     "crates/askdesk-rules/src",
+    "crates/askdesk-remote/src",
 ];
 
 /// The calls whose text is for whoever reads the log or debugs, not for the person: left out of
@@ -719,6 +808,59 @@ const BACKEND_ALLOWED: &[(&str, &str)] = &[
     // English: the file reads the same whoever edits it.
     ("draft.rs", "an agent"),
     ("draft.rs", "# Made from your answer to {} on {}.\\n"),
+    // The phone's server. Its content security policy and the markup around the authority's page.
+    (
+        "pages.rs",
+        "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    ),
+    (
+        "pages.rs",
+        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\"><title>askdesk</title></head><body>",
+    ),
+    // Bytes a signature or a MAC is computed over, and the names in the desk's certificates:
+    // protocol, the same in every language.
+    ("pairing.rs", "askdesk pairing code v1"),
+    ("certs.rs", "askdesk on {}"),
+    ("certs.rs", "askdesk remote"),
+    // An option label of the clients' own (Claude Code's plan mode), compared with, never composed.
+    ("risk.rs", "Keep planning"),
+    // Mistakes of the calling code, never of a person: a number with no canonical form, a
+    // request offered twice or past the limit the host checks first.
+    ("canonical.rs", "only integers up to 2^53 have a canonical form here"),
+    ("pending.rs", "request {0} is already offered"),
+    ("pending.rs", "the remote already holds {MAX_PENDING} requests"),
+    // Why a push service did not take a notice: for the log (the Devices view says only that a
+    // subscription was dropped, in the catalogues' words).
+    ("push.rs", "a push service root: {error}"),
+    ("push.rs", "the push service did not answer in time"),
+    ("push.rs", "the subscription is not usable"),
+    ("push.rs", "{host} is not a known push service"),
+    ("push.rs", "no host"),
+    ("push.rs", "not base64url"),
+    ("push.rs", "the push service answered {other}"),
+    // The detail of a malformed message (a broken client, not a person's mistake), after the
+    // catalogue's "the message is malformed:"; and the API's message beside its stable code,
+    // which the phone's page reads and words itself.
+    ("remote.rs", "no request id {:?}"),
+    ("remote.rs", "the nonce is not 16 bytes of base64url"),
+    ("remote.rs", "only a permission prompt is allowed with a passkey"),
+    ("remote.rs", "the answer has no canonical form"),
+    ("socket.rs", "an answer is not a passkey's"),
+    ("server.rs", "this server does not serve that host"),
+    ("server.rs", "requests from other sites are refused"),
+    ("server.rs", "publicKey is not a raw P-256 public key"),
+    ("server.rs", "proof is not base64url"),
+    ("server.rs", "the subscription is not signed by a paired device's key"),
+    (
+        "server.rs",
+        "not an https push endpoint with a P-256 key and a 16-byte secret",
+    ),
+    (
+        "server.rs",
+        "this desk serves a certificate of its own choosing: nothing to install",
+    ),
+    // A WebSocket close frame's reason (RFC 6455), which the page never shows.
+    ("socket.rs", "the desk stopped"),
 ];
 
 /// Files of the backend not converted yet: the rules file's errors and the reasons a rule may not

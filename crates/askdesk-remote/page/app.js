@@ -7,6 +7,7 @@
 
 import { passkeys } from './passkey.js';
 import { subscribePush } from './push.js';
+import { locale, t, tAttr, translate, useCatalogue } from './l10n.js';
 
 const DB = 'askdesk';
 /** How long a claimed pairing waits for the desk (docs/remote.md, "Pairing"), and a little more. */
@@ -102,7 +103,7 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
-const hhmm = (date = new Date()) => date.toTimeString().slice(0, 5);
+const hhmm = (date = new Date()) => date.toLocaleTimeString(locale(), { timeStyle: 'short' });
 const main = () => document.getElementById('main');
 const statusLine = (text, kind) => {
   const el = document.getElementById('status');
@@ -128,14 +129,14 @@ async function pairingCode(token, publicKey) {
 }
 
 function pairPage(token) {
-  const name = h('input', { id: 'device-name', type: 'text', maxlength: '64', value: 'My phone', autocomplete: 'off' });
+  const name = h('input', { id: 'device-name', type: 'text', maxlength: '64', value: t('phone-default-name'), autocomplete: 'off' });
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
-  const button = h('button', { id: 'pair', class: 'button primary big', type: 'button' }, 'Pair this phone');
+  const button = h('button', { id: 'pair', class: 'button primary big', type: 'button' }, t('phone-pair-button'));
   button.addEventListener('click', async () => {
     button.disabled = true;
     error.hidden = true;
     try {
-      await pair(token, name.value.trim() || 'My phone');
+      await pair(token, name.value.trim() || t('phone-default-name'));
     } catch (e) {
       error.textContent = shown(e.message);
       error.hidden = false;
@@ -143,16 +144,16 @@ function pairPage(token) {
     }
   });
   main().replaceChildren(h('section', { class: 'card pairing' },
-    h('h2', {}, 'Pair with this desk'),
-    h('p', {}, 'This phone will be able to answer the questions your agents ask at the desk.'),
-    h('label', { for: 'device-name' }, 'Name of this phone'), name, button, error));
+    h('h2', {}, t('phone-pair-title')),
+    h('p', {}, t('phone-pair-text')),
+    h('label', { for: 'device-name' }, t('phone-pair-name')), name, button, error));
 }
 
 const PAIR_ERRORS = {
-  'bad-proof': 'The desk does not know this pairing link. Start again at the desk.',
-  'too-many-tries': 'Too many tries: start again at the desk.',
-  expired: 'This pairing link expired. Start again at the desk.',
-  'already-used': 'This pairing link was already used. Start again at the desk.',
+  'bad-proof': 'phone-pair-bad-proof',
+  'too-many-tries': 'phone-pair-too-many-tries',
+  expired: 'phone-pair-expired',
+  'already-used': 'phone-pair-already-used',
 };
 
 async function pair(token, name) {
@@ -166,16 +167,16 @@ async function pair(token, name) {
   });
   if (response.status !== 202) {
     const body = await response.json().catch(() => ({}));
-    throw new Error(PAIR_ERRORS[body.error] || `The desk refused the pairing (${response.status}).`);
+    throw new Error(PAIR_ERRORS[body.error] ? t(PAIR_ERRORS[body.error]) : t('phone-pair-refused', { status: response.status }));
   }
   state.device = { privateKey: pair.privateKey, publicKey: b64u(publicKey), name, pairedAt: Date.now() };
   await saveDevice(state.device);
   const code = await pairingCode(token, publicKey);
   main().replaceChildren(h('section', { class: 'card pairing' },
-    h('h2', {}, 'Confirm at the desk'),
-    h('p', {}, 'Check that the desk shows this code, and confirm it there:'),
+    h('h2', {}, t('phone-confirm-title')),
+    h('p', {}, t('phone-confirm-text')),
     h('p', { id: 'pair-code', class: 'code', 'aria-label': code.split('').join(' ') }, `${code.slice(0, 3)} ${code.slice(3)}`),
-    h('p', { class: 'muted' }, 'This page opens the questions once the desk has confirmed.')));
+    h('p', { class: 'muted' }, t('phone-confirm-then'))));
   history.replaceState(null, '', '/');
   state.confirming = true;
   connect();
@@ -184,9 +185,9 @@ async function pair(token, name) {
     if (!state.confirming) return;
     state.stopped = true;
     if (state.socket) state.socket.close();
-    statusLine('Not paired', 'warn');
-    main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, 'The desk did not confirm'),
-      h('p', {}, 'The code was not confirmed at the desk in time, or not the one this phone showed. Pair again from the desk.')));
+    statusLine(t('phone-not-paired'), 'warn');
+    main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, t('phone-not-confirmed-title')),
+      h('p', {}, t('phone-not-confirmed-text'))));
   }, CONFIRM_WITHIN_MS);
 }
 
@@ -220,7 +221,7 @@ function connect() {
     if (state.stopped) return;
     if (!state.confirming) {
       state.unreachableSince = state.unreachableSince || new Date();
-      statusLine(`Desk unreachable since ${hhmm(state.unreachableSince)}`, 'warn');
+      statusLine(t('phone-unreachable', { time: hhmm(state.unreachableSince) }), 'warn');
     }
     const wait = state.backoff;
     // While the desk confirms a pairing, the next try comes soon after the person typed the code.
@@ -241,7 +242,7 @@ async function receive(socket, message) {
       state.confirming = false;
       state.backoff = 500;
       state.unreachableSince = null;
-      statusLine(`Connected as ${shown(message.device)}`, 'ok');
+      statusLine(t('phone-connected', { device: shown(message.device) }), 'ok');
       if (!document.getElementById('requests')) showRequests();
       passkey.state(message.passkey);
       subscribePush({ device: state.device, sign, unb64u });
@@ -250,10 +251,10 @@ async function receive(socket, message) {
       const held = new Set(message.requests.map((r) => r.id));
       for (const [id, card] of state.cards) {
         if (held.has(id)) continue;
-        if (['waiting', 'claimed', 'gone'].includes(card.phase)) endCard(id, `No longer waiting ${hhmm()}`);
+        if (['waiting', 'claimed', 'gone'].includes(card.phase)) endCard(id, t('phone-ended', { why: t('phone-no-longer-waiting'), time: hhmm() }));
         // The socket dropped before the desk said how this phone's answer fared.
         else if (card.phase === 'sending' || card.phase === 'accepted') {
-          endCard(id, `Sent, but the desk went away before confirming it: check at the desk ${hhmm()}`, 'lost');
+          endCard(id, t('phone-lost', { time: hhmm() }), 'lost');
         }
       }
       for (const request of message.requests) {
@@ -279,28 +280,28 @@ async function receive(socket, message) {
       if (!card) break;
       // Another device's answer claimed it: `settled` says how the desk took that answer.
       if (message.reason === 'claimed') {
-        if (card.phase === 'waiting') setPhase(message.id, 'claimed', 'Answered on another device…');
+        if (card.phase === 'waiting') setPhase(message.id, 'claimed', t('phone-claimed'));
         break;
       }
       // A card this phone answered waits for `settled`; one it is sending, for its refusal.
       if (card.phase === 'sending') card.ending = message;
       else if (['waiting', 'claimed', 'gone'].includes(card.phase)) {
-        endCard(message.id, `${ending(message)} ${hhmm()}`);
+        endCard(message.id, t('phone-ended', { why: ending(message), time: hhmm() }));
       }
       break;
     }
     case 'accepted':
-      setPhase(message.id, 'accepted', 'Sending…');
+      setPhase(message.id, 'accepted', t('phone-sending'));
       break;
     case 'settled': {
       const card = state.cards.get(message.id);
       if (!card) break;
       if (card.phase === 'accepted') {
-        endCard(message.id, message.used ? `Sent ${hhmm()}` : `${ending(message.instead)} ${hhmm()}`, message.used ? 'sent' : 'lost');
+        endCard(message.id, message.used ? t('phone-sent', { time: hhmm() }) : t('phone-ended', { why: ending(message.instead), time: hhmm() }), message.used ? 'sent' : 'lost');
       } else if (message.used) {
-        endCard(message.id, `Answered on ${shown(message.device)} ${hhmm()}`);
+        endCard(message.id, t('phone-ended', { why: t('phone-answered-on', { device: shown(message.device) }), time: hhmm() }));
       } else if (card.phase === 'claimed' || card.phase === 'gone') {
-        endCard(message.id, `${ending(message.instead)} ${hhmm()}`);
+        endCard(message.id, t('phone-ended', { why: ending(message.instead), time: hhmm() }));
       }
       break;
     }
@@ -324,20 +325,20 @@ async function receive(socket, message) {
  */
 function ending(why) {
   switch (why && why.reason) {
-    case 'answered-elsewhere': return why.device ? `Answered on ${shown(why.device)}` : 'Answered on the desk';
-    case 'expired': return 'Expired';
+    case 'answered-elsewhere': return why.device ? t('phone-answered-on', { device: shown(why.device) }) : t('phone-answered-on-desk');
+    case 'expired': return t('phone-expired');
     case 'withdrawn':
-    case 'agent-gone': return 'The agent withdrew it';
-    default: return 'No longer waiting';
+    case 'agent-gone': return t('phone-withdrawn');
+    default: return t('phone-no-longer-waiting');
   }
 }
 
 function notPaired() {
   if (state.confirming) return; // The desk has not confirmed yet: the socket keeps trying.
   state.stopped = true;
-  statusLine('Not paired', 'warn');
-  main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, 'This phone is not paired'),
-    h('p', {}, 'The desk does not know this phone (or revoked it). Pair it again from the desk.')));
+  statusLine(t('phone-not-paired'), 'warn');
+  main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, t('phone-not-paired-title')),
+    h('p', {}, t('phone-not-paired-text'))));
 }
 
 function refused(id, reason, text) {
@@ -345,13 +346,13 @@ function refused(id, reason, text) {
   if (!card) return;
   if (reason === 'not-pending') {
     // Its `withdrawn` may come after this refusal: the card waits for it.
-    if (card.ending) endCard(id, `${ending(card.ending)} ${hhmm()}`, 'lost');
-    else setPhase(id, 'gone', 'No longer waiting…');
+    if (card.ending) endCard(id, t('phone-ended', { why: ending(card.ending), time: hhmm() }), 'lost');
+    else setPhase(id, 'gone', t('phone-gone'));
   } else if (reason === 'not-paired') {
     notPaired();
   } else {
     card.phase = 'waiting';
-    setNote(card, `Not sent: ${text || reason}`, 'error');
+    setNote(card, t('phone-not-sent', { reason: text || reason }), 'error');
     // A button the phone may never use (data-locked: a standing option, an allow without a passkey) stays off.
     for (const el of card.node.querySelectorAll('button:not([data-locked]), input, textarea')) el.disabled = false;
   }
@@ -360,7 +361,7 @@ function refused(id, reason, text) {
 // --- the list of requests ---
 
 function showRequests() {
-  main().replaceChildren(h('p', { id: 'empty', class: 'muted empty' }, 'Nothing is waiting.'),
+  main().replaceChildren(h('p', { id: 'empty', class: 'muted empty' }, t('phone-nothing-waiting')),
     h('div', { id: 'requests', class: 'requests' }));
   state.cards.clear();
 }
@@ -403,7 +404,7 @@ function endCard(id, text, kind = 'ended') {
   card.phase = 'ended';
   card.node.classList.add('ended');
   for (const el of card.node.querySelectorAll('button, input, textarea')) el.disabled = true;
-  const close = h('button', { type: 'button', class: 'button small close' }, 'Remove');
+  const close = h('button', { type: 'button', class: 'button small close' }, t('phone-remove'));
   close.addEventListener('click', () => { card.node.remove(); state.cards.delete(id); updateEmpty(); });
   close.disabled = false;
   setNote(card, text, kind);
@@ -443,7 +444,7 @@ function tickCountdowns() {
     node.hidden = typeof at !== 'number';
     if (node.hidden) continue;
     const left = at - now;
-    node.textContent = left > 0 ? `Expires in ${timeLeft(left)}` : 'Expired';
+    node.textContent = left > 0 ? t('phone-expires-in', { left: timeLeft(left) }) : t('phone-expired');
     node.classList.toggle('expired', left <= 0);
     running ||= left > 0;
   }
@@ -456,14 +457,14 @@ function renderCard(card) {
   const view = card.wire.view || {};
   const when = view.askedAt ? hhmm(new Date(view.askedAt)) : '';
   const head = h('div', { class: 'card-head' },
-    h('span', { class: 'who' }, view.who || (card.wire.agent && card.wire.agent.id) || 'An agent'),
+    h('span', { class: 'who' }, view.who || (card.wire.agent && card.wire.agent.id) || t('phone-an-agent')),
     view.project ? h('span', { class: 'project' }, view.project) : null,
     view.session ? h('span', { class: 'session' }, view.session) : null,
     h('span', { class: 'when' }, when), countdown());
   const questions = (view.questions || []).map(form);
   card.forms = questions;
-  const send = h('button', { type: 'button', class: 'button primary big send' }, 'Send');
-  const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, 'Dismiss');
+  const send = h('button', { type: 'button', class: 'button primary big send' }, t('phone-send'));
+  const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, t('phone-dismiss'));
   send.addEventListener('click', () => submitCard(card));
   dismiss.addEventListener('click', () => answer(card, null));
   const onlyPlan = questions.length === 1 && questions[0].plan;
@@ -482,11 +483,11 @@ function form(q) {
 function questionForm(q) {
   const chosen = new Set();
   let skipped = false;
-  const other = h('textarea', { class: 'other', rows: '2', placeholder: q.options.length ? 'Other…' : 'Your answer…', 'aria-label': 'Other' });
+  const other = h('textarea', { class: 'other', rows: '2', placeholder: t(q.options.length ? 'phone-other' : 'phone-your-answer'), 'aria-label': tAttr('phone-other', 'aria-label') });
   const options = q.options.map((o) => {
     const button = h('button', { type: 'button', class: `option${o.recommended ? ' recommended' : ''}`, 'aria-pressed': 'false', 'data-label': o.label },
       h('span', { class: 'option-label' }, displayLabel(o.label)),
-      o.recommended ? h('span', { class: 'badge' }, 'Recommended') : null,
+      o.recommended ? h('span', { class: 'badge' }, t('phone-recommended')) : null,
       o.description ? h('span', { class: 'option-desc' }, o.description) : null);
     button.addEventListener('click', () => {
       if (q.multiSelect) {
@@ -507,7 +508,7 @@ function questionForm(q) {
     skipped = false;
     refresh();
   });
-  const skip = h('button', { type: 'button', class: 'button small skip', 'aria-pressed': 'false' }, 'Skip');
+  const skip = h('button', { type: 'button', class: 'button small skip', 'aria-pressed': 'false' }, t('phone-skip'));
   skip.addEventListener('click', () => { skipped = !skipped; if (skipped) { chosen.clear(); other.value = ''; } refresh(); });
   function refresh() {
     for (const { o, button } of options) button.setAttribute('aria-pressed', String(chosen.has(o.label)));
@@ -517,7 +518,7 @@ function questionForm(q) {
     q.header ? h('p', { class: 'header' }, q.header) : null,
     h('h2', { class: 'question-text' }, q.question),
     detail(q),
-    q.multiSelect ? h('p', { class: 'muted hint' }, 'Choose any') : null,
+    q.multiSelect ? h('p', { class: 'muted hint' }, t('phone-choose-any')) : null,
     h('div', { class: 'options' }, options.map((x) => x.button)),
     other, skip);
   return {
@@ -538,9 +539,9 @@ function questionForm(q) {
  */
 function planForm(q) {
   const approve = q.intent.approve;
-  const feedback = h('textarea', { class: 'feedback', rows: '3', placeholder: 'Feedback for the agent…', 'aria-label': 'Feedback' });
+  const feedback = h('textarea', { class: 'feedback', rows: '3', placeholder: t('phone-feedback'), 'aria-label': tAttr('phone-feedback', 'aria-label') });
   const approveButton = h('button', { type: 'button', class: 'button primary big approve' }, `✓ ${displayLabel(approve)}`);
-  const sendFeedback = h('button', { type: 'button', class: 'button big send-feedback' }, 'Send feedback');
+  const sendFeedback = h('button', { type: 'button', class: 'button big send-feedback' }, t('phone-send-feedback'));
   const plan = detail(q);
   const revised = revisionOf(q, plan);
   /** Comment editors by block key, in the order they were opened. */
@@ -555,9 +556,9 @@ function planForm(q) {
       if (!block || !plan.contains(block) || block.closest('.request.ended')) return;
       const key = block.dataset.block;
       if (!comments.has(key)) {
-        const text = h('textarea', { class: 'comment-text', rows: '2', 'data-block': key, 'aria-label': `Comment on ${paths.get(key) || key}` });
-        const remove = h('button', { type: 'button', class: 'button small' }, 'Remove');
-        const editor = h('div', { class: 'comment' }, h('p', { class: 'comment-on' }, `On ${paths.get(key) || key}`), text, remove);
+        const text = h('textarea', { class: 'comment-text', rows: '2', 'data-block': key, 'aria-label': tAttr('phone-comment-on', 'aria-label', { block: paths.get(key) || key }) });
+        const remove = h('button', { type: 'button', class: 'button small' }, t('phone-remove'));
+        const editor = h('div', { class: 'comment' }, h('p', { class: 'comment-on' }, t('phone-comment-on', { block: paths.get(key) || key })), text, remove);
         remove.addEventListener('click', () => { editor.remove(); comments.delete(key); block.classList.remove('commented'); });
         comments.set(key, text);
         block.classList.add('commented');
@@ -572,7 +573,7 @@ function planForm(q) {
     h('h2', { class: 'question-text' }, q.question),
     revised,
     plan,
-    plan ? h('p', { class: 'muted hint' }, 'Tap a part of the plan to comment on it.') : null,
+    plan ? h('p', { class: 'muted hint' }, t('phone-tap-to-comment')) : null,
     list,
     h('div', { class: 'plan-actions' }, approveButton, feedback, sendFeedback));
   const written = () => [...comments].map(([block, text]) => ({ block, text: text.value.trim() })).filter((c) => c.text);
@@ -590,7 +591,7 @@ function planForm(q) {
   approveButton.addEventListener('click', () => {
     // Comments are feedback: they go back with "Send feedback", never with an approval.
     if (written().length) {
-      setNote(card(), 'Comments go back as feedback: send them, or remove them to approve.', 'error');
+      setNote(card(), t('phone-comments-are-feedback'), 'error');
       return;
     }
     choice = 'approve';
@@ -646,8 +647,8 @@ function revisionOf(q, plan) {
   }
   const since = revision.previous.length ? revision.previous[revision.previous.length - 1].version : revision.version - 1;
   const changed = changes.marks.length + changes.removedBlocks.length > 0;
-  return h('p', { class: 'revision' }, `Version ${revision.version} · `,
-    changed ? `Changes since version ${since} ` : `No changes since version ${since}`,
+  return h('p', { class: 'revision' }, t('phone-version', { version: revision.version }),
+    t(changed ? 'phone-changes-since' : 'phone-no-changes-since', { since }),
     changed ? h('span', { class: 'plus' }, `+${changes.plus}`) : null, changed ? ' ' : null,
     changed ? h('span', { class: 'minus' }, `−${changes.minus}`) : null);
 }
@@ -678,12 +679,12 @@ async function requestDigest(wire) {
  */
 async function answer(card, value, comments = [], withPasskey = null) {
   if (!state.socket || state.socket.readyState !== WebSocket.OPEN) {
-    setNote(card, 'Not sent: the desk is unreachable', 'error');
+    setNote(card, t('phone-not-sent-unreachable'), 'error');
     return;
   }
   card.phase = 'sending';
   for (const el of card.node.querySelectorAll('button, input, textarea')) el.disabled = true;
-  setNote(card, 'Sending…', 'pending');
+  setNote(card, t('phone-sending'), 'pending');
   const digest = await requestDigest(card.wire);
   const nonce = b64u(crypto.getRandomValues(new Uint8Array(16)));
   const signed = { answer: value, digest, kind: 'askdesk/answer', nonce, v: 1 };
@@ -707,6 +708,10 @@ const passkey = passkeys({
 // --- start ---
 
 async function start() {
+  // The desk's words in the desk's language (docs/remote.md, "The phone's language").
+  const catalogue = await fetch('/catalogue');
+  if (catalogue.ok) useCatalogue(await catalogue.json());
+  translate();
   if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => {});
   const fragment = location.hash.match(/^#v1\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]+)$/);
   if (location.pathname === '/pair' && fragment) {
@@ -715,13 +720,13 @@ async function start() {
   }
   state.device = await loadDevice().catch(() => null);
   if (!state.device) {
-    statusLine('Not paired', 'warn');
-    main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, 'Pair this phone from the desk'),
-      h('p', {}, 'At the desk: Devices, then Add a phone (or run askdesk remote --pair), then open the link it shows on this phone.'),
-      h('p', {}, h('a', { href: '/ca' }, 'Install this desk\'s certificate authority'))));
+    statusLine(t('phone-not-paired'), 'warn');
+    main().replaceChildren(h('section', { class: 'card' }, h('h2', {}, t('phone-unpaired-title')),
+      h('p', {}, t('phone-unpaired-text')),
+      h('p', {}, h('a', { href: '/ca' }, t('phone-install-authority')))));
     return;
   }
-  statusLine('Connecting…');
+  statusLine(t('phone-connecting'));
   connect();
 }
 

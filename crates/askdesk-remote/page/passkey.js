@@ -7,6 +7,8 @@
 // challenge bound to that exact answer and sends the assertion with it (docs/remote.md,
 // "Passkeys"). app.js hands in its helpers through `passkeys`.
 
+import { t } from './l10n.js';
+
 /** A command longer than this many lines or characters is shown as its head and tail. */
 const LONG_LINES = 12;
 const LONG_CHARS = 800;
@@ -59,28 +61,28 @@ export function passkeys(ui) {
     const list = document.getElementById('requests');
     if (!list || !known.available || !known.allowed) return;
     const button = h('button', { id: 'passkey-register', type: 'button', class: 'button primary big' },
-      known.registered ? 'Replace this phone\'s passkey' : 'Add a passkey');
+      t(known.registered ? 'phone-passkey-replace' : 'phone-passkey-add'));
     const note = h('p', { class: 'note', role: 'status', hidden: true });
     button.addEventListener('click', async () => {
       button.disabled = true;
       note.hidden = false;
       note.className = 'note pending';
-      note.textContent = 'Waiting for your fingerprint, face or PIN…';
+      note.textContent = t('phone-passkey-waiting');
       try {
         await register();
         note.className = 'note sent';
-        note.textContent = 'Passkey added: this phone can allow permission prompts.';
+        note.textContent = t('phone-passkey-added');
         button.hidden = true;
         note.closest('#passkey-card').dataset.done = 'yes';
       } catch (e) {
         note.className = 'note error';
-        note.textContent = `No passkey added: ${e.message}`;
+        note.textContent = t('phone-passkey-failed', { reason: e.message });
         button.disabled = false;
       }
     });
     list.before(h('section', { id: 'passkey-card', class: 'card passkey' },
-      h('h2', {}, 'A passkey for this phone'),
-      h('p', {}, 'The desk allows this phone a passkey for a few minutes. With it (your fingerprint, face or PIN each time), this phone can allow an agent\'s permission prompts.'),
+      h('h2', {}, t('phone-passkey-title')),
+      h('p', {}, t('phone-passkey-text')),
       button, note));
   }
 
@@ -118,13 +120,13 @@ export function passkeys(ui) {
     const options = wait(`challenge:${id}`);
     ui.send({ type: 'passkey-challenge', id, ...intent });
     const { publicKey } = clean((await options).options);
-    setNote(card, 'Waiting for your fingerprint, face or PIN…', 'pending');
+    setNote(card, t('phone-passkey-waiting'), 'pending');
     const got = await navigator.credentials.get({ publicKey: {
       ...publicKey,
       challenge: unb64u(publicKey.challenge),
       allowCredentials: (publicKey.allowCredentials || []).map((c) => ({ ...c, id: unb64u(c.id) })),
     } });
-    setNote(card, 'Sending…', 'pending');
+    setNote(card, t('phone-sending'), 'pending');
     return {
       id: got.id,
       rawId: b64u(got.rawId),
@@ -148,16 +150,16 @@ export function passkeys(ui) {
     const head = lines.slice(0, HEAD_LINES).join('\n').slice(0, HEAD_CHARS);
     const tail = lines.slice(-TAIL_LINES).join('\n').slice(-TAIL_CHARS);
     const hidden = text.length - head.length - tail.length;
-    const short = h('pre', { class: 'command short' }, head, h('span', { class: 'elided' }, `\n… ${hidden} more characters …\n`), tail);
+    const short = h('pre', { class: 'command short' }, head, h('span', { class: 'elided' }, `\n${t('phone-command-more', { hidden })}\n`), tail);
     whole.hidden = true;
     const toggle = h('button', { type: 'button', class: 'button small show-command', 'aria-expanded': 'false' },
-      `Show the whole command (${lines.length} lines)`);
+      t('phone-command-whole', { lines: lines.length }));
     toggle.addEventListener('click', () => {
       const open = whole.hidden;
       whole.hidden = !open;
       short.hidden = open;
       toggle.setAttribute('aria-expanded', String(open));
-      toggle.textContent = open ? 'Show its head and tail' : `Show the whole command (${lines.length} lines)`;
+      toggle.textContent = open ? t('phone-command-short') : t('phone-command-whole', { lines: lines.length });
     });
     return h('div', { class: 'command-box' }, short, whole, toggle);
   }
@@ -183,8 +185,8 @@ export function passkeys(ui) {
   function batch(c, questions, deny) {
     const forms = questions.map(ui.form);
     c.forms = forms;
-    const send = h('button', { type: 'button', class: 'button primary big send' }, 'Send');
-    const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, 'Dismiss');
+    const send = h('button', { type: 'button', class: 'button primary big send' }, t('phone-send'));
+    const dismiss = h('button', { type: 'button', class: 'button big dismiss' }, t('phone-dismiss'));
     send.addEventListener('click', () => {
       const value = { answers: forms.map((f) => f.answer()) };
       const comments = forms.flatMap((f) => (f.comments ? f.comments() : []));
@@ -207,16 +209,16 @@ export function passkeys(ui) {
     const note = h('p', { class: 'note', role: 'status', hidden: true });
     let actions;
     if (risk.deskOnly) {
-      actions = h('p', { class: 'desk-only' }, `Only the desk may answer this: ${risk.deskOnly}`);
+      actions = h('p', { class: 'desk-only' }, t('phone-desk-only', { reason: risk.deskOnly }));
     } else if (several) {
       actions = batch(c, questions, deny);
     } else {
       actions = h('div', { class: 'actions permission-actions' }, q.options.map((o) => {
         const denying = deny.has(o.label);
-        const why = standing.has(o.label) ? 'only at the desk'
+        const why = standing.has(o.label) ? t('phone-only-at-desk')
           : denying ? null
-            : !known.available ? 'passkeys need the desk served under a name'
-              : !known.registered ? 'needs a passkey: allow one at the desk' : null;
+            : !known.available ? t('phone-passkey-needs-name')
+              : !known.registered ? t('phone-passkey-needed') : null;
         const button = h('button', {
           type: 'button',
           class: `button big ${denying ? 'deny' : 'allow primary'}`,
@@ -233,15 +235,15 @@ export function passkeys(ui) {
     }
     return h('article', { class: 'card request permission', 'data-id': c.wire.id },
       h('div', { class: 'card-head' },
-        h('span', { class: 'who' }, view.who || (c.wire.agent && c.wire.agent.id) || 'An agent'),
+        h('span', { class: 'who' }, view.who || (c.wire.agent && c.wire.agent.id) || t('phone-an-agent')),
         view.project ? h('span', { class: 'project' }, view.project) : null,
         h('span', { class: 'when' }, view.askedAt ? ui.hhmm(new Date(view.askedAt)) : ''), ui.countdown()),
       several && !risk.deskOnly ? null
         : questions.length ? questions.map((x) => h('h2', { class: 'question-text' }, x.question))
-          : h('h2', { class: 'question-text' }, 'Permission prompt'),
-      h('dl', { class: 'facts' }, fact('Tool', meta.tool), fact('Agent', view.who || (c.wire.agent && c.wire.agent.id)),
-        fact('Working directory', meta.cwd), fact('Path', meta.path),
-        typeof meta.command === 'string' ? null : fact('Command', meta.command)),
+          : h('h2', { class: 'question-text' }, t('phone-permission-prompt')),
+      h('dl', { class: 'facts' }, fact(t('phone-fact-tool'), meta.tool), fact(t('phone-fact-agent'), view.who || (c.wire.agent && c.wire.agent.id)),
+        fact(t('phone-fact-cwd'), meta.cwd), fact(t('phone-fact-path'), meta.path),
+        typeof meta.command === 'string' ? null : fact(t('phone-fact-command'), meta.command)),
       typeof meta.command === 'string' ? command(meta.command) : null,
       actions, note);
   }

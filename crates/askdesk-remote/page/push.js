@@ -3,6 +3,8 @@
 // the desk, signed with the device key. A browser with no push service, or one that never answers,
 // is given up after a while with a quiet line under the header: the page works on without it.
 
+import { t } from './l10n.js';
+
 /** How long the browser's push service may take to subscribe before the page gives up. */
 const SUBSCRIBE_WITHIN_MS = 10000;
 
@@ -30,7 +32,7 @@ function say(text, state) {
 function within(promise, ms) {
   let timer;
   const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error('the browser\'s push service did not answer')), ms);
+    timer = setTimeout(() => reject(new Error(t('phone-push-no-answer'))), ms);
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
@@ -44,36 +46,36 @@ export function subscribePush({ device, sign, unb64u }) {
   if (started) return;
   started = true;
   if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) {
-    say('This browser cannot wake the phone when a question waits.', 'unsupported');
+    say(t('phone-push-unsupported'), 'unsupported');
     return;
   }
   const go = () => subscribe(device, sign, unb64u).catch((e) => {
-    say(`This phone will not be woken: ${e.message}.`, 'failed');
+    say(t('phone-push-failed', { reason: e.message }), 'failed');
   });
   if (Notification.permission === 'granted') {
     go();
   } else if (Notification.permission === 'denied') {
-    say('Notifications are off for this page: the phone will not be woken.', 'denied');
+    say(t('phone-push-denied'), 'denied');
   } else {
     const button = document.createElement('button');
     button.type = 'button';
     button.id = 'push-allow';
     button.className = 'button small';
-    button.textContent = 'Wake this phone when a question waits';
+    button.textContent = t('phone-push-allow');
     button.addEventListener('click', async () => {
       button.disabled = true;
       const answer = await Notification.requestPermission();
       if (answer === 'granted') go();
-      else say('Notifications are off for this page: the phone will not be woken.', 'denied');
+      else say(t('phone-push-denied'), 'denied');
     });
     line().replaceChildren(button);
   }
 }
 
 async function subscribe(device, sign, unb64u) {
-  say('Setting up notifications…', 'pending');
+  say(t('phone-push-setting-up'), 'pending');
   const keyResponse = await fetch('/push/key');
-  if (!keyResponse.ok) throw new Error(`the desk did not give its key (${keyResponse.status})`);
+  if (!keyResponse.ok) throw new Error(t('phone-push-no-key', { status: keyResponse.status }));
   const { publicKey } = await keyResponse.json();
   const registration = await within(navigator.serviceWorker.ready, SUBSCRIBE_WITHIN_MS);
   const options = { userVisibleOnly: true, applicationServerKey: unb64u(publicKey) };
@@ -98,7 +100,7 @@ async function subscribe(device, sign, unb64u) {
   });
   if (response.status !== 204) {
     const body = await response.json().catch(() => ({}));
-    throw new Error(`the desk refused it (${body.error || response.status})`);
+    throw new Error(t('phone-push-refused', { reason: body.error || response.status }));
   }
-  say('This phone is woken when a question waits.', 'on');
+  say(t('phone-push-on'), 'on');
 }

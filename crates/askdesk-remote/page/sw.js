@@ -5,15 +5,16 @@ self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
 /**
- * What the lock screen says for a notice `{ title, body, tag, class, waiting, answered }`: a
- * request's own text only for a text and choice request (the desk sends it only when the person
- * chose so); for anything else, whatever the notice holds, only that an agent waits.
+ * What the lock screen says for a notice `{ title, body, summary, tag, class, waiting, answered }`:
+ * a request's own text only for a text and choice request (the desk sends it only when the person
+ * chose so); for anything else, whatever the body holds, only the desk's `summary`, which says in
+ * the desk's language that an agent waits or that the request was answered on the desk.
  */
 function lockScreenText(notice) {
-  if (notice.answered === true) return 'Answered on the desk';
+  const summary = typeof notice.summary === 'string' ? notice.summary : '';
+  if (notice.answered === true) return summary;
   if (notice.class === 'text-and-choices' && typeof notice.body === 'string' && notice.body) return notice.body;
-  const waiting = Number.isInteger(notice.waiting) && notice.waiting > 0 ? notice.waiting : 1;
-  return `An agent is waiting (${waiting})`;
+  return summary;
 }
 
 async function show(event) {

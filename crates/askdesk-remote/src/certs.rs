@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use askdesk_i18n::t;
 use base64::Engine;
 use rcgen::{
     BasicConstraints, CertificateParams, CidrSubnet, DistinguishedName, DnType,
@@ -121,7 +122,7 @@ fn provided(certificate: &Path, key: &Path, names: &[Name]) -> Result<Certificat
         .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
         .map_err(|error| bad(certificate, error.to_string()))?;
     if chain.is_empty() {
-        return Err(bad(certificate, "no certificate in the file".into()));
+        return Err(bad(certificate, t!("remote-error-no-certificate")));
     }
     let key_der = PrivateKeyDer::from_pem_file(key).map_err(|error| bad(key, error.to_string()))?;
     let leaf = rustls::server::ParsedCertificate::try_from(&chain[0])

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use askdesk_core::{meta, AgentInfo};
+use askdesk_i18n::t;
 use askdesk_rules::protected::Protected;
 use askdesk_rules::runners::{self, Kind};
 use askdesk_rules::shell::Line;
@@ -31,7 +32,7 @@ pub fn reason_with(agent: Option<&AgentInfo>, protected: &Protected) -> Option<S
     let text = |key: &str| meta::meta_str(Some(meta), key);
     for key in [meta::COMMAND, meta::PATH, meta::CWD] {
         if meta.get(key).is_some_and(|value| !value.is_null()) && text(key).is_none() {
-            return Some(format!("its {key} is not text the desk can read"));
+            return Some(t!("remote-desk-only-unreadable", key = key));
         }
     }
     let cwd = text(meta::CWD);
@@ -48,7 +49,7 @@ pub fn reason_with(agent: Option<&AgentInfo>, protected: &Protected) -> Option<S
 fn command_reason(line: &str, cwd: Option<&str>, protected: &Protected) -> Option<String> {
     let line = Line::new(line);
     let Some(commands) = line.runs() else {
-        return Some("the desk cannot tell everything it runs".into());
+        return Some(t!("remote-desk-only-unclear"));
     };
     if let Some(reason) = commands.iter().find_map(|words| dangerous(words)) {
         return Some(reason);
@@ -64,37 +65,31 @@ fn command_reason(line: &str, cwd: Option<&str>, protected: &Protected) -> Optio
         .chain(words)
         .any(|word| protected.mentioned_in(word, cwd_path))
     {
-        return Some(PROTECTED.into());
+        return Some(t!("remote-desk-only-protected"));
     }
     if let Some(escape) = line.reading().escape {
-        return Some(format!(
-            "the desk cannot read it without running it: {escape}"
-        ));
+        return Some(t!("remote-desk-only-escape", escape = escape.to_string()));
     }
     let Some(project) = project(cwd) else {
-        return Some(NO_PROJECT.into());
+        return Some(t!("remote-desk-only-no-project"));
     };
     let outside = commands
         .iter()
         .flat_map(|words| words.iter().skip(1))
         .flat_map(|word| paths_in(word))
         .find(|part| !inside(part, cwd, &project));
-    outside.map(|part| format!("it reaches outside the project: {part}"))
+    outside.map(|part| t!("remote-desk-only-outside", path = part.to_string()))
 }
 
 fn path_reason(path: &str, cwd: Option<&str>, protected: &Protected) -> Option<String> {
     let Some(project) = project(cwd) else {
-        return Some(NO_PROJECT.into());
+        return Some(t!("remote-desk-only-no-project"));
     };
     if protected.refuses_path(path, cwd) {
-        return Some(PROTECTED.into());
+        return Some(t!("remote-desk-only-protected"));
     }
-    (!inside(path, cwd, &project)).then(|| format!("it reaches outside the project: {path}"))
+    (!inside(path, cwd, &project)).then(|| t!("remote-desk-only-outside", path = path))
 }
-
-const PROTECTED: &str = "it touches a place that runs code or holds trust (askdesk's rules, an \
-                         agent's settings or hooks, a shell's start-up files, git's hooks or \
-                         config)";
 
 /// A command that is desk-only by what it is: another user, a recursive delete, a force push.
 fn dangerous(words: &[String]) -> Option<String> {
@@ -109,14 +104,12 @@ fn dangerous(words: &[String]) -> Option<String> {
     };
     match program.as_str() {
         name if AS_ANOTHER_USER.contains(&name) => {
-            Some(format!("it runs a command as another user ({name})"))
+            Some(t!("remote-desk-only-other-user", name = name))
         }
         "rm" if options().any(|w| w == "--recursive" || short(w, &['r', 'R'])) => {
-            Some("it deletes recursively (rm)".into())
+            Some(t!("remote-desk-only-rm"))
         }
-        "find" if args.iter().any(|w| w == "-delete") => {
-            Some("it deletes recursively (find -delete)".into())
-        }
+        "find" if args.iter().any(|w| w == "-delete") => Some(t!("remote-desk-only-find-delete")),
         "git"
             if args.first().is_some_and(|w| w == "push")
                 && args[1..].iter().any(|w| {
@@ -127,7 +120,7 @@ fn dangerous(words: &[String]) -> Option<String> {
                         || short(w, &['f'])
                 }) =>
         {
-            Some("it force-pushes (git push)".into())
+            Some(t!("remote-desk-only-force-push"))
         }
         _ => None,
     }
@@ -145,13 +138,12 @@ fn download_into_interpreter(commands: &[Vec<String>]) -> Option<String> {
         .find(|name| {
             runners::runner(name).is_some_and(|r| matches!(r.kind, Kind::Shell | Kind::Interpreter))
         })?;
-    Some(format!(
-        "it runs a download ({downloader}) with a shell or an interpreter ({interpreter})"
+    Some(t!(
+        "remote-desk-only-download",
+        downloader = downloader.as_str(),
+        interpreter = interpreter.as_str()
     ))
 }
-
-const NO_PROJECT: &str =
-    "the desk cannot tell where its project is (no absolute working directory)";
 
 /// Where the request's project is: its working directory, absolute, where it leads.
 fn project(cwd: Option<&str>) -> Option<PathBuf> {

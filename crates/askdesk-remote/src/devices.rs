@@ -10,6 +10,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use askdesk_i18n::t;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
@@ -330,7 +331,11 @@ impl DeviceStore {
         if store.version != VERSION {
             return Err(Error::DeviceStore {
                 path,
-                reason: format!("version {} (this askdesk reads {VERSION})", store.version),
+                reason: t!(
+                    "remote-error-device-store-version",
+                    version = store.version,
+                    reads = VERSION
+                ),
             });
         }
         Ok(store)

@@ -2,29 +2,27 @@
 //! phone's requests are not errors of the remote: they are `pairing::PairingError` and
 //! `answer::Refusal`, each answered to the phone.
 
+use askdesk_i18n::t;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Neither `$XDG_DATA_HOME` nor `$HOME` is set: say where the data directory is.
-    #[error("no data directory: set XDG_DATA_HOME or HOME")]
+    #[error("{}", t!("remote-error-no-data-directory"))]
     NoDataDirectory,
     /// The address listens on every interface: pick one address (a LAN or tailnet address), or
     /// force it knowingly.
-    #[error(
-        "refusing to listen on {0}: that is every network interface; pick one address \
-         (a LAN or tailnet address), or force all interfaces explicitly"
-    )]
+    #[error("{}", t!("remote-error-every-interface", addr = .0.to_string()))]
     EveryInterface(SocketAddr),
     /// No name to serve: the address is unspecified and no name was given.
-    #[error("no name to serve: give the address or name the phone will use")]
+    #[error("{}", t!("remote-error-no-served-name"))]
     NoServedName,
     /// A served name that is neither an IP address nor a DNS name.
-    #[error("{0:?} is not a host name or an IP address")]
+    #[error("{}", t!("remote-error-bad-name", name = format!("{:?}", .0)))]
     BadName(String),
     /// Binding the address failed (not an address of this machine, or in use).
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("{}", t!("remote-error-listen", addr = .addr.to_string(), reason = .source.to_string()))]
     Listen {
         addr: SocketAddr,
         source: std::io::Error,
@@ -33,17 +31,17 @@ pub enum Error {
     #[error("{path}: {reason}")]
     Certificate { path: PathBuf, reason: String },
     /// The person's certificate does not cover a served name: a phone would refuse it.
-    #[error("the certificate {path} is not valid for {name}: {reason}")]
+    #[error("{}", t!("remote-error-certificate-name", path = .path.display().to_string(), name = .name.as_str(), reason = .reason.as_str()))]
     CertificateName {
         path: PathBuf,
         name: String,
         reason: String,
     },
     /// Making or using askdesk's own certificates failed.
-    #[error("cannot make the certificates: {0}")]
+    #[error("{}", t!("remote-error-generate", reason = .0.as_str()))]
     Generate(String),
     /// The device store cannot be read: it is not askdesk's format (fix or remove the file).
-    #[error("{path}: not a device list askdesk wrote: {reason}")]
+    #[error("{}", t!("remote-error-device-store", path = .path.display().to_string(), reason = .reason.as_str()))]
     DeviceStore { path: PathBuf, reason: String },
     /// I/O on one of the remote's files.
     #[error("{path}: {source}")]

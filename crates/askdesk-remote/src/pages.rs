@@ -1,12 +1,15 @@
 //! The pages the remote serves: the phone's page (`page/`: pairing, the waiting requests, signed
-//! answers; its files built in) and how to install askdesk's certificate authority on iOS and
-//! Android.
+//! answers; its files built in), its words in the desk's language (`/catalogue`, formatted on the
+//! phone by the desktop page's own `ui/l10n.js` and vendored Fluent, served from the same files),
+//! and how to install askdesk's certificate authority on iOS and Android.
 
+use askdesk_i18n::t;
 use axum::extract::State;
 use axum::http::header;
-use axum::response::Html;
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use axum::Router;
+use axum::{Json, Router};
+use serde_json::json;
 
 use crate::remote::Remote;
 
@@ -14,7 +17,10 @@ use crate::remote::Remote;
 pub const CONTENT_SECURITY_POLICY: &str =
     "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
-const HEAD: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
+/// The page's catalogue file: the phone's words.
+const PAGE_FILE: &str = "phone.ftl";
+
+const HEAD: &str = r#"<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><title>askdesk</title></head><body>"#;
 
@@ -48,10 +54,12 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/javascript; charset=utf-8",
         include_str!("../page/sw.js"),
     ),
+    // The page's words: the desktop page's loader and Project Fluent's own implementation,
+    // the same files the desktop app loads.
     (
-        "/manifest.webmanifest",
-        "application/manifest+json",
-        include_str!("../page/manifest.webmanifest"),
+        "/l10n.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../ui/l10n.js"),
     ),
     (
         "/icon.svg",
@@ -60,6 +68,84 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The vendored `@fluent/bundle` modules `l10n.js` imports, at the paths it imports them from.
+const FLUENT: &[(&str, &str)] = &[
+    (
+        "index.js",
+        include_str!("../../../ui/vendor/fluent-bundle/index.js"),
+    ),
+    (
+        "ast.js",
+        include_str!("../../../ui/vendor/fluent-bundle/ast.js"),
+    ),
+    (
+        "builtins.js",
+        include_str!("../../../ui/vendor/fluent-bundle/builtins.js"),
+    ),
+    (
+        "bundle.js",
+        include_str!("../../../ui/vendor/fluent-bundle/bundle.js"),
+    ),
+    (
+        "memoizer.js",
+        include_str!("../../../ui/vendor/fluent-bundle/memoizer.js"),
+    ),
+    (
+        "resolver.js",
+        include_str!("../../../ui/vendor/fluent-bundle/resolver.js"),
+    ),
+    (
+        "resource.js",
+        include_str!("../../../ui/vendor/fluent-bundle/resource.js"),
+    ),
+    (
+        "scope.js",
+        include_str!("../../../ui/vendor/fluent-bundle/scope.js"),
+    ),
+    (
+        "types.js",
+        include_str!("../../../ui/vendor/fluent-bundle/types.js"),
+    ),
+];
+
+/// `/catalogue`: the phone's words in the desk's language (the one the desk runs in:
+/// `ASKDESK_LANG`, the desktop's setting, the system's; `askdesk_i18n::current`), then in English,
+/// which the page falls back to per message; the shape the desktop page's `useCatalogue` takes.
+/// The phone never chooses: what the desk speaks, the phone speaks.
+pub(crate) async fn catalogue() -> Json<serde_json::Value> {
+    Json(catalogue_view(askdesk_i18n::current().language()))
+}
+
+fn catalogue_view(language: &str) -> serde_json::Value {
+    let page = |language| askdesk_i18n::source(language, PAGE_FILE).unwrap_or_default();
+    json!({
+        "language": language,
+        "source": page(language),
+        "fallback": page(askdesk_i18n::DEFAULT),
+    })
+}
+
+/// `/manifest.webmanifest`: the installed page's name and description, in the desk's language.
+pub(crate) async fn manifest() -> Response {
+    let manifest = json!({
+        "name": "askdesk",
+        "short_name": "askdesk",
+        "lang": askdesk_i18n::current().language(),
+        "description": t!("remote-manifest-description"),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#1b1d22",
+        "theme_color": "#1b1d22",
+        "icons": [{ "src": "/icon.svg", "sizes": "any", "type": "image/svg+xml" }],
+    });
+    (
+        [(header::CONTENT_TYPE, "application/manifest+json")],
+        manifest.to_string(),
+    )
+        .into_response()
+}
+
 /// `/` and `/pair`: the phone's page, which reads the pairing token from the URL's fragment.
 pub(crate) async fn page() -> Html<&'static str> {
     Html(PAGE)
@@ -67,48 +153,115 @@ pub(crate) async fn page() -> Html<&'static str> {
 
 /// The routes of the page's files.
 pub(crate) fn assets<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
+    let fluent = FLUENT.iter().map(|&(name, text)| {
+        (
+            format!("/vendor/fluent-bundle/{name}"),
+            "text/javascript; charset=utf-8",
+            text,
+        )
+    });
     ASSETS
         .iter()
-        .fold(router, |router, &(path, content_type, text)| {
+        .map(|&(path, content_type, text)| (path.to_owned(), content_type, text))
+        .chain(fluent)
+        .fold(router, |router, (path, content_type, text)| {
             router.route(
-                path,
+                &path,
                 get(move || async move { ([(header::CONTENT_TYPE, content_type)], text) }),
             )
         })
 }
 
+/// `text` with the characters HTML gives a meaning escaped, for a message put into markup.
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// `/ca`: how to install the desk's own certificate authority, in the desk's language.
 pub(crate) async fn authority(State(remote): State<Remote>) -> Html<String> {
+    let p = |id: &str| format!("<p>{}</p>", escaped(&askdesk_i18n::current().get(id, None)));
+    let steps = |ids: &[&str]| {
+        let items: String = ids
+            .iter()
+            .map(|id| {
+                format!(
+                    "<li>{}</li>",
+                    escaped(&askdesk_i18n::current().get(id, None))
+                )
+            })
+            .collect();
+        format!("<ol>{items}</ol>")
+    };
     let body = match remote.authority_der() {
-        None => "<p>This desk serves a certificate from an authority your phone already trusts: \
-                 there is nothing to install.</p>"
-            .to_string(),
-        Some(_) => format!(
-            "<p>This desk made its own certificate authority. It can vouch only for {names} \
-             (it is name-constrained), so installing it lets your phone trust this desk and \
-             nothing else.</p>\
-             <p>Fingerprint of the desk's certificate (SHA-256, base64url): <code>{fingerprint}</code></p>\
-             <p><a href=\"/ca.crt\" download>Download the certificate authority</a></p>\
-             <h2>iPhone and iPad</h2><ol>\
-             <li>Open this page in Safari and tap the download link; allow the profile download.</li>\
-             <li>Settings, General, VPN &amp; Device Management: open the askdesk profile, Install.</li>\
-             <li>Settings, General, About, Certificate Trust Settings: turn on full trust for askdesk.</li></ol>\
-             <h2>Android</h2><ol>\
-             <li>Tap the download link and keep the file.</li>\
-             <li>Settings, Security (or Security &amp; privacy), More security settings, Encryption \
-             &amp; credentials, Install a certificate, CA certificate; choose the file.</li>\
-             <li>Chrome trusts it from then on; some apps do not use user certificates.</li></ol>\
-             <p>To remove it later: the same settings pages, Remove or Delete.</p>",
-            names = remote
+        None => p("remote-ca-nothing"),
+        Some(_) => {
+            let names = remote
                 .served()
                 .names()
                 .iter()
-                .map(|name| format!("<code>{name}</code>"))
+                .map(ToString::to_string)
                 .collect::<Vec<_>>()
-                .join(", "),
-            fingerprint = remote.fingerprint(),
-        ),
+                .join(", ");
+            let own = escaped(&t!("remote-ca-own", names = names));
+            [
+                format!("<p>{own}</p>"),
+                format!(
+                    "<p>{} <code>{}</code></p>",
+                    escaped(&t!("remote-ca-fingerprint")),
+                    remote.fingerprint()
+                ),
+                format!(
+                    "<p><a href=\"/ca.crt\" download>{}</a></p>",
+                    escaped(&t!("remote-ca-download"))
+                ),
+                format!("<h2>{}</h2>", escaped(&t!("remote-ca-ios"))),
+                steps(&["remote-ca-ios-1", "remote-ca-ios-2", "remote-ca-ios-3"]),
+                format!("<h2>{}</h2>", escaped(&t!("remote-ca-android"))),
+                steps(&[
+                    "remote-ca-android-1",
+                    "remote-ca-android-2",
+                    "remote-ca-android-3",
+                ]),
+                p("remote-ca-remove"),
+            ]
+            .concat()
+        }
     };
     Html(format!(
-        "{HEAD}<h1>Trust this desk</h1>{body}</body></html>"
+        "{}<h1>{}</h1>{body}</body></html>",
+        HEAD.replace("{lang}", askdesk_i18n::current().language()),
+        escaped(&t!("remote-ca-title"))
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_is_the_desks_language_with_english_behind_it() {
+        let chinese = catalogue_view("zh-CN");
+        assert_eq!(chinese["language"], "zh-CN");
+        assert!(chinese["source"]
+            .as_str()
+            .unwrap()
+            .contains("phone-pair-title = 与这台电脑配对"));
+        assert!(chinese["fallback"]
+            .as_str()
+            .unwrap()
+            .contains("phone-pair-title = Pair with this desk"));
+        let english = catalogue_view("en");
+        assert_eq!(english["source"], english["fallback"]);
+    }
+
+    #[test]
+    fn a_message_put_into_markup_is_escaped() {
+        assert_eq!(
+            escaped(r#"VPN & <b>"x"</b>"#),
+            "VPN &amp; &lt;b&gt;&quot;x&quot;&lt;/b&gt;"
+        );
+    }
 }

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use askdesk_i18n::t;
 use hmac::{KeyInit, Mac};
 use sha2::Sha256;
 
@@ -37,28 +38,28 @@ impl fmt::Display for PairingId {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PairingError {
     /// No live offer has this token (or the proof is wrong): a try was counted.
-    #[error("the pairing proof does not match any pairing offered at the desk")]
+    #[error("{}", t!("remote-pairing-bad-proof"))]
     BadProof,
     /// The offer's tries are used up: start again at the desk.
-    #[error("too many tries: start pairing again at the desk")]
+    #[error("{}", t!("remote-pairing-too-many-tries"))]
     TooManyTries,
     /// The offer expired: start again at the desk.
-    #[error("the pairing expired: start pairing again at the desk")]
+    #[error("{}", t!("remote-pairing-expired"))]
     Expired,
     /// The token was already used by a phone (this one or another).
-    #[error("this pairing was already used: start pairing again at the desk")]
+    #[error("{}", t!("remote-pairing-already-used"))]
     AlreadyUsed,
     /// The desk asked to confirm a pairing no phone has claimed.
-    #[error("no phone has claimed this pairing yet")]
+    #[error("{}", t!("remote-pairing-not-claimed"))]
     NotClaimed,
     /// The desk's code is not the one derived from the claim: the pairing is ended.
-    #[error("the code does not match: the pairing was ended, start again")]
+    #[error("{}", t!("remote-pairing-wrong-code"))]
     WrongCode,
     /// The desk named no live pairing.
-    #[error("no such pairing")]
+    #[error("{}", t!("remote-pairing-unknown"))]
     Unknown,
     /// The confirmed device could not be written to the device store.
-    #[error("cannot store the device: {0}")]
+    #[error("{}", t!("remote-pairing-store", reason = .0.as_str()))]
     Store(String),
 }
 

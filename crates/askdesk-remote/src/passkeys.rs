@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use askdesk_core::sync::lock;
+use askdesk_i18n::t;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -171,9 +172,7 @@ impl Passkeys {
         assertion: &Value,
     ) -> Result<AuthenticationResult, Refusal> {
         if bound.answer_digest != *answer_digest {
-            return Err(Refusal::BadPasskey(
-                "the passkey was asked for another answer".into(),
-            ));
+            return Err(Refusal::BadPasskey(t!("remote-passkey-other-answer")));
         }
         let assertion: PublicKeyCredential = serde_json::from_value(assertion.clone())
             .map_err(|error| Refusal::BadPasskey(error.to_string()))?;
@@ -182,9 +181,7 @@ impl Passkeys {
             .finish_passkey_authentication(&assertion, &bound.state)
             .map_err(|error| Refusal::BadPasskey(error.to_string()))?;
         if !result.user_verified() {
-            return Err(Refusal::BadPasskey(
-                "the passkey did not verify the person".into(),
-            ));
+            return Err(Refusal::BadPasskey(t!("remote-passkey-not-verified")));
         }
         Ok(result)
     }

@@ -23,6 +23,7 @@ use tokio::sync::broadcast;
 use tokio_rustls::TlsConnector;
 
 use askdesk_core::sync::lock;
+use askdesk_i18n::t;
 
 use crate::devices::{Device, DeviceStore};
 use crate::error::Error;
@@ -99,16 +100,14 @@ impl std::str::FromStr for QuietHours {
             let (hours, minutes) = (hours.parse::<u16>().ok()?, minutes.parse::<u16>().ok()?);
             (hours < 24 && minutes < 60 && part.trim().len() == 5).then_some(hours * 60 + minutes)
         };
-        let wrong = || format!("{text:?} is not quiet hours: write HH:MM-HH:MM, as 22:00-07:00");
+        let wrong = || t!("remote-quiet-hours-bad", text = format!("{text:?}"));
         let (from, to) = text.split_once('-').ok_or_else(wrong)?;
         let (from, to) = (
             minute(from).ok_or_else(wrong)?,
             minute(to).ok_or_else(wrong)?,
         );
         if from == to {
-            return Err(format!(
-                "{text:?} is empty: the quiet hours start and end at once"
-            ));
+            return Err(t!("remote-quiet-hours-empty", text = format!("{text:?}")));
         }
         Ok(QuietHours { from, to })
     }
@@ -242,6 +241,9 @@ fn cut(line: &str, max: usize) -> String {
 pub struct Notice {
     pub tag: String,
     pub body: String,
+    /// What the lock screen says when it shows no request's text: that an agent waits, or that
+    /// the request was answered on the desk, in the desk's language.
+    pub summary: String,
     /// The request's class.
     pub class: Class,
     /// The requests waiting for the device (none once answered).
@@ -260,12 +262,11 @@ impl Notice {
             .filter(|_| class == Class::TextAndChoices)
             .map(askdesk_core::text::one_line)
             .filter(|line| !line.is_empty());
+        let summary = t!("remote-push-waiting", waiting = waiting);
         Notice {
             tag: tag.to_owned(),
-            body: question.map_or_else(
-                || format!("An agent is waiting ({waiting})"),
-                |line| cut(&line, LOCK_SCREEN_CHARS),
-            ),
+            body: question.map_or_else(|| summary.clone(), |line| cut(&line, LOCK_SCREEN_CHARS)),
+            summary,
             class,
             waiting,
             answered: false,
@@ -274,21 +275,24 @@ impl Notice {
 
     /// The request was settled elsewhere: the earlier notice under the same tag is replaced.
     pub fn answered(tag: &str, class: Class) -> Notice {
+        let summary = t!("remote-push-answered");
         Notice {
             tag: tag.to_owned(),
-            body: "Answered on the desk".into(),
+            body: summary.clone(),
+            summary,
             class,
             waiting: 0,
             answered: true,
         }
     }
 
-    /// The JSON the phone's service worker shows: `{"title", "body", "tag", "class", "waiting",
-    /// "answered"}`.
+    /// The JSON the phone's service worker shows: `{"title", "body", "summary", "tag", "class",
+    /// "waiting", "answered"}`.
     pub fn payload(&self) -> Vec<u8> {
         json!({
             "title": "askdesk",
             "body": self.body,
+            "summary": self.summary,
             "tag": self.tag,
             "class": self.class.name(),
             "waiting": self.waiting,
@@ -761,6 +765,10 @@ mod tests {
                 "An agent is waiting (3)",
                 "{class:?} never shows its content"
             );
+            assert_eq!(
+                Notice::waiting("r7", class, 3, Some("rm -rf ~/secret")).summary,
+                "An agent is waiting (3)",
+            );
         }
         assert_eq!(Notice::answered("r7", Class::PermissionPrompt).tag, "r7");
         let payload: serde_json::Value =
@@ -768,7 +776,8 @@ mod tests {
                 .unwrap();
         assert_eq!(
             payload,
-            json!({ "title": "askdesk", "body": "Answered on the desk", "tag": "r7",
+            json!({ "title": "askdesk", "body": "Answered on the desk",
+                    "summary": "Answered on the desk", "tag": "r7",
                     "class": "permission-prompt", "waiting": 0, "answered": true })
         );
     }

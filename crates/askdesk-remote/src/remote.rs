@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use askdesk_core::sync::lock;
 use askdesk_core::{Answer, RequestId};
+use askdesk_i18n::t;
 use askdesk_view::plan_thread::{self, CommentInput, PlanThreads};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -115,51 +116,49 @@ pub struct AllowIntent {
 /// Why a signed answer was refused; the device is told the code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
-    #[error("this device is not paired (or was revoked)")]
+    #[error("{}", t!("remote-refusal-not-paired"))]
     NotPaired,
-    #[error("the request is no longer waiting")]
+    #[error("{}", t!("remote-refusal-not-pending"))]
     NotPending,
-    #[error("the answer is not signed")]
+    #[error("{}", t!("remote-refusal-unsigned"))]
     Unsigned,
-    #[error("the request changed: its digest does not match")]
+    #[error("{}", t!("remote-refusal-stale"))]
     Stale,
-    #[error("the signature does not match the device's key and this request")]
+    #[error("{}", t!("remote-refusal-bad-signature"))]
     BadSignature,
-    #[error("this nonce was already used")]
+    #[error("{}", t!("remote-refusal-nonce-reused"))]
     NonceReused,
-    #[error("too many attempts on this request")]
+    #[error("{}", t!("remote-refusal-too-many-attempts"))]
     TooManyAttempts,
-    #[error("the request's deadline has passed: the desk decides it")]
+    #[error("{}", t!("remote-refusal-expired"))]
     Expired,
-    #[error("the answer breaks the rules of its questions: {0}")]
+    #[error("{}", t!("remote-refusal-bad-answer", reason = .0.as_str()))]
     BadAnswer(String),
-    #[error("the message is malformed: {0}")]
+    #[error("{}", t!("remote-refusal-malformed", reason = .0.as_str()))]
     Malformed(String),
-    #[error("only the desk may allow this: {0}")]
+    #[error("{}", t!("remote-refusal-desk-only", reason = .0.as_str()))]
     DeskOnly(String),
-    #[error("a standing permission is given only at the desk")]
+    #[error("{}", t!("remote-refusal-standing"))]
     Standing,
-    #[error("allowing a permission prompt needs this device's passkey")]
+    #[error("{}", t!("remote-refusal-passkey-required"))]
     PasskeyRequired,
-    #[error("passkeys need the desk served under a name, not an address")]
+    #[error("{}", t!("remote-refusal-passkeys-unavailable"))]
     PasskeysUnavailable,
-    #[error(
-        "the desk does not allow this device to register a passkey now: allow one at the desk"
-    )]
+    #[error("{}", t!("remote-refusal-passkey-not-allowed"))]
     PasskeyNotAllowed,
-    #[error("this device has no passkey: allow one at the desk")]
+    #[error("{}", t!("remote-refusal-no-passkey"))]
     NoPasskey,
-    #[error("the passkey was refused: {0}")]
+    #[error("{}", t!("remote-refusal-bad-passkey", reason = .0.as_str()))]
     BadPasskey(String),
-    #[error("this request is outside the device's scope")]
+    #[error("{}", t!("remote-refusal-out-of-scope"))]
     OutOfScope,
-    #[error("this device gave too many approvals lately: answer at the desk")]
+    #[error("{}", t!("remote-refusal-rate-limited"))]
     RateLimited,
-    #[error("this device is suspended after bad signatures: confirm it again at the desk")]
+    #[error("{}", t!("remote-refusal-suspended"))]
     Suspended,
-    #[error("{0} is not a known push service: the desk sends notices only to those")]
+    #[error("{}", t!("remote-refusal-unknown-push-service", host = .0.as_str()))]
     UnknownPushService(String),
-    #[error("the desk cannot check the device: {0}")]
+    #[error("{}", t!("remote-refusal-internal", reason = .0.as_str()))]
     Internal(String),
 }
 

@@ -183,6 +183,8 @@ fn router(remote: Remote) -> Router {
         .route("/", get(pages::page))
         .route("/pair", get(pages::page).post(pair))
         .route("/ca", get(pages::authority))
+        .route("/catalogue", get(pages::catalogue))
+        .route("/manifest.webmanifest", get(pages::manifest))
         .route("/ca.crt", get(authority_certificate))
         .route("/socket", get(socket::upgrade))
         .route("/push/key", get(push_key))

@@ -79,6 +79,16 @@ async fn the_phone_page_and_its_files_are_served_with_no_inline_script() {
         ("/sw.js", "text/javascript; charset=utf-8"),
         ("/manifest.webmanifest", "application/manifest+json"),
         ("/icon.svg", "image/svg+xml"),
+        ("/l10n.js", "text/javascript; charset=utf-8"),
+        (
+            "/vendor/fluent-bundle/index.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/vendor/fluent-bundle/resolver.js",
+            "text/javascript; charset=utf-8",
+        ),
+        ("/catalogue", "application/json"),
     ] {
         let (status, headers, _) = desk.get(path).await;
         assert_eq!(status, StatusCode::OK, "{path}");
