@@ -8,7 +8,8 @@ trusting askdesk's authority through NSS) pairs from that URL, the code it shows
 desk, and answers an agent's question from its page, once; a used pairing URL is refused; Revoke
 closes the device's socket at once; "Allow a passkey" opens the phone's window to register one; a
 request the phone answers says "Answered on <device>" and History names the device; a permission
-prompt is not offered to a phone whose scope stops below it.
+prompt is not offered to a phone whose scope stops below it; with Chinese chosen at the desk, the
+Devices view's problem with the remote and the words the remote serves the phone are Chinese.
 Every test leaves the remote off and no device paired.
 """
 import importlib.util
@@ -24,7 +25,8 @@ import types
 import pytest
 
 from harness import HERE, answer_of, expect_error, journal_lines, journal_record, outcome_of
-from phone import REMOTE_DIR, Phone, tls
+from phone import REMOTE_DIR, Phone, read_all, tls
+from test_dialog import _speak
 
 ADDRESS = "127.0.0.1"
 
@@ -429,3 +431,40 @@ def test_when_a_phone_is_woken_is_kept_and_the_remote_serves_with_it(ctx, phone_
     assert page.js("return document.getElementById('phone-status').textContent") == f"Serving phones at {origin}"
     port = int(origin.rsplit(":", 1)[1])
     assert connects(port)
+
+
+def test_the_devices_view_and_the_phone_speak_the_language_chosen_at_the_desk(ctx, phone_off):
+    """Chinese chosen in the sidebar: the problem the Devices view shows when the remote cannot listen,
+    and the catalogue the remote serves the phone's page, are Chinese; back to the system's, English."""
+    page = ctx.page
+    _speak(page, "zh-CN")
+    try:
+        with socket.socket() as taken:
+            taken.bind((ADDRESS, 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            open_devices(ctx)
+            page.js("document.getElementById('phone-address').value = arguments[0];"
+                    "document.getElementById('phone-port').value = arguments[1];", ADDRESS, str(port))
+            page.click(page.find("#phone-enabled"))
+            problem = page.until("const p = document.getElementById('phone-problem'); return p && p.textContent",
+                                 message="the Devices view never said the remote cannot listen")
+            assert problem.startswith(f"无法监听 {ADDRESS}:{port}："), problem
+        port = free_port()
+        page.js("return window.__TAURI__.core.invoke('set_phone', {settings: {enabled: true, address: arguments[0],"
+                " port: arguments[1], certificate: null, key: null}})", ADDRESS, port)
+        assert catalogue(port)["language"] == "zh-CN"
+        _speak(page, "")
+        # The phone's next load speaks what the desk now speaks.
+        assert catalogue(port)["language"] == "en"
+    finally:
+        _speak(page, "")
+
+
+def catalogue(port):
+    """The page's catalogue, as the phone's page fetches it from the remote on `port`."""
+    with tls(ADDRESS, port) as conn:
+        conn.sendall(f"GET /catalogue HTTP/1.1\r\nHost: {ADDRESS}:{port}\r\nConnection: close\r\n\r\n".encode())
+        head, _, body = read_all(conn).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return json.loads(body)
