@@ -61,13 +61,19 @@ def loads(ctx):
     return ctx.page.js("return Number(document.getElementById('view-devices').dataset.loaded || 0)")
 
 
-def switch_on(ctx, port):
-    """Chooses 127.0.0.1 and `port`, then turns the switch on; returns the origin phones use."""
+def turn_on(ctx, port):
+    """Chooses 127.0.0.1 and `port`, then turns the switch on."""
     page = ctx.page
     open_devices(ctx)
     page.js("document.getElementById('phone-address').value = arguments[0];"
             "document.getElementById('phone-port').value = arguments[1];", ADDRESS, str(port))
     page.click(page.find("#phone-enabled"))
+
+
+def switch_on(ctx, port):
+    """Turns the switch on with 127.0.0.1 and `port` (`turn_on`); returns the origin phones use."""
+    page = ctx.page
+    turn_on(ctx, port)
     status = page.until("const s = document.getElementById('phone-status'); return s && s.textContent",
                         message="the remote never said it serves phones")
     origin = f"https://{ADDRESS}:{port}"
@@ -443,10 +449,7 @@ def test_the_devices_view_and_the_phone_speak_the_language_chosen_at_the_desk(ct
             taken.bind((ADDRESS, 0))
             taken.listen()
             port = taken.getsockname()[1]
-            open_devices(ctx)
-            page.js("document.getElementById('phone-address').value = arguments[0];"
-                    "document.getElementById('phone-port').value = arguments[1];", ADDRESS, str(port))
-            page.click(page.find("#phone-enabled"))
+            turn_on(ctx, port)
             problem = page.until("const p = document.getElementById('phone-problem'); return p && p.textContent",
                                  message="the Devices view never said the remote cannot listen")
             assert problem.startswith(f"无法监听 {ADDRESS}:{port}："), problem
