@@ -809,7 +809,7 @@ impl Remote {
                 self.devices_changed();
             }
             Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "a bad signature could not be counted"),
+            Err(error) => tracing::warn!(?error, "a bad signature could not be counted"),
         }
     }
 }

@@ -296,7 +296,8 @@ async fn pair(State(remote): State<Remote>, Json(body): Json<PairBody>) -> Respo
                 PairingError::AlreadyUsed => (StatusCode::CONFLICT, "already-used"),
                 _ => (StatusCode::FORBIDDEN, "refused"),
             };
-            tracing::info!(%error, "a pairing claim was refused");
+            // The log stays English: the variant, not the sentence the phone is told.
+            tracing::info!(?error, "a pairing claim was refused");
             refuse(status, code, &error.to_string())
         }
     }
