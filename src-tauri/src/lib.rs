@@ -37,6 +37,7 @@
 pub mod activation;
 pub mod commands;
 pub mod desktop;
+pub mod font;
 pub mod graphics;
 pub mod language;
 pub mod notify;
@@ -83,6 +84,7 @@ struct Broker {
 
 /// Starts the app; returns when it exits.
 pub fn run() {
+    trim::few_heap_arenas();
     init_tracing();
     let settings = Settings::from_env_and_args(std::env::args().skip(1));
     quiet_web_engine();

@@ -8,6 +8,11 @@
 //!
 //! Only mappings that are not writable and hold no private (copy-on-write) page are released;
 //! those are exactly the pages that re-reading the file restores unchanged.
+//!
+//! The heap is kept in few arenas ([`few_heap_arenas`]): glibc gives threads that start while
+//! others allocate arenas of their own, and each keeps the pages it last used, so an app that
+//! builds a window and starts short-lived worker threads for every question held about 0.5 MB
+//! more after every dropped window (`scripts/bench-desktop.sh`'s drop cycles).
 
 use std::fs;
 
@@ -16,6 +21,16 @@ use std::fs;
 pub struct Released {
     pub mappings: usize,
     pub bytes: u64,
+}
+
+/// Caps the heap at two malloc arenas (glibc's default is eight per core). Called before any
+/// thread starts; the web engine's own processes keep their defaults.
+pub fn few_heap_arenas() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only changes an allocator setting; it is called before other threads run.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
 }
 
 /// Releases this process's resident read-only file pages and trims the heap.

@@ -335,6 +335,8 @@ fn build(
         // The page never navigates: links open in the system browser through `open_link`.
         .on_navigation(|url| url.scheme() == "tauri" || url.host_str() == Some("tauri.localhost"))
         .on_page_load(|_, payload| tracing::debug!(event = ?payload.event(), "page load"))
+        // The desktop's font by name, before the page's first layout (`font`).
+        .initialization_script(crate::font::script())
         .build()?;
     centre_unless_placed(&window);
     // Set on the built window: on Linux the builder's theme gives way to the desktop portal's.
