@@ -647,6 +647,46 @@ fn rules_with_a_missing_draft_fail_and_without_an_installed_file_list_none() {
     assert!(out.starts_with("no rules in "), "{out}");
 }
 
+/// `ASKDESK_LANG=zh-CN askdesk rules list` and `rules test` say what is wrong with a broken rules
+/// file, and where, in Chinese; the file's keys and the rule's name stay as the file writes them.
+#[test]
+fn a_broken_rules_file_is_explained_in_the_language_chosen() {
+    let home = Home::new();
+    write_rules(&home, "[[rule]]\nname = \"x\"\n");
+    let said = |command: &str, lang: &str| {
+        let output = home
+            .command(["rules", command])
+            .env("ASKDESK_LANG", lang)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(4), "{output:?}");
+        String::from_utf8(output.stderr).unwrap()
+    };
+    for command in ["list", "test"] {
+        let err = said(command, "zh-CN");
+        assert!(
+            err.contains("第 1 行，第 1 列：规则 \"x\" 没有动作：请给出 `answer`、`deny`、`dismiss`、`ask` 之一"),
+            "{command}: {err}"
+        );
+        assert!(!err.contains("has no action"), "{command}: {err}");
+        let english = said(command, "en");
+        assert!(
+            english.contains("line 1, column 1: rule \"x\" has no action"),
+            "{command}: {english}"
+        );
+    }
+    // A value's own problem, reported by the parser through the file's reading, too.
+    write_rules(
+        &home,
+        "[[rule]]\nname = \"y\"\nask = true\nafter = \"a week\"\n",
+    );
+    let err = said("list", "zh-CN");
+    assert!(
+        err.contains("\"a week\" 不是时长：请写成 \"30s\"、\"10m\" 或 \"1h30m\" 这样的形式"),
+        "{err}"
+    );
+}
+
 /// `ASKDESK_LANG=zh-CN askdesk rules list` says a rule's action and its broad-allow warning in
 /// Chinese; the rule's name and answer stay as the file writes them.
 #[test]

@@ -1,8 +1,8 @@
 //! askdesk's messages in the person's language: the Fluent catalogues built in, the language chosen
 //! for this process, and each message formatted in it with English as the fallback.
 //!
-//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `desktop.ftl`, `rules.ftl`,
-//!   `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
+//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `connect.ftl`, `desktop.ftl`,
+//!   `rules.ftl`, `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
 //!   notifications, tray and the sentences it composes for the page, and the page show; the page gets the text of its language's files through [`source`]
 //!   and formats it with Fluent's own JavaScript implementation.
 //! - The language ([`choose`]): `ASKDESK_LANG`, else the app's setting, else the system's
@@ -41,6 +41,7 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         "en",
         &[
             ("cli.ftl", include_str!("../locales/en/cli.ftl")),
+            ("connect.ftl", include_str!("../locales/en/connect.ftl")),
             ("desktop.ftl", include_str!("../locales/en/desktop.ftl")),
             ("rules.ftl", include_str!("../locales/en/rules.ftl")),
             ("ui.ftl", include_str!("../locales/en/ui.ftl")),
@@ -50,6 +51,7 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         "zh-CN",
         &[
             ("cli.ftl", include_str!("../locales/zh-CN/cli.ftl")),
+            ("connect.ftl", include_str!("../locales/zh-CN/connect.ftl")),
             ("desktop.ftl", include_str!("../locales/zh-CN/desktop.ftl")),
             ("rules.ftl", include_str!("../locales/zh-CN/rules.ftl")),
             ("ui.ftl", include_str!("../locales/zh-CN/ui.ftl")),
