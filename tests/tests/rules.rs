@@ -264,6 +264,28 @@ async fn ask_cleanup(conn: &Conn) -> Result<Value, askdesk_e2e::RpcError> {
         .await
 }
 
+/// The log says what is wrong with a broken rules file in English whatever the broker's language:
+/// it is for whoever debugs; the person reads it in their language (`rules list`, the Rules view).
+#[tokio::test]
+async fn a_broken_rules_file_is_logged_in_english_under_another_language() {
+    let home = Home::new();
+    write_rules(
+        &home,
+        "[[rule]]\nname = \"clean\"\nmatch.header = \"Cleanup\"\n",
+    );
+    let broker = Broker::start_in_env(home, &[], &[("ASKDESK_LANG", "zh-CN")]);
+    let _conn = broker.conn().await;
+    let log = broker.log();
+    assert!(
+        log.contains("line 1, column 1: rule ") && log.contains("has no action"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("没有动作") && !log.contains("第 1 行"),
+        "{log}"
+    );
+}
+
 #[tokio::test]
 async fn a_broken_rules_file_never_stops_the_broker_nor_answers() {
     let broker = started("[[rule]]\nname = \"clean\"\nmatch.header = \"Cleanup\"\n");

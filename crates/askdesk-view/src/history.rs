@@ -611,7 +611,7 @@ mod tests {
     }
 
     #[test]
-    fn the_desktop_is_you_in_every_language_and_the_filter_keeps_its_id() {
+    fn the_desktop_is_you_in_every_language() {
         for language in askdesk_i18n::languages() {
             let you = askdesk_i18n::Messages::new(language).get("desktop-history-you", None);
             assert!(
