@@ -13,7 +13,7 @@ import { t, tAttr, locale } from './l10n.js';
 export function renderHistory(page, { list, agentSelect, answererSelect, outcomeSelect, onMore }) {
   searched = searchPattern(page.words || []);
   fillSelect(agentSelect, t('history-all-agents'), page.agents.map((v) => [v, v]));
-  fillSelect(answererSelect, t('history-anyone'), page.answerers.map((v) => [v, v]));
+  fillSelect(answererSelect, t('history-anyone'), page.answerers.map((a) => [a.value, a.name]));
   fillSelect(outcomeSelect, t('history-all-outcomes'), page.outcomes.map((o) => [o.value, o.name]));
   if (!page.entries.length) {
     list.replaceChildren(h('li', { class: 'history-empty' },

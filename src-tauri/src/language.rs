@@ -11,6 +11,7 @@ use tauri::State;
 
 use crate::commands::CommandError;
 use crate::settings::{Language, Preferences};
+use crate::state::Rules;
 
 /// The catalogue file the page's words are in.
 const PAGE_FILE: &str = "ui.ftl";
@@ -73,10 +74,12 @@ pub fn get_catalogue(prefs: State<'_, Preferences>) -> CatalogueView {
 }
 
 /// Keeps the person's language (`None`: the system's) and speaks it from now on; the page then
-/// draws itself again with the catalogue returned.
+/// draws itself again with the catalogue returned. A broken rules file is read again, so that the
+/// Rules view says what is wrong with it in the new language.
 #[tauri::command]
-pub fn set_language(
+pub async fn set_language(
     prefs: State<'_, Preferences>,
+    rules: State<'_, Rules>,
     language: Option<String>,
 ) -> Result<CatalogueView, CommandError> {
     let language = match language.as_deref() {
@@ -92,5 +95,10 @@ pub fn set_language(
         .set_language(language)
         .map_err(|e| CommandError::new("failed", e))?;
     apply(&prefs);
+    if let Some(engine) = rules.0.get() {
+        if engine.current().error.is_some() {
+            engine.reload().await;
+        }
+    }
     Ok(view(&prefs))
 }

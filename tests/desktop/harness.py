@@ -542,3 +542,12 @@ def settle(page):
     page.js("document.querySelectorAll('.note-close').forEach((b) => b.click())")
     page.until("return !document.querySelector('.note-close')", timeout=10,
                message="an earlier test's rule note did not close")
+
+
+def filter_history(page, select, value):
+    """Sets a History filter as the human does and waits for the page the backend filtered."""
+    before = page.js("return document.getElementById('history-list').dataset.loaded || ''")
+    page.js("const s = document.getElementById(arguments[0]); s.value = arguments[1];"
+            "s.dispatchEvent(new Event('change'));", select, value)
+    page.until("return (document.getElementById('history-list').dataset.loaded || '') !== arguments[0]",
+               before, message=f"History was not read again for {select} = {value!r}")

@@ -5,13 +5,14 @@ nothing before "Write this change"; the write is the same merge as `askdesk hook
 backup); the diff holds only askdesk's lines and the client's name stays in view; Disconnect removes only
 askdesk's entry, byte for byte; a file changed after the diff was shown is not
 written; Gemini CLI gets the MCP entry; the "Start at login" switch writes and removes the per-user
-autostart entry. The clients' folders are the run's private HOME (tests/desktop/services.sh).
+autostart entry; in Chinese, what Connect says about a client and what is left to do are Chinese. The
+clients' folders are the run's private HOME (tests/desktop/services.sh).
 """
 import json
 import os
 import subprocess
 
-from test_dialog import set_window_size
+from test_dialog import set_window_size, speak
 
 HOME = os.environ["HOME"]
 CLAUDE = os.path.join(HOME, ".claude", "settings.json")
@@ -163,6 +164,32 @@ def test_connect_shows_the_exact_change_before_writing_it(ctx):
     # The desktop's merge is the command line's: running it now changes nothing.
     cli = subprocess.run([program(ctx), "hook", "install", "claude-code"], capture_output=True, text=True, check=True)
     assert "nothing changed" in cli.stdout, cli.stdout
+    leave(ctx)
+
+
+def test_connect_reports_in_the_language_chosen(ctx):
+    """Under Simplified Chinese a client's state, what Connect did and what the person still does are
+    Chinese; the client's name and the file's path stay as they are."""
+    remove(CLAUDE, CLAUDE + ".askdesk-backup")
+    write(CLAUDE, '{\n  "model": "opus"\n}\n')
+    page = ctx.page
+    detail = f"return document.querySelector('{card(ctx, 'claude-code')} .connect-state-detail').textContent"
+    speak(page, "zh-CN")
+    try:
+        open_connect(ctx)
+        assert state_of(ctx, "claude-code") == "not-connected"
+        assert page.js(detail) == "未安装 askdesk 的钩子"
+        preview(ctx, "claude-code")
+        done = write_change(ctx, "claude-code")
+        assert f"已连接 Claude Code：已写入 {CLAUDE}。" in done, done
+        assert "重启 Claude Code（或开始新会话），让它读取钩子。" in done, done
+        assert "Restart" not in done and "written" not in done, done
+        ctx.shot("connect-connected-zh-CN", x_window=True)
+        open_connect(ctx)
+        assert page.js(detail) == "已安装 askdesk 的钩子"
+    finally:
+        speak(page, "")
+        remove(CLAUDE, CLAUDE + ".askdesk-backup")
     leave(ctx)
 
 

@@ -12,8 +12,8 @@ import pytest
 
 import contrast
 from harness import (
-    SHIFT, TAB, answer_of, closed_on_bus_eventually, expect_error, journal_path, load_rules, long_plan, no_rules,
-    rule_names, rule_preview,
+    SHIFT, TAB, answer_of, closed_on_bus_eventually, expect_error, filter_history, journal_path, load_rules, long_plan,
+    no_rules, rule_names, rule_preview,
 )
 import samples
 from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError, element_id
@@ -527,7 +527,7 @@ def test_dark_mode_draws_unchecked_choices_hollow_and_placeholders_dimmer_than_t
     assert answer_of(outcome())["answers"][0] == {"id": "release", "selected": ["Patch (0.2.5)"]}
 
 
-def _speak(page, language):
+def speak(page, language):
     """Chooses `language` ('' for the system's) in the sidebar and waits for the page drawn again in it."""
     page.js("document.body.dataset.ready = 'false';"
             "const s = document.getElementById('language'); s.value = arguments[0];"
@@ -551,7 +551,7 @@ def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text
     """The language choice draws the page in Simplified Chinese and the next notification speaks it too; the
     agent's question and options are never translated, and their text takes its direction from itself."""
     page = ctx.page
-    _speak(page, "zh-CN")
+    speak(page, "zh-CN")
     try:
         # The notification stays up only while the window lacks the focus.
         with ctx.elsewhere():
@@ -586,7 +586,7 @@ def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text
         assert answer_of(outcome())["answers"][0]["custom"] == "Keep the JSON export."
         ctx.wait_queue(0)
     finally:
-        _speak(page, "")
+        speak(page, "")
     assert page.js("return document.getElementById('submit').textContent") == "Submit"
 
 
@@ -606,7 +606,7 @@ def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_w
     follow."""
     page = ctx.page
     load_rules(ctx, CHINESE_RULES, lambda s: rule_names(s) == [("fmt-check", "shadow")])
-    _speak(page, "zh-CN")
+    speak(page, "zh-CN")
     try:
         page.click(page.find("#nav-rules"))
         card = '#rules-list .rule-item[data-rule="fmt-check"]'
@@ -663,12 +663,35 @@ def test_the_rules_view_in_chinese_names_its_parts_in_chinese_and_the_rules_as_w
         expect_error(outcome(), "ASK_CANCELLED")
         ctx.wait_queue(0)
     finally:
-        _speak(page, "")
+        speak(page, "")
         no_rules(ctx)
     page.click(page.find("#nav-rules"))
     page.until("return document.querySelector('#view-rules h1').textContent === 'Rules'",
                message="the Rules view stayed in Chinese")
     page.click(page.find("#nav-queue"))
+
+
+def test_a_broken_rules_file_is_explained_in_the_language_chosen(ctx):
+    """Under Simplified Chinese the Rules view says what is wrong with a broken rules file in Chinese, the
+    file's keys and the rule's name as the file writes them; back in English, the same error reads in English."""
+    page = ctx.page
+    error_text = ("const e = document.querySelector('#rules-error:not([hidden]) .rules-error-what');"
+                  " return e && e.textContent.includes(arguments[0]) ? e.textContent : null")
+    speak(page, "zh-CN")
+    try:
+        load_rules(ctx, '[[rule]]\nname = "x"\n', lambda s: s["error"] is not None, "the breakage was never seen")
+        page.click(page.find("#nav-rules"))
+        said = page.until(error_text, "没有动作", message="no Chinese error in the Rules view")
+        assert said == '第 1 行，第 1 列：规则 "x" 没有动作：请给出 `answer`、`deny`、`dismiss`、`ask` 之一', said
+        ctx.shot("rules-broken-zh-CN", x_window=True)
+        speak(page, "")
+        page.click(page.find("#nav-rules"))
+        said = page.until(error_text, "has no action", message="the error stayed in Chinese")
+        assert said == 'Line 1, column 1: rule "x" has no action: give one of `answer`, `deny`, `dismiss`, `ask`', said
+    finally:
+        speak(page, "")
+        no_rules(ctx)
+        page.click(page.find("#nav-queue"))
 
 
 def test_the_sentences_the_app_composes_follow_the_language_chosen(ctx):
@@ -687,7 +710,7 @@ def test_the_sentences_the_app_composes_follow_the_language_chosen(ctx):
         assert time.time() < deadline, "the first answer never reached the journal"
         time.sleep(0.2)
     ctx.wait_queue(0)
-    _speak(page, "zh-CN")
+    speak(page, "zh-CN")
     try:
         _, _, outcome = ctx.ask(questions, agent="coder")
         ctx.show("squash")
@@ -705,7 +728,15 @@ def test_the_sentences_the_app_composes_follow_the_language_chosen(ctx):
         pill = page.js("return document.querySelector('.history-item[data-outcome=\"answered\"] .pill.outcome')"
                        ".textContent")
         assert pill == "已回答", pill
+        # The desktop's answers are "你" (you), and the answerer filter still keeps only them.
+        answerers = page.js("return [...document.getElementById('history-answerer').options]"
+                            ".map((o) => [o.value, o.textContent])")
+        assert answerers[1] == ["desktop", "你"], answerers
+        filter_history(page, "history-answerer", "desktop")
+        tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
+        assert tags and set(tags) == {"回答者 你"}, tags
+        filter_history(page, "history-answerer", "")
     finally:
         page.click(page.find("#nav-queue"))
-        _speak(page, "")
+        speak(page, "")
     assert page.js("return document.getElementById('submit').textContent") == "Submit"

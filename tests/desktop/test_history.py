@@ -7,7 +7,10 @@ import re
 import threading
 import time
 
-from harness import answer_of, expect_error, human_answers, journal_path, journal_record, load_rules, no_rules, rule_names
+from harness import (
+    answer_of, expect_error, filter_history, human_answers, journal_path, journal_record, load_rules, no_rules,
+    rule_names,
+)
 import samples
 from webdriver import element_id
 
@@ -79,15 +82,6 @@ def test_the_memory_line_names_the_rule_that_answered(ctx):
     page.click(page.find("#submit"))
     assert answer_of(outcome()) == {"answers": [{"id": "prune", "selected": ["Delete them (Recommended)"]}]}
     ctx.wait_queue(0)
-
-
-def filter_history(page, select, value):
-    """Sets a History filter as the human does and waits for the page the backend filtered."""
-    before = page.js("return document.getElementById('history-list').dataset.loaded || ''")
-    page.js("const s = document.getElementById(arguments[0]); s.value = arguments[1];"
-            "s.dispatchEvent(new Event('change'));", select, value)
-    page.until("return (document.getElementById('history-list').dataset.loaded || '') !== arguments[0]",
-               before, message=f"History was not read again for {select} = {value!r}")
 
 
 def settle_one_of_each(ctx):
@@ -228,13 +222,14 @@ def test_history_shows_who_answered_and_filters_by_it(ctx):
             return m['Keep the old changelog format?'] ? m : null;""", message="the entries never showed")
         assert shown["Tidy the imports of crates/ now?"] == "by rule:tidy", shown
         assert shown["Keep the old changelog format?"] == "by you", shown
-        choices = page.js("return [...document.getElementById('history-answerer').options].map((o) => o.value)")
-        assert choices[:2] == ["", "you"] and "rule:tidy" in choices, choices
+        # The filter offers each answerer by the journal's name for it, and shows History's.
+        choices = page.js("return [...document.getElementById('history-answerer').options].map((o) => [o.value, o.textContent])")
+        assert choices[1] == ["desktop", "you"] and ["rule:tidy", "rule:tidy"] in choices, choices
         filter_history(page, "history-answerer", "rule:tidy")
         tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
         kept = page.js("return document.querySelectorAll('.history-item').length")
         assert tags == ["by rule:tidy"] and kept == 1, (tags, kept)
-        filter_history(page, "history-answerer", "you")
+        filter_history(page, "history-answerer", "desktop")
         tags = page.js("return [...document.querySelectorAll('.history-item .pill.answerer')].map((e) => e.textContent)")
         assert tags and set(tags) == {"by you"}, tags
         filter_history(page, "history-answerer", "")

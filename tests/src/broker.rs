@@ -34,8 +34,14 @@ impl Broker {
 
     /// `askdesk serve <extra args>` in the given home; returns once the socket accepts connections.
     pub fn start_in(home: Home, args: &[&str]) -> Broker {
+        Broker::start_in_env(home, args, &[])
+    }
+
+    /// [`Broker::start_in`] with environment variables set for the broker (`ASKDESK_LANG`).
+    pub fn start_in_env(home: Home, args: &[&str], env: &[(&str, &str)]) -> Broker {
         let log = home.path().join(format!("broker-{}.log", unique()));
         let mut cmd = home.command(std::iter::once("serve").chain(args.iter().copied()));
+        cmd.envs(env.iter().copied());
         let child = spawn_logged(&mut cmd, &log);
         let mut broker = Broker {
             child: Some(child),

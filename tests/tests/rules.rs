@@ -264,6 +264,28 @@ async fn ask_cleanup(conn: &Conn) -> Result<Value, askdesk_e2e::RpcError> {
         .await
 }
 
+/// The log says what is wrong with a broken rules file in English whatever the broker's language:
+/// it is for whoever debugs; the person reads it in their language (`rules list`, the Rules view).
+#[tokio::test]
+async fn a_broken_rules_file_is_logged_in_english_under_another_language() {
+    let home = Home::new();
+    write_rules(
+        &home,
+        "[[rule]]\nname = \"clean\"\nmatch.header = \"Cleanup\"\n",
+    );
+    let broker = Broker::start_in_env(home, &[], &[("ASKDESK_LANG", "zh-CN")]);
+    let _conn = broker.conn().await;
+    let log = broker.log();
+    assert!(
+        log.contains("line 1, column 1: rule ") && log.contains("has no action"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("没有动作") && !log.contains("第 1 行"),
+        "{log}"
+    );
+}
+
 #[tokio::test]
 async fn a_broken_rules_file_never_stops_the_broker_nor_answers() {
     let broker = started("[[rule]]\nname = \"clean\"\nmatch.header = \"Cleanup\"\n");
@@ -645,6 +667,46 @@ fn rules_with_a_missing_draft_fail_and_without_an_installed_file_list_none() {
     let (status, out, err) = rules_cli(&home, &["list"]);
     assert_eq!(status, 0, "{err}");
     assert!(out.starts_with("no rules in "), "{out}");
+}
+
+/// `ASKDESK_LANG=zh-CN askdesk rules list` and `rules test` say what is wrong with a broken rules
+/// file, and where, in Chinese; the file's keys and the rule's name stay as the file writes them.
+#[test]
+fn a_broken_rules_file_is_explained_in_the_language_chosen() {
+    let home = Home::new();
+    write_rules(&home, "[[rule]]\nname = \"x\"\n");
+    let said = |command: &str, lang: &str| {
+        let output = home
+            .command(["rules", command])
+            .env("ASKDESK_LANG", lang)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(4), "{output:?}");
+        String::from_utf8(output.stderr).unwrap()
+    };
+    for command in ["list", "test"] {
+        let err = said(command, "zh-CN");
+        assert!(
+            err.contains("第 1 行，第 1 列：规则 \"x\" 没有动作：请给出 `answer`、`deny`、`dismiss`、`ask` 之一"),
+            "{command}: {err}"
+        );
+        assert!(!err.contains("has no action"), "{command}: {err}");
+        let english = said(command, "en");
+        assert!(
+            english.contains("line 1, column 1: rule \"x\" has no action"),
+            "{command}: {english}"
+        );
+    }
+    // A value's own problem, reported by the parser through the file's reading, too.
+    write_rules(
+        &home,
+        "[[rule]]\nname = \"y\"\nask = true\nafter = \"a week\"\n",
+    );
+    let err = said("list", "zh-CN");
+    assert!(
+        err.contains("\"a week\" 不是时长：请写成 \"30s\"、\"10m\" 或 \"1h30m\" 这样的形式"),
+        "{err}"
+    );
 }
 
 /// `ASKDESK_LANG=zh-CN askdesk rules list` says a rule's action and its broad-allow warning in

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use askdesk_i18n::t;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -26,7 +27,7 @@ pub struct Autostart {
 /// `$XDG_CONFIG_HOME/autostart`, else `~/.config/autostart`.
 fn user_dir() -> Result<PathBuf> {
     let config = askdesk_core::xdg::config_home()
-        .ok_or_else(|| Error::Usage("neither XDG_CONFIG_HOME nor HOME is set".into()))?;
+        .ok_or_else(|| Error::Usage(t!("connect-no-config-home")))?;
     Ok(config.join("autostart"))
 }
 
@@ -90,23 +91,44 @@ fn status_in(user_dir: &Path, system_dirs: &[PathBuf]) -> Autostart {
 
 fn set_in(dir: &Path, enabled: bool) -> Result<()> {
     let user = dir.join(ENTRY);
-    let io = |what: &str, e: std::io::Error| {
-        Error::Internal(format!("cannot {what} {}: {e}", user.display()))
-    };
+    let path = user.display().to_string();
+    let path = path.as_str();
     if enabled {
         match std::fs::read_to_string(&user) {
-            Ok(text) if hidden(&text) => {
-                std::fs::remove_file(&user).map_err(|e| io("remove", e))?
-            }
+            Ok(text) if hidden(&text) => std::fs::remove_file(&user).map_err(|e| {
+                Error::Internal(t!(
+                    "connect-cannot-remove",
+                    path = path,
+                    error = e.to_string()
+                ))
+            })?,
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io("read", e)),
+            Err(e) => {
+                return Err(Error::Internal(t!(
+                    "connect-cannot-read",
+                    path = path,
+                    error = e.to_string()
+                )))
+            }
         }
     } else {
-        std::fs::create_dir_all(dir).map_err(|e| io("create the folder of", e))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::Internal(t!(
+                "connect-cannot-create-folder-of",
+                path = path,
+                error = e.to_string()
+            ))
+        })?;
         let text = "# Written by askdesk's \"Start at login\" switch: keeps the system's askdesk autostart entry off.\n\
                     [Desktop Entry]\nType=Application\nName=askdesk\nExec=askdesk-desktop --hidden\nHidden=true\n";
-        std::fs::write(&user, text).map_err(|e| io("write", e))?;
+        std::fs::write(&user, text).map_err(|e| {
+            Error::Internal(t!(
+                "connect-cannot-write",
+                path = path,
+                error = e.to_string()
+            ))
+        })?;
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use askdesk_i18n::t;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -86,15 +87,16 @@ impl Agent {
         }
     }
 
-    /// What the person still does after connecting, for the change to take effect.
-    pub fn after_connecting(self) -> &'static [&'static str] {
+    /// What the person still does after connecting, for the change to take effect, in their
+    /// language.
+    pub fn after_connecting(self) -> Vec<String> {
         match self {
-            Agent::ClaudeCode => &["Restart Claude Code (or start a new session) so it reads the hook."],
-            Agent::Codex => &[
-                "Codex runs a new hook only once you trust it: open /hooks in Codex and trust askdesk's PermissionRequest hook.",
-                "Restart Codex so its background server reads the hook.",
+            Agent::ClaudeCode => vec![t!("connect-next-claude-code")],
+            Agent::Codex => vec![
+                t!("connect-next-codex-trust"),
+                t!("connect-next-codex-restart"),
             ],
-            Agent::GeminiCli => &["Restart Gemini CLI; /mcp lists askdesk's tools."],
+            Agent::GeminiCli => vec![t!("connect-next-gemini")],
         }
     }
 }
@@ -115,7 +117,7 @@ pub fn config_dir(agent: Agent) -> Result<PathBuf> {
         std::env::var_os("HOME")
             .filter(|home| !home.is_empty())
             .map(PathBuf::from)
-            .ok_or_else(|| Error::Usage("HOME is not set; name the file with --config".into()))
+            .ok_or_else(|| Error::Usage(t!("connect-no-home")))
     };
     Ok(match agent {
         Agent::ClaudeCode => home()?.join(".claude"),
@@ -131,7 +133,7 @@ pub fn config_dir(agent: Agent) -> Result<PathBuf> {
 /// `askdesk` beside it (the desktop app is installed next to it, in /usr/bin or target/debug).
 pub fn askdesk_program() -> Result<PathBuf> {
     let exe = std::env::current_exe()
-        .map_err(|e| Error::Internal(format!("cannot tell where askdesk is installed: {e}")))?;
+        .map_err(|e| Error::Internal(t!("connect-no-exe", error = e.to_string())))?;
     if exe.file_name().is_some_and(|name| name == "askdesk") {
         return Ok(exe);
     }
@@ -139,9 +141,9 @@ pub fn askdesk_program() -> Result<PathBuf> {
     if is_program(&beside) {
         Ok(beside)
     } else {
-        Err(Error::Internal(format!(
-            "there is no askdesk program beside {}; install askdesk (the package installs both)",
-            exe.display()
+        Err(Error::Internal(t!(
+            "connect-no-program",
+            path = exe.display().to_string()
         )))
     }
 }

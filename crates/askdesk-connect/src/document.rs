@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use askdesk_i18n::t;
 use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstObjectProp, CstRootNode};
 use jsonc_parser::ParseOptions;
 
@@ -45,9 +46,10 @@ impl Document {
             Ok(text) => (text, true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (String::new(), false),
             Err(e) => {
-                return Err(Error::Internal(format!(
-                    "cannot read {}: {e}",
-                    path.display()
+                return Err(Error::Internal(t!(
+                    "connect-cannot-read",
+                    path = path.display().to_string(),
+                    error = e.to_string()
                 )))
             }
         };
@@ -57,15 +59,16 @@ impl Document {
     /// `before`, the text of the file at `path`, which `existed` or not.
     pub(crate) fn parse(before: String, existed: bool, path: &Path) -> Result<Document> {
         let root = CstRootNode::parse(&before, &options()).map_err(|e| {
-            Error::Input(format!(
-                "{} is not valid JSON ({e}); it was left unchanged",
-                path.display()
+            Error::Input(t!(
+                "connect-not-json",
+                path = path.display().to_string(),
+                error = e.to_string()
             ))
         })?;
         if root.value().is_some() && root.object_value().is_none() {
-            return Err(Error::Input(format!(
-                "{} is not a JSON object; it was left unchanged",
-                path.display()
+            return Err(Error::Input(t!(
+                "connect-not-json-object",
+                path = path.display().to_string()
             )));
         }
         Ok(Document {

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use askdesk_i18n::t;
 use jsonc_parser::cst::{CstArray, CstObject, CstObjectProp};
 use serde_json::Value;
 
@@ -215,18 +216,20 @@ pub fn settings_path(client: HookClient, config: Option<&Path>) -> Result<PathBu
 pub(crate) fn link_target(path: &Path) -> Result<PathBuf> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
-            let to = std::fs::read_link(path)
-                .map(|to| format!(" to {}", to.display()))
-                .unwrap_or_default();
-            let why = if e.kind() == std::io::ErrorKind::NotFound {
-                "which does not exist".to_owned()
+            // The link's own text; a link read a moment ago that cannot be read now says "?".
+            let target = std::fs::read_link(path)
+                .map_or_else(|_| "?".to_owned(), |to| to.display().to_string());
+            let path = path.display().to_string();
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::Input(t!("connect-link-nowhere", path = path, target = target))
             } else {
-                format!("which cannot be followed ({e})")
-            };
-            Error::Input(format!(
-                "{} is a symbolic link{to}, {why}; nothing was written",
-                path.display()
-            ))
+                Error::Input(t!(
+                    "connect-link-unfollowable",
+                    path = path,
+                    target = target,
+                    error = e.to_string()
+                ))
+            }
         }),
         _ => Ok(path.to_owned()),
     }
@@ -237,7 +240,11 @@ pub(crate) fn shown(path: &Path, target: &Path) -> String {
     if path == target {
         path.display().to_string()
     } else {
-        format!("{} (a link to {})", path.display(), target.display())
+        t!(
+            "connect-link-shown",
+            path = path.display().to_string(),
+            target = target.display().to_string()
+        )
     }
 }
 
@@ -248,7 +255,11 @@ fn our_command(program: &Path, client: HookClient, socket: Option<&Path>) -> Res
     let socket = match socket {
         Some(path) => {
             let path = std::path::absolute(path).map_err(|e| {
-                Error::Internal(format!("cannot make {} absolute: {e}", path.display()))
+                Error::Internal(t!(
+                    "connect-cannot-absolute",
+                    path = path.display().to_string(),
+                    error = e.to_string()
+                ))
             })?;
             format!(" --socket {}", shell_quote(&path.display().to_string()))
         }
@@ -290,22 +301,26 @@ fn permission_requests(
     root: &CstObject,
     path: &Path,
 ) -> Result<(Option<CstObject>, Option<CstObjectProp>, Option<CstArray>)> {
-    let unexpected = |what: &str| {
-        Error::Input(format!(
-            "{what} in {} is not what askdesk expects; it was left unchanged",
-            path.display()
-        ))
-    };
+    let path = path.display().to_string();
     let Some(hooks_prop) = property(root, "hooks") else {
         return Ok((None, None, None));
     };
-    let hooks = hooks_prop
-        .object_value()
-        .ok_or_else(|| unexpected("\"hooks\" (not an object)"))?;
+    let hooks = hooks_prop.object_value().ok_or_else(|| {
+        Error::Input(t!(
+            "connect-key-not-object",
+            key = "\"hooks\"",
+            path = path.as_str()
+        ))
+    })?;
     let list = property(&hooks, "PermissionRequest")
         .map(|list| {
-            list.array_value()
-                .ok_or_else(|| unexpected("\"hooks.PermissionRequest\" (not an array)"))
+            list.array_value().ok_or_else(|| {
+                Error::Input(t!(
+                    "connect-key-not-array",
+                    key = "\"hooks.PermissionRequest\"",
+                    path = path.as_str()
+                ))
+            })
         })
         .transpose()?;
     Ok((Some(hooks), Some(hooks_prop), list))
@@ -468,51 +483,69 @@ pub(crate) fn save(
     text: &str,
     existed: bool,
 ) -> Result<Option<PathBuf>> {
-    let io = |what: &str, e: std::io::Error| Error::Internal(format!("cannot {what}: {e}"));
+    let shown_path = |p: &Path| p.display().to_string();
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io(&format!("create {}", dir.display()), e))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::Internal(t!(
+                "connect-cannot-create",
+                path = shown_path(dir),
+                error = e.to_string()
+            ))
+        })?;
     }
     let previous = if existed {
-        Some(std::fs::metadata(target).map_err(|e| io(&format!("read {}", target.display()), e))?)
+        Some(std::fs::metadata(target).map_err(|e| {
+            Error::Internal(t!(
+                "connect-cannot-read",
+                path = shown_path(target),
+                error = e.to_string()
+            ))
+        })?)
     } else {
         None
     };
     if let Some(previous) = &previous {
-        let why = if previous.permissions().readonly() {
-            Some("is read-only")
-        } else if !writable(target) {
-            Some("is not writable by this user")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err(Error::Input(format!(
-                "{} {why}; it was left unchanged (make it writable, or use --print and edit it yourself)",
-                shown(path, target)
-            )));
+        let shown = shown(path, target);
+        if previous.permissions().readonly() {
+            return Err(Error::Input(t!("connect-read-only", path = shown)));
+        }
+        if !writable(target) {
+            return Err(Error::Input(t!("connect-not-writable", path = shown)));
         }
     }
     let backup = if existed {
         let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()));
         std::fs::copy(target, &backup).map_err(|e| {
-            io(
-                &format!("back up {} to {}", target.display(), backup.display()),
-                e,
-            )
+            Error::Internal(t!(
+                "connect-cannot-back-up",
+                path = shown_path(target),
+                backup = shown_path(&backup),
+                error = e.to_string()
+            ))
         })?;
         Some(backup)
     } else {
         None
     };
     let temporary = PathBuf::from(format!("{}.askdesk-tmp", target.display()));
-    std::fs::write(&temporary, text)
-        .map_err(|e| io(&format!("write {}", temporary.display()), e))?;
+    std::fs::write(&temporary, text).map_err(|e| {
+        Error::Internal(t!(
+            "connect-cannot-write",
+            path = shown_path(&temporary),
+            error = e.to_string()
+        ))
+    })?;
     if let Some(previous) = &previous {
         // The new file keeps the old one's permissions (settings may hold secrets).
         let _ = std::fs::set_permissions(&temporary, previous.permissions());
     }
-    std::fs::rename(&temporary, target)
-        .map_err(|e| io(&format!("replace {}", target.display()), e))?;
+    std::fs::rename(&temporary, target).map_err(|e| {
+        Error::Internal(t!(
+            "connect-cannot-replace",
+            path = shown_path(target),
+            error = e.to_string()
+        ))
+    })?;
     Ok(backup)
 }
 

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use askdesk_i18n::t;
 use jsonc_parser::cst::{CstObject, CstObjectProp};
 use serde_json::Value;
 
@@ -62,9 +63,10 @@ fn servers(document: &Document, path: &Path) -> Result<Option<(CstObject, CstObj
         return Ok(None);
     };
     let servers = prop.object_value().ok_or_else(|| {
-        Error::Input(format!(
-            "\"mcpServers\" in {} is not an object; it was left unchanged",
-            path.display()
+        Error::Input(t!(
+            "connect-key-not-object",
+            key = "\"mcpServers\"",
+            path = path.display().to_string()
         ))
     })?;
     Ok(Some((servers, prop)))
@@ -92,8 +94,7 @@ fn command_of(entry: &Value) -> String {
     entry
         .get("command")
         .and_then(Value::as_str)
-        .unwrap_or("(no command)")
-        .to_owned()
+        .map_or_else(|| t!("connect-no-command"), str::to_owned)
 }
 
 /// The file at `path` with askdesk's entry added or replaced, everything else kept as it was
@@ -149,15 +150,20 @@ pub fn configured(agent: Agent) -> Result<Option<String>> {
                 Ok(text) => text,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
                 Err(e) => {
-                    return Err(Error::Internal(format!(
-                        "cannot read {}: {e}",
-                        file.display()
+                    return Err(Error::Internal(t!(
+                        "connect-cannot-read",
+                        path = file.display().to_string(),
+                        error = e.to_string()
                     )))
                 }
             };
-            let table: toml::Table = text
-                .parse()
-                .map_err(|e| Error::Input(format!("{} is not valid TOML ({e})", file.display())))?;
+            let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+                Error::Input(t!(
+                    "connect-not-toml",
+                    path = file.display().to_string(),
+                    error = e.to_string()
+                ))
+            })?;
             Ok(table
                 .get("mcp_servers")
                 .and_then(|servers| servers.get(crate::MCP_SERVER))
@@ -165,8 +171,7 @@ pub fn configured(agent: Agent) -> Result<Option<String>> {
                     server
                         .get("command")
                         .and_then(|c| c.as_str())
-                        .unwrap_or("(no command)")
-                        .to_owned()
+                        .map_or_else(|| t!("connect-no-command"), str::to_owned)
                 }))
         }
         Agent::GeminiCli => {

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use askdesk_i18n::t;
 use serde::Serialize;
 
 use crate::autostart::{self, Autostart};
@@ -65,7 +66,7 @@ pub struct Applied {
     pub client: Agent,
     pub message: String,
     pub backup: Option<String>,
-    pub next: Vec<&'static str>,
+    pub next: Vec<String>,
 }
 
 /// The view for the broker at `socket`; `history_empty` says no question was settled yet.
@@ -112,30 +113,20 @@ fn client_view(agent: Agent, socket: &Path, program: Option<&Path>) -> ClientVie
         (Some(client), Some(program)) => {
             let entry = entry(client, program, socket)?;
             Ok(Some(match hook::state(&file, &entry)? {
-                HookState::Absent => (
-                    "not-connected",
-                    "askdesk's hook is not installed".to_owned(),
-                ),
-                HookState::Current => ("connected", "askdesk's hook is installed".to_owned()),
+                HookState::Absent => ("not-connected", t!("connect-hook-absent")),
+                HookState::Current => ("connected", t!("connect-hook-current")),
                 HookState::Outdated(commands) => (
                     "outdated",
-                    format!(
-                        "askdesk's hook runs another command: {}",
-                        commands.join("; ")
-                    ),
+                    t!("connect-hook-outdated", command = commands.join("; ")),
                 ),
             }))
         }
         (None, Some(program)) => Ok(Some(match mcp::state(&file, program)? {
-            McpState::Absent => (
-                "not-connected",
-                "askdesk is not one of its MCP servers".to_owned(),
-            ),
-            McpState::Current => ("connected", "askdesk is one of its MCP servers".to_owned()),
-            McpState::Outdated(command) => (
-                "outdated",
-                format!("askdesk's MCP entry runs another command: {command}"),
-            ),
+            McpState::Absent => ("not-connected", t!("connect-mcp-absent")),
+            McpState::Current => ("connected", t!("connect-mcp-current")),
+            McpState::Outdated(command) => {
+                ("outdated", t!("connect-mcp-outdated", command = command))
+            }
         })),
     });
     match found {
@@ -143,7 +134,7 @@ fn client_view(agent: Agent, socket: &Path, program: Option<&Path>) -> ClientVie
             view.state = state;
             view.detail = detail;
         }
-        Ok(None) => view.detail = "askdesk is not installed beside this app".to_owned(),
+        Ok(None) => view.detail = t!("connect-askdesk-missing"),
         Err(error) => {
             view.state = "error";
             view.detail = error.to_string();
@@ -190,27 +181,24 @@ pub fn preview(agent: Agent, connect: bool, socket: &Path) -> Result<Preview> {
 pub fn apply(agent: Agent, connect: bool, socket: &Path, shown: &str) -> Result<Applied> {
     let change = change(agent, connect, socket)?;
     if change.diff() != shown {
-        return Err(Error::Input(format!(
-            "{} changed since the change was shown; nothing was written: look at the change again",
-            change.shown()
+        return Err(Error::Input(t!(
+            "connect-changed-since",
+            file = change.shown()
         )));
     }
     let backup = change.write()?;
-    let done = if connect { "Connected" } else { "Disconnected" };
+    let (client, file) = (agent.label(), change.shown());
     Ok(Applied {
         client: agent,
-        message: if change.changes() {
-            format!("{done} {}: {} written.", agent.label(), change.shown())
-        } else {
-            format!(
-                "{} was already {}; nothing changed.",
-                agent.label(),
-                done.to_lowercase()
-            )
+        message: match (change.changes(), connect) {
+            (true, true) => t!("connect-done-connected", client = client, file = file),
+            (true, false) => t!("connect-done-disconnected", client = client, file = file),
+            (false, true) => t!("connect-already-connected", client = client),
+            (false, false) => t!("connect-already-disconnected", client = client),
         },
         backup: backup.map(|b| b.display().to_string()),
         next: if connect && change.changes() {
-            agent.after_connecting().to_vec()
+            agent.after_connecting()
         } else {
             Vec::new()
         },

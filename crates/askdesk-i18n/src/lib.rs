@@ -1,8 +1,8 @@
 //! askdesk's messages in the person's language: the Fluent catalogues built in, the language chosen
 //! for this process, and each message formatted in it with English as the fallback.
 //!
-//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `desktop.ftl`, `phone.ftl`,
-//!   `remote.ftl`, `rules.ftl`, `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
+//! - The catalogues are `locales/<language>/<area>.ftl` (`cli.ftl`, `connect.ftl`, `desktop.ftl`,
+//!   `phone.ftl`, `remote.ftl`, `rules.ftl`, `ui.ftl`), the one source of every message the CLI's human-readable output, the desktop's
 //!   notifications, tray and the sentences it composes for the page, the page, and the phone's page and server show; each page gets the text of its language's file through [`source`]
 //!   and formats it with Fluent's own JavaScript implementation.
 //! - The language ([`choose`]): `ASKDESK_LANG`, else the app's setting, else the system's
@@ -41,6 +41,7 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         "en",
         &[
             ("cli.ftl", include_str!("../locales/en/cli.ftl")),
+            ("connect.ftl", include_str!("../locales/en/connect.ftl")),
             ("desktop.ftl", include_str!("../locales/en/desktop.ftl")),
             ("phone.ftl", include_str!("../locales/en/phone.ftl")),
             ("rules.ftl", include_str!("../locales/en/rules.ftl")),
@@ -52,6 +53,7 @@ pub const CATALOGUES: &[(&str, &[File])] = &[
         "zh-CN",
         &[
             ("cli.ftl", include_str!("../locales/zh-CN/cli.ftl")),
+            ("connect.ftl", include_str!("../locales/zh-CN/connect.ftl")),
             ("desktop.ftl", include_str!("../locales/zh-CN/desktop.ftl")),
             ("phone.ftl", include_str!("../locales/zh-CN/phone.ftl")),
             ("rules.ftl", include_str!("../locales/zh-CN/rules.ftl")),
@@ -209,8 +211,37 @@ fn bundle(language: &str) -> FluentBundle<FluentResource> {
 /// [`set_language`] chose first.
 static CURRENT: RwLock<Option<Arc<Messages>>> = RwLock::new(None);
 
-/// The messages of this process's language.
+std::thread_local! {
+    /// The messages this thread speaks for the moment ([`speaking`]), instead of the process's.
+    static SPEAKING: std::cell::RefCell<Option<Arc<Messages>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` with this thread speaking `language` (one of [`languages`]), whatever the process
+/// speaks: what `work` composes with [`t!`] is in `language`. For the log, whose words are English
+/// whatever the person's language, when the code that composes them serves the person too (the
+/// rules file's errors).
+pub fn speaking<T>(language: &str, work: impl FnOnce() -> T) -> T {
+    /// Gives the thread its previous language back, however `work` ends.
+    struct Restore(Option<Arc<Messages>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SPEAKING.with(|slot| *slot.borrow_mut() = self.0.take());
+        }
+    }
+    let messages = if language == DEFAULT {
+        english()
+    } else {
+        Arc::new(Messages::new(language))
+    };
+    let _restore = Restore(SPEAKING.with(|slot| slot.borrow_mut().replace(messages)));
+    work()
+}
+
+/// The messages of this thread's language: [`speaking`]'s, else this process's.
 pub fn current() -> Arc<Messages> {
+    if let Some(messages) = SPEAKING.with(|slot| slot.borrow().clone()) {
+        return messages;
+    }
     if let Some(messages) = CURRENT
         .read()
         .unwrap_or_else(PoisonError::into_inner)
@@ -343,6 +374,27 @@ mod tests {
         };
         assert_eq!(chain.get("only-english", None), "Only English");
         assert_eq!(messages.get("no-such-message", None), "no-such-message");
+    }
+
+    #[test]
+    fn a_thread_speaks_another_language_only_for_the_work_given_and_after_a_panic_no_more() {
+        let process = current().language();
+        let said = speaking("zh-CN", || {
+            assert_eq!(current().language(), "zh-CN");
+            // Nested: the inner language for the inner work, then the outer one again.
+            speaking("en", || assert_eq!(current().language(), "en"));
+            current().get("history-by", None)
+        });
+        assert_eq!(said, Messages::new("zh-CN").get("history-by", None));
+        assert_eq!(current().language(), process);
+        let panicked = std::panic::catch_unwind(|| speaking("zh-CN", || panic!("in the work")));
+        assert!(panicked.is_err());
+        assert_eq!(current().language(), process);
+        // Another thread never hears it.
+        speaking("zh-CN", || {
+            let other = std::thread::spawn(|| current().language()).join().unwrap();
+            assert_eq!(other, process);
+        });
     }
 
     #[test]

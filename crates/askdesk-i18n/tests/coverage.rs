@@ -222,6 +222,7 @@ fn every_message_the_code_asks_for_exists_with_the_arguments_it_names() {
         "crates/askdesk-view/src",
         "crates/askdesk-rules/src",
         "crates/askdesk-remote/src",
+        "crates/askdesk-connect/src",
     ] {
         for file in sources(dir, "rs") {
             uses.extend(rust_uses(&file, &std::fs::read_to_string(&file).unwrap()));
@@ -754,11 +755,13 @@ fn the_page_scanner_sees_words_and_not_code() {
 }
 
 /// The backend's sources whose text reaches the person: what the desktop app composes for the
-/// page, its notifications and the page's commands' errors (`askdesk-view`, `src-tauri`), the
-/// answer rules' words, and the phone's server (what it tells a phone, the lock screen, the
-/// problems the Devices view shows).
-const BACKEND: [&str; 4] = [
+/// page, its notifications and the page's commands' errors (`askdesk-view`, `src-tauri`), what
+/// Connect reports about a client and its errors (`askdesk-connect`, for the desktop and the
+/// command line), the answer rules' words, and the phone's server (what it tells a phone, the
+/// lock screen, the problems the Devices view shows).
+const BACKEND: [&str; 5] = [
     "crates/askdesk-view/src",
+    "crates/askdesk-connect/src",
     "src-tauri/src",
     "crates/askdesk-rules/src",
     "crates/askdesk-remote/src",
@@ -861,18 +864,39 @@ const BACKEND_ALLOWED: &[(&str, &str)] = &[
     ),
     // A WebSocket close frame's reason (RFC 6455), which the page never shows.
     ("socket.rs", "the desk stopped"),
-];
-
-/// Files of the backend not converted yet: the rules file's errors and the reasons a rule may not
-/// allow a place are still English (the clients' own option labels in
-/// `standing.rs` are the clients' words, and stay).
-const BACKEND_NOT_YET: &[&str] = &[
-    "edit.rs",
-    "file.rs",
-    "glob.rs",
-    "protected.rs",
-    "shell.rs",
-    "standing.rs",
+    // The example rule and the comment a new rules file starts with: the file's keys and comments
+    // are English, as above.
+    (
+        "edit.rs",
+        r#"[[rule]]\nname = \"tests\"\nmatch = { tool = \"Bash\", command = \"cargo test*\", cwd = \"/home/me/src\" }\nanswer = \"Allow once\"\n"#,
+    ),
+    (
+        "edit.rs",
+        r#"# askdesk answer rules: each [[rule]] answers the questions it matches, so they never reach you.\n\
+         # Rules are tried in order; the file is read again as soon as it is saved.\n\
+         # How to write them: docs/rules.md in askdesk's documentation; `askdesk rules test`\n\
+         # replays your history through them.\n\
+         #\n\
+         # For example, running the tests in one project is always fine:\n\
+         #\n"#,
+    ),
+    // The clients' own names, as they call themselves.
+    ("client.rs", "Claude Code"),
+    ("client.rs", "Gemini CLI"),
+    // The autostart entry written to turn starting at login off: a desktop entry's syntax and
+    // its comment, read by the session and whoever edits the file, not shown by askdesk.
+    ("autostart.rs", "[Desktop Entry]"),
+    (
+        "autostart.rs",
+        r#"# Written by askdesk's \"Start at login\" switch: keeps the system's askdesk autostart entry off.\n\
+                    [Desktop Entry]\nType=Application\nName=askdesk\nExec=askdesk-desktop --hidden\nHidden=true\n"#,
+    ),
+    // The labels of the options `askdesk hook` offers for a permission prompt, which are the
+    // answer the client receives and the label a rule names in the file: the clients' words.
+    ("standing.rs", "Allow once"),
+    ("standing.rs", "Always allow in this session"),
+    ("standing.rs", "Approve, ask before edits"),
+    ("standing.rs", "Approve, accept edits"),
 ];
 
 /// The string literals of Rust code (comments and char literals left out), raw strings included,
@@ -990,9 +1014,6 @@ fn the_backend_composes_no_sentences_outside_the_catalogues() {
     for dir in BACKEND {
         for file in sources(dir, "rs") {
             let name = file.file_name().unwrap().to_string_lossy().into_owned();
-            if dir.contains("askdesk-rules") && BACKEND_NOT_YET.contains(&name.as_str()) {
-                continue;
-            }
             let text = std::fs::read_to_string(&file).unwrap();
             let code = text.split("\n#[cfg(test)]").next().unwrap_or(&text);
             for literal in rust_literals(code) {

@@ -11,6 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use askdesk_i18n::t;
 use toml_edit::{DocumentMut, Item, Value};
 
 use crate::file::{self, Error, Mode, RuleSet};
@@ -31,27 +32,23 @@ pub fn append_rule(path: &Path, rule_toml: &str) -> Result<(), Error> {
     let existing = read(&path)?.unwrap_or_default();
     let rules = loaded(&path, &existing)?;
 
-    let draft =
-        RuleSet::parse(rule_toml).map_err(|e| refuse(format!("the new rule is not valid: {e}")))?;
+    let draft = RuleSet::parse(rule_toml)
+        .map_err(|e| refuse(t!("rules-edit-new-invalid", error = e.to_string())))?;
     let [rule] = draft.rules.as_slice() else {
-        return Err(refuse(format!(
-            "the new rule text must hold exactly one [[rule]], not {}",
-            draft.rules.len()
-        )));
+        return Err(refuse(t!("rules-edit-not-one", count = draft.rules.len())));
     };
     let written_as_tables = rule_toml
         .parse::<DocumentMut>()
         .ok()
         .is_some_and(|doc| doc.get("rule").is_some_and(Item::is_array_of_tables));
     if !written_as_tables {
-        return Err(refuse(
-            "the new rule must be written as a [[rule]] table".into(),
-        ));
+        return Err(refuse(t!("rules-edit-not-table")));
     }
     if let Some(same) = rules.get(&rule.name) {
-        return Err(refuse(format!(
-            "a rule named {:?} already exists (line {}): choose another name",
-            rule.name, same.line
+        return Err(refuse(t!(
+            "rules-edit-name-taken",
+            name = format!("{:?}", rule.name),
+            line = same.line
         )));
     }
     if existing
@@ -60,9 +57,7 @@ pub fn append_rule(path: &Path, rule_toml: &str) -> Result<(), Error> {
         .and_then(|doc| doc.get("rule").map(|item| !item.is_array_of_tables()))
         .unwrap_or(false)
     {
-        return Err(refuse(
-            "its rules are written as an inline array (`rule = [...]`), which a [[rule]] cannot follow: add the rule by hand".into(),
-        ));
+        return Err(refuse(t!("rules-edit-inline-array")));
     }
 
     let mut text = existing;
@@ -77,7 +72,7 @@ pub fn append_rule(path: &Path, rule_toml: &str) -> Result<(), Error> {
         text.push('\n');
     }
     RuleSet::parse(&text)
-        .map_err(|e| refuse(format!("with the new rule the file would not load: {e}")))?;
+        .map_err(|e| refuse(t!("rules-edit-would-not-load", error = e.to_string())))?;
     write_atomically(&path, &text)
 }
 
@@ -90,22 +85,20 @@ pub fn set_mode(path: &Path, name: &str, mode: Mode) -> Result<(), Error> {
     let path = real_path(path);
     let refuse = |message: String| refused(&path, message);
     let Some(existing) = read(&path)? else {
-        return Err(refuse("there is no rules file".into()));
+        return Err(refuse(t!("rules-edit-no-file")));
     };
     loaded(&path, &existing)?;
-    let mut doc: DocumentMut = existing
-        .parse()
-        .map_err(|e| refuse(format!("it is not TOML: {e}")))?;
+    let mut doc: DocumentMut = existing.parse().map_err(|e: toml_edit::TomlError| {
+        refuse(t!("rules-edit-not-toml", error = e.to_string()))
+    })?;
     let Some(rules) = doc.get_mut("rule").and_then(Item::as_array_of_tables_mut) else {
-        return Err(refuse(
-            "its rules are not written as [[rule]] tables: change the mode by hand".into(),
-        ));
+        return Err(refuse(t!("rules-edit-not-tables")));
     };
     let Some(table) = rules
         .iter_mut()
         .find(|t| t.get("name").and_then(Item::as_str) == Some(name))
     else {
-        return Err(refuse(format!("there is no rule named {name:?}")));
+        return Err(refuse(t!("rules-edit-no-rule", name = format!("{name:?}"))));
     };
     match table.get_mut("mode") {
         Some(Item::Value(old)) => {
@@ -114,8 +107,9 @@ pub fn set_mode(path: &Path, name: &str, mode: Mode) -> Result<(), Error> {
             *old = new;
         }
         Some(_) => {
-            return Err(refuse(format!(
-                "rule {name:?} has a `mode` that is not a string"
+            return Err(refuse(t!(
+                "rules-edit-mode-not-string",
+                name = format!("{name:?}")
             )))
         }
         None if mode == Mode::On => return Ok(()),
@@ -125,7 +119,7 @@ pub fn set_mode(path: &Path, name: &str, mode: Mode) -> Result<(), Error> {
     }
     let text = doc.to_string();
     RuleSet::parse(&text)
-        .map_err(|e| refuse(format!("with the new mode the file would not load: {e}")))?;
+        .map_err(|e| refuse(t!("rules-edit-mode-would-not-load", error = e.to_string())))?;
     write_atomically(&path, &text)
 }
 
@@ -207,12 +201,8 @@ fn read(path: &Path) -> Result<Option<String>, Error> {
 /// The file's rules; a file that does not load is refused, since editing it could hide or
 /// compound the problem.
 fn loaded(path: &Path, text: &str) -> Result<RuleSet, Error> {
-    RuleSet::parse(text).map_err(|e| {
-        refused(
-            path,
-            format!("it does not load ({e}): fix it first, then try again"),
-        )
-    })
+    RuleSet::parse(text)
+        .map_err(|e| refused(path, t!("rules-edit-does-not-load", error = e.to_string())))
 }
 
 /// Writes `text` to a new file beside `path` and renames it over `path`: a reader sees the old

@@ -472,14 +472,25 @@ impl Engine {
     pub async fn reload(&self) -> bool {
         let signature = self.signature().await;
         let path = self.shared.path.clone();
-        let result = tokio::task::spawn_blocking(move || file::load(&path))
-            .await
-            .unwrap_or_else(|e| {
-                Err(file::Error::Read {
-                    path: self.shared.path.clone(),
-                    source: std::io::Error::other(e.to_string()),
+        let (result, logged) = tokio::task::spawn_blocking(move || {
+            let result = file::load(&path);
+            // The log says what is wrong in English whatever the person's language: read again
+            // speaking it (the file is small, and this is only when it is broken).
+            let logged = result.is_err().then(|| {
+                askdesk_i18n::speaking(askdesk_i18n::DEFAULT, || {
+                    file::load(&path).err().map(|e| e.to_string())
                 })
             });
+            (result, logged.flatten())
+        })
+        .await
+        .unwrap_or_else(|e| {
+            let error = file::Error::Read {
+                path: self.shared.path.clone(),
+                source: std::io::Error::other(e.to_string()),
+            };
+            (Err(error), None)
+        });
         *lock(&self.shared.seen) = Some(signature);
         match result {
             Ok(rules) => {
@@ -509,10 +520,12 @@ impl Engine {
             }
             Err(error) => {
                 let message = error.to_string();
+                // The file's English error; the person's when it changed between the two reads.
+                let logged = logged.unwrap_or_else(|| message.clone());
                 if self.shared.loaded.borrow().rules.rules.is_empty() {
-                    tracing::error!(error = %message, "the rules file is broken; no rules are in force until it is fixed");
+                    tracing::error!(error = %logged, "the rules file is broken; no rules are in force until it is fixed");
                 } else {
-                    tracing::error!(error = %message, "the rules file is broken; the last good rules stay in force");
+                    tracing::error!(error = %logged, "the rules file is broken; the last good rules stay in force");
                 }
                 let located = match error {
                     file::Error::Parse { error, .. } => Some(error),

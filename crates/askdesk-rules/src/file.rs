@@ -262,9 +262,10 @@ impl Mode {
     }
 }
 
-/// A rules file that cannot be used: where, and why.
+/// A rules file that cannot be used: where, and why (in the person's language, the file's keys
+/// as written).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {column}: {message}")]
+#[error("{}", t!("rules-error-where", line = *line, column = *column, message = message.as_str()))]
 pub struct ParseError {
     pub line: usize,
     pub column: usize,
@@ -275,7 +276,7 @@ pub struct ParseError {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The file exists but cannot be read: fix its permissions.
-    #[error("cannot read {path}: {source}")]
+    #[error("{}", t!("rules-error-read", path = path.display().to_string(), error = source.to_string()))]
     Read {
         path: PathBuf,
         #[source]
@@ -285,14 +286,14 @@ pub enum Error {
     #[error("{path}: {error}")]
     Parse { path: PathBuf, error: ParseError },
     /// Neither `XDG_CONFIG_HOME` nor `HOME` is set: give the file's path explicitly.
-    #[error("no configuration directory: set XDG_CONFIG_HOME or HOME")]
+    #[error("{}", t!("rules-error-no-config-dir"))]
     NoConfigDir,
     /// An edit of the file was refused (see [`crate::edit`]); the file is as it was.
-    #[error("{path}: {message}; the file is unchanged")]
+    #[error("{}", t!("rules-error-refused", path = path.display().to_string(), message = message.as_str()))]
     Refused { path: PathBuf, message: String },
     /// An edit could not be written (fix the folder's permissions or free space); the file is
     /// as it was.
-    #[error("cannot write {path}: {error}; the file is unchanged")]
+    #[error("{}", t!("rules-error-write", path = path.display().to_string(), error = error.to_string()))]
     Write {
         path: PathBuf,
         error: std::io::Error,
@@ -319,9 +320,9 @@ pub fn load(path: &Path) -> Result<RuleSet, Error> {
         String::from_utf8(bytes).map_err(|e| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!(
-                    "it is not UTF-8 text (the first bad byte is at offset {})",
-                    e.utf8_error().valid_up_to()
+                t!(
+                    "rules-error-not-utf8",
+                    offset = e.utf8_error().valid_up_to()
                 ),
             )
         })
@@ -364,9 +365,10 @@ impl RuleSet {
             rule.line = at.line;
             if let Some(first) = seen.insert(rule.name.clone(), rule.line) {
                 return Err(ParseError {
-                    message: format!(
-                        "a rule named {:?} is already defined on line {first}",
-                        rule.name
+                    message: t!(
+                        "rules-error-duplicate",
+                        name = format!("{:?}", rule.name),
+                        first = first
                     ),
                     ..at
                 });
@@ -481,14 +483,28 @@ struct RawMatch {
     intent: Option<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
-#[serde(
-    untagged,
-    expecting = "`answer` is an option's label (\"Yes\") or a table: { option = \"<label>\" }, { recommended = true } or { text = \"...\" }"
-)]
+/// `answer`: an option's label, or a table; any other shape is told what is allowed.
 enum RawAnswer {
     Label(String),
     Table(RawAnswerTable),
+}
+
+/// The shapes [`RawAnswer`] takes, as serde reads them.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawAnswerShape {
+    Label(String),
+    Table(RawAnswerTable),
+}
+
+impl<'de> Deserialize<'de> for RawAnswer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match RawAnswerShape::deserialize(deserializer) {
+            Ok(RawAnswerShape::Label(label)) => Ok(RawAnswer::Label(label)),
+            Ok(RawAnswerShape::Table(table)) => Ok(RawAnswer::Table(table)),
+            Err(_) => Err(serde::de::Error::custom(t!("rules-error-answer-form"))),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -535,27 +551,14 @@ impl TryFrom<RawRule> for Rule {
             match raw.ask.as_ref().map(|ask| (*ask.get_ref(), ask.span())) {
                 Some((true, _)) => actions.push(Action::Ask),
                 Some((false, span)) => {
-                    return Err(Invalid::Value(
-                        span,
-                        "`ask = false` means nothing: leave it out".into(),
-                    ))
+                    return Err(Invalid::Value(span, t!("rules-error-ask-false")))
                 }
                 None => {}
             }
             match actions.len() {
                 1 => actions.pop().expect("one action"),
-                0 => {
-                    return Err(format!(
-                        "rule {name:?} has no action: give one of `answer`, `deny`, `dismiss`, `ask`"
-                    )
-                    .into())
-                }
-                _ => {
-                    return Err(format!(
-                        "rule {name:?} has more than one action: give only one of `answer`, `deny`, `dismiss`, `ask`"
-                    )
-                    .into())
-                }
+                0 => return Err(t!("rules-error-no-action", name = format!("{name:?}")).into()),
+                _ => return Err(t!("rules-error-two-actions", name = format!("{name:?}")).into()),
             }
         };
         // A rule answers the calls it matches one at a time: never with a permission that
@@ -566,31 +569,25 @@ impl TryFrom<RawRule> for Rule {
             }
         }
         if raw.after.is_some() && action == Action::Ask {
-            return Err(
-                "`after` with `ask = true` means nothing: the human is asked anyway".into(),
-            );
+            return Err(t!("rules-error-after-ask").into());
         }
         let m = raw.matcher;
         if m.command.is_some() && m.tool.is_none() {
-            return Err(
-                "`match.command` needs `match.tool`: say which tool runs the command".into(),
-            );
+            return Err(t!("rules-error-command-needs-tool").into());
         }
         if let Some(cwd) = &m.cwd {
             if !cwd.get_ref().starts_with('/') {
                 return Err(Invalid::Value(
                     cwd.span(),
-                    format!(
-                        "`match.cwd` must be an absolute path, not {:?}",
-                        cwd.get_ref()
+                    t!(
+                        "rules-error-cwd-absolute",
+                        cwd = format!("{:?}", cwd.get_ref())
                     ),
                 ));
             }
         }
         if m.url_path.is_some() && m.host.is_none() {
-            return Err(
-                "`match.url_path` needs `match.host`: say which site the path is on".into(),
-            );
+            return Err(t!("rules-error-url-path-needs-host").into());
         }
         for (field, value) in [("path", &m.path), ("url_path", &m.url_path)] {
             if let Some(value) = value {
@@ -614,7 +611,7 @@ impl TryFrom<RawRule> for Rule {
             Some(h) => Some(crate::target::host_pattern(h.get_ref()).ok_or_else(|| {
                 Invalid::Value(
                     h.span(),
-                    format!("`match.host` {:?} is not a host name", h.get_ref()),
+                    t!("rules-error-not-host", host = format!("{:?}", h.get_ref())),
                 )
             })?),
             None => None,
@@ -656,13 +653,17 @@ impl TryFrom<RawRule> for Rule {
 /// and name no `..` or `.`, which a resolved path never holds.
 fn check_path_glob(field: &str, glob: &str) -> Result<(), String> {
     if !glob.starts_with(['/', '*']) {
-        return Err(format!(
-            "`match.{field}` must start with `/` or `*`, not {glob:?}: it is matched against an absolute path"
+        return Err(t!(
+            "rules-error-path-absolute",
+            field = field,
+            glob = format!("{glob:?}")
         ));
     }
     if glob.split('/').any(|part| part == ".." || part == ".") {
-        return Err(format!(
-            "`match.{field}` {glob:?} holds `.` or `..`: paths are matched resolved, so write the place itself"
+        return Err(t!(
+            "rules-error-path-dots",
+            field = field,
+            glob = format!("{glob:?}")
         ));
     }
     Ok(())
@@ -671,12 +672,10 @@ fn check_path_glob(field: &str, glob: &str) -> Result<(), String> {
 /// `match.host`: a host name glob, without scheme, port or path.
 fn check_host(host: &str) -> Result<(), String> {
     if host.trim().is_empty() {
-        return Err("`match.host` must not be empty".into());
+        return Err(t!("rules-error-host-empty"));
     }
     if host.contains(['/', '@', ' ']) || (host.contains(':') && !host.starts_with('[')) {
-        return Err(format!(
-            "`match.host` is a host name only (\"docs.rs\", \"*.github.com\"), not {host:?}"
-        ));
+        return Err(t!("rules-error-host-only", host = format!("{host:?}")));
     }
     Ok(())
 }
@@ -693,10 +692,12 @@ fn check_intent(kind: &str) -> Result<(), String> {
             .collect()
     };
     if kind.trim().is_empty() {
-        Err("`match.intent` must not be empty".into())
+        Err(t!("rules-error-intent-empty"))
     } else if kind != plan_review && folded(kind) == folded(plan_review) {
-        Err(format!(
-            "`match.intent` {kind:?} is not a kind agents send: did you mean {plan_review:?}?"
+        Err(t!(
+            "rules-error-intent-typo",
+            kind = format!("{kind:?}"),
+            known = format!("{plan_review:?}")
         ))
     } else {
         Ok(())
@@ -711,13 +712,8 @@ impl RawAnswer {
                 (Some(label), None, None) => Ok(Choice::Option(non_blank("answer.option", label)?)),
                 (None, Some(true), None) => Ok(Choice::Recommended),
                 (None, None, Some(text)) => Ok(Choice::Text(non_blank("answer.text", text)?)),
-                (None, Some(false), None) => {
-                    Err("`answer.recommended = false` means nothing: name an option instead".into())
-                }
-                _ => Err(
-                    "`answer` takes exactly one of `option = \"<label>\"`, `recommended = true`, `text = \"...\"`"
-                        .into(),
-                ),
+                (None, Some(false), None) => Err(t!("rules-error-recommended-false")),
+                _ => Err(t!("rules-error-answer-one")),
             },
         }
     }
@@ -725,7 +721,7 @@ impl RawAnswer {
 
 fn non_blank(field: &str, value: String) -> Result<String, String> {
     if value.trim().is_empty() {
-        Err(format!("`{field}` must not be empty"))
+        Err(t!("rules-error-empty", field = field))
     } else {
         Ok(value)
     }
@@ -750,13 +746,12 @@ impl<'de> Deserialize<'de> for After {
         let text = String::deserialize(deserializer)?;
         let after = parse_duration(&text).map_err(serde::de::Error::custom)?;
         if after.is_zero() {
-            return Err(serde::de::Error::custom(
-                "`after` must be longer than zero: leave it out to act at once",
-            ));
+            return Err(serde::de::Error::custom(t!("rules-error-after-zero")));
         }
         if after > MAX_AFTER {
-            return Err(serde::de::Error::custom(format!(
-                "`after` may be at most 7d, not {text:?}: a rule that waits longer is no deadline"
+            return Err(serde::de::Error::custom(t!(
+                "rules-error-after-long",
+                text = format!("{text:?}")
             )));
         }
         Ok(After(after))
@@ -765,7 +760,7 @@ impl<'de> Deserialize<'de> for After {
 
 /// Parses `"90s"`, `"10m"`, `"1h30m"`, `"2d"` (and `"0s"`: each use says whether zero makes sense).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("{text:?} is not a duration: write it like \"30s\", \"10m\" or \"1h30m\"");
+    let bad = || t!("rules-error-duration", text = format!("{text:?}"));
     let mut total: u64 = 0;
     let mut digits = String::new();
     let mut any = false;
@@ -821,9 +816,7 @@ impl<'de> Deserialize<'de> for QuestionRegex {
             // The regex crate's message spans several lines; the first says what is wrong.
             let detail = e.to_string();
             let detail = detail.lines().last().unwrap_or_default().trim().to_owned();
-            serde::de::Error::custom(format!(
-                "`match.question` is not a regular expression: {detail}"
-            ))
+            serde::de::Error::custom(t!("rules-error-question-regex", detail = detail))
         })
     }
 }

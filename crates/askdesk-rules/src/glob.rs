@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+use askdesk_i18n::t;
 use regex::Regex;
 
 /// The most characters a glob with `*` or `?` may have. Its regular expression then always fits
@@ -68,9 +69,10 @@ impl Glob {
         let matcher = match prefix {
             None => Matcher::Literal(literal),
             Some(_) if pattern.chars().count() > MAX_WILDCARD_GLOB_CHARS => {
-                return Err(format!(
-                    "a glob with `*` or `?` may be at most {MAX_WILDCARD_GLOB_CHARS} characters long, not {}",
-                    pattern.chars().count()
+                return Err(t!(
+                    "rules-error-glob-long",
+                    limit = MAX_WILDCARD_GLOB_CHARS,
+                    length = pattern.chars().count()
                 ))
             }
             Some(prefix) => Matcher::Wildcard {

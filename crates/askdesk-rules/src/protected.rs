@@ -33,64 +33,71 @@ pub enum Place {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
     pub place: Place,
-    pub read_by: &'static str,
+    /// The message that says who reads it ([`Entry::read_by`]).
+    pub read_by_id: &'static str,
+}
+
+impl Entry {
+    /// Who reads the place, in the person's language.
+    pub fn read_by(&self) -> String {
+        askdesk_i18n::current().get(self.read_by_id, None)
+    }
 }
 
 const fn named(name: &'static str, read_by: &'static str) -> Entry {
     Entry {
         place: Place::Named(name),
-        read_by,
+        read_by_id: read_by,
     }
 }
 
 const fn env(var: &'static str, name: &'static str, read_by: &'static str) -> Entry {
     Entry {
         place: Place::Env(var, name),
-        read_by,
+        read_by_id: read_by,
     }
 }
 
 const fn bare(name: &'static str, read_by: &'static str) -> Entry {
     Entry {
         place: Place::InBareRepository(name),
-        read_by,
+        read_by_id: read_by,
     }
 }
 
 const fn system(path: &'static str, read_by: &'static str) -> Entry {
     Entry {
         place: Place::System(path),
-        read_by,
+        read_by_id: read_by,
     }
 }
 
-const ASKDESK_CONFIG: &str = "askdesk: the rules file and settings";
-const ASKDESK_DATA: &str = "askdesk: the history journal the rules and memory replay";
-const CLAUDE_CODE: &str =
-    "Claude Code: settings.json (hooks, permissions, MCP servers), commands, agents";
-const CLAUDE_STATE: &str = "Claude Code: MCP servers and each project's trust";
-const CLAUDE_MCP: &str = "Claude Code: a project's MCP servers, started as commands";
-const CLAUDE_MANAGED: &str = "Claude Code: managed settings (hooks, permissions)";
-const CODEX: &str = "Codex: config.toml (MCP servers, notify command), hooks.json";
-const CODEX_MANAGED: &str = "Codex: managed configuration and requirements";
-const GEMINI: &str = "Gemini CLI: settings.json (MCP servers, hooks, tool commands)";
-const GEMINI_SYSTEM: &str = "Gemini CLI: system settings and system defaults";
-const GIT_DIR: &str = "git: hooks, config (core.hooksPath, core.fsmonitor, core.pager, filters), \
-                       info/attributes, submodules' and worktrees' git folders";
-const GIT_CONFIG: &str = "git: the global config (aliases, core.pager, filters, hooksPath)";
-const GIT_XDG: &str = "git: config, attributes and ignore under the XDG configuration folder";
-const GIT_SYSTEM: &str = "git: the system config";
-const BASH: &str = "bash: start-up files (login, interactive, logout)";
-const BASH_SOURCED: &str = "bash: sourced by the distributions' ~/.bashrc (Debian, Fedora)";
-const READLINE: &str = "readline (bash's line editor): key bindings, $include";
-const ZSH: &str = "zsh: start-up files (in the home or $ZDOTDIR)";
-const OH_MY_ZSH: &str = "zsh: Oh My Zsh, sourced by ~/.zshrc where installed";
-const FISH: &str = "fish: config.fish, conf.d, functions";
-const SH: &str = "sh, dash, ksh, mksh: start-up files";
-const CSH: &str = "csh, tcsh: start-up files";
-const SESSION: &str = "the desktop session: run at log-in";
-const SSH: &str = "ssh: config (ProxyCommand, LocalCommand) and authorized_keys";
-const SHELLS_SYSTEM: &str = "the shells: system-wide start-up files";
+// Who reads each place: the message ids of `rules.ftl` that say it ([`Entry::read_by`]).
+const ASKDESK_CONFIG: &str = "rules-place-askdesk-config";
+const ASKDESK_DATA: &str = "rules-place-askdesk-data";
+const CLAUDE_CODE: &str = "rules-place-claude-code";
+const CLAUDE_STATE: &str = "rules-place-claude-state";
+const CLAUDE_MCP: &str = "rules-place-claude-mcp";
+const CLAUDE_MANAGED: &str = "rules-place-claude-managed";
+const CODEX: &str = "rules-place-codex";
+const CODEX_MANAGED: &str = "rules-place-codex-managed";
+const GEMINI: &str = "rules-place-gemini";
+const GEMINI_SYSTEM: &str = "rules-place-gemini-system";
+const GIT_DIR: &str = "rules-place-git-dir";
+const GIT_CONFIG: &str = "rules-place-git-config";
+const GIT_XDG: &str = "rules-place-git-xdg";
+const GIT_SYSTEM: &str = "rules-place-git-system";
+const BASH: &str = "rules-place-bash";
+const BASH_SOURCED: &str = "rules-place-bash-sourced";
+const READLINE: &str = "rules-place-readline";
+const ZSH: &str = "rules-place-zsh";
+const OH_MY_ZSH: &str = "rules-place-oh-my-zsh";
+const FISH: &str = "rules-place-fish";
+const SH: &str = "rules-place-sh";
+const CSH: &str = "rules-place-csh";
+const SESSION: &str = "rules-place-session";
+const SSH: &str = "rules-place-ssh";
+const SHELLS_SYSTEM: &str = "rules-place-shells-system";
 
 /// Every protected place, with who reads it. Derived from what each reads at start-up or before
 /// it runs a command: askdesk, Claude Code, Codex, Gemini CLI, git, and bash, zsh, fish, sh, ksh
@@ -675,6 +682,25 @@ mod tests {
     }
 
     #[test]
+    fn every_place_says_who_reads_it_in_every_language() {
+        for language in askdesk_i18n::languages() {
+            let messages = askdesk_i18n::Messages::new(language);
+            for entry in PLACES {
+                let said = messages.get(entry.read_by_id, None);
+                assert!(
+                    said != entry.read_by_id && !said.is_empty(),
+                    "{language} has no {}",
+                    entry.read_by_id
+                );
+            }
+        }
+        assert_eq!(
+            askdesk_i18n::english().get(PLACES[0].read_by_id, None),
+            "askdesk: the rules file and settings"
+        );
+    }
+
+    #[test]
     fn every_place_of_the_list_is_protected_where_the_environment_puts_it() {
         let env = |name: &str| match name {
             "HOME" => Some("/home/me".into()),
@@ -703,7 +729,7 @@ mod tests {
                 Place::InBareRepository(name) => me.covers(&Path::new("/srv/r.git").join(name)),
             };
             assert!(found, "{entry:?}");
-            assert!(!entry.read_by.is_empty());
+            assert!(!entry.read_by().is_empty());
         }
         for place in places {
             assert!(me.covers(&place), "{}", place.display());

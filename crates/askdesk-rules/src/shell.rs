@@ -11,6 +11,7 @@ use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::fmt;
 
+use askdesk_i18n::t;
 use tree_sitter::{Node, Parser};
 
 use crate::glob::Glob;
@@ -54,18 +55,18 @@ pub enum Escape {
 
 impl fmt::Display for Escape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Escape::Unparseable => "it does not parse as a shell command line",
-            Escape::Character => "it holds a control, invisible or unquoted non-ASCII character",
-            Escape::Substitution => "it substitutes a command's output",
-            Escape::Expansion => "a word of it is expanded when it runs",
-            Escape::Assignment => "it sets a variable",
-            Escape::Redirection => "it redirects to or from a file",
-            Escape::Background => "it runs a command in the background",
-            Escape::Construct => "it uses a compound or unusual shell construct",
-            Escape::Program => "it runs a program that runs other commands or code",
-            Escape::Subscript => "it gives a builtin a variable name with a subscript",
-            Escape::Config => "it sets git configuration that runs a program",
+        f.write_str(&match self {
+            Escape::Unparseable => t!("rules-escape-unparseable"),
+            Escape::Character => t!("rules-escape-character"),
+            Escape::Substitution => t!("rules-escape-substitution"),
+            Escape::Expansion => t!("rules-escape-expansion"),
+            Escape::Assignment => t!("rules-escape-assignment"),
+            Escape::Redirection => t!("rules-escape-redirection"),
+            Escape::Background => t!("rules-escape-background"),
+            Escape::Construct => t!("rules-escape-construct"),
+            Escape::Program => t!("rules-escape-program"),
+            Escape::Subscript => t!("rules-escape-subscript"),
+            Escape::Config => t!("rules-escape-config"),
         })
     }
 }

@@ -12,6 +12,8 @@
 //! drafted from one ([`crate::draft()`]). The person may still choose them in the app: they see what
 //! each grants, and they are the authority rules answer for.
 
+use askdesk_i18n::t;
+
 /// A tool approval for this call only.
 pub const ALLOW_ONCE: &str = "Allow once";
 /// A tool approval that also adds the client's suggested permissions for the session.
@@ -38,8 +40,11 @@ pub fn one_call_instead(label: &str) -> Option<&'static str> {
 /// Why a rule may not answer `label`, naming the rule, or `None` when it may.
 pub fn refusal(rule: &str, label: &str) -> Option<String> {
     let once = one_call_instead(label)?;
-    Some(format!(
-        "rule {rule:?} answers {label:?}, a standing permission for the rest of the session that covers more than the rule matches, and the calls it covers would never reach askdesk again: answer {once:?} (the rule then answers each call it matches)"
+    Some(t!(
+        "rules-error-standing",
+        rule = format!("{rule:?}"),
+        label = format!("{label:?}"),
+        once = format!("{once:?}")
     ))
 }
 

@@ -51,8 +51,12 @@ pub struct RecordEntry {
 
 impl RecordEntry {
     pub fn new(record: Record) -> RecordEntry {
-        let by = answerer_name(&record).map(str::to_owned);
-        let by_rule = by.as_deref().and_then(askdesk_rules::rule_named).is_some();
+        let by = answerer_name(&record);
+        let by_rule = record
+            .answerer
+            .as_deref()
+            .and_then(askdesk_rules::rule_named)
+            .is_some();
         let problem = match (&record.outcome, &record.error) {
             (Outcome::Failed, Some(error)) => Some(match &error.code {
                 Some(code) => format!("{code}: {}", error.message),
@@ -164,7 +168,8 @@ pub struct HistoryQuery {
     pub agent: Option<String>,
     /// `answered`, `dismissed`, ...
     pub outcome: Option<String>,
-    /// Who answered, as the page names it ([`answerer_name`]).
+    /// Who answered, as the journal names it (`desktop`, `rule:<name>`): the value of one of
+    /// [`HistoryPage::answerers`], whatever the language the page shows it in.
     pub answerer: Option<String>,
     /// Words to find, in any case: every word must appear in the question, its options or detail,
     /// the answer, who asked or answered, the project or the error.
@@ -185,7 +190,7 @@ impl HistoryQuery {
             && self
                 .answerer
                 .as_ref()
-                .is_none_or(|answerer| Some(answerer.as_str()) == answerer_name(record))
+                .is_none_or(|answerer| Some(answerer.as_str()) == record.answerer.as_deref())
     }
 
     /// The search's words, lower-cased; none when there is nothing to find.
@@ -223,7 +228,7 @@ fn searchable(record: &Record, out: &mut String) {
         push(project);
     }
     if let Some(by) = answerer_name(record) {
-        push(by);
+        push(&by);
     }
     for question in &record.questions {
         push(&question.question);
@@ -246,6 +251,13 @@ fn searchable(record: &Record, out: &mut String) {
     }
 }
 
+/// One choice of the answerer filter: the journal's name for the answerer, and History's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AnswererChoice {
+    pub value: String,
+    pub name: String,
+}
+
 /// One choice of the outcome filter.
 #[derive(Debug, Clone, Serialize)]
 pub struct OutcomeChoice {
@@ -262,7 +274,8 @@ pub struct HistoryPage {
     pub matching: usize,
     pub total: usize,
     pub agents: Vec<String>,
-    pub answerers: Vec<String>,
+    /// Everyone who answered, the desktop ("you") first.
+    pub answerers: Vec<AnswererChoice>,
     /// Every outcome a record can have, in the filter's order.
     pub outcomes: Vec<OutcomeChoice>,
     /// The words searched for, as search matched them (lowercase): the page marks them where they show.
@@ -280,11 +293,17 @@ pub fn outcome_name(outcome: Outcome) -> String {
     }
 }
 
-/// How History names who answered: "you" for the desktop dialog, else the answerer's label.
-pub fn answerer_name(record: &Record) -> Option<&str> {
-    match record.answerer.as_deref()? {
-        DESKTOP_ANSWERER => Some("you"),
-        other => Some(other),
+/// How History names who answered ([`shown_answerer`]), when anyone did.
+pub fn answerer_name(record: &Record) -> Option<String> {
+    record.answerer.as_deref().map(shown_answerer)
+}
+
+/// How History names an answerer the journal names `answerer`: "you" in the person's language
+/// for the desktop dialog, else the answerer's own label (`rule:<name>`, a phone's name).
+pub fn shown_answerer(answerer: &str) -> String {
+    match answerer {
+        DESKTOP_ANSWERER => t!("desktop-history-you"),
+        other => other.to_owned(),
     }
 }
 
@@ -350,8 +369,8 @@ impl HistoryPageBuilder {
     fn offered(&mut self, record: &Record) {
         self.agents
             .insert(display_name(record.agent.as_ref()).to_owned());
-        if let Some(name) = answerer_name(record) {
-            self.answerers.insert(name.to_owned());
+        if let Some(answerer) = &record.answerer {
+            self.answerers.insert(answerer.clone());
         }
     }
 
@@ -388,10 +407,17 @@ impl HistoryPageBuilder {
         entries.truncate(self.query.limit);
         // "you" first, then the rules and other answerers in order.
         let mut answerers: Vec<String> = self.answerers.into_iter().collect();
-        if let Some(you) = answerers.iter().position(|name| name == "you") {
+        if let Some(you) = answerers.iter().position(|name| name == DESKTOP_ANSWERER) {
             let you = answerers.remove(you);
             answerers.insert(0, you);
         }
+        let answerers = answerers
+            .into_iter()
+            .map(|value| AnswererChoice {
+                name: shown_answerer(&value),
+                value,
+            })
+            .collect();
         HistoryPage {
             entries: entries.into_iter().map(|(_, entry)| entry).collect(),
             matching,
@@ -563,7 +589,12 @@ mod tests {
         );
         assert_eq!(newest.entries[0].latest().settled_at, 2501);
         assert_eq!(newest.agents, ["a script", "coder", "nightly"]);
-        assert_eq!(newest.answerers, ["you", "rule:ci"]);
+        let answerers: Vec<(&str, &str)> = newest
+            .answerers
+            .iter()
+            .map(|a| (a.value.as_str(), a.name.as_str()))
+            .collect();
+        assert_eq!(answerers, [("desktop", "you"), ("rule:ci", "rule:ci")]);
         // The oldest entry, far past the first page, is one filter away.
         let nightly = page(Some("nightly"), None, None, 1000);
         assert_eq!((nightly.entries.len(), nightly.matching), (1, 1));
@@ -574,7 +605,26 @@ mod tests {
             page(Some("a script"), Some("answered"), None, 1000).matching,
             0
         );
-        assert_eq!(page(None, None, Some("you"), 3000).entries.len(), 2500);
+        assert_eq!(page(None, None, Some("desktop"), 3000).entries.len(), 2500);
+        // The filter takes the journal's name, never the one shown: "you" is no answerer's.
+        assert_eq!(page(None, None, Some("you"), 3000).matching, 0);
+    }
+
+    #[test]
+    fn the_desktop_is_you_in_every_language() {
+        for language in askdesk_i18n::languages() {
+            let you = askdesk_i18n::Messages::new(language).get("desktop-history-you", None);
+            assert!(
+                !you.is_empty() && you != "desktop-history-you",
+                "{language}"
+            );
+        }
+        let chinese = askdesk_i18n::Messages::new("zh-CN").get("desktop-history-you", None);
+        assert_eq!(chinese, "你");
+        assert_ne!(
+            chinese,
+            askdesk_i18n::english().get("desktop-history-you", None)
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use askdesk_i18n::t;
 use askdesk_journal::{Journal, Outcome, Record};
 use serde::Serialize;
 
-use crate::history::answerer_name;
+use crate::answerer::DESKTOP_ANSWERER;
 
 /// What was answered before to one question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -34,9 +34,9 @@ fn said(record: &Record, selected: &[String]) -> String {
         .map(|label| shown_label(label))
         .collect::<Vec<_>>()
         .join(", ");
-    match answerer_name(record) {
+    match record.answerer.as_deref() {
         None => t!("desktop-past-unknown", what = what),
-        Some("you") => t!("desktop-past-you", what = what),
+        Some(DESKTOP_ANSWERER) => t!("desktop-past-you", what = what),
         Some(label) => match askdesk_rules::rule_named(label) {
             Some(rule) => t!("desktop-past-rule", rule = rule, what = what),
             None => t!("desktop-past-other", who = label, what = what),

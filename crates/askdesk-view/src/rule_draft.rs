@@ -238,7 +238,7 @@ impl RuleDraftView {
         let choices = &mut self.choices;
         visit(&mut |record: Record| {
             let id = entry_id(&record);
-            let by = answerer_name(&record).map(str::to_owned);
+            let by = answerer_name(&record);
             let Some(past) = Past::from_record(record) else {
                 return;
             };

@@ -43,6 +43,8 @@ desktop-history-outcome-dismissed = Dismissed
 desktop-history-outcome-withdrawn = Withdrawn
 desktop-history-outcome-failed = Failed
 desktop-history-outcome-late-answer = Late answer
+# Who answered, in History's "by" column and its filter, when it was the desktop's dialog.
+desktop-history-you = you
 # The line under a question answered before; the page adds the day. The labels are the options'.
 desktop-past-you = You answered { $what }
 desktop-past-rule = Rule “{ $rule }” answered { $what }

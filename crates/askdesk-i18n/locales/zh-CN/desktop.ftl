@@ -33,6 +33,8 @@ desktop-history-outcome-dismissed = 已驳回
 desktop-history-outcome-withdrawn = 已撤回
 desktop-history-outcome-failed = 失败
 desktop-history-outcome-late-answer = 迟到的回答
+# Who answered, in History's "by" column and its filter, when it was the desktop's dialog.
+desktop-history-you = 你
 desktop-past-you = 你回答了 { $what }
 desktop-past-rule = 规则“{ $rule }”回答了 { $what }
 desktop-past-other = { $who } 回答了 { $what }
