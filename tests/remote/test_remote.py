@@ -687,6 +687,39 @@ class Pictures(PhoneTest):
         (item,) = conn.wait(rid)["answers"]
         self.assertEqual([png_size(i["data"]) for i in item["images"]], [(3, 2)])
 
+    def test_a_picture_too_large_for_the_brokers_line_is_refused_before_it_is_claimed(self):
+        """`askdesk remote` passes an answer on as one line of the broker's socket (4 MiB): a picture
+        whose PNG is larger is refused on the phone, naming the limit, and the request keeps waiting."""
+        conn, rid = self.ask([question("noise", "What does the screen show?")])
+        b = self.browser
+        b.wait_text("What does the screen show?")
+        # 1200×1200 pixels of noise: a PNG of about 4.3 MB that no re-encoding makes smaller.
+        b.evaluate("""(async () => {
+          const canvas = new OffscreenCanvas(1200, 1200);
+          const context = canvas.getContext('2d');
+          const pixels = context.createImageData(1200, 1200);
+          for (let i = 0; i < pixels.data.length; i += 65536) crypto.getRandomValues(pixels.data.subarray(i, i + 65536));
+          for (let i = 3; i < pixels.data.length; i += 4) pixels.data[i] = 255;
+          context.putImageData(pixels, 0, 0);
+          const blob = await canvas.convertToBlob({ type: 'image/png' });
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([blob], 'noise.png', { type: 'image/png' }));
+          document.querySelector('[data-question=noise] textarea').dispatchEvent(
+            new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+        })()""")
+        b.wait_text("noise.png", "[data-question=noise] .pictures")
+        b.tap(".request .send")
+        note = until("the phone says why the answer was not sent", lambda: re.fullmatch(
+            r"Not sent: the answer breaks the rules of its questions: with its pictures re-encoded the answer is "
+            r"\d+ bytes, over the limit of 4190208 bytes this desk passes on \(answer-bytes\): send fewer or "
+            r"smaller pictures", b.text(".request .note")))
+        self.assertTrue(note)
+        b.tap("[data-question=noise] .picture-remove")
+        b.type("[data-question=noise] textarea", "Static")
+        b.tap(".request .send")
+        b.wait_text("Sent", ".request .note")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "noise", "selected": [], "custom": "Static"}]})
+
 
 class Refusals(PhoneTest):
 

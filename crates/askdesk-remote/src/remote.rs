@@ -639,12 +639,13 @@ impl Remote {
 
     /// Checks a device's signed answer: the device is paired, the request still waits, the answer
     /// is signed by the device's key over this request's digest and the nonce, the nonce is new,
-    /// the request is not desk-only, the answer gives no standing permission, the request is
-    /// within the device's scope, it keeps its questions' rules, an allow of a permission prompt
-    /// comes with the device's passkey asserted over this answer's digest (with user
-    /// verification), and an approval is within the device's limit. A suspended device answers
-    /// nothing; a bad signature or a failed passkey is counted against the device, and enough of
-    /// them suspend it ([`Limits`]). Then the request is claimed and the answer
+    /// its pictures are re-encoded within the desk's limits (and the answer fits what the host
+    /// passes on), the request is not desk-only, the answer gives no standing permission, the
+    /// request is within the device's scope, it keeps its questions' rules, an allow of a
+    /// permission prompt comes with the device's passkey asserted over this answer's digest (with
+    /// user verification), and an approval is within the device's limit. A suspended device
+    /// answers nothing; a bad signature or a failed passkey is counted against the device, and
+    /// enough of them suspend it ([`Limits`]). Then the request is claimed and the answer
     /// yielded to the adapter. Reads the device store: call it off the async threads.
     pub fn verify(&self, key: &DeviceKey, signed: SignedAnswer) -> Result<RequestId, Refusal> {
         let device = self.usable_device(key)?;
