@@ -851,7 +851,6 @@ fn watch_store(
     Ok(watcher)
 }
 
-/// `r<n>` as [`RequestId`]'s display writes it.
 /// A device's answer read, with its pictures decoded and re-encoded as the desk's own are
 /// (askdesk-image, under the desk's limits): anything but a picture within them is refused, naming
 /// the limit, before the answer goes further; and so is an answer over `max_bytes` of JSON once its
@@ -879,6 +878,7 @@ fn safe_answer(answer: Value, max_bytes: Option<usize>) -> Result<Answer, Refusa
     Ok(answer)
 }
 
+/// `r<n>` as [`RequestId`]'s display writes it.
 fn parse_request_id(text: &str) -> Option<RequestId> {
     let digits = text.strip_prefix('r')?;
     if digits.is_empty() || digits.starts_with('0') && digits.len() > 1 {
