@@ -157,7 +157,8 @@ function entry(e) {
         h('dt', {}, q.header ? h('span', { class: 'q-header inline' }, marked(q.header)) : null, marked(q.question),
           imageStrip(q.images)),
         h('dd', {}, a ? [answerText(a), imageStrip(a.images, t('history-answer-picture'))]
-          : d ? h('span', { class: 'history-draft' }, h('span', { class: 'pill draft' }, t('history-draft')), ' ', answerText(d))
+          : d ? [h('span', { class: 'history-draft' }, h('span', { class: 'pill draft' }, t('history-draft')), ' ', answerText(d)),
+            imageStrip(d.images, t('history-draft-picture'))]
             : h('span', { class: 'muted' }, '—')),
       ];
     })),

@@ -5,13 +5,15 @@ stops it (refused); "Add a phone" shows a QR code, read here from a screenshot o
 zbarimg, whose URL carries the token in its fragment and pairs a phone played in Python (phone.py),
 and only the desk's "Codes match" stores it; headless Chromium (tests/remote/phone.py's `Browser`,
 trusting askdesk's authority through NSS) pairs from that URL, the code it shows confirmed at the
-desk, and answers an agent's question from its page, once; a used pairing URL is refused; Revoke
+desk, and answers an agent's question from its page, once, and with a picture the agent receives
+re-encoded; a used pairing URL is refused; Revoke
 closes the device's socket at once; "Allow a passkey" opens the phone's window to register one; a
 request the phone answers says "Answered on <device>" and History names the device; a permission
 prompt is not offered to a phone whose scope stops below it; with Chinese chosen at the desk, the
 Devices view's problem with the remote and the words the remote serves the phone are Chinese.
 Every test leaves the remote off and no device paired.
 """
+import base64
 import importlib.util
 import json
 import os
@@ -24,7 +26,7 @@ import types
 
 import pytest
 
-from harness import HERE, answer_of, expect_error, journal_lines, journal_record, outcome_of
+from harness import HERE, answer_of, expect_error, journal_lines, journal_record, outcome_of, png
 from phone import REMOTE_DIR, Phone, read_all, tls
 from test_dialog import _speak
 
@@ -211,18 +213,13 @@ def authority_der():
         return f.read()
 
 
-def test_chromium_pairs_from_the_qr_in_the_window_and_answers_an_agent_once(ctx, phone_off):
-    """Headless Chromium is the phone (tests/remote's Browser: a 390x844 touch screen, a fresh
-    profile, askdesk's authority trusted through its own NSS database, certificate checks on): it
-    opens the URL read from the QR code in a screenshot of the window, shows the code the desk
-    shows, and is paired once the person confirms at the desk; a question an agent asks is then
-    answered by touching the page: the agent has that answer, the journal records it once, by the
-    phone, and the desk says where it was answered."""
+def chromium_paired(ctx, name):
+    """Headless Chromium paired as `name` from the QR code in the window, confirmed at the desk and
+    connected; the caller closes it."""
     chromium = browser_phone.CHROMIUM
     assert os.access(chromium, os.X_OK), \
         f"no Chromium at {chromium}: scripts/setup.sh installs Debian's chromium (CHROMIUM names another)"
     assert shutil.which("certutil"), "no certutil: scripts/setup.sh installs libnss3-tools"
-    name = "Chromium phone"
     origin = switch_on(ctx, free_port())
     url = offer(ctx, origin)
     browser = browser_phone.Browser(types.SimpleNamespace(authority_der=authority_der))
@@ -235,7 +232,22 @@ def test_chromium_pairs_from_the_qr_in_the_window_and_answers_an_agent_once(ctx,
         assert re.fullmatch(r"\d{3} \d{3}", code), code
         confirm_at_desk(ctx, name, code.replace(" ", ""))
         browser.wait_text(f"Connected as {name}", "#status")
+    except BaseException:
+        browser.close()
+        raise
+    return browser
 
+
+def test_chromium_pairs_from_the_qr_in_the_window_and_answers_an_agent_once(ctx, phone_off):
+    """Headless Chromium is the phone (tests/remote's Browser: a 390x844 touch screen, a fresh
+    profile, askdesk's authority trusted through its own NSS database, certificate checks on): it
+    opens the URL read from the QR code in a screenshot of the window, shows the code the desk
+    shows, and is paired once the person confirms at the desk; a question an agent asks is then
+    answered by touching the page: the agent has that answer, the journal records it once, by the
+    phone, and the desk says where it was answered."""
+    name = "Chromium phone"
+    browser = chromium_paired(ctx, name)
+    try:
         page = ctx.page
         page.click(page.find("#nav-queue"))
         question = "Ship the release from the phone?"
@@ -259,6 +271,40 @@ def test_chromium_pairs_from_the_qr_in_the_window_and_answers_an_agent_once(ctx,
     assert len(records) == 1, records
     # Nothing is left at the desk to answer it a second time.
     ctx.wait_queue(0)
+
+
+def test_a_picture_answered_on_the_phone_reaches_the_agent_through_the_app(ctx, phone_off, tmp_path):
+    """The remote hosted in the app: the phone picks a picture for Other; the agent gets it re-encoded as
+    a PNG, as a picture answered at the desk, and History shows it with the answer."""
+    name = "Chromium phone"
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(base64.b64decode(png(48, 32, (30, 140, 90))["data"]))
+    browser = chromium_paired(ctx, name)
+    try:
+        question = "Which crop should the banner use?"
+        _, _, outcome = ctx.ask([{"id": "crop", "question": question,
+                                  "options": [{"label": "Wide"}, {"label": "Square"}]}], agent="coder")
+        browser.wait_text(question, ".request")
+        browser.choose_files("[data-question=crop] .picture-input", [str(shot)])
+        browser.wait_text("shot.png", "[data-question=crop] .pictures")
+        browser.tap(".request .send")
+        browser.wait_text("Sent", ".request .note")
+    finally:
+        browser.close()
+    (item,) = answer_of(outcome())["answers"]
+    assert (item["id"], item["selected"], "custom" in item) == ("crop", [], False), item
+    (image,) = item["images"]
+    assert set(image) == {"mime", "data"} and image["mime"] == "image/png", image
+    raw = base64.b64decode(image["data"])
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n")
+    assert (int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")) == (48, 32)
+    assert journal_record(question)["answerer"] == f"phone:{name}"
+    page = ctx.page
+    page.click(page.find("#nav-history"))
+    page.until("const img = document.querySelector('.history-item dd .image-strip img');"
+               " return Boolean(img && img.complete && img.naturalWidth === 48)",
+               message="History does not show the phone's picture")
+    page.click(page.find("#nav-queue"))
 
 
 def test_cancel_at_the_desk_pairs_nothing(ctx, phone_off):

@@ -3,12 +3,14 @@ pictures the person answers with.
 
 Shown inline as data: URLs of the PNGs the broker re-encoded, enlarged on a click. A picture pasted or
 dropped into Other or a plan's feedback is re-encoded by the backend before it shows, and goes with the
-answer; a refused one names its limit and keeps what was typed.
+answer; a refused one names its limit and keeps what was typed. One attached to an answer never sent (its
+agent went) stays in History with the draft.
 """
 import base64
 
-from harness import ATTACHED, answer_of, give_picture, notify_hints, png
+from harness import ATTACHED, answer_of, give_picture, journal_record, notify_hints, png
 import samples
+from test_queue import PRUNE, ask_as_claude_code
 
 GIF_1X1 = "R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="
 
@@ -173,3 +175,48 @@ def test_a_picture_dropped_into_plan_feedback_is_sent_as_feedback(ctx):
     (item,) = answer_of(outcome())["answers"]
     assert (item["id"], item["selected"]) == ("plan", []), item
     assert len(item["images"]) == 1 and item["images"][0]["mime"] == "image/png", item
+
+
+def test_a_picture_in_an_answer_never_sent_stays_in_history_with_the_draft(ctx):
+    """The person pastes a picture into Other and types beside it; the agent disconnects before they send. The
+    ended card keeps the picture; the journal keeps it, re-encoded, with the withdrawn request's draft; History
+    shows it under the draft, enlarged on a click."""
+    page = ctx.page
+    conn, _, _ = ask_as_claude_code(ctx, PRUNE)
+    ctx.show("prune")
+    box = '[data-qid="prune"] .other-input'
+    page.type(page.find(box), "Like this one")
+    give_picture(page, box, png(120, 90, (200, 60, 90))["data"], "paste")
+    page.until(f"return {ATTACHED}.length === 1 && {ATTACHED}[0].naturalWidth === 120",
+               message="the pasted picture never showed")
+    page.until("return window.__TAURI__.core.invoke('get_queue').then((q) => q.some((v) => v.draft &&"
+               " v.draft.questions.some((d) => d.pictures && d.pictures.length === 1 && d.text === 'Like this one')))",
+               message="the draft naming the picture never reached the app")
+    conn.close()
+    page.until("return document.getElementById('view-request').classList.contains('ended')",
+               message="the card did not stay, ended, when its agent disconnected")
+    assert page.js(f"return {ATTACHED}.map((i) => i.naturalWidth)") == [120]
+
+    record = journal_record(PRUNE[0]["question"])
+    assert record["outcome"] == "withdrawn", record
+    (item,) = record["draft"]["answers"]
+    assert (item["id"], item["selected"], item["custom"]) == ("prune", [], "Like this one"), item
+    (image,) = item["images"]
+    assert image["mime"] == "image/png" and set(image) == {"mime", "data"}, image
+    assert base64.b64decode(image["data"]).startswith(b"\x89PNG\r\n\x1a\n")
+
+    page.click(page.find("#nav-history"))
+    thumb = "document.querySelector('.history-item dd .history-draft + .image-strip .image-thumb')"
+    page.until(f"const t = {thumb}; const img = t && t.querySelector('img');"
+               " return Boolean(img && img.complete && img.naturalWidth === 120)",
+               message="History does not show the draft's picture")
+    assert page.js(f"return {thumb}.getAttribute('aria-label')") == "Picture in the draft, not sent: enlarge"
+    page.click(page.find(".history-item dd .history-draft + .image-strip .image-thumb"))
+    page.until("return document.querySelector('dialog.image-large[open] img')?.naturalWidth === 120",
+               message="the draft's picture was not enlarged")
+    page.click(page.find("dialog.image-large"))
+    page.until("return document.querySelector('dialog.image-large') === null", message="the enlarged image stayed")
+    page.click(page.find("#nav-queue"))
+    ctx.open_request_of("Claude Code")
+    page.click(page.find("#close-ended"))
+    page.until("return !document.querySelector('#request-form [data-qid]')", message="Close left the card")

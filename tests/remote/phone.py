@@ -324,6 +324,13 @@ class Browser:
             f"document.activeElement === document.querySelector({json.dumps(selector)})"))
         self.page("Input.insertText", {"text": text})
 
+    def choose_files(self, selector, paths):
+        """Picks `paths` in the file input `selector`, as the phone's file or camera chooser would hand them over."""
+        root = self.page("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = self.page("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        assert node, f"no {selector} on the page"
+        self.page("DOM.setFileInputFiles", {"nodeId": node, "files": list(paths)})
+
     def grant_notifications(self, origin):
         """The page may show notifications, as if the person had allowed them."""
         self.call("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})

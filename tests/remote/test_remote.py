@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import socket
 import ssl
 import tempfile
@@ -633,6 +634,142 @@ class Passkeys(PhoneTest):
         with self.assertRaises(Exception) as raised:
             conn2.wait(rid2)
         self.assertEqual(raised.exception.data.get("code"), "ASK_ABORTED")
+
+
+# A 3×2 PNG, and one whose header claims 9000×9000 pixels (over the desk's 8192 a side).
+PICTURE = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGM4YRMFQQxwFgBUsAg1nqIGFQAAAABJRU5ErkJggg=="
+PICTURE_9000 = "iVBORw0KGgoAAAANSUhEUgAAIygAACMoCAYAAABt1XK6AAAAAElEQVQ1rwYeAAAAAElFTkSuQmCC"
+
+
+def png_size(data):
+    """The width and height a PNG (base64) says in its header."""
+    raw = base64.b64decode(data)
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n"), raw[:8]
+    return int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
+
+
+class Pictures(PhoneTest):
+    """The phone answers with a picture: the desk re-encodes it, or refuses it naming the limit."""
+
+    def note_becomes(self, text):
+        until(f"the card's note says {text!r}: {self.browser.text('.request .note')!r}",
+              lambda: self.browser.text(".request .note") == text)
+
+    def picture_file(self, name, data):
+        folder = tempfile.mkdtemp(prefix="askdesk-picture-")
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, name)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+        return path
+
+    def test_a_picture_from_the_phone_reaches_the_agent_as_a_desk_picture(self):
+        conn, rid = self.ask([question("layout", "Which layout reads better?", ["Sidebar", "Top bar"])])
+        b = self.browser
+        b.wait_text("Which layout reads better?")
+        b.tap('[data-question=layout] [data-label="Sidebar"]')
+        self.assertEqual(b.evaluate("document.querySelector('[data-question=layout] .picture-input').accept"), "image/*")
+        b.choose_files("[data-question=layout] .picture-input", [self.picture_file("shot.png", PICTURE)])
+        b.wait_text("shot.png", "[data-question=layout] .pictures")
+        # A picture is Other's, as typed text is: the single choice gives way to it.
+        self.assertEqual(b.evaluate("document.querySelector('[data-label=\"Sidebar\"]').getAttribute('aria-pressed')"),
+                         "false")
+        b.type("[data-question=layout] textarea", "Like this, but narrower")
+        b.tap(".request .send")
+        b.wait_text("Sent", ".request .note")
+        (item,) = conn.wait(rid)["answers"]
+        self.assertEqual((item["id"], item["selected"], item["custom"]), ("layout", [], "Like this, but narrower"))
+        (image,) = item["images"]
+        # Re-encoded by the desk: a PNG as every desk picture is, with nothing else.
+        self.assertEqual(set(image), {"mime", "data"})
+        self.assertEqual(image["mime"], "image/png")
+        self.assertEqual(png_size(image["data"]), (3, 2))
+
+        # Pasted into a plan's feedback, it goes back as feedback.
+        conn, rid = self.ask([plan_question()])
+        until("the plan is shown", lambda: b.evaluate("document.querySelectorAll('.request').length") == 2)
+        b.evaluate("""(() => {
+          const bytes = Uint8Array.from(atob(%s), (c) => c.charCodeAt(0));
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
+          const box = document.querySelector('.request:first-child .feedback');
+          box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+        })()""" % json.dumps(PICTURE))
+        b.wait_text("pasted.png", ".request:first-child .pictures")
+        b.tap(".request:first-child .approve")
+        b.wait_text("Pictures go back as feedback", ".request:first-child .note")
+        b.tap(".request:first-child .send-feedback")
+        b.wait_text("Sent", ".request:first-child .note")
+        (item,) = conn.wait(rid)["answers"]
+        self.assertEqual((item["id"], item["selected"]), ("plan", []))
+        self.assertNotIn("custom", item)
+        self.assertEqual([png_size(i["data"]) for i in item["images"]], [(3, 2)])
+
+    def test_a_picture_over_a_limit_or_swapped_after_signing_is_refused_on_the_phone(self):
+        conn, rid = self.ask([question("layout", "Which layout reads better?", ["Sidebar", "Top bar"])])
+        b = self.browser
+        b.wait_text("Which layout reads better?")
+        b.choose_files("[data-question=layout] .picture-input", [self.picture_file("huge.png", PICTURE_9000)])
+        b.wait_text("huge.png", "[data-question=layout] .pictures")
+        b.tap(".request .send")
+        self.note_becomes("Not sent: the answer breaks the rules of its questions: answers[0].images[0]: an image of "
+                          "9000×9000 pixels is over the limit of 8192 pixels a side (image-side)")
+        b.tap("[data-question=layout] .picture-remove")
+        b.choose_files("[data-question=layout] .picture-input", [self.picture_file("shot.png", PICTURE)])
+        b.wait_text("shot.png", "[data-question=layout] .pictures")
+        # Something on the phone swaps the picture after the page signed the answer: the signature covers it.
+        b.evaluate("""(() => {
+          const send = WebSocket.prototype.send;
+          WebSocket.prototype.send = function (text) {
+            const message = JSON.parse(text);
+            if (message.type === 'answer') {
+              message.answer.answers[0].images[0].data = %s;
+              WebSocket.prototype.send = send;
+              return send.call(this, JSON.stringify(message));
+            }
+            return send.call(this, text);
+          };
+        })()""" % json.dumps(PICTURE_9000))
+        b.tap(".request .send")
+        self.note_becomes("Not sent: the signature does not match the device's key and this request")
+        # Sent as signed, it is taken.
+        b.tap(".request .send")
+        b.wait_text("Sent", ".request .note")
+        (item,) = conn.wait(rid)["answers"]
+        self.assertEqual([png_size(i["data"]) for i in item["images"]], [(3, 2)])
+
+    def test_a_picture_too_large_for_the_brokers_line_is_refused_before_it_is_claimed(self):
+        """`askdesk remote` passes an answer on as one line of the broker's socket (4 MiB): a picture
+        whose PNG is larger is refused on the phone, naming the limit, and the request keeps waiting."""
+        conn, rid = self.ask([question("noise", "What does the screen show?")])
+        b = self.browser
+        b.wait_text("What does the screen show?")
+        # 1200×1200 pixels of noise: a PNG of about 4.3 MB that no re-encoding makes smaller.
+        b.evaluate("""(async () => {
+          const canvas = new OffscreenCanvas(1200, 1200);
+          const context = canvas.getContext('2d');
+          const pixels = context.createImageData(1200, 1200);
+          for (let i = 0; i < pixels.data.length; i += 65536) crypto.getRandomValues(pixels.data.subarray(i, i + 65536));
+          for (let i = 3; i < pixels.data.length; i += 4) pixels.data[i] = 255;
+          context.putImageData(pixels, 0, 0);
+          const blob = await canvas.convertToBlob({ type: 'image/png' });
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([blob], 'noise.png', { type: 'image/png' }));
+          document.querySelector('[data-question=noise] textarea').dispatchEvent(
+            new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+        })()""")
+        b.wait_text("noise.png", "[data-question=noise] .pictures")
+        b.tap(".request .send")
+        note = until("the phone says why the answer was not sent", lambda: re.fullmatch(
+            r"Not sent: the answer breaks the rules of its questions: with its pictures re-encoded the answer is "
+            r"\d+ bytes, over the limit of 4190208 bytes this desk passes on \(answer-bytes\): send fewer or "
+            r"smaller pictures", b.text(".request .note")))
+        self.assertTrue(note)
+        b.tap("[data-question=noise] .picture-remove")
+        b.type("[data-question=noise] textarea", "Static")
+        b.tap(".request .send")
+        b.wait_text("Sent", ".request .note")
+        self.assertEqual(conn.wait(rid), {"answers": [{"id": "noise", "selected": [], "custom": "Static"}]})
 
 
 class Refusals(PhoneTest):

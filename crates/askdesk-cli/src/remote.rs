@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use askdesk_broker::client::{IncomingRequest, Outcome};
 use askdesk_broker::protocol::methods::CancelReason;
 use askdesk_broker::protocol::RpcError;
+use askdesk_broker::server::DEFAULT_MAX_MESSAGE_BYTES;
 use askdesk_core::{RequestId, Scope, UserQuestionError};
 // The answerer's label. The protocol carries only the answerer's label, so the history says
 // "phone", not which phone; the device is logged. (The desktop app hosts the remote in-process
@@ -27,6 +28,9 @@ use crate::connect::connect;
 use crate::exit::{Error, Result};
 use crate::output::outln;
 use askdesk_core::meta::is_permission_prompt;
+
+/// Room kept in a line for the reply around a device's answer: the JSON-RPC envelope and its id.
+const ANSWER_ENVELOPE: usize = 4096;
 
 /// Let paired phones answer the broker's requests, over HTTPS on one address
 #[derive(Debug, Args)]
@@ -96,6 +100,9 @@ pub async fn run(args: RemoteArgs, socket: PathBuf) -> Result<()> {
     config.names = args.names;
     config.every_interface = args.every_interface;
     config.pairing_lifetime = std::time::Duration::from_secs(args.pair_lifetime);
+    // A device's answer goes to the broker as one line: one too long for it would close the
+    // connection, so the remote refuses it to the phone first (room left for the reply's envelope).
+    config.limits.answer_bytes = Some(DEFAULT_MAX_MESSAGE_BYTES - ANSWER_ENVELOPE);
     config.push.show_questions = args.show_questions;
     config.push.quiet_hours = args.quiet_hours;
     config.push.only_when_idle = args

@@ -421,13 +421,17 @@ pub fn safe_png(image: &Image) -> Result<Vec<u8>, Refusal> {
 /// [`Limits`] as a request's; or `BAD_ANSWER` naming the first refused one's field
 /// (`answers[0].images[1]`) and, for a limit, the limit. An answer's image gives `data`: a `path`
 /// is never read, since the answerer's files are not the asker's.
-pub fn make_answer_safe(mut answer: Answer, limits: &Limits) -> Result<Answer, UserQuestionError> {
+pub fn make_answer_safe(answer: Answer, limits: &Limits) -> Result<Answer, UserQuestionError> {
+    make_answer_pictures_safe(answer, limits).map_err(UserQuestionError::bad_answer)
+}
+
+/// [`make_answer_safe`]'s work, its refusal as a person reads it: the first refused picture's field
+/// and why (`answers[0].images[1]: ... (image-side)`), for a remote device to show.
+pub fn make_answer_pictures_safe(mut answer: Answer, limits: &Limits) -> Result<Answer, String> {
     let mut budget = Budget::default();
     for (i, item) in answer.answers.iter_mut().enumerate() {
         for (k, image) in item.images.iter_mut().enumerate() {
-            let refused = |refusal: Refusal| {
-                UserQuestionError::bad_answer(format_args!("answers[{i}].images[{k}]: {refusal}"))
-            };
+            let refused = |refusal: Refusal| format!("answers[{i}].images[{k}]: {refusal}");
             if image.path.is_some() {
                 return Err(refused(Refusal::Bad(
                     "an answer's image gives data; a path is never read".into(),

@@ -17,10 +17,15 @@ const enc = new TextEncoder();
 
 // --- bytes, base64url, canonical JSON ---
 
-function b64u(bytes) {
+/** Standard base64 (a picture's `data`). */
+function b64(bytes) {
   let text = '';
   for (const b of new Uint8Array(bytes)) text += String.fromCharCode(b);
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(text);
+}
+
+function b64u(bytes) {
+  return b64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 function unb64u(text) {
@@ -479,7 +484,65 @@ function form(q) {
   return q.planReview ? planForm(q) : questionForm(q);
 }
 
-/** One ordinary question: options (one or several), the Other text, Skip. */
+/**
+ * Pictures the person answers with: picked with "Add a picture" (a file input taking images, which
+ * on a phone offers the camera) or pasted into `box`. They go in the signed answer as the phone has
+ * them (`images: [{ mime, data }]`): the desk alone judges them, re-encoding each or refusing the
+ * answer with the limit named, and this page shows none of their bytes, only each one's name and
+ * size with Remove. `onChange` is called when one comes or goes. Returns { node, images(), count(), clear() }.
+ */
+function answerPictures(box, onChange) {
+  let pictures = [];
+  const input = h('input', { type: 'file', accept: 'image/*', multiple: true, class: 'picture-input', hidden: true });
+  const add = h('button', { type: 'button', class: 'button small add-picture' }, t('phone-picture-add'));
+  const list = h('ul', { class: 'pictures' });
+  const problem = h('p', { class: 'error picture-problem', role: 'alert', hidden: true });
+  add.addEventListener('click', () => input.click());
+  function render() {
+    list.replaceChildren(...pictures.map((picture) => {
+      const remove = h('button', { type: 'button', class: 'button small picture-remove' }, t('phone-picture-remove'));
+      remove.addEventListener('click', () => { pictures = pictures.filter((p) => p !== picture); render(); onChange(); });
+      return h('li', { class: 'picture' }, h('span', { class: 'picture-name' }, picture.label), remove);
+    }));
+  }
+  async function take(files) {
+    problem.hidden = true;
+    for (const file of files) {
+      try {
+        const data = b64(await file.arrayBuffer());
+        const kib = Math.max(1, Math.round(file.size / 1024));
+        const label = file.name ? t('phone-picture-named', { name: file.name, kib }) : t('phone-picture-unnamed', { kib });
+        pictures.push({ label, mime: file.type || undefined, data });
+      } catch {
+        problem.textContent = t('phone-picture-unreadable');
+        problem.hidden = false;
+      }
+    }
+    render();
+    onChange();
+  }
+  input.addEventListener('change', () => { const files = [...input.files]; input.value = ''; take(files); });
+  box.addEventListener('paste', (event) => {
+    const files = event.clipboardData ? [...event.clipboardData.files] : [];
+    // Text pastes as usual; only files are taken as pictures.
+    if (!files.length) return;
+    event.preventDefault();
+    take(files);
+  });
+  return {
+    node: h('div', { class: 'answer-pictures' }, add, input, list, problem),
+    images: () => pictures.map(({ mime, data }) => ({ mime, data })),
+    count: () => pictures.length,
+    clear() { pictures = []; problem.hidden = true; render(); },
+  };
+}
+
+/** `item` with the pictures of `pictures`, when there are any. */
+function withPictures(item, pictures) {
+  return pictures.count() ? { ...item, images: pictures.images() } : item;
+}
+
+/** One ordinary question: options (one or several), the Other text and its pictures, Skip. */
 function questionForm(q) {
   const chosen = new Set();
   let skipped = false;
@@ -496,6 +559,7 @@ function questionForm(q) {
         chosen.clear();
         chosen.add(o.label);
         other.value = '';
+        pictures.clear();
       }
       skipped = false;
       refresh();
@@ -508,8 +572,14 @@ function questionForm(q) {
     skipped = false;
     refresh();
   });
+  // A picture is Other's as typed text is.
+  const pictures = answerPictures(other, () => {
+    if (!q.multiSelect && pictures.count()) chosen.clear();
+    if (pictures.count()) skipped = false;
+    refresh();
+  });
   const skip = h('button', { type: 'button', class: 'button small skip', 'aria-pressed': 'false' }, t('phone-skip'));
-  skip.addEventListener('click', () => { skipped = !skipped; if (skipped) { chosen.clear(); other.value = ''; } refresh(); });
+  skip.addEventListener('click', () => { skipped = !skipped; if (skipped) { chosen.clear(); other.value = ''; pictures.clear(); } refresh(); });
   function refresh() {
     for (const { o, button } of options) button.setAttribute('aria-pressed', String(chosen.has(o.label)));
     skip.setAttribute('aria-pressed', String(skipped));
@@ -520,14 +590,17 @@ function questionForm(q) {
     detail(q),
     q.multiSelect ? h('p', { class: 'muted hint' }, t('phone-choose-any')) : null,
     h('div', { class: 'options' }, options.map((x) => x.button)),
-    other, skip);
+    other, pictures.node, skip);
   return {
     node,
     answer() {
       const custom = other.value.trim();
       if (skipped) return { id: q.id, selected: [] };
       const selected = q.options.map((o) => o.label).filter((l) => chosen.has(l));
-      return custom ? { id: q.id, selected: q.multiSelect ? selected : [], custom } : { id: q.id, selected };
+      const own = custom || pictures.count();
+      const item = { id: q.id, selected: own && !q.multiSelect ? [] : selected };
+      if (custom) item.custom = custom;
+      return withPictures(item, pictures);
     },
   };
 }
@@ -542,6 +615,7 @@ function planForm(q) {
   const feedback = h('textarea', { class: 'feedback', rows: '3', placeholder: t('phone-feedback'), 'aria-label': tAttr('phone-feedback', 'aria-label') });
   const approveButton = h('button', { type: 'button', class: 'button primary big approve' }, `✓ ${displayLabel(approve)}`);
   const sendFeedback = h('button', { type: 'button', class: 'button big send-feedback' }, t('phone-send-feedback'));
+  const pictures = answerPictures(feedback, () => {});
   const plan = detail(q);
   const revised = revisionOf(q, plan);
   /** Comment editors by block key, in the order they were opened. */
@@ -575,7 +649,7 @@ function planForm(q) {
     plan,
     plan ? h('p', { class: 'muted hint' }, t('phone-tap-to-comment')) : null,
     list,
-    h('div', { class: 'plan-actions' }, approveButton, feedback, sendFeedback));
+    h('div', { class: 'plan-actions' }, approveButton, feedback, pictures.node, sendFeedback));
   const written = () => [...comments].map(([block, text]) => ({ block, text: text.value.trim() })).filter((c) => c.text);
   const form = {
     node,
@@ -583,7 +657,7 @@ function planForm(q) {
     answer() {
       if (choice === 'approve') return { id: q.id, selected: [approve] };
       const custom = feedback.value.trim();
-      return custom ? { id: q.id, selected: [], custom } : { id: q.id, selected: [] };
+      return withPictures(custom ? { id: q.id, selected: [], custom } : { id: q.id, selected: [] }, pictures);
     },
     comments: () => (choice === 'approve' ? [] : written()),
   };
@@ -594,11 +668,15 @@ function planForm(q) {
       setNote(card(), t('phone-comments-are-feedback'), 'error');
       return;
     }
+    if (pictures.count()) {
+      setNote(card(), t('phone-picture-not-with-approve'), 'error');
+      return;
+    }
     choice = 'approve';
     submitCard(card());
   });
   sendFeedback.addEventListener('click', () => {
-    if (!feedback.value.trim() && !written().length) { feedback.focus(); return; }
+    if (!feedback.value.trim() && !written().length && !pictures.count()) { feedback.focus(); return; }
     choice = 'feedback';
     submitCard(card());
   });

@@ -168,4 +168,31 @@ mod tests {
         );
         assert_eq!(String::from_utf8(message).unwrap(), expected);
     }
+
+    #[test]
+    fn a_picture_in_the_answer_is_signed_byte_for_byte() {
+        let answer = |data: &str| {
+            json!({ "answers": [{ "id": "go", "selected": [],
+                "images": [{ "mime": "image/png", "data": data }] }] })
+        };
+        let message = |answer: &Value| answer_message(&[1; 32], "bm9uY2U", answer, None).unwrap();
+        let signed = message(&answer("iVBORw0KGgoAAAA"));
+        let text = String::from_utf8(signed.clone()).unwrap();
+        assert!(
+            text.starts_with(
+                "{\"answer\":{\"answers\":[{\"id\":\"go\",\"images\":[{\"data\":\"iVBORw0KGgoAAAA\",\
+                 \"mime\":\"image/png\"}],\"selected\":[]}]},"
+            ),
+            "{text}"
+        );
+        // One byte of the picture, its type, or the picture gone: another message to sign.
+        let mut no_picture = answer("");
+        no_picture["answers"][0]["images"] = json!([]);
+        let mut other_type = answer("iVBORw0KGgoAAAA");
+        other_type["answers"][0]["images"][0]["mime"] = json!("image/jpeg");
+        for other in [answer("iVBORw0KGgoAAAB"), other_type, no_picture] {
+            assert_ne!(message(&other), signed);
+            assert_ne!(answer_digest(&message(&other)), answer_digest(&signed));
+        }
+    }
 }

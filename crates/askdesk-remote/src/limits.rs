@@ -1,5 +1,6 @@
 //! The limits on one device, checked on the desk: how many approvals it may give in a window of
-//! time, and how many bad signatures suspend it (until the person confirms it again at the desk).
+//! time, how many bad signatures suspend it (until the person confirms it again at the desk), and
+//! how large an answer may be where the host passes it on over a line-limited connection.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -12,15 +13,20 @@ pub struct Limits {
     pub window: Duration,
     /// This many bad signatures on a device's answers suspend it.
     pub bad_signatures: u32,
+    /// The most bytes of JSON an answer may take, its pictures re-encoded, where the host passes
+    /// it on as one line of the broker's socket (`askdesk remote`); `None` where it is handed
+    /// over in the process (the desktop app).
+    pub answer_bytes: Option<usize>,
 }
 
 impl Default for Limits {
-    /// 3 approvals per 10 minutes; 5 bad signatures.
+    /// 3 approvals per 10 minutes; 5 bad signatures; answers of any size.
     fn default() -> Limits {
         Limits {
             approvals: 3,
             window: Duration::from_secs(600),
             bad_signatures: 5,
+            answer_bytes: None,
         }
     }
 }

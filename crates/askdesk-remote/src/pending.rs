@@ -194,6 +194,16 @@ pub(crate) struct Entry {
     pub answer: oneshot::Sender<VerifiedAnswer>,
 }
 
+impl Entry {
+    /// Whether the request's deadline has passed, judged by the desk's own clock whatever a
+    /// device showed.
+    pub fn expired(&self) -> bool {
+        self.request
+            .deadline
+            .is_some_and(|at| SystemTime::now() >= at)
+    }
+}
+
 pub(crate) struct Pending {
     entries: HashMap<RequestId, Entry>,
     /// The order requests were offered in, for the snapshot a new socket gets.

@@ -638,12 +638,13 @@ impl Remote {
 
     /// Checks a device's signed answer: the device is paired, the request still waits, the answer
     /// is signed by the device's key over this request's digest and the nonce, the nonce is new,
-    /// the request is not desk-only, the answer gives no standing permission, the request is
-    /// within the device's scope, it keeps its questions' rules, an allow of a permission prompt
-    /// comes with the device's passkey asserted over this answer's digest (with user
-    /// verification), and an approval is within the device's limit. A suspended device answers
-    /// nothing; a bad signature or a failed passkey is counted against the device, and enough of
-    /// them suspend it ([`Limits`]). Then the request is claimed and the answer
+    /// its pictures are re-encoded within the desk's limits (and the answer fits what the host
+    /// passes on), the request is not desk-only, the answer gives no standing permission, the
+    /// request is within the device's scope, it keeps its questions' rules, an allow of a
+    /// permission prompt comes with the device's passkey asserted over this answer's digest (with
+    /// user verification), and an approval is within the device's limit. A suspended device
+    /// answers nothing; a bad signature or a failed passkey is counted against the device, and
+    /// enough of them suspend it ([`Limits`]). Then the request is claimed and the answer
     /// yielded to the adapter. Reads the device store: call it off the async threads.
     pub fn verify(&self, key: &DeviceKey, signed: SignedAnswer) -> Result<RequestId, Refusal> {
         let device = self.usable_device(key)?;
@@ -665,12 +666,7 @@ impl Remote {
             .ok_or_else(|| Refusal::Malformed(format!("no request id {:?}", signed.id)))?;
         let mut pending = lock(&self.inner.pending);
         let entry = pending.get_mut(id).ok_or(Refusal::NotPending)?;
-        // The desk judges the deadline by its own clock, whatever the page showed.
-        if entry
-            .request
-            .deadline
-            .is_some_and(|at| SystemTime::now() >= at)
-        {
+        if entry.expired() {
             return Err(Refusal::Expired);
         }
         let signature = signed.signature.as_deref().ok_or(Refusal::Unsigned)?;
@@ -703,12 +699,21 @@ impl Remote {
             return Err(Refusal::TooManyAttempts);
         }
         entry.nonces.insert(used);
+        // Pictures are decoded and re-encoded without holding the requests: that takes a while.
+        drop(pending);
         // `null`, signed like any answer: the person dismissed the whole batch.
         let answer = match signed.answer {
             Value::Null => None,
-            answer => {
-                let mut answer: Answer = serde_json::from_value(answer)
-                    .map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+            answer => Some(safe_answer(answer, self.inner.limits.answer_bytes)?),
+        };
+        let mut pending = lock(&self.inner.pending);
+        let entry = pending.get_mut(id).ok_or(Refusal::NotPending)?;
+        if entry.expired() {
+            return Err(Refusal::Expired);
+        }
+        let answer = match answer {
+            None => None,
+            Some(mut answer) => {
                 let comments: Vec<CommentInput> = match signed.comments {
                     Some(comments) => serde_json::from_value(comments)
                         .map_err(|error| Refusal::BadAnswer(error.to_string()))?,
@@ -843,6 +848,33 @@ fn watch_store(
         .watch(&dir, notify::RecursiveMode::NonRecursive)
         .map_err(watch_error)?;
     Ok(watcher)
+}
+
+/// A device's answer read, with its pictures decoded and re-encoded as the desk's own are
+/// (askdesk-image, under the desk's limits): anything but a picture within them is refused, naming
+/// the limit, before the answer goes further; and so is an answer over `max_bytes` of JSON once its
+/// pictures are re-encoded, which the host could not pass on.
+fn safe_answer(answer: Value, max_bytes: Option<usize>) -> Result<Answer, Refusal> {
+    let answer: Answer =
+        serde_json::from_value(answer).map_err(|error| Refusal::BadAnswer(error.to_string()))?;
+    let answer = if answer.has_images() {
+        askdesk_image::make_answer_pictures_safe(answer, &askdesk_image::Limits::default())
+            .map_err(Refusal::BadAnswer)?
+    } else {
+        answer
+    };
+    if let Some(max) = max_bytes {
+        let bytes = serde_json::to_string(&answer)
+            .map_err(|error| Refusal::Internal(error.to_string()))?
+            .len();
+        if bytes > max {
+            return Err(Refusal::BadAnswer(format!(
+                "with its pictures re-encoded the answer is {bytes} bytes, over the limit of {max} \
+                 bytes this desk passes on (answer-bytes): send fewer or smaller pictures"
+            )));
+        }
+    }
+    Ok(answer)
 }
 
 /// `r<n>` as [`RequestId`]'s display writes it.

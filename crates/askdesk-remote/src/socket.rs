@@ -18,8 +18,10 @@ use crate::keys::{self, DeviceKey};
 use crate::pending::{Shown, Update};
 use crate::remote::{AllowIntent, Refusal, Remote, SignedAnswer};
 
-/// The largest message a device may send (an answer's free text included).
-const MAX_MESSAGE: usize = 4 << 20;
+/// The largest message a device may send: an answer's free text, and its pictures as base64 up
+/// to the desk's limit on a request's images (`request-bytes`, 16 MiB, 4/3 of that as base64), so
+/// a picture over a limit is refused naming the limit rather than dropping the socket.
+const MAX_MESSAGE: usize = 26 << 20;
 /// A device that does not say hello in this time is dropped (a timer only while it is connected).
 const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
 /// The close code for a policy refusal (RFC 6455).

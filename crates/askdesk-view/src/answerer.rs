@@ -169,6 +169,8 @@ struct Ended {
     request: Arc<Request>,
     view: Arc<OnceLock<RequestView>>,
     draft: Option<Box<RawValue>>,
+    /// The pictures the draft names, for a page built after the request ended to show again.
+    pictures: KeptPictures,
     end: EndedView,
 }
 
@@ -194,6 +196,16 @@ struct Waiting {
 struct KeptPictures {
     next: u64,
     kept: Vec<KeptPicture>,
+}
+
+impl KeptPictures {
+    /// The picture kept under number `picture`.
+    fn get(&self, picture: u64) -> Option<&Image> {
+        self.kept
+            .iter()
+            .find(|kept| kept.id == picture)
+            .map(|kept| &kept.image)
+    }
 }
 
 struct KeptPicture {
@@ -321,17 +333,16 @@ impl GuiAnswerer {
         Ok(Some(picture))
     }
 
-    /// The picture the draft of waiting request `id` names `picture`, for the page to show again;
-    /// `None` once it was removed or the request no longer waits.
+    /// The picture the draft of request `id` names `picture`, for the page to show again, while
+    /// the request waits or stays ended in the queue; `None` once it was removed or the request
+    /// left the queue.
     pub fn kept_picture(&self, id: RequestId, picture: u64) -> Option<Image> {
         let state = self.state();
-        let waiting = state.waiting.get(&id)?;
-        waiting
-            .pictures
-            .kept
-            .iter()
-            .find(|kept| kept.id == picture)
-            .map(|kept| kept.image.clone())
+        let pictures = match state.waiting.get(&id) {
+            Some(waiting) => &waiting.pictures,
+            None => &state.ended.get(&id)?.pictures,
+        };
+        pictures.get(picture).cloned()
     }
 
     /// Renders a waiting request's view ahead of the page asking for it. Call it off the async
@@ -598,10 +609,11 @@ impl GuiAnswerer {
             (waiting, state.waiting.len())
         };
         // Read outside the lock: a draft may be large.
-        let unsent = waiting
-            .draft
-            .as_deref()
-            .and_then(|draft| unsent_answer(&waiting.request.questions, draft));
+        let unsent = waiting.draft.as_deref().and_then(|draft| {
+            unsent_answer(&waiting.request.questions, draft, |n| {
+                waiting.pictures.get(n).cloned()
+            })
+        });
         let end = why
             .said_of(display_name(waiting.request.agent.as_ref()))
             .filter(|_| keep && unsent.is_some())
@@ -620,6 +632,7 @@ impl GuiAnswerer {
                     request: waiting.request,
                     view: waiting.view,
                     draft: waiting.draft,
+                    pictures: waiting.pictures,
                     end,
                 },
             );
@@ -1653,6 +1666,30 @@ mod tests {
         assert!(gui.close_ended(id));
         assert!(gui.queue().is_empty());
         assert!(!gui.close_ended(id));
+    }
+
+    #[tokio::test]
+    async fn the_pictures_of_an_unsent_draft_go_to_the_journal_and_stay_with_the_ended_card() {
+        let (service, gui, _) = setup();
+        let Typed { task, gone, id, .. } = typed_question(&service, &gui).await;
+        let kept = gui.keep_picture(id, picture("red"), 3).unwrap().unwrap();
+        let removed = gui.keep_picture(id, picture("blue"), 3).unwrap().unwrap();
+        gui.save_draft(id, naming(&[kept, removed])).unwrap();
+        gui.save_draft(id, naming(&[kept])).unwrap();
+        gone.cancel();
+        let draft = task
+            .await
+            .unwrap()
+            .draft
+            .expect("a picture alone is a draft");
+        assert_eq!(draft.answers.len(), 1);
+        assert_eq!(draft.answers[0].images, [picture("red")]);
+        // The ended card's page, rebuilt, still gets its picture; closed, it goes.
+        assert!(gui.queue()[0].ended.is_some());
+        assert_eq!(gui.kept_picture(id, kept), Some(picture("red")));
+        assert_eq!(gui.kept_picture(id, removed), None);
+        assert!(gui.close_ended(id));
+        assert_eq!(gui.kept_picture(id, kept), None);
     }
 
     #[tokio::test]

@@ -5,10 +5,11 @@
 //! The draft is the page's own format (`ui/question.js` and `ui/plan.js`, `draft()`): a plain
 //! question's `checked` labels and `text`; a plan review's `chosen` labels, `feedback`, its
 //! comments' `text` and a comment still being written (`editing.text`); either's `pictures`, the
-//! numbers the desk keeps the attached pictures under while the request waits ([`picture_refs`]).
+//! numbers the desk keeps the attached pictures under while the request waits ([`picture_refs`]),
+//! which the unsent answer carries as the pictures themselves (made safe when they were attached).
 //! Anything else in it is ignored, and a draft that cannot be read is none.
 
-use askdesk_core::{Answer, AnswerItem, Question};
+use askdesk_core::{Answer, AnswerItem, Image, Question};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -63,11 +64,17 @@ pub fn picture_refs(draft: &RawValue) -> Vec<u64> {
         .collect()
 }
 
-/// What the person had chosen and typed in the page's `draft` of an answer to `questions`, in
-/// question order: the labels they picked among the question's own options, and their text (a
-/// plan review's feedback and comments, one after the other). `None` when they had picked and
-/// typed nothing, or the draft cannot be read. Not checked as an answer: it was never sent.
-pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer> {
+/// What the person had chosen, typed and attached in the page's `draft` of an answer to
+/// `questions`, in question order: the labels they picked among the question's own options, their
+/// text (a plan review's feedback and comments, one after the other) and the pictures the draft
+/// names that `picture` still has (a number it does not know is left out). `None` when they had
+/// picked, typed and attached nothing, or the draft cannot be read. Not checked as an answer: it
+/// was never sent.
+pub fn unsent_answer(
+    questions: &[Question],
+    draft: &RawValue,
+    picture: impl Fn(u64) -> Option<Image>,
+) -> Option<Answer> {
     let drafts = question_drafts(draft);
     let answers: Vec<AnswerItem> = questions
         .iter()
@@ -87,11 +94,12 @@ pub fn unsent_answer(questions: &[Question], draft: &RawValue) -> Option<Answer>
                 .filter(|text| !text.is_empty())
                 .collect();
             let custom = (!texts.is_empty()).then(|| texts.join("\n\n"));
-            (!selected.is_empty() || custom.is_some()).then(|| AnswerItem {
+            let images: Vec<Image> = draft.pictures.iter().filter_map(|&n| picture(n)).collect();
+            (!selected.is_empty() || custom.is_some() || !images.is_empty()).then(|| AnswerItem {
                 id: question.id.clone(),
                 selected,
                 custom,
-                ..Default::default()
+                images,
             })
         })
         .collect();
@@ -107,7 +115,64 @@ mod tests {
     }
 
     fn read(questions: &[Question], json: &str) -> Option<Answer> {
-        unsent_answer(questions, &RawValue::from_string(json.into()).unwrap())
+        unsent_answer(
+            questions,
+            &RawValue::from_string(json.into()).unwrap(),
+            |_| None,
+        )
+    }
+
+    fn picture(n: u64) -> Image {
+        Image {
+            mime: Some(Image::SAFE_MIME.into()),
+            data: Some(format!("picture-{n}")),
+            path: None,
+        }
+    }
+
+    #[test]
+    fn the_pictures_a_draft_names_go_with_their_own_question_and_unknown_ones_are_left_out() {
+        let questions = [question("why", &[]), question("plan", &["Approve"])];
+        let draft = r#"{"questions":[
+            {"id":"why","text":"","pictures":[2, 9]},
+            {"id":"plan","chosen":[],"feedback":"","pictures":[1]}
+        ]}"#;
+        let kept = |n: u64| (n <= 2).then(|| picture(n));
+        let got = unsent_answer(
+            &questions,
+            &RawValue::from_string(draft.into()).unwrap(),
+            kept,
+        )
+        .unwrap();
+        let images: Vec<(&str, Vec<Option<&str>>)> = got
+            .answers
+            .iter()
+            .map(|a| {
+                let data = a.images.iter().map(|i| i.data.as_deref()).collect();
+                (a.id.as_str(), data)
+            })
+            .collect();
+        // A picture alone is something attached: each question keeps its own; 9 is not kept.
+        assert_eq!(
+            images,
+            [
+                ("why", vec![Some("picture-2")]),
+                ("plan", vec![Some("picture-1")])
+            ]
+        );
+        assert!(got
+            .answers
+            .iter()
+            .all(|a| a.custom.is_none() && a.selected.is_empty()));
+        // A draft naming only pictures that are gone is no draft.
+        assert_eq!(
+            unsent_answer(
+                &questions,
+                &RawValue::from_string(draft.into()).unwrap(),
+                |_| None
+            ),
+            None
+        );
     }
 
     #[test]

@@ -119,3 +119,11 @@ phone-push-on = This phone is woken when a question waits.
 phone-push-no-answer = the browser's push service did not answer
 phone-push-no-key = the desk did not give its key ({ $status })
 phone-push-refused = the desk refused it ({ $reason })
+
+## Answering with a picture
+phone-picture-add = Add a picture
+phone-picture-remove = Remove
+phone-picture-named = { $name } · { $kib } KiB
+phone-picture-unnamed = picture · { $kib } KiB
+phone-picture-unreadable = This picture could not be read on this phone
+phone-picture-not-with-approve = Pictures go back as feedback: send them, or remove them to approve.

@@ -310,6 +310,7 @@ history-show-all = Show all of it
 history-show-line = Show one line
 history-draft = draft, not sent
 history-answer-picture = Picture in the answer
+history-draft-picture = Picture in the draft, not sent
 history-images-omitted = { $images ->
         [one] Its image is not kept in History: over 1 MiB
        *[other] Its { $images } images are not kept in History: over 1 MiB

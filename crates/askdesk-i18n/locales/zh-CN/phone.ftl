@@ -117,3 +117,11 @@ phone-push-on = 有问题等待时会唤醒这部手机。
 phone-push-no-answer = 浏览器的推送服务没有响应
 phone-push-no-key = 电脑没有提供其密钥（{ $status }）
 phone-push-refused = 电脑拒绝了它（{ $reason }）
+
+## Answering with a picture
+phone-picture-add = 添加图片
+phone-picture-remove = 移除
+phone-picture-named = { $name } · { $kib } KiB
+phone-picture-unnamed = 图片 · { $kib } KiB
+phone-picture-unreadable = 这部手机无法读取这张图片
+phone-picture-not-with-approve = 图片会作为反馈发回：请发送，或移除后再批准。

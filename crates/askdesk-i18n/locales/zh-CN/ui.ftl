@@ -285,6 +285,7 @@ history-show-all = 显示全部
 history-show-line = 只显示一行
 history-draft = 草稿，未发送
 history-answer-picture = 回答中的图片
+history-draft-picture = 草稿中的图片，未发送
 history-images-omitted = { $images ->
         [1] 它的图片未保存在历史中：超过 1 MiB
        *[other] 它的 { $images } 张图片未保存在历史中：超过 1 MiB

@@ -6,7 +6,7 @@ use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::phone::{next, nonce, paired, Desk, Phone, Socket};
+use crate::phone::{next, nonce, paired, Desk, Phone, Socket, PICTURE};
 
 pub fn question(labels: &[&str], approve: Option<&str>) -> Question {
     Question {
@@ -227,4 +227,49 @@ async fn a_phone_cannot_give_a_standing_permission_in_a_plan_review() {
         verified.answer.unwrap().answers[0].selected,
         ["Approve (Recommended)"]
     );
+}
+
+/// `answer` with a 3×2 PNG attached to its item, as the phone's page sends a picture.
+fn with_picture(mut answer: Value) -> Value {
+    answer["answers"][0]["images"] = json!([{ "mime": "image/png", "data": PICTURE }]);
+    answer
+}
+
+#[tokio::test]
+async fn a_picture_with_the_answer_changes_nothing_the_desk_decides() {
+    let desk = crate::phone::desk().await;
+    let (phone, mut socket) = connected_within(&desk, "Pixel", showing_prompts()).await;
+    let project = desk.dir.path().to_str().unwrap().to_owned();
+    // An allow still needs the passkey, a standing option is still the desk's.
+    let (held, wire) = offered(&desk, &mut socket, prompt(1, "cargo test", &project)).await;
+    for (label, refused) in [
+        ("Allow once", "passkey-required"),
+        ("Always allow in this session", "standing"),
+    ] {
+        let answer = with_picture(chose(label));
+        assert_eq!(outcome(&phone, &mut socket, &wire, answer).await, refused);
+    }
+    // Only the desk may allow a desk-only command, picture or not.
+    let (_desk_only, only) = offered(&desk, &mut socket, prompt(2, "rm -rf /", &project)).await;
+    let answer = with_picture(chose("Allow once"));
+    assert_eq!(
+        outcome(&phone, &mut socket, &only, answer).await,
+        "desk-only"
+    );
+    // A plan's standing option stays the desk's too.
+    let (_plan, plan_wire) = offered(&desk, &mut socket, plan(3, "coder", &project)).await;
+    let answer = with_picture(chose("Approve, accept edits"));
+    assert_eq!(
+        outcome(&phone, &mut socket, &plan_wire, answer).await,
+        "standing"
+    );
+    // A denial with a picture goes through, the picture re-encoded by the desk.
+    let answer = with_picture(chose("Deny"));
+    assert_eq!(
+        outcome(&phone, &mut socket, &wire, answer).await,
+        "accepted"
+    );
+    let answered = held.await.unwrap().answer.unwrap();
+    assert_eq!(answered.answers[0].selected, ["Deny"]);
+    askdesk_image::safe_png(&answered.answers[0].images[0]).expect("re-encoded as a PNG");
 }

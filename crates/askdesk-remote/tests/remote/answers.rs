@@ -8,7 +8,7 @@ use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::phone::{desk, desk_with, next, nonce, paired, Desk, Phone, Socket, CEILING};
+use crate::phone::{desk, desk_with, next, nonce, paired, Desk, Phone, Socket, CEILING, PICTURE};
 
 pub fn request(id: u64) -> PendingRequest {
     PendingRequest {
@@ -724,5 +724,111 @@ async fn an_answer_after_the_deadline_is_refused_whatever_the_page_shows() {
     assert_eq!(next(&mut socket).await["deadline"], Value::Null);
     let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
     assert_eq!(reply["type"], "accepted", "{reply}");
+    assert_eq!(answered_by(held).await, "Pixel");
+}
+
+/// A PNG whose header claims 9000×9000 pixels, over the desk's 8192 a side.
+const HUGE: &str = "iVBORw0KGgoAAAANSUhEUgAAIygAACMoCAYAAABt1XK6AAAAAElEQVQ1rwYeAAAAAElFTkSuQmCC";
+
+fn with_picture(picture: Value) -> Value {
+    json!({ "answers": [{ "id": "go", "selected": [], "images": [picture] }] })
+}
+
+#[tokio::test]
+async fn a_picture_answered_from_the_phone_reaches_the_desk_re_encoded() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = offered(&desk, &mut socket, 1).await;
+    let answer = with_picture(json!({ "mime": "image/png", "data": PICTURE }));
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), answer)).await;
+    assert_eq!(reply["type"], "accepted", "{reply}");
+    let verified = tokio::time::timeout(CEILING, held).await.unwrap().unwrap();
+    let answer = verified.answer.expect("an answer, not a dismissal");
+    let images = &answer.answers[0].images;
+    assert_eq!(images.len(), 1);
+    // Re-encoded by the desk: a PNG it wrote, never the bytes as the phone sent them.
+    let safe = askdesk_image::safe_png(&images[0]).expect("a safe PNG");
+    assert!(safe.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert_eq!(images[0].path, None);
+}
+
+#[tokio::test]
+async fn a_picture_that_is_malformed_oversized_or_no_image_is_refused_naming_why() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = offered(&desk, &mut socket, 1).await;
+    let cut = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGM4YRMFQQxwFgA=";
+    // Over the 8 MiB of one picture: refused by its length, before it is decoded.
+    let heavy = "A".repeat(12 << 20);
+    let text = "bm90IGEgcGljdHVyZSBhdCBhbGw="; // "not a picture at all"
+    let cases: [(Value, &str); 5] = [
+        (json!({ "mime": "image/png", "data": HUGE }), "(image-side)"),
+        (json!({ "mime": "image/png", "data": cut }), "malformed"),
+        (json!({ "data": heavy }), "(image-bytes)"),
+        (json!({ "data": text }), "answers[0].images[0]"),
+        (
+            json!({ "mime": "image/png", "path": "/etc/passwd" }),
+            "a path is never read",
+        ),
+    ];
+    for (picture, named) in cases {
+        let reply = send(
+            &mut socket,
+            &phone.answer(&wire, &nonce(), with_picture(picture)),
+        )
+        .await;
+        assert_eq!(reply["type"], "refused", "{reply}");
+        assert_eq!(reply["reason"], "bad-answer", "{reply}");
+        let message = reply["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(
+                "the answer breaks the rules of its questions: answers[0].images[0]: "
+            ),
+            "{message}"
+        );
+        assert!(message.contains(named), "{message} names {named}");
+    }
+    // The request still waits: a good answer is taken.
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await;
+    assert_eq!(reply["type"], "accepted");
+    assert_eq!(answered_by(held).await, "Pixel");
+}
+
+#[tokio::test]
+async fn a_picture_swapped_after_signing_is_refused() {
+    let desk = desk().await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (_held, wire) = offered(&desk, &mut socket, 1).await;
+    let answer = with_picture(json!({ "mime": "image/png", "data": PICTURE }));
+    let mut swapped = phone.answer(&wire, &nonce(), answer.clone());
+    swapped["answer"]["answers"][0]["images"][0]["data"] = json!(HUGE);
+    assert_eq!(send(&mut socket, &swapped).await["reason"], "bad-signature");
+    let mut dropped = phone.answer(&wire, &nonce(), answer);
+    dropped["answer"]["answers"][0]["images"] = json!([]);
+    assert_eq!(send(&mut socket, &dropped).await["reason"], "bad-signature");
+}
+
+#[tokio::test]
+async fn an_answer_larger_than_its_host_passes_on_is_refused_naming_the_limit() {
+    // The size `askdesk remote` passes on is its broker's line; here, room for a few hundred bytes.
+    let desk = desk_with(|config| config.limits.answer_bytes = Some(200)).await;
+    let (phone, mut socket) = connected(&desk, "Pixel").await;
+    let (held, wire) = offered(&desk, &mut socket, 1).await;
+    let answer = with_picture(json!({ "mime": "image/png", "data": PICTURE }));
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), answer)).await;
+    assert_eq!(reply["reason"], "bad-answer", "{reply}");
+    let message = reply["message"].as_str().unwrap();
+    assert!(
+        message.contains("over the limit of 200 bytes this desk passes on (answer-bytes)"),
+        "{message}"
+    );
+    // Text alone is held to it too; an answer within it is taken.
+    let long = json!({ "answers": [{ "id": "go", "selected": [], "custom": "x".repeat(300) }] });
+    let reply = send(&mut socket, &phone.answer(&wire, &nonce(), long)).await;
+    assert_eq!(reply["reason"], "bad-answer", "{reply}");
+    assert_eq!(
+        send(&mut socket, &phone.answer(&wire, &nonce(), yes())).await["type"],
+        "accepted"
+    );
     assert_eq!(answered_by(held).await, "Pixel");
 }

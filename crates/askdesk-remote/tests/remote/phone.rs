@@ -317,6 +317,9 @@ pub fn digest_of(request: &Value) -> String {
     keys::encode(&Sha256::digest(text.as_bytes()))
 }
 
+/// A 3×2 PNG, the bytes of a picture as a phone's page sends them (standard base64).
+pub const PICTURE: &str = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGM4YRMFQQxwFgBUsAg1nqIGFQAAAABJRU5ErkJggg==";
+
 pub fn nonce() -> String {
     keys::encode(&keys::random::<16>())
 }
