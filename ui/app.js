@@ -59,10 +59,10 @@ let guardUntil = 0;
 // awaits a refresh sees the queue drawn.
 let queueAsked = 0;
 let newestRefresh = Promise.resolve();
-function refreshQueue() {
+function refreshQueue(reading = api.queue()) {
   const asked = ++queueAsked;
   newestRefresh = (async () => {
-    const queue = await api.queue();
+    const queue = await reading;
     if (asked !== queueAsked) return newestRefresh;
     showQueue(queue);
   })();
@@ -952,13 +952,16 @@ async function start() {
     toast('The askdesk backend is not reachable from this page.', 'error');
     return;
   }
-  // The page's words first: everything drawn from here on is in the app's language.
+  // The page's words first: everything drawn from here on is in the app's language. The queue is
+  // read meanwhile, and drawn as soon as the words are in: a window built for a question draws it
+  // without waiting for the listeners (a change between that read and the listeners is read
+  // again below).
+  const early = api.queue();
   const catalogue = await api.catalogue();
   useCatalogue(catalogue);
   translate();
   showLanguages(catalogue);
-  // Listen first (in parallel), then read the state, so no change slips between the two.
-  await Promise.all([
+  const listening = Promise.all([
     listen('queue-changed', () => refreshQueue()),
     listen('request-withdrawn', (p) => {
       if (p.answeredOn) answeredElsewhere(p);
@@ -994,7 +997,9 @@ async function start() {
   if (asked !== null) state.current = asked;
   const view = address.get('view');
   if (['history', 'rules', 'connect', 'devices'].includes(view)) state.mode = view;
-  await Promise.all([settings, refreshQueue(), refreshRules(), refreshNotes()]);
+  const first = refreshQueue(early);
+  await listening;
+  await Promise.all([settings, first, refreshQueue(), refreshRules(), refreshNotes()]);
   if (state.mode === 'history') await showHistory();
   else if (state.mode === 'rules') await showRules();
   else if (state.mode === 'connect') await showConnect();

@@ -19,6 +19,7 @@ use askdesk_i18n::t;
 use askdesk_journal::{Journal, Record};
 use askdesk_rules::Acted;
 use askdesk_view::answerer::{GuiAnswerer, Presenter, Removal};
+use askdesk_view::memory::Memory;
 use askdesk_view::page::{
     Notes, QueueChanged, RuleNote, Withdrawn, EVENT_DND, EVENT_HISTORY, EVENT_NOTES, EVENT_QUEUE,
     EVENT_WITHDRAWN,
@@ -29,7 +30,7 @@ use tauri::{AppHandle, Emitter, Manager};
 use crate::activation::{self, Token};
 use crate::notify::{self, Action, Notifier};
 use crate::settings::Preferences;
-use crate::state::Rules;
+use crate::state::{History, Rules};
 use crate::{tray, window};
 
 /// Events waiting for the desktop thread. Requests are bounded by the broker's limits, so a full
@@ -186,6 +187,7 @@ impl Worker {
                     if let Some(gui) = self.app.try_state::<GuiAnswerer>() {
                         gui.prepare(request.id);
                     }
+                    self.recall(&request);
                     // A rule with `after` set its deadline as it was offered the request, first.
                     let deadline = self
                         .app
@@ -312,6 +314,26 @@ impl Worker {
             notes.add(note);
             self.emit(EVENT_NOTES, ());
         }
+    }
+
+    /// Reads the past answers the page draws with `request` ("You answered … today") from the
+    /// journal now, on a blocking thread, so the page's first `get_queue` finds them kept: a
+    /// window built for the request does not wait for the journal before its first draw.
+    fn recall(&self, request: &Arc<Request>) {
+        let (Some(history), Some(memory)) = (
+            self.app.try_state::<History>(),
+            self.app.try_state::<Memory>(),
+        ) else {
+            return;
+        };
+        let Some(journal) = history.0.clone() else {
+            return;
+        };
+        let memory = memory.inner().clone();
+        let request = request.clone();
+        tauri::async_runtime::spawn_blocking(move || {
+            memory.lookup(&journal, &request);
+        });
     }
 
     fn emit<S: Serialize + Clone>(&self, event: &str, payload: S) {
