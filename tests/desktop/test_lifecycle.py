@@ -79,7 +79,10 @@ class Run:
         if choices is not None:
             with open(os.path.join(home, "config", "askdesk", "desktop.json"), "w", encoding="utf-8") as f:
                 json.dump(choices, f)
-        env = {k: v for k, v in os.environ.items() if k != "TAURI_WEBVIEW_AUTOMATION"}
+        # As people run it: nothing of WebKit's or JavaScriptCore's own settings from the suite's shell.
+        env = {k: v for k, v in os.environ.items()
+               if k != "TAURI_WEBVIEW_AUTOMATION" and not k.startswith("JSC_")
+               and k != "WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR"}
         # As people run it: WebKit picks its compositing mode (services.sh turns it off for the other suites).
         if not self.args.no_compositing:
             env.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
@@ -774,7 +777,24 @@ def case_the_window_on_screen_withdraws_the_notification_and_hiding_raises_it(ru
     answer_by_keys(run, second, 2, "No")
 
 
+def case_the_page_runs_without_the_script_compilers(run):
+    """The window's web process runs its page without JavaScriptCore's JIT (less memory, no executable memory
+    of the page's own) and without WebKit's memory-pressure monitor; the app sets both for its web processes."""
+    app = start_shown(run)
+    pids = web_processes(app.proc.pid)
+    assert pids, "no web process while the window is shown"
+    for pid in pids:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            environ = set(f.read().split(b"\0"))
+        assert b"JSC_useJIT=0" in environ, f"web process {pid} runs with the JIT"
+        assert b"WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=1" in environ, f"web process {pid} runs the monitor"
+    ask = run.app.ask("Without the JIT: does the dialog still answer?")
+    run.painted("a question drawn by the interpreter")
+    answer_by_keys(run, ask, 1, "Yes")
+
+
 CASES = [
+    case_the_page_runs_without_the_script_compilers,
     case_five_cycles_of_ask_answer_hide_drop,
     case_a_key_held_when_the_dialog_appears_does_not_act_in_it,
     case_a_question_raising_the_open_window_ignores_a_key_held_elsewhere,
