@@ -27,18 +27,30 @@ export function wireChoices(toast) {
 
 const language = () => document.getElementById('language');
 
-/** The language choice: "System" (the system's language, named) and each catalogue's language in its own words. */
+/**
+ * The language choice: "System" (the system's language, named) and each catalogue's language in its own words.
+ * Until the person reaches for the list, it holds only the language in force: each language's name is written
+ * in its own script, and the web engine measures every option of a closed list, so a window in English would
+ * load a Chinese font (about 1 MB) for a name nobody looks at.
+ */
 export function showLanguages(view) {
   const system = view.languages.find((l) => l.id === view.system);
   const options = [['', t('language-system', { language: system ? system.name : view.system })],
     ...view.languages.map((l) => [l.id, l.name])];
-  language().replaceChildren(...options.map(([id, name]) => {
-    const option = document.createElement('option');
-    option.value = id;
-    option.textContent = name;
-    return option;
-  }));
-  language().value = view.chosen || '';
+  const chosen = view.chosen || '';
+  const fill = (all) => {
+    language().replaceChildren(...options.filter(([id]) => all || id === chosen).map(([id, name]) => {
+      const option = document.createElement('option');
+      option.value = id;
+      option.textContent = name;
+      return option;
+    }));
+    language().value = chosen;
+  };
+  fill(false);
+  const reached = () => fill(true);
+  language().addEventListener('pointerdown', reached, { once: true });
+  language().addEventListener('focus', reached, { once: true });
   language().disabled = view.overridden;
   if (view.overridden) language().closest('label').title = t('language-fixed');
 }

@@ -530,7 +530,7 @@ def test_dark_mode_draws_unchecked_choices_hollow_and_placeholders_dimmer_than_t
 def speak(page, language):
     """Chooses `language` ('' for the system's) in the sidebar and waits for the page drawn again in it."""
     page.js("document.body.dataset.ready = 'false';"
-            "const s = document.getElementById('language'); s.value = arguments[0];"
+            "const s = document.getElementById('language'); s.focus(); s.value = arguments[0];"
             "s.dispatchEvent(new Event('change'))", language)
     deadline = time.time() + 30
     while True:
@@ -545,6 +545,23 @@ def speak(page, language):
                 raise
             time.sleep(0.5)
     page.js("if (!document.getElementById('view-connect').hidden) document.getElementById('nav-queue').click()")
+
+
+def test_the_language_list_names_the_other_languages_once_reached(ctx):
+    """Until the person reaches for it, the language list holds only the language in force (naming the others,
+    each in its own script, would load their fonts into every window); focused, it offers every language and
+    keeps the one in force chosen."""
+    page = ctx.page
+    page.js("document.body.dataset.ready = 'false'; window.location.reload()")
+    page.until("return document.body.dataset.ready === 'true'", timeout=30, message="the page did not load again")
+    listed = "return [...document.getElementById('language').options].map((o) => [o.value, o.textContent])"
+    before = page.js(listed)
+    assert [value for value, _ in before] == [page.js("return document.getElementById('language').value")], before
+    page.js("document.getElementById('language').focus()")
+    after = page.js(listed)
+    assert [value for value, _ in after] == ["", "en", "zh-CN"], after
+    assert dict(after)["zh-CN"] == "简体中文", after
+    assert page.js("return document.getElementById('language').value") == before[0][0]
 
 
 def test_chinese_chosen_in_the_sidebar_speaks_chinese_and_leaves_the_agents_text_as_written(ctx):

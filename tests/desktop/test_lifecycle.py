@@ -779,7 +779,8 @@ def case_the_window_on_screen_withdraws_the_notification_and_hiding_raises_it(ru
 
 def case_the_page_runs_without_the_script_compilers(run):
     """The window's web process runs its page without JavaScriptCore's JIT (less memory, no executable memory
-    of the page's own) and without WebKit's memory-pressure monitor; the app sets both for its web processes."""
+    of the page's own) and without WebKit's memory-pressure monitor; the app sets both for its web processes.
+    A page in English maps no Chinese font."""
     app = start_shown(run)
     pids = web_processes(app.proc.pid)
     assert pids, "no web process while the window is shown"
@@ -790,6 +791,13 @@ def case_the_page_runs_without_the_script_compilers(run):
         assert b"WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=1" in environ, f"web process {pid} runs the monitor"
     ask = run.app.ask("Without the JIT: does the dialog still answer?")
     run.painted("a question drawn by the interpreter")
+    # A page in English loads no Chinese font: the language list names other languages (in their own
+    # script) only once the person reaches for it (setup.sh installs the font the suites use).
+    font = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+    assert os.path.exists(font), f"{font} is missing: scripts/setup.sh installs it"
+    for pid in pids:
+        with open(f"/proc/{pid}/maps", encoding="utf-8") as f:
+            assert font not in f.read(), f"web process {pid} loaded the Chinese font for a page in English"
     answer_by_keys(run, ask, 1, "Yes")
 
 
