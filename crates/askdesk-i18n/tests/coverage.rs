@@ -862,6 +862,8 @@ const BACKEND_ALLOWED: &[(&str, &str)] = &[
         "server.rs",
         "this desk serves a certificate of its own choosing: nothing to install",
     ),
+    // fontconfig's names for its generic families, compared with the desktop's font, never shown.
+    ("font.rs", "sans serif"),
     // A WebSocket close frame's reason (RFC 6455), which the page never shows.
     ("socket.rs", "the desk stopped"),
     // The example rule and the comment a new rules file starts with: the file's keys and comments

@@ -868,9 +868,10 @@ fn safe_answer(answer: Value, max_bytes: Option<usize>) -> Result<Answer, Refusa
             .map_err(|error| Refusal::Internal(error.to_string()))?
             .len();
         if bytes > max {
-            return Err(Refusal::BadAnswer(format!(
-                "with its pictures re-encoded the answer is {bytes} bytes, over the limit of {max} \
-                 bytes this desk passes on (answer-bytes): send fewer or smaller pictures"
+            return Err(Refusal::BadAnswer(t!(
+                "remote-answer-too-big",
+                bytes = bytes,
+                max = max
             )));
         }
     }

@@ -93,3 +93,7 @@ remote-ca-remove = To remove it later: the same settings pages, Remove or Delete
 ## The installed page's description (manifest.webmanifest)
 
 remote-manifest-description = Answer the questions your agents ask at the desk.
+
+## An answer whose pictures, re-encoded, make it longer than the host passes on
+
+remote-answer-too-big = with its pictures re-encoded the answer is { $bytes } bytes, over the limit of { $max } bytes this desk passes on (answer-bytes): send fewer or smaller pictures

@@ -92,3 +92,7 @@ remote-ca-remove = 以后要移除它：在相同的设置页面中选择移除�
 ## 安装后的页面描述（manifest.webmanifest）
 
 remote-manifest-description = 回答你的代理在电脑上提出的问题。
+
+## An answer whose pictures, re-encoded, make it longer than the host passes on
+
+remote-answer-too-big = 图片重新编码后，这个回答有 { $bytes } 字节，超过了本机可转交的 { $max } 字节上限（answer-bytes）：请少发或发更小的图片
