@@ -28,7 +28,7 @@ import pytest
 
 from harness import HERE, answer_of, expect_error, journal_lines, journal_record, outcome_of, png
 from phone import REMOTE_DIR, Phone, read_all, tls
-from test_dialog import _speak
+from test_dialog import speak
 
 ADDRESS = "127.0.0.1"
 
@@ -489,7 +489,7 @@ def test_the_devices_view_and_the_phone_speak_the_language_chosen_at_the_desk(ct
     """Chinese chosen in the sidebar: the problem the Devices view shows when the remote cannot listen,
     and the catalogue the remote serves the phone's page, are Chinese; back to the system's, English."""
     page = ctx.page
-    _speak(page, "zh-CN")
+    speak(page, "zh-CN")
     try:
         with socket.socket() as taken:
             taken.bind((ADDRESS, 0))
@@ -503,11 +503,11 @@ def test_the_devices_view_and_the_phone_speak_the_language_chosen_at_the_desk(ct
         page.js("return window.__TAURI__.core.invoke('set_phone', {settings: {enabled: true, address: arguments[0],"
                 " port: arguments[1], certificate: null, key: null}})", ADDRESS, port)
         assert catalogue(port)["language"] == "zh-CN"
-        _speak(page, "")
+        speak(page, "")
         # The phone's next load speaks what the desk now speaks.
         assert catalogue(port)["language"] == "en"
     finally:
-        _speak(page, "")
+        speak(page, "")
 
 
 def catalogue(port):
