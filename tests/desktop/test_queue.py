@@ -384,8 +384,10 @@ def test_an_agent_that_disconnects_leaves_the_typing_to_copy_until_closed(ctx):
     assert record["outcome"] == "withdrawn", record
     assert record["draft"] == {"answers": [{"id": "prune", "selected": [], "custom": TYPED}]}, record
     page.click(page.find("#nav-history"))
-    draft = page.until("const e = document.querySelector('#history-list .history-item .history-draft');"
-                       " return e && e.textContent", message="History shows no draft")
+    # (History may show the list it drew last until it has read the journal again: the entry is looked for.)
+    draft = page.until("return [...document.querySelectorAll('#history-list .history-item .history-draft')]"
+                       ".map((e) => e.textContent).find((text) => text.includes(arguments[0]))", TYPED,
+                       message="History shows no draft of what was typed")
     assert draft == f"draft, not sent “{TYPED}”", draft
     # Back in the queue the card is still there; Close takes it away and the waiting request shows.
     page.click(page.find("#nav-queue"))
