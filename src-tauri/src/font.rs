@@ -4,8 +4,8 @@
 //! size and weight the page uses, and on a desktop whose font is only an alias of fontconfig's
 //! ("Sans", the default without a settings daemon) each lookup misses and falls through to
 //! `sans-serif`. On a window rebuilt for a question that doubled the first layout: about 100 ms of a
-//! dropped window's dialog (`scripts/bench-desktop.sh`). The app asks GTK once, and the page gets
-//! the family by name, or the generic `sans-serif` when the desktop names only an alias.
+//! dropped window's dialog (`scripts/bench-desktop.sh`). The app asks GTK once per window, and the
+//! page gets the family by name, or the generic `sans-serif` when the desktop names only an alias.
 
 /// The page's `--ui-font` for the desktop's font `setting` (GTK's `gtk-font-name`, as
 /// "Cantarell 11"): the family first when it is a real one, then `sans-serif`.
