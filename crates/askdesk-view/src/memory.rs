@@ -106,13 +106,27 @@ fn answered_in(journal: &Journal, project: &str) -> askdesk_journal::Result<Vec<
 /// The past answers of waiting requests, looked up once per request.
 #[derive(Clone, Default)]
 pub struct Memory {
-    cache: Arc<Mutex<HashMap<RequestId, Vec<Option<PastAnswer>>>>>,
+    cache: Arc<Mutex<HashMap<RequestId, Slot>>>,
 }
+
+/// One request's past answers, once read. A caller that comes while another reads the journal
+/// for the same request (the desktop at the request's arrival, the page's first `get_queue`)
+/// waits for that read instead of reading again.
+type Slot = Arc<Mutex<Option<Vec<Option<PastAnswer>>>>>;
 
 impl Memory {
     /// The past answers for `request`'s questions; reads the journal (blocking) the first time.
     pub fn lookup(&self, journal: &Journal, request: &Request) -> Vec<Option<PastAnswer>> {
-        if let Some(found) = askdesk_core::sync::lock(&self.cache).get(&request.id) {
+        let slot = {
+            let mut cache = askdesk_core::sync::lock(&self.cache);
+            // Forget requests no longer asked about; the cache holds the waiting few.
+            if cache.len() > 64 && !cache.contains_key(&request.id) {
+                cache.clear();
+            }
+            Arc::clone(cache.entry(request.id).or_default())
+        };
+        let mut slot = askdesk_core::sync::lock(&slot);
+        if let Some(found) = slot.as_ref() {
             return found.clone();
         }
         let found = match cwd(request.agent.as_ref()) {
@@ -120,17 +134,13 @@ impl Memory {
             Some(project) => match answered_in(journal, project) {
                 Ok(records) => past_answers(&records, project, &request.questions),
                 Err(error) => {
+                    // Not kept: the next lookup reads the journal again.
                     tracing::warn!(%error, "past answers unavailable");
                     return vec![None; request.questions.len()];
                 }
             },
         };
-        let mut cache = askdesk_core::sync::lock(&self.cache);
-        // Forget requests no longer asked about; the cache holds the waiting few.
-        if cache.len() > 64 {
-            cache.clear();
-        }
-        cache.insert(request.id, found.clone());
+        *slot = Some(found.clone());
         found
     }
 }
