@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/test.sh: installs what is missing, then runs every check askdesk has: formatting,
-# clippy, the docs (warnings are errors), the workspace's tests (unit, integration and end-to-end,
+# the desktop page's bundle (current with its sources), clippy, the docs (warnings are errors), the workspace's tests (unit, integration and end-to-end,
 # src-tauri included), and the MCP, desktop, phone-page (tests/remote) and real-client (tests/clients: Claude Code, Codex and
 # Gemini CLI themselves) end-to-end suites, the Web Push sender against a fake push service
 # (tests/push), and the Debian package (tests/package: built in release,
@@ -59,6 +59,8 @@ fmt_check() {
 }
 
 step "cargo fmt --check" fmt_check
+# The desktop window loads ui/dist/app.js, made from ui/*.js: it must be what they make now.
+step "ui bundle is current" scripts/bundle-ui.sh --check
 # One debug build of the whole workspace (the desktop app included); the tests below reuse it.
 step "cargo build --workspace" cargo build --workspace --all-targets
 step "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings

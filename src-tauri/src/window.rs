@@ -55,6 +55,9 @@ use crate::trim;
 pub const LABEL: &str = "main";
 /// How long after a drop the leftover pages are released (the web engine tears down first).
 const TRIM_AFTER_DROP: Duration = Duration::from_secs(2);
+/// How long after its page loads a window's start-up garbage is returned (`trim::heap_later`):
+/// once the page has read the queue and drawn.
+const TRIM_AFTER_LOAD: Duration = Duration::from_secs(1);
 /// How long a window a request opened says "Sent" before it hides itself.
 const SENT_FOR: Duration = Duration::from_millis(1200);
 /// What of the window is kept across hides, drops and starts.
@@ -334,7 +337,12 @@ fn build(
         .disable_drag_drop_handler()
         // The page never navigates: links open in the system browser through `open_link`.
         .on_navigation(|url| url.scheme() == "tauri" || url.host_str() == Some("tauri.localhost"))
-        .on_page_load(|_, payload| tracing::debug!(event = ?payload.event(), "page load"))
+        .on_page_load(|_, payload| {
+            tracing::debug!(event = ?payload.event(), "page load");
+            if matches!(payload.event(), tauri::webview::PageLoadEvent::Finished) {
+                trim::heap_later(TRIM_AFTER_LOAD);
+            }
+        })
         // The desktop's font by name, before the page's first layout (`font`).
         .initialization_script(crate::font::script())
         .build()?;

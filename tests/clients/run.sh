@@ -41,18 +41,9 @@ fi
 
 clients="${ASKDESK_CLIENTS_BIN:-}"
 if [ -z "$clients" ]; then
-    lockhash=$(sha256sum "$here/package-lock.json" | cut -c1-12)
-    cache="${XDG_CACHE_HOME:-$HOME/.cache}/askdesk-tests/clients-$lockhash"
-    if [ ! -f "$cache/.installed" ]; then
-        echo "==> installing the pinned clients into $cache" >&2
-        rm -rf "$cache.partial"
-        mkdir -p "$cache.partial"
-        cp "$here/package.json" "$here/package-lock.json" "$cache.partial/"
-        (cd "$cache.partial" && npm ci --no-audit --no-fund --loglevel=error)
-        touch "$cache.partial/.installed"
-        rm -rf "$cache"
-        mv "$cache.partial" "$cache"
-    fi
+    # shellcheck source=scripts/npm-cache.sh
+    . "$repo/scripts/npm-cache.sh"
+    cache=$(npm_ci_cached "$here" clients)
     clients="$cache/node_modules/.bin"
 fi
 for cli in claude codex gemini; do

@@ -57,7 +57,11 @@ fn sources(dir: &str, extension: &str) -> Vec<PathBuf> {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
-                if path.file_name().is_some_and(|n| n != "vendor") {
+                // Others' code, and ui/dist, the bundle made of the files scanned here.
+                if path
+                    .file_name()
+                    .is_some_and(|n| n != "vendor" && n != "dist")
+                {
                     stack.push(path);
                 }
             } else if path.extension().is_some_and(|e| e == extension) {
