@@ -94,7 +94,14 @@ export function answerPictures(box, { request, kept = [], onChange = () => {}, l
     strip.hidden = !pictures.length;
   }
 
-  async function take(files) {
+  // Pastes and drops are taken one after another, so pictures show in the order given even when a
+  // large one takes the backend longer than a small one after it.
+  let taking = Promise.resolve();
+  function take(files) {
+    taking = taking.then(() => takeNow(files)).catch(() => {});
+  }
+
+  async function takeNow(files) {
     let problem = null;
     for (const file of files) {
       try {

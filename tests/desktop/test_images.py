@@ -7,6 +7,7 @@ answer; a refused one names its limit and keeps what was typed. One attached to 
 agent went) stays in History with the draft.
 """
 import base64
+import struct
 
 from harness import ATTACHED, answer_of, give_picture, journal_record, notify_hints, png
 import samples
@@ -134,6 +135,24 @@ def test_a_removed_picture_is_not_sent(ctx):
     page.click(page.find("#submit"))
     (item,) = answer_of(outcome())["answers"]
     assert "custom" not in item and len(item["images"]) == 1, item
+
+
+def test_pictures_pasted_one_after_another_keep_their_order(ctx):
+    # The first takes the backend far longer to re-encode than the second.
+    page, outcome = ask_layout(ctx)
+    give_picture(page, OTHER, png(3000, 2000, (200, 40, 40))["data"], "paste")
+    give_picture(page, OTHER, png(30, 30, (0, 0, 0))["data"], "paste")
+    page.until(f"return {ATTACHED}.length === 2 && {ATTACHED}.every((img) => img.complete && img.naturalWidth)",
+               message="the two pictures never showed")
+    assert page.js(f"return {ATTACHED}.map((img) => img.naturalWidth)") == [3000, 30]
+    page.click(page.find("#submit"))
+    (item,) = answer_of(outcome())["answers"]
+    assert [png_side(image) for image in item["images"]] == [3000, 30], item
+
+
+def png_side(image):
+    """The width of a base64 PNG, from its header."""
+    return struct.unpack(">I", base64.b64decode(image["data"])[16:20])[0]
 
 
 # A PNG whose header claims 9000×9000 pixels, and one cut short.

@@ -738,6 +738,35 @@ class Pictures(PhoneTest):
         (item,) = conn.wait(rid)["answers"]
         self.assertEqual([png_size(i["data"]) for i in item["images"]], [(3, 2)])
 
+    def test_pictures_pasted_one_after_another_keep_their_order(self):
+        """A large picture pasted just before a small one is listed, and sent, first."""
+        conn, rid = self.ask([question("order", "Which screens?")])
+        b = self.browser
+        b.wait_text("Which screens?")
+        # The first file is 3 MB: it takes the page far longer to read than the 100 bytes after it.
+        b.evaluate("""(() => {
+          const paste = (name, bytes) => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], name, { type: 'image/png' }));
+            document.querySelector('[data-question=order] textarea').dispatchEvent(
+              new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+          };
+          paste('large.png', new Uint8Array(3 * 1024 * 1024));
+          paste('small.png', Uint8Array.from(atob(%s), (c) => c.charCodeAt(0)));
+        })()""" % json.dumps(PICTURE))
+        until("both pictures are listed", lambda: b.evaluate(
+            "document.querySelectorAll('[data-question=order] .picture-name').length") == 2)
+        names = b.evaluate("[...document.querySelectorAll('[data-question=order] .picture-name')]"
+                           ".map((n) => n.textContent)")
+        self.assertEqual(len(names), 2)
+        self.assertIn("large.png", names[0])
+        self.assertIn("small.png", names[1])
+        b.tap("[data-question=order] .picture-remove")
+        b.tap(".request .send")
+        b.wait_text("Sent", ".request .note")
+        (item,) = conn.wait(rid)["answers"]
+        self.assertEqual([png_size(i["data"]) for i in item["images"]], [(3, 2)])
+
     def test_a_picture_too_large_for_the_brokers_line_is_refused_before_it_is_claimed(self):
         """`askdesk remote` passes an answer on as one line of the broker's socket (4 MiB): a picture
         whose PNG is larger is refused on the phone, naming the limit, and the request keeps waiting."""

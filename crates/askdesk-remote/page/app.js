@@ -505,7 +505,13 @@ function answerPictures(box, onChange) {
       return h('li', { class: 'picture' }, h('span', { class: 'picture-name' }, picture.label), remove);
     }));
   }
-  async function take(files) {
+  // Pastes and picks are taken one after another, so pictures are listed in the order given even
+  // when a large file takes longer to read than a small one after it.
+  let taking = Promise.resolve();
+  function take(files) {
+    taking = taking.then(() => takeNow(files)).catch(() => {});
+  }
+  async function takeNow(files) {
     problem.hidden = true;
     for (const file of files) {
       try {
