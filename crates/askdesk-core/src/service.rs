@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::SystemTime;
 
+use futures_util::FutureExt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use tokio::sync::oneshot;
 use tokio_util::either::Either;
@@ -700,15 +701,12 @@ impl Service {
 
 /// The request with its images made safe (protocol 1.4: after step 5, before the waterfall), and
 /// the pending table's copy replaced by it; the error the ask settles with when they are refused or
-/// the ask stopped meanwhile.
+/// the ask stopped meanwhile. Only for a request with images.
 async fn admit_images(
     request: Arc<Request>,
     guard: &PendingGuard,
     stops: &Stops,
 ) -> Result<Arc<Request>, AskSettlement> {
-    if !has_images(&request.questions) {
-        return Ok(request);
-    }
     let Some(gate) = guard.inner.images.clone() else {
         let error = UserQuestionError::bad_image("questions", "this broker takes no images");
         return Err(AskSettlement::by_service(&request, error));
@@ -758,15 +756,18 @@ async fn admit_images(
 }
 
 /// One dispatched request settled: its waterfall walked, then the images of its answer made safe.
-async fn walk(
+///
+/// A combinator, not an async fn: an async fn would keep its own copy of the arguments beside the
+/// walk's for as long as the request waits, and a waiting ask's future is memory per pending ask.
+fn walk(
     request: Arc<Request>,
     chain: Arc<[Link]>,
     guard: PendingGuard,
     stops: Stops,
-) -> AskSettlement {
+) -> impl Future<Output = AskSettlement> + Send + 'static {
     let gate = guard.inner.images.clone();
-    let settlement = walk_links(request, chain, guard, stops).await;
-    admit_answer_images(settlement, gate).await
+    walk_links(request, chain, guard, stops)
+        .then(move |settlement| admit_answer_images(settlement, gate))
 }
 
 /// The settlement with its answer's images made safe (protocol 1.4), or failed `BAD_ANSWER` when
@@ -797,9 +798,15 @@ async fn walk_links(
     mut guard: PendingGuard,
     stops: Stops,
 ) -> AskSettlement {
-    let request = match admit_images(request, &guard, &stops).await {
-        Ok(request) => request,
-        Err(refused) => return refused,
+    // Boxed, as a race below is: a state the ask passes through only sometimes would otherwise
+    // size every waiting ask's future.
+    let request = if has_images(&request.questions) {
+        match Box::pin(admit_images(request, &guard, &stops)).await {
+            Ok(request) => request,
+            Err(refused) => return refused,
+        }
+    } else {
+        request
     };
     let Stops {
         cancel, agent_gone, ..
@@ -820,7 +827,13 @@ async fn walk_links(
         let entry = match link {
             Link::One(entry) => entry,
             Link::Race(members) => {
-                let raced = race::run(&request, members, &stops, &guard, &mut overridden);
+                let raced = Box::pin(race::run(
+                    &request,
+                    members,
+                    &stops,
+                    &guard,
+                    &mut overridden,
+                ));
                 match raced.await {
                     Some(settlement) => return settlement,
                     None => continue,
