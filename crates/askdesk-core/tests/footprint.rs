@@ -12,9 +12,9 @@ use askdesk_core::{Config, Service};
 use common::*;
 use tokio_util::sync::CancellationToken;
 
-/// The largest a waiting ask's future may be. It was 488 bytes when written; 784 before the rare
-/// states were boxed.
-const BUDGET: usize = 512;
+/// The largest a waiting ask's future may be. It was 488 bytes when written (784 before the rare
+/// states were boxed); the rest is room for another compiler's layout, not for another state.
+const BUDGET: usize = 560;
 
 #[tokio::test]
 async fn a_waiting_asks_future_stays_within_its_budget() {
