@@ -12,7 +12,7 @@
 # judged on the median of several askload runs, each printed: on a shared machine one run's
 # throughput or p50 moves by up to 2x from the next's.
 #
-# Environment: SKIP_BUILD=1 uses the release binaries as they are; SKIP_DESKTOP=1 skips the desktop;
+# Environment: SKIP_BUILD=1 uses the release binaries as they are (the roundtrip benchmark is built either way); SKIP_DESKTOP=1 skips the desktop;
 # SKIP_REMOTE=1 skips the phone;
 # ROUNDS=N sets the askload pairs behind target 1 and the askload runs behind target 3 (default 5).
 set -euo pipefail
@@ -24,6 +24,18 @@ ASKLOAD_DIR="${ASKLOAD_DIR:-$ROOT/../shared/bench/askload}"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   cargo build --release -p askdesk-cli
 fi
+# The project's own benchmark (tests/benches/roundtrip.rs), built here once and then run as it is:
+# `cargo bench` between the rounds below built there, under fat LTO, taking the cores they measure.
+# Building it builds the CLI again too (for the bench profile), so it comes before the CLI is found.
+ROUNDTRIP=$(cargo bench --no-run -p askdesk-cli --bench roundtrip --message-format=json-render-diagnostics \
+  | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "roundtrip" and m.get("executable"):
+        print(m["executable"])')
+[ -x "$ROUNDTRIP" ] || { echo "bench.sh: building the roundtrip benchmark failed" >&2; exit 1; }
+# As `cargo bench` runs it.
+roundtrip() { "$ROUNDTRIP" --bench "$@"; }
 ASKDESK="$TARGET/release/askdesk"
 [ -x "$ASKDESK" ] || { echo "bench.sh: no release build at $ASKDESK" >&2; exit 1; }
 
@@ -76,7 +88,7 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   # The journal's disk, probed right before and right after each history-on run: that run's anchor
   # is the mean of the two medians, so it sees the disk as the broker did.
   probe() {
-    cargo bench -q -p askdesk-cli --bench roundtrip -- --fsync-cost "$WORK/$1/data/askdesk" | tee -a "$WORK/$2"
+    roundtrip --fsync-cost "$WORK/$1/data/askdesk" | tee -a "$WORK/$2"
   }
   # pair ROUND: one askload run against a fresh --no-history broker and one against a fresh
   # history-on broker (their order alternates from round to round); round 1 also measures memory
@@ -151,7 +163,7 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   # askload's floor echoes the ask line back, while on the broker path its answerer parses it and
   # writes an answer: the project's benchmark measures the broker next to both floors (relayed in
   # turn, as askload's is). Reported, not gated.
-  cargo bench -q -p askdesk-cli --bench roundtrip -- --round-trip-only | tee -a "$WORK/same-ends.out"
+  roundtrip --round-trip-only | tee -a "$WORK/same-ends.out"
   grep '^figure ' "$WORK/same-ends.out" | cut -d' ' -f2- | tr ' ' '\n' >>"$FIGURES"
   # The same round trip with every process on one CPU, where no wake-up waits for an idle CPU to
   # wake: what is left is the CPU work of the broker and of each floor's ends. Reported, not gated.
@@ -171,7 +183,7 @@ if [ -f "$ASKLOAD_DIR/Cargo.toml" ]; then
   figure fsync_p99_us "$(mean fsync_p99_us "$WORK/fsync.1.out")"
 else
   echo "== broker figures by the project's benchmark (tests/benches/roundtrip.rs; askload not found at $ASKLOAD_DIR)"
-  cargo bench -p askdesk-cli --bench roundtrip | tee "$WORK/bench.out"
+  roundtrip | tee "$WORK/bench.out"
   grep '^figure ' "$WORK/bench.out" | cut -d' ' -f2- | tr ' ' '\n' >>"$FIGURES"
 fi
 
