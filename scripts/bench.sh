@@ -12,8 +12,8 @@
 # judged on the median of several askload runs, each printed: on a shared machine one run's
 # throughput or p50 moves by up to 2x from the next's.
 #
-# Environment: SKIP_BUILD=1 uses the release binaries as they are (the roundtrip benchmark is built either way); SKIP_DESKTOP=1 skips the desktop;
-# SKIP_REMOTE=1 skips the phone;
+# Environment: SKIP_BUILD=1 uses the release binaries as they are (the roundtrip benchmark is
+# built either way); SKIP_DESKTOP=1 skips the desktop; SKIP_REMOTE=1 skips the phone;
 # ROUNDS=N sets the askload pairs behind target 1 and the askload runs behind target 3 (default 5).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
