@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh: installs what is missing, then runs every check askdesk has: formatting,
-# the desktop page's bundle (current with its sources), clippy, the docs (warnings are errors), the workspace's tests (unit, integration and end-to-end,
+# the desktop page's bundle (current with its sources), clippy, the docs (warnings are errors), the
+# workspace's tests (unit, integration and end-to-end,
 # src-tauri included), and the MCP, desktop, phone-page (tests/remote) and real-client (tests/clients: Claude Code, Codex and
 # Gemini CLI themselves) end-to-end suites, the Web Push sender against a fake push service
 # (tests/push), and the Debian package (tests/package: built in release,

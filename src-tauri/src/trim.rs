@@ -34,20 +34,26 @@ pub fn few_heap_arenas() {
     }
 }
 
-/// Returns the heap's free pages to the system, on a thread of its own after `after`: a window's
-/// building and its page's first requests (the catalogue, the queue, the rendered markdown) leave
-/// about 1.8 MB of freed heap behind that glibc keeps for later (`scripts/bench-desktop.sh`, the
-/// open window). The window stays open; nothing it uses is let go.
-pub fn heap_later(after: std::time::Duration) {
+/// Runs `work` on a thread of its own after `after`, off the main thread and once the web engine
+/// has done what it does first (tearing a page down, loading one).
+pub fn later(after: std::time::Duration, work: impl FnOnce() + Send + 'static) {
     let spawned = std::thread::Builder::new()
         .name("askdesk-trim".into())
         .spawn(move || {
             std::thread::sleep(after);
-            trim_heap();
+            work();
         });
     if let Err(error) = spawned {
-        tracing::debug!(%error, "the heap was not trimmed");
+        tracing::debug!(%error, "nothing trimmed: no thread for it");
     }
+}
+
+/// Returns the heap's free pages to the system after `after`: a window's building and its page's
+/// first requests (the catalogue, the queue, the rendered markdown) leave about 1.8 MB of freed
+/// heap behind that glibc keeps for later (`scripts/bench-desktop.sh`, the open window). The
+/// window stays open; nothing it uses is let go.
+pub fn heap_later(after: std::time::Duration) {
+    later(after, trim_heap);
 }
 
 fn trim_heap() {

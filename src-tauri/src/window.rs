@@ -501,29 +501,23 @@ fn drop_if_still_hidden(app: &AppHandle, epoch: u64) {
     // The web engine finishes tearing the page down on this thread once this call returns;
     // release what it leaves resident a moment later, off the main thread.
     let app = app.clone();
-    let released = std::thread::Builder::new()
-        .name("askdesk-trim".into())
-        .spawn(move || {
-            std::thread::sleep(TRIM_AFTER_DROP);
-            // On the main thread, where windows are made: a window opened since the drop keeps
-            // the network process it is using.
-            let ended = app.run_on_main_thread({
-                let app = app.clone();
-                move || end_network_process_if_windowless(&app)
-            });
-            if let Err(error) = ended {
-                tracing::debug!(%error, "the network process was not ended");
-            }
-            match trim::release_clean_pages() {
-                Ok(released) => tracing::debug!(
-                    mappings = released.mappings,
-                    bytes = released.bytes,
-                    "released clean pages"
-                ),
-                Err(error) => tracing::debug!(%error, "clean pages not released"),
-            }
+    trim::later(TRIM_AFTER_DROP, move || {
+        // On the main thread, where windows are made: a window opened since the drop keeps
+        // the network process it is using.
+        let ended = app.run_on_main_thread({
+            let app = app.clone();
+            move || end_network_process_if_windowless(&app)
         });
-    if let Err(error) = released {
-        tracing::debug!(%error, "clean pages not released");
-    }
+        if let Err(error) = ended {
+            tracing::debug!(%error, "the network process was not ended");
+        }
+        match trim::release_clean_pages() {
+            Ok(released) => tracing::debug!(
+                mappings = released.mappings,
+                bytes = released.bytes,
+                "released clean pages"
+            ),
+            Err(error) => tracing::debug!(%error, "clean pages not released"),
+        }
+    });
 }

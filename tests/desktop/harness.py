@@ -415,6 +415,11 @@ def png(width, height, colour):
     return {"mime": "image/png", "data": base64.b64encode(data).decode()}
 
 
+def png_width(image):
+    """The width of a base64 PNG, from its header."""
+    return struct.unpack(">I", base64.b64decode(image["data"])[16:20])[0]
+
+
 def give_picture(page, selector, picture, how):
     """Pastes (`how` 'paste') or drops ('drop') a file holding `picture` (base64) into the element: the events
     a clipboard or a file manager would send, with a DataTransfer holding the file."""

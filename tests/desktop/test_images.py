@@ -7,9 +7,8 @@ answer; a refused one names its limit and keeps what was typed. One attached to 
 agent went) stays in History with the draft.
 """
 import base64
-import struct
 
-from harness import ATTACHED, answer_of, give_picture, journal_record, notify_hints, png
+from harness import ATTACHED, answer_of, give_picture, journal_record, notify_hints, png, png_width
 import samples
 from test_queue import PRUNE, ask_as_claude_code
 
@@ -147,12 +146,7 @@ def test_pictures_pasted_one_after_another_keep_their_order(ctx):
     assert page.js(f"return {ATTACHED}.map((img) => img.naturalWidth)") == [3000, 30]
     page.click(page.find("#submit"))
     (item,) = answer_of(outcome())["answers"]
-    assert [png_side(image) for image in item["images"]] == [3000, 30], item
-
-
-def png_side(image):
-    """The width of a base64 PNG, from its header."""
-    return struct.unpack(">I", base64.b64decode(image["data"])[16:20])[0]
+    assert [png_width(image) for image in item["images"]] == [3000, 30], item
 
 
 # A PNG whose header claims 9000×9000 pixels, and one cut short.

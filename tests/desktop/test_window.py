@@ -2,10 +2,8 @@
 
 An idle app drops its window and WebKit's network process.
 """
-import base64
 import os
 import socket
-import struct
 import subprocess
 import time
 
@@ -14,7 +12,7 @@ import pytest
 from askdesk_client import Conn
 from harness import (
     ATTACHED, DOC, answer_of, closed_on_bus, comment_by_keyboard, give_picture, notifications_shown, notify_buttons,
-    other_program, png, server_pid, web_processes)
+    other_program, png, png_width, server_pid, web_processes)
 import samples
 from webdriver import CONTROL, ENTER, ESCAPE, WebDriverError
 
@@ -147,11 +145,6 @@ def attached(qid, *widths):
     """A script true once the pictures attached to question `qid`'s answer show, loaded, with these widths."""
     return (f"return {ATTACHED}.filter((i) => i.closest('[data-qid=\"{qid}\"]') && i.complete)"
             f".map((i) => i.naturalWidth).join() === '{','.join(map(str, widths))}'")
-
-
-def png_width(image):
-    """The width of a base64 PNG, from its header."""
-    return struct.unpack(">I", base64.b64decode(image["data"])[16:20])[0]
 
 
 @pytest.mark.app_args("--drop-window-after=1")
